@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// Ubiquity for Linux — iCloud-style ubiquity containers and live metadata queries.
+// Module layout: ../shared/SPEC.md §3. Pure logic first, I/O next, thin executables last.
+import PackageDescription
+
+// MARK: - Shared settings
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+// MARK: - Package
+
+let package = Package(
+    name: "Ubiquity",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "UbiquityPredicate", targets: ["UbiquityPredicate"]),
+        .executable(name: "ubiq", targets: ["ubiq"]),
+    ],
+    dependencies: [
+        // CLI parsing for every executable (ubiq, later ubiquityd and grocery).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: Pure logic (no I/O, no Glibc)
+
+        /// The NSPredicate / Spotlight query language: lexer, parser, type checker,
+        /// evaluator, printer, index hints and sort descriptors.
+        .target(
+            name: "UbiquityPredicate",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Executables (argument parsing and wiring only)
+
+        /// `ubiq`: the query CLI (predicate tools today; daemon queries later).
+        .executableTarget(
+            name: "ubiq",
+            dependencies: [
+                "UbiquityPredicate",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+
+        .testTarget(
+            name: "UbiquityPredicateTests",
+            dependencies: ["UbiquityPredicate"],
+            swiftSettings: swiftSettings
+        ),
+        /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.
+        .testTarget(
+            name: "ubiqTests",
+            dependencies: ["ubiq"],
+            exclude: ["Snapshots"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

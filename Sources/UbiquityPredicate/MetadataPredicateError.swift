@@ -1,0 +1,66 @@
+/// Why a predicate could not be parsed, checked or bound, and where.
+///
+/// ``description`` is the sentence users see:
+/// `predicate error at 19: expected a value after LIKE, found ')'`.
+/// ``code`` is stable and is the wire string of the protocol's error object.
+public struct MetadataPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable error code. A struct around a private enum so that codes can be added.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Kind: String, Sendable, Hashable {
+            case syntax = "predicate.syntax"
+            case unknownAttribute = "predicate.unknownAttribute"
+            case type = "predicate.type"
+            case argument = "predicate.argument"
+            case unboundVariable = "predicate.unboundVariable"
+            case regex = "predicate.regex"
+            case tooComplex = "predicate.tooComplex"
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// Malformed text: an unexpected token, an unterminated string, a bad number.
+        public static let syntax = Code(.syntax)
+        /// An attribute name that is not in the registry.
+        public static let unknownAttribute = Code(.unknownAttribute)
+        /// Operands of the wrong type for the operator or attribute.
+        public static let type = Code(.type)
+        /// A `%@`/`%K`/`%d`/`%f` without a matching argument, or an argument of the wrong kind.
+        public static let argument = Code(.argument)
+        /// A `$VARIABLE` with no binding.
+        public static let unboundVariable = Code(.unboundVariable)
+        /// A `MATCHES` pattern that is not a valid (linear-time) regular expression.
+        public static let regex = Code(.regex)
+        /// Past a documented limit (``PredicateLimits``).
+        public static let tooComplex = Code(.tooComplex)
+
+        /// The documented wire string, e.g. `predicate.syntax`.
+        public var rawValue: String { kind.rawValue }
+        public var description: String { rawValue }
+    }
+
+    public let code: Code
+    /// 0-based offset into the predicate text, counted in Unicode scalars (characters, for ASCII text).
+    public let offset: Int
+    /// The explanation without the position prefix.
+    public let message: String
+
+    public init(_ code: Code, at offset: Int, _ message: String) {
+        self.code = code
+        self.offset = offset
+        self.message = message
+    }
+
+    public var description: String { "predicate error at \(offset): \(message)" }
+}
+
+/// Limits that keep hostile predicates from exhausting the stack, memory or time.
+public enum PredicateLimits {
+    /// Longest predicate text, in UTF-8 bytes.
+    public static let maxLength = 65_536
+    /// Deepest nesting of parentheses, `NOT` and aggregates.
+    public static let maxDepth = 128
+    /// Most elements in one `{...}` aggregate.
+    public static let maxAggregateCount = 10_000
+    /// Most comparisons in one predicate.
+    public static let maxComparisons = 4_096
+}

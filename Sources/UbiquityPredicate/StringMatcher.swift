@@ -1,0 +1,309 @@
+import Foundation
+
+/// String folding for `[c]` and `[d]`.
+///
+/// `[c]` lowercases with Unicode's full mappings; `[d]` decomposes (NFD) and drops combining
+/// marks, so `É` ==[cd] `e` but `É` ==[c] `e` is false. Comparisons of the folded results are by
+/// canonical equivalence (precomposed and decomposed `é` are equal), as Swift strings compare.
+enum Folding {
+    static func fold(_ s: String, _ options: ComparisonOptions) -> String {
+        var t = s
+        if options.contains(.diacriticInsensitive) { t = stripDiacritics(t) }
+        if options.contains(.caseInsensitive) { t = t.lowercased() }
+        return t
+    }
+
+    static func stripDiacritics(_ s: String) -> String {
+        if isASCII(s) { return s }
+        var out = String.UnicodeScalarView()
+        for scalar in s.decomposedStringWithCanonicalMapping.unicodeScalars where !isMark(scalar) {
+            out.append(scalar)
+        }
+        return String(out)
+    }
+
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
+    }
+
+    static func isASCII(_ s: String) -> Bool {
+        if let result = s.utf8.withContiguousStorageIfAvailable({ isASCII($0) }) { return result }
+        return s.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = bytes.count
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= n {
+                if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+                i += 8
+            }
+        }
+        while i < n {
+            if bytes[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    @inline(__always)
+    static func lowerASCII(_ b: UInt8) -> UInt8 { b &- 65 < 26 ? b | 0x20 : b }
+
+    /// Words for Spotlight's `w` modifier: runs of letters and digits, also split where a
+    /// lowercase letter is followed by an uppercase one (`GroceryList` → `Grocery`, `List`).
+    static func words(_ s: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var previousWasLower = false
+        for c in s {
+            let isWordCharacter = c.isLetter || c.isNumber
+            if !isWordCharacter {
+                if !current.isEmpty { words.append(current); current = "" }
+                previousWasLower = false
+                continue
+            }
+            if c.isUppercase && previousWasLower, !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+            current.append(c)
+            previousWasLower = c.isLowercase
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+}
+
+/// One element of a `LIKE` pattern (or a Spotlight `==` wildcard value) between stars.
+enum GlobUnit<U: Equatable & Sendable>: Equatable, Sendable {
+    case literal(U)
+    case anyOne
+}
+
+/// A `LIKE` pattern split at its stars: `Item_*x?y` → segments `[Item_]`, `[x, ?, y]`.
+///
+/// Matching places the first segment at the start, the last at the end, and every middle
+/// segment at its leftmost position after the previous one. Leftmost placement is always
+/// optimal for globs, so there is no backtracking: time is O(text × pattern) at worst and
+/// `*a*a*a*a*b` cannot explode.
+struct Glob<U: Equatable & Sendable>: Sendable {
+    let segments: [[GlobUnit<U>]]
+    /// False when the pattern has no `*`: the only segment must match the whole text.
+    let hasStar: Bool
+
+    @inline(__always)
+    static func unitMatches(_ unit: GlobUnit<U>, _ value: U) -> Bool {
+        if case .literal(let l) = unit { return l == value }
+        return true
+    }
+
+    func matches<C: RandomAccessCollection>(_ text: C) -> Bool where C.Element == U, C.Index == Int {
+        let start = text.startIndex, end = text.endIndex
+        func fits(_ segment: [GlobUnit<U>], at position: Int) -> Bool {
+            var i = position
+            for unit in segment {
+                if !Glob.unitMatches(unit, text[i]) { return false }
+                i += 1
+            }
+            return true
+        }
+        if !hasStar {
+            return segments[0].count == end - start && fits(segments[0], at: start)
+        }
+        let first = segments[0], last = segments[segments.count - 1]
+        guard first.count + last.count <= end - start else { return false }
+        guard fits(first, at: start), fits(last, at: end - last.count) else { return false }
+        var position = start + first.count
+        let limit = end - last.count
+        for segment in segments.dropFirst().dropLast() where !segment.isEmpty {
+            var found = false
+            while position + segment.count <= limit {
+                if fits(segment, at: position) { found = true; break }
+                position += 1
+            }
+            if !found { return false }
+            position += segment.count
+        }
+        return true
+    }
+
+    /// Parses `*`, `?` and `\` escapes (`\*`, `\?`, `\\`; a backslash before anything else is
+    /// dropped). `_` and `%` are literal.
+    static func parse<S: Sequence>(_ pattern: S, backslash: U, star: U, question: U) -> Glob where S.Element == U {
+        var segments: [[GlobUnit<U>]] = [[]]
+        var escaped = false
+        var hasStar = false
+        for unit in pattern {
+            if escaped {
+                segments[segments.count - 1].append(.literal(unit))
+                escaped = false
+            } else if unit == backslash {
+                escaped = true
+            } else if unit == star {
+                hasStar = true
+                segments.append([])
+            } else if unit == question {
+                segments[segments.count - 1].append(.anyOne)
+            } else {
+                segments[segments.count - 1].append(.literal(unit))
+            }
+        }
+        if escaped { segments[segments.count - 1].append(.literal(backslash)) }
+        return Glob(segments: segments, hasStar: hasStar)
+    }
+}
+
+/// A compiled string test with a constant right-hand side: `==`, `LIKE`, `BEGINSWITH`,
+/// `ENDSWITH`, `CONTAINS`, `MATCHES`, with `[c]`, `[d]` and `w`.
+///
+/// ASCII text against an ASCII pattern is decided on UTF-8 bytes (case folding is then exact);
+/// anything else is folded and compared by Characters.
+struct StringMatcher: Sendable {
+    enum Shape: Sendable {
+        case equal, prefix, suffix, contains
+        case glob
+        case regex(LinearRegex)
+    }
+
+    let shape: Shape
+    let options: ComparisonOptions
+    /// Folded pattern text for `equal/prefix/suffix/contains` (stars removed when simplified).
+    let literal: String
+    let literalBytes: [UInt8]?
+    let asciiGlob: Glob<UInt8>?
+    let glob: Glob<Character>?
+
+    /// - Parameters:
+    ///   - wildcard: treat `*` and `?` as wildcards (LIKE, and Spotlight `==` with an unescaped wildcard).
+    init(op: ComparisonOperator, pattern: String, options: ComparisonOptions) {
+        self.options = options
+        let folded = Folding.fold(pattern, options.subtracting(.wordBased))
+        var shape: Shape
+        var literal = folded
+        var globCharacters: Glob<Character>?
+        switch op {
+        case .beginsWith: shape = .prefix
+        case .endsWith: shape = .suffix
+        case .contains: shape = .contains
+        case .matches:
+            // Checked by the type checker; a failure here cannot happen for a parsed predicate.
+            let regex = (try? LinearRegex(pattern, caseInsensitive: options.contains(.caseInsensitive),
+                                          diacriticInsensitive: options.contains(.diacriticInsensitive)))
+            shape = regex.map(Shape.regex) ?? .equal
+        case .like, .equal, .notEqual:
+            if op != .like && !StringMatcher.hasWildcard(pattern) {
+                shape = .equal
+            } else {
+                let g = Glob<Character>.parse(folded, backslash: "\\", star: "*", question: "?")
+                globCharacters = g
+                shape = .glob
+                // Simplify the common shapes to plain string tests.
+                let literalOnly = g.segments.allSatisfy { $0.allSatisfy { if case .literal = $0 { true } else { false } } }
+                if literalOnly {
+                    func text(_ segment: [GlobUnit<Character>]) -> String {
+                        String(segment.map { if case .literal(let c) = $0 { c } else { "?" } })
+                    }
+                    let s = g.segments
+                    if !g.hasStar { shape = .equal; literal = text(s[0]) }
+                    else if s.count == 2 && s[1].isEmpty { shape = .prefix; literal = text(s[0]) }
+                    else if s.count == 2 && s[0].isEmpty { shape = .suffix; literal = text(s[1]) }
+                    else if s.count == 3 && s[0].isEmpty && s[2].isEmpty { shape = .contains; literal = text(s[1]) }
+                }
+            }
+        default:
+            shape = .equal
+        }
+        self.shape = shape
+        self.literal = literal
+        self.glob = globCharacters
+        let asciiPattern = Folding.isASCII(folded) && !options.contains(.wordBased)
+        self.literalBytes = asciiPattern ? Array(literal.utf8) : nil
+        if asciiPattern, case .glob = shape {
+            self.asciiGlob = Glob<UInt8>.parse(Array(folded.utf8), backslash: UInt8(ascii: "\\"),
+                                               star: UInt8(ascii: "*"), question: UInt8(ascii: "?"))
+        } else {
+            self.asciiGlob = nil
+        }
+    }
+
+    /// An unescaped `*` or `?`: Spotlight makes `==` a wildcard match then.
+    static func hasWildcard(_ pattern: String) -> Bool {
+        var escaped = false
+        for c in pattern.unicodeScalars {
+            if escaped { escaped = false; continue }
+            if c == "\\" { escaped = true } else if c == "*" || c == "?" { return true }
+        }
+        return false
+    }
+
+    func matches(_ subject: String) -> Bool {
+        if case .regex(let regex) = shape { return regex.matches(subject) }
+        if literalBytes != nil || asciiGlob != nil,
+           let decided = subject.utf8.withContiguousStorageIfAvailable({ matchesASCII($0) }), let decided {
+            return decided
+        }
+        if options.contains(.wordBased) {
+            let folded = Folding.fold(subject, options.subtracting(.wordBased))
+            if matchesFolded(folded) { return true }
+            return Folding.words(subject).contains { matchesFolded(Folding.fold($0, options.subtracting(.wordBased))) }
+        }
+        return matchesFolded(Folding.fold(subject, options))
+    }
+
+    /// Decides on bytes when the subject is ASCII; `nil` sends it to the Unicode path.
+    @inline(__always)
+    private func matchesASCII(_ s: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard Folding.isASCII(s) else { return nil }
+        let fold = options.contains(.caseInsensitive)
+        if let g = asciiGlob {
+            if !fold { return g.matches(s) }
+            return g.matches(s.map(Folding.lowerASCII))
+        }
+        guard let p = literalBytes else { return nil }
+        return p.withUnsafeBufferPointer { p in
+            @inline(__always) func equalAt(_ offset: Int) -> Bool {
+                var i = 0
+                if fold {
+                    while i < p.count { if Folding.lowerASCII(s[offset + i]) != p[i] { return false }; i += 1 }
+                } else {
+                    while i < p.count { if s[offset + i] != p[i] { return false }; i += 1 }
+                }
+                return true
+            }
+            switch shape {
+            case .equal: return s.count == p.count && equalAt(0)
+            case .prefix: return s.count >= p.count && equalAt(0)
+            case .suffix: return s.count >= p.count && equalAt(s.count - p.count)
+            case .contains:
+                if p.count > s.count { return false }
+                for offset in 0...(s.count - p.count) where equalAt(offset) { return true }
+                return false
+            case .glob, .regex: return nil
+            }
+        }
+    }
+
+    private func matchesFolded(_ folded: String) -> Bool {
+        switch shape {
+        case .equal: return folded == literal
+        case .prefix: return Array(folded).starts(with: Array(literal))
+        case .suffix: return Array(folded).reversed().starts(with: Array(literal).reversed())
+        case .contains:
+            let text = Array(folded), needle = Array(literal)
+            if needle.isEmpty { return true }
+            if needle.count > text.count { return false }
+            for offset in 0...(text.count - needle.count) where text[offset..<offset + needle.count].elementsEqual(needle) {
+                return true
+            }
+            return false
+        case .glob: return glob?.matches(Array(folded)) ?? false
+        case .regex(let regex): return regex.matches(folded)
+        }
+    }
+}

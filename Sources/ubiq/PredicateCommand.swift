@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import UbiquityPredicate
+
+/// `ubiq predicate ...`: write and debug predicates without a daemon.
+struct PredicateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predicate",
+        abstract: "Check, evaluate and explore predicates (no daemon needed).",
+        subcommands: [Check.self, Eval.self, Attributes.self]
+    )
+}
+
+/// The predicate text and its substitutions, shared by `check` and `eval`.
+struct PredicateInput: ParsableArguments {
+    @Argument(help: ArgumentHelp(
+        "The predicate, e.g. \"kMDItemFSName LIKE 'Item_*'\". Quote it for the shell.",
+        valueName: "predicate"))
+    var predicate: String
+
+    @Argument(help: ArgumentHelp(
+        "Values for %@, %K, %d and %f, in order. Each is text; it is converted to the compared attribute's type.",
+        valueName: "arg"))
+    var arguments: [String] = []
+
+    @Option(name: .customLong("var"), help: ArgumentHelp(
+        "Bind $NAME in the predicate to VALUE (repeatable).", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
+    func parsedPredicate() throws -> MetadataPredicate {
+        var bindings: [String: Value] = [:]
+        for binding in variables {
+            guard let equals = binding.firstIndex(of: "="), equals != binding.startIndex else {
+                throw ValidationError("--var expects NAME=VALUE, found '\(binding)'")
+            }
+            bindings[String(binding[..<equals])] = .string(String(binding[binding.index(after: equals)...]))
+        }
+        do {
+            return try MetadataPredicate(parsing: predicate, arguments: arguments.map(Value.string), variables: bindings)
+        } catch {
+            Terminal.error(Terminal.explain(error, in: predicate))
+            throw ExitCode(2)
+        }
+    }
+}
+
+extension PredicateCommand {
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Parse and type-check a predicate; print its canonical form.",
+            discussion: """
+                Prints the canonical form, which shows how the predicate was read:
+                  $ ubiq predicate check "name like 'Item_*' or size > 10 and isHidden == NO"
+                  kMDItemFSName LIKE "Item_*" OR (kMDItemFSSize > 10 AND kMDItemFSInvisible == FALSE)
+                Errors go to standard error with their position, and the exit status is 2.
+                """
+        )
+
+        @OptionGroup var input: PredicateInput
+
+        @Flag(help: "Print a JSON object with the canonical form and the name-index hint.")
+        var json = false
+
+        func run() throws {
+            let predicate = try input.parsedPredicate()
+            guard json else {
+                print(predicate.description)
+                return
+            }
+            var object: [String: JSONValue] = ["canonical": .string(predicate.description)]
+            if let hint = predicate.nameHint {
+                object["nameHint"] = .object([
+                    "caseInsensitive": .bool(hint.caseInsensitive),
+                    "exact": .array(hint.constraints.compactMap {
+                        if case .exact(let s) = $0 { return .string(s) } else { return nil }
+                    }),
+                    "prefix": .array(hint.constraints.compactMap {
+                        if case .prefix(let s) = $0 { return .string(s) } else { return nil }
+                    }),
+                ])
+            } else {
+                object["nameHint"] = .null
+            }
+            print(try Terminal.json(.object(object)))
+        }
+    }
+
+    struct Eval: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Evaluate a predicate against one item given as JSON; print true or false.",
+            discussion: """
+                The item is a JSON object of attribute name (any spelling) to value. Dates are
+                ISO-8601 strings, lists are arrays of strings:
+                  $ ubiq predicate eval "name LIKE 'Item_*' AND modified > \\$time.today(-1)" \\
+                      --item '{"name": "Item_1", "modified": "2026-11-22T09:00:00Z"}' \\
+                      --now 2026-11-22T10:00:00Z
+                  true
+                """
+        )
+
+        @OptionGroup var input: PredicateInput
+
+        @Option(help: ArgumentHelp("The item, as a JSON object.", valueName: "json"))
+        var item: String
+
+        @Option(help: ArgumentHelp(
+            "The clock for $time expressions, as ISO 8601 (default: the current time).", valueName: "iso8601"))
+        var now: String?
+
+        @Option(help: ArgumentHelp(
+            "Time zone whose midnight starts $time.today, e.g. UTC or Europe/Paris (default: local).",
+            valueName: "zone"))
+        var timeZone: String?
+
+        func run() throws {
+            let predicate = try input.parsedPredicate()
+            var context = EvaluationContext()
+            if let now {
+                guard let seconds = ISO8601.parse(now) else {
+                    throw ValidationError("--now: expected an ISO-8601 time such as 2026-11-22T10:00:00Z, found '\(now)'")
+                }
+                context.now = seconds
+            }
+            if let timeZone {
+                guard let zone = TimeZone(identifier: timeZone) else {
+                    throw ValidationError("--time-zone: unknown time zone '\(timeZone)'")
+                }
+                context.timeZone = zone
+            }
+            let decoded: JSONValue
+            do {
+                decoded = try JSONDecoder().decode(JSONValue.self, from: Data(item.utf8))
+            } catch {
+                Terminal.error("--item: not valid JSON (\(Terminal.jsonProblem(error)))")
+                throw ExitCode(2)
+            }
+            guard case .object(let object) = decoded else {
+                Terminal.error("--item: expected a JSON object such as {\"name\": \"Item_1\"}, found \(decoded.kindDescription)")
+                throw ExitCode(2)
+            }
+            let values: AttributeDictionary
+            do {
+                values = try AttributeDictionary(json: object)
+            } catch {
+                Terminal.error("--item: \(error)")
+                throw ExitCode(2)
+            }
+            print(predicate.evaluate(values, context: context) ? "true" : "false")
+        }
+    }
+
+    struct Attributes: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List every attribute with its aliases and type."
+        )
+
+        @Flag(help: "Print JSON lines instead of a table.")
+        var json = false
+
+        func run() throws {
+            if json {
+                for attribute in Attribute.all {
+                    print(try Terminal.json(.object([
+                        "name": .string(attribute.canonicalName),
+                        "aliases": .array(attribute.aliases.map(JSONValue.string)),
+                        "type": .string(attribute.type.rawValue),
+                        "summary": .string(attribute.summary),
+                    ])))
+                }
+                return
+            }
+            let rows = Attribute.all.map { a in
+                [a.canonicalName, a.type.rawValue, a.aliases.joined(separator: ", ")]
+            }
+            print(Terminal.table(header: ["ATTRIBUTE", "TYPE", "ALIASES"], rows: rows))
+        }
+    }
+}
+
+/// ISO-8601 parsing for command-line options, shared with the language's date literals.
+enum ISO8601 {
+    static func parse(_ text: String) -> Double? {
+        guard case .constant(.date(let seconds))? = try? MetadataPredicate(parsing: "created == $time.iso(\(text))").dateOperand
+        else { return nil }
+        return seconds
+    }
+}
+
+extension MetadataPredicate {
+    fileprivate var dateOperand: Operand? {
+        if case .comparison(let c) = self { return c.right }
+        return nil
+    }
+}
+
+extension JSONValue {
+    var kindDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
