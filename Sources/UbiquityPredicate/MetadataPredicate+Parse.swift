@@ -32,6 +32,8 @@ struct ParsedOperand {
     let text: String
     /// Came from an argument or a `$VARIABLE`: strings may be converted to the attribute's type.
     var isSubstituted = false
+    /// The elements of a written aggregate `{...}`, with their own offsets.
+    var parts: [ParsedOperand] = []
 }
 
 /// Recursive-descent parser with NSPredicate precedence. Depth is bounded by ``PredicateLimits``.
@@ -348,6 +350,7 @@ struct Parser {
         try enter(open.offset)
         defer { depth -= 1 }
         var elements: [Operand] = []
+        var parts: [ParsedOperand] = []
         if isSymbol(current, "}") {
             advance()
             return ParsedOperand(expression: .aggregate([]), offset: open.offset, argumentIndex: nil, trailing: [], text: "{}")
@@ -359,6 +362,7 @@ struct Parser {
                     "an aggregate {...} holds values only, found attribute \(a.canonicalName)")
             }
             elements.append(element.expression)
+            parts.append(element)
             if elements.count > PredicateLimits.maxAggregateCount {
                 throw MetadataPredicateError(.tooComplex, at: element.offset,
                     "aggregate has more than \(PredicateLimits.maxAggregateCount) elements")
@@ -369,7 +373,7 @@ struct Parser {
                 "expected ',' or '}' in the aggregate opened at \(open.offset), found \(current.found)")
         }
         return ParsedOperand(expression: .aggregate(elements), offset: open.offset, argumentIndex: nil, trailing: [],
-                       text: "{...}")
+                             text: "{...}", parts: parts)
     }
 
     /// `CAST(value, 'NSDate')` (a number is seconds since 2001-01-01, as in NSPredicate),

@@ -126,9 +126,10 @@ enum TypeChecker {
                     throw MetadataPredicateError(.type, at: right.offset,
                         "BETWEEN needs exactly two values {low, high}, found \(elements.count)")
                 }
+                let parts = rangeParts ?? (right.parts.count == elements.count ? right.parts : nil)
                 if case .attribute = left.expression {
                     for i in elements.indices {
-                        let part = rangeParts?[i] ?? ParsedOperand(expression: elements[i], offset: right.offset,
+                        let part = parts?[i] ?? ParsedOperand(expression: elements[i], offset: right.offset,
                                                               argumentIndex: right.argumentIndex, trailing: [],
                                                               text: Printer.expression(elements[i]),
                                                               isSubstituted: right.isSubstituted)
@@ -137,10 +138,10 @@ enum TypeChecker {
                     }
                     right.expression = .aggregate(elements)
                 } else {
-                    for element in elements {
+                    for (i, element) in elements.enumerated() {
                         let kind = Kind(element)
                         if kind != .null, kind != leftKind {
-                            throw MetadataPredicateError(.type, at: right.offset,
+                            throw MetadataPredicateError(.type, at: parts?[i].offset ?? right.offset,
                                 "cannot compare \(leftKind.noun) with \(kind.noun) \(Printer.expression(element)) in \(opName)")
                         }
                     }
