@@ -150,7 +150,8 @@ public struct Attribute: Sendable, Hashable, Comparable, CustomStringConvertible
             if best == nil || distance < best!.distance { best = (candidate, distance) }
         }
         guard let best else { return nil }
-        let allowed = max(2, min(spelling.count, best.name.count) / 3)
+        // Allow about one edit per three characters, so 'LIKE' does not suggest 'size'.
+        let allowed = max(1, min(spelling.count, best.name.count) / 3)
         return best.distance <= allowed ? best.name : nil
     }
 }

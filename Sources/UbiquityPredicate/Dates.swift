@@ -29,24 +29,28 @@ enum ISODate {
         guard let year = digits(4), eat(UInt8(ascii: "-")), let month = digits(2), eat(UInt8(ascii: "-")),
               let day = digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        var seconds = Int64(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        var micros: Int64 = 0
         if eat(UInt8(ascii: "T")) || eat(UInt8(ascii: "t")) || eat(UInt8(ascii: " ")) {
             guard let hour = digits(2), eat(UInt8(ascii: ":")), let minute = digits(2),
                   hour < 24, minute < 60 else { return nil }
-            seconds += Double(hour * 3600 + minute * 60)
+            seconds += Int64(hour * 3600 + minute * 60)
             if eat(UInt8(ascii: ":")) {
                 guard let second = digits(2), second < 61 else { return nil }
-                seconds += Double(second)
+                seconds += Int64(second)
                 if eat(UInt8(ascii: ".")) || eat(UInt8(ascii: ",")) {
-                    var fraction = 0.0, scale = 0.1, count = 0
+                    // Microsecond precision: six digits, the seventh rounds, the rest are read and dropped.
+                    var count = 0
+                    var roundUp = false
                     while let b = s.first, b >= 48, b <= 57 {
-                        fraction += Double(b - 48) * scale
-                        scale /= 10
+                        if count < 6 { micros = micros * 10 + Int64(b - 48) }
+                        else if count == 6 { roundUp = b >= 53 }
                         count += 1
                         s = s.dropFirst()
                     }
                     guard count > 0 else { return nil }
-                    seconds += fraction
+                    for _ in count..<max(count, 6) { micros *= 10 }
+                    if roundUp { micros += 1 }
                 }
             }
             if eat(UInt8(ascii: "Z")) || eat(UInt8(ascii: "z")) {
@@ -56,18 +60,38 @@ enum ISODate {
                 guard let oh = digits(2) else { return nil }
                 _ = eat(UInt8(ascii: ":"))
                 guard let om = digits(2), oh < 24, om < 60 else { return nil }
-                let offset = Double(oh * 3600 + om * 60)
+                let offset = Int64(oh * 3600 + om * 60)
                 seconds -= signByte == UInt8(ascii: "+") ? offset : -offset
             }
         }
-        return s.isEmpty ? seconds : nil
+        return s.isEmpty ? compose(seconds: seconds, micros: micros) : nil
     }
 
-    /// `2026-11-22T10:00:00Z`, with a fraction only when there is one.
-    static func format(_ seconds: Double) -> String {
-        let whole = seconds.rounded(.down)
-        let days = Int((whole / 86_400).rounded(.down))
-        let secondOfDay = Int(whole - Double(days) * 86_400)
+    /// Dates in predicates have microsecond precision, so that the printed form parses back to
+    /// exactly the same value. Every date the parser makes goes through here.
+    static func compose(seconds: Int64, micros: Int64) -> Double {
+        Double(seconds) + Double(micros) / 1_000_000
+    }
+
+    static func parts(_ x: Double) -> (seconds: Int64, micros: Int64) {
+        var whole = x.rounded(.down)
+        var micros = ((x - whole) * 1_000_000).rounded()
+        if micros >= 1_000_000 { whole += 1; micros = 0 }
+        return (Int64(whole), Int64(micros))
+    }
+
+    /// `x` at microsecond precision.
+    static func quantize(_ x: Double) -> Double {
+        guard x.isFinite, abs(x) < 1e15 else { return x }
+        let (seconds, micros) = parts(x)
+        return compose(seconds: seconds, micros: micros)
+    }
+
+    /// `2026-11-22T10:00:00Z`, with up to six fraction digits when there is a fraction.
+    static func format(_ x: Double) -> String {
+        let (seconds, micros) = parts(x)
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let secondOfDay = Int(seconds - Int64(days) * 86_400)
         let (y, m, d) = civilFromDays(days)
         func pad(_ v: Int, _ width: Int) -> String {
             let s = String(v)
@@ -75,20 +99,18 @@ enum ISODate {
         }
         var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):"
             + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        let fraction = seconds - whole
-        if fraction > 0 {
-            var digits = String(Int((fraction * 1_000_000).rounded()))
-            digits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        if micros > 0 {
+            var digits = pad(Int(micros), 6)
             while digits.hasSuffix("0") { digits.removeLast() }
-            if !digits.isEmpty { text += "." + digits }
+            text += "." + digits
         }
         return text + "Z"
     }
 
-    /// Whether ``format(_:)`` followed by ``parse(_:)`` gives back exactly `seconds`.
-    static func formatsExactly(_ seconds: Double) -> Bool {
-        seconds == seconds.rounded() && abs(seconds) < 253_402_300_800   // before year 10000
-            && seconds >= -62_135_596_800                                  // from year 0001
+    /// Whether ``format(_:)`` followed by ``parse(_:)`` gives back exactly `x`.
+    static func formatsExactly(_ x: Double) -> Bool {
+        x.isFinite && x >= -62_135_596_800 && x < 253_402_300_800     // years 0001 to 9999
+            && quantize(x) == x
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

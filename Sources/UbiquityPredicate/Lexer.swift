@@ -184,7 +184,8 @@ struct Lexer {
     /// `\uXXXX` or `\u{X...}`; `index` is just after the `u`.
     private mutating func unicodeEscape(at escapeOffset: Int) throws(MetadataPredicateError) -> Unicode.Scalar {
         var hex = ""
-        if peek() == "{" {
+        let braced = peek() == "{"
+        if braced {
             index += 1
             while let c = peek(), c != "}", hex.unicodeScalars.count <= 8 { hex.unicodeScalars.append(c); index += 1 }
             guard peek() == "}" else {
@@ -201,7 +202,7 @@ struct Lexer {
         guard !hex.isEmpty, hex.unicodeScalars.allSatisfy(Lexer.isHexDigit), let code = UInt32(hex, radix: 16),
               let scalar = Unicode.Scalar(code) else {
             throw MetadataPredicateError(.syntax, at: escapeOffset,
-                "invalid unicode escape '\\u\(hex)'; write \\uXXXX or \\u{X...} with a valid code point")
+                "invalid unicode escape '\\u\(braced ? "{" + hex + "}" : hex)'; write \\uXXXX or \\u{X...} with a valid code point")
         }
         return scalar
     }

@@ -808,9 +808,13 @@ extension LinearRegex {
             case 0x7B: result = try parseInterval()
             default: return nil
             }
-            // Lazy and possessive modifiers do not change whether a whole match exists.
-            if let modifier = peek(), modifier == 0x3F || modifier == 0x2B {
+            // A lazy modifier does not change whether a whole match exists. A possessive one
+            // does (it never gives back, like an atomic group), so it is refused.
+            if let modifier = peek(), modifier == 0x3F {
                 position += 1
+            } else if let modifier = peek(), modifier == 0x2B {
+                throw error("possessive quantifiers such as 'a++' are not supported (MATCHES uses a linear-time engine)",
+                            at: position)
             }
             return result
         }

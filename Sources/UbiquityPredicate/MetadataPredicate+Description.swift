@@ -15,25 +15,17 @@ enum Printer {
         switch p {
         case .constant(let b): return b ? "TRUEPREDICATE" : "FALSEPREDICATE"
         case .comparison(let c): return comparison(c)
-        case .not(let inner):
-            switch inner {
-            case .and, .or: return "NOT (\(predicate(inner)))"
-            default: return "NOT \(predicate(inner))"
-            }
-        case .and(let operands):
-            return operands.map { operand in
-                switch operand {
-                case .and, .or: "(\(predicate(operand)))"
-                default: predicate(operand)
-                }
-            }.joined(separator: " AND ")
-        case .or(let operands):
-            return operands.map { operand in
-                switch operand {
-                case .and, .or: "(\(predicate(operand)))"
-                default: predicate(operand)
-                }
-            }.joined(separator: " OR ")
+        case .not(let inner): return "NOT " + operand(inner)
+        case .and(let operands): return operands.map(operand).joined(separator: " AND ")
+        case .or(let operands): return operands.map(operand).joined(separator: " OR ")
+        }
+    }
+
+    /// An operand of AND/OR: nested AND/OR are parenthesised so the reading is explicit.
+    private static func operand(_ p: MetadataPredicate) -> String {
+        switch p {
+        case .and, .or: "(\(predicate(p)))"
+        default: predicate(p)
         }
     }
 

@@ -37,13 +37,39 @@ extension MetadataPredicate {
 /// Semantics (docs/predicates.md): a comparison with a missing attribute is false — except
 /// `attr == nil`, which is true; a multi-valued attribute that is missing is an empty list.
 public struct CompiledPredicate: Sendable {
-    let root: Node
+    @usableFromInline let root: Node
+    /// The most common query — one string test on one attribute, such as
+    /// `kMDItemFSName LIKE 'Item_*'` — evaluated without walking the tree.
+    @usableFromInline let singleMatcher: StringMatcher?
+    @usableFromInline let singleAttribute: Attribute
+    @usableFromInline let singleNegated: Bool
+
+    init(root: Node) {
+        self.root = root
+        if case .test(let test) = root, case .attribute(let attribute) = test.left, case .scalar = test.mode,
+           case .string(let matcher, let negated) = test.kernel {
+            (singleMatcher, singleAttribute, singleNegated) = (matcher, attribute, negated)
+        } else {
+            (singleMatcher, singleAttribute, singleNegated) = (nil, .name, false)
+        }
+    }
 
     /// - Complexity: linear in the predicate's size for each item, plus pattern matching,
     ///   which is O(text × pattern) at worst (never exponential).
-    public func evaluate<P: AttributeProvider>(_ item: P) -> Bool { root.evaluate(item) }
+    ///
+    /// Inlinable so that callers' loops are specialised for their item type: the tree walk
+    /// below runs with direct calls to the provider (a 2-3× difference on 1M items).
+    @inlinable
+    public func evaluate<P: AttributeProvider>(_ item: P) -> Bool {
+        if let singleMatcher {
+            guard case .string(let s)? = item.value(of: singleAttribute) else { return false }
+            return singleMatcher.matches(s) != singleNegated
+        }
+        return root.evaluate(item)
+    }
 }
 
+@usableFromInline
 indirect enum Node: Sendable {
     case constant(Bool)
     case not(Node)
@@ -51,6 +77,7 @@ indirect enum Node: Sendable {
     case or([Node])
     case test(Test)
 
+    @inlinable
     func evaluate<P: AttributeProvider>(_ item: P) -> Bool {
         switch self {
         case .constant(let b): return b
@@ -66,13 +93,15 @@ indirect enum Node: Sendable {
     }
 }
 
-/// One compiled comparison.
-struct Test: Sendable {
+/// One compiled comparison. A final class so that evaluation never copies its parts.
+@usableFromInline
+final class Test: Sendable {
+    @usableFromInline
     enum Side: Sendable {
         case attribute(Attribute)
         case value(Value)
 
-        @inline(__always)
+        @inlinable
         func value<P: AttributeProvider>(in item: P) -> Value? {
             switch self {
             case .attribute(let a): return item.value(of: a)
@@ -81,6 +110,7 @@ struct Test: Sendable {
         }
     }
 
+    @usableFromInline
     enum Kernel: Sendable {
         /// A string test against a constant pattern; `negated` for `!=`.
         case string(StringMatcher, negated: Bool)
@@ -95,6 +125,7 @@ struct Test: Sendable {
         case membership(String, ComparisonOptions)
     }
 
+    @usableFromInline
     enum Mode: Sendable {
         case scalar
         /// Apply the kernel to each element of a list (`ANY`, `ALL`, `NONE`, or Spotlight's implicit ANY).
@@ -103,21 +134,28 @@ struct Test: Sendable {
         case list
     }
 
-    let left: Side
-    let mode: Mode
-    let kernel: Kernel
+    @usableFromInline let left: Side
+    @usableFromInline let mode: Mode
+    @usableFromInline let kernel: Kernel
 
-    @inline(__always)
+    init(left: Side, mode: Mode, kernel: Kernel) {
+        self.left = left
+        self.mode = mode
+        self.kernel = kernel
+    }
+
+    @inlinable
     func evaluate<P: AttributeProvider>(_ item: P) -> Bool {
         let value = left.value(in: item)
         switch mode {
         case .scalar:
-            if case .isNull(let wantNull) = kernel {
-                let isNull: Bool
-                if let value, value != .null { isNull = false } else { isNull = true }
-                return isNull == wantNull
+            let isNull: Bool
+            switch value {
+            case .none, .some(.null): isNull = true
+            default: isNull = false
             }
-            guard let value, value != .null else { return false }
+            if case .isNull(let wantNull) = kernel { return isNull == wantNull }
+            guard !isNull, let value else { return false }
             return apply(value, item)
         case .elements(let quantifier):
             let elements: [Value]
@@ -139,16 +177,21 @@ struct Test: Sendable {
             case .some(.string(let s)): elements = [.string(s)]
             default: elements = []
             }
-            let folded = needle   // folded at compile time
-            return elements.contains {
-                if case .string(let s) = $0 { return Folding.fold(s, options) == folded }
-                return false
-            }
+            return Test.contains(elements, folded: needle, options)
         }
     }
 
-    @inline(__always)
-    private func apply<P: AttributeProvider>(_ value: Value, _ item: P) -> Bool {
+    /// Whether a list holds a string equal to `folded` (already folded with `options`).
+    @usableFromInline
+    static func contains(_ elements: [Value], folded: String, _ options: ComparisonOptions) -> Bool {
+        elements.contains {
+            if case .string(let s) = $0 { return Folding.fold(s, options) == folded }
+            return false
+        }
+    }
+
+    @inlinable
+    func apply<P: AttributeProvider>(_ value: Value, _ item: P) -> Bool {
         switch kernel {
         case .string(let matcher, let negated):
             guard case .string(let s) = value else { return false }
@@ -159,8 +202,7 @@ struct Test: Sendable {
             guard let right = rightSide.value(in: item), right != .null else { return false }
             return Test.compare(value, op, right, options)
         case .oneOf(let values, let strings, let options):
-            if let strings, case .string(let s) = value { return strings.contains(Folding.fold(s, options)) }
-            return values.contains { Test.order(value, $0, options) == 0 }
+            return Test.isOneOf(value, values, strings, options)
         case .between(let low, let high, let options):
             guard let a = Test.order(value, low, options), let b = Test.order(value, high, options) else { return false }
             return a >= 0 && b <= 0
@@ -169,6 +211,13 @@ struct Test: Sendable {
         }
     }
 
+    @usableFromInline
+    static func isOneOf(_ value: Value, _ values: [Value], _ strings: Set<String>?, _ options: ComparisonOptions) -> Bool {
+        if let strings, case .string(let s) = value { return strings.contains(Folding.fold(s, options)) }
+        return values.contains { order(value, $0, options) == 0 }
+    }
+
+    @usableFromInline
     static func compare(_ left: Value, _ op: ComparisonOperator, _ right: Value, _ options: ComparisonOptions) -> Bool {
         switch op {
         case .beginsWith, .endsWith, .contains, .like, .matches:
@@ -196,6 +245,7 @@ struct Test: Sendable {
     }
 
     /// -1, 0, 1, or nil when the values cannot be compared.
+    @usableFromInline
     static func order(_ a: Value, _ b: Value, _ options: ComparisonOptions) -> Int? {
         switch (a, b) {
         case (.string(let x), .string(let y)):
@@ -266,7 +316,9 @@ struct Compiler {
             return Test(left: .attribute(a), mode: .list, kernel: .membership(Folding.fold(s, c.options), c.options))
         }
 
-        let mode: Test.Mode = (c.quantifier != .single || leftIsList) ? .elements(c.quantifier) : .scalar
+        // `tags == nil` asks whether the list is there at all, not about its elements.
+        let isNilTest = (op == .equal || op == .notEqual) && !isAttribute(right) && value(right) == .null
+        let mode: Test.Mode = (c.quantifier != .single || (leftIsList && !isNilTest)) ? .elements(c.quantifier) : .scalar
         let kernel: Test.Kernel
         let rightIsConstant = !isAttribute(right)
         let rightValue = rightIsConstant ? value(right) : .null

@@ -403,7 +403,7 @@ struct Parser {
             }
             result = .date(seconds)
         case ("NSDate", .integer), ("NSDate", .double):
-            result = .date(v.number! + ISODate.referenceDateOffset)
+            result = .date(ISODate.quantize(v.number! + ISODate.referenceDateOffset))
         case ("NSDate", .date):
             result = v
         case ("NSNumber", .string(let s)):
@@ -481,8 +481,11 @@ struct Parser {
     }
 
     static func expression(for value: Value) -> Operand {
-        if case .list(let items) = value { return .aggregate(items.map { expression(for: $0) }) }
-        return .constant(value)
+        switch value {
+        case .list(let items): return .aggregate(items.map { expression(for: $0) })
+        case .date(let x): return .constant(.date(ISODate.quantize(x)))
+        default: return .constant(value)
+        }
     }
 
     /// `$time.now`, `$time.today(-1)`, ... ; `token` is the variable token, the offset may follow.

@@ -20,7 +20,7 @@ enum TypeChecker {
             case .date: "a date"
             case .bool: "a boolean"
             case .null: "nil"
-            case .aggregate: "an aggregate {...}"
+            case .aggregate: "an aggregate"
             case .list: "a list of strings"
             }
         }
@@ -76,9 +76,9 @@ enum TypeChecker {
             if op == .contains {
                 membership = true
                 leftKind = .string
-            } else if op == .in {
+            } else if op == .in, rightKind != .aggregate {
                 throw MetadataPredicateError(.type, at: left.offset,
-                    "\(left.text) is a list; write ANY \(left.text) IN {...} or 'value' IN \(left.text)")
+                    "\(left.text) is a list; write \(left.text) IN {...} or 'value' IN \(left.text)")
             } else {
                 leftKind = .string   // implicit ANY, as Spotlight does
             }
@@ -115,7 +115,7 @@ enum TypeChecker {
                 if op == .between {
                     guard leftKind.isOrderable else {
                         throw MetadataPredicateError(.type, at: left.offset,
-                            "\(opName) needs a string, number or date on its left, found \(leftKind.noun) \(left.text)")
+                            "\(opName) needs a string, number or date on its left, found \(leftKind.noun)\(shown(left))")
                     }
                 }
                 guard case .aggregate(var elements) = right.expression else {
@@ -153,7 +153,7 @@ enum TypeChecker {
                 }
                 guard rightKind == .string else {
                     throw MetadataPredicateError(.type, at: right.offset,
-                        "expected a string after \(op.rawValue), found \(rightKind.noun) \(right.text)")
+                        "expected a string after \(op.rawValue), found \(rightKind.noun)\(shown(right))")
                 }
                 if op == .like || op == .matches {
                     guard case .constant(.string(let pattern)) = right.expression else {
@@ -165,7 +165,7 @@ enum TypeChecker {
                             _ = try LinearRegex(pattern, caseInsensitive: options.contains(.caseInsensitive),
                                                 diacriticInsensitive: options.contains(.diacriticInsensitive))
                         } catch {
-                            throw MetadataPredicateError(.regex, at: right.offset + 1 + error.offset,
+                            throw MetadataPredicateError(.regex, at: regexOffset(error.offset, in: pattern, operand: right),
                                 "invalid MATCHES pattern: \(error.message)")
                         }
                     }
@@ -187,7 +187,7 @@ enum TypeChecker {
                 default:
                     guard leftKind == rightKind || (allowNull && (leftKind == .null || rightKind == .null)) else {
                         throw MetadataPredicateError(.type, at: right.offset,
-                            "cannot compare \(leftKind.noun) with \(rightKind.noun) \(right.text)")
+                            "cannot compare \(leftKind.noun) with \(rightKind.noun)\(shown(right))")
                     }
                     if leftKind == .aggregate {
                         throw MetadataPredicateError(.type, at: left.offset, "cannot compare aggregates with \(opName)")
@@ -226,7 +226,7 @@ enum TypeChecker {
         let fromArgument = operand.isSubstituted
         func mismatch(_ advice: String = "") -> MetadataPredicateError {
             MetadataPredicateError(.type, at: operand.offset,
-                "expected \(kind.noun) to compare with \(attributeName), found \(have.noun) \(shown(operand))\(advice)")
+                "expected \(kind.noun) to compare with \(attributeName), found \(have.noun)\(shown(operand))\(advice)")
         }
         if have == .null {
             guard allowNull else {
@@ -261,7 +261,22 @@ enum TypeChecker {
     }
 
     private static func shown(_ operand: ParsedOperand) -> String {
-        if case .constant(let v) = operand.expression { return Printer.literal(v) }
-        return operand.text
+        switch operand.expression {
+        case .constant(.null): return ""
+        case .constant(let v): return " " + Printer.literal(v)
+        case .aggregate: return " " + Printer.expression(operand.expression)
+        default: return " " + operand.text
+        }
+    }
+
+    /// Where a regex error points in the predicate text: inside a plain string literal, at the
+    /// character the engine names; for escaped literals, arguments and variables, at the operand.
+    private static func regexOffset(_ characterOffset: Int, in pattern: String, operand: ParsedOperand) -> Int {
+        guard !operand.isSubstituted, operand.argumentIndex == nil, !operand.text.contains("\\"),
+              operand.text.unicodeScalars.first == "'" || operand.text.unicodeScalars.first == "\"" else {
+            return operand.offset
+        }
+        let prefix = pattern.prefix(characterOffset)
+        return operand.offset + 1 + prefix.unicodeScalars.count
     }
 }

@@ -13,25 +13,38 @@ public struct MetadataSortDescriptor: Sendable, Hashable, CustomStringConvertibl
 
     /// Parses `KEY`, `+KEY`, `-KEY`, `KEY:asc`, `KEY:desc` (any attribute spelling).
     public init(parsing text: String) throws(MetadataPredicateError) {
-        var key = Substring(text.trimmingSpaces())
+        var key = Substring(text)
+        while key.first?.isWhitespace == true { key = key.dropFirst() }
+        while key.last?.isWhitespace == true { key = key.dropLast() }
+        /// Offsets in errors count Unicode scalars of the original text, as predicate errors do.
+        func offset(_ index: Substring.Index) -> Int { text.unicodeScalars[..<index].count }
         var ascending = true
         if key.hasPrefix("-") { ascending = false; key = key.dropFirst() }
         else if key.hasPrefix("+") { key = key.dropFirst() }
         if let colon = key.lastIndex(of: ":") {
             let direction = key[key.index(after: colon)...].lowercased()
             switch direction {
-            case "asc", "ascending": break
-            case "desc", "descending": ascending.toggle()
+            case "asc", "ascending":
+                guard ascending else {
+                    throw MetadataPredicateError(.syntax, at: 0,
+                        "sort key '\(text)' says both descending (-) and ascending (:asc)")
+                }
+            case "desc", "descending":
+                guard ascending else {
+                    throw MetadataPredicateError(.syntax, at: 0,
+                        "sort key '\(text)' says the direction twice; write -KEY or KEY:desc")
+                }
+                ascending = false
             default:
-                throw MetadataPredicateError(.syntax, at: text.distance(from: text.startIndex, to: colon) + 1,
+                throw MetadataPredicateError(.syntax, at: offset(key.index(after: colon)),
                     "expected asc or desc after ':' in sort key '\(text)', found '\(direction)'")
             }
             key = key[..<colon]
         }
-        guard !key.isEmpty else { throw MetadataPredicateError(.syntax, at: 0, "empty sort key") }
+        guard !key.isEmpty else { throw MetadataPredicateError(.syntax, at: offset(key.startIndex), "empty sort key") }
         guard let attribute = Attribute.named(String(key)) else {
             let hint = Attribute.suggestion(for: String(key)).map { "; did you mean '\($0)'?" } ?? ""
-            throw MetadataPredicateError(.unknownAttribute, at: ascending ? 0 : 1, "unknown sort attribute '\(key)'\(hint)")
+            throw MetadataPredicateError(.unknownAttribute, at: offset(key.startIndex), "unknown sort attribute '\(key)'\(hint)")
         }
         self.init(attribute, ascending: ascending)
     }

@@ -52,6 +52,12 @@ enum Folding {
         return true
     }
 
+    static func containsCRLF(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count > 1 else { return false }
+        for i in 1..<bytes.count where bytes[i] == 0x0A && bytes[i - 1] == 0x0D { return true }
+        return false
+    }
+
     @inline(__always)
     static func lowerASCII(_ b: UInt8) -> UInt8 { b &- 65 < 26 ? b | 0x20 : b }
 
@@ -163,39 +169,51 @@ struct Glob<U: Equatable & Sendable>: Sendable {
 /// `ENDSWITH`, `CONTAINS`, `MATCHES`, with `[c]`, `[d]` and `w`.
 ///
 /// ASCII text against an ASCII pattern is decided on UTF-8 bytes (case folding is then exact);
-/// anything else is folded and compared by Characters.
-struct StringMatcher: Sendable {
+/// anything else is folded and compared by Characters. A final class, so evaluating never
+/// copies (and reference-counts) the pattern's parts.
+///
+/// `@unchecked Sendable` is safe: every stored property is a `let` set in `init`, and the one
+/// non-Sendable one, `literalBytes`, points to memory this object allocates, initialises in
+/// `init`, only reads afterwards, and frees in `deinit`.
+@usableFromInline
+final class StringMatcher: @unchecked Sendable {
     enum Shape: Sendable {
-        case equal, prefix, suffix, contains
-        case glob
-        case regex(LinearRegex)
+        case equal, prefix, suffix, contains, glob, regex
     }
 
     let shape: Shape
     let options: ComparisonOptions
+    let regex: LinearRegex?
     /// Folded pattern text for `equal/prefix/suffix/contains` (stars removed when simplified).
     let literal: String
-    let literalBytes: [UInt8]?
-    let asciiGlob: Glob<UInt8>?
-    let glob: Glob<Character>?
+    /// `literal` as bytes when the folded pattern is ASCII and no word mode: the fast path.
+    /// Owned by this object; freed in `deinit`, never written after `init`.
+    private let literalBytes: UnsafeBufferPointer<UInt8>?
+    private let asciiGlob: Glob<UInt8>?
+    private let glob: Glob<Character>?
+    private let foldsASCIICase: Bool
+    /// Whether ASCII subjects can be decided on bytes (`literalBytes` or `asciiGlob` is set).
+    private let hasASCIIPath: Bool
+    /// `BEGINSWITH ''`, `ENDSWITH ''` and `CONTAINS ''` match nothing, as in Foundation.
+    private let matchesNothing: Bool
 
-    /// - Parameters:
-    ///   - wildcard: treat `*` and `?` as wildcards (LIKE, and Spotlight `==` with an unescaped wildcard).
     init(op: ComparisonOperator, pattern: String, options: ComparisonOptions) {
         self.options = options
+        self.foldsASCIICase = options.contains(.caseInsensitive)
         let folded = Folding.fold(pattern, options.subtracting(.wordBased))
         var shape: Shape
         var literal = folded
         var globCharacters: Glob<Character>?
+        var regex: LinearRegex?
         switch op {
         case .beginsWith: shape = .prefix
         case .endsWith: shape = .suffix
         case .contains: shape = .contains
         case .matches:
             // Checked by the type checker; a failure here cannot happen for a parsed predicate.
-            let regex = (try? LinearRegex(pattern, caseInsensitive: options.contains(.caseInsensitive),
-                                          diacriticInsensitive: options.contains(.diacriticInsensitive)))
-            shape = regex.map(Shape.regex) ?? .equal
+            regex = try? LinearRegex(pattern, caseInsensitive: options.contains(.caseInsensitive),
+                                     diacriticInsensitive: options.contains(.diacriticInsensitive))
+            shape = regex == nil ? .equal : .regex
         case .like, .equal, .notEqual:
             if op != .like && !StringMatcher.hasWildcard(pattern) {
                 shape = .equal
@@ -220,17 +238,28 @@ struct StringMatcher: Sendable {
             shape = .equal
         }
         self.shape = shape
+        self.regex = regex
         self.literal = literal
         self.glob = globCharacters
-        let asciiPattern = Folding.isASCII(folded) && !options.contains(.wordBased)
-        self.literalBytes = asciiPattern ? Array(literal.utf8) : nil
-        if asciiPattern, case .glob = shape {
+        let asciiPattern = Folding.isASCII(folded) && !options.contains(.wordBased) && shape != .regex
+        if asciiPattern, shape != .glob {
+            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: literal.utf8.count)
+            _ = bytes.initialize(from: literal.utf8)
+            self.literalBytes = UnsafeBufferPointer(bytes)
+        } else {
+            self.literalBytes = nil
+        }
+        if asciiPattern, shape == .glob {
             self.asciiGlob = Glob<UInt8>.parse(Array(folded.utf8), backslash: UInt8(ascii: "\\"),
                                                star: UInt8(ascii: "*"), question: UInt8(ascii: "?"))
         } else {
             self.asciiGlob = nil
         }
+        self.hasASCIIPath = asciiPattern
+        self.matchesNothing = [.beginsWith, .endsWith, .contains].contains(op) && folded.isEmpty
     }
+
+    deinit { literalBytes?.deallocate() }
 
     /// An unescaped `*` or `?`: Spotlight makes `==` a wildcard match then.
     static func hasWildcard(_ pattern: String) -> Bool {
@@ -242,12 +271,15 @@ struct StringMatcher: Sendable {
         return false
     }
 
+    @usableFromInline
     func matches(_ subject: String) -> Bool {
-        if case .regex(let regex) = shape { return regex.matches(subject) }
-        if literalBytes != nil || asciiGlob != nil,
-           let decided = subject.utf8.withContiguousStorageIfAvailable({ matchesASCII($0) }), let decided {
+        if matchesNothing { return false }
+        // Hot path: touch nothing reference-counted before the byte comparison.
+        if hasASCIIPath, let decided = subject.utf8.withContiguousStorageIfAvailable({ matchesASCII($0) }),
+           let decided {
             return decided
         }
+        if shape == .regex, let regex { return regex.matches(subject) }
         if options.contains(.wordBased) {
             let folded = Folding.fold(subject, options.subtracting(.wordBased))
             if matchesFolded(folded) { return true }
@@ -256,36 +288,53 @@ struct StringMatcher: Sendable {
         return matchesFolded(Folding.fold(subject, options))
     }
 
-    /// Decides on bytes when the subject is ASCII; `nil` sends it to the Unicode path.
+    /// Decides on bytes when it can; `nil` sends the subject to the Unicode path.
+    ///
+    /// Prefix and equality tests look only at the bytes they compare, plus the byte after the
+    /// prefix (a combining mark there would change the last character): the pattern is ASCII,
+    /// so a mismatching ASCII byte decides `false` and any non-ASCII byte defers to Unicode.
     @inline(__always)
     private func matchesASCII(_ s: UnsafeBufferPointer<UInt8>) -> Bool? {
-        guard Folding.isASCII(s) else { return nil }
-        let fold = options.contains(.caseInsensitive)
-        if let g = asciiGlob {
-            if !fold { return g.matches(s) }
-            return g.matches(s.map(Folding.lowerASCII))
+        if let p = literalBytes, shape == .prefix || shape == .equal {
+            let n = p.count
+            if s.count < n || (shape == .equal && s.count > n) {
+                return Folding.isASCII(s) ? false : nil
+            }
+            var i = 0
+            while i < n {
+                let b = s[i]
+                if b >= 0x80 { return nil }
+                if (foldsASCIICase ? Folding.lowerASCII(b) : b) != p[i] { return false }
+                i += 1
+            }
+            if s.count > n && (s[n] >= 0x80 || (s[n] == 0x0A && n > 0 && s[n - 1] == 0x0D)) { return nil }
+            return true
         }
-        guard let p = literalBytes else { return nil }
-        return p.withUnsafeBufferPointer { p in
-            @inline(__always) func equalAt(_ offset: Int) -> Bool {
-                var i = 0
-                if fold {
-                    while i < p.count { if Folding.lowerASCII(s[offset + i]) != p[i] { return false }; i += 1 }
-                } else {
-                    while i < p.count { if s[offset + i] != p[i] { return false }; i += 1 }
-                }
-                return true
+        // "\r\n" is one Character: leave it to the Unicode path.
+        guard Folding.isASCII(s), !Folding.containsCRLF(s) else { return nil }
+        guard let p = literalBytes else {
+            guard let g = asciiGlob else { return nil }
+            return foldsASCIICase ? g.matches(s.map(Folding.lowerASCII)) : g.matches(s)
+        }
+        let fold = foldsASCIICase
+        @inline(__always) func equalAt(_ offset: Int) -> Bool {
+            var i = 0
+            if fold {
+                while i < p.count { if Folding.lowerASCII(s[offset + i]) != p[i] { return false }; i += 1 }
+            } else {
+                while i < p.count { if s[offset + i] != p[i] { return false }; i += 1 }
             }
-            switch shape {
-            case .equal: return s.count == p.count && equalAt(0)
-            case .prefix: return s.count >= p.count && equalAt(0)
-            case .suffix: return s.count >= p.count && equalAt(s.count - p.count)
-            case .contains:
-                if p.count > s.count { return false }
-                for offset in 0...(s.count - p.count) where equalAt(offset) { return true }
-                return false
-            case .glob, .regex: return nil
-            }
+            return true
+        }
+        switch shape {
+        case .equal: return s.count == p.count && equalAt(0)
+        case .prefix: return s.count >= p.count && equalAt(0)
+        case .suffix: return s.count >= p.count && equalAt(s.count - p.count)
+        case .contains:
+            if p.count > s.count { return false }
+            for offset in 0...(s.count - p.count) where equalAt(offset) { return true }
+            return false
+        case .glob, .regex: return nil
         }
     }
 
@@ -303,7 +352,7 @@ struct StringMatcher: Sendable {
             }
             return false
         case .glob: return glob?.matches(Array(folded)) ?? false
-        case .regex(let regex): return regex.matches(folded)
+        case .regex: return regex?.matches(folded) ?? false
         }
     }
 }

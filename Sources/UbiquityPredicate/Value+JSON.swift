@@ -32,7 +32,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    var kindNoun: String {
+    /// The kind of value in words, for error messages ("an array").
+    public var kindNoun: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

@@ -135,7 +135,7 @@ extension PredicateCommand {
                 throw ExitCode(2)
             }
             guard case .object(let object) = decoded else {
-                Terminal.error("--item: expected a JSON object such as {\"name\": \"Item_1\"}, found \(decoded.kindDescription)")
+                Terminal.error("--item: expected a JSON object such as {\"name\": \"Item_1\"}, found \(decoded.kindNoun)")
                 throw ExitCode(2)
             }
             let values: AttributeDictionary
@@ -190,18 +190,5 @@ extension MetadataPredicate {
     fileprivate var dateOperand: Operand? {
         if case .comparison(let c) = self { return c.right }
         return nil
-    }
-}
-
-extension JSONValue {
-    var kindDescription: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .integer, .double: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
     }
 }

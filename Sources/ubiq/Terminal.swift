@@ -37,7 +37,15 @@ enum Terminal {
         return all.map { row in
             row.indices.map { i in
                 i == row.count - 1 ? row[i] : row[i] + String(repeating: " ", count: widths[i] - row[i].count)
-            }.joined(separator: "  ")
+            }.joined(separator: "  ").trimmingTrailingSpaces()
         }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var s = Substring(self)
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
     }
 }
