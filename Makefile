@@ -1,12 +1,13 @@
 # Ubiquity for Linux — build, test and benchmark entry points.
 #   make test   install what is missing, build, run every test
 #   make bench  release-build and run the benchmarks (never part of make test)
+#   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
 
 SWIFT ?= swift
 # libsystemd-dev and pkg-config: the CSystemd target (sd_notify, journald) needs them.
 SYSTEM_PACKAGES := libsystemd-dev pkg-config
 
-.PHONY: all deps build test bench clean
+.PHONY: all deps build test bench docs clean
 
 all: build
 
@@ -16,9 +17,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The docs check runs first so that the test runner's summary is the last line printed.
 test: deps
 	$(SWIFT) build --build-tests
+	@echo "Checking that every example in docs/ still prints what the docs say..."
+	scripts/render-docs --check $$($(SWIFT) build --show-bin-path)/ubiq
 	$(SWIFT) test --skip-build
+
+docs: build
+	scripts/render-docs $$($(SWIFT) build --show-bin-path)/ubiq
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks
