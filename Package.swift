@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "UbiquityPredicate", targets: ["UbiquityPredicate"]),
+        .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
     ],
     dependencies: [
@@ -30,6 +31,14 @@ let package = Package(
         /// evaluator, printer, index hints and sort descriptors.
         .target(
             name: "UbiquityPredicate",
+            swiftSettings: swiftSettings
+        ),
+
+        /// The item model, the in-memory index with its name index, and the live-query engine.
+        /// Pure: it is fed FileSystemChange batches and never touches the file system itself.
+        .target(
+            name: "UbiquityIndex",
+            dependencies: ["UbiquityPredicate"],
             swiftSettings: swiftSettings
         ),
 
@@ -50,6 +59,11 @@ let package = Package(
         .testTarget(
             name: "UbiquityPredicateTests",
             dependencies: ["UbiquityPredicate"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "UbiquityIndexTests",
+            dependencies: ["UbiquityIndex"],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.

@@ -112,3 +112,19 @@ extension Comparison {
         return NameHint([.exact(literal)], caseInsensitive: caseInsensitive)
     }
 }
+
+extension MetadataPredicate {
+    /// Every attribute the predicate reads. A query whose predicate reads `kMDItemFSInvisible`
+    /// sees hidden items; an engine can skip changes that touch none of these attributes.
+    public var attributes: Set<Attribute> {
+        switch self {
+        case .constant: return []
+        case .not(let p): return p.attributes
+        case .and(let ps), .or(let ps): return ps.reduce(into: []) { $0.formUnion($1.attributes) }
+        case .comparison(let c):
+            var result = Set<Attribute>()
+            for side in [c.left, c.right] { if case .attribute(let a) = side { result.insert(a) } }
+            return result
+        }
+    }
+}

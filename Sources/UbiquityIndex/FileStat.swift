@@ -1,0 +1,40 @@
+// UbiquityIndex owns the item model, the in-memory metadata index with its name index, and
+// the live-query engine (membership, sorted results, per-query deltas, batching, backpressure).
+// It is pure: it never touches the file system; UbiquityWatch feeds it FileSystemChange batches.
+
+/// What the crawler and watcher read for one directory entry (one `statx`).
+///
+/// Times are nanoseconds since 1970 so the index stores no Foundation `Date`.
+public struct FileStat: Sendable, Hashable {
+    public enum Kind: UInt8, Sendable, Hashable {
+        case regular, directory, symlink, other
+    }
+
+    public var kind: Kind
+    public var size: Int64
+    /// Content modification time (`mtime`).
+    public var modified: Int64
+    /// Birth time when the file system reports one, else the status change time.
+    public var created: Int64
+    /// Status change time (`ctime`): moves on chmod, chown, xattr and link changes.
+    public var changed: Int64
+    public var mode: UInt32
+    public var uid: UInt32
+    public var gid: UInt32
+    public var inode: UInt64
+
+    public init(
+        kind: Kind, size: Int64 = 0, modified: Int64 = 0, created: Int64 = 0, changed: Int64 = 0,
+        mode: UInt32 = 0o644, uid: UInt32 = 0, gid: UInt32 = 0, inode: UInt64 = 0
+    ) {
+        self.kind = kind
+        self.size = size
+        self.modified = modified
+        self.created = created
+        self.changed = changed
+        self.mode = mode
+        self.uid = uid
+        self.gid = gid
+        self.inode = inode
+    }
+}

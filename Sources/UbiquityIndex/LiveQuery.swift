@@ -1,0 +1,202 @@
+public import UbiquityPredicate
+
+/// What a query asks for: which items (predicate, containers, scopes), in which order, with
+/// which attributes, and how often it wants to hear about changes.
+public struct QuerySpecification: Sendable {
+    public var predicate: MetadataPredicate
+    /// Empty means every registered container.
+    public var containers: Set<ContainerID>
+    public var scopes: Set<Scope>
+    public var sort: [MetadataSortDescriptor]
+    /// Attributes each result carries (its path always comes along).
+    public var attributes: [Attribute]
+    /// Updates are delivered at most once per interval; zero means as soon as possible.
+    public var batchingInterval: Duration
+    /// False: gather once and stop.
+    public var live: Bool
+
+    public static let defaultBatchingInterval = Duration.milliseconds(50)
+
+    public init(
+        predicate: MetadataPredicate, containers: Set<ContainerID> = [], scopes: Set<Scope> = Set(Scope.allCases),
+        sort: [MetadataSortDescriptor] = [], attributes: [Attribute] = [.name],
+        batchingInterval: Duration = QuerySpecification.defaultBatchingInterval, live: Bool = true
+    ) {
+        self.predicate = predicate
+        self.containers = containers
+        self.scopes = scopes
+        self.sort = sort
+        self.attributes = attributes
+        self.batchingInterval = batchingInterval
+        self.live = live
+    }
+}
+
+/// One result as a client sees it: identity, path, and the requested attribute values.
+public struct ResultItem: Sendable, Hashable {
+    public let identity: ItemIdentity
+    public let path: String
+    /// The path before a rename, on `changed` items.
+    public let oldPath: String?
+    public let values: [Attribute: Value]
+
+    init(identity: ItemIdentity, path: String, oldPath: String? = nil, values: [Attribute: Value]) {
+        self.identity = identity
+        self.path = path
+        self.oldPath = oldPath
+        self.values = values
+    }
+
+    init<F: ItemFacts>(_ facts: F, identity: ItemIdentity, attributes: [Attribute], oldPath: String? = nil) {
+        var values: [Attribute: Value] = [:]
+        for attribute in attributes { values[attribute] = facts.value(of: attribute) }
+        self.init(identity: identity, path: facts.path, oldPath: oldPath, values: values)
+    }
+}
+
+/// Added, changed and removed items of one update; each item appears at most once.
+public struct QueryDelta: Sendable, Equatable {
+    public var added: [ResultItem] = []
+    public var changed: [ResultItem] = []
+    public var removed: [ResultItem] = []
+    public var isEmpty: Bool { added.isEmpty && changed.isEmpty && removed.isEmpty }
+    public var count: Int { added.count + changed.count + removed.count }
+}
+
+/// One live query's membership and sorted results, kept exact against the index.
+///
+/// The "live equals rescan" property: after every ``apply(_:)``, ``results`` equals what a
+/// fresh ``gather()`` would return.
+final class LiveQuery {
+    let specification: QuerySpecification
+    private let compiled: CompiledPredicate
+    private let includesHidden: Bool
+    private let containerFilter: Set<Int>?
+    /// Attributes whose change is visible to this query: requested, sorted by, or tested.
+    private let visibleAttributes: [Attribute]
+    private unowned let index: MetadataIndex
+    /// Members by identity, and the same members in result order.
+    private(set) var members: Set<ItemIdentity> = []
+    private(set) var order: [ItemID] = []
+
+    init(_ specification: QuerySpecification, index: MetadataIndex, context: EvaluationContext) {
+        self.specification = specification
+        self.index = index
+        compiled = specification.predicate.compiled(context)
+        includesHidden = specification.predicate.attributes.contains(.isHidden)
+        if specification.containers.isEmpty {
+            containerFilter = nil
+        } else {
+            containerFilter = Set(specification.containers.compactMap { index.containerIndex($0) })
+        }
+        var visible = specification.attributes
+        for attribute in specification.predicate.attributes.union(specification.sort.map(\.attribute))
+        where !visible.contains(attribute) {
+            visible.append(attribute)
+        }
+        if !visible.contains(.path) { visible.append(.path) }
+        visibleAttributes = visible
+    }
+
+    /// Whether the item in slot `id` belongs in the results now.
+    func matches(_ id: ItemID) -> Bool {
+        guard index.isItem(id) else { return false }
+        let item = IndexedItem(index, id)
+        let entry = index.entry(id)
+        if let containerFilter, !containerFilter.contains(Int(entry.container)) { return false }
+        if !specification.scopes.contains(item.scope) { return false }
+        if !includesHidden && item.isHidden { return false }
+        return compiled.evaluate(item)
+    }
+
+    /// Computes the result set from scratch, using the name index when the predicate allows.
+    func gather() -> [ResultItem] {
+        let candidates: [ItemID]
+        if let hint = specification.predicate.nameHint {
+            candidates = index.candidates(for: hint)
+        } else {
+            candidates = index.allItems(inContainers: containerFilter)
+        }
+        order = candidates.filter(matches)
+        sortOrder()
+        members = Set(order.map(index.identity))
+        return results
+    }
+
+    var results: [ResultItem] { order.map(result) }
+
+    func result(_ id: ItemID) -> ResultItem {
+        ResultItem(IndexedItem(index, id), identity: index.identity(id), attributes: specification.attributes)
+    }
+
+    private func sortOrder() {
+        let descriptors = specification.sort
+        let index = self.index
+        order.sort { MetadataSortDescriptor.areInIncreasingOrder(IndexedItem(index, $0), IndexedItem(index, $1), by: descriptors) }
+    }
+
+    /// Applies one change set; returns what this query's subscribers must be told.
+    func apply(_ changes: ChangeSet) -> QueryDelta {
+        if let containerFilter, changes.containers.isDisjoint(with: containerFilter) { return QueryDelta() }
+        var delta = QueryDelta()
+        var leaving = Set<ItemID>()
+        var entering: [ItemID] = []
+        for change in changes.changes.values {
+            let id = change.id
+            let wasMember: Bool
+            switch change.kind {
+            case .inserted: wasMember = false
+            case .updated, .removed:
+                wasMember = change.before.map { members.contains($0.identity) } ?? false
+            }
+            let isMember = change.kind != .removed && matches(id)
+            switch (wasMember, isMember) {
+            case (false, false):
+                continue
+            case (false, true):
+                entering.append(id)
+                delta.added.append(result(id))
+            case (true, false):
+                leaving.insert(id)
+                if let before = change.before {
+                    delta.removed.append(ResultItem(before, identity: before.identity, attributes: specification.attributes))
+                    members.remove(before.identity)
+                }
+            case (true, true):
+                guard let before = change.before else { continue }
+                let now = IndexedItem(index, id)
+                let visibleChange = change.oldPath != nil
+                    || visibleAttributes.contains { before.value(of: $0) != now.value(of: $0) }
+                    || (visibleAttributes.contains(.userTags) && before.stat.changed != now.stat.changed)
+                if visibleChange {
+                    delta.changed.append(ResultItem(now, identity: now.identity, attributes: specification.attributes,
+                                                    oldPath: change.oldPath))
+                    // Its sort position may have moved.
+                    leaving.insert(id)
+                    entering.append(id)
+                }
+            }
+        }
+        if !leaving.isEmpty { order.removeAll { leaving.contains($0) } }
+        for id in entering {
+            members.insert(index.identity(id))
+            insertSorted(id)
+        }
+        return delta
+    }
+
+    private func insertSorted(_ id: ItemID) {
+        let descriptors = specification.sort
+        let item = IndexedItem(index, id)
+        var low = 0, high = order.count
+        while low < high {
+            let mid = (low + high) / 2
+            if MetadataSortDescriptor.areInIncreasingOrder(IndexedItem(index, order[mid]), item, by: descriptors) {
+                low = mid + 1
+            } else {
+                high = mid
+            }
+        }
+        order.insert(id, at: low)
+    }
+}

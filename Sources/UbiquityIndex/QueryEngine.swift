@@ -1,0 +1,354 @@
+import UbiquityPredicate
+
+/// Where changes come from: the inotify watcher in production, a script in unit tests.
+public protocol ChangeSource: Sendable {
+    /// Batches in the order they happened. The first ones carry the initial crawl listings.
+    func batches() -> AsyncStream<ChangeBatch>
+    /// Asks for a barrier: the source emits a batch carrying `token` after every change made
+    /// before this call (e.g. by writing a cookie file and waiting for its event).
+    func requestBarrier(_ token: UInt64) async throws
+}
+
+/// Changes plus what the source wants subscribers to know.
+public struct ChangeBatch: Sendable {
+    public var changes: [FileSystemChange]
+    public var notices: [ChangeNotice]
+    /// Barrier tokens that this batch completes.
+    public var barriers: [UInt64]
+
+    public init(changes: [FileSystemChange] = [], notices: [ChangeNotice] = [], barriers: [UInt64] = []) {
+        self.changes = changes
+        self.notices = notices
+        self.barriers = barriers
+    }
+}
+
+public enum ChangeNotice: Sendable, Hashable {
+    /// The source lost events (kernel queue overflow) and rescanned the container.
+    case rescanned(ContainerID, reason: String)
+    /// A subtree could not be watched; it is kept correct by periodic rescans.
+    case unwatched(ContainerID, path: String, reason: String)
+    case containerUnavailable(ContainerID)
+    case containerAvailable(ContainerID)
+}
+
+/// What a live query's subscriber receives, in order.
+public enum QueryEvent: Sendable, Equatable {
+    case gatheringStarted
+    case gatheringProgress(count: Int)
+    /// The complete, sorted result set.
+    case gatheringFinished([ResultItem])
+    case update(QueryDelta)
+    /// The container was rescanned after lost events; `changes` real changes were found
+    /// (and delivered as ordinary updates).
+    case resync(container: ContainerID, reason: String, changes: Int)
+    /// The subscriber fell too far behind: here is the whole current result set.
+    case reset([ResultItem])
+    case unwatched(container: ContainerID, path: String, reason: String)
+    case containerUnavailable(ContainerID)
+    case containerAvailable(ContainerID)
+}
+
+public typealias QueryID = UInt64
+
+public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+    public var description: String { message }
+    public static func unknownQuery(_ id: QueryID) -> EngineError {
+        EngineError(code: "query.unknown", message: "no query with id \(id)")
+    }
+    public static func unknownContainer(_ id: ContainerID) -> EngineError {
+        EngineError(code: "container.unknown", message: "no container '\(id)'")
+    }
+}
+
+/// Limits that keep the engine's memory bounded.
+public struct EngineLimits: Sendable {
+    /// Items that may wait for one subscriber before it receives a `reset` instead.
+    public var pendingItemsPerQuery: Int = 10_000
+    /// Notices (resync, unwatched...) that may wait for one subscriber; older ones are dropped.
+    public var pendingNoticesPerQuery: Int = 64
+    public init() {}
+}
+
+/// The in-process engine: applies change batches to the index and keeps every live query's
+/// subscriber told. The server calls it; it owns the index.
+///
+/// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
+/// an unbounded queue, and never slows anyone else (SPEC §7.7).
+public actor QueryEngine {
+    private let index = MetadataIndex()
+    private let source: any ChangeSource
+    private let clock = ContinuousClock()
+    private let limits: EngineLimits
+    private var sessions: [QueryID: Session] = [:]
+    private var nextQueryID: QueryID = 1
+    private var nextBarrier: UInt64 = 1
+    private var completedBarriers = Set<UInt64>()
+    private var barrierWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var appliedBatches = 0
+    public private(set) var unwatched: [ChangeNotice] = []
+
+    final class Session {
+        let id: QueryID
+        let query: LiveQuery
+        var delivery: DeliveryStateMachine<ContinuousClock.Instant>
+        /// Events that go out before any pending update (gathering, notices).
+        var queue: [QueryEvent] = []
+        var waiter: CheckedContinuation<QueryEvent?, Never>?
+        var timer: Task<Void, Never>?
+        var stopped = false
+
+        init(id: QueryID, query: LiveQuery, delivery: DeliveryStateMachine<ContinuousClock.Instant>) {
+            self.id = id
+            self.query = query
+            self.delivery = delivery
+        }
+    }
+
+    public init(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits()) {
+        self.source = source
+        self.limits = limits
+        for container in containers { index.addContainer(container) }
+    }
+
+    /// Injects the `user.xdg.tags` reader (the watcher's), since the index does no I/O.
+    public func setTagsReader(_ reader: @escaping @Sendable (String) -> [String]) {
+        index.tagsReader = reader
+    }
+
+    // MARK: - Running
+
+    /// Consumes the source until it ends or the task is cancelled.
+    public func run() async {
+        for await batch in source.batches() {
+            apply(batch)
+        }
+    }
+
+    /// Applies one batch (also usable directly, e.g. by tests and benchmarks).
+    public func apply(_ batch: ChangeBatch) {
+        let changes = index.apply(batch.changes)
+        appliedBatches += 1
+        if !changes.isEmpty {
+            for session in sessions.values where !session.stopped && session.query.specification.live {
+                let delta = session.query.apply(changes)
+                if !delta.isEmpty {
+                    session.delivery.add(delta)
+                    schedule(session)
+                }
+            }
+        }
+        for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
+        for token in batch.barriers {
+            completedBarriers.insert(token)
+            barrierWaiters.removeValue(forKey: token)?.resume()
+        }
+    }
+
+    private func broadcast(_ notice: ChangeNotice, realChanges: Int) {
+        let event: QueryEvent
+        let container: ContainerID
+        switch notice {
+        case .rescanned(let c, let reason):
+            event = .resync(container: c, reason: reason, changes: realChanges)
+            container = c
+        case .unwatched(let c, let path, let reason):
+            event = .unwatched(container: c, path: path, reason: reason)
+            container = c
+            unwatched.append(notice)
+        case .containerUnavailable(let c):
+            event = .containerUnavailable(c)
+            container = c
+        case .containerAvailable(let c):
+            event = .containerAvailable(c)
+            container = c
+        }
+        for session in sessions.values where !session.stopped {
+            let wanted = session.query.specification.containers
+            guard wanted.isEmpty || wanted.contains(container) else { continue }
+            if session.queue.count >= limits.pendingNoticesPerQuery { session.queue.removeFirst() }
+            session.queue.append(event)
+            wake(session)
+        }
+    }
+
+    /// Returns once every change that happened before the call is in the index.
+    public func synchronize() async throws {
+        let token = nextBarrier
+        nextBarrier += 1
+        try await source.requestBarrier(token)
+        if completedBarriers.remove(token) != nil { return }
+        await withCheckedContinuation { continuation in
+            if completedBarriers.remove(token) != nil {
+                continuation.resume()
+            } else {
+                barrierWaiters[token] = continuation
+            }
+        }
+        completedBarriers.remove(token)
+    }
+
+    // MARK: - Queries
+
+    /// Starts a query: synchronises with the source (complete gathering, SPEC §7.1), gathers,
+    /// and returns its id. Read its events with ``events(_:)``.
+    public func start(_ specification: QuerySpecification) async throws -> QueryID {
+        for container in specification.containers where index.containerIndex(container) == nil {
+            throw EngineError.unknownContainer(container)
+        }
+        try await synchronize()
+        let id = nextQueryID
+        nextQueryID += 1
+        let query = LiveQuery(specification, index: index, context: EvaluationContext())
+        let session = Session(id: id, query: query, delivery: DeliveryStateMachine(
+            interval: specification.batchingInterval, limit: limits.pendingItemsPerQuery, gatheredAt: clock.now))
+        session.queue.append(.gatheringStarted)
+        let results = query.gather()
+        session.queue.append(.gatheringProgress(count: results.count))
+        session.queue.append(.gatheringFinished(results))
+        if !specification.live { session.stopped = true }
+        sessions[id] = session
+        return id
+    }
+
+    /// The events of a query, as an async sequence; it ends when the query stops.
+    public nonisolated func events(_ id: QueryID) -> QueryEvents { QueryEvents(engine: self, id: id) }
+
+    /// The current results of a query (also after it stopped, until it is released).
+    public func results(_ id: QueryID) throws(EngineError) -> [ResultItem] {
+        guard let session = sessions[id] else { throw .unknownQuery(id) }
+        return session.query.results
+    }
+
+    public func disableUpdates(_ id: QueryID) throws(EngineError) {
+        guard let session = sessions[id] else { throw .unknownQuery(id) }
+        session.delivery.disable()
+        session.timer?.cancel()
+        session.timer = nil
+    }
+
+    /// Releases everything held back since `disableUpdates` as one update.
+    public func enableUpdates(_ id: QueryID) throws(EngineError) {
+        guard let session = sessions[id] else { throw .unknownQuery(id) }
+        session.delivery.enable()
+        if let output = session.delivery.take(now: clock.now, force: true) {
+            session.queue.append(event(for: output, session))
+            wake(session)
+        }
+    }
+
+    /// Stops a query: no more events; its last results stay readable until ``release(_:)``.
+    public func stop(_ id: QueryID) throws(EngineError) {
+        guard let session = sessions[id] else { throw .unknownQuery(id) }
+        session.stopped = true
+        session.timer?.cancel()
+        session.timer = nil
+        session.waiter?.resume(returning: session.queue.isEmpty ? nil : session.queue.removeFirst())
+        session.waiter = nil
+    }
+
+    public func release(_ id: QueryID) {
+        if let session = sessions.removeValue(forKey: id) {
+            session.timer?.cancel()
+            session.waiter?.resume(returning: nil)
+        }
+    }
+
+    public var queryCount: Int { sessions.values.filter { !$0.stopped }.count }
+    public var itemCount: Int { index.itemCount }
+
+    // MARK: - Delivery
+
+    private func event(for output: DeliveryStateMachine<ContinuousClock.Instant>.Output, _ session: Session) -> QueryEvent {
+        switch output {
+        case .update(let delta): return .update(delta)
+        case .reset: return .reset(session.query.results)
+        }
+    }
+
+    /// Arranges for pending output to go out when its batching window opens.
+    private func schedule(_ session: Session) {
+        guard session.waiter != nil, session.timer == nil,
+              let due = session.delivery.deadline(now: clock.now) else { return }
+        if due <= clock.now {
+            wake(session)
+            return
+        }
+        let id = session.id
+        session.timer = Task { [weak self, clock] in
+            try? await clock.sleep(until: due)
+            if Task.isCancelled { return }
+            await self?.timerFired(id)
+        }
+    }
+
+    private func timerFired(_ id: QueryID) {
+        guard let session = sessions[id] else { return }
+        session.timer = nil
+        wake(session)
+    }
+
+    /// Hands the next event to a waiting subscriber, if one is waiting and something is due.
+    private func wake(_ session: Session) {
+        guard let waiter = session.waiter, let event = nextDueEvent(session) else {
+            if session.waiter != nil { schedule(session) }
+            return
+        }
+        session.waiter = nil
+        waiter.resume(returning: event)
+    }
+
+    private func nextDueEvent(_ session: Session) -> QueryEvent? {
+        if !session.queue.isEmpty { return session.queue.removeFirst() }
+        if session.stopped { return nil }
+        if let output = session.delivery.take(now: clock.now) { return event(for: output, session) }
+        return nil
+    }
+
+    /// The next event of a query; nil when it has stopped and nothing is left.
+    func nextEvent(_ id: QueryID) async -> QueryEvent? {
+        guard let session = sessions[id] else { return nil }
+        if let event = nextDueEvent(session) { return event }
+        if session.stopped { return nil }
+        if session.waiter != nil { return nil }     // one reader per query
+        return await withCheckedContinuation { continuation in
+            session.waiter = continuation
+            schedule(session)
+        }
+    }
+
+    /// A reader went away (its task was cancelled): stop waiting for it.
+    func cancelWait(_ id: QueryID) {
+        guard let session = sessions[id] else { return }
+        session.waiter?.resume(returning: nil)
+        session.waiter = nil
+        session.timer?.cancel()
+        session.timer = nil
+    }
+}
+
+/// The events of one query. Reading is what lets updates flow: an unread query only keeps
+/// a coalesced summary (and at worst a reset).
+public struct QueryEvents: AsyncSequence, Sendable {
+    public typealias Element = QueryEvent
+    let engine: QueryEngine
+    let id: QueryID
+
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        let engine: QueryEngine
+        let id: QueryID
+
+        public mutating func next() async -> QueryEvent? {
+            let engine = self.engine, id = self.id
+            return await withTaskCancellationHandler {
+                await engine.nextEvent(id)
+            } onCancel: {
+                Task { await engine.cancelWait(id) }
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(engine: engine, id: id) }
+}

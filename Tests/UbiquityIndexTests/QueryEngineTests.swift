@@ -1,0 +1,226 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import UbiquityIndex
+import UbiquityPredicate
+
+/// A change source driven by the test. Barriers are answered in stream order, so a barrier
+/// requested after `send` completes only once the engine has applied what was sent.
+final class ScriptedSource: ChangeSource {
+    let stream: AsyncStream<ChangeBatch>
+    let continuation: AsyncStream<ChangeBatch>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: ChangeBatch.self)
+    }
+
+    func batches() -> AsyncStream<ChangeBatch> { stream }
+    func requestBarrier(_ token: UInt64) async throws { continuation.yield(ChangeBatch(barriers: [token])) }
+    func send(_ changes: [FileSystemChange], notices: [ChangeNotice] = []) {
+        continuation.yield(ChangeBatch(changes: changes, notices: notices))
+    }
+}
+
+/// Reads events with a deadline, so a missing event fails the test instead of hanging it.
+func nextEvent(_ iterator: inout QueryEvents.AsyncIterator, within seconds: Double = 10) async throws -> QueryEvent? {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    var it = iterator
+    let result = try await withThrowingTaskGroup(of: (QueryEvent?, QueryEvents.AsyncIterator)?.self) { group in
+        group.addTask { [it] in
+            var copy = it
+            let event = await copy.next()
+            return (event, copy)
+        }
+        group.addTask {
+            try await Task.sleep(until: deadline, clock: .continuous)
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first
+    }
+    guard let (event, advanced) = result else {
+        Issue.record("no event within \(seconds) s")
+        return nil
+    }
+    it = advanced
+    iterator = it
+    return event
+}
+
+@Suite("Query engine")
+struct QueryEngineTests {
+    struct Harness {
+        let source = ScriptedSource()
+        let engine: QueryEngine
+        var tree = TreeBuilder()
+        let runner: Task<Void, Never>
+
+        init(paths: [String], limits: EngineLimits = EngineLimits()) {
+            engine = QueryEngine(containers: [tree.descriptor], source: source, limits: limits)
+            source.send([tree.listing(paths)])
+            let engine = self.engine
+            runner = Task { await engine.run() }
+        }
+
+        func spec(_ text: String, interval: Duration = .zero, live: Bool = true) throws -> QuerySpecification {
+            QuerySpecification(predicate: try MetadataPredicate(parsing: text), sort: [try MetadataSortDescriptor(parsing: "name")],
+                               attributes: [.name, .size], batchingInterval: interval, live: live)
+        }
+
+        func finish() {
+            source.continuation.finish()
+            runner.cancel()
+        }
+    }
+
+    func names(_ items: [ResultItem]) -> [String] { items.map { $0.path.split(separator: "/").last.map(String.init) ?? "" } }
+
+    @Test func gatheringIsCompleteAndOrdered() async throws {
+        var h = Harness(paths: ["Documents/Item_2", "Documents/Item_1", "Documents/x"])
+        defer { h.finish() }
+        // Made just before the query starts: complete gathering must include it.
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_0"], h.tree.file())])
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var events = h.engine.events(id).makeAsyncIterator()
+        #expect(try await nextEvent(&events) == .gatheringStarted)
+        #expect(try await nextEvent(&events) == .gatheringProgress(count: 3))
+        guard case .gatheringFinished(let results)? = try await nextEvent(&events) else {
+            Issue.record("expected gatheringFinished")
+            return
+        }
+        #expect(names(results) == ["Item_0", "Item_1", "Item_2"])
+        #expect(try await h.engine.results(id) == results)
+    }
+
+    @Test func liveUpdatesArriveAsTheyHappen() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var events = h.engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file(7))])
+        guard case .update(let delta)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(delta.added) == ["Item_2"])
+        #expect(delta.added.first?.values[.size] == .integer(7))
+        h.source.send([.remove(h.tree.container, ["Documents", "Item_1"])])
+        guard case .update(let removal)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(removal.removed) == ["Item_1"])
+        #expect(removal.added.isEmpty && removal.changed.isEmpty)
+    }
+
+    @Test func changesWithinOneBatchingWindowComeAsOneUpdate() async throws {
+        var h = Harness(paths: ["Documents/"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'", interval: .seconds(1)))
+        var events = h.engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        for i in 1...3 { h.source.send([.stat(h.tree.container, ["Documents", "Item_\(i)"], h.tree.file())]) }
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_1"], h.tree.file(99))])   // coalesces into added
+        guard case .update(let delta)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(delta.added) == ["Item_1", "Item_2", "Item_3"])
+        #expect(delta.added.first?.values[.size] == .integer(99))
+        #expect(delta.changed.isEmpty)
+    }
+
+    @Test func disabledUpdatesAccumulateAndEnableReleasesThemAsOne() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var events = h.engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        try await h.engine.disableUpdates(id)
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file())])
+        h.source.send([.remove(h.tree.container, ["Documents", "Item_1"])])
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_3"], h.tree.file())])
+        try await h.engine.synchronize()
+        try await h.engine.enableUpdates(id)
+        guard case .update(let delta)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(delta.added) == ["Item_2", "Item_3"])
+        #expect(names(delta.removed) == ["Item_1"])
+    }
+
+    @Test func aSubscriberThatDoesNotReadGetsAResetAndDelaysNobody() async throws {
+        var limits = EngineLimits()
+        limits.pendingItemsPerQuery = 100
+        var h = Harness(paths: ["Documents/"], limits: limits)
+        defer { h.finish() }
+        let slow = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        let fast = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var fastEvents = h.engine.events(fast).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&fastEvents) }
+        var seenByFast = 0
+        for i in 0..<1_000 {
+            h.source.send([.stat(h.tree.container, ["Documents", "Item_\(i)"], h.tree.file())])
+            if i % 100 == 99 {
+                // The fast subscriber keeps up while the slow one reads nothing.
+                while seenByFast < i + 1 {
+                    guard case .update(let delta)? = try await nextEvent(&fastEvents) else {
+                        Issue.record("fast subscriber stalled at \(seenByFast)")
+                        return
+                    }
+                    seenByFast += delta.added.count
+                }
+            }
+        }
+        try await h.engine.synchronize()
+        var slowEvents = h.engine.events(slow).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&slowEvents) }
+        guard case .reset(let results)? = try await nextEvent(&slowEvents) else {
+            Issue.record("expected a reset for the subscriber that fell behind")
+            return
+        }
+        #expect(results.count == 1_000)
+        #expect(seenByFast == 1_000)
+    }
+
+    @Test func stoppedAndOneShotQueriesEnd() async throws {
+        let h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let once = try await h.engine.start(try h.spec("name LIKE 'Item_*'", live: false))
+        var events = h.engine.events(once).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        #expect(try await nextEvent(&events) == nil)
+
+        let live = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var liveEvents = h.engine.events(live).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&liveEvents) }
+        try await h.engine.stop(live)
+        #expect(try await nextEvent(&liveEvents) == nil)
+        #expect(try await h.engine.results(live).count == 1)      // still readable after stop
+        await h.engine.release(live)
+        await #expect(throws: EngineError.unknownQuery(live)) { try await h.engine.results(live) }
+    }
+
+    @Test func noticesReachSubscribers() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var events = h.engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        // An overflow rescan: the listing's real differences, then the resync notice.
+        let listing = h.tree.listing(["Documents/Item_1", "Documents/Item_2"])
+        h.source.send([listing], notices: [.rescanned(h.tree.container, reason: "kernel event queue overflowed")])
+        var sawResync = false
+        for _ in 0..<3 where !sawResync {
+            if case .resync(let container, _, let changes)? = try await nextEvent(&events) {
+                #expect(container == h.tree.container)
+                #expect(changes >= 1)
+                sawResync = true
+            }
+        }
+        #expect(sawResync)
+    }
+}
