@@ -29,6 +29,7 @@ docs: build
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks
+	cd Benchmarks && $(SWIFT) run -c release IndexBenchmarks
 
 clean:
 	rm -rf .build Benchmarks/.build

@@ -10,6 +10,18 @@ let package = Package(
         .package(name: "Ubiquity", path: ".."),
     ],
     targets: [
+        /// Index memory per item and name-index query time on synthetic trees of 10k to 1M items.
+        .executableTarget(
+            name: "IndexBenchmarks",
+            dependencies: [
+                .product(name: "UbiquityIndex", package: "Ubiquity"),
+                .product(name: "UbiquityPredicate", package: "Ubiquity"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+            ]
+        ),
         .executableTarget(
             name: "PredicateBenchmarks",
             dependencies: [

@@ -70,19 +70,18 @@ public struct IndexedItem: ItemFacts {
         self.id = id
     }
 
-    private var entry: MetadataIndex.Entry { index.entry(id) }
-    public var name: String { entry.name }
-    public var stat: FileStat { entry.stat }
-    public var isPackage: Bool { entry.flags.contains(.package) }
-    public var isHidden: Bool { entry.flags.contains(.hidden) }
-    public var scope: Scope { entry.flags.contains(.documents) ? .documents : .data }
-    public var containerID: ContainerID { index.containers[Int(entry.container)].id }
+    public var name: String { index.name(id) }
+    public var stat: FileStat { index.stat(id) }
+    public var isPackage: Bool { index.flags(id).contains(.package) }
+    public var isHidden: Bool { index.flags(id).contains(.hidden) }
+    public var scope: Scope { index.flags(id).contains(.documents) ? .documents : .data }
+    public var containerID: ContainerID { index.containers[index.container(of: id)].id }
     public var packageType: String? {
-        guard isPackage, let ext = ContentTypes.pathExtension(entry.name) else { return nil }
-        return index.containers[Int(entry.container)].packageTypes[ext.lowercased()]
+        guard isPackage, let ext = ContentTypes.pathExtension(name) else { return nil }
+        return index.containers[index.container(of: id)].packageTypes[ext.lowercased()]
     }
-    public var packageSize: Int64 { entry.packageSize }
-    public var packageModified: Int64 { entry.packageModified }
+    public var packageSize: Int64 { index.entries[Int(id)].packageSize }
+    public var packageModified: Int64 { index.entries[Int(id)].packageModified }
     public var path: String { index.path(of: id) }
     public var tags: [String] { index.tagsReader?(path) ?? [] }
     public var identity: ItemIdentity { index.identity(id) }

@@ -100,24 +100,31 @@ final class LiveQuery {
 
     /// Whether the item in slot `id` belongs in the results now.
     func matches(_ id: ItemID) -> Bool {
-        guard index.isItem(id) else { return false }
-        let item = IndexedItem(index, id)
-        let entry = index.entry(id)
-        if let containerFilter, !containerFilter.contains(Int(entry.container)) { return false }
-        if !specification.scopes.contains(item.scope) { return false }
-        if !includesHidden && item.isHidden { return false }
-        return compiled.evaluate(item)
+        guard index.isItem(id), isInScope(index.flags(id), index.container(of: id)) else { return false }
+        return compiled.evaluate(IndexedItem(index, id))
     }
 
-    /// Computes the result set from scratch, using the name index when the predicate allows.
-    func gather() -> [ResultItem] {
-        let candidates: [ItemID]
-        if let hint = specification.predicate.nameHint {
-            candidates = index.candidates(for: hint)
-        } else {
-            candidates = index.allItems(inContainers: containerFilter)
+    /// The matching items, unsorted, using the name index when the predicate allows.
+    func matchingIDs() -> [ItemID] {
+        guard let hint = specification.predicate.nameHint else {
+            return index.allItems(inContainers: containerFilter).filter(matches)
         }
-        order = candidates.filter(matches)
+        let candidates = index.candidates(for: hint, accept: isInScope)
+        // When the hint says everything the predicate does, there is nothing left to evaluate.
+        if specification.predicate.nameHintIsComplete { return candidates }
+        return candidates.filter { compiled.evaluate(IndexedItem(index, $0)) }
+    }
+
+    /// Container, scope and hidden-item rules, without the predicate.
+    private func isInScope(_ flags: MetadataIndex.Flags, _ container: Int) -> Bool {
+        if let containerFilter, !containerFilter.contains(container) { return false }
+        if !specification.scopes.contains(flags.contains(.documents) ? .documents : .data) { return false }
+        return includesHidden || !flags.contains(.hidden)
+    }
+
+    /// Computes the result set from scratch.
+    func gather() -> [ResultItem] {
+        order = matchingIDs()
         sortOrder()
         members = Set(order.map(index.identity))
         return results

@@ -88,6 +88,12 @@ public final class MetadataIndex {
 
     func entry(_ id: ItemID) -> Entry { entries[Int(id)] }
 
+    // Field readers for hot paths: they avoid copying (and reference-counting) a whole Entry.
+    @inline(__always) func name(_ id: ItemID) -> String { entries[Int(id)].name }
+    @inline(__always) func flags(_ id: ItemID) -> Flags { entries[Int(id)].flags }
+    @inline(__always) func stat(_ id: ItemID) -> FileStat { entries[Int(id)].stat }
+    @inline(__always) func container(of id: ItemID) -> Int { Int(entries[Int(id)].container) }
+
     /// The identity of the item now in slot `id`: stable for its whole life, never reused.
     public func identity(_ id: ItemID) -> ItemIdentity {
         ItemIdentity(id: id, generation: entries[Int(id)].generation)
@@ -99,7 +105,7 @@ public final class MetadataIndex {
 
     /// An entry that can be a query result: not a container root, not inside a package.
     func isItem(_ id: ItemID) -> Bool {
-        let flags = entries[Int(id)].flags
+        let flags = self.flags(id)
         return flags.contains(.live) && !flags.contains(.containerRoot) && !flags.contains(.insidePackage)
     }
 
@@ -151,7 +157,41 @@ public final class MetadataIndex {
 
     /// Candidate items for a name hint (a superset of the matches), or nil when the hint is too weak.
     func candidates(for hint: NameHint) -> [ItemID] {
-        names.candidates(hint).filter { isItem($0) }
+        candidates(for: hint) { _, _ in true }
+    }
+
+    /// Items whose name satisfies the hint and whose flags and container pass `accept`, in one
+    /// pass over the entries (no per-item copies or exclusivity checks).
+    func candidates(for hint: NameHint, accept: (Flags, Int) -> Bool) -> [ItemID] {
+        var result: [ItemID] = []
+        var seen = Set<ItemID>()
+        let dedupe = hint.constraints.count > 1
+        entries.withUnsafeBufferPointer { entries in
+            for constraint in hint.constraints {
+                let (ids, needsCheck) = names.ids(for: constraint, caseInsensitive: hint.caseInsensitive)
+                let test: StringMatcherForHints?
+                switch constraint {
+                case .exact(let s) where needsCheck:
+                    test = StringMatcherForHints(hint.caseInsensitive ? s.lowercased() : s, prefix: false,
+                                                 caseInsensitive: hint.caseInsensitive)
+                case .prefix(let s):
+                    test = StringMatcherForHints(hint.caseInsensitive ? s.lowercased() : s, prefix: true,
+                                                 caseInsensitive: hint.caseInsensitive)
+                default:
+                    test = nil
+                }
+                for id in ids {
+                    // Field by field: copying a whole Entry would reference-count its name and children.
+                    let flags = entries[Int(id)].flags
+                    guard flags.contains(.live), !flags.contains(.containerRoot), !flags.contains(.insidePackage),
+                          accept(flags, Int(entries[Int(id)].container)) else { continue }
+                    if let test, !test.accepts(entries[Int(id)].name) { continue }
+                    if dedupe, !seen.insert(id).inserted { continue }
+                    result.append(id)
+                }
+            }
+        }
+        return result
     }
 
     // MARK: - Mutation primitives (used by MetadataIndex+Apply)

@@ -1,4 +1,4 @@
-import UbiquityPredicate
+public import UbiquityPredicate
 
 /// Where changes come from: the inotify watcher in production, a script in unit tests.
 public protocol ChangeSource: Sendable {
@@ -254,6 +254,17 @@ public actor QueryEngine {
             session.timer?.cancel()
             session.waiter?.resume(returning: nil)
         }
+    }
+
+    /// Results of a one-shot query against the index as it is now (no barrier, no session).
+    public func snapshot(_ specification: QuerySpecification) -> [ResultItem] {
+        LiveQuery(specification, index: index, context: EvaluationContext()).gather()
+    }
+
+    /// How many items match, without building results: the cost of the lookup itself.
+    public func count(_ predicate: MetadataPredicate) -> Int {
+        let query = LiveQuery(QuerySpecification(predicate: predicate), index: index, context: EvaluationContext())
+        return query.matchingIDs().count
     }
 
     public var queryCount: Int { sessions.values.filter { !$0.stopped }.count }

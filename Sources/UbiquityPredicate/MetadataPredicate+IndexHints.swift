@@ -63,7 +63,33 @@ extension MetadataPredicate {
     }
 }
 
+extension MetadataPredicate {
+    /// True when ``nameHint`` says everything the predicate does: the items whose names satisfy
+    /// the hint are exactly the matches (`name LIKE 'Item_*'`, `name BEGINSWITH 'a'`,
+    /// `name == 'x'`, `name IN {...}`), so an index need not evaluate the predicate again.
+    public var nameHintIsComplete: Bool {
+        guard case .comparison(let c) = self, c.nameHint != nil, case .attribute(.name) = c.left,
+              case .constant = c.right else { return false }
+        switch c.op {
+        case .beginsWith, .in: return true
+        case .equal:
+            guard case .constant(.string(let s)) = c.right else { return false }
+            return Comparison.isLiteralPrefixGlob(s) || !StringMatcher.hasWildcard(s)
+        case .like:
+            guard case .constant(.string(let s)) = c.right else { return false }
+            return Comparison.isLiteralPrefixGlob(s) || !StringMatcher.hasWildcard(s)
+        default: return false
+        }
+    }
+}
+
 extension Comparison {
+    /// `literal*` with no other unescaped wildcard (and no escapes, to keep it simple).
+    static func isLiteralPrefixGlob(_ pattern: String) -> Bool {
+        guard pattern.hasSuffix("*"), !pattern.contains("\\") else { return false }
+        return !pattern.dropLast().contains { $0 == "*" || $0 == "?" }
+    }
+
     var nameHint: NameHint? {
         guard quantifier == .single, !options.contains(.diacriticInsensitive), !options.contains(.wordBased) else {
             return nil
