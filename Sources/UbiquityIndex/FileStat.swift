@@ -10,7 +10,8 @@ public struct FileStat: Sendable, Hashable {
         case regular, directory, symlink, other
     }
 
-    public var kind: Kind
+    // Declaration order is memory layout: 8-byte fields first, `kind` last, so the struct is
+    // 56 bytes instead of 64 (one per indexed entry).
     public var size: Int64
     /// Content modification time (`mtime`).
     public var modified: Int64
@@ -18,10 +19,11 @@ public struct FileStat: Sendable, Hashable {
     public var created: Int64
     /// Status change time (`ctime`): moves on chmod, chown, xattr and link changes.
     public var changed: Int64
+    public var inode: UInt64
     public var mode: UInt32
     public var uid: UInt32
     public var gid: UInt32
-    public var inode: UInt64
+    public var kind: Kind
 
     public init(
         kind: Kind, size: Int64 = 0, modified: Int64 = 0, created: Int64 = 0, changed: Int64 = 0,

@@ -80,8 +80,8 @@ public struct IndexedItem: ItemFacts {
         guard isPackage, let ext = ContentTypes.pathExtension(name) else { return nil }
         return index.containers[index.container(of: id)].packageTypes[ext.lowercased()]
     }
-    public var packageSize: Int64 { index.entries[Int(id)].packageSize }
-    public var packageModified: Int64 { index.entries[Int(id)].packageModified }
+    public var packageSize: Int64 { index.packageTotals(id).size }
+    public var packageModified: Int64 { index.packageTotals(id).modified }
     public var path: String { index.path(of: id) }
     public var tags: [String] { index.tagsReader?(path) ?? [] }
     public var identity: ItemIdentity { index.identity(id) }

@@ -72,6 +72,8 @@ final class LiveQuery {
     private let compiled: CompiledPredicate
     private let includesHidden: Bool
     private let containerFilter: Set<Int>?
+    private let wantsDocuments: Bool
+    private let wantsData: Bool
     /// Attributes whose change is visible to this query: requested, sorted by, or tested.
     private let visibleAttributes: [Attribute]
     private unowned let index: MetadataIndex
@@ -84,6 +86,8 @@ final class LiveQuery {
         self.index = index
         compiled = specification.predicate.compiled(context)
         includesHidden = specification.predicate.attributes.contains(.isHidden)
+        wantsDocuments = specification.scopes.contains(.documents)
+        wantsData = specification.scopes.contains(.data)
         if specification.containers.isEmpty {
             containerFilter = nil
         } else {
@@ -115,10 +119,11 @@ final class LiveQuery {
         return candidates.filter { compiled.evaluate(IndexedItem(index, $0)) }
     }
 
-    /// Container, scope and hidden-item rules, without the predicate.
+    /// Container, scope and hidden-item rules, without the predicate. Runs once per candidate:
+    /// plain Booleans, no hashing.
     private func isInScope(_ flags: MetadataIndex.Flags, _ container: Int) -> Bool {
         if let containerFilter, !containerFilter.contains(container) { return false }
-        if !specification.scopes.contains(flags.contains(.documents) ? .documents : .data) { return false }
+        if !(flags.contains(.documents) ? wantsDocuments : wantsData) { return false }
         return includesHidden || !flags.contains(.hidden)
     }
 

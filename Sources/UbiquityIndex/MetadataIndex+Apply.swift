@@ -66,8 +66,12 @@ extension MetadataIndex {
     /// Coalescing: an item inserted and then removed in one batch does not appear; inserted then
     /// updated is inserted; updated then removed is removed. Changes inside a package are one
     /// `updated` of the package item.
-    public func apply(_ batch: [FileSystemChange]) -> ChangeSet {
-        var recorder = Recorder()
+    ///
+    /// - Parameter record: false skips building the change set (nobody is listening yet, e.g.
+    ///   the first crawl before any query): much faster and lighter for a million items.
+    @discardableResult
+    public func apply(_ batch: [FileSystemChange], record: Bool = true) -> ChangeSet {
+        var recorder = Recorder(enabled: record)
         for change in batch {
             switch change {
             case .stat(let container, let path, let stat):
@@ -83,6 +87,7 @@ extension MetadataIndex {
                 move(container: c, from: from, to: to, stat: stat, &recorder)
             case .listing(let container, let path, let listing):
                 guard let c = containerIndex(container) else { continue }
+                reserve(listing.entries.count)
                 applyListing(container: c, path, listing, &recorder)
             }
         }
@@ -94,30 +99,33 @@ extension MetadataIndex {
     // MARK: - Recording
 
     struct Recorder {
+        let enabled: Bool
         var changeSet = ChangeSet()
         var dirtyPackages = Set<ItemID>()
     }
 
     /// The package item that an entry belongs to, if it is inside one.
     private func owningPackage(_ id: ItemID) -> ItemID? {
-        var current = entry(id).parent
+        var current = parent(id)
         while true {
-            let e = entry(current)
-            if e.flags.contains(.containerRoot) { return nil }
-            if e.flags.contains(.package) { return current }
-            current = e.parent
+            let f = flags(current)
+            if f.contains(.containerRoot) { return nil }
+            if f.contains(.package) { return current }
+            current = parent(current)
         }
     }
 
     /// Call BEFORE mutating an item, so its snapshot shows the old state.
     private func noteUpdate(_ id: ItemID, oldPath: String? = nil, _ recorder: inout Recorder) {
-        let e = entry(id)
-        if e.flags.contains(.containerRoot) { return }
-        if e.flags.contains(.insidePackage) {
+        let f = flags(id)
+        if f.contains(.containerRoot) { return }
+        if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
         }
-        recorder.changeSet.containers.insert(Int(e.container))
+        if f.contains(.package) { recorder.dirtyPackages.insert(id) }
+        guard recorder.enabled else { return }
+        recorder.changeSet.containers.insert(container(of: id))
         if var existing = recorder.changeSet.changes[id] {
             if existing.oldPath == nil, let oldPath { existing.oldPath = oldPath }
             recorder.changeSet.changes[id] = existing
@@ -129,29 +137,30 @@ extension MetadataIndex {
 
     private func noteUpdate(_ id: ItemID, recorder: inout Recorder) {
         noteUpdate(id, oldPath: nil, &recorder)
-        if entry(id).flags.contains(.package) { recorder.dirtyPackages.insert(id) }
     }
 
     private func noteInsert(_ id: ItemID, _ recorder: inout Recorder) {
-        let e = entry(id)
-        if e.flags.contains(.insidePackage) {
+        let f = flags(id)
+        if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
         }
-        recorder.changeSet.containers.insert(Int(e.container))
+        if f.contains(.package) { recorder.dirtyPackages.insert(id) }
+        guard recorder.enabled else { return }
+        recorder.changeSet.containers.insert(container(of: id))
         recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
-        if e.flags.contains(.package) { recorder.dirtyPackages.insert(id) }
     }
 
     /// Call BEFORE releasing the entry.
     private func noteRemove(_ id: ItemID, _ recorder: inout Recorder) {
-        let e = entry(id)
-        if e.flags.contains(.containerRoot) { return }
-        if e.flags.contains(.insidePackage) {
+        let f = flags(id)
+        if f.contains(.containerRoot) { return }
+        if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
         }
-        recorder.changeSet.containers.insert(Int(e.container))
+        guard recorder.enabled else { return }
+        recorder.changeSet.containers.insert(container(of: id))
         if let existing = recorder.changeSet.changes[id] {
             if existing.kind == .inserted {
                 recorder.changeSet.changes[id] = nil      // came and went within the batch
@@ -168,15 +177,15 @@ extension MetadataIndex {
 
     /// Flags an entry inherits from its parent and earns by its own name.
     private func flags(forChild name: String, of parent: ItemID, kind: FileStat.Kind, container: Int) -> Flags {
-        let p = entry(parent)
+        let p = flags(parent)
         var flags: Flags = [.live]
-        if p.flags.contains(.insidePackage) || p.flags.contains(.package) { flags.insert(.insidePackage) }
-        if p.flags.contains(.hidden) || MetadataIndex.isHiddenName(name) { flags.insert(.hidden) }
-        if p.flags.contains(.documents) || (p.flags.contains(.containerRoot) && name == "Documents") {
+        if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
+        if p.contains(.hidden) || MetadataIndex.isHiddenName(name) { flags.insert(.hidden) }
+        if p.contains(.documents) || (p.contains(.containerRoot) && name == "Documents") {
             flags.insert(.documents)
         }
-        if kind == .directory, !flags.contains(.insidePackage), let ext = ContentTypes.pathExtension(name),
-           containers[container].packageTypes[ext.lowercased()] != nil {
+        if kind == .directory, !flags.contains(.insidePackage), !containers[container].packageTypes.isEmpty,
+           let ext = ContentTypes.pathExtension(name), containers[container].packageTypes[ext.lowercased()] != nil {
             flags.insert(.package)
         }
         return flags
@@ -192,12 +201,10 @@ extension MetadataIndex {
     }
 
     private func insert(name: String, parent: ItemID, stat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID {
-        let entry = Entry(name: name, parent: parent, container: UInt16(container),
-                          flags: flags(forChild: name, of: parent, kind: stat.kind, container: container),
-                          stat: stat, children: stat.kind == .directory ? [:] : nil)
-        let id = allocate(entry)
-        update(parent) { $0.children?[name] = id }
-        names.insert(name, id)
+        let id = allocate(name: name, parent: parent, container: UInt16(container),
+                          flags: flags(forChild: name, of: parent, kind: stat.kind, container: container), stat: stat)
+        setChild(parent, name, id)
+        nameIndex.insert(name, id, names: names)
         noteInsert(id, &recorder)
         return id
     }
@@ -207,44 +214,55 @@ extension MetadataIndex {
     @discardableResult
     private func upsert(container: Int, _ path: [String], _ stat: FileStat, _ recorder: inout Recorder) -> ItemID? {
         guard let name = path.last, let parent = lookup(container: container, Array(path.dropLast())),
-              entry(parent).children != nil else { return nil }
-        if let existing = entry(parent).children?[name] {
-            let old = entry(existing).stat
+              children(parent) != nil else { return nil }
+        return upsert(name: name, in: parent, stat, container: container, &recorder)
+    }
+
+    private func upsert(name: String, in parent: ItemID, _ stat: FileStat, container: Int,
+                        _ recorder: inout Recorder) -> ItemID {
+        if let existing = child(parent, name) {
+            let old = self.stat(existing)
             if old.kind != stat.kind {
                 removeSubtree(existing, &recorder)
                 return insert(name: name, parent: parent, stat: stat, container: container, &recorder)
             }
             if old != stat {
                 noteUpdate(existing, recorder: &recorder)
-                update(existing) { $0.stat = stat }
+                setStat(existing, stat)
             }
             return existing
         }
         return insert(name: name, parent: parent, stat: stat, container: container, &recorder)
     }
 
-    private func removeSubtree(_ id: ItemID, _ recorder: inout Recorder) {
-        let e = entry(id)
-        if !e.flags.contains(.containerRoot) {
-            update(e.parent) { $0.children?[e.name] = nil }
-        }
-        var stack = [id]
+    /// The entry and its descendants, parents before children.
+    private func subtree(_ id: ItemID) -> [ItemID] {
         var order: [ItemID] = []
+        var stack = [id]
         while let next = stack.popLast() {
             order.append(next)
-            if let children = entry(next).children { stack.append(contentsOf: children.values) }
+            if let children = children(next) { stack.append(contentsOf: children.values) }
         }
-        for victim in order {
-            noteRemove(victim, &recorder)
+        return order
+    }
+
+    private func removeSubtree(_ id: ItemID, _ recorder: inout Recorder) {
+        if !flags(id).contains(.containerRoot) {
+            setChild(parent(id), name(id), nil)
         }
-        for victim in order.reversed() where !entry(victim).flags.contains(.containerRoot) {
+        let order = subtree(id)
+        for victim in order { noteRemove(victim, &recorder) }
+        if let package = flags(id).contains(.insidePackage) ? owningPackage(id) : nil {
+            recorder.dirtyPackages.insert(package)
+        }
+        for victim in order.reversed() where !flags(victim).contains(.containerRoot) {
             release(victim)
         }
     }
 
     private func removeContainerContents(_ container: Int, _ recorder: inout Recorder) {
         guard let root = rootID(ofContainer: container) else { return }
-        for child in entry(root).children?.values.map({ $0 }) ?? [] { removeSubtree(child, &recorder) }
+        for child in children(root)?.values.map({ $0 }) ?? [] { removeSubtree(child, &recorder) }
         clearRoot(container: container)
         release(root)
     }
@@ -255,59 +273,47 @@ extension MetadataIndex {
             return
         }
         guard let newName = to.last, let newParent = lookup(container: container, Array(to.dropLast())),
-              entry(newParent).children != nil else {
+              children(newParent) != nil else {
             removeSubtree(source, &recorder)      // moved somewhere we do not index
             return
         }
-        let sourceEntry = entry(source)
-        let newStat = stat ?? sourceEntry.stat
-        if let target = entry(newParent).children?[newName], target != source {
+        let newStat = stat ?? self.stat(source)
+        if let target = child(newParent, newName), target != source {
             // Replaced an existing entry: an atomic save keeps the target's identity.
-            let targetEntry = entry(target)
-            if targetEntry.stat.kind == newStat.kind && newStat.kind != .directory {
+            if self.stat(target).kind == newStat.kind && newStat.kind != .directory {
                 noteUpdate(target, recorder: &recorder)
-                update(target) { $0.stat = newStat }
+                setStat(target, newStat)
                 removeSubtree(source, &recorder)
                 return
             }
             removeSubtree(target, &recorder)
         }
         // A rename: the entry and its subtree keep their ids; paths and inherited flags change.
-        var subtree: [ItemID] = []
-        var stack = [source]
-        while let next = stack.popLast() {
-            subtree.append(next)
-            if let children = entry(next).children { stack.append(contentsOf: children.values) }
-        }
-        for id in subtree { noteUpdate(id, oldPath: path(of: id), &recorder) }
+        let moved = subtree(source)
+        for id in moved { noteUpdate(id, oldPath: recorder.enabled ? path(of: id) : nil, &recorder) }
         if let oldPackage = owningPackage(source) { recorder.dirtyPackages.insert(oldPackage) }
-        update(sourceEntry.parent) { $0.children?[sourceEntry.name] = nil }
-        names.remove(sourceEntry.name, source)
-        update(source) {
-            $0.name = newName
-            $0.parent = newParent
-            $0.stat = newStat
-        }
-        update(newParent) { $0.children?[newName] = source }
-        names.insert(newName, source)
+        setChild(parent(source), name(source), nil)
+        rename(source, to: newName, parent: newParent)
+        setStat(source, newStat)
+        setChild(newParent, newName, source)
         // Re-derive inherited flags top-down (hidden, documents, package membership may change).
-        for id in subtree {
-            let e = entry(id)
-            let derived = flags(forChild: e.name, of: e.parent, kind: e.stat.kind, container: container)
-            if derived != e.flags {
-                let wasItem = !e.flags.contains(.insidePackage)
-                update(id) { $0.flags = derived }
-                if wasItem && derived.contains(.insidePackage) {
-                    // Moved into a package: no longer an item of its own.
-                    if recorder.changeSet.changes[id]?.kind == .inserted { recorder.changeSet.changes[id] = nil }
-                    else { recorder.changeSet.changes[id]?.kind = .removed }
-                } else if !wasItem && !derived.contains(.insidePackage) {
-                    recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
-                }
+        for id in moved {
+            let old = flags(id)
+            let derived = flags(forChild: name(id), of: parent(id), kind: self.stat(id).kind, container: container)
+            guard derived != old else { continue }
+            setFlags(id, derived)
+            let wasItem = !old.contains(.insidePackage), isItem = !derived.contains(.insidePackage)
+            guard recorder.enabled, wasItem != isItem else { continue }
+            if wasItem {
+                // Moved into a package: no longer an item of its own.
+                if recorder.changeSet.changes[id]?.kind == .inserted { recorder.changeSet.changes[id] = nil }
+                else { recorder.changeSet.changes[id]?.kind = .removed }
+            } else {
+                recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
             }
         }
         if let newPackage = owningPackage(source) { noteUpdate(newPackage, recorder: &recorder) }
-        if entry(source).flags.contains(.package) { recorder.dirtyPackages.insert(source) }
+        if flags(source).contains(.package) { recorder.dirtyPackages.insert(source) }
     }
 
     private func applyListing(container: Int, _ path: [String], _ listing: CrawlListing, _ recorder: inout Recorder) {
@@ -323,38 +329,25 @@ extension MetadataIndex {
             guard let id = upsert(container: container, path, rootStat, &recorder) else { return }
             rootID = id
         }
-        // Children of each listing position (-1 = the root).
-        var childrenOf: [Int32: [Int]] = [:]
-        for (i, e) in listing.entries.enumerated() { childrenOf[e.parent, default: []].append(i) }
+        // Children of each listing position (-1 = the root), as index ranges built in one pass.
+        var childrenOf: [Int32: [Int32]] = [:]
+        for (i, e) in listing.entries.enumerated() { childrenOf[e.parent, default: []].append(Int32(i)) }
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
-            guard entry(directory).children != nil else { continue }
+            guard let existing = children(directory) else { continue }
             let listed = childrenOf[position] ?? []
-            var listedNames = Set<String>()
-            listedNames.reserveCapacity(listed.count)
-            for i in listed { listedNames.insert(listing.entries[i].name) }
-            for (name, child) in entry(directory).children ?? [:] where !listedNames.contains(name) {
-                removeSubtree(child, &recorder)
+            if !existing.isEmpty {
+                var listedNames = Set<String>()
+                listedNames.reserveCapacity(listed.count)
+                for i in listed { listedNames.insert(listing.entries[Int(i)].name) }
+                for (name, child) in existing where !listedNames.contains(name) {
+                    removeSubtree(child, &recorder)
+                }
             }
             for i in listed {
-                let e = listing.entries[i]
-                let id: ItemID
-                if let existing = entry(directory).children?[e.name] {
-                    let old = entry(existing).stat
-                    if old.kind != e.stat.kind {
-                        removeSubtree(existing, &recorder)
-                        id = insert(name: e.name, parent: directory, stat: e.stat, container: container, &recorder)
-                    } else {
-                        if old != e.stat {
-                            noteUpdate(existing, recorder: &recorder)
-                            update(existing) { $0.stat = e.stat }
-                        }
-                        id = existing
-                    }
-                } else {
-                    id = insert(name: e.name, parent: directory, stat: e.stat, container: container, &recorder)
-                }
-                if e.stat.kind == .directory { stack.append((id, Int32(i))) }
+                let e = listing.entries[Int(i)]
+                let id = upsert(name: e.name, in: directory, e.stat, container: container, &recorder)
+                if e.stat.kind == .directory { stack.append((id, i)) }
             }
         }
     }
@@ -362,17 +355,12 @@ extension MetadataIndex {
     /// Recomputes a package's size (sum of regular files inside) and newest modification.
     private func refreshPackage(_ id: ItemID) {
         var size: Int64 = 0
-        var newest = entry(id).stat.modified
-        var stack = Array(entry(id).children?.values ?? [:].values)
-        while let next = stack.popLast() {
-            let e = entry(next)
-            if e.stat.kind == .regular { size += e.stat.size }
-            newest = max(newest, e.stat.modified)
-            if let children = e.children { stack.append(contentsOf: children.values) }
+        var newest = stat(id).modified
+        for inner in subtree(id).dropFirst() {
+            let s = stat(inner)
+            if s.kind == .regular { size += s.size }
+            newest = max(newest, s.modified)
         }
-        update(id) {
-            $0.packageSize = size
-            $0.packageModified = newest
-        }
+        setPackageTotals(id, size: size, modified: newest)
     }
 }

@@ -34,6 +34,7 @@ public final class MetadataIndex {
         static let live = Flags(rawValue: 32)
     }
 
+    /// A copy of one entry's fields, for code off the hot paths (tests, moves, packages).
     struct Entry {
         var name: String
         var parent: ItemID
@@ -42,29 +43,53 @@ public final class MetadataIndex {
         var stat: FileStat
         /// Directories only: child name → id.
         var children: [String: ItemID]?
-        /// Packages only: size of the contents and newest modification inside.
+        /// Packages only: size of the contents and newest modification.
         var packageSize: Int64 = 0
         var packageModified: Int64 = 0
         /// Bumped each time the slot is reused, so (id, generation) names one item forever.
         var generation: UInt32 = 0
     }
 
-    private(set) var entries: [Entry] = []
+    // Storage is one array per field ("struct of arrays"): scans touch only the fields they
+    // need (a flags scan reads one byte per entry), and no per-entry padding is paid.
+    private(set) var names: [String] = []
+    private(set) var parents: [ItemID] = []
+    private(set) var containerOf: [UInt16] = []
+    private(set) var flagsOf: [Flags] = []
+    private(set) var stats: [FileStat] = []
+    private(set) var generations: [UInt32] = []
+    /// Directories only (nil for files): child name → id.
+    private(set) var childrenOf: [[String: ItemID]?] = []
+    /// Packages only: total size and newest modification of their contents.
+    private var packageTotals: [ItemID: (size: Int64, modified: Int64)] = [:]
+
     private var free: [ItemID] = []
     /// Freed during the current batch; reusable once the batch's change set is out.
     private var freedInBatch: [ItemID] = []
     public private(set) var containers: [ContainerDescriptor] = []
     private var containerRoots: [ItemID?] = []
-    let names = NameIndex()
+    let nameIndex = NameIndex()
     /// Reads `user.xdg.tags` for a path; injected by the watcher (this module does no I/O).
     public var tagsReader: (@Sendable (String) -> [String])?
 
     public init() {}
 
     /// Live entries, container roots included.
-    public var entryCount: Int { entries.count - free.count - freedInBatch.count }
+    public var entryCount: Int { names.count - free.count - freedInBatch.count }
     /// Indexed items: live entries that can be results or are inside packages.
     public var itemCount: Int { entryCount - containerRoots.compactMap { $0 }.count }
+
+    /// Makes room for `count` more entries (a crawl knows how many it brings).
+    func reserve(_ count: Int) {
+        let total = names.count + count
+        names.reserveCapacity(total)
+        parents.reserveCapacity(total)
+        containerOf.reserveCapacity(total)
+        flagsOf.reserveCapacity(total)
+        stats.reserveCapacity(total)
+        generations.reserveCapacity(total)
+        childrenOf.reserveCapacity(total)
+    }
 
     // MARK: - Containers
 
@@ -86,26 +111,35 @@ public final class MetadataIndex {
 
     // MARK: - Reading entries
 
-    func entry(_ id: ItemID) -> Entry { entries[Int(id)] }
-
-    // Field readers for hot paths: they avoid copying (and reference-counting) a whole Entry.
-    @inline(__always) func name(_ id: ItemID) -> String { entries[Int(id)].name }
-    @inline(__always) func flags(_ id: ItemID) -> Flags { entries[Int(id)].flags }
-    @inline(__always) func stat(_ id: ItemID) -> FileStat { entries[Int(id)].stat }
-    @inline(__always) func container(of id: ItemID) -> Int { Int(entries[Int(id)].container) }
+    func entry(_ id: ItemID) -> Entry {
+        let i = Int(id)
+        let totals = packageTotals[id]
+        return Entry(name: names[i], parent: parents[i], container: containerOf[i], flags: flagsOf[i], stat: stats[i],
+                     children: childrenOf[i], packageSize: totals?.size ?? 0, packageModified: totals?.modified ?? 0,
+                     generation: generations[i])
+    }
 
     /// The identity of the item now in slot `id`: stable for its whole life, never reused.
     public func identity(_ id: ItemID) -> ItemIdentity {
-        ItemIdentity(id: id, generation: entries[Int(id)].generation)
+        ItemIdentity(id: id, generation: generations[Int(id)])
     }
 
+    @inline(__always) func name(_ id: ItemID) -> String { names[Int(id)] }
+    @inline(__always) func parent(_ id: ItemID) -> ItemID { parents[Int(id)] }
+    @inline(__always) func flags(_ id: ItemID) -> Flags { flagsOf[Int(id)] }
+    @inline(__always) func stat(_ id: ItemID) -> FileStat { stats[Int(id)] }
+    @inline(__always) func container(of id: ItemID) -> Int { Int(containerOf[Int(id)]) }
+    @inline(__always) func children(_ id: ItemID) -> [String: ItemID]? { childrenOf[Int(id)] }
+    @inline(__always) func child(_ id: ItemID, _ name: String) -> ItemID? { childrenOf[Int(id)]?[name] }
+    func packageTotals(_ id: ItemID) -> (size: Int64, modified: Int64) { packageTotals[id] ?? (0, 0) }
+
     func isLive(_ id: ItemID) -> Bool {
-        Int(id) < entries.count && entries[Int(id)].flags.contains(.live)
+        Int(id) < flagsOf.count && flagsOf[Int(id)].contains(.live)
     }
 
     /// An entry that can be a query result: not a container root, not inside a package.
     func isItem(_ id: ItemID) -> Bool {
-        let flags = self.flags(id)
+        let flags = flagsOf[Int(id)]
         return flags.contains(.live) && !flags.contains(.containerRoot) && !flags.contains(.insidePackage)
     }
 
@@ -113,7 +147,7 @@ public final class MetadataIndex {
     public func lookup(container: Int, _ components: [String]) -> ItemID? {
         guard var id = containerRoots[container] else { return nil }
         for name in components {
-            guard let next = entries[Int(id)].children?[name] else { return nil }
+            guard let next = childrenOf[Int(id)]?[name] else { return nil }
             id = next
         }
         return id
@@ -124,10 +158,9 @@ public final class MetadataIndex {
         var parts: [String] = []
         var current = id
         while true {
-            let e = entries[Int(current)]
-            parts.append(e.name)
-            if e.flags.contains(.containerRoot) { break }
-            current = e.parent
+            parts.append(names[Int(current)])
+            if flagsOf[Int(current)].contains(.containerRoot) { break }
+            current = parents[Int(current)]
         }
         return parts.reversed().joined(separator: "/")
     }
@@ -136,9 +169,9 @@ public final class MetadataIndex {
     public func relativeComponents(of id: ItemID) -> [String] {
         var parts: [String] = []
         var current = id
-        while !entries[Int(current)].flags.contains(.containerRoot) {
-            parts.append(entries[Int(current)].name)
-            current = entries[Int(current)].parent
+        while !flagsOf[Int(current)].contains(.containerRoot) {
+            parts.append(names[Int(current)])
+            current = parents[Int(current)]
         }
         return parts.reversed()
     }
@@ -147,9 +180,9 @@ public final class MetadataIndex {
     func allItems(inContainers containerSet: Set<Int>?) -> [ItemID] {
         var result: [ItemID] = []
         result.reserveCapacity(entryCount)
-        for (i, e) in entries.enumerated()
-        where e.flags.contains(.live) && !e.flags.contains(.containerRoot) && !e.flags.contains(.insidePackage) {
-            if let containerSet, !containerSet.contains(Int(e.container)) { continue }
+        for (i, flags) in flagsOf.enumerated()
+        where flags.contains(.live) && !flags.contains(.containerRoot) && !flags.contains(.insidePackage) {
+            if let containerSet, !containerSet.contains(Int(containerOf[i])) { continue }
             result.append(ItemID(i))
         }
         return result
@@ -160,34 +193,22 @@ public final class MetadataIndex {
         candidates(for: hint) { _, _ in true }
     }
 
-    /// Items whose name satisfies the hint and whose flags and container pass `accept`, in one
-    /// pass over the entries (no per-item copies or exclusivity checks).
+    /// Items whose name satisfies the hint and whose flags and container pass `accept`.
+    /// The name index answers with sorted runs of names, so only flags are read per item.
     func candidates(for hint: NameHint, accept: (Flags, Int) -> Bool) -> [ItemID] {
         var result: [ItemID] = []
         var seen = Set<ItemID>()
         let dedupe = hint.constraints.count > 1
-        entries.withUnsafeBufferPointer { entries in
-            for constraint in hint.constraints {
-                let (ids, needsCheck) = names.ids(for: constraint, caseInsensitive: hint.caseInsensitive)
-                let test: StringMatcherForHints?
-                switch constraint {
-                case .exact(let s) where needsCheck:
-                    test = StringMatcherForHints(hint.caseInsensitive ? s.lowercased() : s, prefix: false,
-                                                 caseInsensitive: hint.caseInsensitive)
-                case .prefix(let s):
-                    test = StringMatcherForHints(hint.caseInsensitive ? s.lowercased() : s, prefix: true,
-                                                 caseInsensitive: hint.caseInsensitive)
-                default:
-                    test = nil
-                }
-                for id in ids {
-                    // Field by field: copying a whole Entry would reference-count its name and children.
-                    let flags = entries[Int(id)].flags
-                    guard flags.contains(.live), !flags.contains(.containerRoot), !flags.contains(.insidePackage),
-                          accept(flags, Int(entries[Int(id)].container)) else { continue }
-                    if let test, !test.accepts(entries[Int(id)].name) { continue }
-                    if dedupe, !seen.insert(id).inserted { continue }
-                    result.append(id)
+        flagsOf.withUnsafeBufferPointer { flagsOf in
+            containerOf.withUnsafeBufferPointer { containerOf in
+                for constraint in hint.constraints {
+                    nameIndex.forEach(matching: constraint, caseInsensitive: hint.caseInsensitive, names: names) { id in
+                        let flags = flagsOf[Int(id)]
+                        guard !flags.contains(.containerRoot), !flags.contains(.insidePackage),
+                              accept(flags, Int(containerOf[Int(id)])) else { return }
+                        if dedupe, !seen.insert(id).inserted { return }
+                        result.append(id)
+                    }
                 }
             }
         }
@@ -196,26 +217,37 @@ public final class MetadataIndex {
 
     // MARK: - Mutation primitives (used by MetadataIndex+Apply)
 
-    func allocate(_ entry: Entry) -> ItemID {
+    func allocate(name: String, parent: ItemID, container: UInt16, flags: Flags, stat: FileStat) -> ItemID {
+        let children: [String: ItemID]? = stat.kind == .directory || flags.contains(.containerRoot) ? [:] : nil
         if let id = free.popLast() {
-            var entry = entry
-            entry.generation = entries[Int(id)].generation &+ 1
-            entries[Int(id)] = entry
+            let i = Int(id)
+            names[i] = name
+            parents[i] = parent
+            containerOf[i] = container
+            flagsOf[i] = flags
+            stats[i] = stat
+            generations[i] &+= 1
+            childrenOf[i] = children
             return id
         }
-        entries.append(entry)
-        return ItemID(entries.count - 1)
+        names.append(name)
+        parents.append(parent)
+        containerOf.append(container)
+        flagsOf.append(flags)
+        stats.append(stat)
+        generations.append(0)
+        childrenOf.append(children)
+        return ItemID(names.count - 1)
     }
 
     func setRoot(container: Int, stat: FileStat) -> ItemID {
         if let id = containerRoots[container] {
-            entries[Int(id)].stat = stat
+            stats[Int(id)] = stat
             return id
         }
-        let root = Entry(name: containers[container].root, parent: 0, container: UInt16(container),
-                         flags: [.live, .containerRoot], stat: stat, children: [:])
-        let id = allocate(root)
-        entries[Int(id)].parent = id
+        let id = allocate(name: containers[container].root, parent: 0, container: UInt16(container),
+                          flags: [.live, .containerRoot], stat: stat)
+        parents[Int(id)] = id
         containerRoots[container] = id
         return id
     }
@@ -224,15 +256,26 @@ public final class MetadataIndex {
         containerRoots[container] = nil
     }
 
-    func update(_ id: ItemID, _ body: (inout Entry) -> Void) {
-        body(&entries[Int(id)])
+    func setStat(_ id: ItemID, _ stat: FileStat) { stats[Int(id)] = stat }
+    func setFlags(_ id: ItemID, _ flags: Flags) { flagsOf[Int(id)] = flags }
+    func setChild(_ parent: ItemID, _ name: String, _ child: ItemID?) { childrenOf[Int(parent)]?[name] = child }
+    func setPackageTotals(_ id: ItemID, size: Int64, modified: Int64) { packageTotals[id] = (size, modified) }
+
+    /// Gives an entry a new name and parent (a rename); the caller updates both parents' children.
+    func rename(_ id: ItemID, to name: String, parent: ItemID) {
+        nameIndex.remove(names[Int(id)], id, names: names)
+        names[Int(id)] = name
+        parents[Int(id)] = parent
+        nameIndex.insert(name, id, names: names)
     }
 
     func release(_ id: ItemID) {
-        let e = entries[Int(id)]
-        if !e.flags.contains(.containerRoot) { names.remove(e.name, id) }
-        entries[Int(id)] = Entry(name: "", parent: 0, container: 0, flags: [], stat: FileStat(kind: .other),
-                                 generation: e.generation)
+        let i = Int(id)
+        if !flagsOf[i].contains(.containerRoot) { nameIndex.remove(names[i], id, names: names) }
+        names[i] = ""
+        flagsOf[i] = []
+        childrenOf[i] = nil
+        packageTotals[id] = nil
         freedInBatch.append(id)
     }
 

@@ -129,7 +129,8 @@ public actor QueryEngine {
 
     /// Applies one batch (also usable directly, e.g. by tests and benchmarks).
     public func apply(_ batch: ChangeBatch) {
-        let changes = index.apply(batch.changes)
+        // With no live query yet (the first crawl), skip building the change set.
+        let changes = index.apply(batch.changes, record: sessions.values.contains { !$0.stopped })
         appliedBatches += 1
         if !changes.isEmpty {
             for session in sessions.values where !session.stopped && session.query.specification.live {
