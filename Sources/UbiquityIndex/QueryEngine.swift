@@ -2,24 +2,25 @@ public import UbiquityPredicate
 
 /// Where changes come from: the inotify watcher in production, a script in unit tests.
 public protocol ChangeSource: Sendable {
-    /// Batches in the order they happened. The first ones carry the initial crawl listings.
+    /// Batches in the order they happened, numbered 1, 2, 3, ... The first ones carry the
+    /// initial crawl listings.
     func batches() -> AsyncStream<ChangeBatch>
-    /// Asks for a barrier: the source emits a batch carrying `token` after every change made
-    /// before this call (e.g. by writing a cookie file and waiting for its event).
-    func requestBarrier(_ token: UInt64) async throws
+    /// Returns the sequence number of a batch that reflects every change made before the call
+    /// (the watcher writes a cookie file and waits for its event). A consumer that has applied
+    /// that batch is up to date.
+    func sync() async throws -> UInt64
 }
 
 /// Changes plus what the source wants subscribers to know.
 public struct ChangeBatch: Sendable {
+    public var sequence: UInt64
     public var changes: [FileSystemChange]
     public var notices: [ChangeNotice]
-    /// Barrier tokens that this batch completes.
-    public var barriers: [UInt64]
 
-    public init(changes: [FileSystemChange] = [], notices: [ChangeNotice] = [], barriers: [UInt64] = []) {
+    public init(sequence: UInt64, changes: [FileSystemChange] = [], notices: [ChangeNotice] = []) {
+        self.sequence = sequence
         self.changes = changes
         self.notices = notices
-        self.barriers = barriers
     }
 }
 
@@ -84,10 +85,9 @@ public actor QueryEngine {
     private let limits: EngineLimits
     private var sessions: [QueryID: Session] = [:]
     private var nextQueryID: QueryID = 1
-    private var nextBarrier: UInt64 = 1
-    private var completedBarriers = Set<UInt64>()
-    private var barrierWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    private var appliedBatches = 0
+    /// The sequence number of the last batch applied, and who waits for a later one.
+    private var appliedSequence: UInt64 = 0
+    private var sequenceWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     public private(set) var unwatched: [ChangeNotice] = []
 
     final class Session {
@@ -131,7 +131,7 @@ public actor QueryEngine {
     public func apply(_ batch: ChangeBatch) {
         // With no live query yet (the first crawl), skip building the change set.
         let changes = index.apply(batch.changes, record: sessions.values.contains { !$0.stopped })
-        appliedBatches += 1
+        appliedSequence = max(appliedSequence, batch.sequence)
         if !changes.isEmpty {
             for session in sessions.values where !session.stopped && session.query.specification.live {
                 let delta = session.query.apply(changes)
@@ -142,9 +142,10 @@ public actor QueryEngine {
             }
         }
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
-        for token in batch.barriers {
-            completedBarriers.insert(token)
-            barrierWaiters.removeValue(forKey: token)?.resume()
+        if !sequenceWaiters.isEmpty {
+            let ready = sequenceWaiters.filter { $0.sequence <= appliedSequence }
+            sequenceWaiters.removeAll { $0.sequence <= appliedSequence }
+            for waiter in ready { waiter.continuation.resume() }
         }
     }
 
@@ -177,18 +178,15 @@ public actor QueryEngine {
 
     /// Returns once every change that happened before the call is in the index.
     public func synchronize() async throws {
-        let token = nextBarrier
-        nextBarrier += 1
-        try await source.requestBarrier(token)
-        if completedBarriers.remove(token) != nil { return }
+        let target = try await source.sync()
+        if appliedSequence >= target { return }
         await withCheckedContinuation { continuation in
-            if completedBarriers.remove(token) != nil {
+            if appliedSequence >= target {
                 continuation.resume()
             } else {
-                barrierWaiters[token] = continuation
+                sequenceWaiters.append((target, continuation))
             }
         }
-        completedBarriers.remove(token)
     }
 
     // MARK: - Queries

@@ -4,20 +4,24 @@ import Testing
 @testable import UbiquityIndex
 import UbiquityPredicate
 
-/// A change source driven by the test. Barriers are answered in stream order, so a barrier
-/// requested after `send` completes only once the engine has applied what was sent.
+/// A change source driven by the test: every `send` is the next numbered batch, and `sync`
+/// answers with the last number sent, as the watcher's cookie barrier does.
 final class ScriptedSource: ChangeSource {
     let stream: AsyncStream<ChangeBatch>
     let continuation: AsyncStream<ChangeBatch>.Continuation
+    private let sent = Mutex<UInt64>(0)
 
     init() {
         (stream, continuation) = AsyncStream.makeStream(of: ChangeBatch.self)
     }
 
     func batches() -> AsyncStream<ChangeBatch> { stream }
-    func requestBarrier(_ token: UInt64) async throws { continuation.yield(ChangeBatch(barriers: [token])) }
+    func sync() async throws -> UInt64 { sent.withLock { $0 } }
     func send(_ changes: [FileSystemChange], notices: [ChangeNotice] = []) {
-        continuation.yield(ChangeBatch(changes: changes, notices: notices))
+        sent.withLock { sequence in
+            sequence += 1
+            continuation.yield(ChangeBatch(sequence: sequence, changes: changes, notices: notices))
+        }
     }
 }
 

@@ -81,7 +81,7 @@ for size in sizes {
     let before = residentBytes()
     let engine = QueryEngine(containers: [ContainerDescriptor(id: container, root: "/bench")], source: NoSource())
     let start = ContinuousClock.now
-    await engine.apply(ChangeBatch(changes: [.listing(container, [], listing)]))
+    await engine.apply(ChangeBatch(sequence: 1, changes: [.listing(container, [], listing)]))
     let built = ContinuousClock.now - start
     let after = residentBytes()
     let perItem = Double(after - before) / Double(size)
@@ -102,5 +102,5 @@ for size in sizes {
 /// No watcher: the benchmark applies batches itself.
 struct NoSource: ChangeSource {
     func batches() -> AsyncStream<ChangeBatch> { AsyncStream { $0.finish() } }
-    func requestBarrier(_ token: UInt64) async throws {}
+    func sync() async throws -> UInt64 { 0 }
 }
