@@ -24,6 +24,23 @@ struct Token: Sendable {
     let offset: Int
     /// The source text of the token, for "found ..." in error messages.
     let text: String
+    /// Words in ASCII upper case (keywords are case-insensitive); computed once per token.
+    let keyword: String
+
+    init(kind: Kind, offset: Int, text: String) {
+        self.kind = kind
+        self.offset = offset
+        self.text = text
+        if case .word(let w) = kind, w.utf8.count <= 16 {
+            var upper = ""
+            for byte in w.utf8 {
+                upper.unicodeScalars.append(Unicode.Scalar(byte >= 97 && byte <= 122 ? byte - 32 : byte))
+            }
+            keyword = upper
+        } else {
+            keyword = ""
+        }
+    }
 
     /// How the token reads in an error message: `'AND'`, `string "abc"`, `end of predicate`.
     var found: String {
@@ -76,13 +93,21 @@ struct Lexer {
     private static func isHexDigit(_ c: Unicode.Scalar) -> Bool {
         isDigit(c) || (c.value >= 65 && c.value <= 70) || (c.value >= 97 && c.value <= 102)
     }
-    private static func isWordStart(_ c: Unicode.Scalar) -> Bool { c == "_" || c.properties.isAlphabetic }
+    private static func isWordStart(_ c: Unicode.Scalar) -> Bool {
+        if c.value < 0x80 { return c == "_" || (c.value | 0x20 >= 0x61 && c.value | 0x20 <= 0x7A) }
+        return c.properties.isAlphabetic
+    }
     private static func isWordPart(_ c: Unicode.Scalar) -> Bool {
-        c == "_" || c.properties.isAlphabetic || c.properties.numericType != nil
+        if c.value < 0x80 { return isWordStart(c) || isDigit(c) }
+        return c.properties.isAlphabetic || c.properties.numericType != nil
+    }
+    private static func isSpace(_ c: Unicode.Scalar) -> Bool {
+        if c.value < 0x80 { return c == " " || (c.value >= 9 && c.value <= 13) }
+        return c.properties.isWhitespace
     }
 
     mutating func next() throws(MetadataPredicateError) -> Token {
-        while let c = peek(), c.properties.isWhitespace { index += 1 }
+        while let c = peek(), Lexer.isSpace(c) { index += 1 }
         let start = index
         guard let c = peek() else { return Token(kind: .end, offset: start, text: "") }
 

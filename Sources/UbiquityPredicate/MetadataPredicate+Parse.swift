@@ -56,7 +56,7 @@ struct Parser {
     private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
     private func isWord(_ token: Token, _ keyword: String) -> Bool {
-        if case .word(let w) = token.kind { return w.uppercased() == keyword }
+        if case .word = token.kind { return token.keyword == keyword }
         return false
     }
     private func isSymbol(_ token: Token, _ symbol: String) -> Bool {
@@ -193,8 +193,8 @@ struct Parser {
             case ">=", "=>": return .greaterOrEqual
             default: return nil
             }
-        case .word(let w):
-            switch w.uppercased() {
+        case .word:
+            switch current.keyword {
             case "LIKE": return .like
             case "MATCHES": return .matches
             case "BEGINSWITH": return .beginsWith
@@ -289,7 +289,7 @@ struct Parser {
             advance()
             return operand(.attribute(try attribute(named: name, at: token.offset)))
         case .word(let word):
-            switch word.uppercased() {
+            switch token.keyword {
             case "TRUE", "YES": advance(); return operand(.constant(.bool(true)))
             case "FALSE", "NO": advance(); return operand(.constant(.bool(false)))
             case "NIL", "NULL": advance(); return operand(.constant(.null))
@@ -300,7 +300,7 @@ struct Parser {
                     advance()
                     return operand(.attribute(attribute))
                 }
-                if Parser.reservedWords.contains(word.uppercased()) { throw expectedValue() }
+                if Parser.reservedWords.contains(token.keyword) { throw expectedValue() }
                 _ = try attribute(named: word, at: token.offset)
                 throw expectedValue()
             }
