@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "UbiquityPredicate", targets: ["UbiquityPredicate"]),
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
+        .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
     ],
     dependencies: [
@@ -39,6 +40,19 @@ let package = Package(
         .target(
             name: "UbiquityIndex",
             dependencies: ["UbiquityPredicate"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: I/O: the only doors to the kernel
+
+        /// statx, xattrs, eventfd and dirent names: prefixed C wrappers for what Swift cannot import.
+        .target(name: "CUbiquitySystem"),
+
+        /// inotify watcher, raw-syscall crawler, rename pairing, overflow rescans, watch budget,
+        /// cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
+        .target(
+            name: "UbiquityWatch",
+            dependencies: ["UbiquityIndex", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -64,6 +78,12 @@ let package = Package(
         .testTarget(
             name: "UbiquityIndexTests",
             dependencies: ["UbiquityIndex"],
+            swiftSettings: swiftSettings
+        ),
+        /// Real inotify on real temporary directories, and the engine on top of it.
+        .testTarget(
+            name: "UbiquityWatchTests",
+            dependencies: ["UbiquityWatch"],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.

@@ -54,7 +54,16 @@ struct DeliveryStateMachine<Instant: InstantProtocol> where Instant.Duration == 
             }
         }
         for item in delta.added {
-            pending[item.identity] = .added(item)
+            switch pending[item.identity] {
+            case .removed(let earlier)?:
+                // It stopped matching and matches again: the subscriber still has it, so the net
+                // change is a `changed` (from the path it knows, if that moved).
+                pending[item.identity] = .changed(ResultItem(identity: item.identity, path: item.path,
+                                                             oldPath: earlier.path == item.path ? nil : earlier.path,
+                                                             values: item.values))
+            default:
+                pending[item.identity] = .added(item)
+            }
         }
         for item in delta.changed {
             switch pending[item.identity] {

@@ -278,6 +278,12 @@ extension MetadataIndex {
             return
         }
         let newStat = stat ?? self.stat(source)
+        if newStat.kind != self.stat(source).kind {
+            // Not the same kind of entry any more (a race with a replace): a remove and a create.
+            removeSubtree(source, &recorder)
+            upsert(container: container, to, newStat, &recorder)
+            return
+        }
         if let target = child(newParent, newName), target != source {
             // Replaced an existing entry: an atomic save keeps the target's identity.
             if self.stat(target).kind == newStat.kind && newStat.kind != .directory {

@@ -60,6 +60,15 @@ struct DeliveryStateMachineTests {
         #expect(machine.take(now: t0) == .update(QueryDelta(removed: [item(1, "/old")])))
     }
 
+    @Test func anItemThatStopsAndStartsMatchingWithinAWindowIsOneChange() {
+        var machine = DeliveryStateMachine<ManualInstant>(interval: .zero, limit: 100)
+        machine.add(QueryDelta(removed: [item(1, "/a", size: 2)]))
+        machine.add(QueryDelta(added: [item(1, "/a", size: 9)]))
+        machine.add(QueryDelta(removed: [item(2, "/b")]))
+        machine.add(QueryDelta(added: [item(2, "/b2")]))            // renamed while it was out
+        #expect(machine.take(now: t0) == .update(QueryDelta(changed: [item(1, "/a", size: 9), item(2, "/b2", oldPath: "/b")])))
+    }
+
     @Test func disabledHoldsEverythingUntilEnabled() {
         var machine = DeliveryStateMachine<ManualInstant>(interval: .zero, limit: 100)
         machine.disable()

@@ -152,6 +152,16 @@ struct MetadataIndexTests {
         #expect(index.rootID(ofContainer: 0) == nil)
     }
 
+    @Test func aMoveThatChangesKindIsARemoveAndACreate() throws {
+        var tree = TreeBuilder()
+        let (index, _) = makeIndex(&tree, ["Documents/a"])
+        let changes = index.apply([.move(tree.container, from: ["Documents", "a"], to: ["Documents", "b"], stat: tree.directory()),
+                                   .stat(tree.container, ["Documents", "b", "inside"], tree.file())])
+        #expect(value(index, "Documents/b", .isDirectory) == .bool(true))
+        #expect(value(index, "Documents/b/inside", .isDirectory) == .bool(false))
+        #expect(changes.changes.values.filter { $0.kind == .removed }.count == 1)
+    }
+
     @Test func aReusedSlotGetsANewIdentity() throws {
         var tree = TreeBuilder()
         let (index, _) = makeIndex(&tree, ["a"])

@@ -1,0 +1,50 @@
+// Thin wrappers only: see include/CUbiquitySystem.h.
+#define _GNU_SOURCE
+#include "CUbiquitySystem.h"
+
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+const int UBQ_AT_SYMLINK_NOFOLLOW = AT_SYMLINK_NOFOLLOW;
+const int UBQ_AT_EMPTY_PATH = AT_EMPTY_PATH;
+const unsigned int UBQ_STATX_BASIC_AND_BIRTH = STATX_BASIC_STATS | STATX_BTIME;
+
+static int64_t ubq_nanoseconds(struct statx_timestamp t) {
+    return (int64_t)t.tv_sec * 1000000000LL + (int64_t)t.tv_nsec;
+}
+
+int ubq_statx(int dirfd, const char *path, int flags, unsigned int mask, ubq_stat *out) {
+    struct statx buffer;
+    int result = statx(dirfd, path, flags, mask, &buffer);
+    if (result != 0) return result;
+    out->mask = buffer.stx_mask;
+    out->mode = buffer.stx_mode;
+    out->uid = buffer.stx_uid;
+    out->gid = buffer.stx_gid;
+    out->nlink = buffer.stx_nlink;
+    out->inode = buffer.stx_ino;
+    out->size = buffer.stx_size;
+    out->modified_ns = ubq_nanoseconds(buffer.stx_mtime);
+    out->changed_ns = ubq_nanoseconds(buffer.stx_ctime);
+    out->has_birth_time = (buffer.stx_mask & STATX_BTIME) != 0;
+    out->birth_ns = out->has_birth_time ? ubq_nanoseconds(buffer.stx_btime) : 0;
+    return 0;
+}
+
+ssize_t ubq_lgetxattr(const char *path, const char *name, void *value, size_t size) {
+    return lgetxattr(path, name, value, size);
+}
+
+int ubq_lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
+    return lsetxattr(path, name, value, size, flags);
+}
+
+int ubq_lremovexattr(const char *path, const char *name) {
+    return lremovexattr(path, name);
+}
+
+int ubq_eventfd_cloexec_nonblock(unsigned int initval) {
+    return eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK);
+}

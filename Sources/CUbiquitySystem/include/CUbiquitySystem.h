@@ -1,0 +1,52 @@
+// CUbiquitySystem: the few Linux calls Swift cannot import through Glibc (statx, extended
+// attributes, eventfd, a directory entry's name), as prefixed C functions. It holds no state and no policy:
+// every decision about what to call and when lives in UbiquityWatch.
+#ifndef C_UBIQUITY_SYSTEM_H
+#define C_UBIQUITY_SYSTEM_H
+
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// `statx` flattened to the fields the index needs. Times are nanoseconds since 1970.
+typedef struct ubq_stat {
+    /// `stx_mask`: which fields the file system reported.
+    uint32_t mask;
+    /// `st_mode` including the file type bits.
+    uint32_t mode;
+    uint32_t uid;
+    uint32_t gid;
+    uint32_t nlink;
+    uint64_t inode;
+    uint64_t size;
+    int64_t modified_ns;
+    int64_t changed_ns;
+    /// Valid only when `has_birth_time` is non-zero.
+    int64_t birth_ns;
+    int32_t has_birth_time;
+} ubq_stat;
+
+/// `AT_SYMLINK_NOFOLLOW`, `AT_EMPTY_PATH` and `AT_STATX_SYNC_AS_STAT` for `ubq_statx`'s flags.
+extern const int UBQ_AT_SYMLINK_NOFOLLOW;
+extern const int UBQ_AT_EMPTY_PATH;
+/// `STATX_BASIC_STATS | STATX_BTIME`.
+extern const unsigned int UBQ_STATX_BASIC_AND_BIRTH;
+
+/// `statx(dirfd, path, flags, mask, &buf)` flattened into `out`. Returns 0, or -1 with `errno` set.
+int ubq_statx(int dirfd, const char *path, int flags, unsigned int mask, ubq_stat *out);
+
+/// `lgetxattr(2)`: never follows a final symlink. Returns the value size, or -1 with `errno` set.
+ssize_t ubq_lgetxattr(const char *path, const char *name, void *value, size_t size);
+/// `lsetxattr(2)`. Returns 0, or -1 with `errno` set.
+int ubq_lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags);
+/// `lremovexattr(2)`. Returns 0, or -1 with `errno` set.
+int ubq_lremovexattr(const char *path, const char *name);
+
+/// `eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK)`.
+int ubq_eventfd_cloexec_nonblock(unsigned int initval);
+
+/// The NUL-terminated name of a directory entry (`d_name`, a fixed array Swift sees as a tuple).
+static inline const char *ubq_dirent_name(const struct dirent *entry) { return entry->d_name; }
+
+#endif

@@ -1,0 +1,279 @@
+import CUbiquitySystem
+import Glibc
+public import UbiquityIndex
+
+/// Reads a container (or one subtree of it) into a ``CrawlListing`` with raw system calls.
+///
+/// Every directory is opened relative to its parent's descriptor with
+/// `openat(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)`, read with `readdir`, and every entry is
+/// `statx`-ed with `AT_SYMLINK_NOFOLLOW` (birth time when the file system reports one). Symlinks
+/// are recorded as `.symlink` entries and never followed, so a crawl cannot leave its container.
+/// A directory that cannot be opened is listed with its own status, its contents are skipped and
+/// the reason is in ``Result/skipped``. No Foundation on this path.
+///
+/// ```swift
+/// let result = try Crawler().crawl(root: "/home/me/.local/share/ubiquity/containers/com.example.grocery")
+/// index.apply([.listing(id, [], result.listing)])
+/// ```
+///
+/// - Complexity: one `statx` per entry and one `openat` + `readdir` pass per directory; open
+///   descriptors are bounded by the tree's depth.
+public struct Crawler: Sendable {
+    /// Names starting with this prefix are sync cookies (``FileWatcher/sync(timeout:)``): never listed.
+    public static let cookiePrefix = ".ubiquity-sync-"
+
+    /// A directory (or entry) whose contents could not be read.
+    public struct Skipped: Sendable, Hashable, CustomStringConvertible {
+        /// Components below the crawl's container root.
+        public var path: [String]
+        /// The call that failed (`openat`, `readdir`, `statx`), or `name` for a name that is not UTF-8.
+        public var call: String
+        public var errno: Int32
+        /// `Permission denied (EACCES)`.
+        public var reason: String
+
+        public var description: String { "\(path.joined(separator: "/")): \(call): \(reason)" }
+    }
+
+    /// What a crawl saw.
+    public struct Result: Sendable {
+        public var listing: CrawlListing
+        public var skipped: [Skipped]
+    }
+
+    public init() {}
+
+    /// Crawls a whole container.
+    ///
+    /// - Parameter root: The container's absolute path. A symlink here is followed (it is the
+    ///   configured root); nothing below it is.
+    /// - Returns: The listing (`root == nil` when the directory does not exist) and what was skipped.
+    /// - Throws: ``WatchError/Code/invalidPath`` when `root` is not absolute.
+    public func crawl(root: String) throws(WatchError) -> Result {
+        try crawlSubtree(containerRoot: root, relative: [])
+    }
+
+    /// Crawls the subtree at `relative` below a container root: a rescan of one directory, or the
+    /// status of one file (a listing with a root and no entries).
+    ///
+    /// - Parameters:
+    ///   - containerRoot: The container's absolute path.
+    ///   - relative: Components below it; none may be empty, `.`, `..` or contain `/`.
+    /// - Returns: The listing (`root == nil` when nothing is there, or a component on the way is
+    ///   not a directory) and what was skipped.
+    /// - Throws: ``WatchError/Code/invalidPath`` for a relative root or a hostile component.
+    public func crawlSubtree(containerRoot: String, relative: [String]) throws(WatchError) -> Result {
+        var visitor = NoVisitor()
+        return try walk(containerRoot: containerRoot, relative: relative, visitor: &visitor)
+    }
+
+    // MARK: - The walk
+
+    /// One open directory of the depth-first walk.
+    private struct Frame {
+        var stream: OpaquePointer
+        var fd: Int32
+        /// The directory's position in `entries`, -1 for the listing's root.
+        var position: Int32
+        /// Whether the visitor wants to hear about directories below this one.
+        var visiting: Bool
+    }
+
+    /// Walks the subtree, calling `visitor` with each directory's open descriptor BEFORE its
+    /// entries are read (the watcher adds its inotify watch there, so nothing created after the
+    /// read can be missed).
+    func walk<Visitor: CrawlVisitor>(
+        containerRoot: String, relative: [String], visitor: inout Visitor
+    ) throws(WatchError) -> Result {
+        guard containerRoot.hasPrefix("/") else {
+            throw WatchError(.invalidPath, path: containerRoot, message: "a container root must be an absolute path")
+        }
+        for component in relative where component.isEmpty || component == "." || component == ".."
+            || component.utf8.contains(UInt8(ascii: "/")) {
+            throw WatchError(.invalidPath, path: System.join(containerRoot, relative),
+                             message: "'\(component)' is not a plain path component")
+        }
+        var skipped: [Skipped] = []
+        func skip(_ path: [String], _ error: WatchError) {
+            skipped.append(Skipped(path: path, call: error.call ?? error.code.rawValue, errno: error.errno ?? 0,
+                                   reason: error.message))
+        }
+        let missing = Result(listing: CrawlListing(root: nil), skipped: [])
+
+        // The container root: followed if it is a symlink (it is configuration, not content).
+        var fd: Int32
+        do {
+            fd = try System.call("open", path: containerRoot) {
+                open(containerRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            }
+        } catch where error.errno == ENOENT || error.errno == ENOTDIR {
+            return missing
+        } catch {
+            // Unreadable root: say what statx can still tell about the subtree's root, skip its contents.
+            skip([], error)
+            let stat = try? System.stat(path: System.join(containerRoot, relative))
+            return Result(listing: CrawlListing(root: stat), skipped: skipped)
+        }
+
+        // Down to the subtree's parent, never through a symlink.
+        var walked: [String] = []
+        for component in relative.dropLast() {
+            let parent = fd
+            defer { close(parent) }
+            walked.append(component)
+            do {
+                fd = try System.call("openat", path: System.join(containerRoot, walked)) {
+                    openat(parent, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+            } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
+                return missing
+            } catch {
+                // Cannot reach the subtree: say so, and claim nothing about it.
+                skip(walked, error)
+                let stat = try? System.stat(path: System.join(containerRoot, relative))
+                return Result(listing: CrawlListing(root: stat), skipped: skipped)
+            }
+        }
+
+        // The subtree's root: its own status, then (a directory) its descriptor.
+        let rootStat: FileStat?
+        if let last = relative.last {
+            let parent = fd
+            defer { close(parent) }
+            do {
+                rootStat = try System.stat(at: parent, last, describing: System.join(containerRoot, relative))
+            } catch {
+                skip(relative, error)
+                return Result(listing: CrawlListing(root: nil), skipped: skipped)
+            }
+            guard let rootStat else { return missing }
+            guard rootStat.kind == .directory else { return Result(listing: CrawlListing(root: rootStat), skipped: []) }
+            do {
+                fd = try System.call("openat", path: System.join(containerRoot, relative)) {
+                    openat(parent, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+            } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
+                return missing
+            } catch {
+                skip(relative, error)
+                return Result(listing: CrawlListing(root: rootStat), skipped: skipped)
+            }
+        } else {
+            do {
+                rootStat = try System.stat(at: fd, "", flags: UBQ_AT_EMPTY_PATH, describing: containerRoot)
+            } catch {
+                close(fd)
+                skip([], error)
+                return Result(listing: CrawlListing(root: nil), skipped: skipped)
+            }
+            guard rootStat != nil else {
+                close(fd)
+                return missing
+            }
+        }
+
+        guard let rootStream = fdopendir(fd) else {
+            let error = WatchError.system("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, relative))
+            close(fd)
+            skip(relative, error)
+            return Result(listing: CrawlListing(root: rootStat), skipped: skipped)
+        }
+        var path = relative
+        var entries: [CrawlListing.Entry] = []
+        var rootStatus = rootStat
+        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, position: -1, visiting: true)]
+        stack[0].visiting = visitor.willRead(directory: fd, path: path)
+        if stack[0].visiting, let fresh = Crawler.restat(fd) { rootStatus = fresh }
+
+        while let top = stack.last {
+            Glibc.errno = 0
+            guard let entry = readdir(top.stream) else {
+                if Glibc.errno != 0 {
+                    skip(path, WatchError.system("readdir", errno: Glibc.errno, path: System.join(containerRoot, path)))
+                }
+                closedir(top.stream)
+                stack.removeLast()
+                if !stack.isEmpty { path.removeLast() }
+                continue
+            }
+            let namePointer = ubq_dirent_name(entry)!
+            if Crawler.isDotOrDotDot(namePointer) || Crawler.isCookie(namePointer) { continue }
+            guard let name = String(validatingCString: namePointer) else {
+                skipped.append(Skipped(path: path + [String(decoding: Crawler.bytes(namePointer), as: UTF8.self)],
+                                       call: "name", errno: EILSEQ, reason: "the name is not valid UTF-8"))
+                continue
+            }
+            let stat: FileStat
+            do {
+                guard let found = try System.stat(at: top.fd, namePointer, describing: System.join(containerRoot, path + [name]))
+                else { continue }   // removed since readdir: its event will follow
+                stat = found
+            } catch {
+                skip(path + [name], error)
+                continue
+            }
+            entries.append(CrawlListing.Entry(parent: top.position, name: name, stat: stat))
+            guard stat.kind == .directory else { continue }
+
+            let childFD: Int32
+            do {
+                childFD = try System.call("openat", path: System.join(containerRoot, path + [name])) {
+                    openat(top.fd, namePointer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                }
+            } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
+                continue            // replaced since statx: its events will follow
+            } catch {
+                skip(path + [name], error)
+                continue
+            }
+            guard let stream = fdopendir(childFD) else {
+                skip(path + [name], WatchError.system("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, path + [name])))
+                close(childFD)
+                continue
+            }
+            path.append(name)
+            let visiting = top.visiting && visitor.willRead(directory: childFD, path: path)
+            if visiting, let fresh = Crawler.restat(childFD) { entries[entries.count - 1].stat = fresh }
+            stack.append(Frame(stream: stream, fd: childFD, position: Int32(entries.count - 1), visiting: visiting))
+        }
+        return Result(listing: CrawlListing(root: rootStatus, entries: entries), skipped: skipped)
+    }
+
+    /// A watched directory's status taken again AFTER its watch exists: an entry added between
+    /// the first `statx` and the watch changed its mtime without any event to tell.
+    private static func restat(_ fd: Int32) -> FileStat? {
+        try? System.stat(at: fd, "", flags: UBQ_AT_EMPTY_PATH, describing: "")
+    }
+
+    @inline(__always)
+    private static func isDotOrDotDot(_ name: UnsafePointer<CChar>) -> Bool {
+        name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
+    }
+
+    /// Whether a NUL-terminated name starts with ``cookiePrefix``.
+    @inline(__always)
+    static func isCookie(_ name: UnsafePointer<CChar>) -> Bool {
+        guard name[0] == 0x2E, name[1] == 0x75 else { return false }       // ".u": the cheap reject
+        return cookiePrefix.withCString { strncmp(name, $0, cookiePrefix.utf8.count) == 0 }
+    }
+
+    static func isCookie(_ name: String) -> Bool { name.hasPrefix(cookiePrefix) }
+
+    private static func bytes(_ name: UnsafePointer<CChar>) -> [UInt8] {
+        UnsafeRawBufferPointer(start: name, count: strlen(name)).map { $0 }
+    }
+}
+
+/// Hears about each directory of a walk before its entries are read.
+protocol CrawlVisitor {
+    /// - Parameters:
+    ///   - directory: The directory's open descriptor (valid only during the call).
+    ///   - path: Its components below the container root.
+    /// - Returns: Whether to call again for the directories below this one.
+    mutating func willRead(directory: Int32, path: [String]) -> Bool
+}
+
+/// A plain crawl: nobody listens.
+struct NoVisitor: CrawlVisitor {
+    func willRead(directory: Int32, path: [String]) -> Bool { false }
+}

@@ -1,0 +1,457 @@
+// UbiquityWatch owns every file-system observation: the crawler (raw openat/readdir/statx),
+// inotify with rename pairing, overflow recovery and the watch budget, and the tag reader.
+// It must not decide what a change means for queries: it emits FileSystemChange batches that
+// UbiquityIndex applies, and it is the only module here that talks to the kernel about files.
+
+import CUbiquitySystem
+import Glibc
+import Synchronization
+public import UbiquityIndex
+
+/// Watches containers with inotify and turns what the kernel reports into ordered
+/// ``FileSystemChange`` batches for `MetadataIndex.apply(_:)`.
+///
+/// One watch per directory; a dedicated reader thread drains the kernel queue promptly (`poll` on
+/// the inotify descriptor plus an `eventfd` to wake it). Each read of the queue becomes one
+/// ``WatchBatch``: renames paired by cookie into `.move`, writes coalesced into one fresh `.stat`
+/// per path, new or moved-in directories watched first and then crawled into a `.listing`.
+///
+/// ```
+/// kernel queue:  CREATE .x.tmp | MODIFY .x.tmp | CLOSE_WRITE .x.tmp | MOVED_FROM .x.tmp (c=7) | MOVED_TO x (c=7)
+///                 └──────────── one .stat(.x.tmp) ──────────────┘   └────── one .move(.x.tmp → x) ─────┘
+/// read ends:     ... | MOVED_FROM a (c=9) ▌  → poll up to `pairingWindow` for MOVED_TO (c=9):
+///                                             it comes → .move; it does not → a moved out: .remove(a)
+/// ```
+///
+/// Guarantees:
+/// 1. A consumer that applies every batch in order holds what a fresh ``Crawler`` crawl would
+///    list, once the file system is quiet and the consumer has applied the batch that
+///    ``sync(timeout:)`` returned.
+/// 2. A queue overflow rescans every container (`.listing` of the root, which the index diffs)
+///    and sends ``WatchNotice/resync(_:reason:)``; bursts rescan at most once per `overflowBackoff`.
+/// 3. Directories that cannot be watched (budget, `ENOSPC`) are rescanned every `rescanInterval`
+///    and reported in ``status`` and as ``WatchNotice/subtreeUnwatched(_:)``; the rest stays watched.
+/// 4. A container whose root disappears gets a rootless `.listing` and
+///    ``WatchNotice/containerUnavailable(_:)``; it is checked every `rescanInterval` and
+///    reattached with ``WatchNotice/containerAvailable(_:)`` when it is back.
+///
+/// ```swift
+/// let watcher = try FileWatcher(containers: [descriptor])
+/// try watcher.start()
+/// for await batch in watcher.batches { _ = index.apply(batch.changes) }
+/// ```
+///
+/// Nested containers (one root inside another) are not supported: one directory has one watch.
+public final class FileWatcher: Sendable {
+    /// Tuning; the defaults suit a desktop daemon.
+    public struct Configuration: Sendable {
+        /// The most inotify watches to hold. nil: 90% of `max_user_watches` (shared by every
+        /// process of the uid). Never more than the kernel limit.
+        public var maxWatches: Int?
+        /// How often unwatched subtrees are rescanned and unavailable containers looked for.
+        public var rescanInterval: Duration
+        /// How long a `MOVED_FROM` at the end of a read waits for its `MOVED_TO`.
+        public var pairingWindow: Duration
+        /// The shortest time between two overflow rescans.
+        public var overflowBackoff: Duration
+        /// How long ``FileWatcher/sync(timeout:)`` waits by default.
+        public var syncTimeout: Duration
+        /// Bytes per read of the inotify queue (at least one maximal event is enforced).
+        public var readBufferSize: Int
+
+        public init(
+            maxWatches: Int? = nil, rescanInterval: Duration = .seconds(10), pairingWindow: Duration = .milliseconds(10),
+            overflowBackoff: Duration = .milliseconds(100), syncTimeout: Duration = .seconds(10),
+            readBufferSize: Int = 64 * 1024
+        ) {
+            self.maxWatches = maxWatches
+            self.rescanInterval = rescanInterval
+            self.pairingWindow = pairingWindow
+            self.overflowBackoff = overflowBackoff
+            self.syncTimeout = syncTimeout
+            self.readBufferSize = readBufferSize
+        }
+    }
+
+    /// Every batch, in order, from the initial crawl on. Finishes after ``stop()``.
+    public let batches: AsyncStream<WatchBatch>
+    public let configuration: Configuration
+    private let output: AsyncStream<WatchBatch>.Continuation
+    private let shared: WatcherShared
+    private let inotifyFD: Int32
+
+    /// Creates the inotify instance; nothing is read before ``start()``.
+    ///
+    /// - Parameters:
+    ///   - containers: Watched from the start; more can come with ``addContainer(_:)``.
+    /// - Throws: ``WatchError`` naming `inotify_init1` (too many instances) or `eventfd`.
+    public init(containers: [ContainerDescriptor], configuration: Configuration = Configuration()) throws(WatchError) {
+        self.configuration = configuration
+        inotifyFD = try Inotify.open()
+        let wakeFD: Int32
+        do throws(WatchError) {
+            wakeFD = try System.call("eventfd") { ubq_eventfd_cloexec_nonblock(0) }
+        } catch {
+            close(inotifyFD)
+            throw error
+        }
+        let kernelLimit = Inotify.kernelWatchLimit()
+        let ceiling = kernelLimit ?? 8192
+        let budget = max(0, min(configuration.maxWatches ?? ceiling * 9 / 10, ceiling))
+        shared = WatcherShared(wakeFD: wakeFD, budget: budget, kernelLimit: kernelLimit,
+                               initial: containers.map { .add($0) })
+        (batches, output) = AsyncStream.makeStream(of: WatchBatch.self, bufferingPolicy: .unbounded)
+        let shared = self.shared
+        output.onTermination = { _ in shared.requestStop() }
+    }
+
+    deinit {
+        shared.requestStop()
+        if shared.takeOwnershipIfNeverStarted() {
+            close(inotifyFD)
+            close(shared.wakeFD)
+            output.finish()
+        }
+    }
+
+    /// Starts the reader thread: it watches and crawls every container (each one's first batch is
+    /// a `.listing` of its root and ``WatchNotice/containerAvailable(_:)`` or `...Unavailable`),
+    /// then reports changes as they happen.
+    ///
+    /// - Throws: ``WatchError/Code/stopped`` when already started or stopped; `pthread_create` errors.
+    public func start() throws(WatchError) {
+        guard shared.beginRunning() else {
+            throw WatchError(.stopped, message: "the watcher was already started or stopped")
+        }
+        let (shared, output, configuration, inotifyFD) = (self.shared, self.output, self.configuration, self.inotifyFD)
+        do throws(WatchError) {
+            try ReaderThread.start {
+                let core = WatcherCore(inotify: Inotify(adopting: inotifyFD, bufferSize: configuration.readBufferSize),
+                                       shared: shared, output: output, configuration: configuration)
+                core.run()
+            }
+        } catch {
+            shared.revertToCreated()
+            throw error
+        }
+    }
+
+    /// Stops the reader thread, closes the descriptors and finishes ``batches``. Pending
+    /// ``sync(timeout:)`` calls fail with ``WatchError/Code/stopped``. Idempotent.
+    public func stop() async {
+        if shared.takeOwnershipIfNeverStarted() {
+            close(inotifyFD)
+            close(shared.wakeFD)
+            output.finish()
+            return
+        }
+        shared.requestStop()
+        await shared.waitUntilStopped()
+    }
+
+    /// Watches one more container (or updates the package types of a known one and rescans it).
+    public func addContainer(_ container: ContainerDescriptor) {
+        shared.send(.add(container))
+    }
+
+    /// Stops watching a container; its items are removed with a rootless `.listing`.
+    public func removeContainer(_ id: ContainerID) {
+        shared.send(.remove(id))
+    }
+
+    /// The watcher's health now.
+    public var status: WatchStatus { shared.state.withLock { $0.status } }
+
+    /// A cookie barrier for complete gathering (SPEC §7.1).
+    ///
+    /// Writes a uniquely named hidden cookie file into each available container root and waits
+    /// until the reader has seen its creation. The kernel queues events in order, so by then every
+    /// event of a change made before this call has been read and emitted. Unwatched subtrees of
+    /// the container are rescanned before the barrier completes. Cookie files never appear in
+    /// emitted changes and are deleted before this returns.
+    ///
+    /// ```
+    /// caller:  write x ─ sync() ── create .ubiquity-sync-42-7 ─────── await ─────────────── returns 18
+    /// reader:            ... MODIFY x │ CREATE .ubiquity-sync-42-7 → emit batch 18 → acknowledge
+    /// ```
+    ///
+    /// - Parameter timeout: How long to wait; ``Configuration/syncTimeout`` when nil.
+    /// - Returns: A sequence number: once batches up to it are applied, the consumer reflects every
+    ///   change made before the call.
+    /// - Throws: ``WatchError/Code/syncTimedOut``, ``WatchError/Code/stopped``, or
+    ///   ``WatchError/Code/cancelled`` when the calling task is cancelled.
+    public func sync(timeout: Duration? = nil) async throws(WatchError) -> UInt64 {
+        let deadline = ContinuousClock.now + (timeout ?? configuration.syncTimeout)
+        guard let (roots, last) = shared.state.withLock({ $0.phase == .running ? ($0.roots, $0.status.lastSequence) : nil })
+        else { throw WatchError(.stopped, message: "the watcher is not running") }
+
+        var waiters: [Int] = []
+        var cookies: [String] = []
+        defer { for cookie in cookies { unlink(cookie) } }
+        for (id, root) in roots.sorted(by: { $0.key < $1.key }) {
+            let cookie = "\(Crawler.cookiePrefix)\(getpid())-\(FileWatcher.cookieCounter.add(1, ordering: .relaxed).newValue)"
+            let path = System.join(root, [cookie])
+            // Register first: the reader may see the cookie before `open` returns.
+            let waiter = shared.register(container: id, cookie: cookie)
+            waiters.append(waiter)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                close(fd)
+                cookies.append(path)
+            } else {
+                // No cookie (read-only root, root just vanished): the reader rescans instead.
+                shared.requireRescan(waiter)
+            }
+        }
+        shared.wake()       // the reader acknowledges waiters it cannot see a cookie for
+        var sequence = last
+        do {
+            for waiter in waiters {
+                sequence = max(sequence, try await shared.awaitAcknowledgement(waiter, deadline: deadline))
+            }
+        } catch {
+            for waiter in waiters { shared.cancel(waiter) }
+            if let error = error as? WatchError { throw error }
+            throw WatchError(.cancelled, message: "the task waiting for sync was cancelled")
+        }
+        return sequence
+    }
+
+    private static let cookieCounter = Atomic<UInt64>(0)
+
+    // MARK: - Test hooks
+
+    /// Parks the reader before its next read (it then reads nothing until ``releaseReader()``):
+    /// lets tests build up a kernel queue deliberately. Returns once the reader is parked.
+    package func holdReader() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !shared.send(.hold(continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Lets a held reader read again.
+    package func releaseReader() {
+        shared.send(.release)
+    }
+}
+
+extension Inotify {
+    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
+    static func open() throws(WatchError) -> Int32 {
+        try System.call("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+    }
+}
+
+// MARK: - State shared between callers and the reader thread
+
+/// A request from a caller to the reader thread.
+enum WatcherCommand: Sendable {
+    case add(ContainerDescriptor)
+    case remove(ContainerID)
+    case hold(CheckedContinuation<Void, Never>)
+    case release
+}
+
+/// One ``FileWatcher/sync(timeout:)`` participant, for one container.
+struct SyncWaiter: Sendable {
+    enum State: Sendable {
+        case pending
+        case waiting(CheckedContinuation<UInt64, any Error>)
+        case acknowledged(UInt64)
+    }
+    var container: ContainerID
+    var cookie: String
+    /// No cookie could be written: the reader rescans the container instead.
+    var needsRescan = false
+    var state: State = .pending
+}
+
+struct SharedState: Sendable {
+    enum Phase: Sendable { case created, running, stopping, stopped }
+    var phase = Phase.created
+    var commands: [WatcherCommand]
+    var waiters: [Int: SyncWaiter] = [:]
+    var nextWaiter = 0
+    var status: WatchStatus
+    /// Available containers' roots: where sync writes cookies.
+    var roots: [ContainerID: String] = [:]
+    var stopWaiters: [CheckedContinuation<Void, Never>] = []
+}
+
+/// The state callers and the reader thread share, behind one `Mutex`, and the wake-up `eventfd`.
+final class WatcherShared: Sendable {
+    let state: Mutex<SharedState>
+    let wakeFD: Int32
+
+    init(wakeFD: Int32, budget: Int, kernelLimit: Int?, initial: [WatcherCommand]) {
+        self.wakeFD = wakeFD
+        state = Mutex(SharedState(commands: initial, status: WatchStatus(watchBudget: budget, kernelWatchLimit: kernelLimit)))
+    }
+
+    /// Writes the eventfd. Only while running: the reader closes it once it has marked itself
+    /// stopped under the same lock, so a descriptor number is never written after it is closed.
+    private func wakeLocked(_ state: borrowing SharedState) {
+        guard state.phase == .running || state.phase == .stopping else { return }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, MemoryLayout<UInt64>.size)
+    }
+
+    func wake() { state.withLock { wakeLocked($0) } }
+
+    /// - Returns: false when the reader is gone (the command will never run).
+    @discardableResult
+    func send(_ command: WatcherCommand) -> Bool {
+        state.withLock { state in
+            guard state.phase == .created || state.phase == .running else { return false }
+            state.commands.append(command)
+            wakeLocked(state)
+            return true
+        }
+    }
+
+    func beginRunning() -> Bool {
+        state.withLock { state in
+            guard state.phase == .created else { return false }
+            state.phase = .running
+            return true
+        }
+    }
+
+    func revertToCreated() { state.withLock { $0.phase = .created } }
+
+    /// Marks a never-started watcher stopped. - Returns: true when the caller must close the descriptors.
+    func takeOwnershipIfNeverStarted() -> Bool {
+        state.withLock { state in
+            guard state.phase == .created else { return false }
+            state.phase = .stopped
+            return true
+        }
+    }
+
+    func requestStop() {
+        state.withLock { state in
+            guard state.phase == .running else { return }
+            state.phase = .stopping
+            wakeLocked(state)
+        }
+    }
+
+    func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.phase == .stopped { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Sync waiters
+
+    func register(container: ContainerID, cookie: String) -> Int {
+        state.withLock { state in
+            state.nextWaiter += 1
+            state.waiters[state.nextWaiter] = SyncWaiter(container: container, cookie: cookie)
+            return state.nextWaiter
+        }
+    }
+
+    func requireRescan(_ id: Int) { state.withLock { $0.waiters[id]?.needsRescan = true } }
+
+    func cancel(_ id: Int) {
+        let continuation = state.withLock { state -> CheckedContinuation<UInt64, any Error>? in
+            guard let waiter = state.waiters.removeValue(forKey: id), case .waiting(let c) = waiter.state else { return nil }
+            return c
+        }
+        continuation?.resume(throwing: CancellationError())
+    }
+
+    /// Acknowledges every unacknowledged waiter `matching`, with the sequence number of the last
+    /// batch emitted.
+    func acknowledge(sequence: UInt64, matching: (Int, SyncWaiter) -> Bool) {
+        let ready = state.withLock { state -> [CheckedContinuation<UInt64, any Error>] in
+            var ready: [CheckedContinuation<UInt64, any Error>] = []
+            for (id, waiter) in state.waiters where matching(id, waiter) {
+                switch waiter.state {
+                case .pending: state.waiters[id]?.state = .acknowledged(sequence)
+                case .waiting(let continuation):
+                    state.waiters[id] = nil
+                    ready.append(continuation)
+                case .acknowledged: break
+                }
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume(returning: sequence) }
+    }
+
+    /// Waiters not yet acknowledged.
+    func openWaiters() -> [(id: Int, waiter: SyncWaiter)] {
+        state.withLock { state in
+            state.waiters.compactMap { id, waiter in
+                if case .acknowledged = waiter.state { return nil }
+                return (id, waiter)
+            }
+        }
+    }
+
+    /// Waits for the reader to acknowledge `id`, or for `deadline`.
+    func awaitAcknowledgement(_ id: Int, deadline: ContinuousClock.Instant) async throws -> UInt64 {
+        try await withThrowingTaskGroup(of: UInt64?.self) { group in
+            group.addTask { try await self.acknowledgement(id) }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let sequence = first else {
+                throw WatchError(.syncTimedOut, message: "the reader did not see the sync cookie in time")
+            }
+            return sequence
+        }
+    }
+
+    private func acknowledgement(_ id: Int) async throws -> UInt64 {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UInt64, any Error>) in
+                let result = state.withLock { state -> Result<UInt64, any Error>? in
+                    guard let waiter = state.waiters[id] else {
+                        if state.phase == .stopped { return .failure(WatchError(.stopped, message: "the watcher stopped during sync")) }
+                        return .failure(CancellationError())
+                    }
+                    switch waiter.state {
+                    case .acknowledged(let sequence):
+                        state.waiters[id] = nil
+                        return .success(sequence)
+                    case .pending:
+                        if state.phase == .stopped {
+                            state.waiters[id] = nil
+                            return .failure(WatchError(.stopped, message: "the watcher stopped during sync"))
+                        }
+                        state.waiters[id]?.state = .waiting(continuation)
+                        return nil
+                    case .waiting:
+                        return .failure(WatchError(.stopped, message: "sync waiter \(id) awaited twice"))
+                    }
+                }
+                if let result { continuation.resume(with: result) }
+            }
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// Called by the reader as it exits: nothing will be acknowledged any more.
+    func finish() -> (waiters: [CheckedContinuation<UInt64, any Error>], stopWaiters: [CheckedContinuation<Void, Never>]) {
+        state.withLock { state in
+            state.phase = .stopped
+            var waiting: [CheckedContinuation<UInt64, any Error>] = []
+            for (_, waiter) in state.waiters { if case .waiting(let c) = waiter.state { waiting.append(c) } }
+            state.waiters.removeAll()
+            let stopWaiters = state.stopWaiters
+            state.stopWaiters.removeAll()
+            return (waiting, stopWaiters)
+        }
+    }
+}

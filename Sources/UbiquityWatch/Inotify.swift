@@ -1,0 +1,156 @@
+import CUbiquitySystem
+import Glibc
+
+/// The inotify event bits, converted once from Glibc's mixed `Int32`/`UInt32` constants.
+struct InotifyMask: OptionSet, Hashable {
+    let rawValue: UInt32
+
+    private init(_ value: Int32) { rawValue = UInt32(bitPattern: value) }
+    init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    static let modify = InotifyMask(IN_MODIFY)
+    static let attrib = InotifyMask(IN_ATTRIB)
+    static let closeWrite = InotifyMask(IN_CLOSE_WRITE)
+    static let movedFrom = InotifyMask(IN_MOVED_FROM)
+    static let movedTo = InotifyMask(IN_MOVED_TO)
+    static let create = InotifyMask(IN_CREATE)
+    static let delete = InotifyMask(IN_DELETE)
+    static let deleteSelf = InotifyMask(IN_DELETE_SELF)
+    static let moveSelf = InotifyMask(IN_MOVE_SELF)
+    static let unmount = InotifyMask(IN_UNMOUNT)
+    static let queueOverflow = InotifyMask(IN_Q_OVERFLOW)
+    static let ignored = InotifyMask(IN_IGNORED)
+    static let isDirectory = InotifyMask(IN_ISDIR)
+    static let onlyDirectory = InotifyMask(IN_ONLYDIR)
+    static let dontFollow = InotifyMask(IN_DONT_FOLLOW)
+    static let excludeUnlinked = InotifyMask(IN_EXCL_UNLINK)
+
+    /// Everything a directory watch of the watcher asks for.
+    static let directoryEvents: InotifyMask = [
+        .create, .delete, .modify, .attrib, .closeWrite, .movedFrom, .movedTo, .deleteSelf, .moveSelf,
+        .onlyDirectory, .excludeUnlinked,
+    ]
+}
+
+/// One raw inotify event, its name decoded. `name` is nil for events about the watched directory
+/// itself; events whose name is not UTF-8 are dropped by the reader (the crawler skips those names too).
+struct InotifyEvent {
+    var wd: Int32
+    var mask: InotifyMask
+    var cookie: UInt32
+    var name: String?
+}
+
+/// An inotify instance: its descriptor, adding and removing watches, reading events.
+///
+/// Single-threaded: the watcher's reader thread owns it.
+final class Inotify {
+    let fd: Int32
+    /// Watch through `/proc/self/fd/N` (exactly the inode the crawler opened) when /proc is there.
+    private let watchesThroughProc: Bool
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    /// The kernel's watch limit for this uid (`/proc/sys/fs/inotify/max_user_watches`), if readable.
+    static func kernelWatchLimit() -> Int? {
+        readInteger("/proc/sys/fs/inotify/max_user_watches")
+    }
+
+    /// Adopts an inotify descriptor (see `Inotify.open()`); ``close()`` releases it.
+    init(adopting fd: Int32, bufferSize: Int = 64 * 1024) {
+        self.fd = fd
+        watchesThroughProc = access("/proc/self/fd", F_OK) == 0
+        // Smaller than one maximal event (16 + NAME_MAX + 1) and read() fails with EINVAL.
+        let size = max(bufferSize, MemoryLayout<inotify_event>.size + Int(NAME_MAX) + 1)
+        buffer = .allocate(byteCount: size, alignment: 16)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Closes the descriptor; called once by the owner when it stops.
+    func close() { _ = Glibc.close(fd) }
+
+    /// Watches the directory open at `directory` (falling back to `path` without /proc).
+    ///
+    /// Through `/proc/self/fd/N` the watch lands on exactly the inode the crawler is about to
+    /// read, even if the path was swapped meanwhile; that magic link must be followed, so
+    /// `IN_DONT_FOLLOW` is only used with the plain path (with `IN_ONLYDIR` in both cases).
+    ///
+    /// - Returns: The watch descriptor; the existing one when the inode is already watched.
+    /// - Throws: ``WatchError/Code/watchBudgetExhausted`` on `ENOSPC`, else ``WatchError/Code/systemCall``.
+    func addWatch(directory: Int32, path: String) throws(WatchError) -> Int32 {
+        if watchesThroughProc {
+            return try System.call("inotify_add_watch", path: path) {
+                inotify_add_watch(fd, "/proc/self/fd/\(directory)", InotifyMask.directoryEvents.rawValue)
+            }
+        }
+        return try System.call("inotify_add_watch", path: path) {
+            inotify_add_watch(fd, path, InotifyMask.directoryEvents.union(.dontFollow).rawValue)
+        }
+    }
+
+    /// Forgets a watch. A watch the kernel already dropped (`EINVAL`) is not an error.
+    func removeWatch(_ wd: Int32) {
+        _ = inotify_rm_watch(fd, wd)
+    }
+
+    /// Reads whatever is queued, appending decoded events to `events`.
+    ///
+    /// - Returns: false when nothing was queued (`EAGAIN`).
+    /// - Throws: ``WatchError`` naming `read`.
+    func read(into events: inout [InotifyEvent]) throws(WatchError) -> Bool {
+        let count: Int
+        do throws(WatchError) {
+            count = try System.call("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        } catch {
+            if error.errno == EAGAIN { return false }
+            throw error
+        }
+        let header = MemoryLayout<inotify_event>.size
+        var offset = 0
+        while offset + header <= count {
+            let base = buffer.baseAddress! + offset
+            let wd = base.loadUnaligned(fromByteOffset: 0, as: Int32.self)
+            let mask = base.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+            let cookie = base.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+            let length = Int(base.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+            offset += header + length
+            var name: String?
+            if length > 0 {
+                // The name is NUL-padded to `length` bytes after the header.
+                let bytes = UnsafeRawBufferPointer(start: base + header, count: length)
+                let end = bytes.firstIndex(of: 0) ?? length
+                guard let decoded = String(validating: bytes[..<end], as: UTF8.self) else { continue }
+                name = decoded
+            }
+            events.append(InotifyEvent(wd: wd, mask: InotifyMask(rawValue: mask), cookie: cookie, name: name))
+        }
+        return true
+    }
+
+    /// Waits until the descriptor is readable or `milliseconds` pass.
+    func waitReadable(milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let result = poll(&entry, 1, milliseconds)
+            if result >= 0 { return result > 0 }
+            if Glibc.errno != EINTR { return false }
+        }
+    }
+}
+
+@available(*, unavailable, message: "owned by the watcher's reader thread")
+extension Inotify: Sendable {}
+
+/// Reads a small integer file such as `/proc/sys/fs/inotify/max_user_watches`.
+func readInteger(_ path: String) -> Int? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 64)
+    let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+    guard count > 0 else { return nil }
+    let text = String(decoding: bytes[..<count], as: UTF8.self)
+    return Int(text.filter { !$0.isWhitespace })
+}

@@ -1,0 +1,621 @@
+import Glibc
+import UbiquityIndex
+
+/// The reader thread's state: the watch tree, the containers, the batch being built.
+///
+/// Single-threaded by construction: created on the reader thread, used only there, and every
+/// exchange with callers goes through ``WatcherShared``.
+final class WatcherCore {
+    struct Container {
+        var descriptor: ContainerDescriptor
+        var available = false
+        /// Whether a first availability notice was sent.
+        var announced = false
+        /// Unwatched subtree roots → why.
+        var unwatched: [[String]: String] = [:]
+    }
+
+    /// One change of the batch being built. Stats are taken when the batch is emitted (or before a
+    /// rename makes their paths stale), so repeated events for a path cost one `statx`.
+    enum Operation {
+        case stat(Int, [String])
+        case move(Int, from: [String], to: [String])
+        case ready(FileSystemChange)
+        /// A stat of a path that was gone when taken: the delete or rename explaining it follows.
+        case dropped
+    }
+
+    struct StatKey: Hashable {
+        var container: Int
+        var path: [String]
+    }
+
+    let inotify: Inotify
+    let shared: WatcherShared
+    let output: AsyncStream<WatchBatch>.Continuation
+    let configuration: FileWatcher.Configuration
+    let crawler = Crawler()
+    let budget: Int
+    let kernelLimit: Int?
+
+    var containers: [Int: Container] = [:]
+    private var nextSlot = 0
+    var tree = WatchTree()
+
+    private var operations: [Operation] = []
+    /// Operations before this index are resolved already.
+    private var resolvedPrefix = 0
+    private var notices: [WatchNotice] = []
+    private var pendingStats: Set<StatKey> = []
+    private(set) var sequence: UInt64 = 0
+
+    private var resync: ResyncSchedule
+    private var nextTickAt: Int64
+    private var held = false
+
+    init(inotify: Inotify, shared: WatcherShared, output: AsyncStream<WatchBatch>.Continuation,
+         configuration: FileWatcher.Configuration) {
+        self.inotify = inotify
+        self.shared = shared
+        self.output = output
+        self.configuration = configuration
+        (budget, kernelLimit) = shared.state.withLock { ($0.status.watchBudget, $0.status.kernelWatchLimit) }
+        nextTickAt = System.monotonicNanoseconds() + configuration.rescanInterval.nanoseconds
+        resync = ResyncSchedule(backoffNanoseconds: configuration.overflowBackoff.nanoseconds)
+    }
+
+    // MARK: - The loop
+
+    func run() {
+        var fds = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: inotify.fd, events: Int16(POLLIN), revents: 0)]
+        while processCommands() {
+            flush()
+            publishStatus()
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let result = poll(&fds, held ? 1 : 2, held ? -1 : millisecondsUntilNextTimer())
+            if result < 0 && Glibc.errno != EINTR { break }
+            if fds[0].revents != 0 {
+                var value: UInt64 = 0
+                _ = read(shared.wakeFD, &value, MemoryLayout<UInt64>.size)
+            }
+            if held { continue }
+            if fds[1].revents != 0 {
+                guard readAndProcess() else { break }
+            }
+            runTimers()
+        }
+        shutdown()
+    }
+
+    private func millisecondsUntilNextTimer() -> Int32 {
+        var next = nextTickAt
+        if let due = resync.dueAt { next = min(next, due) }
+        let remaining = next - System.monotonicNanoseconds()
+        if remaining <= 0 { return 0 }
+        return Int32(clamping: (remaining + 999_999) / 1_000_000)
+    }
+
+    private func runTimers() {
+        let now = System.monotonicNanoseconds()
+        if resync.isDue(at: now) { resyncAll() }
+        guard now >= nextTickAt else { return }
+        nextTickAt = now + configuration.rescanInterval.nanoseconds
+        for slot in containers.keys.sorted() {
+            guard let container = containers[slot] else { continue }
+            if container.available {
+                rescanUnwatched(slot)
+            } else if access(container.descriptor.root, F_OK) == 0 {
+                attachContainer(slot)
+            }
+        }
+    }
+
+    /// Runs callers' commands. - Returns: false when the watcher must stop.
+    private func processCommands() -> Bool {
+        let (commands, stopping) = shared.state.withLock { state in
+            defer { state.commands.removeAll() }
+            return (state.commands, state.phase != .running)
+        }
+        if stopping {
+            for case .hold(let continuation) in commands { continuation.resume() }
+            return false
+        }
+        for command in commands {
+            switch command {
+            case .add(let descriptor):
+                if let slot = containers.first(where: { $0.value.descriptor.id == descriptor.id })?.key {
+                    containers[slot]?.descriptor = descriptor
+                    attachContainer(slot)
+                } else {
+                    nextSlot += 1
+                    containers[nextSlot] = Container(descriptor: descriptor)
+                    attachContainer(nextSlot)
+                }
+            case .remove(let id):
+                guard let slot = containers.first(where: { $0.value.descriptor.id == id })?.key else { continue }
+                detachContainer(slot)
+                operations.append(.ready(.listing(id, [], CrawlListing(root: nil))))
+                flush()
+                containers[slot] = nil
+                shared.acknowledge(sequence: sequence) { $1.container == id }
+            case .hold(let continuation):
+                held = true
+                continuation.resume()
+            case .release:
+                held = false
+            }
+        }
+        serviceWaiters()
+        return true
+    }
+
+    /// Acknowledges sync waiters that no cookie event will answer: containers that are gone or
+    /// whose root is not watched, and waiters whose cookie could not be written.
+    private func serviceWaiters() {
+        for (id, waiter) in shared.openWaiters() {
+            guard let slot = containers.first(where: { $0.value.descriptor.id == waiter.container })?.key,
+                  let container = containers[slot], container.available else {
+                flush()
+                shared.acknowledge(sequence: sequence) { candidate, _ in candidate == id }
+                continue
+            }
+            if waiter.needsRescan {
+                attach(slot, [])
+            } else if tree.roots[slot] == nil {
+                rescanUnwatched(slot)
+            } else {
+                continue        // its cookie event will come
+            }
+            flush()
+            shared.acknowledge(sequence: sequence) { candidate, _ in candidate == id }
+        }
+    }
+
+    private func shutdown() {
+        flush()
+        let (waiters, stopWaiters) = shared.finish()
+        inotify.close()
+        close(shared.wakeFD)
+        output.finish()
+        for waiter in waiters { waiter.resume(throwing: WatchError(.stopped, message: "the watcher stopped during sync")) }
+        for waiter in stopWaiters { waiter.resume() }
+    }
+
+    // MARK: - Reading events
+
+    /// Reads one buffer of events and turns it into operations.
+    /// - Returns: false when the descriptor is unusable.
+    private func readAndProcess() -> Bool {
+        var events: [InotifyEvent] = []
+        do {
+            guard try inotify.read(into: &events) else { return true }
+        } catch {
+            return false
+        }
+        var paired = Set<Int>()
+        // MOVED_TO events by cookie, in order: pairing is a lookup, not a scan.
+        var arrivals: [UInt32: [Int]] = [:]
+        func indexArrivals(from start: Int) {
+            for i in start..<events.count where events[i].mask.contains(.movedTo) { arrivals[events[i].cookie, default: []].append(i) }
+        }
+        func partner(of index: Int) -> Int? {
+            arrivals[events[index].cookie]?.first { $0 > index && !paired.contains($0) }
+        }
+        indexArrivals(from: 0)
+        var index = 0
+        while index < events.count {
+            defer { index += 1 }
+            let event = events[index]
+            if paired.contains(index) { continue }
+            if event.wd == -1 || event.mask.contains(.queueOverflow) {
+                resync.overflowed(at: System.monotonicNanoseconds())
+                continue
+            }
+            guard event.mask.contains(.movedFrom) else {
+                handle(event)
+                continue
+            }
+            // The last event of the read may have its partner still on the way: wait a little.
+            if partner(of: index) == nil && index == events.count - 1
+                && inotify.waitReadable(milliseconds: Int32(clamping: configuration.pairingWindow.milliseconds)) {
+                let known = events.count
+                _ = try? inotify.read(into: &events)
+                indexArrivals(from: known)
+            }
+            if let partner = partner(of: index) {
+                paired.insert(partner)
+                handleRename(from: event, to: events[partner])
+            } else {
+                handleMoveOut(event)
+            }
+        }
+        if resync.isDue(at: System.monotonicNanoseconds()) { resyncAll() }
+        return true
+    }
+
+    private func handle(_ event: InotifyEvent) {
+        guard let directory = tree.directory(event.wd) else { return }       // a watch we already forgot
+        let slot = directory.container
+        let mask = event.mask
+        if mask.contains(.ignored) {
+            watchVanished(event.wd)
+            return
+        }
+        if mask.contains(.deleteSelf) || mask.contains(.moveSelf) || mask.contains(.unmount) {
+            if directory.parent == nil { containerLost(slot) }
+            return                                  // otherwise the parent reports it, by name
+        }
+        guard let name = event.name else {
+            if directory.parent == nil && mask.contains(.attrib) { addStat(slot, []) }
+            return
+        }
+        if Crawler.isCookie(name) {
+            if directory.parent == nil && mask.contains(.create) { cookieSeen(name, slot) }
+            return
+        }
+        let parentPath = tree.path(of: event.wd)
+        let path = parentPath + [name]
+        let isDirectory = mask.contains(.isDirectory)
+        if mask.contains(.create) {
+            // A directory the walk of an ancestor already watched and listed needs no second walk.
+            if isDirectory && tree.child(of: event.wd, named: name) == nil { attach(slot, path) } else { addStat(slot, path) }
+            addStat(slot, parentPath)
+        } else if mask.contains(.delete) {
+            forget(slot, parent: event.wd, name: name)
+            addRemove(slot, path, isDirectory: isDirectory)
+            addStat(slot, parentPath)
+        } else if mask.contains(.movedTo) {
+            // Moved in from outside (or its MOVED_FROM was given up on): crawl what arrived.
+            forget(slot, parent: event.wd, name: name)
+            attach(slot, path)
+            addStat(slot, parentPath)
+        } else if isDirectory && mask.contains(.attrib) && tree.child(of: event.wd, named: name) == nil {
+            // A directory we hold no watch for (unreadable before?) may be readable now.
+            attach(slot, path)
+        } else {
+            addStat(slot, path)
+        }
+    }
+
+    /// A paired `MOVED_FROM`/`MOVED_TO`.
+    private func handleRename(from source: InotifyEvent, to destination: InotifyEvent) {
+        guard let sourceDirectory = tree.directory(source.wd), let sourceName = source.name else {
+            handle(destination)
+            return
+        }
+        guard let destinationDirectory = tree.directory(destination.wd), let destinationName = destination.name,
+              sourceDirectory.container == destinationDirectory.container else {
+            handleMoveOut(source)
+            handle(destination)
+            return
+        }
+        if Crawler.isCookie(sourceName) || Crawler.isCookie(destinationName) { return }
+        let slot = sourceDirectory.container
+        let fromParent = tree.path(of: source.wd)
+        let toParent = tree.path(of: destination.wd)
+        let from = fromParent + [sourceName]
+        let to = toParent + [destinationName]
+        // Stats already queued name paths this rename is about to change: take them now.
+        materialize()
+
+        let moved = tree.child(of: source.wd, named: sourceName)
+        if let replaced = tree.child(of: destination.wd, named: destinationName), replaced != moved {
+            forget(slot, parent: destination.wd, name: destinationName)     // renamed over an empty directory
+        }
+        renameUnwatched(slot, from: from, to: to)
+        var needsCrawl = false
+        if source.mask.contains(.isDirectory) {
+            if let moved {
+                dropWatches(tree.move(moved, to: destination.wd, name: destinationName))
+            } else if containers[slot]?.unwatched[to] == nil {
+                needsCrawl = true                   // a directory we held no watch for
+            }
+        }
+        operations.append(.move(slot, from: from, to: to))
+        if needsCrawl { attach(slot, to) }
+        addStat(slot, fromParent)
+        addStat(slot, toParent)
+    }
+
+    /// A `MOVED_FROM` without partner: moved out of the container (or of everything we watch).
+    private func handleMoveOut(_ event: InotifyEvent) {
+        guard let directory = tree.directory(event.wd), let name = event.name, !Crawler.isCookie(name) else { return }
+        let parentPath = tree.path(of: event.wd)
+        forget(directory.container, parent: event.wd, name: name)
+        addRemove(directory.container, parentPath + [name], isDirectory: event.mask.contains(.isDirectory))
+        addStat(directory.container, parentPath)
+    }
+
+    /// The kernel dropped a watch (`IN_IGNORED`): its directory was deleted or unmounted.
+    private func watchVanished(_ wd: Int32) {
+        guard let directory = tree.directory(wd) else { return }
+        if directory.parent == nil {
+            containerLost(directory.container)
+        } else {
+            dropWatches(tree.remove(subtree: wd).filter { $0 != wd })
+        }
+    }
+
+    /// Forgets the watches and unwatched records at and below `parent/name`.
+    private func forget(_ slot: Int, parent: Int32, name: String) {
+        if let child = tree.child(of: parent, named: name) { dropWatches(tree.remove(subtree: child)) }
+        let path = tree.path(of: parent) + [name]
+        guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
+        containers[slot]?.unwatched = unwatched.filter { !$0.key.starts(with: path) }
+    }
+
+    private func dropWatches(_ wds: [Int32]) {
+        for wd in wds { inotify.removeWatch(wd) }
+    }
+
+    private func renameUnwatched(_ slot: Int, from: [String], to: [String]) {
+        guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
+        var renamed: [[String]: String] = [:]
+        for (path, reason) in unwatched {
+            if path.starts(with: from) { renamed[to + path.dropFirst(from.count)] = reason } else { renamed[path] = reason }
+        }
+        containers[slot]?.unwatched = renamed
+    }
+
+    // MARK: - Containers
+
+    /// Watches and crawls a container root; announces whether it is available.
+    private func attachContainer(_ slot: Int) {
+        guard let before = containers[slot] else { return }
+        let listing = attach(slot, [])
+        let available = listing?.root != nil
+        containers[slot]?.available = available
+        containers[slot]?.announced = true
+        if available && (!before.available || !before.announced) {
+            notices.append(.containerAvailable(before.descriptor.id))
+        } else if !available && (before.available || !before.announced) {
+            detachContainer(slot)
+            notices.append(.containerUnavailable(before.descriptor.id))
+        }
+    }
+
+    /// The root was deleted, moved away or unmounted.
+    private func containerLost(_ slot: Int) {
+        guard let container = containers[slot] else { return }
+        detachContainer(slot)
+        operations.append(.ready(.listing(container.descriptor.id, [], CrawlListing(root: nil))))
+        if container.available { notices.append(.containerUnavailable(container.descriptor.id)) }
+        containers[slot]?.available = false
+        flush()
+        shared.acknowledge(sequence: sequence) { $1.container == container.descriptor.id }
+        // Deleted and re-created before we noticed: take it back at once.
+        if access(container.descriptor.root, F_OK) == 0 { attachContainer(slot) }
+    }
+
+    private func detachContainer(_ slot: Int) {
+        for wd in tree.descriptors(ofContainer: slot) {
+            inotify.removeWatch(wd)
+            tree.remove(subtree: wd)
+        }
+        containers[slot]?.unwatched = [:]
+    }
+
+    // MARK: - Watching and crawling
+
+    /// Watches every directory of the subtree at `path` (each one BEFORE it is read), crawls it and
+    /// queues its `.listing`. Watches held below `path` that the walk no longer finds are removed.
+    @discardableResult
+    private func attach(_ slot: Int, _ path: [String]) -> CrawlListing? {
+        guard let container = containers[slot] else { return nil }
+        var candidates: [Int32] = []
+        if let wd = tree.lookup(container: slot, path) { candidates = tree.subtree(wd) }
+        let previouslyUnwatched = container.unwatched.filter { $0.key.starts(with: path) }
+        for key in previouslyUnwatched.keys { containers[slot]?.unwatched[key] = nil }
+
+        var visitor = WatchingVisitor(core: self, container: slot)
+        let result: Crawler.Result
+        do {
+            result = try crawler.walk(containerRoot: container.descriptor.root, relative: path, visitor: &visitor)
+        } catch {
+            return nil      // only invalid paths throw, and these come from the kernel and the tree
+        }
+        candidates += visitor.displaced
+        var stale: [Int32] = []
+        for wd in Set(candidates) where !visitor.visited.contains(wd) && tree.directory(wd) != nil {
+            stale.append(contentsOf: tree.remove(subtree: wd).filter { !visitor.visited.contains($0) })
+        }
+        dropWatches(stale)
+
+        let id = container.descriptor.id
+        operations.append(.ready(.listing(id, path, result.listing)))
+        // A directory the walk could not open (permissions, out of descriptors) has no watch
+        // either: periodic rescans retry it.
+        for skipped in result.skipped where ["open", "openat", "fdopendir"].contains(skipped.call) {
+            if containers[slot]?.unwatched[skipped.path] == nil { markUnwatched(slot, skipped.path, reason: "\(skipped.call) failed: \(skipped.reason)") }
+        }
+        let unwatchedNow = containers[slot]?.unwatched.filter { $0.key.starts(with: path) } ?? [:]
+        for (subtree, reason) in unwatchedNow.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) })
+        where previouslyUnwatched[subtree] == nil {
+            notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: subtree, reason: reason)))
+        }
+        for subtree in previouslyUnwatched.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+        where unwatchedNow[subtree] == nil && tree.lookup(container: slot, subtree) != nil {
+            notices.append(.subtreeWatched(id, subtree))
+        }
+        for skipped in result.skipped where previouslyUnwatched[skipped.path] == nil {
+            notices.append(.skipped(id, skipped.path, reason: "\(skipped.call): \(skipped.reason)"))
+        }
+        return result.listing
+    }
+
+    /// Rescans (and tries to watch again) the unwatched subtrees of a container.
+    private func rescanUnwatched(_ slot: Int) {
+        guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
+        // Outermost first; a rescan of a subtree covers the records below it.
+        for path in unwatched.keys.sorted(by: { $0.count < $1.count }) where containers[slot]?.unwatched[path] != nil {
+            attach(slot, path)
+        }
+    }
+
+    fileprivate func markUnwatched(_ slot: Int, _ path: [String], reason: String) {
+        containers[slot]?.unwatched[path] = reason
+    }
+
+    // MARK: - Overflow and sync
+
+    /// Rescans every container after an overflow; the index reports only real differences.
+    private func resyncAll() {
+        resync.resynced(at: System.monotonicNanoseconds())
+        // Every sync registered before this rescan is answered by it.
+        let waiting = Set(shared.openWaiters().map(\.id))
+        for slot in containers.keys.sorted() {
+            guard let container = containers[slot] else { continue }
+            if container.available {
+                attach(slot, [])
+                notices.append(.resync(container.descriptor.id, reason: .queueOverflow))
+            } else {
+                attachContainer(slot)
+            }
+        }
+        flush()
+        shared.acknowledge(sequence: sequence) { id, _ in waiting.contains(id) }
+    }
+
+    private func cookieSeen(_ cookie: String, _ slot: Int) {
+        // Events were lost and the rescan is still to come: that rescan acknowledges this sync.
+        guard !resync.isPending else { return }
+        flush()
+        rescanUnwatched(slot)
+        flush()
+        shared.acknowledge(sequence: sequence) { $1.cookie == cookie }
+    }
+
+    // MARK: - Building batches
+
+    private func addStat(_ slot: Int, _ path: [String]) {
+        if pendingStats.insert(StatKey(container: slot, path: path)).inserted {
+            operations.append(.stat(slot, path))
+        }
+    }
+
+    private func addRemove(_ slot: Int, _ path: [String], isDirectory: Bool) {
+        guard let id = containers[slot]?.descriptor.id else { return }
+        operations.append(.ready(.remove(id, path)))
+        if isDirectory { pendingStats.removeAll() } else { pendingStats.remove(StatKey(container: slot, path: path)) }
+    }
+
+    /// Takes the queued stats now.
+    private func materialize() {
+        for i in resolvedPrefix..<operations.count {
+            switch operations[i] {
+            case .stat(let slot, let path):
+                guard let container = containers[slot],
+                      let stat = try? System.stat(path: System.join(container.descriptor.root, path)) else {
+                    operations[i] = .dropped
+                    continue
+                }
+                operations[i] = .ready(.stat(container.descriptor.id, path, stat))
+            case .move(let slot, let from, let to):
+                guard let container = containers[slot] else { continue }
+                let stat = try? System.stat(path: System.join(container.descriptor.root, to))
+                operations[i] = .ready(.move(container.descriptor.id, from: from, to: to, stat: stat))
+            case .ready, .dropped:
+                continue
+            }
+        }
+        resolvedPrefix = operations.count
+        pendingStats.removeAll()
+    }
+
+    /// Emits what was built as one batch.
+    func flush() {
+        guard !operations.isEmpty || !notices.isEmpty else { return }
+        materialize()
+        var changes: [FileSystemChange] = []
+        changes.reserveCapacity(operations.count)
+        for operation in operations {
+            if case .ready(let change) = operation { changes.append(change) }
+        }
+        operations.removeAll(keepingCapacity: true)
+        resolvedPrefix = 0
+        let batchNotices = notices
+        notices.removeAll()
+        guard !changes.isEmpty || !batchNotices.isEmpty else { return }
+        sequence += 1
+        publishStatus()         // first: whoever sees batch N sees a status at least as new
+        output.yield(WatchBatch(sequence: sequence, changes: changes, notices: batchNotices))
+    }
+
+    private func publishStatus() {
+        var unwatched: [UnwatchedSubtree] = []
+        var available: [ContainerID] = []
+        var unavailable: [ContainerID] = []
+        var roots: [ContainerID: String] = [:]
+        for container in containers.values {
+            let id = container.descriptor.id
+            if container.available {
+                available.append(id)
+                roots[id] = container.descriptor.root
+            } else {
+                unavailable.append(id)
+            }
+            for (path, reason) in container.unwatched {
+                unwatched.append(UnwatchedSubtree(container: id, path: path, reason: reason))
+            }
+        }
+        unwatched.sort { ($0.container, $0.path.joined(separator: "/")) < ($1.container, $1.path.joined(separator: "/")) }
+        let status = WatchStatus(
+            watchesUsed: tree.count, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
+            overflowCount: resync.overflows, resyncCount: resync.resyncs, availableContainers: available.sorted(),
+            unavailableContainers: unavailable.sorted(), lastSequence: sequence)
+        shared.state.withLock { state in
+            state.status = status
+            state.roots = roots
+        }
+    }
+}
+
+@available(*, unavailable, message: "owned by the watcher's reader thread")
+extension WatcherCore: Sendable {}
+
+/// Puts a watch on each directory of a walk before the crawler reads it.
+private struct WatchingVisitor: CrawlVisitor {
+    unowned let core: WatcherCore
+    let container: Int
+    var visited = Set<Int32>()
+    var displaced: [Int32] = []
+
+    mutating func willRead(directory: Int32, path: [String]) -> Bool {
+        guard let root = core.containers[container]?.descriptor.root else { return false }
+        let parent: Int32?
+        if path.isEmpty {
+            parent = nil
+        } else {
+            guard let found = core.tree.lookup(container: container, Array(path.dropLast())) else {
+                core.markUnwatched(container, path, reason: "its parent directory is not watched")
+                return false
+            }
+            parent = found
+        }
+        if core.tree.count >= core.budget && core.tree.lookup(container: container, path) == nil {
+            core.markUnwatched(container, path, reason: "the watch budget of \(core.budget) watches is used up")
+            return false
+        }
+        let wd: Int32
+        do {
+            wd = try core.inotify.addWatch(directory: directory, path: System.join(root, path))
+        } catch {
+            core.markUnwatched(container, path, reason: error.description)
+            return false
+        }
+        displaced += core.tree.link(wd, container: container, parent: parent, name: path.last ?? "")
+        visited.insert(wd)
+        return true
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    var milliseconds: Int64 { nanoseconds / 1_000_000 }
+}

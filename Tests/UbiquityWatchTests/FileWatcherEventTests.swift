@@ -1,0 +1,331 @@
+import Glibc
+import Testing
+@testable import UbiquityIndex
+@testable import UbiquityWatch
+
+/// Every event path, on real inotify and real directories. Each test waits for the change it
+/// expects, then proves the stronger property: after `sync()`, the index fed with every emitted
+/// batch equals a fresh crawl.
+@Suite("FileWatcher events")
+struct FileWatcherEventTests {
+    @Test func startsWithAListingOfTheRootAndAnAvailabilityNotice() async throws {
+        try await Harness.with(populate: { root in
+            try FS.mkdir(root + "/Documents")
+            try FS.write(root + "/Documents/a.txt", "hello")
+        }) { h in
+            let recorded = h.recorder.recorded
+            #expect(recorded.hasListing("", containing: "Documents/a.txt"))
+            #expect(recorded.notices.contains(.containerAvailable(Harness.containerID)))
+            let status = h.watcher.status
+            #expect(status.watchesUsed == 2)
+            #expect(status.availableContainers == [Harness.containerID])
+            #expect(status.unwatchedSubtrees.isEmpty)
+            try await h.converge()
+        }
+    }
+
+    @Test func createdFileIsAStatWithItsSize() async throws {
+        try await Harness.with { h in
+            try FS.write(h.path("new.txt"), "12345")
+            try await h.recorder.wait(for: "stat of new.txt") { $0.hasStat("new.txt") { $0.size == 5 && $0.kind == .regular } }
+            try await h.converge()
+        }
+    }
+
+    @Test func writesAreCoalescedIntoOneFreshStatPerRead() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/log.txt", "") }) { h in
+            try await h.converge()
+            let before = h.recorder.recorded.changes.count
+            await h.watcher.holdReader()
+            // Alternate MODIFY and ATTRIB so the kernel cannot merge them: 100 queued events.
+            for i in 0..<50 {
+                try FS.write(h.path("log.txt"), "line \(i)\n", append: true)
+                try FS.chmod(h.path("log.txt"), i % 2 == 0 ? 0o600 : 0o644)
+            }
+            h.watcher.releaseReader()
+            let size = Int64((0..<50).map { "line \($0)\n".utf8.count }.reduce(0, +))
+            try await h.recorder.wait(for: "the final stat of log.txt") { $0.hasStat("log.txt") { $0.size == size } }
+            let stats = h.recorder.recorded.changes.dropFirst(before).filter {
+                if case .stat(_, let path, _) = $0 { path == ["log.txt"] } else { false }
+            }
+            #expect(stats.count == 1)
+            if case .stat(_, _, let stat)? = stats.first {
+                #expect(stat.size == size)
+                #expect(stat.mode == 0o644)
+            }
+            try await h.converge()
+        }
+    }
+
+    @Test func chmodIsAStatWithTheNewMode() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+            try FS.chmod(h.path("a.txt"), 0o600)
+            try await h.recorder.wait(for: "stat with mode 600") { $0.hasStat("a.txt") { $0.mode == 0o600 } }
+            try await h.converge()
+        }
+    }
+
+    @Test func xattrChangeIsAStatAndTheTagsAreReadable() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+            let before = try #require(try System.stat(path: h.path("a.txt")))
+            try TagReader.setTags(["urgent", "home"], atPath: h.path("a.txt"))
+            try await h.recorder.wait(for: "stat after setxattr") { $0.hasStat("a.txt") { $0.changed > before.changed } }
+            #expect(TagReader.tags(atPath: h.path("a.txt")) == ["urgent", "home"])
+            let tags = h.recorder.withIndex { index -> [String] in
+                guard let id = index.lookup(container: 0, ["a.txt"]) else { return [] }
+                return IndexedItem(index, id).tags
+            }
+            #expect(tags == ["urgent", "home"])
+            try await h.converge()
+        }
+    }
+
+    @Test func deleteIsARemove() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+            try FS.unlink(h.path("a.txt"))
+            try await h.recorder.wait(for: "remove of a.txt") { $0.hasRemove("a.txt") }
+            try await h.converge()
+        }
+    }
+
+    @Test func renameWithinADirectoryIsOneMove() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+            let id = h.recorder.withIndex { $0.lookup(container: 0, ["a.txt"]) }
+            try FS.rename(h.path("a.txt"), h.path("b.txt"))
+            try await h.recorder.wait(for: "move a.txt → b.txt") { $0.hasMove("a.txt", "b.txt") }
+            #expect(!h.recorder.recorded.hasRemove("a.txt"))
+            try await h.converge()
+            #expect(id != nil && h.recorder.withIndex { $0.lookup(container: 0, ["b.txt"]) } == id)
+        }
+    }
+
+    @Test func renameAcrossDirectoriesIsOneMove() async throws {
+        try await Harness.with(populate: { root in
+            try FS.mkdir(root + "/one")
+            try FS.mkdir(root + "/two")
+            try FS.write(root + "/one/a.txt", "x")
+        }) { h in
+            try FS.rename(h.path("one/a.txt"), h.path("two/a.txt"))
+            try await h.recorder.wait(for: "move one/a.txt → two/a.txt") { $0.hasMove("one/a.txt", "two/a.txt") }
+            try await h.converge()
+        }
+    }
+
+    @Test func renameIntoTheContainerIsACrawlAndOutOfItARemove() async throws {
+        try await Harness.with { h in
+            try FS.write(h.outside + "/in.txt", "abc")
+            try FS.mkdir(h.outside + "/folder")
+            try FS.mkdir(h.outside + "/folder/deep")
+            try FS.write(h.outside + "/folder/deep/f.txt", "f")
+
+            try FS.rename(h.outside + "/in.txt", h.path("in.txt"))
+            try FS.rename(h.outside + "/folder", h.path("folder"))
+            try await h.recorder.wait(for: "listings of the moved-in file and folder") {
+                $0.hasListing("in.txt") && $0.hasListing("folder", containing: "deep/f.txt")
+            }
+            try await h.converge()
+            // The moved-in folder is watched: a write deep inside is seen.
+            try FS.write(h.path("folder/deep/g.txt"), "g")
+            try await h.recorder.wait(for: "stat of folder/deep/g.txt") { $0.hasStat("folder/deep/g.txt") }
+
+            let watches = h.watcher.status.watchesUsed
+            try FS.rename(h.path("folder"), h.outside + "/folder-back")
+            try FS.rename(h.path("in.txt"), h.outside + "/in-back.txt")
+            try await h.recorder.wait(for: "removes of the moved-out entries") { $0.hasRemove("folder") && $0.hasRemove("in.txt") }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches - 2)
+            // The moved-out folder is no longer watched: nothing about it reaches the container.
+            let count = h.recorder.recorded.changes.count
+            try FS.write(h.outside + "/folder-back/deep/late.txt", "late")
+            try await h.converge()
+            #expect(!h.recorder.recorded.changes.dropFirst(count).contains {
+                if case .stat(_, let path, _) = $0 { path.last == "late.txt" } else { false }
+            })
+        }
+    }
+
+    @Test func directoryRenameKeepsWatchingTheWholeSubtreeUnderItsNewName() async throws {
+        try await Harness.with(populate: { root in
+            try FS.mkdirs(root + "/old/a/b/c")
+            try FS.write(root + "/old/a/b/c/file.txt", "x")
+            try FS.write(root + "/old/top.txt", "y")
+        }) { h in
+            let watches = h.watcher.status.watchesUsed
+            try FS.rename(h.path("old"), h.path("new"))
+            try await h.recorder.wait(for: "move old → new") { $0.hasMove("old", "new") }
+            #expect(!h.recorder.recorded.hasListing("new"), "a paired rename needs no crawl")
+            try FS.write(h.path("new/a/b/c/after.txt"), "z")
+            try FS.mkdir(h.path("new/a/b/c/sub"))
+            try FS.write(h.path("new/a/b/c/sub/inner.txt"), "w")
+            try await h.recorder.wait(for: "stat under the new name") { $0.hasStat("new/a/b/c/after.txt") }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches + 1)
+        }
+    }
+
+    @Test func mkdirDashPFollowedByFilesConverges() async throws {
+        try await Harness.with { h in
+            try FS.mkdirs(h.path("a/b/c"))
+            for i in 0..<20 { try FS.write(h.path("a/b/c/file\(i).txt"), "\(i)") }
+            try FS.mkdirs(h.path("x/y/z/w/v"))
+            try FS.write(h.path("x/y/z/w/v/leaf.txt"), "leaf")
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == 1 + 3 + 5)
+        }
+    }
+
+    @Test func removingADeepTreeConvergesAndForgetsItsWatches() async throws {
+        try await Harness.with { h in
+            let watches = h.watcher.status.watchesUsed
+            for i in 0..<4 {
+                try FS.mkdirs(h.path("tree/d\(i)/e/f/g"))
+                for j in 0..<5 { try FS.write(h.path("tree/d\(i)/e/f/g/file\(j)"), "x") }
+            }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches + 1 + 4 * 4)
+            try FS.removeTree(h.path("tree"))
+            try await h.recorder.wait(for: "remove of tree") { $0.hasRemove("tree") }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches)
+            // A new directory of the same name is watched afresh.
+            try FS.mkdirs(h.path("tree/d0"))
+            try FS.write(h.path("tree/d0/again"), "again")
+            try await h.converge()
+        }
+    }
+
+    @Test func atomicSaveIsOneMoveOntoTheExistingTarget() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/doc.txt", "version 1") }) { h in
+            let id = try #require(h.recorder.withIndex { $0.lookup(container: 0, ["doc.txt"]) })
+            try FS.write(h.path(".doc.txt.tmp"), "version two")
+            try FS.rename(h.path(".doc.txt.tmp"), h.path("doc.txt"))
+            try await h.recorder.wait(for: "move .doc.txt.tmp → doc.txt") { $0.hasMove(".doc.txt.tmp", "doc.txt") }
+            try await h.converge()
+            #expect(h.recorder.withIndex { $0.lookup(container: 0, ["doc.txt"]) } == id, "the target keeps its identity")
+            #expect(h.recorder.withIndex { $0.lookup(container: 0, [".doc.txt.tmp"]) } == nil)
+        }
+    }
+
+    @Test func writesInsideAPackageDirectoryAreSeen() async throws {
+        try await Harness.with(packageTypes: ["gro": "com.example.grocery.package"], populate: { root in
+            try FS.mkdirs(root + "/Documents/list.gro/images")
+            try FS.write(root + "/Documents/list.gro/items.json", "[]")
+        }) { h in
+            try FS.write(h.path("Documents/list.gro/items.json"), "[\"milk\"]")
+            try FS.write(h.path("Documents/list.gro/images/milk.png"), "png")
+            try await h.recorder.wait(for: "stats inside the package") {
+                $0.hasStat("Documents/list.gro/items.json") { $0.size == 8 } && $0.hasStat("Documents/list.gro/images/milk.png")
+            }
+            try await h.converge()
+            let size = h.recorder.withIndex { index -> Int64? in
+                guard let id = index.lookup(container: 0, ["Documents", "list.gro"]) else { return nil }
+                return IndexedItem(index, id).packageSize
+            }
+            #expect(size == Int64(8 + 3))
+        }
+    }
+
+    @Test func hardLinkIsASecondEntryWithTheSameInode() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/original.txt", "shared") }) { h in
+            try FS.link(h.path("original.txt"), h.path("linked.txt"))
+            try await h.recorder.wait(for: "stat of linked.txt") { $0.hasStat("linked.txt") }
+            try await h.converge()
+            let inodes = h.recorder.withIndex { index in
+                [["original.txt"], ["linked.txt"]].compactMap { index.lookup(container: 0, $0).map { index.entry($0).stat.inode } }
+            }
+            #expect(inodes.count == 2 && inodes[0] == inodes[1])
+        }
+    }
+
+    @Test func symlinkToOutsideIsRecordedAndNotFollowed() async throws {
+        try await Harness.with { h in
+            try FS.mkdir(h.outside + "/secret")
+            try FS.write(h.outside + "/secret/private.txt", "private")
+            try FS.symlink(h.outside + "/secret", h.path("escape"))
+            try await h.recorder.wait(for: "stat of the symlink") { $0.hasStat("escape") { $0.kind == .symlink } }
+            try await h.converge()
+            // A write behind the link is not the container's business.
+            try FS.write(h.outside + "/secret/more.txt", "more")
+            try await h.converge()
+            let leaked = h.recorder.recorded.changes.contains {
+                switch $0 {
+                case .stat(_, let path, _), .remove(_, let path): path.count > 1 && path[0] == "escape"
+                case .listing(_, let path, let listing): path.first == "escape" && !listing.entries.isEmpty
+                case .move: false
+                }
+            }
+            #expect(!leaked)
+            #expect(h.watcher.status.watchesUsed == 1)
+        }
+    }
+
+    @Test func replacingAFileWithADirectoryOfTheSameName() async throws {
+        try await Harness.with(populate: { try FS.write($0 + "/thing", "file") }) { h in
+            try FS.unlink(h.path("thing"))
+            try FS.mkdir(h.path("thing"))
+            try FS.write(h.path("thing/inside.txt"), "x")
+            try await h.converge()
+            try FS.removeTree(h.path("thing"))
+            try FS.write(h.path("thing"), "a file again")
+            try await h.converge()
+        }
+    }
+
+    @Test func renameOverAnEmptyDirectory() async throws {
+        try await Harness.with(populate: { root in
+            try FS.mkdirs(root + "/full/inner")
+            try FS.write(root + "/full/inner/f.txt", "f")
+            try FS.mkdir(root + "/empty")
+        }) { h in
+            let watches = h.watcher.status.watchesUsed
+            try FS.rename(h.path("full"), h.path("empty"))
+            try await h.recorder.wait(for: "move full → empty") { $0.hasMove("full", "empty") }
+            try FS.write(h.path("empty/inner/g.txt"), "g")
+            try await h.recorder.wait(for: "stat of empty/inner/g.txt") { $0.hasStat("empty/inner/g.txt") }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches - 1)
+        }
+    }
+
+    @Test func renameBetweenTwoContainersIsARemoveAndACrawl() async throws {
+        try await Harness.with(populate: { root in
+            try FS.write(root + "/file.txt", "x")
+            try FS.mkdirs(root + "/folder/sub")
+        }) { h in
+            let other = try ContainerID("com.example.other")
+            let otherRoot = h.base + "/other"
+            try FS.mkdir(otherRoot)
+            h.watcher.addContainer(ContainerDescriptor(id: other, root: otherRoot))
+            try await h.recorder.wait(for: "the other container") { $0.notices.contains(.containerAvailable(other)) }
+            let watches = h.watcher.status.watchesUsed
+
+            try FS.rename(h.path("file.txt"), otherRoot + "/file.txt")
+            try FS.rename(h.path("folder"), otherRoot + "/folder")
+            try await h.recorder.wait(for: "removes here and listings there") { recorded in
+                recorded.hasRemove("file.txt") && recorded.hasRemove("folder")
+                    && recorded.changes.contains { if case .listing(other, ["folder"], let l) = $0 { listingPaths(l) == ["sub"] } else { false } }
+                    && recorded.changes.contains { if case .listing(other, ["file.txt"], let l) = $0 { l.root?.kind == .regular } else { false } }
+            }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches)
+            // The folder is watched as part of the other container now.
+            try FS.write(otherRoot + "/folder/sub/new.txt", "n")
+            try await h.recorder.wait(for: "stat in the other container") { recorded in
+                recorded.changes.contains { if case .stat(other, ["folder", "sub", "new.txt"], _) = $0 { true } else { false } }
+            }
+        }
+    }
+
+    @Test func manyFilesMovedBetweenDirectoriesInOneBurst() async throws {
+        try await Harness.with(populate: { root in
+            try FS.mkdir(root + "/from")
+            try FS.mkdir(root + "/to")
+            for i in 0..<300 { try FS.write(root + "/from/f\(i)", "\(i)") }
+        }) { h in
+            for i in 0..<300 { try FS.rename(h.path("from/f\(i)"), h.path("to/g\(i)")) }
+            try await h.converge()
+            let moves = h.recorder.recorded.changes.filter { if case .move = $0 { true } else { false } }
+            #expect(moves.count == 300, "every rename pairs into a move")
+        }
+    }
+}

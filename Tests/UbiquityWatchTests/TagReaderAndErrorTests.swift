@@ -1,0 +1,119 @@
+import Glibc
+import Testing
+@testable import UbiquityWatch
+
+@Suite("TagReader")
+struct TagReaderTests {
+    @Test func readsWritesAndRemovesTags() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        let file = base + "/a.txt"
+        try FS.write(file, "x")
+        #expect(TagReader.tags(atPath: file) == [])
+        try TagReader.setTags(["Red", " urgent ", "", "two words"], atPath: file)
+        #expect(TagReader.tags(atPath: file) == ["Red", "urgent", "two words"])
+        try TagReader.setTags([], atPath: file)
+        #expect(TagReader.tags(atPath: file) == [])
+        try TagReader.setTags([], atPath: file)            // removing twice is fine
+        #expect(TagReader.tags(atPath: base + "/missing") == [])
+    }
+
+    @Test func readsLongTagListsAndParsesRawValues() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        let file = base + "/many.txt"
+        try FS.write(file, "x")
+        let tags = (0..<100).map { "tag-number-\($0)" }      // > 256 bytes: the read buffer grows
+        try TagReader.setTags(tags, atPath: file)
+        #expect(TagReader.tags(atPath: file) == tags)
+        #expect(TagReader.parse(ArraySlice(Array("a,,b ,\0".utf8))) == ["a", "b"])
+    }
+
+    @Test func neverFollowsASymlink() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        try FS.write(base + "/target.txt", "x")
+        try TagReader.setTags(["target"], atPath: base + "/target.txt")
+        try FS.symlink(base + "/target.txt", base + "/link")
+        #expect(TagReader.tags(atPath: base + "/link") == [])
+        #expect(TagReader.reader(base + "/target.txt") == ["target"])
+        #expect {
+            try TagReader.setTags(["x"], atPath: base + "/link")
+        } throws: { error in
+            (error as? WatchError)?.call == "lsetxattr"
+        }
+    }
+}
+
+@Suite("WatchError")
+struct WatchErrorTests {
+    @Test func enospcFromInotifyAddWatchIsBudgetExhausted() {
+        let error = WatchError.system("inotify_add_watch", errno: ENOSPC, path: "/c/Documents")
+        #expect(error.code == .watchBudgetExhausted)
+        #expect(error.code.rawValue == "watch.budgetExhausted")
+        #expect(error.description == "inotify_add_watch failed for /c/Documents: No space left on device (ENOSPC)")
+        #expect(WatchError.system("write", errno: ENOSPC).code == .systemCall)
+    }
+
+    @Test func systemCallHelperRetriesEINTRAndNamesTheCall() {
+        var attempts = 0
+        let value = try? System.call("fake") { () -> Int32 in
+            attempts += 1
+            if attempts < 3 {
+                errno = EINTR
+                return -1
+            }
+            return 7
+        }
+        #expect(value == 7 && attempts == 3)
+        #expect {
+            try System.call("openat", path: "/nope") { open("/nonexistent/really", O_RDONLY) }
+        } throws: { error in
+            guard let error = error as? WatchError else { return false }
+            return error.code == .systemCall && error.call == "openat" && error.errno == ENOENT && error.path == "/nope"
+        }
+    }
+
+    @Test func realInotifyAddWatchFailureIsTyped() throws {
+        let fd = try Inotify.open()
+        let inotify = Inotify(adopting: fd)
+        defer { inotify.close() }
+        let file = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(file) }
+        try FS.write(file + "/plain", "x")
+        let plain = open(file + "/plain", O_RDONLY)
+        defer { close(plain) }
+        // IN_ONLYDIR on a regular file: ENOTDIR, reported with the call and the path.
+        #expect {
+            _ = try inotify.addWatch(directory: plain, path: file + "/plain")
+        } throws: { error in
+            (error as? WatchError)?.call == "inotify_add_watch" && (error as? WatchError)?.errno == ENOTDIR
+        }
+    }
+}
+
+@Suite("ResyncSchedule")
+struct ResyncScheduleTests {
+    @Test func firstOverflowIsDueAtOnceLaterOnesAfterTheBackoff() {
+        var schedule = ResyncSchedule(backoffNanoseconds: 100)
+        #expect(!schedule.isPending && !schedule.isDue(at: 0))
+        schedule.overflowed(at: 1_000)
+        #expect(schedule.isDue(at: 1_000))
+        schedule.resynced(at: 1_000)
+        #expect(!schedule.isPending)
+
+        // A burst within the backoff: one rescan, owed at last + backoff.
+        schedule.overflowed(at: 1_010)
+        schedule.overflowed(at: 1_050)
+        #expect(schedule.isPending)
+        #expect(!schedule.isDue(at: 1_099))
+        #expect(schedule.isDue(at: 1_100))
+        schedule.resynced(at: 1_100)
+        #expect(schedule.overflows == 3)
+        #expect(schedule.resyncs == 2)
+
+        // Long after the backoff: at once again.
+        schedule.overflowed(at: 5_000)
+        #expect(schedule.dueAt == 5_000)
+    }
+}
