@@ -70,20 +70,28 @@ let package = Package(
 
         // MARK: Tests
 
+        /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
+        /// query, reading events with a deadline.
+        .target(
+            name: "UbiquityTesting",
+            dependencies: ["UbiquityIndex"],
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(
             name: "UbiquityPredicateTests",
-            dependencies: ["UbiquityPredicate"],
+            dependencies: ["UbiquityPredicate", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "UbiquityIndexTests",
-            dependencies: ["UbiquityIndex"],
+            dependencies: ["UbiquityIndex", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// Real inotify on real temporary directories, and the engine on top of it.
         .testTarget(
             name: "UbiquityWatchTests",
-            dependencies: ["UbiquityWatch"],
+            dependencies: ["UbiquityWatch", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.

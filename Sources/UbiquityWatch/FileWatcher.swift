@@ -182,6 +182,15 @@ public final class FileWatcher: Sendable {
     ///   ``WatchError/Code/cancelled`` when the calling task is cancelled.
     public func sync(timeout: Duration? = nil) async throws(WatchError) -> UInt64 {
         let deadline = ContinuousClock.now + (timeout ?? configuration.syncTimeout)
+        guard shared.state.withLock({ $0.phase == .running }) else {
+            throw WatchError(.stopped, message: "the watcher is not running")
+        }
+        // Containers added before this call (at start, or by addContainer) must be watched and
+        // crawled before their roots can take a cookie: wait for the reader to run the commands.
+        let shared = self.shared
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !shared.send(.barrier(continuation)) { continuation.resume() }
+        }
         guard let (roots, last) = shared.state.withLock({ $0.phase == .running ? ($0.roots, $0.status.lastSequence) : nil })
         else { throw WatchError(.stopped, message: "the watcher is not running") }
 
@@ -250,6 +259,9 @@ enum WatcherCommand: Sendable {
     case remove(ContainerID)
     case hold(CheckedContinuation<Void, Never>)
     case release
+    /// Resumed once every command sent before it has run and its effects are published
+    /// (so `sync` sees containers added just before it, e.g. at start).
+    case barrier(CheckedContinuation<Void, Never>)
 }
 
 /// One ``FileWatcher/sync(timeout:)`` participant, for one container.
@@ -449,8 +461,16 @@ final class WatcherShared: Sendable {
             var waiting: [CheckedContinuation<UInt64, any Error>] = []
             for (_, waiter) in state.waiters { if case .waiting(let c) = waiter.state { waiting.append(c) } }
             state.waiters.removeAll()
-            let stopWaiters = state.stopWaiters
+            var stopWaiters = state.stopWaiters
             state.stopWaiters.removeAll()
+            // Commands that will never run: wake whoever waits on them (a sync then sees `stopped`).
+            for command in state.commands {
+                switch command {
+                case .barrier(let c), .hold(let c): stopWaiters.append(c)
+                default: break
+                }
+            }
+            state.commands.removeAll()
             return (waiting, stopWaiters)
         }
     }

@@ -120,8 +120,10 @@ final class WatcherCore {
         }
         if stopping {
             for case .hold(let continuation) in commands { continuation.resume() }
+            for case .barrier(let continuation) in commands { continuation.resume() }
             return false
         }
+        var barriers: [CheckedContinuation<Void, Never>] = []
         for command in commands {
             switch command {
             case .add(let descriptor):
@@ -145,9 +147,16 @@ final class WatcherCore {
                 continuation.resume()
             case .release:
                 held = false
+            case .barrier(let continuation):
+                barriers.append(continuation)
             }
         }
         serviceWaiters()
+        if !barriers.isEmpty {
+            flush()
+            publishStatus()
+            for continuation in barriers { continuation.resume() }
+        }
         return true
     }
 

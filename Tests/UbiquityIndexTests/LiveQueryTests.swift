@@ -2,41 +2,7 @@ import Foundation
 import Testing
 @testable import UbiquityIndex
 import UbiquityPredicate
-
-/// A subscriber's view: the gathered results with every update applied.
-struct ClientView {
-    var items: [ItemIdentity: ResultItem] = [:]
-
-    init(_ results: [ResultItem]) {
-        for item in results { items[item.identity] = item }
-    }
-
-    /// Applies an update; returns a problem description when it reports something impossible.
-    mutating func apply(_ delta: QueryDelta) -> String? {
-        for item in delta.removed {
-            guard items.removeValue(forKey: item.identity) != nil else { return "removed unknown \(item.path)" }
-        }
-        for item in delta.changed {
-            guard let old = items[item.identity] else { return "changed unknown \(item.path)" }
-            if let oldPath = item.oldPath, oldPath != old.path { return "oldPath \(oldPath) but client had \(old.path)" }
-            items[item.identity] = ResultItem(identity: item.identity, path: item.path, values: item.values)
-        }
-        for item in delta.added {
-            guard items[item.identity] == nil else { return "added twice \(item.path)" }
-            items[item.identity] = item
-        }
-        return nil
-    }
-
-    var snapshot: Set<String> { Set(items.values.map(describe)) }
-}
-
-/// Path and values in a stable order (dictionaries print in random order).
-func describe(_ item: ResultItem) -> String {
-    item.path + " " + item.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-}
-
-func snapshot(_ results: [ResultItem]) -> Set<String> { Set(results.map(describe)) }
+import UbiquityTesting
 
 /// A model file system that emits the changes a watcher would.
 struct ModelTree {
@@ -119,18 +85,6 @@ struct ModelTree {
     }
 }
 
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Live queries")
 struct LiveQueryTests {
     static let context = EvaluationContext(now: 1_795_341_600, timeZone: TimeZone(identifier: "UTC")!)
@@ -177,7 +131,7 @@ struct LiveQueryTests {
         #expect(delta.changed.map(\.values[.size]) == [.integer(99)])
         #expect(delta.removed.map(\.path) == ["/containers/com.example.test/Documents/Item_2"])
         #expect(view.apply(delta) == nil)
-        #expect(view.snapshot == snapshot(try query("name LIKE 'Item_*'", index).gather()))
+        #expect(view.snapshot == snapshotOf(try query("name LIKE 'Item_*'", index).gather()))
 
         // A rename that keeps matching is one `changed` with the old path.
         let rename = q.apply(index.apply([.move(c, from: ["Documents", "Item_1"], to: ["Documents", "Item_one"], stat: nil)]))
@@ -226,7 +180,7 @@ struct LiveQueryTests {
                 #expect(problem == nil, "seed \(seed) round \(round) query \(texts[i]): \(problem ?? "")")
                 let fresh = try query(texts[i], index, sort: sorts[i], scopes: queries[i].specification.scopes)
                 let expected = fresh.gather()
-                #expect(views[i].snapshot == snapshot(expected), "seed \(seed) round \(round) query \(texts[i])")
+                #expect(views[i].snapshot == snapshotOf(expected), "seed \(seed) round \(round) query \(texts[i])")
                 #expect(queries[i].order == fresh.order, "seed \(seed) round \(round): sorted order drifted for \(texts[i])")
             }
         }

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import UbiquityIndex
 import UbiquityPredicate
+import UbiquityTesting
 
 /// A change source driven by the test: every `send` is the next numbered batch, and `sync`
 /// answers with the last number sent, as the watcher's cookie barrier does.
@@ -23,33 +24,6 @@ final class ScriptedSource: ChangeSource {
             continuation.yield(ChangeBatch(sequence: sequence, changes: changes, notices: notices))
         }
     }
-}
-
-/// Reads events with a deadline, so a missing event fails the test instead of hanging it.
-func nextEvent(_ iterator: inout QueryEvents.AsyncIterator, within seconds: Double = 10) async throws -> QueryEvent? {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    var it = iterator
-    let result = try await withThrowingTaskGroup(of: (QueryEvent?, QueryEvents.AsyncIterator)?.self) { group in
-        group.addTask { [it] in
-            var copy = it
-            let event = await copy.next()
-            return (event, copy)
-        }
-        group.addTask {
-            try await Task.sleep(until: deadline, clock: .continuous)
-            return nil
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first
-    }
-    guard let (event, advanced) = result else {
-        Issue.record("no event within \(seconds) s")
-        return nil
-    }
-    it = advanced
-    iterator = it
-    return event
 }
 
 @Suite("Query engine")

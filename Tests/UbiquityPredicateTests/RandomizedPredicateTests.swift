@@ -1,29 +1,12 @@
 import Foundation
 import Testing
 @testable import UbiquityPredicate
+import UbiquityTesting
 
 // Seeded randomized tests. Every failure message names the seed and iteration; set
 // UBIQ_PREDICATE_SEED (decimal or 0x hex) to run another seed.
 
 // MARK: - Generator
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough for test data.
-struct SplitMix64: RandomNumberGenerator {
-    private(set) var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
-}
 
 enum Seeds {
     static let base: UInt64 = {

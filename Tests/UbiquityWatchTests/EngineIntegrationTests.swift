@@ -4,6 +4,7 @@ import Testing
 import UbiquityIndex
 import UbiquityPredicate
 import UbiquityWatch
+import UbiquityTesting
 
 /// The whole engine on real inotify: FileWatcher → WatcherChangeSource → QueryEngine.
 @Suite("Engine on real inotify", .serialized)
@@ -78,6 +79,25 @@ struct EngineIntegrationTests {
         let results = try await c.engine.results(id)
         #expect(results.map(\.path) == [c.path("Documents/Item_1")])
         await c.close()
+    }
+
+    /// A query started the moment the watcher starts must wait for the initial crawl.
+    @Test(arguments: 0..<5)
+    func aQueryStartedWithTheWatcherSeesTheWholeInitialCrawl(run: Int) async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ubq-initial-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("com.example.initial").path
+        try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        for i in 0..<500 { try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/Documents/Item_\(i)")) }
+        let descriptor = ContainerDescriptor(id: try ContainerID("com.example.initial"), root: root)
+        let watcher = try FileWatcher(containers: [descriptor])
+        let engine = QueryEngine(containers: [descriptor], source: WatcherChangeSource(watcher))
+        try watcher.start()
+        let runner = Task { await engine.run() }
+        let id = try await engine.start(try spec("name LIKE 'Item_*'"))
+        #expect(try await engine.results(id).count == 500, "run \(run)")
+        await watcher.stop()
+        runner.cancel()
     }
 
     @Test func anAtomicSaveIsOneChangeAndARenameCarriesTheOldPath() async throws {
@@ -225,83 +245,4 @@ struct EngineIntegrationTests {
         #expect(view.snapshot == snapshotOf(fresh))
         await c.close()
     }
-}
-
-// MARK: - Shared helpers (the same shapes as the index's unit tests)
-
-struct ClientView {
-    var items: [ItemIdentity: ResultItem] = [:]
-
-    init(_ results: [ResultItem]) {
-        for item in results { items[item.identity] = item }
-    }
-
-    mutating func apply(_ delta: QueryDelta) -> String? {
-        for item in delta.removed {
-            guard items.removeValue(forKey: item.identity) != nil else { return "removed unknown \(item.path)" }
-        }
-        for item in delta.changed {
-            guard let old = items[item.identity] else { return "changed unknown \(item.path)" }
-            if let oldPath = item.oldPath, oldPath != old.path { return "oldPath \(oldPath) but client had \(old.path)" }
-            items[item.identity] = item
-        }
-        for item in delta.added {
-            guard items[item.identity] == nil else { return "added twice \(item.path)" }
-            items[item.identity] = item
-        }
-        return nil
-    }
-
-    var snapshot: Set<String> { snapshotOf(Array(items.values)) }
-}
-
-func snapshotOf(_ results: [ResultItem]) -> Set<String> {
-    Set(results.map { item in
-        item.path + " " + item.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-    })
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The next update, passing over notices such as `containerAvailable` that may come first.
-func nextUpdate(_ iterator: inout QueryEvents.AsyncIterator) async throws -> QueryDelta? {
-    while let event = try await nextEvent(&iterator) {
-        if case .update(let delta) = event { return delta }
-    }
-    return nil
-}
-
-/// Reads one event, failing the test (not hanging it) when none comes in time.
-func nextEvent(_ iterator: inout QueryEvents.AsyncIterator, within seconds: Double = 10) async throws -> QueryEvent? {
-    let start = iterator
-    let result = try await withThrowingTaskGroup(of: (QueryEvent?, QueryEvents.AsyncIterator)?.self) { group in
-        group.addTask {
-            var copy = start
-            let event = await copy.next()
-            return (event, copy)
-        }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first
-    }
-    guard let (event, advanced) = result else {
-        Issue.record("no event within \(seconds) s")
-        return nil
-    }
-    iterator = advanced
-    return event
 }
