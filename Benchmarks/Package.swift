@@ -22,6 +22,20 @@ let package = Package(
                 .enableUpcomingFeature("InternalImportsByDefault"),
             ]
         ),
+        /// The watcher and the engine on generated real trees: crawl vs `find`, time to the first
+        /// answer, memory per item, change-to-notification latency and a 100,000-file burst.
+        .executableTarget(
+            name: "WatchBenchmarks",
+            dependencies: [
+                .product(name: "UbiquityWatch", package: "Ubiquity"),
+                .product(name: "UbiquityIndex", package: "Ubiquity"),
+                .product(name: "UbiquityPredicate", package: "Ubiquity"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+            ]
+        ),
         .executableTarget(
             name: "PredicateBenchmarks",
             dependencies: [
