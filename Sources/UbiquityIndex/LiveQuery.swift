@@ -80,6 +80,30 @@ final class LiveQuery {
     /// Members by identity, and the same members in result order.
     private(set) var members: Set<ItemIdentity> = []
     private(set) var order: [ItemID] = []
+    /// The sort key of each member in `order` (same positions): computed once per change, so
+    /// sorting and inserting never rebuild paths or re-read attributes.
+    private var keys: [SortKey] = []
+
+    /// An item's sort values and path (the final tie-break).
+    struct SortKey {
+        var values: [Value?]
+        var path: String
+
+    }
+
+    private func key(_ id: ItemID) -> SortKey {
+        let item = IndexedItem(index, id)
+        return SortKey(values: specification.sort.map { item.value(of: $0.attribute) }, path: item.path)
+    }
+
+    /// The order of `MetadataSortDescriptor.areInIncreasingOrder`, on precomputed keys.
+    private func precedes(_ a: SortKey, _ b: SortKey) -> Bool {
+        for (i, descriptor) in specification.sort.enumerated() {
+            let c = MetadataSortDescriptor.order(a.values[i], b.values[i])
+            if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
+        }
+        return a.path < b.path
+    }
 
     init(_ specification: QuerySpecification, index: MetadataIndex, context: EvaluationContext) {
         self.specification = specification
@@ -142,9 +166,10 @@ final class LiveQuery {
     }
 
     private func sortOrder() {
-        let descriptors = specification.sort
-        let index = self.index
-        order.sort { MetadataSortDescriptor.areInIncreasingOrder(IndexedItem(index, $0), IndexedItem(index, $1), by: descriptors) }
+        var decorated = order.map { (id: $0, key: key($0)) }
+        decorated.sort { precedes($0.key, $1.key) }
+        order = decorated.map(\.id)
+        keys = decorated.map(\.key)
     }
 
     /// Applies one change set; returns what this query's subscribers must be told.
@@ -189,7 +214,16 @@ final class LiveQuery {
                 }
             }
         }
-        if !leaving.isEmpty { order.removeAll { leaving.contains($0) } }
+        if !leaving.isEmpty {
+            var kept = 0
+            for i in order.indices where !leaving.contains(order[i]) {
+                order[kept] = order[i]
+                keys[kept] = keys[i]
+                kept += 1
+            }
+            order.removeSubrange(kept...)
+            keys.removeSubrange(kept...)
+        }
         for id in entering {
             members.insert(index.identity(id))
             insertSorted(id)
@@ -198,17 +232,13 @@ final class LiveQuery {
     }
 
     private func insertSorted(_ id: ItemID) {
-        let descriptors = specification.sort
-        let item = IndexedItem(index, id)
+        let newKey = key(id)
         var low = 0, high = order.count
         while low < high {
             let mid = (low + high) / 2
-            if MetadataSortDescriptor.areInIncreasingOrder(IndexedItem(index, order[mid]), item, by: descriptors) {
-                low = mid + 1
-            } else {
-                high = mid
-            }
+            if precedes(keys[mid], newKey) { low = mid + 1 } else { high = mid }
         }
         order.insert(id, at: low)
+        keys.insert(newKey, at: low)
     }
 }
