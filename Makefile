@@ -30,6 +30,7 @@ docs: build
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release IndexBenchmarks
+	cd Benchmarks && $(SWIFT) run -c release WatchBenchmarks
 
 clean:
 	rm -rf .build Benchmarks/.build
