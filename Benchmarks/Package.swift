@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
-// Predicate benchmarks: a separate package so that the main build and `make test` never
-// compile them. Run with `make bench` (= `cd Benchmarks && swift run -c release PredicateBenchmarks`).
+// Benchmarks: a separate package so that the main build and `make test` never compile them.
+// `make bench` runs PredicateBenchmarks, IndexBenchmarks and WatchBenchmarks (see README.md).
 import PackageDescription
 
 let package = Package(
@@ -10,10 +10,19 @@ let package = Package(
         .package(name: "Ubiquity", path: ".."),
     ],
     targets: [
+        /// Seeded randomness, progress output and resident memory, shared by every benchmark.
+        .target(
+            name: "BenchmarkSupport",
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+            ]
+        ),
         /// Index memory per item and name-index query time on synthetic trees of 10k to 1M items.
         .executableTarget(
             name: "IndexBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "UbiquityIndex", package: "Ubiquity"),
                 .product(name: "UbiquityPredicate", package: "Ubiquity"),
             ],
@@ -27,6 +36,7 @@ let package = Package(
         .executableTarget(
             name: "WatchBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "UbiquityWatch", package: "Ubiquity"),
                 .product(name: "UbiquityIndex", package: "Ubiquity"),
                 .product(name: "UbiquityPredicate", package: "Ubiquity"),
@@ -39,6 +49,7 @@ let package = Package(
         .executableTarget(
             name: "PredicateBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "UbiquityPredicate", package: "Ubiquity"),
             ],
             swiftSettings: [

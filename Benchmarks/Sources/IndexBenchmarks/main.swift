@@ -1,32 +1,10 @@
 // IndexBenchmarks: memory per indexed item and name-index query time, on synthetic trees laid
 // out like the watcher's input (100 entries per directory, 10% of names Item_<UUID>), with no
 // disk involved. Crawl and latency against the real file system are measured separately.
+import BenchmarkSupport
 import Foundation
 import UbiquityIndex
 import UbiquityPredicate
-
-func log(_ message: String) { FileHandle.standardError.write(Data(("… " + message + "\n").utf8)) }
-
-/// Resident memory of this process, from /proc/self/status (VmRSS, kB).
-func residentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        let digits = line.filter(\.isNumber)
-        return (Int(digits) ?? 0) * 1024
-    }
-    return 0
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A listing of `count` entries: directories of 100 entries, 10% of file names Item_<UUID>.
 func syntheticListing(count: Int, seed: UInt64) -> CrawlListing {
@@ -85,7 +63,7 @@ for size in sizes {
     let built = ContinuousClock.now - start
     let after = residentBytes()
     let perItem = Double(after - before) / Double(size)
-    log("\(size) items indexed; timing the name-index query")
+    Log.progress("\(size) items indexed; timing the name-index query")
     var best = Duration.seconds(1000)
     var matches = 0
     let repetitions = ProcessInfo.processInfo.environment["INDEX_BENCH_QUERY_REPETITIONS"].flatMap(Int.init) ?? 5

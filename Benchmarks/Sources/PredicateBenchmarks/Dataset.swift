@@ -1,17 +1,5 @@
+import BenchmarkSupport
 import UbiquityPredicate
-
-/// SplitMix64: small, fast, and the same sequence on every platform for a given seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D4_9B55_133B_B0EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// One synthetic index entry, kept compact: the name, a size, a date, an index into a shared
 /// table of tag lists, and a flag. It answers attributes the way an index entry would.

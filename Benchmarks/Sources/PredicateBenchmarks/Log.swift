@@ -1,15 +1,5 @@
+import BenchmarkSupport
 import Foundation
-
-/// Progress and errors go to standard error, so the table on standard output stays clean.
-enum Log {
-    static func progress(_ message: String) {
-        FileHandle.standardError.write(Data(("… " + message + "\n").utf8))
-    }
-
-    static func error(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
-}
 
 /// `1,234,567`
 func grouped(_ value: Double) -> String {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import UbiquityPredicate
 
 /// min / median / max of a rate over several timed runs.

@@ -1,4 +1,5 @@
 // Command-line options: `--items N`, `--runs N`, `--help`. No dependencies on purpose.
+import BenchmarkSupport
 import Foundation
 
 

@@ -1,5 +1,6 @@
 // PredicateBenchmarks: how fast UbiquityPredicate evaluates predicates over an in-memory index,
 // relative to the cost of just reading the attribute. See Benchmarks/README.md.
+import BenchmarkSupport
 import Foundation
 import UbiquityPredicate
 

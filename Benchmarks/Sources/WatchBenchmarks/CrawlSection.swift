@@ -1,5 +1,6 @@
 // Section 1: our crawl against `find`, the watcher + engine to the first complete answer,
 // resident memory per indexed item, and the one-shot name query on the loaded engine.
+import BenchmarkSupport
 import UbiquityIndex
 import UbiquityPredicate
 import UbiquityWatch

@@ -1,5 +1,6 @@
 // Sections 2 and 3, on one watcher + engine over a 10k tree: change-to-notification latency of
 // single file creations, and a burst of 100,000 creations in 100 directories.
+import BenchmarkSupport
 import Glibc
 import Foundation
 import UbiquityIndex

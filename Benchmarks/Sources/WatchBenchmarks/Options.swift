@@ -1,4 +1,5 @@
 // Command-line options: `--sizes`, `--runs`, `--seed`, `--keep`, `--help`. No dependencies on purpose.
+import BenchmarkSupport
 import Foundation
 
 struct Options {

@@ -1,17 +1,7 @@
 // Clocks, resident memory, statistics, the `find` baseline and aligned tables.
+import BenchmarkSupport
 import Foundation
 import Glibc
-
-/// Progress and errors go to standard error, so the tables on standard output stay clean.
-enum Log {
-    static func progress(_ message: String) {
-        FileHandle.standardError.write(Data(("… " + message + "\n").utf8))
-    }
-
-    static func error(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
-}
 
 /// `CLOCK_MONOTONIC` in nanoseconds: one clock for every thread of the benchmark.
 func nowNanoseconds() -> UInt64 {
@@ -24,24 +14,6 @@ func nowNanoseconds() -> UInt64 {
 func seconds(since start: UInt64, to end: UInt64 = nowNanoseconds()) -> Double {
     Double(end &- start) / 1e9
 }
-
-/// Resident memory of this process, from /proc/self/status (VmRSS, kB).
-func residentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return (Int(line.filter(\.isNumber)) ?? 0) * 1024
-    }
-    return 0
-}
-
-/// Returns freed heap to the kernel, so VmRSS counts live memory rather than what glibc keeps.
-/// (`malloc_trim` is not in the Glibc module: looked up once with `dlsym`.)
-func trimHeap() { _ = mallocTrim?(0) }
-
-private let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-    guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-}()
 
 /// min / median / max of some samples.
 struct Stats {

@@ -12,18 +12,8 @@
 //
 // Directories are filled breadth-first with 100 entries each, so a tree of N entries has about
 // N/100 directories. Files hold 0–64 bytes. Names, sizes and shape depend only on the seed.
+import BenchmarkSupport
 import Glibc
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What was generated, for checking the watcher's answer.
 struct GeneratedTree {

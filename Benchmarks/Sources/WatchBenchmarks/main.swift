@@ -2,6 +2,7 @@
 // layout). 1. our crawl against `find`, the watcher + engine to the first complete answer,
 // resident memory per indexed item, the one-shot name query; 2. change-to-notification latency;
 // 3. a burst of 100,000 creations. Tables on stdout, progress on stderr, then the goals.
+import BenchmarkSupport
 import Foundation
 import UbiquityWatch
 
