@@ -1,5 +1,5 @@
 // BenchmarkSupport: what every benchmark executable shares — seeded randomness, progress on
-// standard error, and resident memory. Measurements and tables stay with each benchmark.
+// standard error, resident memory and min/median/max. Measurements and tables stay with each benchmark.
 import Foundation
 import Glibc
 
@@ -47,3 +47,18 @@ private let mallocTrim: (@convention(c) (Int) -> Int32)? = {
     guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
     return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
 }()
+
+/// min / median / max of some samples (rates or durations).
+public struct Stats: Sendable {
+    public let min: Double
+    public let median: Double
+    public let max: Double
+
+    public init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        min = sorted.first ?? 0
+        max = sorted.last ?? 0
+        let mid = sorted.count / 2
+        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2)
+    }
+}

@@ -1,21 +1,6 @@
 import BenchmarkSupport
 import UbiquityPredicate
 
-/// min / median / max of a rate over several timed runs.
-struct Stats {
-    let min: Double
-    let median: Double
-    let max: Double
-
-    init(_ rates: [Double]) {
-        let sorted = rates.sorted()
-        min = sorted.first ?? 0
-        max = sorted.last ?? 0
-        let mid = sorted.count / 2
-        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2)
-    }
-}
-
 struct Row {
     let label: String
     let unit: String

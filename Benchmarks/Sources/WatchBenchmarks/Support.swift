@@ -15,21 +15,6 @@ func seconds(since start: UInt64, to end: UInt64 = nowNanoseconds()) -> Double {
     Double(end &- start) / 1e9
 }
 
-/// min / median / max of some samples.
-struct Stats {
-    let min: Double
-    let median: Double
-    let max: Double
-
-    init(_ samples: [Double]) {
-        let sorted = samples.sorted()
-        min = sorted.first ?? 0
-        max = sorted.last ?? 0
-        let mid = sorted.count / 2
-        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2)
-    }
-}
-
 /// Nearest-rank percentile of sorted samples (`p` in 0...1).
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }
