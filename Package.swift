@@ -19,11 +19,23 @@ let package = Package(
         .library(name: "UbiquityPredicate", targets: ["UbiquityPredicate"]),
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
+        .library(name: "UbiquityProtocol", targets: ["UbiquityProtocol"]),
+        .library(name: "UbiquityServer", targets: ["UbiquityServer"]),
+        .library(name: "UbiquityKit", targets: ["UbiquityKit"]),
+        .executable(name: "ubiquityd", targets: ["ubiquityd"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
     ],
     dependencies: [
         // CLI parsing for every executable (ubiq, later ubiquityd and grocery).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Sockets, the event loop and async channels for the daemon and the client library.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // LineBasedFrameDecoder: the protocol's JSON-lines framing on both ends.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // Logging API; our journald handler (UbiquityServer/Systemd) plugs into it.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The daemon as a ServiceGroup: SIGTERM/SIGINT graceful shutdown, SIGHUP via UnixSignals.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: Pure logic (no I/O, no Glibc)
@@ -56,13 +68,67 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The wire protocol: JSON lines, requests, responses, events, error codes and limits.
+        /// Shared by the daemon and every client; no sockets here.
+        .target(
+            name: "UbiquityProtocol",
+            dependencies: ["UbiquityPredicate"],
+            swiftSettings: swiftSettings
+        ),
+
+        /// libsystemd: sd_notify, sd_listen_fds, sd_journal_sendv (libsystemd-dev).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+
+        /// The daemon as a library: configuration, the socket server and its sessions,
+        /// authorisation, systemd glue (notify, watchdog, socket activation, journald).
+        .target(
+            name: "UbiquityServer",
+            dependencies: [
+                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "CSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        /// The Swift client library: MetadataQuery (shaped like NSMetadataQuery) and
+        /// UbiquityContainer, over the daemon's socket.
+        .target(
+            name: "UbiquityKit",
+            dependencies: [
+                "UbiquityProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables (argument parsing and wiring only)
 
-        /// `ubiq`: the query CLI (predicate tools today; daemon queries later).
+        /// `ubiquityd`: the daemon.
+        .executableTarget(
+            name: "ubiquityd",
+            dependencies: [
+                "UbiquityServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        /// `ubiq`: the query CLI: predicate tools, and queries against the daemon through UbiquityKit.
         .executableTarget(
             name: "ubiq",
             dependencies: [
-                "UbiquityPredicate",
+                "UbiquityPredicate", "UbiquityKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -75,6 +141,19 @@ let package = Package(
         .target(
             name: "UbiquityTesting",
             dependencies: ["UbiquityIndex"],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(
+            name: "UbiquityProtocolTests",
+            dependencies: ["UbiquityProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        /// Configuration, systemd glue and the server, in-process; plus the real `ubiquityd`
+        /// process on a real socket (TestDaemon), through UbiquityKit and raw JSON lines.
+        .testTarget(
+            name: "UbiquityServerTests",
+            dependencies: ["UbiquityServer", "UbiquityKit", "UbiquityTesting", "ubiquityd"],
             swiftSettings: swiftSettings
         ),
 

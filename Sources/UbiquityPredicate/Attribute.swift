@@ -139,19 +139,24 @@ public struct Attribute: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The accepted spelling closest to `spelling`, for "did you mean" hints; `nil` when nothing is close.
     public static func suggestion(for spelling: String) -> String? {
-        let lowered = spelling.lowercased()
-        // A case-only mistake is the most likely one.
-        if let exact = bySpelling.keys.sorted().first(where: { $0.lowercased() == lowered }) {
-            return exact
-        }
+        NameSuggestion.nearest(to: spelling, in: bySpelling.keys.sorted())
+    }
+}
+
+/// "Did you mean" for any list of names: attributes here, operations and config keys elsewhere.
+public enum NameSuggestion {
+    /// The candidate closest to `word`: a case-only difference first, otherwise the smallest edit
+    /// distance within about one edit per three characters (so 'LIKE' does not suggest 'size').
+    public static func nearest(to word: String, in candidates: [String]) -> String? {
+        let lowered = word.lowercased()
+        if let exact = candidates.first(where: { $0.lowercased() == lowered }) { return exact }
         var best: (name: String, distance: Int)?
-        for candidate in bySpelling.keys.sorted() {
+        for candidate in candidates {
             let distance = editDistance(lowered, candidate.lowercased())
             if best == nil || distance < best!.distance { best = (candidate, distance) }
         }
         guard let best else { return nil }
-        // Allow about one edit per three characters, so 'LIKE' does not suggest 'size'.
-        let allowed = max(1, min(spelling.count, best.name.count) / 3)
+        let allowed = max(1, min(word.count, best.name.count) / 3)
         return best.distance <= allowed ? best.name : nil
     }
 }

@@ -1,0 +1,160 @@
+public import UbiquityPredicate
+
+/// One result item on the wire: `{"path": ..., "oldPath": ..., "attributes": {"kMDItemFSName": ...}}`.
+/// Attribute keys are canonical names; dates are ISO-8601 strings with microseconds.
+public struct WireItem: Sendable, Hashable {
+    public var path: String
+    /// The path before a rename, on `changed` items only.
+    public var oldPath: String?
+    public var attributes: [String: JSONValue]
+
+    public init(path: String, oldPath: String? = nil, attributes: [String: JSONValue]) {
+        self.path = path
+        self.oldPath = oldPath
+        self.attributes = attributes
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = ["path": .string(path), "attributes": .object(attributes)]
+        if let oldPath { object["oldPath"] = .string(oldPath) }
+        return .object(object)
+    }
+
+    public init(json: JSONValue, context: String = "item") throws(ProtocolError) {
+        let reader = try FieldReader(json, context: context)
+        path = try reader.string("path")
+        oldPath = try reader.optionalString("oldPath")
+        attributes = try reader.optionalObject("attributes") ?? [:]
+    }
+
+    static func list(_ reader: FieldReader, _ key: String) throws(ProtocolError) -> [WireItem] {
+        guard reader.has(key) else { return [] }
+        return try reader.list(key) { (value, context) throws(ProtocolError) in try WireItem(json: value, context: context) }
+    }
+}
+
+/// Everything the server sends without being asked. Query events name their query.
+public enum ServerEvent: Sendable, Hashable {
+    case gatheringStarted(query: Int)
+    case gatheringProgress(query: Int, count: Int)
+    /// The complete, sorted result set; exactly one per query.
+    case gatheringFinished(query: Int, results: [WireItem])
+    case update(query: Int, added: [WireItem], changed: [WireItem], removed: [WireItem])
+    /// Events were lost and the container rescanned; `changes` real changes followed as updates.
+    case resync(query: Int, container: String, reason: String, changes: Int)
+    /// The subscriber fell behind: the whole current result set replaces what it had.
+    case reset(query: Int, results: [WireItem])
+    /// A subtree cannot be watched; it is kept correct by periodic rescans.
+    case unwatched(query: Int, container: String, path: String, reason: String)
+    case containerUnavailable(query: Int, container: String, reason: String)
+    case containerAvailable(query: Int, container: String)
+    /// A non-live query finished, or the server stopped the query (its container was removed).
+    case stopped(query: Int, reason: String)
+    /// The daemon is stopping; the connection closes after this line.
+    case shuttingDown(reason: String)
+
+    /// The one list of event names (`event` on the wire).
+    public enum names {
+        public static let gatheringStarted = "query.gatheringStarted"
+        public static let gatheringProgress = "query.gatheringProgress"
+        public static let gatheringFinished = "query.gatheringFinished"
+        public static let update = "query.update"
+        public static let resync = "query.resync"
+        public static let reset = "query.reset"
+        public static let unwatched = "query.unwatched"
+        public static let stopped = "query.stopped"
+        public static let containerUnavailable = "container.unavailable"
+        public static let containerAvailable = "container.available"
+        public static let shuttingDown = "server.shuttingDown"
+    }
+
+    public var name: String {
+        switch self {
+        case .gatheringStarted: ServerEvent.names.gatheringStarted
+        case .gatheringProgress: ServerEvent.names.gatheringProgress
+        case .gatheringFinished: ServerEvent.names.gatheringFinished
+        case .update: ServerEvent.names.update
+        case .resync: ServerEvent.names.resync
+        case .reset: ServerEvent.names.reset
+        case .unwatched: ServerEvent.names.unwatched
+        case .containerUnavailable: ServerEvent.names.containerUnavailable
+        case .containerAvailable: ServerEvent.names.containerAvailable
+        case .stopped: ServerEvent.names.stopped
+        case .shuttingDown: ServerEvent.names.shuttingDown
+        }
+    }
+
+    /// The query this event is about; nil for server-wide events.
+    public var query: Int? {
+        switch self {
+        case .gatheringStarted(let q), .gatheringProgress(let q, _), .gatheringFinished(let q, _), .update(let q, _, _, _),
+             .resync(let q, _, _, _), .reset(let q, _), .unwatched(let q, _, _, _), .containerUnavailable(let q, _, _),
+             .containerAvailable(let q, _), .stopped(let q, _):
+            q
+        case .shuttingDown: nil
+        }
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = ["event": .string(name)]
+        if let query { object["query"] = .integer(Int64(query)) }
+        func items(_ list: [WireItem]) -> JSONValue { .array(list.map(\.json)) }
+        switch self {
+        case .gatheringStarted: break
+        case .gatheringProgress(_, let count): object["count"] = .integer(Int64(count))
+        case .gatheringFinished(_, let results), .reset(_, let results):
+            object["results"] = items(results)
+            object["count"] = .integer(Int64(results.count))
+        case .update(_, let added, let changed, let removed):
+            object["added"] = items(added)
+            object["changed"] = items(changed)
+            object["removed"] = items(removed)
+        case .resync(_, let container, let reason, let changes):
+            object["container"] = .string(container)
+            object["reason"] = .string(reason)
+            object["changes"] = .integer(Int64(changes))
+        case .unwatched(_, let container, let path, let reason):
+            object["container"] = .string(container)
+            object["path"] = .string(path)
+            object["reason"] = .string(reason)
+        case .containerUnavailable(_, let container, let reason):
+            object["container"] = .string(container)
+            object["reason"] = .string(reason)
+        case .containerAvailable(_, let container): object["container"] = .string(container)
+        case .stopped(_, let reason), .shuttingDown(let reason): object["reason"] = .string(reason)
+        }
+        return .object(object)
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, context: "event")
+        let name = try reader.string("event")
+        let names = ServerEvent.names.self
+        if name == names.shuttingDown {
+            self = .shuttingDown(reason: try reader.optionalString("reason") ?? "")
+            return
+        }
+        let query = try reader.int("query")
+        switch name {
+        case names.gatheringStarted: self = .gatheringStarted(query: query)
+        case names.gatheringProgress: self = .gatheringProgress(query: query, count: try reader.int("count"))
+        case names.gatheringFinished: self = .gatheringFinished(query: query, results: try WireItem.list(reader, "results"))
+        case names.reset: self = .reset(query: query, results: try WireItem.list(reader, "results"))
+        case names.update:
+            self = .update(query: query, added: try WireItem.list(reader, "added"),
+                           changed: try WireItem.list(reader, "changed"), removed: try WireItem.list(reader, "removed"))
+        case names.resync:
+            self = .resync(query: query, container: try reader.string("container"),
+                           reason: try reader.optionalString("reason") ?? "", changes: try reader.optionalInt("changes") ?? 0)
+        case names.unwatched:
+            self = .unwatched(query: query, container: try reader.string("container"), path: try reader.string("path"),
+                              reason: try reader.optionalString("reason") ?? "")
+        case names.containerUnavailable:
+            self = .containerUnavailable(query: query, container: try reader.string("container"),
+                                         reason: try reader.optionalString("reason") ?? "")
+        case names.containerAvailable: self = .containerAvailable(query: query, container: try reader.string("container"))
+        case names.stopped: self = .stopped(query: query, reason: try reader.optionalString("reason") ?? "")
+        default: throw .malformed("unknown event '\(name)'", field: "event")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+// UbiquityProtocol owns the daemon's wire format: JSON lines, requests, responses, events,
+// stable error codes and the published limits (docs/protocol.md is the normative text).
+// It must not open sockets or files: the server and the clients bring their own transport.
+public import UbiquityPredicate
+
+/// Constants and defaults both ends agree on.
+public enum WireProtocol {
+    /// The protocol version a `hello` must name. Bumped on incompatible changes only.
+    public static let version = 1
+
+    /// The file name of the socket inside its directory (`…/ubiquity/ubiquityd.sock`).
+    public static let socketFileName = "ubiquityd.sock"
+
+    /// The socket path of SPEC §8: `/run/ubiquity/ubiquityd.sock` for root (the system service),
+    /// `$XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock` otherwise, `/tmp/ubiquity-UID/…` as a last resort.
+    ///
+    /// - Parameters:
+    ///   - uid: The effective uid of the process asking.
+    ///   - environment: The process environment (only `XDG_RUNTIME_DIR` is read).
+    public static func defaultSocketPath(uid: UInt32, environment: [String: String]) -> String {
+        if uid == 0 { return "/run/ubiquity/" + socketFileName }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            return (runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime) + "/ubiquity/" + socketFileName
+        }
+        return "/tmp/ubiquity-\(uid)/" + socketFileName
+    }
+}
+
+/// The limits a server enforces; `hello` publishes them so clients can stay inside.
+public struct ServerLimits: Sendable, Hashable {
+    /// Longest request line in bytes, without its `\n`. Longer: `request.tooLarge`, connection closed.
+    public var maxLineBytes: Int = 1 << 20
+    /// Concurrent connections; one more is answered `server.busy` and closed.
+    public var maxConnections: Int = 256
+    /// Queries (live or stopped, until released) one connection may hold.
+    public var maxQueriesPerConnection: Int = 64
+    /// Pending items per query before the subscriber receives a `query.reset` instead.
+    public var pendingItemsPerQuery: Int = 10_000
+    /// The batching interval used when `query.start` names none, in seconds.
+    public var defaultBatchingInterval: Double = 0.05
+
+    public init() {}
+
+    public var json: JSONValue {
+        .object([
+            "maxLineBytes": .integer(Int64(maxLineBytes)),
+            "maxConnections": .integer(Int64(maxConnections)),
+            "maxQueriesPerConnection": .integer(Int64(maxQueriesPerConnection)),
+            "pendingItemsPerQuery": .integer(Int64(pendingItemsPerQuery)),
+            "defaultBatchingInterval": .double(defaultBatchingInterval),
+        ])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let object = try FieldReader(json, context: "limits")
+        maxLineBytes = try object.optionalInt("maxLineBytes") ?? maxLineBytes
+        maxConnections = try object.optionalInt("maxConnections") ?? maxConnections
+        maxQueriesPerConnection = try object.optionalInt("maxQueriesPerConnection") ?? maxQueriesPerConnection
+        pendingItemsPerQuery = try object.optionalInt("pendingItemsPerQuery") ?? pendingItemsPerQuery
+        defaultBatchingInterval = try object.optionalDouble("defaultBatchingInterval") ?? defaultBatchingInterval
+    }
+}

@@ -1,0 +1,2 @@
+import UbiquityServer
+print("ubiquityd \(UbiquityVersion.string)")
