@@ -79,6 +79,20 @@ public final class MetadataIndex {
     /// Indexed items: live entries that can be results or are inside packages.
     public var itemCount: Int { entryCount - containerRoots.compactMap { $0 }.count }
 
+    /// Items per container (a package counts once), by container id: one pass over the flags and container columns
+    /// (about a millisecond per million entries), for status and `containers.list`.
+    public func itemCountsByContainer() -> [ContainerID: Int] {
+        var counts = [Int](repeating: 0, count: containers.count)
+        for i in flagsOf.indices {
+            let flags = flagsOf[i]
+            guard flags.contains(.live), !flags.contains(.containerRoot), !flags.contains(.insidePackage) else { continue }
+            counts[Int(containerOf[i])] += 1
+        }
+        var out: [ContainerID: Int] = [:]
+        for (i, container) in containers.enumerated() { out[container.id] = counts[i] }
+        return out
+    }
+
     /// Makes room for `count` more entries (a crawl knows how many it brings).
     func reserve(_ count: Int) {
         let total = names.count + count

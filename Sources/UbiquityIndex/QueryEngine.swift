@@ -118,6 +118,21 @@ public actor QueryEngine {
         index.tagsReader = reader
     }
 
+    /// Registers a container added while running (a configuration reload); its items arrive
+    /// from the source like any others.
+    public func addContainer(_ descriptor: ContainerDescriptor) {
+        index.addContainer(descriptor)
+    }
+
+    /// Tells the subscribers of a container something the source did not (e.g. that the
+    /// container was removed from the configuration: `.containerUnavailable`).
+    public func announce(_ notice: ChangeNotice) {
+        broadcast(notice, realChanges: 0)
+    }
+
+    /// Items per container right now.
+    public func itemCounts() -> [ContainerID: Int] { index.itemCountsByContainer() }
+
     // MARK: - Running
 
     /// Consumes the source until it ends or the task is cancelled.

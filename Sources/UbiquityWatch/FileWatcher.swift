@@ -159,6 +159,23 @@ public final class FileWatcher: Sendable {
         shared.send(.remove(id))
     }
 
+    /// Whether the reader thread is alive and taking commands: it answers a barrier (no file is
+    /// written). The daemon's watchdog pings only while this returns true.
+    ///
+    /// - Returns: false when the watcher is not running (stopped, or never started).
+    public func ping() async -> Bool {
+        guard shared.state.withLock({ $0.phase == .running }) else { return false }
+        let shared = self.shared
+        var sent = true
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !shared.send(.barrier(continuation)) {
+                sent = false
+                continuation.resume()
+            }
+        }
+        return sent && shared.state.withLock { $0.phase == .running }
+    }
+
     /// The watcher's health now.
     public var status: WatchStatus { shared.state.withLock { $0.status } }
 

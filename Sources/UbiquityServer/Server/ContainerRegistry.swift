@@ -1,0 +1,74 @@
+import Synchronization
+public import UbiquityIndex
+public import UbiquityProtocol
+
+/// The containers the daemon serves right now. Replaced whole on SIGHUP; read by every session.
+public final class ContainerRegistry: Sendable {
+    private let state: Mutex<[ResolvedContainer]>
+
+    public init(_ containers: [ResolvedContainer]) { state = Mutex(containers) }
+
+    /// In configuration order: the first is the default container of `container.url`.
+    public var all: [ResolvedContainer] { state.withLock { $0 } }
+
+    public func replace(with containers: [ResolvedContainer]) { state.withLock { $0 = containers } }
+
+    public func setAvailable(_ id: ContainerID, _ available: Bool) {
+        state.withLock { list in
+            for i in list.indices where list[i].descriptor.id == id { list[i].available = available }
+        }
+    }
+
+    /// Resolves a client-supplied id for a peer: `container.invalid`, `container.unknown` or
+    /// `container.forbidden` — the latter says nothing about the container's contents.
+    public func container(named raw: String, for peer: PeerCredentials) throws(ProtocolError) -> ResolvedContainer {
+        let id: ContainerID
+        do { id = try ContainerID(raw) } catch {
+            throw ProtocolError(.containerInvalid, error.description, details: ["container": .string(raw)])
+        }
+        guard let container = all.first(where: { $0.descriptor.id == id }) else {
+            let hint = NameSuggestionHint.text(for: raw, in: all.map(\.descriptor.id.rawValue))
+            throw ProtocolError(.containerUnknown, "no container '\(raw)' is served here\(hint)",
+                                details: ["container": .string(raw)])
+        }
+        guard Authorization.mayRead(container, peer: peer) else {
+            throw ProtocolError(.containerForbidden,
+                "uid \(peer.uid) may not read container '\(raw)': only its owner, root and members of its group may",
+                details: ["container": .string(raw)])
+        }
+        return container
+    }
+
+    /// The containers a query names, or every readable one when it names none.
+    public func containers(named raws: [String], for peer: PeerCredentials) throws(ProtocolError) -> [ResolvedContainer] {
+        if raws.isEmpty {
+            let readable = all.filter { Authorization.mayRead($0, peer: peer) }
+            guard !readable.isEmpty else {
+                throw ProtocolError(.containerForbidden, "uid \(peer.uid) may read none of the containers served here")
+            }
+            return readable
+        }
+        var out: [ResolvedContainer] = []
+        for raw in raws {
+            let container = try container(named: raw, for: peer)
+            if !out.contains(container) { out.append(container) }
+        }
+        return out
+    }
+
+    /// `URLForUbiquityContainerIdentifier(nil)`: the first configured container the peer may read.
+    public func defaultContainer(for peer: PeerCredentials) throws(ProtocolError) -> ResolvedContainer {
+        guard let first = all.first(where: { Authorization.mayRead($0, peer: peer) }) else {
+            throw ProtocolError(.containerForbidden, "uid \(peer.uid) may read none of the containers served here")
+        }
+        return first
+    }
+}
+
+import UbiquityPredicate
+
+enum NameSuggestionHint {
+    static func text(for word: String, in names: [String]) -> String {
+        NameSuggestion.nearest(to: word, in: names).map { "; did you mean '\($0)'?" } ?? ""
+    }
+}

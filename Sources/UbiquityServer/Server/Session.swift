@@ -1,0 +1,183 @@
+import Glibc
+public import Logging
+public import UbiquityIndex
+import UbiquityPredicate
+public import UbiquityProtocol
+
+/// What every session needs from the daemon. Immutable; shared by all connections.
+public struct ServerContext: Sendable {
+    public var engine: QueryEngine
+    public var registry: ContainerRegistry
+    public var limits: ServerLimits
+    public var logger: Logger
+    /// Builds the `status` result (the daemon knows the watcher, the socket and the connections).
+    public var status: @Sendable () async -> StatusResult
+    /// Containers' item counts for `containers.list`.
+    public var itemCounts: @Sendable () async -> [ContainerID: Int]
+
+    public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
+                status: @escaping @Sendable () async -> StatusResult,
+                itemCounts: @escaping @Sendable () async -> [ContainerID: Int]) {
+        self.engine = engine
+        self.registry = registry
+        self.limits = limits
+        self.logger = logger
+        self.status = status
+        self.itemCounts = itemCounts
+    }
+
+    var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }
+}
+
+/// One client connection's protocol state: hello, the queries it holds, and how each request is
+/// answered. Used by the connection's reading task only (requests are handled one at a time, in
+/// order), so it needs no lock; event forwarding happens in separate tasks that never touch it.
+final class Session {
+    let peer: PeerCredentials
+    let context: ServerContext
+    private(set) var helloDone = false
+    /// Queries this connection holds (live or stopped, until released).
+    private(set) var queries: [QueryID: QueryParameters] = [:]
+
+    init(peer: PeerCredentials, context: ServerContext) {
+        self.peer = peer
+        self.context = context
+    }
+
+    /// What a request produced: the response, and a query whose events must now be forwarded.
+    struct Outcome {
+        var response: Response
+        var startedQuery: (id: QueryID, live: Bool)?
+    }
+
+    /// Answers one line. Never throws: every failure is a response.
+    func handle(line: some Collection<UInt8>) async -> Outcome {
+        let json: JSONValue
+        do throws(ProtocolError) { json = try JSONLine.decode(line) } catch {
+            return Outcome(response: Response(id: nil, error: error))
+        }
+        let request: Request
+        do throws(PartialRequestError) { request = try Request(json: json) } catch {
+            return Outcome(response: Response(id: error.id, error: error.error))
+        }
+        do throws(ProtocolError) {
+            return try await handle(request)
+        } catch {
+            return Outcome(response: Response(id: request.id, error: error))
+        }
+    }
+
+    private func handle(_ request: Request) async throws(ProtocolError) -> Outcome {
+        func answer(_ result: JSONValue) -> Outcome { Outcome(response: Response(id: request.id, result: result)) }
+        if case .hello(let version, let client) = request.operation {
+            guard version == WireProtocol.version else {
+                throw ProtocolError(.protocolVersion,
+                    "this server speaks protocol version \(WireProtocol.version), the client asked for \(version)",
+                    details: ["supported": .array([.integer(Int64(WireProtocol.version))])])
+            }
+            helloDone = true
+            context.logger.debug("hello", metadata: ["peer_uid": "\(peer.uid)", "client": "\(client ?? "-")"])
+            return answer(HelloResult(version: UbiquityVersion.string, limits: context.limits,
+                                      peerUID: peer.uid, peerGID: peer.gid).json)
+        }
+        guard helloDone else {
+            throw ProtocolError(.helloRequired,
+                "send {\"id\":1,\"op\":\"hello\",\"version\":\(WireProtocol.version)} first: the first request of a connection must be hello")
+        }
+        switch request.operation {
+        case .hello: fatalError("handled above")
+        case .containersList:
+            let counts = await context.itemCounts()
+            let visible = context.registry.all.filter { Authorization.mayRead($0, peer: peer) }
+            return answer(.object(["containers": .array(visible.map { Session.info($0, items: counts[$0.descriptor.id] ?? 0).json })]))
+        case .containerURL(let raw):
+            let container: ResolvedContainer
+            if let raw { container = try context.registry.container(named: raw, for: peer) }
+            else { container = try context.registry.defaultContainer(for: peer) }
+            let documents = try ensureDocuments(container)
+            return answer(ContainerURLResult(container: container.descriptor.id.rawValue, path: container.descriptor.root,
+                                             documents: documents).json)
+        case .queryStart(let parameters):
+            guard queries.count < context.limits.maxQueriesPerConnection else {
+                throw ProtocolError(.serverBusy,
+                    "this connection holds \(queries.count) queries, the limit is \(context.limits.maxQueriesPerConnection): release some with query.release",
+                    details: ["limit": .integer(Int64(context.limits.maxQueriesPerConnection))])
+            }
+            let containers = try context.registry.containers(named: parameters.containers, for: peer)
+            let specification = try WireTranslation.specification(parameters, containers: containers,
+                                                                  defaultBatching: context.defaultBatching)
+            let id: QueryID
+            do { id = try await context.engine.start(specification) } catch let error as EngineError {
+                throw ProtocolError(.init(rawValue: error.code), error.message)
+            } catch {
+                context.logger.error("query.start failed", metadata: ["error": "\(error)", "peer_uid": "\(peer.uid)"])
+                throw ProtocolError(.internal, "the query could not be started: \(error)")
+            }
+            queries[id] = parameters
+            context.logger.info("query started", metadata: [
+                "query": "\(id)", "peer_uid": "\(peer.uid)", "predicate": "\(specification.predicate)",
+                "container": "\(containers.map(\.descriptor.id.rawValue).joined(separator: ","))",
+            ])
+            return Outcome(response: Response(id: request.id, result: .object(["query": .integer(Int64(id))])),
+                           startedQuery: (id, parameters.live))
+        case .queryResults(let q):
+            let id = try owned(q)
+            let results = (try? await context.engine.results(id)) ?? []
+            return answer(.object(["query": .integer(Int64(q)), "count": .integer(Int64(results.count)),
+                                   "results": .array(results.map { WireTranslation.item($0).json })]))
+        case .queryDisableUpdates(let q):
+            try? await context.engine.disableUpdates(try owned(q))
+            return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
+        case .queryEnableUpdates(let q):
+            try? await context.engine.enableUpdates(try owned(q))
+            return answer(.object(["query": .integer(Int64(q)), "updates": .string("enabled")]))
+        case .queryStop(let q):
+            try? await context.engine.stop(try owned(q))
+            context.logger.debug("query stopped", metadata: ["query": "\(q)", "peer_uid": "\(peer.uid)"])
+            return answer(.object(["query": .integer(Int64(q)), "stopped": .bool(true)]))
+        case .queryRelease(let q):
+            let id = try owned(q)
+            await context.engine.release(id)
+            queries[id] = nil
+            return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
+        case .status:
+            return answer(await context.status().json)
+        }
+    }
+
+    /// The engine id of a query this connection holds; another connection's query is unknown here.
+    private func owned(_ query: Int) throws(ProtocolError) -> QueryID {
+        guard query > 0, queries[QueryID(query)] != nil else {
+            throw ProtocolError(.queryUnknown, "no query \(query) on this connection", details: ["query": .integer(Int64(query))])
+        }
+        return QueryID(query)
+    }
+
+    /// Releases every query: the connection is gone.
+    func releaseAll() async {
+        for id in queries.keys { await context.engine.release(id) }
+        queries.removeAll()
+    }
+
+    var liveQueryCount: Int { queries.values.filter(\.live).count }
+
+    static func info(_ container: ResolvedContainer, items: Int) -> ContainerInfo {
+        ContainerInfo(id: container.descriptor.id.rawValue, path: container.descriptor.root, available: container.available,
+                      items: items, ownerUID: container.ownerUID, groupGID: container.groupGID,
+                      packageTypes: container.descriptor.packageTypes)
+    }
+
+    /// Creates `Documents/` on demand (SPEC §4), owned by the container's owner when we are root.
+    private func ensureDocuments(_ container: ResolvedContainer) throws(ProtocolError) -> String {
+        let documents = container.descriptor.root + "/Documents"
+        if mkdir(documents, 0o755) == 0 {
+            if geteuid() == 0 { _ = chown(documents, container.ownerUID, container.groupGID ?? UInt32.max) }
+            context.logger.info("created Documents", metadata: ["container": "\(container.descriptor.id)"])
+        } else if errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            throw ProtocolError(.containerUnavailable,
+                "cannot create '\(documents)': \(reason)", details: ["container": .string(container.descriptor.id.rawValue)])
+        }
+        return documents
+    }
+}

@@ -1,0 +1,75 @@
+import UbiquityIndex
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// Between the engine's types and the wire's: one place, so every session speaks alike.
+enum WireTranslation {
+    /// Builds the engine's query from a request, checking every name.
+    ///
+    /// - Throws: `predicate.*` with the offset, `query.invalidSort`, `query.unknownAttribute`.
+    static func specification(_ parameters: QueryParameters, containers: [ResolvedContainer],
+                              defaultBatching: Duration) throws(ProtocolError) -> QuerySpecification {
+        let predicate: MetadataPredicate
+        do {
+            var variables: [String: Value] = [:]
+            for (name, value) in parameters.variables { variables[name] = Value(json: value) }
+            predicate = try MetadataPredicate(parsing: parameters.predicate,
+                                              arguments: parameters.arguments.map(Value.init(json:)),
+                                              variables: variables)
+        } catch {
+            throw ProtocolError(error)
+        }
+        var sort: [MetadataSortDescriptor] = []
+        for key in parameters.sort {
+            do { sort.append(try MetadataSortDescriptor(parsing: key)) } catch {
+                throw ProtocolError(.sortInvalid, "sort key '\(key)': \(error.description)", details: ["sort": .string(key)])
+            }
+        }
+        var attributes: [Attribute] = []
+        for name in parameters.attributes {
+            guard let attribute = Attribute.named(name) else {
+                let hint = Attribute.suggestion(for: name).map { "; did you mean '\($0)'?" } ?? ""
+                throw ProtocolError(.attributeUnknown, "unknown attribute '\(name)' in 'attributes'\(hint)",
+                                    details: ["attribute": .string(name)])
+            }
+            if !attributes.contains(attribute) { attributes.append(attribute) }
+        }
+        if attributes.isEmpty { attributes = [.name] }
+        let batching = parameters.batchingInterval.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? defaultBatching
+        var scopes = Set<Scope>()
+        for scope in parameters.scopes {
+            switch scope {
+            case .documents: scopes.insert(.documents)
+            case .data: scopes.insert(.data)
+            }
+        }
+        return QuerySpecification(predicate: predicate, containers: Set(containers.map(\.descriptor.id)), scopes: scopes,
+                                  sort: sort, attributes: attributes, batchingInterval: batching, live: parameters.live)
+    }
+
+    static func item(_ result: ResultItem) -> WireItem {
+        var attributes: [String: JSONValue] = [:]
+        for (attribute, value) in result.values { attributes[attribute.canonicalName] = value.json }
+        return WireItem(path: result.path, oldPath: result.oldPath, attributes: attributes)
+    }
+
+    static let unavailableReason = "the container directory is missing, unreadable, or no longer configured"
+
+    static func event(_ event: QueryEvent, query: Int) -> ServerEvent {
+        switch event {
+        case .gatheringStarted: .gatheringStarted(query: query)
+        case .gatheringProgress(let count): .gatheringProgress(query: query, count: count)
+        case .gatheringFinished(let results): .gatheringFinished(query: query, results: results.map(item))
+        case .update(let delta):
+            .update(query: query, added: delta.added.map(item), changed: delta.changed.map(item), removed: delta.removed.map(item))
+        case .resync(let container, let reason, let changes):
+            .resync(query: query, container: container.rawValue, reason: reason, changes: changes)
+        case .reset(let results): .reset(query: query, results: results.map(item))
+        case .unwatched(let container, let path, let reason):
+            .unwatched(query: query, container: container.rawValue, path: path, reason: reason)
+        case .containerUnavailable(let container):
+            .containerUnavailable(query: query, container: container.rawValue, reason: unavailableReason)
+        case .containerAvailable(let container): .containerAvailable(query: query, container: container.rawValue)
+        }
+    }
+}
