@@ -4,3 +4,5 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 #include <sys/uio.h>
+// malloc_trim: the daemon returns the initial crawl's freed memory to the system.
+#include <malloc.h>

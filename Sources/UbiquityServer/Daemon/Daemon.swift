@@ -1,0 +1,279 @@
+import CSystemd
+import Glibc
+public import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+public import UbiquityIndex
+public import UbiquityProtocol
+public import UbiquityWatch
+import UnixSignals
+
+/// Everything the daemon needs to run, already resolved (containers listed, socket chosen).
+public struct DaemonSettings: Sendable {
+    public var containers: [ResolvedContainer]
+    public var endpoint: SocketServer.Endpoint
+    public var limits: ServerLimits
+    public var watcher: FileWatcher.Configuration
+    /// How often to tell systemd we are alive (half of `WatchdogSec=`); nil: no watchdog.
+    public var watchdogPeriod: Duration?
+    /// How often `STATUS=` is refreshed.
+    public var statusPeriod: Duration = .seconds(5)
+    /// Re-reads the configuration on SIGHUP: the containers to serve now. nil: SIGHUP only re-lists.
+    public var reload: (@Sendable () throws -> [ResolvedContainer])?
+
+    public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
+                watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,
+                reload: (@Sendable () throws -> [ResolvedContainer])? = nil) {
+        self.containers = containers
+        self.endpoint = endpoint
+        self.limits = limits
+        self.watcher = watcher
+        self.watchdogPeriod = watchdogPeriod
+        self.reload = reload
+    }
+}
+
+/// The running daemon: the watcher feeding the engine, the socket server, and the service
+/// manager glue, as one `ServiceGroup`. SIGTERM/SIGINT stop it gracefully (subscribers get
+/// `server.shuttingDown`, the socket file is removed); SIGHUP reloads the containers.
+///
+/// ```
+/// start ─ bind socket ─ crawl every container ─ READY=1 ─┬─ STATUS=… every 5 s
+///                                                         ├─ WATCHDOG=1 while watcher, engine and event loop answer
+///                                                         └─ SIGHUP: RELOADING=1 → add/remove containers → READY=1
+/// SIGTERM ─ STOPPING=1 ─ server.shuttingDown to every connection ─ close ─ unlink socket ─ stop watcher
+/// ```
+public final class Daemon: Sendable {
+    public let settings: DaemonSettings
+    public let engine: QueryEngine
+    public let watcher: FileWatcher
+    public let server: SocketServer
+    public let registry: ContainerRegistry
+    private let logger: Logger
+    private let notify: @Sendable (String) -> Void
+    private let started = ContinuousClock.now
+    private let ready = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - notify: Sends one sd_notify state string (`READY=1\nSTATUS=...`); a no-op outside systemd.
+    public init(settings: DaemonSettings, logger: Logger, notify: @escaping @Sendable (String) -> Void) throws {
+        self.settings = settings
+        self.logger = logger
+        self.notify = notify
+        let descriptors = settings.containers.map(\.descriptor)
+        watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
+        engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
+                             limits: { var l = EngineLimits(); l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery; return l }())
+        registry = ContainerRegistry(settings.containers)
+        let engine = self.engine
+        let registry = self.registry
+        let box = StatusBox()
+        server = SocketServer(endpoint: settings.endpoint, context: ServerContext(
+            engine: engine, registry: registry, limits: settings.limits, logger: logger,
+            status: { await box.daemon?.status() ?? Daemon.emptyStatus },
+            itemCounts: { await engine.itemCounts() }))
+        box.set(self)
+    }
+
+    /// Runs until SIGTERM/SIGINT (or the task is cancelled).
+    public func run() async throws {
+        await engine.setTagsReader(TagReader.reader)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: IndexService(daemon: self)),
+                .init(service: ServerService(server: server)),
+                .init(service: ManagerService(daemon: self)),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            cancellationSignals: [],
+            logger: logger))
+        try await group.run()
+        logger.info("stopped")
+    }
+
+    // MARK: - Status
+
+    /// The `status` result and the source of `STATUS=`.
+    public func status() async -> StatusResult {
+        let counts = await engine.itemCounts()
+        let watch = watcher.status
+        let containers = registry.all.map { container in
+            var info = Session.info(container, items: counts[container.descriptor.id] ?? 0)
+            info.available = !watch.unavailableContainers.contains(container.descriptor.id)
+            return info
+        }
+        var degraded: [String] = []
+        if !watch.unwatchedSubtrees.isEmpty {
+            degraded.append("\(watch.unwatchedSubtrees.count) subtree(s) unwatched (watch budget); kept correct by rescans")
+        }
+        for container in containers where !container.available {
+            degraded.append("container \(container.id) is unavailable (\(container.path) missing or unreadable)")
+        }
+        if !ready.load(ordering: .relaxed) { degraded.append("initial crawl in progress") }
+        return StatusResult(
+            version: UbiquityVersion.string, pid: Int(getpid()),
+            uptimeSeconds: Double((ContinuousClock.now - started).components.seconds), socket: settings.endpoint.path,
+            containers: containers, items: containers.reduce(0) { $0 + $1.items },
+            watchesUsed: watch.watchesUsed, watchBudget: watch.watchBudget, kernelWatchLimit: watch.kernelWatchLimit,
+            unwatched: watch.unwatchedSubtrees.map {
+                .init(container: $0.container.rawValue, path: $0.path.joined(separator: "/"), reason: $0.reason)
+            },
+            overflows: watch.overflowCount, resyncs: watch.resyncCount,
+            connections: server.connectionCount, liveQueries: server.liveQueryCount, degraded: degraded)
+    }
+
+    static let emptyStatus = StatusResult(version: UbiquityVersion.string, pid: Int(getpid()), uptimeSeconds: 0, socket: "",
+        containers: [], items: 0, watchesUsed: 0, watchBudget: 0, kernelWatchLimit: nil, unwatched: [], overflows: 0,
+        resyncs: 0, connections: 0, liveQueries: 0, degraded: ["starting"])
+
+    /// `STATUS=` text: one line a person reads in `systemctl status`.
+    func statusLine() async -> String {
+        let s = await status()
+        var line = "\(s.containers.count) containers, \(s.items) items, \(s.watchesUsed)/\(s.watchBudget) watches, "
+            + "\(s.connections) subscribers, \(s.liveQueries) live queries"
+        if !s.degraded.isEmpty { line += "; degraded: " + s.degraded.joined(separator: "; ") }
+        return line
+    }
+
+    // MARK: - Readiness, watchdog, reload
+
+    /// Waits for the initial crawl of every container, then READY=1.
+    func becomeReady() async throws {
+        await server.waitUntilBound()
+        try await engine.synchronize()
+        ready.store(true, ordering: .relaxed)
+        // The crawl's listings are freed by now; give glibc's arenas back to the system.
+        malloc_trim(0)
+        let line = await statusLine()
+        notify("READY=1\nSTATUS=\(line)")
+        logger.info("ready", metadata: ["status": "\(line)"])
+    }
+
+    /// True when the watcher's reader thread, the engine and the server's event loop all answer
+    /// within `timeout`: only then does the watchdog ping.
+    func isMakingProgress(timeout: Duration) async -> Bool {
+        let watcher = self.watcher, engine = self.engine, loop = server.eventLoop
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                guard await watcher.ping() else { return false }
+                _ = await engine.queryCount
+                guard (try? await loop.submit({}).get()) != nil else { return false }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// SIGHUP: re-reads the containers and applies the difference without dropping subscribers.
+    func reloadContainers() async {
+        notify("RELOADING=1\nMONOTONIC_USEC=\(Daemon.monotonicMicroseconds())")
+        defer { notify("READY=1") }
+        let next: [ResolvedContainer]
+        do {
+            guard let reload = settings.reload else { return }
+            next = try reload()
+        } catch {
+            logger.error("reload failed; keeping the current containers", metadata: ["error": "\(error)"])
+            return
+        }
+        let current = registry.all
+        let currentIDs = Set(current.map(\.descriptor.id))
+        let nextIDs = Set(next.map(\.descriptor.id))
+        for container in next where !currentIDs.contains(container.descriptor.id)
+            || current.first(where: { $0.descriptor.id == container.descriptor.id })?.descriptor != container.descriptor {
+            await engine.addContainer(container.descriptor)
+            watcher.addContainer(container.descriptor)
+            logger.info("container added", metadata: ["container": "\(container.descriptor.id)", "path": "\(container.descriptor.root)"])
+        }
+        registry.replace(with: next)
+        for container in current where !nextIDs.contains(container.descriptor.id) {
+            watcher.removeContainer(container.descriptor.id)
+            await engine.announce(.containerUnavailable(container.descriptor.id))
+            logger.info("container removed", metadata: ["container": "\(container.descriptor.id)"])
+        }
+        // Wait until the added containers are crawled, so a query started now sees them whole.
+        do { try await engine.synchronize() } catch {
+            logger.warning("after reload, the watcher did not synchronise", metadata: ["error": "\(error)"])
+        }
+        logger.info("reloaded", metadata: ["containers": "\(next.count)"])
+    }
+
+    static func monotonicMicroseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}
+
+/// Lets the server's status closure reach the daemon that owns the server (set once, after init).
+private final class StatusBox: Sendable {
+    private let value = Mutex<Daemon?>(nil)
+    func set(_ daemon: Daemon) { value.withLock { $0 = daemon } }
+    var daemon: Daemon? { value.withLock { $0 } }
+}
+
+// MARK: - Services
+
+/// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches).
+struct IndexService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        try daemon.watcher.start()
+        let watcher = daemon.watcher
+        await withGracefulShutdownHandler {
+            await daemon.engine.run()
+        } onGracefulShutdown: {
+            Task { await watcher.stop() }
+        }
+    }
+}
+
+struct ServerService: Service {
+    let server: SocketServer
+    func run() async throws { try await server.run() }
+}
+
+/// READY=1 after the first crawl, STATUS= refreshes, the watchdog, SIGHUP reloads, STOPPING=1.
+struct ManagerService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        try await daemon.becomeReady()
+        let period = min(daemon.settings.watchdogPeriod ?? daemon.settings.statusPeriod, daemon.settings.statusPeriod)
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in hangups.cancelOnGracefulShutdown() {
+                        await daemon.reloadContainers()
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                        if daemon.settings.watchdogPeriod != nil, await daemon.isMakingProgress(timeout: period) {
+                            daemon.notifyState("WATCHDOG=1")
+                        }
+                        daemon.notifyState("STATUS=\(await daemon.statusLine())")
+                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }
+                    }
+                }
+                await group.waitForAll()
+            }
+        } onGracefulShutdown: {
+            daemon.notifyState("STOPPING=1\nSTATUS=stopping: telling subscribers and closing the socket")
+        }
+    }
+}
+
+extension Daemon {
+    func notifyState(_ state: String) { notify(state) }
+}

@@ -1,2 +1,0 @@
-import UbiquityServer
-print("ubiquityd \(UbiquityVersion.string)")
