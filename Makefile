@@ -5,7 +5,8 @@
 
 SWIFT ?= swift
 # libsystemd-dev and pkg-config: the CSystemd target (sd_notify, journald) needs them.
-SYSTEM_PACKAGES := libsystemd-dev pkg-config
+# socat: the protocol docs and the authorisation tests talk to the socket as another uid with it.
+SYSTEM_PACKAGES := libsystemd-dev pkg-config socat
 
 .PHONY: all deps build test bench docs clean
 

@@ -137,10 +137,11 @@ let package = Package(
         // MARK: Tests
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
-        /// query, reading events with a deadline.
+        /// query, reading events with a deadline, the real daemon on a temporary socket
+        /// (TestDaemon) and a raw JSON-lines client.
         .target(
             name: "UbiquityTesting",
-            dependencies: ["UbiquityIndex"],
+            dependencies: ["UbiquityIndex", "UbiquityProtocol"],
             swiftSettings: swiftSettings
         ),
 
@@ -176,7 +177,7 @@ let package = Package(
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.
         .testTarget(
             name: "ubiqTests",
-            dependencies: ["ubiq"],
+            dependencies: ["ubiq", "ubiquityd", "UbiquityTesting"],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),

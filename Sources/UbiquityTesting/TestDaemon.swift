@@ -1,0 +1,136 @@
+public import Foundation
+import Glibc
+
+/// The real `ubiquityd` process on a temporary root and socket, for integration tests.
+///
+/// `start` returns once the socket accepts connections (polled with a deadline, never a fixed
+/// sleep); `stop` sends SIGTERM and waits for the exit. Use ``withTestDaemon(containers:arguments:environment:_:)``
+/// so the process is stopped even when the test throws.
+///
+/// ```swift
+/// try await withTestDaemon { daemon in
+///     let client = try RawClient(socket: daemon.socket)
+///     try client.send(#"{"id":1,"op":"hello","version":1}"#)
+/// }
+/// ```
+public final class TestDaemon: @unchecked Sendable {
+    // @unchecked: `process` is only started in `start` and then read; Foundation's Process is
+    // thread-safe for terminate/wait, and every other stored property is immutable.
+    /// A fresh temporary directory holding `root/`, the socket and the daemon's log.
+    public let directory: String
+    /// The container root: one sub-directory per container id.
+    public let root: String
+    public let socket: String
+    public let logPath: String
+    public let process: Process
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// The `ubiquityd` built beside the test bundle (SwiftPM puts all products in one folder).
+    public static let executable: URL = {
+        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("ubiquityd")
+    }()
+
+    /// Creates `containers` under a new root and starts the daemon on it.
+    ///
+    /// - Parameters:
+    ///   - arguments: Replace the default `--root ROOT --socket SOCKET` when non-nil (use
+    ///     ``TestDaemon/root`` and ``TestDaemon/socket`` placeholders `{root}` and `{socket}`).
+    ///   - waitForSocket: False for socket activation tests where something else owns the socket.
+    public init(containers: [String] = ["com.example.grocery"], arguments: [String]? = nil,
+                environment: [String: String] = [:], waitForSocket: Bool = true) throws {
+        var template = Array("/tmp/ubqd-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        directory = String(cString: made)
+        root = directory + "/root"
+        socket = directory + "/s.sock"
+        logPath = directory + "/daemon.log"
+        for container in containers {
+            try FileManager.default.createDirectory(atPath: root + "/" + container + "/Documents",
+                                                    withIntermediateDirectories: true)
+        }
+        if containers.isEmpty { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw TestDaemonError("cannot create \(logPath)") }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+
+        process = Process()
+        process.executableURL = TestDaemon.executable
+        process.arguments = (arguments ?? ["--root", "{root}", "--socket", "{socket}"]).map {
+            $0.replacingOccurrences(of: "{root}", with: root).replacingOccurrences(of: "{socket}", with: socket)
+                .replacingOccurrences(of: "{dir}", with: directory)
+        }
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = nil
+        env["LISTEN_FDS"] = nil
+        env["LISTEN_PID"] = nil
+        env["JOURNAL_STREAM"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try? log.close()
+        if waitForSocket { try waitUntilListening() }
+    }
+
+    /// Polls `connect` until the daemon accepts, or fails with its log after `seconds`.
+    public func waitUntilListening(within seconds: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let fd = try? RawClient.connect(socket) { close(fd); return }
+            guard process.isRunning else { throw TestDaemonError("ubiquityd exited with status \(process.terminationStatus):\n\(log)") }
+            usleep(10_000)  // polling a condition, not standing in for one
+        }
+        throw TestDaemonError("ubiquityd did not listen on \(socket) within \(seconds) s:\n\(log)")
+    }
+
+    /// What the daemon wrote to stdout and stderr so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the process to end (within `seconds`) and returns its exit status, or nil if it
+    /// is still running then.
+    public func waitForExit(within seconds: Double = 20) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// SIGTERM, then waits; SIGKILL if it does not stop within 20 s (and says so by returning nil).
+    @discardableResult
+    public func stop() -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        signal(SIGTERM)
+        if let status = waitForExit() { return status }
+        signal(SIGKILL)
+        _ = waitForExit(within: 5)
+        return nil
+    }
+
+    /// Removes the temporary directory (after `stop`).
+    public func cleanUp() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Runs `body` with a started daemon and always stops it and removes its files afterwards.
+public func withTestDaemon<T>(
+    containers: [String] = ["com.example.grocery"], arguments: [String]? = nil, environment: [String: String] = [:],
+    _ body: (TestDaemon) async throws -> T
+) async throws -> T {
+    let daemon = try TestDaemon(containers: containers, arguments: arguments, environment: environment)
+    defer {
+        daemon.stop()
+        daemon.cleanUp()
+    }
+    return try await body(daemon)
+}
+
+public struct TestDaemonError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
