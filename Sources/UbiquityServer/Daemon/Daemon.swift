@@ -72,7 +72,7 @@ public final class Daemon: Sendable {
         let box = StatusBox()
         server = SocketServer(endpoint: settings.endpoint, context: ServerContext(
             engine: engine, registry: registry, limits: settings.limits, logger: logger,
-            status: { await box.daemon?.status() ?? Daemon.emptyStatus },
+            status: { peer in await box.daemon?.status(for: peer) ?? Daemon.emptyStatus },
             itemCounts: { await engine.itemCounts() }))
         box.set(self)
     }
@@ -96,17 +96,22 @@ public final class Daemon: Sendable {
     // MARK: - Status
 
     /// The `status` result and the source of `STATUS=`.
-    public func status() async -> StatusResult {
+    ///
+    /// - Parameter peer: Lists only the containers this peer may read; nil lists all (systemd).
+    public func status(for peer: PeerCredentials? = nil) async -> StatusResult {
         let counts = await engine.itemCounts()
         let watch = watcher.status
-        let containers = registry.all.map { container in
+        let visible = registry.all.filter { peer == nil || Authorization.mayRead($0, peer: peer!) }
+        let containers = visible.map { container in
             var info = Session.info(container, items: counts[container.descriptor.id] ?? 0)
             info.available = !watch.unavailableContainers.contains(container.descriptor.id)
             return info
         }
+        let visibleIDs = Set(visible.map(\.descriptor.id))
+        let unwatched = watch.unwatchedSubtrees.filter { visibleIDs.contains($0.container) }
         var degraded: [String] = []
-        if !watch.unwatchedSubtrees.isEmpty {
-            degraded.append("\(watch.unwatchedSubtrees.count) subtree(s) unwatched (watch budget); kept correct by rescans")
+        if !unwatched.isEmpty {
+            degraded.append("\(unwatched.count) subtree(s) unwatched (watch budget); kept correct by rescans")
         }
         for container in containers where !container.available {
             degraded.append("container \(container.id) is unavailable (\(container.path) missing or unreadable)")
@@ -117,7 +122,7 @@ public final class Daemon: Sendable {
             uptimeSeconds: Double((ContinuousClock.now - started).components.seconds), socket: settings.endpoint.path,
             containers: containers, items: containers.reduce(0) { $0 + $1.items },
             watchesUsed: watch.watchesUsed, watchBudget: watch.watchBudget, kernelWatchLimit: watch.kernelWatchLimit,
-            unwatched: watch.unwatchedSubtrees.map {
+            unwatched: unwatched.map {
                 .init(container: $0.container.rawValue, path: $0.path.joined(separator: "/"), reason: $0.reason)
             },
             overflows: watch.overflowCount, resyncs: watch.resyncCount,

@@ -10,13 +10,13 @@ public struct ServerContext: Sendable {
     public var registry: ContainerRegistry
     public var limits: ServerLimits
     public var logger: Logger
-    /// Builds the `status` result (the daemon knows the watcher, the socket and the connections).
-    public var status: @Sendable () async -> StatusResult
+    /// Builds the `status` result for a peer (only the containers it may read are listed).
+    public var status: @Sendable (PeerCredentials) async -> StatusResult
     /// Containers' item counts for `containers.list`.
     public var itemCounts: @Sendable () async -> [ContainerID: Int]
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
-                status: @escaping @Sendable () async -> StatusResult,
+                status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
                 itemCounts: @escaping @Sendable () async -> [ContainerID: Int]) {
         self.engine = engine
         self.registry = registry
@@ -141,7 +141,7 @@ final class Session {
             queries[id] = nil
             return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
         case .status:
-            return answer(await context.status().json)
+            return answer(await context.status(peer).json)
         }
     }
 

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import UbiquityPredicate
+import UbiquityProtocol
+import UbiquityTesting
+
+/// Replays every ```session block of docs/protocol.md against a real daemon, so the normative
+/// reference cannot drift from the wire. `>` lines are sent, `<` lines must come back (`"…"`
+/// matches any value; a reply may arrive before or after events of the same moment), `#!`
+/// lines run in bash with `$DOCUMENTS` set.
+@Suite("docs/protocol.md sessions replay against the real daemon")
+struct ProtocolDocumentationTests {
+    static let docRoot = "/home/alice/.local/share/ubiquity/containers"
+
+    struct Session: CustomStringConvertible {
+        var line: Int
+        var steps: [(kind: Character, text: String)]
+        var description: String { "session at docs/protocol.md:\(line)" }
+    }
+
+    static let sessions: [Session] = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        var sessions: [Session] = []
+        var current: Session?
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line == "```session" { current = Session(line: number + 1, steps: []); continue }
+            guard var session = current else { continue }
+            if line == "```" { sessions.append(session); current = nil; continue }
+            if line.hasPrefix("> ") { session.steps.append((">", String(line.dropFirst(2)))) }
+            else if line.hasPrefix("< ") { session.steps.append(("<", String(line.dropFirst(2)))) }
+            else if line.hasPrefix("#! ") { session.steps.append(("!", String(line.dropFirst(3)))) }
+            current = session
+        }
+        return sessions
+    }()
+
+    @Test("The doc has sessions for every operation")
+    func everyOperationHasASession() {
+        let sent = Self.sessions.flatMap { $0.steps.filter { $0.kind == ">" }.map(\.text) }.joined(separator: "\n")
+        for op in Operation.names.all { #expect(sent.contains(#""op":"\#(op)""#), "no session sends \(op)") }
+    }
+
+    @Test("Every documented error code is in ProtocolError.Code.all and vice versa")
+    func errorCodesAreDocumented() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for code in ProtocolError.Code.all { #expect(text.contains("| `\(code.rawValue)` |"), "\(code) not in the error table") }
+    }
+
+    @Test("Each session replays", arguments: sessions)
+    func replay(_ session: Session) async throws {
+        try await withTestDaemon { daemon in
+            let documents = daemon.root + "/com.example.grocery/Documents"
+            for (name, content) in [("Item_1", "Milk"), ("Item_2", "Eggs"), ("notes.txt", "hello")] {
+                #expect(FileManager.default.createFile(atPath: documents + "/" + name, contents: Data(content.utf8)))
+            }
+            let client = try RawClient(socket: daemon.socket)
+            var pool: [JSONValue] = []
+            var firstQuery: Int?
+            for step in session.steps {
+                switch step.kind {
+                case ">":
+                    try client.send(step.text.replacingOccurrences(of: "$QUERY", with: firstQuery.map(String.init) ?? "0"))
+                case "!":
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+                    process.arguments = ["-c", step.text]
+                    process.environment = ["DOCUMENTS": documents, "PATH": "/usr/bin:/bin"]
+                    try process.run()
+                    process.waitUntilExit()
+                    #expect(process.terminationStatus == 0, "\(step.text)")
+                default:
+                    let expected = try JSONLine.decode(Array(step.text.replacingOccurrences(of: Self.docRoot, with: daemon.root).utf8))
+                    let deadline = Date().addingTimeInterval(10)
+                    var found: Int? = pool.firstIndex { Self.matches($0, expected) }
+                    while found == nil && Date() < deadline {
+                        guard let next = try? client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow)) else { break }
+                        pool.append(next)
+                        found = pool.firstIndex { Self.matches($0, expected) }
+                    }
+                    guard let found else {
+                        Issue.record("\(session): expected \(step.text)\nreceived: \(pool.map(JSONLine.encode).joined(separator: "\n"))")
+                        return
+                    }
+                    let actual = pool.remove(at: found)
+                    if firstQuery == nil, let query = actual["result"]?["query"]?.intValue { firstQuery = query }
+                }
+            }
+            #expect(pool.isEmpty, "\(session): unexpected lines \(pool.map(JSONLine.encode))")
+        }
+    }
+
+    /// Structural equality where an expected `"…"` matches any value.
+    static func matches(_ actual: JSONValue, _ expected: JSONValue) -> Bool {
+        if case .string("…") = expected { return true }
+        switch (actual, expected) {
+        case (.object(let a), .object(let e)):
+            return a.keys.sorted() == e.keys.sorted() && e.allSatisfy { key, value in matches(a[key]!, value) }
+        case (.array(let a), .array(let e)):
+            return a.count == e.count && zip(a, e).allSatisfy { matches($0, $1) }
+        case (.double(let a), .integer(let e)): return a == Double(e)
+        case (.integer(let a), .double(let e)): return Double(a) == e
+        default: return actual == expected
+        }
+    }
+}
