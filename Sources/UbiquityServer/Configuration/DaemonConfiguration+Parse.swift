@@ -120,23 +120,15 @@ private struct SchemaReader {
         }
         var rootPaths: [String: TOMLPosition] = [:]
         for (root, position) in arrayOfTables(document, "roots") {
-            guard let declaration = readRoot(root, at: position) else { continue }
-            if let first = rootPaths[declaration.path] {
-                report(.conflict, position, "root '\(declaration.path)' is declared twice (first at line \(first.line))")
-                continue
-            }
-            rootPaths[declaration.path] = position
+            guard let declaration = readRoot(root, at: position),
+                  claim(declaration.path, in: &rootPaths, at: position, "root '\(declaration.path)'") else { continue }
             configuration.roots.append(declaration)
         }
         var ids: [ContainerID: TOMLPosition] = [:]
         var containerPaths: [String: (ContainerID, TOMLPosition)] = [:]
         for (container, position) in arrayOfTables(document, "containers") {
-            guard var declaration = readContainer(container, at: position) else { continue }
-            if let first = ids[declaration.id] {
-                report(.conflict, position, "container '\(declaration.id)' is declared twice (first at line \(first.line))")
-                continue
-            }
-            ids[declaration.id] = position
+            guard var declaration = readContainer(container, at: position),
+                  claim(declaration.id, in: &ids, at: position, "container '\(declaration.id)'") else { continue }
             guard let path = configuration.path(of: declaration) else {
                 report(.missingKey, position,
                        "container '\(declaration.id)' has no 'path' and there is no [[roots]] to put it in")
@@ -152,6 +144,16 @@ private struct SchemaReader {
             configuration.containers.append(declaration)
         }
         return diagnostics.isEmpty ? configuration : nil
+    }
+
+    /// Records the first declaration of `key`; a second one is a conflict naming the first line.
+    mutating func claim<Key: Hashable>(_ key: Key, in seen: inout [Key: TOMLPosition], at position: TOMLPosition, _ what: String) -> Bool {
+        if let first = seen[key] {
+            report(.conflict, position, "\(what) is declared twice (first at line \(first.line))")
+            return false
+        }
+        seen[key] = position
+        return true
     }
 
     /// A declared container directly inside a root takes the root's settings it does not override.

@@ -91,7 +91,10 @@ private struct Table {
     private var lines: [Line] = []
 
     mutating func line(_ text: String, indent: Int = 0) { lines.append(.text(text, indent: indent)) }
-    mutating func section(_ title: String) { lines.append(.text("", indent: 0)); lines.append(.text(title, indent: 0)) }
+    mutating func section(_ title: String) {
+        if !lines.isEmpty { lines.append(.text("", indent: 0)) }
+        lines.append(.text(title, indent: 0))
+    }
     mutating func row(_ label: String, _ value: String, indent: Int = 0) { lines.append(.row(label, value, indent: indent)) }
 
     var text: String {
