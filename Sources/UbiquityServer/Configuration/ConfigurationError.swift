@@ -1,0 +1,92 @@
+/// Everything wrong with a configuration file, each problem with its place:
+/// `ubiquityd.toml:7:12: expected a value after '=', found end of line`.
+///
+/// A syntax error stops parsing, so it comes alone; semantic problems (unknown keys, wrong types,
+/// bad ids, relative paths, out-of-range limits, unknown users) are all collected, in file order.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable category, for tests and tools; the message is for people.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: String, Sendable, Hashable {
+            case unreadable = "config.unreadable"
+            case syntax = "config.syntax"
+            case unknownKey = "config.unknownKey"
+            case wrongType = "config.wrongType"
+            case missingKey = "config.missingKey"
+            case invalidValue = "config.invalidValue"
+            case outOfRange = "config.outOfRange"
+            case unknownAccount = "config.unknownAccount"
+            case conflict = "config.conflict"
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The file cannot be opened or read, or is too large.
+        public static let unreadable = Code(.unreadable)
+        /// The text is not in the supported TOML subset.
+        public static let syntax = Code(.syntax)
+        /// A key the format does not know (the message suggests the nearest one).
+        public static let unknownKey = Code(.unknownKey)
+        /// A value of the wrong TOML type.
+        public static let wrongType = Code(.wrongType)
+        /// A required key is absent.
+        public static let missingKey = Code(.missingKey)
+        /// A value of the right type that is not acceptable (bad id, relative path, ...).
+        public static let invalidValue = Code(.invalidValue)
+        /// A number outside its documented range.
+        public static let outOfRange = Code(.outOfRange)
+        /// An owner or group name that the system does not know.
+        public static let unknownAccount = Code(.unknownAccount)
+        /// Two declarations that cannot both hold (the same id or path twice; flags that exclude each other).
+        public static let conflict = Code(.conflict)
+
+        public var rawValue: String { value.rawValue }
+        public var description: String { rawValue }
+    }
+
+    /// One problem at one place.
+    public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+        public var code: Code
+        /// The file as it was named to the daemon (or `--root DIR` / `--config` for flag problems).
+        public var path: String
+        /// 1-based; 0 when the problem concerns the whole file.
+        public var line: Int
+        /// 1-based, in Unicode scalars; 0 when the problem concerns the whole file.
+        public var column: Int
+        public var message: String
+
+        public init(code: Code, path: String, line: Int, column: Int, message: String) {
+            self.code = code
+            self.path = path
+            self.line = line
+            self.column = column
+            self.message = message
+        }
+
+        /// `path:line:column: message`, or `path: message` without a position.
+        public var description: String {
+            line > 0 ? "\(path):\(line):\(column): \(message)" : "\(path): \(message)"
+        }
+    }
+
+    /// At least one, ordered by position.
+    public var diagnostics: [Diagnostic]
+
+    public init(_ diagnostics: [Diagnostic]) {
+        precondition(!diagnostics.isEmpty, "a ConfigurationError needs at least one diagnostic")
+        self.diagnostics = diagnostics
+    }
+
+    public init(code: Code, path: String, line: Int = 0, column: Int = 0, message: String) {
+        self.init([Diagnostic(code: code, path: path, line: line, column: column, message: message)])
+    }
+
+    public var code: Code { diagnostics[0].code }
+    public var path: String { diagnostics[0].path }
+    public var line: Int { diagnostics[0].line }
+    public var column: Int { diagnostics[0].column }
+    public var message: String { diagnostics[0].message }
+
+    /// One rendered diagnostic per line.
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}

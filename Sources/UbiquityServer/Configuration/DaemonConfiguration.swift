@@ -1,0 +1,230 @@
+public import UbiquityIndex
+public import UbiquityProtocol
+import Glibc
+
+/// Everything `ubiquityd` is told: where to listen, which containers to serve, how to watch
+/// them and which limits to enforce.
+///
+/// Where it comes from, first match wins (docs/configuration.md):
+/// 1. `--root DIR`: ``rootOnly(_:socketPath:)``, every container-id sub-directory of DIR;
+/// 2. `--config FILE`: ``load(path:uid:environment:)``;
+/// 3. ``defaultPath(uid:environment:)`` if that file exists;
+/// 4. ``embeddedDefault(uid:environment:)``.
+/// `--socket PATH` then overrides ``socketPath``. ``select(configPath:root:socketPath:uid:environment:)``
+/// applies exactly these rules.
+///
+/// The value is pure data: ``resolveContainers()`` does the I/O of turning roots and
+/// declarations into the containers served right now (again on every SIGHUP).
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// The Unix socket to bind when systemd passes none (SPEC §8).
+    public var socketPath: String
+    /// Directories whose container-id sub-directories are served.
+    public var roots: [RootDeclaration]
+    /// Containers named one by one, in file order; the first is the default container.
+    public var containers: [ContainerDeclaration]
+    /// The batching interval of queries that name none (SPEC §7 rule 4).
+    public var batchingInterval: Duration
+    /// The most inotify watches to hold; nil: 90% of `max_user_watches`.
+    public var watchBudget: Int?
+    /// How often unwatched subtrees are rescanned and missing containers looked for.
+    public var rescanInterval: Duration
+    /// Protocol limits; `limits.defaultBatchingInterval` always equals ``batchingInterval``.
+    public var limits: ServerLimits
+    /// One of ``logLevels``.
+    public var logLevel: String
+    /// Where this came from: `embedded default`, `--root DIR`, or the file's path.
+    public var source: String
+
+    /// The accepted `log_level` values, quietest last (swift-log's levels).
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    /// The package type every default root declares (SPEC §4: Grocery declares `gro`).
+    public static let defaultPackageTypes = ["gro": "com.example.grocery.package"]
+
+    /// The demo container of the embedded default.
+    public static let demoContainerID = "com.example.grocery"
+
+    public init(
+        socketPath: String, roots: [RootDeclaration] = [], containers: [ContainerDeclaration] = [],
+        batchingInterval: Duration = .milliseconds(50), watchBudget: Int? = nil,
+        rescanInterval: Duration = .seconds(10), limits: ServerLimits = ServerLimits(),
+        logLevel: String = "info", source: String
+    ) {
+        self.socketPath = socketPath
+        self.roots = roots
+        self.containers = containers
+        self.batchingInterval = batchingInterval
+        self.watchBudget = watchBudget
+        self.rescanInterval = rescanInterval
+        self.limits = limits
+        self.logLevel = logLevel
+        self.source = source
+        self.limits.defaultBatchingInterval = batchingInterval.seconds
+    }
+
+    // MARK: - Sources
+
+    /// The zero-configuration default of SPEC §4: one per-user root
+    /// `$XDG_DATA_HOME/ubiquity/containers` (else `$HOME/.local/share/…`, else the home directory of
+    /// the passwd entry, else `/tmp/ubiquity-UID/containers`) declaring `gro`, and the demo container
+    /// `com.example.grocery` in it, created on first run.
+    ///
+    /// - Parameters:
+    ///   - uid: The daemon's effective uid (picks the socket path).
+    ///   - environment: Only `XDG_DATA_HOME`, `HOME` and `XDG_RUNTIME_DIR` are read; relative
+    ///     values are ignored, as the XDG base directory specification asks.
+    public static func embeddedDefault(uid: UInt32, environment: [String: String]) -> DaemonConfiguration {
+        let dataHome: String
+        if let xdg = absolute(environment["XDG_DATA_HOME"]) {
+            dataHome = xdg
+        } else if let home = absolute(environment["HOME"]) ?? absolute(Accounts.homeDirectory(uid: uid)) {
+            dataHome = join(home, ".local/share")
+        } else {
+            dataHome = "/tmp/ubiquity-\(uid)"
+        }
+        let root = join(dataHome, "ubiquity/containers")
+        // The literal is a valid id; the force is checked by the embedded-default test.
+        let demo = try! ContainerID(demoContainerID)
+        return DaemonConfiguration(
+            socketPath: WireProtocol.defaultSocketPath(uid: uid, environment: environment),
+            roots: [RootDeclaration(path: root, packageTypes: defaultPackageTypes)],
+            containers: [ContainerDeclaration(id: demo, packageTypes: defaultPackageTypes, create: true)],
+            source: "embedded default")
+    }
+
+    /// What `ubiquityd --root DIR --socket PATH` serves: every sub-directory of `dir` whose name is
+    /// a container id, with the default `gro` package type; nothing is declared or created.
+    ///
+    /// - Parameter dir: Made absolute against the current directory when relative.
+    public static func rootOnly(_ dir: String, socketPath: String) -> DaemonConfiguration {
+        var path = dir
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                path = join(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), path)
+            }
+        }
+        return DaemonConfiguration(
+            socketPath: socketPath,
+            roots: [RootDeclaration(path: normalize(path), packageTypes: defaultPackageTypes)],
+            source: "--root \(dir)")
+    }
+
+    /// The file the daemon reads when given no `--config`: `/etc/ubiquity/ubiquityd.toml` for root,
+    /// `$XDG_CONFIG_HOME/ubiquity/ubiquityd.toml` (else `$HOME/.config/…`) otherwise; nil when
+    /// neither variable holds an absolute path. The file need not exist.
+    public static func defaultPath(uid: UInt32, environment: [String: String]) -> String? {
+        if uid == 0 { return "/etc/ubiquity/ubiquityd.toml" }
+        if let xdg = absolute(environment["XDG_CONFIG_HOME"]) { return join(xdg, "ubiquity/ubiquityd.toml") }
+        if let home = absolute(environment["HOME"]) { return join(home, ".config/ubiquity/ubiquityd.toml") }
+        return nil
+    }
+
+    /// Applies the precedence rules of the command line: `--root` > `--config` > the default
+    /// file if it exists > the embedded default; `--socket` overrides the socket of any of them.
+    ///
+    /// - Throws: ``ConfigurationError`` when `--root` and `--config` are both given, or the
+    ///   chosen file cannot be read or is invalid.
+    public static func select(
+        configPath: String?, root: String?, socketPath: String?, uid: UInt32, environment: [String: String]
+    ) throws(ConfigurationError) -> DaemonConfiguration {
+        var configuration: DaemonConfiguration
+        if let root {
+            if let configPath {
+                throw ConfigurationError(code: .conflict, path: configPath,
+                    message: "--config and --root exclude each other: --root serves DIR without a file")
+            }
+            configuration = rootOnly(root, socketPath: socketPath ?? WireProtocol.defaultSocketPath(uid: uid, environment: environment))
+        } else if let configPath {
+            configuration = try load(path: configPath, uid: uid, environment: environment)
+        } else if let path = defaultPath(uid: uid, environment: environment), access(path, F_OK) == 0 {
+            configuration = try load(path: path, uid: uid, environment: environment)
+        } else {
+            configuration = embeddedDefault(uid: uid, environment: environment)
+        }
+        if let socketPath { configuration.socketPath = socketPath }
+        return configuration
+    }
+
+    /// Where a declared container lives: its `path`, else `<first root>/<id>`; nil only when it
+    /// has no path and there is no root (``parse(_:path:uid:environment:)`` refuses that).
+    public func path(of container: ContainerDeclaration) -> String? {
+        container.path ?? roots.first.map { Self.join($0.path, container.id.rawValue) }
+    }
+
+    // MARK: - Path helpers
+
+    static func absolute(_ value: String?) -> String? {
+        guard let value, value.hasPrefix("/") else { return nil }
+        return normalize(value)
+    }
+
+    static func join(_ base: String, _ tail: String) -> String {
+        base.hasSuffix("/") ? base + tail : base + "/" + tail
+    }
+
+    /// Collapses repeated slashes and drops a trailing one (`/a//b/` → `/a/b`).
+    static func normalize(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : joined
+    }
+}
+
+/// A directory whose container-id sub-directories are served (`[[roots]]`).
+public struct RootDeclaration: Sendable, Hashable {
+    /// Absolute, normalised.
+    public var path: String
+    /// Extension (lowercase, no dot) → type identifier, for every container found here.
+    public var packageTypes: [String: String]
+    /// Owner of every container found here; nil: each directory's own owner.
+    public var owner: UInt32?
+    /// Group that may read every container found here; nil: no group access.
+    public var group: UInt32?
+
+    public init(path: String, packageTypes: [String: String] = [:], owner: UInt32? = nil, group: UInt32? = nil) {
+        self.path = path
+        self.packageTypes = packageTypes
+        self.owner = owner
+        self.group = group
+    }
+}
+
+/// One container named in the configuration (`[[containers]]`).
+///
+/// A declared container directly inside a root inherits that root's package types, owner and
+/// group; its own settings win.
+public struct ContainerDeclaration: Sendable, Hashable {
+    public var id: ContainerID
+    /// Absolute, normalised; nil: `<first root>/<id>`.
+    public var path: String?
+    /// nil: the directory's owner (or the root's `owner`).
+    public var owner: UInt32?
+    /// nil: no group access (or the root's `group`).
+    public var group: UInt32?
+    /// Extension (lowercase, no dot) → type identifier, added to the root's.
+    public var packageTypes: [String: String]
+    /// Create the directory and its `Documents/` when missing.
+    public var create: Bool
+
+    public init(
+        id: ContainerID, path: String? = nil, owner: UInt32? = nil, group: UInt32? = nil,
+        packageTypes: [String: String] = [:], create: Bool = true
+    ) {
+        self.id = id
+        self.path = path
+        self.owner = owner
+        self.group = group
+        self.packageTypes = packageTypes
+        self.create = create
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as the protocol's `defaultBatchingInterval` carries it.
+    var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+}
