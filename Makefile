@@ -21,6 +21,7 @@ build: deps
 # The docs check runs first so that the test runner's summary is the last line printed.
 test: deps
 	$(SWIFT) build --build-tests
+	scripts/verify-units $$($(SWIFT) build --show-bin-path)
 	@echo "Checking that every example in docs/ still prints what the docs say..."
 	scripts/render-docs --check $$($(SWIFT) build --show-bin-path)/ubiq
 	$(SWIFT) test --skip-build
@@ -35,3 +36,11 @@ bench: deps
 
 clean:
 	rm -rf .build Benchmarks/.build
+
+# Release-build and install binaries, units and the default config (Packaging/install.sh).
+#   make install [PREFIX=/usr/local] [DESTDIR=/staging/root]
+PREFIX ?= /usr/local
+.PHONY: install
+install: deps
+	$(SWIFT) build -c release
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) Packaging/install.sh --from $$($(SWIFT) build -c release --show-bin-path)
