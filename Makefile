@@ -1,4 +1,5 @@
 # Ubiquity for Linux — build, test and benchmark entry points.
+#   make run    install what is missing, build, start ubiquityd in the foreground (embedded default)
 #   make test   install what is missing, build, run every test
 #   make bench  release-build and run the benchmarks (never part of make test)
 #   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
@@ -8,7 +9,7 @@ SWIFT ?= swift
 # socat: the protocol docs and the authorisation tests talk to the socket as another uid with it.
 SYSTEM_PACKAGES := libsystemd-dev pkg-config socat
 
-.PHONY: all deps build test bench docs clean
+.PHONY: all deps build run test bench docs clean install
 
 all: build
 
@@ -17,6 +18,16 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+# Zero configuration: per-user container root with the demo container com.example.grocery,
+# socket under $XDG_RUNTIME_DIR (or /run/ubiquity as root). Ctrl-C stops it.
+run: deps
+	$(SWIFT) build
+	@bin=$$($(SWIFT) build --show-bin-path); \
+	  echo "Starting ubiquityd in the foreground (Ctrl-C stops it). In another terminal try:"; \
+	  echo "  $$bin/ubiq status"; \
+	  echo "  $$bin/ubiq query \"kMDItemFSName LIKE 'Item_*'\""; \
+	  exec $$bin/ubiquityd
 
 # The docs check runs first so that the test runner's summary is the last line printed.
 test: deps

@@ -2,9 +2,9 @@
 import ArgumentParser
 import Foundation
 import Logging
-import UbiquityIndex
 import UbiquityProtocol
 import UbiquityServer
+import UbiquityWatch
 
 @main
 struct UbiquityDaemonCommand: AsyncParsableCommand {
@@ -12,40 +12,119 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
         commandName: "ubiquityd",
         abstract: "Watch ubiquity containers and answer live metadata queries on a Unix socket.",
         discussion: """
-            With no options, serves the per-user containers under $XDG_DATA_HOME/ubiquity/containers \
-            on $XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock. Stop with SIGTERM or Ctrl-C; SIGHUP reloads the containers.
+            Where the configuration comes from (first match wins):
+              --root DIR     every sub-directory of DIR named like a container id (no file)
+              --config FILE  that file (docs/configuration.md; Config/ubiquityd.toml is the default)
+              the default file if it exists: /etc/ubiquity/ubiquityd.toml for root,
+                             $XDG_CONFIG_HOME/ubiquity/ubiquityd.toml otherwise
+              the embedded default: $XDG_DATA_HOME/ubiquity/containers with the demo
+                             container com.example.grocery, created on first run
+            --socket PATH overrides the socket; under systemd socket activation the passed
+            socket is used.
+
+            Signals: SIGTERM or SIGINT stop gracefully (subscribers are told, the socket is
+            removed); SIGHUP re-reads the configuration and adds or removes containers without
+            dropping other subscribers.
+
+            Examples:
+              ubiquityd                                   # per-user, zero configuration
+              ubiquityd --root /tmp/containers --socket /tmp/u/ubiquityd.sock
+              ubiquityd --check-config --config /etc/ubiquity/ubiquityd.toml
+
+            Exit status: 0 stopped cleanly (or --check-config found no error), 1 invalid
+            configuration, 70 the daemon failed while running, 64 usage error.
+            Protocol: docs/protocol.md. Operations: docs/operations.md.
             """,
         version: UbiquityVersion.string)
 
-    @Option(name: .long, help: ArgumentHelp("Serve every sub-directory of DIR whose name is a container id.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("Read this configuration file.", valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve every sub-directory of DIR whose name is a container id; no configuration file.", valueName: "DIR"))
     var root: String?
 
     @Option(name: .long, help: ArgumentHelp("Listen on this socket path.", valueName: "PATH"))
     var socket: String?
 
-    func run() async throws {
-        var logger = Logger(label: "ubiquityd")
-        logger.logLevel = .info
-        let uid = geteuid()
-        let socketPath = socket ?? WireProtocol.defaultSocketPath(uid: uid, environment: ProcessInfo.processInfo.environment)
-        guard let root else { throw ValidationError("--root DIR is required for now") }
-        let list: @Sendable () throws -> [ResolvedContainer] = { try TemporaryRootListing.containers(under: root) }
-        let settings = DaemonSettings(containers: try list(), endpoint: .path(socketPath), reload: list)
-        let daemon = try Daemon(settings: settings, logger: logger, notify: { _ in })
-        try await daemon.run()
-    }
-}
+    @Option(name: .long, help: ArgumentHelp("Override log_level: trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
+    var logLevel: String?
 
-enum TemporaryRootListing {
-    static func containers(under root: String) throws -> [ResolvedContainer] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: root).sorted()
-        return names.compactMap { name -> ResolvedContainer? in
-            guard let id = try? ContainerID(name) else { return nil }
-            let path = root + "/" + name
-            var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
-            return ResolvedContainer(descriptor: ContainerDescriptor(id: id, root: path, packageTypes: ["gro": "com.example.grocery.package"]),
-                                     ownerUID: info.st_uid, groupGID: nil, available: true)
+    @Flag(name: .long, help: "Validate the configuration, print what was understood and the containers found, and exit.")
+    var checkConfig = false
+
+    func validate() throws {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of \(DaemonConfiguration.logLevels.joined(separator: ", ")), found '\(logLevel)'")
+        }
+    }
+
+    func loadConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
+        try DaemonConfiguration.select(configPath: config, root: root, socketPath: socket, uid: geteuid(),
+                                       environment: ProcessInfo.processInfo.environment)
+    }
+
+    func run() async throws {
+        let configuration: DaemonConfiguration
+        do { configuration = try loadConfiguration() } catch {
+            FileHandle.standardError.write(Data("ubiquityd: invalid configuration\n\(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        if checkConfig {
+            let resolution = configuration.resolveContainers()
+            print(configuration.summary())
+            print("")
+            print(resolution.summary())
+            return
+        }
+
+        let level = Logger.Level(rawValue: logLevel ?? configuration.logLevel) ?? .info
+        let destination = DaemonLogging.bootstrap(identifier: "ubiquityd", level: level)
+        let logger = Logger(label: "ubiquityd")
+        logger.info("starting", metadata: ["version": "\(UbiquityVersion.string)", "configuration": "\(configuration.source)",
+                                           "log": "\(destination.rawValue)"])
+
+        let resolution = configuration.resolveContainers()
+        for problem in resolution.problems { logger.warning("\(problem)") }
+        for note in resolution.notes { logger.info("\(note)") }
+
+        let endpoint: SocketServer.Endpoint
+        do {
+            if let activated = try SocketActivation.listeningSockets(unsetEnvironment: true).first {
+                try SocketActivation.checkUnixStreamListener(activated)
+                logger.info("socket activation", metadata: ["socket": "\(activated)"])
+                endpoint = .activated(fd: activated.fileDescriptor, path: configuration.socketPath)
+            } else {
+                endpoint = .path(configuration.socketPath)
+            }
+        } catch {
+            logger.critical("the socket passed by systemd cannot be used", metadata: ["error": "\(error)"])
+            throw ExitCode(70)
+        }
+
+        // SIGHUP re-reads the same source; a bad file keeps the running containers (Daemon logs it).
+        let reload: @Sendable () throws -> [ResolvedContainer] = { [config, root, socket] in
+            let next = try DaemonConfiguration.select(configPath: config, root: root, socketPath: socket, uid: geteuid(),
+                                                      environment: ProcessInfo.processInfo.environment)
+            let resolution = next.resolveContainers()
+            for problem in resolution.problems { logger.warning("\(problem)") }
+            return resolution.containers
+        }
+        var settings = DaemonSettings(
+            containers: resolution.containers, endpoint: endpoint, limits: configuration.limits,
+            watcher: FileWatcher.Configuration(maxWatches: configuration.watchBudget, rescanInterval: configuration.rescanInterval),
+            watchdogPeriod: SystemdNotifier.watchdogInterval(), reload: reload)
+        if let period = settings.watchdogPeriod { settings.statusPeriod = min(settings.statusPeriod, period) }
+        if isatty(2) == 1 {
+            let hint = "ubiquityd \(UbiquityVersion.string): \(resolution.containers.count) container(s), socket \(endpoint.path)\n"
+                + "  try, in another terminal:  ubiq status --socket \(endpoint.path)\n"
+            FileHandle.standardError.write(Data(hint.utf8))
+        }
+        do {
+            let daemon = try Daemon(settings: settings, logger: logger)
+            try await daemon.run()
+        } catch {
+            logger.critical("ubiquityd failed", metadata: ["error": "\(error)"])
+            throw ExitCode(70)
         }
     }
 }

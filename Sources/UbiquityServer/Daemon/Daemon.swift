@@ -52,16 +52,16 @@ public final class Daemon: Sendable {
     public let server: SocketServer
     public let registry: ContainerRegistry
     private let logger: Logger
-    private let notify: @Sendable (String) -> Void
+    private let notifier: SystemdNotifier
     private let started = ContinuousClock.now
     private let ready = Atomic<Bool>(false)
 
     /// - Parameters:
-    ///   - notify: Sends one sd_notify state string (`READY=1\nSTATUS=...`); a no-op outside systemd.
-    public init(settings: DaemonSettings, logger: Logger, notify: @escaping @Sendable (String) -> Void) throws {
+    ///   - notifier: sd_notify; a no-op outside systemd (no `NOTIFY_SOCKET`).
+    public init(settings: DaemonSettings, logger: Logger, notifier: SystemdNotifier = SystemdNotifier()) throws {
         self.settings = settings
         self.logger = logger
-        self.notify = notify
+        self.notifier = notifier
         let descriptors = settings.containers.map(\.descriptor)
         watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
         engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
@@ -152,7 +152,7 @@ public final class Daemon: Sendable {
         // The crawl's listings are freed by now; give glibc's arenas back to the system.
         malloc_trim(0)
         let line = await statusLine()
-        notify("READY=1\nSTATUS=\(line)")
+        send { n throws(SystemdError) in try n.ready(status: line) }
         logger.info("ready", metadata: ["status": "\(line)"])
     }
 
@@ -179,8 +179,8 @@ public final class Daemon: Sendable {
 
     /// SIGHUP: re-reads the containers and applies the difference without dropping subscribers.
     func reloadContainers() async {
-        notify("RELOADING=1\nMONOTONIC_USEC=\(Daemon.monotonicMicroseconds())")
-        defer { notify("READY=1") }
+        send { n throws(SystemdError) in try n.reloading(status: "reloading the configuration") }
+        defer { send { n throws(SystemdError) in try n.ready(status: "reloaded") } }
         let next: [ResolvedContainer]
         do {
             guard let reload = settings.reload else { return }
@@ -211,10 +211,11 @@ public final class Daemon: Sendable {
         logger.info("reloaded", metadata: ["containers": "\(next.count)"])
     }
 
-    static func monotonicMicroseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    /// Sends one notification; a failure is logged, never fatal (systemd may be restarting).
+    func send(_ body: (SystemdNotifier) throws(SystemdError) -> Bool) {
+        do { _ = try body(notifier) } catch {
+            logger.warning("sd_notify failed", metadata: ["error": "\(error)"])
+        }
     }
 }
 
@@ -265,20 +266,17 @@ struct ManagerService: Service {
                 group.addTask {
                     while !Task.isCancelled && !Task.isShuttingDownGracefully {
                         if daemon.settings.watchdogPeriod != nil, await daemon.isMakingProgress(timeout: period) {
-                            daemon.notifyState("WATCHDOG=1")
+                            daemon.send { n throws(SystemdError) in try n.watchdog() }
                         }
-                        daemon.notifyState("STATUS=\(await daemon.statusLine())")
+                        let line = await daemon.statusLine()
+                        daemon.send { n throws(SystemdError) in try n.status(line) }
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }
                     }
                 }
                 await group.waitForAll()
             }
         } onGracefulShutdown: {
-            daemon.notifyState("STOPPING=1\nSTATUS=stopping: telling subscribers and closing the socket")
+            daemon.send { n throws(SystemdError) in try n.stopping(status: "stopping: telling subscribers and closing the socket") }
         }
     }
-}
-
-extension Daemon {
-    func notifyState(_ state: String) { notify(state) }
 }
