@@ -734,24 +734,6 @@ struct ContainerResolutionTests {
 
 // MARK: - Helpers
 
-/// A fresh directory under /tmp, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/ubiquity-config-XXXXXX".utf8CString)
-        guard let result = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
-        path = String(cString: result)
-    }
-
-    deinit { removeTree(path) }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 func makeDirectories(_ path: String) throws {
     var partial = ""
     for part in path.split(separator: "/") {

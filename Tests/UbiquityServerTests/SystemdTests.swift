@@ -344,37 +344,8 @@ private final class LineCollector: Sendable {
     var value: [String] { lines.withLock { $0 } }
 }
 
-/// A `mkdtemp` directory under /tmp (short: `sun_path` holds 108 bytes), removed with its files.
-private final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/ubq-sd-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw TestFailure("mkdtemp failed: errno \(errno)")
-        }
-        path = String(cString: made)
-    }
-
-    deinit {
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { unlink(path + "/" + name) }
-            }
-            closedir(directory)
-        }
-        rmdir(path)
-    }
-}
-
-private struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// A `socket(AF_UNIX, type)` bound to `path`, listening when asked.
-private func unixSocket(_ type: __socket_type, boundTo path: String, listening: Bool) throws -> Int32 {
+func unixSocket(_ type: __socket_type, boundTo path: String, listening: Bool) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(type.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket failed: errno \(errno)") }
     var address = sockaddr_un()
@@ -398,7 +369,7 @@ private func unixSocket(_ type: __socket_type, boundTo path: String, listening: 
 
 /// The stand-in for systemd's notify socket: a bound datagram socket with a receive timeout, so a
 /// missing message fails the test after 5 s instead of hanging it.
-private final class NotifyListener {
+final class NotifyListener {
     let directory: TemporaryDirectory
     let path: String
     let fd: Int32
