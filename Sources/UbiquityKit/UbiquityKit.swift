@@ -1,3 +1,22 @@
 // UbiquityKit owns the client side of the daemon's socket: a connection that speaks
 // UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery) and UbiquityContainer.
 // It must not read the index or the file system to answer queries: everything comes from ubiquityd.
+//
+// Pieces:
+//   UbiquityConnection  one socket: hello, requests matched by id, events routed per query,
+//                       every waiter failed with UbiquityKitError when the connection ends.
+//   MetadataQuery       NSMetadataQuery's shape: configure, start(), iterate notifications;
+//                       `results` mirrors the daemon's result set at every notification.
+//   MetadataItem        one result: path, oldPath, attributes by canonical name.
+//   UbiquityContainer   one-call helpers: url(for:), containers(), status().
+//
+// Usage:
+//   let connection = try await UbiquityConnection.connect()
+//   let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
+//   query.searchScopes = .documents
+//   for try await note in try await query.start() {
+//       if case .didUpdate = note { print(query.results.map(\.name)) }
+//   }
+//
+// Errors: the daemon's refusals are ProtocolError (stable `code`, `details["offset"]` for
+// predicates); reaching or losing the daemon is UbiquityKitError. Nothing here calls exit().

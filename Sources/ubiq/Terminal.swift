@@ -11,12 +11,36 @@ enum Terminal {
     /// The error sentence, then the predicate with a caret under the offending position.
     static func explain(_ error: any Error, in text: String) -> String {
         guard let error = error as? MetadataPredicateError else { return "\(error)" }
-        var out = "\(error) [\(error.code)]"
-        let scalars = Array(text.unicodeScalars)
-        guard !text.contains("\n"), scalars.count <= 200, error.offset <= scalars.count else { return out }
-        out += "\n  \(text)\n  " + String(repeating: " ", count: error.offset) + "^"
-        return out
+        return "\(error) [\(error.code)]" + caret(under: error.offset, in: text)
     }
+
+    /// `\n  TEXT\n     ^` under a character offset, or nothing when the text does not fit on one line.
+    static func caret(under offset: Int, in text: String) -> String {
+        let count = text.unicodeScalars.count
+        guard !text.contains("\n"), count <= 200, offset >= 0, offset <= count else { return "" }
+        return "\n  \(text)\n  " + String(repeating: " ", count: offset) + "^"
+    }
+
+    /// Writes straight to standard output, unbuffered, so a reader sees each line as it is made.
+    static func output(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + (text.hasSuffix("\n") ? "" : "\n")).utf8))
+    }
+
+    /// Standard output is a terminal (tables, timestamps) rather than a pipe or file.
+    static var isTerminal: Bool { isatty(1) == 1 }
+
+    /// `2026-11-22 10:00:03` in the local time zone (TZ).
+    static func shortDate(_ date: Date) -> String {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&t, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// `10:00:03` in the local time zone, for live update lines.
+    static func clock(_ date: Date) -> String { String(shortDate(date).suffix(8)) }
 
     static func json(_ value: JSONValue) throws -> String {
         let encoder = JSONEncoder()

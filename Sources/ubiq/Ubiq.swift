@@ -1,5 +1,5 @@
 // `ubiq`: the query CLI, like `mdfind`. Argument parsing and wiring only; the language lives in
-// UbiquityPredicate, and daemon queries (query, watch, status) will live in UbiquityKit.
+// UbiquityPredicate, and talking to the daemon (query, watch, containers, status) in UbiquityKit.
 import ArgumentParser
 
 @main
@@ -13,11 +13,18 @@ struct Ubiq: AsyncParsableCommand {
               name ENDSWITH[c] '.txt' AND size > 1000
               modified >= $time.today(-7)
 
-            Exit status: 0 success, 2 invalid predicate or input, 64 usage error.
-            Language reference: docs/predicates.md.
+            Examples:
+              ubiq query "name LIKE 'Item_*'" --attr name --attr size
+              ubiq watch --container com.example.grocery "name LIKE 'Item_*'"
+              ubiq status
+
+            Exit status: 0 success, 1 the daemon refused the request, 2 invalid predicate
+            or input, 3 daemon not running or connection lost, 64 usage error.
+            Language reference: docs/predicates.md; commands: docs/ubiq.md.
             """,
         version: UbiqVersion.string,
-        subcommands: [PredicateCommand.self]
+        subcommands: [QueryCommand.self, WatchCommand.self, ContainersCommand.self, StatusCommand.self,
+                      PredicateCommand.self]
     )
 }
 

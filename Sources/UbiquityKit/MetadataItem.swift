@@ -1,0 +1,68 @@
+public import Foundation
+public import UbiquityPredicate
+import UbiquityProtocol
+
+/// One result of a ``MetadataQuery``, like `NSMetadataItem`: a path and the attributes the query
+/// asked for, keyed by canonical name (`kMDItemFSName`, `kMDItemFSSize`...).
+///
+/// ```swift
+/// let item = query.result(at: 0)
+/// item.path                                   // "/home/me/.local/share/ubiquity/containers/com.example.grocery/Documents/Item_1"
+/// item.value(forAttribute: "NSMetadataItemFSSizeKey")   // .integer(12): any spelling works
+/// item.size, item.modificationDate            // typed conveniences (nil when not requested)
+/// ```
+public struct MetadataItem: Sendable, Hashable {
+    /// The absolute path of the file, directory or package.
+    public let path: String
+    /// The path before a rename; set on items of a `didUpdate`'s `changed` only.
+    public let oldPath: String?
+    /// Attribute values by canonical name, as the daemon sent them (dates are ISO-8601 strings).
+    public let attributes: [String: JSONValue]
+
+    public init(path: String, oldPath: String? = nil, attributes: [String: JSONValue]) {
+        self.path = path
+        self.oldPath = oldPath
+        self.attributes = attributes
+    }
+
+    init(_ wire: WireItem) {
+        self.init(path: wire.path, oldPath: wire.oldPath, attributes: wire.attributes)
+    }
+
+    /// The value of an attribute under any of its spellings (`kMDItemFSName`,
+    /// `NSMetadataItemFSNameKey`, `name`); nil when the query did not ask for it.
+    /// The path is always known.
+    public func value(forAttribute name: String) -> JSONValue? {
+        let attribute = Attribute.named(name)
+        if let value = attributes[attribute?.canonicalName ?? name] { return value }
+        if attribute == .path { return .string(path) }
+        return nil
+    }
+
+    /// The file name; from the path when `kMDItemFSName` was not requested.
+    public var name: String {
+        if case .string(let name)? = attributes[Attribute.name.canonicalName] { return name }
+        return path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// `kMDItemFSSize` in bytes, when requested.
+    public var size: Int64? {
+        if case .integer(let size)? = attributes[Attribute.size.canonicalName] { return size }
+        return nil
+    }
+
+    /// `kMDItemFSContentChangeDate`, when requested.
+    public var modificationDate: Date? { date(.contentChangeDate) }
+
+    /// `kMDItemFSCreationDate`, when requested.
+    public var creationDate: Date? { date(.creationDate) }
+
+    /// A `file://` URL for ``path``.
+    public var url: URL { URL(fileURLWithPath: path) }
+
+    private func date(_ attribute: Attribute) -> Date? {
+        guard let json = attributes[attribute.canonicalName],
+              case .date(let seconds)? = try? Value(json: json, for: attribute) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+}

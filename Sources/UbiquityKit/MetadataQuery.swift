@@ -1,0 +1,411 @@
+import Synchronization
+public import UbiquityPredicate
+import UbiquityProtocol
+
+/// A live metadata query against `ubiquityd`, shaped like `NSMetadataQuery`.
+///
+/// Configure it, ``start()`` it, and iterate the notifications. ``results`` always mirrors the
+/// daemon's result set: the gathered results, with every update applied in order, before the
+/// notification that reports the change is delivered.
+///
+/// ```swift
+/// let connection = try await UbiquityConnection.connect()
+/// let query = MetadataQuery(connection: connection, predicateFormat: "kMDItemFSName LIKE %@",
+///                           arguments: ["Item_*"])
+/// query.searchScopes = .documents
+/// query.sortDescriptors = [.init(key: "kMDItemFSContentChangeDate", ascending: false)]
+/// query.attributes = ["kMDItemFSName", "kMDItemFSSize"]
+/// for try await notification in try await query.start() {
+///     switch notification {
+///     case .didFinishGathering: print("\(query.resultCount) items")
+///     case .didUpdate(let added, let changed, let removed): print(added.count, changed.count, removed.count)
+///     default: break
+///     }
+/// }
+/// ```
+///
+/// Event order (one query):
+/// ```
+/// start() ─▶ didStartGathering ─▶ gatheringProgress* ─▶ didFinishGathering ─▶ didUpdate* ─▶ (stop)
+///                                                         didReset / resync / container… may come between updates
+/// ```
+///
+/// Ordering of ``results``: gathered and reset results come sorted from the daemon; updates are
+/// merged locally with the same comparison the daemon uses (`MetadataSortDescriptor.order`, each
+/// sort key in turn, then the path), so no extra round trip is needed. To make that possible
+/// the sort attributes are always requested along with ``attributes``.
+///
+/// The stream ends normally after ``stop()`` (or when a non-live query finishes), and with a
+/// ``UbiquityKitError`` when the connection is lost or the daemon shuts down. Cancelling the
+/// task that iterates it stops the query.
+public final class MetadataQuery: Sendable {
+    /// Which part of each container to search.
+    public enum SearchScope: String, Sendable, Hashable, CaseIterable {
+        /// `Documents/` only (`NSMetadataQueryUbiquitousDocumentsScope`).
+        case documents
+        /// Everything outside `Documents/` (`NSMetadataQueryUbiquitousDataScope`).
+        case data
+        /// Both.
+        case all
+    }
+
+    /// One sort key, like `NSSortDescriptor(key:ascending:)`; any attribute spelling.
+    public struct SortDescriptor: Sendable, Hashable {
+        public var key: String
+        public var ascending: Bool
+        public init(key: String, ascending: Bool = true) {
+            self.key = key
+            self.ascending = ascending
+        }
+        /// `KEY` or `KEY:desc`, the wire form.
+        public var wireForm: String { ascending ? key : key + ":desc" }
+    }
+
+    /// What happened to the query, in the order the daemon reported it.
+    public enum Notification: Sendable, Hashable {
+        /// `NSMetadataQueryDidStartGathering`.
+        case didStartGathering
+        /// `NSMetadataQueryGatheringProgress`: `count` items found so far.
+        case gatheringProgress(count: Int)
+        /// `NSMetadataQueryDidFinishGathering` with the full, sorted result set as gathered
+        /// (``MetadataQuery/results`` may already be further along when you read it).
+        case didFinishGathering(results: [MetadataItem])
+        /// `NSMetadataQueryDidUpdate`, already applied to ``MetadataQuery/results``. A `changed`
+        /// item with an `oldPath` was renamed from there.
+        case didUpdate(added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem])
+        /// This client fell behind; the daemon replaced the whole result set with `results`
+        /// (already applied).
+        case didReset(results: [MetadataItem])
+        /// Events were lost and a container rescanned; `changes` real changes follow as updates.
+        case resync(container: String, reason: String, changes: Int)
+        /// A subtree cannot be watched; the daemon keeps it correct by periodic rescans.
+        case unwatched(container: String, path: String, reason: String)
+        /// A container directory went missing or unreadable.
+        case containerUnavailable(String)
+        /// The container is back.
+        case containerAvailable(String)
+    }
+
+    fileprivate enum Phase: Sendable { case idle, starting, gathering, live, stopped }
+
+    fileprivate struct Configuration: Sendable {
+        var predicateFormat: String
+        var arguments: [JSONValue]
+        var variables: [String: JSONValue] = [:]
+        var searchScopes: SearchScope = .all
+        var containers: [String] = []
+        var sortDescriptors: [SortDescriptor] = []
+        var attributes: [String] = []
+        var notificationBatchingInterval: Double?
+        var isLive = true
+    }
+
+    /// An item with its sort values, computed once when it arrives.
+    fileprivate struct Entry: Sendable {
+        var item: MetadataItem
+        var key: [Value?]
+    }
+
+    fileprivate struct State: Sendable {
+        var configuration: Configuration
+        var phase = Phase.idle
+        var queryID: Int?
+        var released = false
+        var sort: [MetadataSortDescriptor] = []
+        var entries: [Entry] = []
+        var continuation: AsyncThrowingStream<Notification, any Error>.Continuation?
+    }
+
+    /// The connection the query runs on; one connection may run many queries.
+    public let connection: UbiquityConnection
+    private let state: Mutex<State>
+
+    /// Creates a query; nothing is sent until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - connection: An open connection.
+    ///   - predicateFormat: NSPredicate / Spotlight text, e.g. `kMDItemFSName LIKE 'Item_*'`.
+    ///   - arguments: Values for `%@`, `%K`, `%d`, `%f`, in order.
+    public init(connection: UbiquityConnection, predicateFormat: String, arguments: [JSONValue] = []) {
+        self.connection = connection
+        self.state = Mutex(State(configuration: Configuration(predicateFormat: predicateFormat, arguments: arguments)))
+    }
+
+    // MARK: Configuration (read when start() is called)
+
+    private func get<T: Sendable>(_ keyPath: KeyPath<Configuration, T>) -> T {
+        state.withLock { $0.configuration[keyPath: keyPath] }
+    }
+
+    private func set<T: Sendable>(_ keyPath: WritableKeyPath<Configuration, T>, _ value: T) {
+        state.withLock { $0.configuration[keyPath: keyPath] = value }
+    }
+
+    /// The predicate text. Changing it after ``start()`` has no effect on the running query.
+    public var predicateFormat: String {
+        get { get(\.predicateFormat) }
+        set { set(\.predicateFormat, newValue) }
+    }
+    /// Values for `%@`, `%K`, `%d`, `%f`, in order.
+    public var arguments: [JSONValue] {
+        get { get(\.arguments) }
+        set { set(\.arguments, newValue) }
+    }
+    /// Values for `$NAME` in the predicate.
+    public var variables: [String: JSONValue] {
+        get { get(\.variables) }
+        set { set(\.variables, newValue) }
+    }
+    /// Documents, data or both (default: ``SearchScope/all``).
+    public var searchScopes: SearchScope {
+        get { get(\.searchScopes) }
+        set { set(\.searchScopes, newValue) }
+    }
+    /// Container ids to search; empty (the default) means every container this user may read.
+    public var containers: [String] {
+        get { get(\.containers) }
+        set { set(\.containers, newValue) }
+    }
+    /// Result order; ties are broken by path. Empty: by path.
+    public var sortDescriptors: [SortDescriptor] {
+        get { get(\.sortDescriptors) }
+        set { set(\.sortDescriptors, newValue) }
+    }
+    /// Attributes each result carries, any spelling; empty means `kMDItemFSName`.
+    public var attributes: [String] {
+        get { get(\.attributes) }
+        set { set(\.attributes, newValue) }
+    }
+    /// Seconds between updates; nil means the daemon's default (50 ms), 0 as soon as possible.
+    public var notificationBatchingInterval: Double? {
+        get { get(\.notificationBatchingInterval) }
+        set { set(\.notificationBatchingInterval, newValue) }
+    }
+    /// False: gather once, then the query stops by itself and the stream ends (like `mdfind`
+    /// without `-live`). Default true.
+    public var isLive: Bool {
+        get { get(\.isLive) }
+        set { set(\.isLive, newValue) }
+    }
+
+    // MARK: State
+
+    /// Between ``start()`` and ``Notification/didFinishGathering``.
+    public var isGathering: Bool { state.withLock { [.starting, .gathering].contains($0.phase) } }
+    /// ``start()`` was called (also true once stopped).
+    public var isStarted: Bool { state.withLock { $0.phase != .idle } }
+    /// Stopped by ``stop()``, by the daemon (non-live query done), or by a lost connection.
+    public var isStopped: Bool { state.withLock { $0.phase == .stopped } }
+    /// The daemon's id for this query, once started.
+    public var queryID: Int? { state.withLock { $0.queryID } }
+
+    /// The current results, sorted. Stays readable after ``stop()``.
+    public var results: [MetadataItem] { state.withLock { $0.entries.map(\.item) } }
+    /// `results.count`, without copying.
+    public var resultCount: Int { state.withLock { $0.entries.count } }
+    /// One result by position. - Precondition: `index < resultCount`.
+    public func result(at index: Int) -> MetadataItem { state.withLock { $0.entries[index].item } }
+
+    // MARK: Lifecycle
+
+    /// Sends `query.start` and returns the notifications.
+    ///
+    /// - Throws: ``ProtocolError`` when the daemon refuses the query (`predicate.syntax` with
+    ///   an `offset` detail, `container.unknown`, `query.invalidSort`...),
+    ///   ``UbiquityKitError/queryAlreadyStarted`` when called twice, or a connection error.
+    public func start() async throws -> AsyncThrowingStream<Notification, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Notification.self)
+        let configuration = try state.withLock { (state) throws(UbiquityKitError) -> Configuration in
+            guard state.phase == .idle else { throw .queryAlreadyStarted }
+            state.phase = .starting
+            state.continuation = continuation
+            // Unparsable keys are left to the daemon, which answers query.invalidSort.
+            state.sort = state.configuration.sortDescriptors.compactMap { try? MetadataSortDescriptor(parsing: $0.wireForm) }
+            return state.configuration
+        }
+        continuation.onTermination = { [weak self] termination in
+            if case .cancelled = termination, let self { Task { await self.stop() } }
+        }
+        let parameters = Self.parameters(configuration)
+        do {
+            let id = try await connection.startQuery(parameters) { [self] event in handle(event) }
+            state.withLock { $0.queryID = id }
+        } catch {
+            state.withLock {
+                $0.phase = .stopped
+                $0.continuation = nil
+            }
+            continuation.finish(throwing: error)
+            throw error
+        }
+        return stream
+    }
+
+    /// Holds updates back; they accumulate in the daemon, coalesced per item, until
+    /// ``enableUpdates()`` releases them as one update (`NSMetadataQuery.disableUpdates()`).
+    public func disableUpdates() async throws {
+        try await connection.send(.queryDisableUpdates(query: try startedID()))
+    }
+
+    /// Releases updates held since ``disableUpdates()`` as one ``Notification/didUpdate(added:changed:removed:)``.
+    public func enableUpdates() async throws {
+        try await connection.send(.queryEnableUpdates(query: try startedID()))
+    }
+
+    /// Stops the query: no notification follows, the stream ends, ``results`` stay as they are.
+    /// The daemon is told to stop and release it; if the connection is gone that is moot.
+    public func stop() async {
+        let (id, continuation, release) = state.withLock { state in
+            let release = !state.released
+            state.released = true
+            state.phase = .stopped
+            defer { state.continuation = nil }
+            return (state.queryID, state.continuation, release)
+        }
+        continuation?.finish()
+        guard let id, release else { return }
+        connection.removeHandler(query: id)
+        _ = try? await connection.send(.queryStop(query: id))
+        _ = try? await connection.send(.queryRelease(query: id))
+    }
+
+    private func startedID() throws -> Int {
+        guard let id = queryID else { throw UbiquityKitError.queryNotStarted }
+        return id
+    }
+
+    fileprivate static func parameters(_ c: Configuration) -> QueryParameters {
+        let scopes: Set<WireScope> = switch c.searchScopes {
+        case .documents: [.documents]
+        case .data: [.data]
+        case .all: Set(WireScope.allCases)
+        }
+        // Sort values must come back so updates can be merged in order locally.
+        var attributes = c.attributes.isEmpty ? [Attribute.name.canonicalName] : c.attributes
+        let requested = Set(attributes.map { Attribute.named($0)?.canonicalName ?? $0 })
+        for descriptor in c.sortDescriptors {
+            guard let attribute = (try? MetadataSortDescriptor(parsing: descriptor.wireForm))?.attribute,
+                  !requested.contains(attribute.canonicalName), !attributes.contains(attribute.canonicalName) else { continue }
+            attributes.append(attribute.canonicalName)
+        }
+        return QueryParameters(predicate: c.predicateFormat, containers: c.containers, scopes: scopes,
+                               arguments: c.arguments, variables: c.variables, sort: c.sortDescriptors.map(\.wireForm),
+                               attributes: attributes, batchingInterval: c.notificationBatchingInterval, live: c.isLive)
+    }
+
+    // MARK: Events
+
+    /// Applies one event to the results and turns it into a notification. Runs on the
+    /// connection's reader task, one event at a time, so results change in the daemon's order.
+    private func handle(_ delivery: Result<ServerEvent, UbiquityKitError>) {
+        let (notification, continuation, finish): (Notification?, AsyncThrowingStream<Notification, any Error>.Continuation?, Bool)
+        switch delivery {
+        case .failure(let error):
+            let continuation = state.withLock { state in
+                defer { state.continuation = nil }
+                if state.phase != .stopped { state.phase = .stopped }
+                return state.continuation
+            }
+            continuation?.finish(throwing: error)
+            return
+        case .success(let event):
+            (notification, continuation, finish) = state.withLock { state in
+                guard state.phase != .stopped else { return (nil, nil, false) }
+                let note = state.apply(event)
+                let ends: Bool
+                if case .stopped = event {
+                    state.phase = .stopped
+                    ends = true
+                } else { ends = false }
+                let continuation = state.continuation
+                if ends { state.continuation = nil }
+                return (note, continuation, ends)
+            }
+        }
+        if let notification { continuation?.yield(notification) }
+        if finish { continuation?.finish() }
+    }
+}
+
+extension MetadataQuery.State {
+    fileprivate mutating func apply(_ event: ServerEvent) -> MetadataQuery.Notification? {
+        switch event {
+        case .gatheringStarted:
+            phase = .gathering
+            return .didStartGathering
+        case .gatheringProgress(_, let count):
+            return .gatheringProgress(count: count)
+        case .gatheringFinished(_, let results):
+            // The daemon sends results sorted by the query's own descriptors: keep its order.
+            let items = results.map(MetadataItem.init)
+            entries = items.map(entry)
+            phase = .live
+            return .didFinishGathering(results: items)
+        case .reset(_, let results):
+            let items = results.map(MetadataItem.init)
+            entries = items.map(entry)
+            return .didReset(results: items)
+        case .update(_, let added, let changed, let removed):
+            let added = added.map(MetadataItem.init), changed = changed.map(MetadataItem.init)
+            let removed = removed.map(MetadataItem.init)
+            merge(added: added, changed: changed, removed: removed)
+            return .didUpdate(added: added, changed: changed, removed: removed)
+        case .resync(_, let container, let reason, let changes):
+            return .resync(container: container, reason: reason, changes: changes)
+        case .unwatched(_, let container, let path, let reason):
+            return .unwatched(container: container, path: path, reason: reason)
+        case .containerUnavailable(_, let container, _):
+            return .containerUnavailable(container)
+        case .containerAvailable(_, let container):
+            return .containerAvailable(container)
+        case .stopped, .shuttingDown:
+            return nil
+        }
+    }
+
+    private func entry(_ item: MetadataItem) -> MetadataQuery.Entry {
+        MetadataQuery.Entry(item: item, key: sort.map { descriptor in
+            item.attributes[descriptor.attribute.canonicalName].flatMap { try? Value(json: $0, for: descriptor.attribute) }
+        })
+    }
+
+    /// The daemon's order: each sort key in turn, then the exact path.
+    private func precedes(_ a: MetadataQuery.Entry, _ b: MetadataQuery.Entry) -> Bool {
+        for (i, descriptor) in sort.enumerated() {
+            let c = MetadataSortDescriptor.order(a.key[i], b.key[i])
+            if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
+        }
+        return MetadataSortDescriptor.order(.string(a.item.path), .string(b.item.path), exactStrings: true) < 0
+    }
+
+    /// Removes what left (and the old places of what changed), then inserts in sort order.
+    ///
+    /// - Complexity: O(n) for the removal pass plus O(k log n + k·n) for k insertions; a large
+    ///   batch is appended and sorted instead, O((n + k) log(n + k)).
+    private mutating func merge(added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem]) {
+        var leaving = Set<String>()
+        for item in removed { leaving.insert(item.path) }
+        for item in changed {
+            leaving.insert(item.path)
+            if let old = item.oldPath { leaving.insert(old) }
+        }
+        // An added path already present would be a daemon bug; never show an item twice.
+        for item in added { leaving.insert(item.path) }
+        if !leaving.isEmpty { entries.removeAll { leaving.contains($0.item.path) } }
+
+        let arriving = (added + changed).map(entry)
+        if arriving.count > 32 {
+            entries.append(contentsOf: arriving)
+            entries.sort(by: precedes)
+            return
+        }
+        for e in arriving {
+            var low = 0, high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if precedes(entries[mid], e) { low = mid + 1 } else { high = mid }
+            }
+            entries.insert(e, at: low)
+        }
+    }
+}

@@ -1,0 +1,340 @@
+import Foundation
+import NIOCore
+import NIOExtras
+import NIOPosix
+import Synchronization
+public import UbiquityPredicate
+public import UbiquityProtocol
+
+/// One connection to `ubiquityd` over its Unix socket, speaking UbiquityProtocol.
+///
+/// Connecting sends `hello` for you; afterwards requests may be sent from any task, concurrently.
+/// Responses are matched to their request by id; events are routed to the query that asked for
+/// them, in the order the daemon sent them. When the connection drops, or the daemon announces
+/// `server.shuttingDown`, every pending request and every query ends with a ``UbiquityKitError``.
+///
+/// ```swift
+/// let connection = try await UbiquityConnection.connect()          // the default socket path
+/// print(connection.hello.version)                                   // the daemon's version
+/// let list = try await connection.containers()                      // typed helpers...
+/// let raw = try await connection.send(.status)                      // ...or any operation
+/// let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
+/// for try await note in try await query.start() { print(note, query.resultCount) }
+/// await connection.close()
+/// ```
+public final class UbiquityConnection: Sendable {
+    /// The socket this connection was made to.
+    public let socketPath: String
+    /// The daemon's answer to `hello`: its version, protocol version and limits.
+    public let hello: HelloResult
+
+    private let router: Router
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let channel: any Channel
+
+    /// The daemon's socket for this user: `WireProtocol.defaultSocketPath` for the effective uid
+    /// and the process environment (`$XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock`, or
+    /// `/run/ubiquity/ubiquityd.sock` for root).
+    public static var defaultSocketPath: String {
+        WireProtocol.defaultSocketPath(uid: geteuid(), environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// A line from the daemon may be far longer than a request: `gatheringFinished` of a large
+    /// container is one line. 1 GiB bounds a broken peer without limiting real answers.
+    static let maxServerLineBytes = 1 << 30
+
+    private init(socketPath: String, hello: HelloResult, router: Router,
+                 outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel) {
+        self.socketPath = socketPath
+        self.hello = hello
+        self.router = router
+        self.outbound = outbound
+        self.channel = channel
+    }
+
+    deinit {
+        // Dropping the last reference closes the socket; the reader then fails what is left.
+        channel.close(promise: nil)
+    }
+
+    /// Connects to the daemon and says `hello`.
+    ///
+    /// - Parameters:
+    ///   - socketPath: The daemon's socket (default: ``defaultSocketPath``).
+    ///   - clientName: Shown in the daemon's log, e.g. `ubiq` or `grocery`.
+    /// - Throws: ``UbiquityKitError/daemonNotRunning(socketPath:)`` when nothing listens there,
+    ///   ``UbiquityKitError/permissionDenied(socketPath:)`` when the socket is not ours,
+    ///   ``ProtocolError`` when the daemon refuses `hello` (another protocol version).
+    public static func connect(to socketPath: String = defaultSocketPath,
+                               clientName: String? = nil) async throws -> UbiquityConnection {
+        let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxServerLineBytes))
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw connectError(error, socketPath: socketPath)
+        }
+
+        let router = Router()
+        // The channel is read by one task for its whole life; it hands the writer out first.
+        let (writers, writerSlot) = AsyncStream.makeStream(of: NIOAsyncChannelOutboundWriter<ByteBuffer>.self)
+        Task {
+            do {
+                try await asyncChannel.executeThenClose { inbound, outbound in
+                    writerSlot.yield(outbound)
+                    writerSlot.finish()
+                    for try await line in inbound {
+                        guard router.receive(line) else { break }
+                    }
+                }
+                router.fail(.disconnected(reason: router.closeReason ?? "ubiquityd closed the connection"))
+            } catch {
+                writerSlot.finish()
+                router.fail(.disconnected(reason: router.closeReason ?? "\(error)"))
+            }
+        }
+        var iterator = writers.makeAsyncIterator()
+        guard let writer = await iterator.next() else {
+            throw UbiquityKitError.disconnected(reason: "the connection closed before hello")
+        }
+        let channel = asyncChannel.channel
+        let helloResult: HelloResult
+        do {
+            let json = try await router.send(.hello(version: WireProtocol.version, client: clientName),
+                                              writer: writer, eventLoop: channel.eventLoop)
+            helloResult = try HelloResult(json: json)
+        } catch {
+            router.closeReason = "hello failed"
+            try? await channel.close()
+            throw error
+        }
+        return UbiquityConnection(socketPath: socketPath, hello: helloResult, router: router,
+                                  outbound: writer, channel: channel)
+    }
+
+    /// Runs `body` with a fresh connection and closes it afterwards, also when `body` throws.
+    public static func withConnection<T: Sendable>(
+        to socketPath: String = defaultSocketPath, clientName: String? = nil,
+        _ body: (UbiquityConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await connect(to: socketPath, clientName: clientName)
+        do {
+            let result = try await body(connection)
+            await connection.close()
+            return result
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// Sends one request and returns its `result`.
+    ///
+    /// Use this for operations without a typed helper. Events of a query started this way are
+    /// dropped: start queries with ``MetadataQuery`` instead.
+    ///
+    /// - Throws: ``ProtocolError`` when the daemon answers with an error (its `code` is the
+    ///   documented wire string), ``UbiquityKitError/disconnected(reason:)`` when the
+    ///   connection is lost first.
+    @discardableResult
+    public func send(_ operation: UbiquityProtocol.Operation) async throws -> JSONValue {
+        try await router.send(operation, writer: outbound, eventLoop: channel.eventLoop)
+    }
+
+    /// Starts a query whose events go to `handler`, in order, on the connection's reader task.
+    /// The handler is registered before the next line is read, so no event can be missed; it
+    /// receives a failure (and nothing after it) when the connection ends.
+    func startQuery(_ parameters: QueryParameters, handler: @escaping Router.EventHandler) async throws -> Int {
+        let result = try await router.send(.queryStart(parameters), writer: outbound, eventLoop: channel.eventLoop,
+                                           handler: handler)
+        return try Router.queryID(in: result)
+    }
+
+    /// Stops routing events to a query's handler (after `query.stop`, events already on the way are dropped).
+    func removeHandler(query: Int) {
+        router.removeHandler(query: query)
+    }
+
+    /// Closes the connection. Pending requests and running queries end with
+    /// ``UbiquityKitError/disconnected(reason:)``. Closing twice is harmless.
+    public func close() async {
+        router.closeReason = router.closeReason ?? "the client closed the connection"
+        try? await channel.close()
+    }
+
+    // MARK: Typed helpers
+
+    /// `containers.list`: the containers this user may read.
+    public func containers() async throws -> [ContainerInfo] {
+        let reader = try FieldReader(try await send(.containersList), context: "containers.list result")
+        return try reader.list("containers") { (value, context) throws(ProtocolError) in
+            try ContainerInfo(json: value, context: context)
+        }
+    }
+
+    /// `container.url`: a container's directory; the daemon creates `Documents/` in it on demand.
+    /// - Parameter container: A container id, or nil for the first container this user may read.
+    public func containerURL(_ container: String? = nil) async throws -> ContainerURLResult {
+        try ContainerURLResult(json: try await send(.containerURL(container: container)))
+    }
+
+    /// `status`: the daemon's health (items, watches, overflows, degraded conditions...).
+    public func status() async throws -> StatusResult {
+        try StatusResult(json: try await send(.status))
+    }
+
+    /// Turns NIO's connect failure into a sentence that says whether the daemon runs at all.
+    static func connectError(_ error: any Error, socketPath: String) -> UbiquityKitError {
+        if let io = error as? IOError {
+            switch io.errnoCode {
+            case ENOENT, ECONNREFUSED, ENOTDIR: return .daemonNotRunning(socketPath: socketPath)
+            case EACCES, EPERM: return .permissionDenied(socketPath: socketPath)
+            default: return .connectFailed(socketPath: socketPath, reason: String(cString: strerror(io.errnoCode)))
+            }
+        }
+        if case SocketAddressError.unixDomainSocketPathTooLong = error {
+            return .connectFailed(socketPath: socketPath,
+                                  reason: "the path is longer than the 107 bytes a Unix socket path may have")
+        }
+        return .connectFailed(socketPath: socketPath, reason: "\(error)")
+    }
+}
+
+/// Matches responses to requests and routes events to query handlers. Shared by the
+/// connection and its reader task; all state sits behind one lock, and callbacks run outside it.
+final class Router: Sendable {
+    typealias EventHandler = @Sendable (Result<ServerEvent, UbiquityKitError>) -> Void
+
+    private struct Pending {
+        var promise: EventLoopPromise<JSONValue>
+        /// Set for `query.start`: registered under the query id the response names.
+        var handler: EventHandler?
+    }
+
+    private struct State {
+        var nextID: Int64 = 1
+        var pending: [Int64: Pending] = [:]
+        var handlers: [Int: EventHandler] = [:]
+        /// Once set, the connection is unusable and new requests fail with it at once.
+        var failure: (any Error)?
+        var closeReason: String?
+    }
+
+    private let state = Mutex(State())
+
+    /// Why the connection is being closed, when we close it (for the error the reader reports).
+    var closeReason: String? {
+        get { state.withLock { $0.closeReason } }
+        set { state.withLock { $0.closeReason = newValue } }
+    }
+
+    func send(_ operation: UbiquityProtocol.Operation, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop,
+              handler: EventHandler? = nil) async throws -> JSONValue {
+        let promise = eventLoop.makePromise(of: JSONValue.self)
+        let registered: Result<Int64, any Error> = state.withLock { state in
+            if let failure = state.failure { return .failure(failure) }
+            let id = state.nextID
+            state.nextID += 1
+            state.pending[id] = Pending(promise: promise, handler: handler)
+            return .success(id)
+        }
+        let id: Int64
+        switch registered {
+        case .success(let value): id = value
+        case .failure(let error):
+            promise.fail(error)
+            throw error
+        }
+        do {
+            try await writer.write(ByteBuffer(bytes: JSONLine.encodeLine(Request(id: .number(id), operation).json)))
+        } catch {
+            // The reader may already have failed this request; complete it only if still ours.
+            let mine = state.withLock { $0.pending.removeValue(forKey: id) }
+            let failure = UbiquityKitError.disconnected(reason: "the request could not be sent: \(error)")
+            mine?.promise.fail(failure)
+        }
+        return try await promise.futureResult.get()
+    }
+
+    /// Handles one line. Returns false when the connection must be closed (unreadable line).
+    func receive(_ line: ByteBuffer) -> Bool {
+        let message: ServerMessage
+        do {
+            message = try ServerMessage(json: try JSONLine.decode(line.readableBytesView))
+        } catch {
+            let shown = String(decoding: line.readableBytesView.prefix(120), as: UTF8.self)
+            let detail = error.message
+            closeReason = "unreadable line from ubiquityd"
+            fail(.invalidServerMessage("\(detail): \(shown)"))
+            return false
+        }
+        switch message {
+        case .response(let response):
+            deliver(response)
+        case .event(.shuttingDown(let reason)):
+            fail(.daemonShuttingDown(reason: reason))
+        case .event(let event):
+            guard let query = event.query else { return true }
+            let handler = state.withLock { state in
+                if case .stopped = event { return state.handlers.removeValue(forKey: query) }
+                return state.handlers[query]
+            }
+            handler?(.success(event))
+        }
+        return true
+    }
+
+    private func deliver(_ response: Response) {
+        guard case .number(let id)? = response.id else {
+            // The daemon could not read one of our requests' ids: it cannot be matched, and only
+            // a broken client sends such a request. Fail everything so nobody waits forever.
+            if case .failure(let error) = response.outcome { failPending(error) }
+            return
+        }
+        let pending: Pending? = state.withLock { state in
+            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            if let handler = pending.handler, case .success(let result) = response.outcome,
+               let query = try? Router.queryID(in: result) {
+                state.handlers[query] = handler
+            }
+            return pending
+        }
+        switch response.outcome {
+        case .success(let result): pending?.promise.succeed(result)
+        case .failure(let error): pending?.promise.fail(error)
+        }
+    }
+
+    static func queryID(in result: JSONValue) throws -> Int {
+        try FieldReader(result, context: "query.start result").int("query")
+    }
+
+    func removeHandler(query: Int) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: query) }
+    }
+
+    /// Ends everything: pending requests and query handlers receive `error`; later sends fail at once.
+    func fail(_ error: UbiquityKitError) {
+        let (pending, handlers) = state.withLock { state in
+            if state.failure == nil { state.failure = error }
+            defer { state.pending.removeAll(); state.handlers.removeAll() }
+            return (Array(state.pending.values), Array(state.handlers.values))
+        }
+        for p in pending { p.promise.fail(error) }
+        for h in handlers { h(.failure(error)) }
+    }
+
+    private func failPending(_ error: any Error) {
+        let pending = state.withLock { state in
+            defer { state.pending.removeAll() }
+            return Array(state.pending.values)
+        }
+        for p in pending { p.promise.fail(error) }
+    }
+}

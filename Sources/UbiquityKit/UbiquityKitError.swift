@@ -1,0 +1,56 @@
+/// What can go wrong between a client and `ubiquityd`, apart from the daemon's own answers.
+///
+/// The daemon's refusals (a bad predicate, an unknown container) are thrown as
+/// ``ProtocolError`` with their stable wire code; this type covers reaching the daemon, losing
+/// it, and misusing the client API. Every case renders a sentence that says what to do.
+public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Nothing listens at the socket path (`ENOENT` or `ECONNREFUSED`).
+    case daemonNotRunning(socketPath: String)
+    /// The socket exists but this user may not connect to it (`EACCES`, `EPERM`).
+    case permissionDenied(socketPath: String)
+    /// Connecting failed for another reason (path too long, not a socket, ...).
+    case connectFailed(socketPath: String, reason: String)
+    /// The connection closed or broke; every pending request and query stream ends with this.
+    case disconnected(reason: String)
+    /// The daemon announced `server.shuttingDown`; the connection closes after it.
+    case daemonShuttingDown(reason: String)
+    /// The daemon sent a line this client cannot read; the connection is closed after it.
+    case invalidServerMessage(String)
+    /// `start()` was called on a query that was already started.
+    case queryAlreadyStarted
+    /// An operation that needs a started query was called before `start()`.
+    case queryNotStarted
+
+    public var description: String {
+        switch self {
+        case .daemonNotRunning(let path):
+            "ubiquityd is not running (no socket at \(path)); start it with `make run` or `systemctl --user start ubiquityd`"
+        case .permissionDenied(let path):
+            "permission denied connecting to \(path): the socket belongs to another user; connect as that user or use --socket"
+        case .connectFailed(let path, let reason):
+            "cannot connect to ubiquityd at \(path): \(reason)"
+        case .disconnected(let reason):
+            "the connection to ubiquityd was lost: \(reason)"
+        case .daemonShuttingDown(let reason):
+            "ubiquityd is shutting down" + (reason.isEmpty ? "" : ": \(reason)")
+        case .invalidServerMessage(let detail):
+            "ubiquityd sent a line this client cannot read (\(detail)); the connection was closed"
+        case .queryAlreadyStarted:
+            "the query is already started: create a new MetadataQuery to run another"
+        case .queryNotStarted:
+            "the query is not started: call start() first"
+        }
+    }
+
+    /// True when the daemon is not there to answer (not running, gone, or stopping):
+    /// `ubiq` exits 3 for these.
+    public var isUnreachable: Bool {
+        switch self {
+        case .daemonNotRunning, .permissionDenied, .connectFailed, .disconnected, .daemonShuttingDown,
+             .invalidServerMessage:
+            true
+        case .queryAlreadyStarted, .queryNotStarted:
+            false
+        }
+    }
+}
