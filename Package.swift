@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "UbiquityKit",
             dependencies: [
-                "UbiquityProtocol",
+                "UbiquityProtocol", "UbiquityPredicate",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "ubiq",
             dependencies: [
-                "UbiquityPredicate", "UbiquityKit",
+                "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

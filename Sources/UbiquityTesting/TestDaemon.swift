@@ -92,6 +92,20 @@ public final class TestDaemon: @unchecked Sendable {
 
     public func signal(_ number: Int32) { kill(pid, number) }
 
+    /// `Documents/` of a container under ``root``.
+    public func documents(_ container: String = "com.example.grocery") -> String { root + "/" + container + "/Documents" }
+
+    /// Makes a file appear at once: written beside the root, then renamed into place, so the
+    /// daemon sees one complete file (an atomic save) rather than a create followed by a write.
+    @discardableResult
+    public func place(_ name: String, in container: String = "com.example.grocery", contents: String) throws -> String {
+        let staging = directory + "/staging-" + UUID().uuidString
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: staging))
+        let target = documents(container) + "/" + name
+        guard rename(staging, target) == 0 else { throw TestDaemonError("rename to \(target): \(String(cString: strerror(errno)))") }
+        return target
+    }
+
     /// Waits for the process to end (within `seconds`) and returns its exit status, or nil if it
     /// is still running then.
     public func waitForExit(within seconds: Double = 20) -> Int32? {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UbiquityKit
+import UbiquityTesting
 import UbiquityPredicate
 import UbiquityProtocol
 
@@ -10,7 +11,7 @@ import UbiquityProtocol
 
     /// What a fresh one-shot query answers now: the truth `results` must equal.
     static func fresh(_ daemon: TestDaemon, _ predicate: String, sort: [MetadataQuery.SortDescriptor] = []) async throws -> [String] {
-        try await UbiquityConnection.withConnection(to: daemon.socketPath) { connection in
+        try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
             let query = MetadataQuery(connection: connection, predicateFormat: predicate)
             query.sortDescriptors = sort
             query.isLive = false
@@ -24,7 +25,7 @@ import UbiquityProtocol
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "milk")
             _ = try daemon.place("Item_2", in: Self.grocery, contents: "bread and butter")
             _ = try daemon.place("Notes.txt", in: Self.grocery, contents: "x")
-            let connection = try await UbiquityConnection.connect(to: daemon.socketPath)
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
             #expect(connection.hello.protocolVersion == WireProtocol.version)
             let predicate = "name LIKE 'Item_*'"
             let sort = [MetadataQuery.SortDescriptor(key: "size", ascending: false)]
@@ -76,7 +77,7 @@ import UbiquityProtocol
 
     @Test func changesWhileDisabledArriveAsOneUpdateAfterEnable() async throws {
         try await withTestDaemon { daemon in
-            let connection = try await UbiquityConnection.connect(to: daemon.socketPath)
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.notificationBatchingInterval = 0
             let recorder = NotificationRecorder.recording(try await query.start())
@@ -84,7 +85,7 @@ import UbiquityProtocol
             try await query.disableUpdates()
 
             // A second, independent subscriber proves the daemon has seen both files.
-            let observer = MetadataQuery(connection: try await UbiquityConnection.connect(to: daemon.socketPath),
+            let observer = MetadataQuery(connection: try await UbiquityConnection.connect(to: daemon.socket),
                                          predicateFormat: "name LIKE 'Item_*'")
             observer.notificationBatchingInterval = 0
             let watching = NotificationRecorder.recording(try await observer.start())
@@ -108,7 +109,7 @@ import UbiquityProtocol
 
     @Test func stoppedQueryReceivesNothingMore() async throws {
         try await withTestDaemon { daemon in
-            let connection = try await UbiquityConnection.connect(to: daemon.socketPath)
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.notificationBatchingInterval = 0
             let recorder = NotificationRecorder.recording(try await query.start())
@@ -131,7 +132,7 @@ import UbiquityProtocol
         try await withTestDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "1")
             _ = try daemon.place("Photo.png", in: Self.grocery, contents: "png")
-            let connection = try await UbiquityConnection.connect(to: daemon.socketPath)
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let items = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             let pngs = MetadataQuery(connection: connection, predicateFormat: "name ENDSWITH %@", arguments: [.string(".png")])
             items.notificationBatchingInterval = 0
@@ -151,7 +152,7 @@ import UbiquityProtocol
     @Test func twentyConcurrentClientsEachGetTheFullAnswer() async throws {
         try await withTestDaemon { daemon in
             for i in 0..<5 { _ = try daemon.place("Item_\(i)", in: Self.grocery, contents: "\(i)") }
-            let socket = daemon.socketPath
+            let socket = daemon.socket
             let counts = try await withThrowingTaskGroup(of: [String].self) { group in
                 for _ in 0..<20 {
                     group.addTask {
@@ -172,7 +173,7 @@ import UbiquityProtocol
 
     @Test func predicateErrorIsAProtocolErrorWithItsOffset() async throws {
         try await withTestDaemon { daemon in
-            let connection = try await UbiquityConnection.connect(to: daemon.socketPath)
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE )")
             do {
                 _ = try await query.start()
@@ -192,14 +193,14 @@ import UbiquityProtocol
         try await withTestDaemon(containers: ["com.example.notes"]) { daemon in
             let documents = daemon.documents("com.example.notes")
             try FileManager.default.removeItem(atPath: documents)
-            let url = try await UbiquityContainer.url(for: "com.example.notes", socketPath: daemon.socketPath)
+            let url = try await UbiquityContainer.url(for: "com.example.notes", socketPath: daemon.socket)
             #expect(url.path == daemon.root + "/com.example.notes")
             var isDirectory: ObjCBool = false
             #expect(FileManager.default.fileExists(atPath: documents, isDirectory: &isDirectory) && isDirectory.boolValue)
-            let first = try await UbiquityContainer.url(for: nil, socketPath: daemon.socketPath)
+            let first = try await UbiquityContainer.url(for: nil, socketPath: daemon.socket)
             #expect(first == url)
             await #expect(throws: ProtocolError.self) {
-                _ = try await UbiquityContainer.url(for: "com.example.missing", socketPath: daemon.socketPath)
+                _ = try await UbiquityContainer.url(for: "com.example.missing", socketPath: daemon.socket)
             }
         }
     }
@@ -207,9 +208,9 @@ import UbiquityProtocol
     @Test func statusReportsContainersAndItems() async throws {
         try await withTestDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "1")
-            let status = try await UbiquityContainer.status(socketPath: daemon.socketPath)
+            let status = try await UbiquityContainer.status(socketPath: daemon.socket)
             #expect(status.pid == Int(daemon.pid))
-            #expect(status.socket == daemon.socketPath)
+            #expect(status.socket == daemon.socket)
             #expect(status.containers.map(\.id) == [Self.grocery])
         }
     }
@@ -227,9 +228,8 @@ import UbiquityProtocol
 
     @Test func daemonGoingAwayEndsTheStreamWithAnError() async throws {
         let daemon = try TestDaemon(containers: [Self.grocery])
-        defer { daemon.stop() }
-        try daemon.waitUntilReady()
-        let connection = try await UbiquityConnection.connect(to: daemon.socketPath)
+        defer { daemon.stop(); daemon.cleanUp() }
+        let connection = try await UbiquityConnection.connect(to: daemon.socket)
         let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
         let recorder = NotificationRecorder.recording(try await query.start())
         _ = try await recorder.gathered()

@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
 import Testing
+import UbiquityTesting
 
 /// `ubiq query`, `watch`, `containers` and `status` against the real daemon.
 @Suite struct DaemonCommandTests {
     @Test func queryPrintsATableAndNDJSON() throws {
-        let daemon = try DaemonStarter()
-        defer { daemon.stop() }
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
         try daemon.place("Item_1", contents: "milk")
         try daemon.place("Item_2", contents: "bread and butter")
         let table = try CLI.run(["query", "--socket", daemon.socket, "name LIKE 'Item_*'",
@@ -14,18 +15,18 @@ import Testing
         #expect(table.status == 0)
         #expect(table.stdout == """
             NAME    SIZE  PATH
-            Item_2  16    \(daemon.documents)/Item_2
-            Item_1  4     \(daemon.documents)/Item_1
+            Item_2  16    \(daemon.documents())/Item_2
+            Item_1  4     \(daemon.documents())/Item_1
 
             """)
         let json = try CLI.run(["query", "--json", "--socket", daemon.socket, "name == %@", "Item_1"])
         #expect(json.status == 0)
-        #expect(json.stdout == #"{"attributes":{"kMDItemFSName":"Item_1"},"path":""# + daemon.documents + "/Item_1\"}\n")
+        #expect(json.stdout == #"{"attributes":{"kMDItemFSName":"Item_1"},"path":""# + daemon.documents() + "/Item_1\"}\n")
     }
 
     @Test func badPredicateExits2WithACaret() throws {
-        let daemon = try DaemonStarter()
-        defer { daemon.stop() }
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
         let r = try CLI.run(["query", "--socket", daemon.socket, "name LIKE )"])
         #expect(r.status == 2)
         #expect(r.stderr == """
@@ -37,16 +38,16 @@ import Testing
     }
 
     @Test func unknownContainerExits1() throws {
-        let daemon = try DaemonStarter()
-        defer { daemon.stop() }
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
         let r = try CLI.run(["query", "--socket", daemon.socket, "--container", "com.example.nope", "name == 'x'"])
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("ubiq: ") && r.stderr.contains("[container.unknown]"))
     }
 
     @Test func statusAndContainers() throws {
-        let daemon = try DaemonStarter()
-        defer { daemon.stop() }
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
         let status = try CLI.run(["status", "--json", "--socket", daemon.socket])
         #expect(status.status == 0)
         #expect(status.stdout.contains("\"pid\":\(daemon.process.processIdentifier)"))
@@ -69,8 +70,8 @@ import Testing
     }
 
     @Test func watchPrintsUpdatesUntilSIGINT() throws {
-        let daemon = try DaemonStarter()
-        defer { daemon.stop() }
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
         let pipe = Pipe()
         let process = Process()
         process.executableURL = CLI.executable
@@ -85,7 +86,7 @@ import Testing
         try daemon.place("Item_9", contents: "x")
         let update = try #require(lines.next(within: 10))
         #expect(update.contains(#""event":"update""#))
-        #expect(update.contains(#""path":""# + daemon.documents + "/Item_9\""))
+        #expect(update.contains(#""path":""# + daemon.documents() + "/Item_9\""))
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)

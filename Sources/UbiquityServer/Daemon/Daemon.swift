@@ -79,6 +79,9 @@ public final class Daemon: Sendable {
 
     /// Runs until SIGTERM/SIGINT (or the task is cancelled).
     public func run() async throws {
+        // SIGHUP's default action ends the process: ignore it from the first moment, until the
+        // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
+        signal(SIGHUP, SIG_IGN)
         await engine.setTagsReader(TagReader.reader)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
@@ -253,9 +256,10 @@ struct ManagerService: Service {
     let daemon: Daemon
 
     func run() async throws {
+        // Trap SIGHUP before the (possibly long) first crawl: a reload asked for meanwhile waits, not lost.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         try await daemon.becomeReady()
         let period = min(daemon.settings.watchdogPeriod ?? daemon.settings.statusPeriod, daemon.settings.statusPeriod)
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
