@@ -166,11 +166,11 @@ struct SystemdEnvironmentTests {
     }
 
     @Test func aClosedDescriptorIsEBADFFromSdIsSocketUnix() throws {
-        var pipeFDs: [Int32] = [-1, -1]
-        #expect(pipe(&pipeFDs) == 0)
-        close(pipeFDs[0])
-        close(pipeFDs[1])
-        let closed = ActivatedSocket(fileDescriptor: pipeFDs[0], name: "ubiquityd")
+        // Above the descriptor limit, so never open: a number closed here could be reused at once
+        // by a test running in parallel.
+        var limit = rlimit()
+        #expect(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        let closed = ActivatedSocket(fileDescriptor: Int32(clamping: limit.rlim_cur), name: "ubiquityd")
         let error = #expect(throws: SystemdError.self) { try SocketActivation.checkUnixStreamListener(closed) }
         #expect(error?.code == .systemCall)
         #expect(error?.call == "sd_is_socket_unix")
@@ -198,11 +198,17 @@ struct SystemdEnvironmentTests {
         #expect(lines.value == ["<7>trace", "<7>debug", "<6>info", "<5>notice", "<4>warning", "<3>error", "<2>critical"])
     }
 
+    @Test func plainTextStaysAsItIsWithoutAmbiguity() {
+        let (logger, lines) = collectingLogger()
+        logger.info(#"saved C:\x "draft" = 1"#, metadata: ["path": "/srv/c/Documents/a b.gro", "n": "3", "w": #"a\b"#])
+        #expect(lines.value == [#"<6>saved C:\x "draft" = 1 n=3 path="/srv/c/Documents/a b.gro" w="a\\b""#])
+    }
+
     @Test func newlinesAndControlCharactersNeverBreakTheLine() {
         let (logger, lines) = collectingLogger()
         logger.error("line one\nline two\r\tC:\\x \u{1B}[0m", metadata: ["query": "name LIKE \"a*\"\nor =", "empty": ""])
         #expect(lines.value == [
-            #"<3>line one\nline two\r\tC:\\x \u{1B}[0m empty="" query="name LIKE \"a*\"\nor =""#,
+            #"<3>"line one\nline two\r\tC:\\x \u001b[0m" empty="" query="name LIKE \"a*\"\nor =""#,
         ])
         #expect(lines.value.allSatisfy { !$0.contains("\n") })
     }

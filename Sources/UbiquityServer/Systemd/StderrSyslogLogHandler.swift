@@ -1,14 +1,16 @@
 import Glibc
 public import Logging
+import UbiquityPredicate
+import UbiquityProtocol
 
 /// A swift-log handler that writes one line per entry to stderr: `<6>message key=value key2=value2`.
 ///
 /// Why this shape: when stderr is a journal stream (a service without ``JournaldLogHandler``), or any
 /// syslog-style collector, the `<N>` prefix carries the priority (journald strips it and sets
-/// `PRIORITY=N`); on a terminal it stays readable. One entry is always one line, so newlines and
-/// other control characters inside the message or a value are escaped (`\n`, `\t`, `\u{1B}`, and `\\`
-/// for a backslash); values with spaces, `"`, `=` or nothing at all are quoted (`key="a b"`).
-/// Metadata keys are sorted so lines are stable.
+/// `PRIORITY=N`); on a terminal it stays readable. One entry is always one line: a message or value
+/// with a newline or another control character is written as a JSON string literal
+/// (`<3>"line one\nline two"`), and so is a value that is empty or has a space, `"`, `=` or `\`
+/// (`query="name LIKE \"a*\""`). Metadata keys are sorted so lines are stable.
 ///
 /// Each line reaches fd 2 with one `write(2)` (lines up to `PIPE_BUF` are never interleaved with
 /// other writers); `fputs(stderr)` is not used because Swift 6 rejects the shared `stderr` global.
@@ -46,9 +48,9 @@ public struct StderrSyslogLogHandler: LogHandler {
 
     /// One entry as a line without its newline: `<4>crawl slow container=com.example.x items=12`.
     public static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
-        var line = "<\(level.syslogPriority)>" + escaped(message)
+        var line = "<\(level.syslogPriority)>" + written(message, isValue: false)
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            line += " " + escaped(key) + "=" + quoted(LogEventRendering.text(value))
+            line += " " + written(key, isValue: true) + "=" + written(LogEventRendering.text(value), isValue: true)
         }
         return line
     }
@@ -75,28 +77,17 @@ public struct StderrSyslogLogHandler: LogHandler {
         }
     }
 
-    /// `text` with `\` and control characters escaped, so it cannot end the line.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}":
-                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: result.unicodeScalars.append(scalar)
-            }
+    /// `text` as it is when that cannot be misread, else as a JSON string literal (quoted, with
+    /// `\n`, `\"`, `\\`, `\u001b` escapes: one grammar every log reader already knows).
+    ///
+    /// Line and paragraph breaks and other control characters always force the literal, so an entry
+    /// stays one line. A value (`isValue`) is also quoted when it is empty or has a space, `"`, `=`
+    /// or `\`, which would make `key=value` pairs ambiguous.
+    static func written(_ text: String, isValue: Bool) -> String {
+        let plain = (!isValue || !text.isEmpty) && text.unicodeScalars.allSatisfy { scalar in
+            scalar.value >= 0x20 && scalar.value != 0x7F && scalar != "\u{2028}" && scalar != "\u{2029}"
+                && (!isValue || (scalar != " " && scalar != "\"" && scalar != "=" && scalar != "\\"))
         }
-        return result
-    }
-
-    /// A value as `key=` expects it: escaped, and in quotes when it has spaces, `"` or `=` or is empty.
-    static func quoted(_ value: String) -> String {
-        let text = escaped(value)
-        guard text.isEmpty || text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else { return text }
-        return "\"" + text.map { $0 == "\"" ? "\\\"" : String($0) }.joined() + "\""
+        return plain ? text : JSONLine.encode(.string(text))
     }
 }
