@@ -39,8 +39,10 @@ public final class TestDaemon: @unchecked Sendable {
     ///   - arguments: Replace the default `--root ROOT --socket SOCKET` when non-nil (use
     ///     ``TestDaemon/root`` and ``TestDaemon/socket`` placeholders `{root}` and `{socket}`).
     ///   - waitForSocket: False for socket activation tests where something else owns the socket.
+    ///   - launcher: A program that starts the daemon itself (e.g. `systemd-socket-activate`);
+    ///     `{ubiquityd}` in `arguments` is the daemon's path.
     public init(containers: [String] = ["com.example.grocery"], arguments: [String]? = nil,
-                environment: [String: String] = [:], waitForSocket: Bool = true) throws {
+                environment: [String: String] = [:], launcher: String? = nil, waitForSocket: Bool = true) throws {
         var template = Array("/tmp/ubqd-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -56,10 +58,10 @@ public final class TestDaemon: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
 
         process = Process()
-        process.executableURL = TestDaemon.executable
+        process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? TestDaemon.executable
         process.arguments = (arguments ?? ["--root", "{root}", "--socket", "{socket}"]).map {
             $0.replacingOccurrences(of: "{root}", with: root).replacingOccurrences(of: "{socket}", with: socket)
-                .replacingOccurrences(of: "{dir}", with: directory)
+                .replacingOccurrences(of: "{dir}", with: directory).replacingOccurrences(of: "{ubiquityd}", with: TestDaemon.executable.path)
         }
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = nil

@@ -12,11 +12,12 @@ struct AuthorizationTests {
     static let otherUID: UInt32 = 54321
 
     /// Sends `lines` as uid 54321 and returns every line the daemon answered.
-    static func exchange(as uid: UInt32, socket: String, _ lines: [String]) throws -> [JSONValue] {
+    static func exchange(as uid: UInt32, groups: [UInt32] = [], socket: String, _ lines: [String]) throws -> [JSONValue] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups",
-                             "socat", "-t", "2", "-", "UNIX-CONNECT:" + socket]
+        let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
+        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)"] + groupArguments
+            + ["socat", "-t", "2", "-", "UNIX-CONNECT:" + socket]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output

@@ -139,17 +139,34 @@ public final class Daemon: Sendable {
     /// `STATUS=` text: one line a person reads in `systemctl status`.
     func statusLine() async -> String {
         let s = await status()
-        var line = "\(s.containers.count) containers, \(s.items) items, \(s.watchesUsed)/\(s.watchBudget) watches, "
-            + "\(s.connections) subscribers, \(s.liveQueries) live queries"
+        var line = "serving \(s.containers.count) containers, \(s.items) items, \(s.connections) clients, "
+            + "\(s.liveQueries) live queries, \(s.watchesUsed)/\(s.watchBudget) watches"
         if !s.degraded.isEmpty { line += "; degraded: " + s.degraded.joined(separator: "; ") }
         return line
     }
 
     // MARK: - Readiness, watchdog, reload
 
-    /// Waits for the initial crawl of every container, then READY=1.
+    /// Waits for the initial crawl of every container, then READY=1. Meanwhile, every status
+    /// period: `STATUS=crawling…` and, while the item count grows, `EXTEND_TIMEOUT_USEC` so a
+    /// large first crawl is not failed by `TimeoutStartSec=`.
     func becomeReady() async throws {
         await server.waitUntilBound()
+        let period = settings.statusPeriod
+        let progress = Task { [engine] in
+            var last = -1
+            while !Task.isCancelled {
+                let items = await engine.itemCount
+                let containers = registry.all.count
+                send { n throws(SystemdError) in try n.status("crawling \(containers) containers: \(items) items so far") }
+                if items > last {
+                    send { n throws(SystemdError) in try n.extendTimeout(by: period * 3) }
+                    last = items
+                }
+                try? await Task.sleep(for: period)
+            }
+        }
+        defer { progress.cancel() }
         try await engine.synchronize()
         ready.store(true, ordering: .relaxed)
         // The crawl's listings are freed by now; give glibc's arenas back to the system.
