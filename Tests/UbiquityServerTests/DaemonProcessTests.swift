@@ -153,6 +153,49 @@ struct DaemonProcessTests {
         #expect(added == ["Item_after"])
     }
 
+    @Test("Past max_connections a new connection gets server.busy and is closed; past max_queries_per_connection, query.start does")
+    func limitsFromTheConfigurationFile() async throws {
+        let directory = try TemporaryDirectory()
+        let config = directory.path + "/ubiquityd.toml"
+        try writeFile(config, """
+            [limits]
+            max_connections = 2
+            max_queries_per_connection = 1
+            [[containers]]
+            id = "com.example.limits"
+            path = "\(directory.path)/limits"
+            owner = 0
+            """)
+        let daemon = try TestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"])
+        defer { daemon.stop(); daemon.cleanUp() }
+        // The readiness probe's connection may still be counted for a moment: wait until one client fits.
+        let first = try RawClient(socket: daemon.socket)
+        let (hello, _) = try first.request(Self.hello)
+        #expect(hello["result"]?["limits"]?["maxConnections"]?.intValue == 2)
+        var second: RawClient?
+        var busy: JSONValue?
+        let deadline = Date().addingTimeInterval(10)
+        while busy == nil && Date() < deadline {
+            let candidate = try RawClient(socket: daemon.socket)
+            try candidate.send(Self.hello)
+            let reply = try candidate.readJSON()
+            if reply["error"]?["code"]?.stringValue == "server.busy" {
+                busy = reply
+                #expect(candidate.waitForClose())
+            } else if second == nil {
+                second = candidate
+            }
+        }
+        #expect(busy?["error"]?["limit"]?.intValue == 2)
+        #expect(second != nil)
+
+        let (started, _) = try first.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE"}"#)
+        #expect(started["result"]?["query"] != nil)
+        let (refused, _) = try first.request(#"{"id":2,"op":"query.start","predicate":"TRUEPREDICATE"}"#)
+        #expect(refused["error"]?["code"]?.stringValue == "server.busy")
+        #expect(refused["error"]?["message"]?.stringValue?.contains("query.release") == true)
+    }
+
     func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
