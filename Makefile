@@ -32,6 +32,9 @@ run: deps
 # The docs check runs first so that the test runner's summary is the last line printed.
 test: deps
 	$(SWIFT) build --build-tests
+	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
+	@# release-build the daemon so make install and make bench cannot silently break.
+	$(SWIFT) build -c release --product ubiquityd
 	scripts/verify-units $$($(SWIFT) build --show-bin-path)
 	@echo "Checking that every example in docs/ still prints what the docs say..."
 	scripts/render-docs --check $$($(SWIFT) build --show-bin-path)/ubiq

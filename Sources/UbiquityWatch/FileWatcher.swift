@@ -166,14 +166,13 @@ public final class FileWatcher: Sendable {
     public func ping() async -> Bool {
         guard shared.state.withLock({ $0.phase == .running }) else { return false }
         let shared = self.shared
-        var sent = true
+        // No state captured across the suspension: a mutable capture here crashed the release
+        // compiler (LLVM coroutine splitting, Swift 6.3.1). A refused command resumes at once,
+        // and the phase check afterwards tells the two apart.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            if !shared.send(.barrier(continuation)) {
-                sent = false
-                continuation.resume()
-            }
+            if !shared.send(.barrier(continuation)) { continuation.resume() }
         }
-        return sent && shared.state.withLock { $0.phase == .running }
+        return shared.state.withLock { $0.phase == .running }
     }
 
     /// The watcher's health now.
