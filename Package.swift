@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "UbiquityServer", targets: ["UbiquityServer"]),
         .library(name: "UbiquityKit", targets: ["UbiquityKit"]),
         .executable(name: "ubiquityd", targets: ["ubiquityd"]),
+        .library(name: "GroceryStore", targets: ["GroceryStore"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
     ],
     dependencies: [
@@ -112,6 +113,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The shopping list (SPEC §11): item ids, item files, the grocery.gro package with its
+        /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
+        .target(
+            name: "GroceryStore",
+            dependencies: ["UbiquityKit", "UbiquityPredicate"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables (argument parsing and wiring only)
 
         /// `ubiquityd`: the daemon.
@@ -172,6 +181,12 @@ let package = Package(
         .testTarget(
             name: "UbiquityWatchTests",
             dependencies: ["UbiquityWatch", "UbiquityTesting"],
+            swiftSettings: swiftSettings
+        ),
+        /// Grocery's ids, storage formats and live list; the live list against the real daemon.
+        .testTarget(
+            name: "GroceryStoreTests",
+            dependencies: ["GroceryStore", "UbiquityTesting", "ubiquityd"],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.

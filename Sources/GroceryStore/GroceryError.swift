@@ -1,0 +1,40 @@
+/// What can go wrong in Grocery, each case with a message that names what was wrong.
+public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No item's id starts with this prefix.
+    case unknownItem(prefix: String)
+    /// Several items' ids start with this prefix; `candidates` are their full ids.
+    case ambiguousItem(prefix: String, candidates: [String])
+    /// The prefix holds characters that cannot appear in an item id.
+    case invalidItemID(String)
+    case nameTooLong(bytes: Int, limit: Int)
+    case imageTooLarge(bytes: Int, limit: Int)
+    /// The file is neither a PNG nor a JPEG (checked by its signature, not its extension).
+    case unsupportedImage(path: String)
+    /// The package exists but cannot be read; `reason` says where and why.
+    case corruptPackage(path: String, reason: String)
+    /// A file system call failed.
+    case io(path: String, operation: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .unknownItem(let prefix):
+            return "no item with id '\(prefix)' (run `grocery list` to see the ids)"
+        case .ambiguousItem(let prefix, let candidates):
+            let shown = candidates.prefix(5).joined(separator: ", ")
+            let more = candidates.count > 5 ? ", …" : ""
+            return "id '\(prefix)' is ambiguous: \(candidates.count) items start with it (\(shown)\(more)); type more characters"
+        case .invalidItemID(let text):
+            return "'\(text)' is not an item id: ids are hexadecimal digits and dashes, like 3F2A or 3F2A9C1E-…"
+        case .nameTooLong(let bytes, let limit):
+            return "the name is \(bytes) bytes long; names are limited to \(limit) bytes of UTF-8"
+        case .imageTooLarge(let bytes, let limit):
+            return "the image is \(bytes) bytes; images are limited to \(limit) bytes"
+        case .unsupportedImage(let path):
+            return "\(path) is not a PNG or JPEG image (checked by its first bytes)"
+        case .corruptPackage(let path, let reason):
+            return "\(path) cannot be read: \(reason)"
+        case .io(let path, let operation, let message):
+            return "\(operation) \(path): \(message)"
+        }
+    }
+}

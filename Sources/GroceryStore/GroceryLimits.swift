@@ -1,0 +1,10 @@
+/// Every limit Grocery enforces, in one place (documented in docs/grocery.md, "Limits").
+public enum GroceryLimits {
+    /// An item's name, in UTF-8 bytes. Longer names are refused with ``GroceryError/nameTooLong(bytes:limit:)``:
+    /// a shopping-list entry is a line or a short paragraph, and every `list` reads every name.
+    public static let maxNameBytes = 4096
+    /// An item image (PNG or JPEG), in bytes.
+    public static let maxImageBytes = 10 * 1024 * 1024
+    /// The shortest short id `list` prints, even when fewer characters would be unambiguous.
+    public static let minimumShortIDLength = 4
+}

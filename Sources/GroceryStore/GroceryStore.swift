@@ -1,0 +1,7 @@
+// GroceryStore — the shopping list from SPEC §11, as a library the `grocery` executable wires up.
+//
+// Owns: item ids and their short forms, the two storage formats (one file per item in
+// `Documents/`, or the `Documents/grocery.gro` package with images), the limits on names and
+// images, and the live list built from a UbiquityKit MetadataQuery.
+// Must not touch: the daemon's internals. Grocery talks to ubiquityd only through UbiquityKit
+// and the container's files, exactly as a third-party app would.
