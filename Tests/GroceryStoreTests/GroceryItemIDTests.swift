@@ -38,3 +38,17 @@ import Testing
         #expect(throws: GroceryError.invalidItemID("")) { try GroceryItemID.resolve("", among: [a, b, c]) }
     }
 }
+
+@Suite struct GroceryNameTests {
+    @Test func namesAreKeptByteForByteUpToTheLimit() throws {
+        let name = "Milch 🥛\nחלב"
+        #expect(try GroceryName.validated(name) == Array(name.utf8))
+        let atLimit = String(repeating: "é", count: GroceryLimits.maxNameBytes / 2)
+        #expect(try GroceryName.validated(atLimit).count == GroceryLimits.maxNameBytes)
+        #expect(throws: GroceryError.nameTooLong(bytes: 1_000_000, limit: GroceryLimits.maxNameBytes)) {
+            try GroceryName.validated(String(repeating: "x", count: 1_000_000))
+        }
+        #expect(GroceryName.display("") == "Unnamed item")
+        #expect(GroceryName.display("Eggs") == "Eggs")
+    }
+}
