@@ -9,72 +9,98 @@ public import UbiquityPredicate
 public enum JSONLine {
     /// The value as one line of JSON text, without the trailing `\n`.
     public static func encode(_ value: JSONValue) -> String {
-        var out = ""
-        out.reserveCapacity(128)
-        write(value, to: &out)
-        return out
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128)
+        write(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the value and `\n` as UTF-8 bytes.
     public static func encodeLine(_ value: JSONValue) -> [UInt8] {
-        var bytes = Array(encode(value).utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(value, to: &bytes)
         bytes.append(0x0A)
         return bytes
     }
 
-    private static func write(_ value: JSONValue, to out: inout String) {
+    // Bytes, not String appends: a 100k-item answer spent most of its time in
+    // String.UnicodeScalarView.append before this wrote UTF-8 directly.
+    private static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let i): out += String(i)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
         case .double(let d):
             if d.isFinite {
                 // Whole doubles print as 1.0 in Swift; JSON readers accept both, keep it.
-                out += "\(d)"
+                out.append(contentsOf: d.description.utf8)
             } else {
-                out += "null"
+                out.append(contentsOf: "null".utf8)
             }
         case .string(let s): writeString(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 write(item, to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let object):
-            out += "{"
-            for (i, key) in object.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
+            out.append(UInt8(ascii: "{"))
+            if object.count == 1, let (key, member) = object.first {
                 writeString(key, to: &out)
-                out += ":"
-                write(object[key]!, to: &out)
+                out.append(UInt8(ascii: ":"))
+                write(member, to: &out)
+            } else {
+                for (i, (key, member)) in object.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    writeString(key, to: &out)
+                    out.append(UInt8(ascii: ":"))
+                    write(member, to: &out)
+                }
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
+    /// Escapes `"`, `\\`, control characters and U+2028/U+2029 (which some JavaScript readers
+    /// treat as line ends); copies runs of every other byte at once.
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                let escape: String?
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0A: escape = "\\n"
+                case 0x0D: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0x00..<0x20:
+                    let hex = String(byte, radix: 16)
+                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                case 0xE2 where index + 2 < utf8.count && utf8[index + 1] == 0x80
+                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+                    escape = utf8[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                default: escape = nil
                 }
+                guard let escape else {
+                    index += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                out.append(contentsOf: escape.utf8)
+                index += byte == 0xE2 ? 3 : 1
+                runStart = index
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Decodes one line (without its `\n`; a trailing `\r` is tolerated).

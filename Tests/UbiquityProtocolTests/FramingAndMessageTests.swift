@@ -16,6 +16,21 @@ struct FramingAndMessageTests {
         #expect(JSONLine.encode(.double(.nan)) == "null")
     }
 
+    @Test("Any string survives encode → decode, whatever needs escaping and wherever it sits")
+    func stringRoundTrip() throws {
+        let pieces = ["a", "/", "\"", "\\", "\n", "\r", "\t", "\u{00}", "\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}",
+                      "\u{2027}", "é", "€", "😀", "חלב", "\u{E2}"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let length = Int.random(in: 0...12, using: &generator)
+            let text = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let line = JSONLine.encode(.object(["k": .string(text), "m": .array([.string(text)])]))
+            #expect(!line.contains("\n"), "an encoded line must never hold a raw newline: \(line)")
+            #expect(try JSONLine.decode(Array(line.utf8)) == .object(["k": .string(text), "m": .array([.string(text)])]),
+                    "round trip of \(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
     @Test("Decoding names invalid UTF-8 by byte offset, and refuses empty and non-JSON lines")
     func decodingErrors() {
         for (bytes, fragment) in [
