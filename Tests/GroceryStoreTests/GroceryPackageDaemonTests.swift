@@ -71,7 +71,7 @@ import UbiquityTesting
             func expectChanges(until expected: Int64, _ step: String) async throws {
                 while true {
                     let update = try #require(try await Self.nextUpdate(&events), "no update after \(step)")
-                    #expect(update.added.isEmpty && update.removed.isEmpty, "\(step): \(update)")
+                    try #require(update.added.isEmpty && update.removed.isEmpty, "\(step): \(update)")
                     #expect(update.changed.allSatisfy { $0.path == package.path }, "\(step): \(update.changed.map(\.path))")
                     if update.changed.contains(where: { $0.size == expected }) { return }
                 }
