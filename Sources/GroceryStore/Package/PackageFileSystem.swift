@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+
+/// The few system calls the package needs that Foundation does not offer (flock, fsync of a
+/// directory, exclusive creation), each retrying EINTR and failing with ``GroceryError/io(path:operation:message:)``.
+enum PackageFileSystem {
+    static func error(_ operation: String, _ path: String, _ code: Int32 = errno) -> GroceryError {
+        .io(path: path, operation: operation, message: String(cString: strerror(code)))
+    }
+
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644, operation: String) throws -> Int32 {
+        while true {
+            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw error(operation, path) }
+        }
+    }
+
+    /// Runs `body` holding an exclusive flock on `path` (created if missing).
+    ///
+    /// flock belongs to the open file description, so each call opens the file afresh: two
+    /// threads of one process exclude each other exactly as two processes do.
+    static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = try open(path, O_RDWR | O_CREAT, operation: "open the lock file")
+        defer { close(fd) }  // closing releases the lock, also when body throws
+        while flock(fd, LOCK_EX) != 0 {
+            if errno != EINTR { throw error("lock", path) }
+        }
+        return try body()
+    }
+
+    /// Creates `path` (it must not exist), writes `data` and fsyncs it before returning.
+    static func writeNewFile(_ path: String, _ data: Data) throws {
+        let fd = try open(path, O_WRONLY | O_CREAT | O_EXCL, operation: "create")
+        defer { close(fd) }
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw error("write", path)
+                }
+                offset += written
+            }
+        }
+        guard fsync(fd) == 0 else { throw error("fsync", path) }
+    }
+
+    /// Makes a rename or creation inside `directory` durable.
+    static func syncDirectory(_ directory: String) throws {
+        let fd = try open(directory, O_RDONLY | O_DIRECTORY, operation: "open directory")
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw error("fsync", directory) }
+    }
+
+    static func makeDirectory(_ path: String) throws {
+        guard mkdir(path, 0o755) == 0 else { throw error("create directory", path) }
+    }
+
+    /// rename(2); the errno is returned instead of thrown when it is one of `tolerated`.
+    @discardableResult
+    static func rename(_ source: String, _ target: String, tolerating tolerated: Set<Int32> = []) throws -> Int32 {
+        guard Glibc.rename(source, target) != 0 else { return 0 }
+        let code = errno
+        if tolerated.contains(code) { return code }
+        throw error("rename \(source) to", target, code)
+    }
+
+    /// The names in `directory` (without `.` and `..`); empty when it does not exist.
+    static func names(in directory: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    }
+
+    enum Kind { case missing, directory, other }
+
+    static func kind(_ path: String) -> Kind {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .missing }
+        return (info.st_mode & S_IFMT) == S_IFDIR ? .directory : .other
+    }
+}
