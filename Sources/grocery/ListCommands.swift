@@ -99,18 +99,14 @@ struct AddCommand: AsyncParsableCommand {
         }
     }
 
-    /// Standard input as a name, refused once it passes the limit (never read unboundedly).
+    /// Standard input as a name, refused as soon as it passes the limit (`yes | grocery add
+    /// --stdin` ends at once rather than reading for ever).
     static func readStandardInput() throws -> String {
         var bytes: [UInt8] = []
         let limit = GroceryLimits.maxNameBytes
-        while let chunk = try FileHandle.standardInput.read(upToCount: 65536), !chunk.isEmpty {
+        while let chunk = try FileHandle.standardInput.read(upToCount: limit + 1 - bytes.count), !chunk.isEmpty {
             bytes.append(contentsOf: chunk)
-            if bytes.count > limit {
-                // Say how large it really is, counting the rest without keeping it.
-                var total = bytes.count
-                while let more = try FileHandle.standardInput.read(upToCount: 1 << 20), !more.isEmpty { total += more.count }
-                throw GroceryError.nameTooLong(bytes: total, limit: limit)
-            }
+            if bytes.count > limit { throw GroceryError.nameTooLongInput(source: "standard input", limit: limit) }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -151,8 +147,7 @@ struct ListCommand: AsyncParsableCommand {
         let sorted = sort.value.sorted(items)
         let shortIDs = GroceryItemID.shortIDs(for: items.map(\.id))
         if json {
-            let lines = ItemFormat.jsonItems(sorted, shortIDs: shortIDs).map(Output.json)
-            if !lines.isEmpty { Output.line(lines.joined(separator: "\n")) }
+            if !sorted.isEmpty { Output.line(Output.jsonLines(ItemFormat.jsonItems(sorted, shortIDs: shortIDs))) }
             return
         }
         guard !sorted.isEmpty else {

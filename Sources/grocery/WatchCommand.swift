@@ -198,7 +198,7 @@ final class WatchPrinter {
             + Output.styled("  (watching; Ctrl-C to stop)", .dim) + "\n\n"
         screen += listing() + "\n"
         if !recent.isEmpty { screen += "\n" + Output.styled("Latest changes", .bold) + "\n" + recent.joined(separator: "\n") + "\n" }
-        FileHandle.standardOutput.write(Data(screen.utf8))
+        Output.write(screen, to: 1)
     }
 
     private func emit(kind: String, at now: Date, list: [GroceryItem]) {

@@ -99,7 +99,7 @@ import UbiquityTesting
         let megabyte = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
         let piped = try GroceryCLI.run(["add", "--stdin", "--socket", daemon.socket], stdin: megabyte)
         #expect(piped.status == 2)
-        #expect(piped.stderr == "grocery: the name is 1048576 bytes long; names are limited to 4096 bytes of UTF-8\n")
+        #expect(piped.stderr == "grocery: the name on standard input is longer than 4096 bytes; names are limited to 4096 bytes of UTF-8\n")
         let argument = try GroceryCLI.run(["add", "ok", String(repeating: "é", count: 2049), "--socket", daemon.socket])
         #expect(argument.status == 2)
         #expect(argument.stderr == "grocery: the name is 4098 bytes long; names are limited to 4096 bytes of UTF-8\n")
