@@ -68,10 +68,10 @@ final class Watcher {
     let process = Process()
     let lines: LineReader
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], json: Bool = true) throws {
         let pipe = Pipe()
         process.executableURL = GroceryCLI.executable
-        process.arguments = ["watch", "--json", "--batching", "0"] + arguments
+        process.arguments = ["watch", "--batching", "0"] + (json ? ["--json"] : []) + arguments
         process.environment = GroceryCLI.environment
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

@@ -93,6 +93,31 @@ import UbiquityTesting
                 == ["Bread", "milk", "two↵lines", "Unnamed item", "حليب", "🍎 apples"])
     }
 
+    @Test func showAndSortByCreation() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        // Added one by one, so their birth times are in this order.
+        for name in ["zucchini", "apples", "milk"] {
+            #expect(try GroceryCLI.run(["add", name, "--socket", daemon.socket]).status == 0)
+        }
+        let byCreation = try GroceryCLI.run(["list", "--sort", "created", "--json", "--socket", daemon.socket])
+        let names = byCreation.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["name"] as? String
+        }
+        #expect(names == ["zucchini", "apples", "milk"])
+        let bad = try GroceryCLI.run(["list", "--sort", "price", "--socket", daemon.socket])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("price"))
+
+        let id = try #require(try GroceryCLI.run(["add", "oat milk", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
+        let show = try GroceryCLI.run(["show", String(id.prefix(8)), "--socket", daemon.socket])
+        #expect(show.status == 0)
+        let rows = show.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.first == "id        \(id)")
+        #expect(rows.contains("name      oat milk"))
+        #expect(rows.last == "file      \(daemon.documents())/Item_\(id)")
+    }
+
     @Test func aNameAboveTheLimitIsRefusedWithAClearError() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

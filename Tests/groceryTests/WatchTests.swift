@@ -43,6 +43,24 @@ import UbiquityTesting
         #expect(watcher.process.terminationReason == .exit)
     }
 
+    @Test func pipedWatchPrintsTheListThenOneTimedLinePerChange() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let milk = GroceryItemID(uuidString: "3F2A9C1E-0000-4000-8000-000000000001")!
+        try daemon.place(milk.fileName, contents: "milk")
+        let watcher = try Watcher(["--socket", daemon.socket], json: false)
+        #expect(watcher.lines.next(within: 15) == "ID    NAME")
+        #expect(watcher.lines.next(within: 15) == "3F2A  milk")
+        #expect(try GroceryCLI.run(["rename", "3f2a", "two\nlines", "--socket", daemon.socket]).status == 0)
+        let renamed = try #require(watcher.lines.next(within: 15))
+        // HH:MM:SS, then the kind, the short id and OLD → NEW on one line (no colour when piped).
+        #expect(renamed.range(of: #"^\d\d:\d\d:\d\d  renamed  3F2A  milk → two↵lines$"#, options: .regularExpression) != nil, "\(renamed)")
+        #expect(try GroceryCLI.run(["delete", "3f2a", "--socket", daemon.socket]).status == 0)
+        let removed = try #require(watcher.lines.next(within: 15))
+        #expect(removed.hasSuffix("  removed  3F2A  two↵lines"))
+        #expect(watcher.interrupt() == 0)
+    }
+
     @Test func packageModeShowsChangesIncludingAnImage() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
