@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "ubiquityd", targets: ["ubiquityd"]),
         .library(name: "GroceryStore", targets: ["GroceryStore"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
+        .executable(name: "grocery", targets: ["grocery"]),
     ],
     dependencies: [
         // CLI parsing for every executable (ubiq, later ubiquityd and grocery).
@@ -143,6 +144,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// `grocery`: the shopping list CLI (SPEC §11); the list logic lives in GroceryStore.
+        .executableTarget(
+            name: "grocery",
+            dependencies: [
+                "GroceryStore", "UbiquityKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
@@ -193,6 +204,14 @@ let package = Package(
         .testTarget(
             name: "ubiqTests",
             dependencies: ["ubiq", "ubiquityd", "UbiquityTesting"],
+            exclude: ["Snapshots"],
+            swiftSettings: swiftSettings
+        ),
+        /// Runs the built `grocery` binary against the real daemon: watch in one process, changes
+        /// from another; `--help` output is compared with Snapshots/.
+        .testTarget(
+            name: "groceryTests",
+            dependencies: ["grocery", "ubiquityd", "UbiquityTesting", "GroceryStore"],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),

@@ -14,6 +14,13 @@ public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
     case corruptPackage(path: String, reason: String)
     /// A file system call failed.
     case io(path: String, operation: String, message: String)
+    /// A name read from a stream (`add --stdin`) passed the limit; reading stopped there, so
+    /// its full length is unknown.
+    case nameTooLongInput(source: String, limit: Int)
+    /// `image get` for an item without an image.
+    case noImage(GroceryItemID)
+    /// The command needs the other storage format; the message says which.
+    case unsupportedMode(String)
 
     public var description: String {
         switch self {
@@ -35,6 +42,30 @@ public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) cannot be read: \(reason)"
         case .io(let path, let operation, let message):
             return "\(operation) \(path): \(message)"
+        case .nameTooLongInput(let source, let limit):
+            return "the name on \(source) is longer than \(limit) bytes; names are limited to \(limit) bytes of UTF-8"
+        case .noImage(let id):
+            return "item \(id) has no image (set one with `grocery image set \(id.uuidString.prefix(8)) FILE --store package`)"
+        case .unsupportedMode(let message):
+            return message
         }
     }
+}
+
+extension GroceryError {
+    /// True when the user's input was wrong (an id, a name, an image file), false when a file
+    /// operation failed or a package is damaged. `grocery` exits 2 for the first, 1 for the second.
+    public var isInputError: Bool {
+        switch self {
+        case .unknownItem, .ambiguousItem, .invalidItemID, .nameTooLong, .nameTooLongInput, .imageTooLarge, .unsupportedImage,
+             .noImage, .unsupportedMode:
+            true
+        case .corruptPackage, .io:
+            false
+        }
+    }
+
+    /// Pictures live only in the package (`--store package`).
+    public static let imagesNeedPackage = GroceryError.unsupportedMode(
+        "images are kept only in package mode: add --store package (see docs/grocery.md)")
 }

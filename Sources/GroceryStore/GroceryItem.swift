@@ -1,0 +1,60 @@
+public import Foundation
+
+/// One entry of the shopping list as `list`, `show` and `watch` see it, whichever the storage format.
+public struct GroceryItem: Sendable, Hashable {
+    public let id: GroceryItemID
+    /// The stored name, exactly (empty means unnamed; see ``displayName``). When ``isTruncated``,
+    /// only the first ``GroceryLimits/maxNameBytes`` bytes.
+    public var name: String
+    /// When the item was added: the package's record, or the item file's birth time (a rename
+    /// rewrites the file, so in file mode it is the time of the last rename; nil when the file
+    /// system keeps no birth time).
+    public var created: Date?
+    /// The last change of the name (or image).
+    public var modified: Date?
+    /// The item's image format (package mode only).
+    public var image: ImageFormat?
+    /// The item file holds more than ``GroceryLimits/maxNameBytes`` bytes (written by something
+    /// other than `grocery`); only the beginning was read.
+    public var isTruncated: Bool
+
+    public init(id: GroceryItemID, name: String, created: Date? = nil, modified: Date? = nil,
+                image: ImageFormat? = nil, isTruncated: Bool = false) {
+        self.id = id
+        self.name = name
+        self.created = created
+        self.modified = modified
+        self.image = image
+        self.isTruncated = isTruncated
+    }
+
+    /// The name for people: `Unnamed item` when empty, `…` after a truncated name.
+    public var displayName: String { GroceryName.display(name) + (isTruncated ? "…" : "") }
+}
+
+/// How `list` and `watch` order items.
+public enum GroceryItemOrder: String, Sendable, CaseIterable {
+    /// By display name, case-insensitively, then by id.
+    case name
+    /// Oldest first (items without a creation date last), then by id.
+    case created
+
+    public func sorted(_ items: some Sequence<GroceryItem>) -> [GroceryItem] {
+        switch self {
+        case .name:
+            // Keys computed once: comparing lowercased strings inside the sort would allocate n log n times.
+            return items.map { ($0.displayName.lowercased(), $0) }
+                .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.id < $1.1.id }
+                .map(\.1)
+        case .created:
+            return items.sorted { a, b in
+                switch (a.created, b.created) {
+                case let (x?, y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return a.id < b.id
+                }
+            }
+        }
+    }
+}

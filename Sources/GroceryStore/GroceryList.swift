@@ -1,0 +1,198 @@
+public import Foundation
+public import UbiquityKit
+import Glibc
+
+/// The shopping list of one container, opened through the daemon: what every `grocery` command
+/// except `watch` works on.
+///
+/// The daemon says where the container is and (in file mode) which item files exist — one query;
+/// the names and the package are read from disk directly, as any app reads its own documents.
+///
+/// ```swift
+/// let list = try await GroceryList.open(socketPath: path, container: "com.example.grocery", format: .files)
+/// defer { Task { await list.close() } }
+/// let added = try list.add(["milk", "eggs"])
+/// let items = try await list.items()
+/// ```
+public final class GroceryList: Sendable {
+    public let connection: UbiquityConnection
+    public let container: String
+    /// The container's directory (the package's lock lives here, outside `Documents/`).
+    public let containerPath: String
+    public let documents: String
+    public let format: GroceryStorageFormat
+    public let files: GroceryItemFiles
+    public let package: GroceryPackage
+
+    /// Connects to the daemon and asks for the container's directory (the daemon creates
+    /// `Documents/` on demand).
+    ///
+    /// - Throws: ``UbiquityKitError`` when the daemon cannot be reached (`isUnreachable`),
+    ///   `ProtocolError` `container.unknown` / `container.forbidden`.
+    public static func open(socketPath: String, container: String, format: GroceryStorageFormat) async throws -> GroceryList {
+        let connection = try await UbiquityConnection.connect(to: socketPath, clientName: "grocery")
+        do {
+            let url = try await connection.containerURL(container)
+            return GroceryList(connection: connection, container: url.container, containerPath: url.path,
+                               documents: url.documents, format: format)
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    init(connection: UbiquityConnection, container: String, containerPath: String, documents: String,
+         format: GroceryStorageFormat) {
+        self.connection = connection
+        self.container = container
+        self.containerPath = containerPath
+        self.documents = documents
+        self.format = format
+        files = GroceryItemFiles(documents: documents)
+        package = GroceryPackage(documentsDirectory: documents, lockDirectory: containerPath)
+    }
+
+    public func close() async { await connection.close() }
+
+    // MARK: Reading
+
+    /// The query this list's format is found by: `Documents/` of this container only, with the
+    /// dates `list --sort created` and `show` need.
+    public func makeQuery(live: Bool, batchingInterval: Double? = nil) -> MetadataQuery {
+        let query = MetadataQuery(connection: connection, predicateFormat: format.predicate)
+        query.searchScopes = .documents
+        query.containers = [container]
+        query.attributes = ["kMDItemFSName", "kMDItemFSCreationDate", "kMDItemFSContentChangeDate"]
+        query.notificationBatchingInterval = batchingInterval
+        query.isLive = live
+        return query
+    }
+
+    /// Every item, unsorted: in file mode one query and one bounded read per item file; in
+    /// package mode one load of the package.
+    public func items() async throws -> [GroceryItem] {
+        switch format {
+        case .files:
+            let query = makeQuery(live: false)
+            for try await _ in try await query.start() {}
+            return try files.items(for: query.results)
+        case .package:
+            return try packageItems()
+        }
+    }
+
+    /// The items the query results stand for (the gathered set, or the set after an update).
+    public func items(for results: [MetadataItem]) throws -> [GroceryItem] {
+        switch format {
+        case .files: try files.items(for: results)
+        // The package is one result; its contents come from disk.
+        case .package: results.isEmpty ? [] : try packageItems()
+        }
+    }
+
+    func packageItems() throws -> [GroceryItem] {
+        try package.load().items.map(GroceryItem.init)
+    }
+
+    /// The one item whose id starts with `prefix`.
+    /// - Throws: ``GroceryError/unknownItem(prefix:)``, ``GroceryError/ambiguousItem(prefix:candidates:)``,
+    ///   ``GroceryError/invalidItemID(_:)``.
+    public func item(matching prefix: String) async throws -> GroceryItem {
+        try Self.item(matching: prefix, in: try await items())
+    }
+
+    /// Resolves every prefix first, so a typo changes nothing.
+    public static func item(matching prefix: String, in items: [GroceryItem]) throws -> GroceryItem {
+        let id = try GroceryItemID.resolve(prefix, among: items.map(\.id))
+        return items.first { $0.id == id }!
+    }
+
+    // MARK: Writing
+
+    /// Adds one item per name; every name is validated before anything is written.
+    /// - Throws: ``GroceryError/nameTooLong(bytes:limit:)``, or an I/O error.
+    public func add(_ names: [String]) throws -> [GroceryItem] {
+        for name in names { _ = try GroceryName.validated(name) }
+        switch format {
+        case .files:
+            return try names.map { name in
+                let id = try files.add(name: name)
+                return GroceryItem(id: id, name: name, created: Date(), modified: Date())
+            }
+        case .package:
+            return try package.update { contents in
+                try names.map { GroceryItem(try contents.add(name: $0)) }
+            }
+        }
+    }
+
+    public func rename(_ id: GroceryItemID, to name: String) throws {
+        switch format {
+        case .files: try files.rename(id, to: name)
+        case .package: try package.update { try $0.rename(id, to: name) }
+        }
+    }
+
+    public func delete(_ ids: [GroceryItemID]) throws {
+        switch format {
+        case .files: for id in ids { try files.delete(id) }
+        case .package: try package.update { contents in for id in ids { try contents.remove(id) } }
+        }
+    }
+
+    // MARK: Images (package mode)
+
+    /// Reads an image file (refusing it by size before reading a byte) and stores it as the item's image.
+    /// - Throws: ``GroceryError/imagesNeedPackage`` in file mode, ``GroceryError/imageTooLarge(bytes:limit:)``,
+    ///   ``GroceryError/unsupportedImage(path:)``, an I/O error naming the file.
+    @discardableResult
+    public func setImage(fromFile path: String, for id: GroceryItemID) throws -> ImageFormat {
+        guard format == .package else { throw GroceryError.imagesNeedPackage }
+        let data = try GroceryImageFile.read(path)
+        return try package.update { contents in
+            try contents.setImage(data, for: id, source: path)
+            return contents.item(id)?.image ?? .png
+        }
+    }
+
+    public func removeImage(for id: GroceryItemID) throws {
+        guard format == .package else { throw GroceryError.imagesNeedPackage }
+        try package.update { try $0.removeImage(for: id) }
+    }
+
+    /// The item's image. - Throws: ``GroceryError/noImage(_:)`` when it has none.
+    public func image(for id: GroceryItemID) throws -> (data: Data, format: ImageFormat) {
+        guard format == .package else { throw GroceryError.imagesNeedPackage }
+        guard let image = try package.image(for: id) else { throw GroceryError.noImage(id) }
+        return image
+    }
+}
+
+extension GroceryItem {
+    init(_ packaged: PackagedItem) {
+        self.init(id: packaged.id, name: packaged.name, created: packaged.created, modified: packaged.modified,
+                  image: packaged.image)
+    }
+}
+
+/// Reading an image file to put in the package, bounded by ``GroceryLimits/maxImageBytes``.
+public enum GroceryImageFile {
+    /// The file's bytes. The size is checked with fstat before reading, and the read stops one
+    /// byte past the limit, so neither a huge file nor one that grows meanwhile is read whole.
+    /// - Throws: ``GroceryError/imageTooLarge(bytes:limit:)``, ``GroceryError/io(path:operation:message:)``
+    ///   (missing file, a directory...).
+    public static func read(_ path: String) throws -> Data {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw PackageFileSystem.error("open", path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw PackageFileSystem.error("stat", path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw PackageFileSystem.error("read", path, EISDIR) }
+        let limit = GroceryLimits.maxImageBytes
+        guard Int(info.st_size) <= limit else { throw GroceryError.imageTooLarge(bytes: Int(info.st_size), limit: limit) }
+        let data = try PackageFileSystem.read(fd, atMost: limit + 1, path: path)
+        let count = data.count
+        guard count <= limit else { throw GroceryError.imageTooLarge(bytes: count, limit: limit) }
+        return data
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import UbiquityKit
+
+/// The live shopping list behind `grocery watch`: gathers the list, then turns the daemon's query
+/// notifications into grocery events, and survives the daemon restarting.
+///
+/// File mode runs `kMDItemFSName LIKE 'Item_*'` and re-reads only the item files an update
+/// names; package mode runs `kMDItemFSName == 'grocery.gro'` (the package is one item) and
+/// re-loads the package on every update. Either way the new list is compared with the previous
+/// one by id (``GroceryChange/between(_:_:at:)``).
+///
+/// ```
+/// run ─▶ gathered ─▶ changed* ─▶ (connection lost) reconnecting ─▶ …retries… ─▶ regathered ─▶ changed* …
+/// ```
+///
+/// Cancel the task that calls ``run(_:)`` to stop: it returns normally and closes the connection.
+public struct GroceryLiveList: Sendable {
+    public enum Event: Sendable, Hashable {
+        /// The list when watching began.
+        case gathered([GroceryItem])
+        /// What one update changed (never empty).
+        case changed([GroceryChange])
+        /// The daemon went away (stopped, restarted, connection lost); retrying with backoff.
+        case reconnecting(reason: String)
+        /// Connected again: the whole list as now gathered, and how it differs from before the loss.
+        case regathered([GroceryItem], changes: [GroceryChange])
+        /// Something to tell the user that changes nothing: the container went missing, the
+        /// package could not be read (the previous list is kept)...
+        case notice(String)
+    }
+
+    public var socketPath: String
+    public var container: String
+    public var format: GroceryStorageFormat
+    /// Seconds between updates (nil: the daemon's default, 50 ms).
+    public var batchingInterval: Double?
+    public var backoff: ReconnectBackoff
+
+    public init(socketPath: String, container: String, format: GroceryStorageFormat,
+                batchingInterval: Double? = nil, backoff: ReconnectBackoff = ReconnectBackoff()) {
+        self.socketPath = socketPath
+        self.container = container
+        self.format = format
+        self.batchingInterval = batchingInterval
+        self.backoff = backoff
+    }
+
+    /// Watches until the calling task is cancelled, calling `emit` for every event in order.
+    ///
+    /// - Throws: What the first connection throws (``UbiquityKitError/daemonNotRunning(socketPath:)``
+    ///   when the daemon is not running at all; a `ProtocolError` for an unknown container), and
+    ///   any later error that is not the daemon going away. Once the list has been gathered, a
+    ///   lost daemon is retried for ever.
+    public func run(_ emit: (Event) async -> Void) async throws {
+        var known: [GroceryItemID: GroceryItem]?
+        var backoff = self.backoff
+        var lostReason: String?
+        while !Task.isCancelled {
+            let list: GroceryList
+            do {
+                list = try await GroceryList.open(socketPath: socketPath, container: container, format: format)
+            } catch let error as UbiquityKitError where error.isUnreachable && known != nil {
+                if lostReason == nil {
+                    lostReason = error.description
+                    await emit(.reconnecting(reason: error.description))
+                }
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            do {
+                try await follow(list, known: &known, regathering: lostReason != nil, backoff: &backoff, emit)
+                await list.close()
+                if Task.isCancelled { return }
+                throw GroceryLiveListError.queryStopped
+            } catch let error as UbiquityKitError where error.isUnreachable && known != nil {
+                await list.close()
+                lostReason = error.description
+                await emit(.reconnecting(reason: error.description))
+                try? await Task.sleep(for: backoff.next())
+            } catch {
+                await list.close()
+                throw error
+            }
+        }
+    }
+
+    /// One connection's query, until it ends.
+    private func follow(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, regathering: Bool,
+                        backoff: inout ReconnectBackoff, _ emit: (Event) async -> Void) async throws {
+        let query = list.makeQuery(live: true, batchingInterval: batchingInterval)
+        var current = known ?? [:]
+        for try await notification in try await query.start() {
+            switch notification {
+            case .didFinishGathering(let results), .didReset(let results):
+                let items = try list.items(for: results)
+                let next = [GroceryItemID: GroceryItem](items: items)
+                let changes = GroceryChange.between(current, next)
+                if known == nil {
+                    await emit(.gathered(items))
+                } else if case .didFinishGathering = notification, regathering {
+                    await emit(.regathered(items, changes: changes))
+                } else if !changes.isEmpty {
+                    await emit(.changed(changes))
+                }
+                current = next
+                known = next
+                backoff.reset()
+            case .didUpdate(let added, let changed, let removed):
+                let next: [GroceryItemID: GroceryItem]
+                do {
+                    next = try updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                } catch let error as GroceryError {
+                    // A package caught mid-write by a non-grocery writer, an unreadable file:
+                    // keep the list as it was, say why, and take the next update.
+                    await emit(.notice("\(error)"))
+                    continue
+                }
+                let changes = GroceryChange.between(current, next)
+                current = next
+                known = next
+                if !changes.isEmpty { await emit(.changed(changes)) }
+            case .containerUnavailable(let container):
+                await emit(.notice("container \(container) is unavailable (its directory is missing or unreadable)"))
+            case .containerAvailable(let container):
+                await emit(.notice("container \(container) is available again"))
+            case .didStartGathering, .gatheringProgress, .resync, .unwatched:
+                break
+            }
+        }
+    }
+
+    /// The list after an update. File mode re-reads just the files the update names.
+    private func updated(_ current: [GroceryItemID: GroceryItem], list: GroceryList, query: MetadataQuery,
+                         added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem]) throws -> [GroceryItemID: GroceryItem] {
+        switch format {
+        case .package:
+            return .init(items: try list.items(for: query.results))
+        case .files:
+            var next = current
+            for item in removed {
+                if let id = GroceryItemID(fileName: item.name) { next[id] = nil }
+            }
+            for item in changed {
+                let oldName = item.oldPath.map { String($0.split(separator: "/").last ?? "") }
+                if let oldName, let id = GroceryItemID(fileName: oldName) { next[id] = nil }
+            }
+            for result in added + changed {
+                guard let id = GroceryItemID(fileName: result.name) else { continue }
+                // nil: deleted again since the update was sent; the next update says so too.
+                next[id] = try list.files.item(for: result)
+            }
+            return next
+        }
+    }
+}
+
+public enum GroceryLiveListError: Error, Sendable, CustomStringConvertible {
+    /// The daemon ended the live query without being asked (it should not; reported, not retried).
+    case queryStopped
+
+    public var description: String {
+        switch self {
+        case .queryStopped: "the daemon stopped the live query"
+        }
+    }
+}

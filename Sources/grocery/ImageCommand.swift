@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import GroceryStore
+
+/// `grocery image set|get|remove` (package mode).
+struct ImageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image",
+        abstract: "Give items a picture, or get it back (package mode: --store package).",
+        discussion: """
+            Pictures are stored inside Documents/grocery.gro, so they need --store package.
+            PNG and JPEG are accepted, recognised by their first bytes (not the file name), up to
+            \(GroceryLimits.maxImageBytes) bytes; a larger file is refused before it is read.
+            Examples:
+              $ grocery image set 3f2a milk.png --store package
+              $ grocery image get 3f2a copy.png --store package
+              $ grocery image remove 3f2a --store package
+            """,
+        subcommands: [Set.self, Get.self, Remove.self]
+    )
+
+    /// Images exist only in the package: say so before connecting.
+    static func requirePackage(_ options: StoreOptions) throws {
+        guard options.store.value == .package else { throw Failure.exit(for: GroceryError.imagesNeedPackage) }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set (or replace) an item's picture from a PNG or JPEG file.")
+
+        @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+        var id: String
+
+        @Argument(help: ArgumentHelp("A PNG or JPEG file.", valueName: "file"))
+        var file: String
+
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            try ImageCommand.requirePackage(options)
+            let prefix = id, file = file
+            try await options.withList { list in
+                let item = try await list.item(matching: prefix)
+                try list.setImage(fromFile: file, for: item.id)
+            }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write an item's picture to a file (- for standard output).")
+
+        @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+        var id: String
+
+        @Argument(help: ArgumentHelp("Where to write it; - writes to standard output.", valueName: "out"))
+        var out: String
+
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            try ImageCommand.requirePackage(options)
+            let prefix = id, out = out
+            let data = try await options.withList { list in
+                try list.image(for: try await list.item(matching: prefix).id).data
+            }
+            do {
+                if out == "-" {
+                    try FileHandle.standardOutput.write(contentsOf: data)
+                } else {
+                    try data.write(to: URL(fileURLWithPath: out), options: .atomic)
+                }
+            } catch {
+                throw Failure.exit(for: GroceryError.io(path: out, operation: "write", message: error.localizedDescription))
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an item's picture.")
+
+        @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+        var id: String
+
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            try ImageCommand.requirePackage(options)
+            let prefix = id
+            try await options.withList { list in
+                try list.removeImage(for: try await list.item(matching: prefix).id)
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Glibc
+import GroceryStore
+
+/// Standard output and error: tables, colour (only on a terminal, never with NO_COLOR), JSON lines.
+enum Output {
+    static func error(_ message: String) {
+        write("grocery: " + message + "\n", to: 2)
+    }
+
+    /// Writes straight to standard output, unbuffered, so a reader sees each line as it is made.
+    static func line(_ text: String) {
+        write(text + (text.hasSuffix("\n") ? "" : "\n"), to: 1)
+    }
+
+    /// write(2) until done. When the reader has gone (`grocery list | head`, EPIPE: SIGPIPE is
+    /// ignored in this process) there is nobody left to tell: exit quietly, like `cat` does.
+    static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n >= 0 {
+                    offset += n
+                } else if errno == EPIPE {
+                    exit(0)
+                } else if errno != EINTR {
+                    return  // nothing sensible to do about a failing terminal
+                }
+            }
+        }
+    }
+
+    /// Standard output is a terminal rather than a pipe or file.
+    static let isTerminal = isatty(1) == 1
+
+    /// Colour only on a terminal, and not when NO_COLOR is set to anything (no-color.org) or TERM is dumb.
+    static let usesColor: Bool = {
+        let environment = ProcessInfo.processInfo.environment
+        return isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }()
+
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
+    }
+
+    static func styled(_ text: String, _ style: Style) -> String {
+        usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A name on one line: newlines and tabs shown as ↵ and ⇥, other control characters as �,
+    /// so a name cannot break the table or move the cursor.
+    static func oneLine(_ name: String) -> String {
+        var result = ""
+        result.unicodeScalars.reserveCapacity(name.unicodeScalars.count)
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\n": result.unicodeScalars.append("↵")
+            case "\t": result.unicodeScalars.append("⇥")
+            case _ where scalar.properties.generalCategory == .control: result.unicodeScalars.append("\u{FFFD}")
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Columns padded to their widest cell; the last column (the name) is never padded.
+    /// `styles` colour whole columns after padding, so escapes do not count as width.
+    /// Without a header: label/value lines (`status`, `show`).
+    static func table(header: [String]?, rows: [[String]], styles: [Style?] = []) -> String {
+        let all = (header.map { [$0] } ?? []) + rows
+        let widths = (all.first ?? []).indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.enumerated().map { (index, row) in
+            row.indices.map { i in
+                var cell = i == row.count - 1 ? row[i] : row[i] + String(repeating: " ", count: widths[i] - row[i].count)
+                if index == 0, header != nil { cell = styled(cell, .dim) } else if i < styles.count, let style = styles[i] { cell = styled(cell, style) }
+                return cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+
+    /// `10:00:03` in the local time zone (TZ).
+    static func clock(_ date: Date) -> String { String(dateTime(date).suffix(8)) }
+
+    /// `2026-11-22 10:00:03` in the local time zone (TZ).
+    static func dateTime(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// ISO 8601 in UTC with milliseconds, for JSON. One style for every date: creating a
+    /// formatter per date made `list --json` of 10,000 items take seconds.
+    static func iso(_ date: Date) -> String { isoStyle.format(date) }
+    private static let isoStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    static func json(_ value: some Encodable) -> String { jsonLines([value]) }
+
+    /// One JSON text per value, newline-separated, with one encoder for all of them.
+    static func jsonLines<Value: Encodable>(_ values: [Value]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Our own types only: encoding cannot fail.
+        return values.map { String(decoding: (try? encoder.encode($0)) ?? Data("{}".utf8), as: UTF8.self) }
+            .joined(separator: "\n")
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import GroceryStore
+import UbiquityKit
+
+/// `--container`, `--socket` and `--store`, shared by every command.
+struct StoreOptions: ParsableArguments {
+    static let defaultContainer = "com.example.grocery"
+
+    @Option(help: ArgumentHelp("The container holding the list.", valueName: "id"))
+    var container: String = StoreOptions.defaultContainer
+
+    @Option(help: ArgumentHelp(
+        "The daemon's socket (default: $XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock; /run/ubiquity/ubiquityd.sock for root).",
+        valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("files (one file per item) or package (Documents/grocery.gro, with images).",
+                               valueName: "format"))
+    var store: Choice<GroceryStorageFormat> = .init(.files)
+
+    var socketPath: String { socket ?? UbiquityConnection.defaultSocketPath }
+
+    /// Opens the list, runs `body`, closes; every failure becomes a message and the exit status.
+    func withList<T: Sendable>(_ body: (GroceryList) async throws -> T) async throws -> T {
+        do {
+            let list = try await GroceryList.open(socketPath: socketPath, container: container, format: store.value)
+            do {
+                let result = try await body(list)
+                await list.close()
+                return result
+            } catch {
+                await list.close()
+                throw error
+            }
+        } catch {
+            throw Failure.exit(for: error)
+        }
+    }
+}
+
+/// An option whose value is one of a GroceryStore enum's cases (`--store`, `--sort`); the enum
+/// stays free of ArgumentParser.
+struct Choice<Value: RawRepresentable & CaseIterable & Sendable>: ExpressibleByArgument, Sendable
+    where Value.RawValue == String {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+    init?(argument: String) {
+        guard let value = Value(rawValue: argument) else { return nil }
+        self.value = value
+    }
+    var defaultValueDescription: String { value.rawValue }
+    static var allValueStrings: [String] { Value.allCases.map(\.rawValue) }
+}
+
+/// The exit statuses (documented in `grocery --help` and docs/grocery.md).
+enum Failure {
+    static let failed: Int32 = 1
+    static let invalidInput: Int32 = 2
+    static let unreachable: Int32 = 3
+
+    /// Prints `grocery: <message>` and returns the exit code to throw.
+    static func exit(for error: any Error) -> any Error {
+        switch error {
+        case let error as ExitCode:
+            return error
+        case let error as GroceryError:
+            Output.error(error.description)
+            return ExitCode(error.isInputError ? invalidInput : failed)
+        case let error as UbiquityKitError:
+            Output.error(error.description)
+            return ExitCode(error.isUnreachable ? unreachable : failed)
+        default:
+            // The daemon's refusals (ProtocolError: an unknown container...) describe themselves with their code.
+            Output.error("\(error)")
+            return ExitCode(failed)
+        }
+    }
+}

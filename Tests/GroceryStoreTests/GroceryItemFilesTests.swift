@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+import GroceryStore
+import Testing
+
+/// File mode storage on a real temporary directory, without a daemon.
+@Suite struct GroceryItemFilesTests {
+    let documents: String
+    let files: GroceryItemFiles
+
+    init() throws {
+        var template = Array("/tmp/grocery-files-XXXXXX".utf8CString)
+        documents = String(cString: try #require(mkdtemp(&template)))
+        files = GroceryItemFiles(documents: documents)
+    }
+
+    @Test func namesRoundTripByteForByte() throws {
+        defer { try? FileManager.default.removeItem(atPath: documents) }
+        for name in ["milk", "line one\nline two", "👩‍👩‍👧 family pack", "חלב", "مرحبا", "", String(repeating: "€", count: 1365)] {
+            let id = try files.add(name: name)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: files.path(of: id))) == Data(name.utf8))
+            let read = try #require(try files.readName(at: files.path(of: id)))
+            #expect(read.name == name)
+            #expect(read.truncated == false)
+        }
+    }
+
+    @Test func renameRewritesAtomicallyAndLeavesNoTemporaryFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: documents) }
+        let id = try files.add(name: "milk")
+        var before = stat()
+        #expect(stat(files.path(of: id), &before) == 0)
+        try files.rename(id, to: "oat milk")
+        var after = stat()
+        #expect(stat(files.path(of: id), &after) == 0)
+        #expect(before.st_ino != after.st_ino, "a new file renamed over the old one, not an in-place write")
+        #expect(try files.readName(at: files.path(of: id))?.name == "oat milk")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: documents) == [id.fileName])
+        #expect(throws: GroceryError.unknownItem(prefix: "3F2A9C1E-0000-4000-8000-000000000001")) {
+            try files.rename(GroceryItemID(uuidString: "3F2A9C1E-0000-4000-8000-000000000001")!, to: "x")
+        }
+    }
+
+    @Test func tooLongNamesAreRefusedBeforeWriting() throws {
+        defer { try? FileManager.default.removeItem(atPath: documents) }
+        let name = String(repeating: "a", count: 1 << 20)
+        #expect(throws: GroceryError.nameTooLong(bytes: 1 << 20, limit: GroceryLimits.maxNameBytes)) {
+            try files.add(name: name)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: documents).isEmpty)
+    }
+
+    @Test func readingIsBoundedAndSkipsWhatIsNotAnItemFile() throws {
+        defer { try? FileManager.default.removeItem(atPath: documents) }
+        // 4095 ASCII bytes then a 3-byte character: the limit falls inside it, so it is dropped whole.
+        let long = documents + "/long"
+        try Data((String(repeating: "a", count: 4095) + "€€€").utf8).write(to: URL(fileURLWithPath: long))
+        let read = try #require(try files.readName(at: long))
+        #expect(read.truncated)
+        #expect(read.name == String(repeating: "a", count: 4095))
+        // A character that ends exactly at the limit is kept.
+        try Data((String(repeating: "a", count: 4093) + "€€").utf8).write(to: URL(fileURLWithPath: long))
+        #expect(try files.readName(at: long)?.name == String(repeating: "a", count: 4093) + "€")
+
+        #expect(try files.readName(at: documents + "/missing") == nil)
+        try FileManager.default.createDirectory(atPath: documents + "/directory", withIntermediateDirectories: false)
+        #expect(try files.readName(at: documents + "/directory") == nil)
+        #expect(symlink(long, documents + "/link") == 0)
+        #expect(try files.readName(at: documents + "/link") == nil)
+        #expect(mkfifo(documents + "/fifo", 0o600) == 0)
+        #expect(try files.readName(at: documents + "/fifo") == nil, "a FIFO must not block the reader")
+    }
+}
+
+@Suite struct GroceryChangeTests {
+    let a = GroceryItemID(uuidString: "3F2A9C1E-0000-4000-8000-000000000001")!
+    let b = GroceryItemID(uuidString: "3F2A9C1E-0000-4000-8000-000000000002")!
+    let c = GroceryItemID(uuidString: "7B00D1E5-0000-4000-8000-000000000003")!
+    let at = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func changesAreComparedByIDAndOrderedByKindThenName() {
+        let old = [GroceryItemID: GroceryItem](items: [
+            GroceryItem(id: a, name: "milk"), GroceryItem(id: b, name: "eggs", image: .png),
+        ])
+        let new = [GroceryItemID: GroceryItem](items: [
+            GroceryItem(id: a, name: "oat milk"), GroceryItem(id: c, name: "bread", image: .jpeg),
+        ])
+        #expect(GroceryChange.between(old, new, at: at) == [
+            GroceryChange(kind: .added, id: c, name: "bread", at: at),
+            GroceryChange(kind: .renamed, id: a, name: "oat milk", oldName: "milk", at: at),
+            GroceryChange(kind: .imageSet, id: c, name: "bread", image: .jpeg, at: at),
+            GroceryChange(kind: .removed, id: b, name: "eggs", at: at),
+        ])
+        #expect(GroceryChange.between(new, new, at: at).isEmpty)
+    }
+
+    @Test func imagesSetReplacedAndRemoved() {
+        let t0 = Date(timeIntervalSince1970: 1), t1 = Date(timeIntervalSince1970: 2)
+        let plain = [GroceryItemID: GroceryItem](items: [GroceryItem(id: a, name: "milk", modified: t0)])
+        let png = [GroceryItemID: GroceryItem](items: [GroceryItem(id: a, name: "milk", modified: t1, image: .png)])
+        let replaced = [GroceryItemID: GroceryItem](items: [GroceryItem(id: a, name: "milk", modified: t0.addingTimeInterval(5), image: .png)])
+        #expect(GroceryChange.between(plain, png, at: at) == [GroceryChange(kind: .imageSet, id: a, name: "milk", image: .png, at: at)])
+        #expect(GroceryChange.between(png, replaced, at: at) == [GroceryChange(kind: .imageSet, id: a, name: "milk", image: .png, at: at)])
+        #expect(GroceryChange.between(png, plain, at: at) == [GroceryChange(kind: .imageRemoved, id: a, name: "milk", at: at)])
+    }
+}
+
+@Suite struct ReconnectBackoffTests {
+    @Test func doublesFrom100msUpTo2sAndResets() {
+        var backoff = ReconnectBackoff()
+        let waits = (0..<7).map { _ in backoff.next() }
+        #expect(waits == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800),
+                          .milliseconds(1600), .seconds(2), .seconds(2)])
+        backoff.reset()
+        #expect(backoff.next() == .milliseconds(100))
+    }
+}
+
+@Suite struct GroceryItemOrderTests {
+    @Test func byNameIgnoresCaseAndShowsUnnamedAsItsDisplayName() {
+        let items = ["milk", "Bread", "", "apples"].map { GroceryItem(id: GroceryItemID(), name: $0) }
+        #expect(GroceryItemOrder.name.sorted(items).map(\.displayName) == ["apples", "Bread", "milk", "Unnamed item"])
+    }
+
+    @Test func byCreatedOldestFirstUndatedLast() {
+        let early = GroceryItem(id: GroceryItemID(), name: "b", created: Date(timeIntervalSince1970: 1))
+        let late = GroceryItem(id: GroceryItemID(), name: "a", created: Date(timeIntervalSince1970: 2))
+        let undated = GroceryItem(id: GroceryItemID(), name: "c")
+        #expect(GroceryItemOrder.created.sorted([undated, late, early]).map(\.name) == ["b", "a", "c"])
+    }
+}
