@@ -11,7 +11,7 @@ SYSTEM_PACKAGES := libsystemd-dev pkg-config socat
 # watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
 COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
-COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3
+COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
 .PHONY: all deps build run test bench bench-compare docs clean install
 
