@@ -8,8 +8,12 @@ SWIFT ?= swift
 # libsystemd-dev and pkg-config: the CSystemd target (sd_notify, journald) needs them.
 # socat: the protocol docs and the authorisation tests talk to the socket as another uid with it.
 SYSTEM_PACKAGES := libsystemd-dev pkg-config socat
+# watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
+COMPARE_PACKAGES := watchman
+# Options of the full comparison (make bench); see Benchmarks/README.md.
+COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
-.PHONY: all deps build run test bench docs clean install
+.PHONY: all deps build run test bench bench-compare docs clean install
 
 all: build
 
@@ -38,6 +42,9 @@ test: deps
 	scripts/verify-units $$($(SWIFT) build --show-bin-path)
 	@echo "Checking that every example in docs/ still prints what the docs say..."
 	scripts/render-docs --check $$($(SWIFT) build --show-bin-path)/ubiq
+	@# Seconds-long: both daemons on a 10k tree must report the same files (no time is asserted).
+	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
+	python3 Benchmarks/compare/compare.py --smoke --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
 	$(SWIFT) test --skip-build
 
 docs: build
@@ -47,6 +54,16 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release IndexBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release WatchBenchmarks
+	$(MAKE) bench-compare
+
+# ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
+# and its charts (matplotlib, installed with pip when missing).
+bench-compare: deps
+	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
+	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/compare/compare.py $(COMPARE_ARGS) --out docs/benchmarks.md \
+	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
 
 clean:
 	rm -rf .build Benchmarks/.build

@@ -1,0 +1,1260 @@
+#!/usr/bin/env python3
+"""ubiquityd against Watchman (and `find`) on the same generated trees.
+
+    compare.py [--sizes 10k,100k,1M] [--runs N] [--out docs/benchmarks.md]   the full comparison
+    compare.py --smoke                                                       seconds-long check for make test
+
+For each tree size and run it measures, for ubiquityd and for a private watchman (own socket,
+state file, log file; started in the foreground and stopped by PID):
+  * crawl: process start -> first complete answer of kMDItemFSName LIKE 'Item_*' / ["match","Item_*"]
+    after dropping the page cache (cold) and again without (warm); the same for `find -printf`;
+  * VmRSS after the warm crawl, per entry of the tree;
+  * one-shot query time: the full LIKE 'Item_*' answer and a selective query with one match;
+  * on one size (--live-size): change-to-notification latency over single-file creations and
+    convergence after a burst of file creations (with what each daemon reported).
+Both daemons must return exactly the generated set of Item_* files (relative paths); a difference
+is an error (exit status 1). Progress goes to stderr. Only the Python standard library is needed,
+except matplotlib for the charts of a full run (--charts, on unless --smoke).
+"""
+
+import argparse
+import json
+import os
+import platform
+import select
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+CONTAINER = "com.example.bench"
+ENTRIES_PER_DIRECTORY = 100
+PACKAGE_FILES = ["contents.json", "meta.plist", "thumb.png"]
+EXTENSIONS = [".txt", ".png", ".md", ".json", ""]
+PAYLOAD = b"Ubiquity watch benchmark: small file contents, 0 to 64 bytes...."
+MASK64 = (1 << 64) - 1
+STARTED = time.monotonic()
+
+
+def log(message):
+    print(f"[{time.monotonic() - STARTED:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Trees
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed & MASK64
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+
+def make_uuid(rng):
+    raw = bytearray(rng.next().to_bytes(8, "little") + rng.next().to_bytes(8, "little"))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex().upper()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def generate_tree(base, entries, seed):
+    """Creates base/com.example.bench with `entries` files and directories below it.
+
+    The layout is that of Benchmarks/Sources/WatchBenchmarks/Tree.swift: Documents/ holds
+    everything; directories are filled breadth-first with 100 entries each; per entry 2% is a
+    sub-directory dir_<k>, 0.1% a package List_<k>.gro with 3 files, otherwise a file of 0-64
+    bytes named Item_<UPPERCASE-UUID> (10% of files) or file_<k>.<ext>. Returns the manifest."""
+    root = os.path.join(base, CONTAINER)
+    os.makedirs(root)
+    rng = SplitMix64(seed)
+    os.mkdir(os.path.join(root, "Documents"))
+    created, directories, packages = 1, 1, 0
+    items = []
+    queue = ["Documents"]
+    nxt = 0
+    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC
+    last_report = 0
+
+    def write(dir_fd, name, size):
+        fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
+        if size:
+            os.write(fd, PAYLOAD[:size])
+        os.close(fd)
+
+    while created < entries:
+        if nxt >= len(queue):
+            raise BenchError("tree generation ran out of directories")
+        relative = queue[nxt]
+        nxt += 1
+        dfd = os.open(os.path.join(root, relative), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            in_dir = 0
+            while in_dir < ENTRIES_PER_DIRECTORY and created < entries:
+                in_dir += 1
+                r = rng.next()
+                if r % 100 < 2:
+                    name = f"dir_{created}"
+                    os.mkdir(name, 0o755, dir_fd=dfd)
+                    queue.append(relative + "/" + name)
+                    created += 1
+                    directories += 1
+                    continue
+                if r % 1000 == 2 and created + 1 + len(PACKAGE_FILES) <= entries:
+                    name = f"List_{created}.gro"
+                    os.mkdir(name, 0o755, dir_fd=dfd)
+                    pfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dfd)
+                    for f in PACKAGE_FILES:
+                        write(pfd, f, rng.next() % 65)
+                    os.close(pfd)
+                    created += 1 + len(PACKAGE_FILES)
+                    packages += 1
+                    continue
+                draw = rng.next()
+                if draw % 10 == 0:
+                    name = "Item_" + make_uuid(rng)
+                    items.append(f"{CONTAINER}/{relative}/{name}")
+                else:
+                    name = f"file_{created}" + EXTENSIONS[(draw // 10) % len(EXTENSIONS)]
+                write(dfd, name, rng.next() % 65)
+                created += 1
+        finally:
+            os.close(dfd)
+        if created - last_report >= 100_000:
+            last_report = created
+            log(f"  generated {created:,} / {entries:,} entries")
+    return {"seed": seed, "entries": created, "directories": directories, "packages": packages,
+            "items": items}
+
+
+def ensure_tree(workdir, entries, seed):
+    """The tree of `entries` under workdir/tree-<entries>, reused when its manifest matches."""
+    base = os.path.join(workdir, f"tree-{entries}")
+    manifest_path = os.path.join(workdir, f"tree-{entries}.json")
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+        if manifest.get("seed") == seed and os.path.isdir(base):
+            log(f"reusing the tree of {entries:,} entries in {base}")
+            manifest["base"] = base
+            return manifest
+    if os.path.exists(base):
+        shutil.rmtree(base)
+    log(f"generating a tree of {entries:,} entries (seed {seed}) in {base}")
+    t = time.monotonic()
+    manifest = generate_tree(base, entries, seed)
+    log(f"  done in {time.monotonic() - t:.1f} s: {manifest['directories']:,} directories, "
+        f"{manifest['packages']:,} packages, {len(manifest['items']):,} Item_* files")
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f)
+    manifest["base"] = base
+    return manifest
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON lines over a Unix socket
+
+
+class JsonLines:
+    def __init__(self, path, deadline, process=None, name="daemon"):
+        """Connects to `path`, retrying until `deadline` (the daemon may not be listening yet)."""
+        while True:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(path)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                s.close()
+                if process is not None and process.poll() is not None:
+                    raise BenchError(f"{name} exited with status {process.returncode} before listening")
+                if time.monotonic() > deadline:
+                    raise BenchError(f"{name} did not listen on {path} in time")
+                # Polling for the socket to appear (there is no event to wait for): a short yield.
+                select.select([], [], [], 0.001)
+        self.sock = s
+        self.buffer = bytearray()
+
+    def send(self, obj):
+        self.sock.sendall((json.dumps(obj) + "\n").encode())
+
+    def recv_raw(self, timeout):
+        """The next line (bytes) and the monotonic time at which its newline arrived; None on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            i = self.buffer.find(b"\n")
+            if i >= 0:
+                line = bytes(self.buffer[:i])
+                del self.buffer[:i + 1]
+                return line, time.monotonic()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None, time.monotonic()
+            ready, _, _ = select.select([self.sock], [], [], remaining)
+            if not ready:
+                continue
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise BenchError("the daemon closed the connection")
+            self.buffer += chunk
+
+    def recv(self, timeout):
+        line, at = self.recv_raw(timeout)
+        if line is None:
+            return None, at
+        return json.loads(line), at
+
+    def close(self):
+        self.sock.close()
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise BenchError(f"no VmRSS for pid {pid}")
+
+
+def drop_caches():
+    """True when the page, dentry and inode caches could be dropped (needs root)."""
+    subprocess.run(["sync"], check=False)
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return True
+    except OSError:
+        return False
+
+
+def stop_process(process, name, timeout=20):
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        log(f"  {name} (pid {process.pid}) ignored SIGTERM for {timeout} s: SIGKILL")
+        process.kill()
+        process.wait()
+
+
+def tail(path, lines=15):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The two daemons behind one interface
+
+
+class Ubiquityd:
+    label = "ubiquityd"
+
+    def __init__(self, binary, tree, scratch):
+        self.binary, self.tree, self.scratch = binary, tree, scratch
+        self.base = tree["base"]
+        self.process = None
+        self.next_id = 10
+
+    def start(self):
+        self.sock_path = os.path.join(self.scratch, "u.sock")
+        self.log_path = os.path.join(self.scratch, "ubiquityd.log")
+        if os.path.exists(self.sock_path):
+            os.unlink(self.sock_path)
+        self.logfile = open(self.log_path, "ab")
+        self.process = subprocess.Popen([self.binary, "--root", self.base, "--socket", self.sock_path],
+                                        stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile)
+        self.pid = self.process.pid
+
+    def connect(self, timeout=600):
+        c = JsonLines(self.sock_path, time.monotonic() + timeout, self.process, "ubiquityd")
+        c.send({"id": 1, "op": "hello", "version": 1, "client": "compare.py"})
+        m, _ = c.recv(timeout)
+        if m is None or "result" not in m:
+            raise BenchError(f"ubiquityd hello failed: {m}")
+        return c
+
+    def stop(self):
+        stop_process(self.process, "ubiquityd")
+        self.logfile.close()
+
+    def relative(self, path):
+        prefix = self.base + "/"
+        if not path.startswith(prefix):
+            raise BenchError(f"ubiquityd returned a path outside the tree: {path}")
+        return path[len(prefix):]
+
+    def query(self, c, predicate, timeout=600, retry_sync=False):
+        """One-shot query: (relative paths, seconds from send to the complete gatheringFinished line)."""
+        self.next_id += 1
+        t = time.monotonic()
+        c.send({"id": self.next_id, "op": "query.start", "predicate": predicate, "scope": "documents",
+                "live": False})
+        finished = None
+        while True:
+            line, at = c.recv_raw(timeout)
+            if line is None:
+                raise BenchError(f"ubiquityd: no answer to {predicate!r} within {timeout} s")
+            m = json.loads(line)
+            if "error" in m:
+                if retry_sync and "syncTimedOut" in m["error"].get("message", ""):
+                    # A query sent during a long initial crawl can fail instead of waiting for it
+                    # (reported as a daemon bug in docs/benchmarks.md); a client can only retry.
+                    self.sync_retries += 1
+                    log(f"    ubiquityd answered {m['error']['code']}: {m['error']['message']}; retrying")
+                    self.next_id += 1
+                    c.send({"id": self.next_id, "op": "query.start", "predicate": predicate,
+                            "scope": "documents", "live": False})
+                    continue
+                raise BenchError(f"ubiquityd rejected {predicate!r}: {m['error']}")
+            event = m.get("event")
+            if event == "query.gatheringFinished":
+                finished = (at - t, [self.relative(r["path"]) for r in m["results"]])
+            elif event == "query.stopped":
+                return finished[1], finished[0]
+
+    def first_answer(self, predicate, timeout=600):
+        c = self.connect(timeout)
+        self.sync_retries = 0
+        paths, _ = self.query(c, predicate, timeout, retry_sync=True)
+        return c, paths
+
+    def subscribe(self, c, pattern):
+        """Live query of names LIKE pattern at batching interval 0; returns once gathered."""
+        self.next_id += 1
+        c.send({"id": self.next_id, "op": "query.start", "predicate": f"kMDItemFSName LIKE '{pattern}'",
+                "scope": "documents", "live": True, "batchingInterval": 0})
+        while True:
+            m, _ = c.recv(60)
+            if m is None:
+                raise BenchError("ubiquityd: the live query did not finish gathering in 60 s")
+            if "error" in m:
+                raise BenchError(f"ubiquityd: live query rejected: {m['error']}")
+            if m.get("event") == "query.gatheringFinished":
+                return
+
+    def apply(self, m, view, notes):
+        """Applies one event to `view` (a set of relative paths); True when it was a change."""
+        event = m.get("event")
+        if event == "query.update":
+            for r in m["removed"]:
+                view.discard(self.relative(r["path"]))
+            for r in m["changed"]:
+                if "oldPath" in r:
+                    view.discard(self.relative(r["oldPath"]))
+                view.add(self.relative(r["path"]))
+            for r in m["added"]:
+                view.add(self.relative(r["path"]))
+            return True
+        if event == "query.reset":
+            view.clear()
+            view.update(self.relative(r["path"]) for r in m["results"])
+            notes["resets"] = notes.get("resets", 0) + 1
+            return True
+        if event == "query.resync":
+            notes["resyncs"] = notes.get("resyncs", 0) + 1
+            return False
+        if event in ("query.unwatched", "container.unavailable"):
+            notes.setdefault("other", []).append(event)
+        return False
+
+    def added_names(self, m):
+        if m.get("event") != "query.update":
+            return []
+        return [os.path.basename(r["path"]) for r in m["added"] + m["changed"]]
+
+    def status(self):
+        c = self.connect(30)
+        c.send({"id": 2, "op": "status"})
+        m, _ = c.recv(30)
+        c.close()
+        r = m.get("result", {})
+        return {"overflows": r.get("overflows"), "resyncs": r.get("resyncs"), "degraded": r.get("degraded")}
+
+
+class Watchman:
+    label = "watchman"
+
+    def __init__(self, binary, tree, scratch, settle_ms):
+        self.binary, self.tree, self.scratch, self.settle_ms = binary, tree, scratch, settle_ms
+        self.base = tree["base"]
+        self.process = None
+
+    def start(self):
+        with open(os.path.join(self.base, ".watchmanconfig"), "w") as f:
+            json.dump({"settle": self.settle_ms}, f)
+        self.sock_path = os.path.join(self.scratch, "w.sock")
+        self.log_path = os.path.join(self.scratch, "watchman.log")
+        state = os.path.join(self.scratch, "watchman.state")
+        for p in (self.sock_path, state):
+            if os.path.exists(p):
+                os.unlink(p)
+        self.logfile = open(self.log_path + ".stderr", "ab")
+        self.process = subprocess.Popen(
+            [self.binary, "--foreground", f"--sockname={self.sock_path}", f"--statefile={state}",
+             f"--logfile={self.log_path}", f"--pidfile={os.path.join(self.scratch, 'watchman.pid')}",
+             "--no-save-state"],
+            stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile)
+        self.pid = self.process.pid
+
+    def connect(self, timeout=600):
+        return JsonLines(self.sock_path, time.monotonic() + timeout, self.process, "watchman")
+
+    def stop(self):
+        stop_process(self.process, "watchman")
+        self.logfile.close()
+        try:
+            os.unlink(os.path.join(self.base, ".watchmanconfig"))
+        except FileNotFoundError:
+            pass
+
+    def call(self, c, command, timeout=600):
+        c.send(command)
+        while True:
+            m, _ = c.recv(timeout)
+            if m is None:
+                raise BenchError(f"watchman: no answer to {command[0]} within {timeout} s")
+            if m.get("unilateral") or "subscription" in m or "log" in m:
+                continue
+            if "error" in m:
+                raise BenchError(f"watchman: {command[0]} failed: {m['error']}")
+            return m
+
+    def query(self, c, expression, timeout=600):
+        t = time.monotonic()
+        c.send(["query", self.base, {"expression": expression, "fields": ["name"]}])
+        while True:
+            line, at = c.recv_raw(timeout)
+            if line is None:
+                raise BenchError(f"watchman: no answer to {expression} within {timeout} s")
+            m = json.loads(line)
+            if m.get("unilateral") or "subscription" in m or "log" in m:
+                continue
+            if "error" in m:
+                raise BenchError(f"watchman: query {expression} failed: {m['error']}")
+            return m["files"], at - t
+
+    def first_answer(self, expression, timeout=600):
+        c = self.connect(timeout)
+        self.call(c, ["watch", self.base], timeout)
+        paths, _ = self.query(c, expression, timeout)
+        return c, paths
+
+    def subscribe(self, c, pattern):
+        c.send(["subscribe", self.base, "bench", {"expression": ["match", pattern],
+                                                  "fields": ["name", "exists"]}])
+        while True:
+            m, _ = c.recv(60)
+            if m is None:
+                raise BenchError("watchman: subscribe got no answer in 60 s")
+            if "error" in m:
+                raise BenchError(f"watchman: subscribe failed: {m['error']}")
+            if m.get("subscribe") == "bench":
+                return
+
+    def apply(self, m, view, notes):
+        if m.get("subscription") != "bench":
+            return False
+        if "warning" in m:
+            notes.setdefault("warnings", []).append(m["warning"].strip().splitlines()[0])
+        if m.get("is_fresh_instance"):
+            notes["fresh_instances"] = notes.get("fresh_instances", 0) + 1
+            view.clear()
+        for f in m.get("files", []):
+            if f["exists"]:
+                view.add(f["name"])
+            else:
+                view.discard(f["name"])
+        return True
+
+    def added_names(self, m):
+        if m.get("subscription") != "bench":
+            return []
+        return [os.path.basename(f["name"]) for f in m.get("files", []) if f["exists"]]
+
+    def status(self):
+        return {}
+
+
+def first_answer_query(daemon):
+    return "kMDItemFSName LIKE 'Item_*'" if isinstance(daemon, Ubiquityd) else ["match", "Item_*"]
+
+
+def selective_query(daemon, name):
+    return f"kMDItemFSName == '{name}'" if isinstance(daemon, Ubiquityd) else ["name", name]
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+
+
+def check_same(label, got, expected, what):
+    got_set, exp_set = set(got), set(expected)
+    if len(got) != len(got_set):
+        raise BenchError(f"{label}: {what}: {len(got) - len(got_set)} duplicate paths in the answer")
+    if got_set != exp_set:
+        missing = sorted(exp_set - got_set)
+        extra = sorted(got_set - exp_set)
+        raise BenchError(f"{label}: {what}: the answer differs from the generated set: "
+                         f"{len(missing)} missing (e.g. {missing[:3]}), {len(extra)} extra (e.g. {extra[:3]})")
+
+
+def measure_crawl(daemon, tree, cold, dropped):
+    """Start -> first complete answer; returns (seconds, connection, paths)."""
+    if cold and not dropped:
+        pass
+    t = time.monotonic()
+    daemon.start()
+    c, paths = daemon.first_answer(first_answer_query(daemon))
+    elapsed = time.monotonic() - t
+    check_same(daemon.label, paths, tree["items"], f"first answer ({'cold' if cold else 'warm'})")
+    return elapsed, c, paths
+
+
+def measure_queries(daemon, c, tree, repeats):
+    full, selective = [], []
+    target = os.path.basename(tree["items"][len(tree["items"]) // 2])
+    for _ in range(repeats):
+        if isinstance(daemon, Ubiquityd):
+            paths, s = daemon.query(c, first_answer_query(daemon))
+        else:
+            paths, s = daemon.query(c, first_answer_query(daemon))
+        if len(paths) != len(tree["items"]):
+            raise BenchError(f"{daemon.label}: the repeated query found {len(paths)} items, "
+                             f"expected {len(tree['items'])}")
+        full.append(s)
+        paths, s = daemon.query(c, selective_query(daemon, target))
+        if len(paths) != 1 or os.path.basename(paths[0]) != target:
+            raise BenchError(f"{daemon.label}: the selective query for {target} answered {paths[:3]}")
+        selective.append(s)
+    return full, selective
+
+
+def measure_latency(daemon, c, tree, samples):
+    """Creates `samples` files one at a time; each sample: open(O_CREAT) -> the event naming it."""
+    docs = os.path.join(tree["base"], CONTAINER, "Documents")
+    daemon.subscribe(c, "Lat_*")
+    latencies, failures = [], 0
+    view, notes = set(), {}
+    for k in range(samples):
+        name = f"Lat_{k}"
+        t = time.monotonic()
+        os.close(os.open(os.path.join(docs, name), os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+        deadline = t + 5
+        while True:
+            m, at = c.recv(max(0.0, deadline - time.monotonic()))
+            if m is None:
+                failures += 1
+                break
+            if name in daemon.added_names(m):
+                latencies.append((at - t) * 1000)
+                break
+    return latencies, failures
+
+
+def measure_burst(daemon, c, tree, count, timeout):
+    """`count` empty files round-robin in 100 new directories, created by one thread while this one
+    reads the subscription; returns what the subscriber saw."""
+    docs = os.path.join(tree["base"], CONTAINER, "Documents")
+    daemon.subscribe(c, "Burst_*")
+    dirs = [os.path.join(docs, f"burst_{d}") for d in range(100)]
+    expected = set()
+    for i in range(count):
+        expected.add(f"{CONTAINER}/Documents/burst_{i % 100}/Burst_{i}")
+    view, notes = set(), {}
+    times = {}
+
+    def writer():
+        times["start"] = time.monotonic()
+        for d in dirs:
+            os.mkdir(d)
+        flags = os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC
+        for i in range(count):
+            os.close(os.open(f"{dirs[i % 100]}/Burst_{i}", flags, 0o644))
+        times["written"] = time.monotonic()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    converged = None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m, at = c.recv(min(1.0, max(0.0, deadline - time.monotonic())))
+        if m is None:
+            continue
+        if daemon.apply(m, view, notes) and len(view) >= count and view >= expected:
+            converged = at
+            break
+    thread.join()
+    result = {"written_s": times["written"] - times["start"], "reported": len(view & expected),
+              "extra": len(view - expected), "count": count, "notes": notes}
+    result["converged_s"] = converged - times["start"] if converged else None
+    result["status"] = daemon.status()
+    return result
+
+
+def remove_live_files(tree):
+    docs = os.path.join(tree["base"], CONTAINER, "Documents")
+    for name in os.listdir(docs):
+        p = os.path.join(docs, name)
+        if name.startswith("Lat_"):
+            os.unlink(p)
+        elif name.startswith("burst_"):
+            shutil.rmtree(p)
+
+
+def time_find(base):
+    t = time.monotonic()
+    subprocess.run(["find", base, "-printf", "%s %T@\\n"], stdout=subprocess.DEVNULL, check=True)
+    return time.monotonic() - t
+
+
+def percentile(sorted_values, p):
+    if not sorted_values:
+        return None
+    k = min(len(sorted_values) - 1, max(0, int(round(p / 100 * len(sorted_values) + 0.5)) - 1))
+    return sorted_values[k]
+
+
+def run_daemon(daemon, tree, args, cold, dropped, live):
+    out = {}
+    log(f"  {daemon.label}: {'cold' if cold else 'warm'} start")
+    try:
+        elapsed, c, paths = measure_crawl(daemon, tree, cold, dropped)
+        out["crawl_s"] = elapsed
+        out["sync_retries"] = getattr(daemon, "sync_retries", 0)
+        out["rss_kib"] = rss_kib(daemon.pid)
+        out["paths"] = paths
+        log(f"    first complete answer ({len(paths):,} items) after {elapsed:.3f} s, "
+            f"VmRSS {out['rss_kib'] / 1024:.1f} MiB")
+        if not cold:
+            out["query_full_s"], out["query_one_s"] = measure_queries(daemon, c, tree, args.query_repeats)
+            log(f"    one-shot queries: full median {statistics.median(out['query_full_s']) * 1000:.1f} ms, "
+                f"selective median {statistics.median(out['query_one_s']) * 1000:.2f} ms")
+            if live:
+                lat, failures = measure_latency(daemon, c, tree, args.latency_samples)
+                lat.sort()
+                out["latency_ms"] = lat
+                out["latency_failures"] = failures
+                log(f"    latency over {len(lat)} creations: p50 {percentile(lat, 50):.2f} ms, "
+                    f"p99 {percentile(lat, 99):.2f} ms, max {lat[-1]:.2f} ms, {failures} timed out")
+                c.close()
+                c = daemon.connect()
+                if isinstance(daemon, Watchman):
+                    daemon.call(c, ["watch", daemon.base])
+                out["burst"] = measure_burst(daemon, c, tree, args.burst, args.burst_timeout)
+                b = out["burst"]
+                conv = f"{b['converged_s']:.2f} s" if b["converged_s"] else "NOT converged"
+                log(f"    burst of {args.burst:,}: written in {b['written_s']:.2f} s, {conv}, "
+                    f"{b['reported']:,} reported, notes {b['notes']} {b['status']}")
+        c.close()
+    except BenchError as e:
+        log_path = getattr(daemon, "log_path", None)
+        raise BenchError(f"{e}\n--- last lines of {log_path} ---\n{tail(log_path) if log_path else ''}")
+    finally:
+        if daemon.process is not None:
+            daemon.stop()
+        if live:
+            remove_live_files(tree)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def parse_size(text):
+    text = text.strip().lower()
+    mult = 1
+    if text.endswith("k"):
+        mult, text = 1000, text[:-1]
+    elif text.endswith("m"):
+        mult, text = 1_000_000, text[:-1]
+    try:
+        value = int(float(text) * mult)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (use e.g. 10k, 100k, 1M)")
+    if value < 1000:
+        raise argparse.ArgumentTypeError(f"a tree needs at least 1k entries, not {value}")
+    return value
+
+
+def human(n):
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n >= 1000 and n % 1000 == 0:
+        return f"{n // 1000}k"
+    return str(n)
+
+
+def mmm(values, scale=1.0, fmt="{:.3f}"):
+    if not values:
+        return "—"
+    v = sorted(x * scale for x in values)
+    return " / ".join(fmt.format(x) for x in (v[0], statistics.median(v), v[-1]))
+
+
+def med(values):
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "—"
+    return f"{a / b:.2f}×"
+
+
+def command_output(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def machine_facts(workdir):
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = "?"
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    fs = (command_output(["df", "--output=fstype", workdir]).splitlines()[-1:] or ["?"])[0]
+    dev = command_output(["df", "--output=source", workdir]).splitlines()[-1:] or ["?"]
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory": mem, "kernel": platform.release(),
+            "fs": f"{fs} ({dev[0]})", "os": command_output(["sh", "-c", ". /etc/os-release; echo $PRETTY_NAME"])}
+
+
+def versions(args):
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    commit = command_output(["git", "-C", repo, "rev-parse", "--short", "HEAD"])
+    dirty = command_output(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"])
+    return {"watchman": command_output([args.watchman, "--version"]),
+            "swift": command_output(["swift", "--version"]).splitlines()[0] if shutil.which("swift") else "?",
+            "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+            "python": platform.python_version()}
+
+
+def summarise(results, sizes, live_size):
+    """Per size and daemon: lists over runs of every figure."""
+    s = {}
+    for size in sizes:
+        rs = results[size]
+        entry = {"find_cold": [r["find_cold"] for r in rs if r.get("find_cold") is not None],
+                 "find_warm": [r["find_warm"] for r in rs]}
+        for d in ("ubiquityd", "watchman"):
+            runs = [r[d] for r in rs]
+            e = {"crawl_cold": [x["cold"]["crawl_s"] for x in runs if "cold" in x],
+                 "crawl_warm": [x["warm"]["crawl_s"] for x in runs],
+                 "bytes_per_item": [x["warm"]["rss_kib"] * 1024 / r["entries"] for x, r in zip(runs, rs)],
+                 "query_full": [med(x["warm"]["query_full_s"]) for x in runs],
+                 "query_one": [med(x["warm"]["query_one_s"]) for x in runs]}
+            if size == live_size:
+                e["lat_p50"] = [percentile(x["warm"]["latency_ms"], 50) for x in runs]
+                e["lat_p99"] = [percentile(x["warm"]["latency_ms"], 99) for x in runs]
+                e["lat_max"] = [x["warm"]["latency_ms"][-1] for x in runs]
+                e["lat_fail"] = [x["warm"]["latency_failures"] for x in runs]
+                e["lat_n"] = [len(x["warm"]["latency_ms"]) for x in runs]
+                e["bursts"] = [x["warm"]["burst"] for x in runs]
+            entry[d] = e
+        s[size] = entry
+    return s
+
+
+def charts(summary, sizes, live_size, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    matplotlib.rcParams["svg.hashsalt"] = "ubiquity-benchmarks"
+    os.makedirs(outdir, exist_ok=True)
+    colours = {"ubiquityd": "#2a7ab9", "watchman": "#d9822b", "find": "#7a7a7a"}
+    files = []
+
+    def bar_group(ax, groups, series, ylabel, title, log=False):
+        width = 0.8 / len(series)
+        for i, (name, colour, values) in enumerate(series):
+            xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
+            meds = [med(v) if v else 0 for v in values]
+            lo = [m - min(v) if v else 0 for m, v in zip(meds, values)]
+            hi = [max(v) - m if v else 0 for m, v in zip(meds, values)]
+            ax.bar(xs, meds, width, yerr=[lo, hi], capsize=3, label=name, color=colour)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(groups)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        if log:
+            ax.set_yscale("log")
+        ax.legend(fontsize=8)
+
+    def save(fig, name):
+        path = os.path.join(outdir, name)
+        fig.tight_layout()
+        fig.savefig(path, format="svg", metadata={"Date": None})
+        plt.close(fig)
+        files.append(name)
+
+    labels = [human(n) for n in sizes]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, kind in zip(axes, ("warm", "cold")):
+        series = [("ubiquityd", colours["ubiquityd"], [summary[n]["ubiquityd"][f"crawl_{kind}"] for n in sizes]),
+                  ("watchman", colours["watchman"], [summary[n]["watchman"][f"crawl_{kind}"] for n in sizes]),
+                  ("find -printf", colours["find"], [summary[n][f"find_{kind}"] for n in sizes])]
+        bar_group(ax, labels, series, "seconds (log)", f"start → first complete answer, {kind} cache", log=True)
+    save(fig, "crawl.svg")
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    bar_group(ax, labels, [(d, colours[d], [summary[n][d]["bytes_per_item"] for n in sizes])
+                           for d in ("ubiquityd", "watchman")], "bytes per entry (VmRSS)",
+              "resident memory after the crawl ÷ entries")
+    save(fig, "memory.svg")
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    bar_group(axes[0], labels, [(d, colours[d], [[x * 1000 for x in summary[n][d]["query_full"]] for n in sizes])
+                                for d in ("ubiquityd", "watchman")], "ms (log)",
+              "one-shot LIKE 'Item_*' (10% of entries)", log=True)
+    bar_group(axes[1], labels, [(d, colours[d], [[x * 1000 for x in summary[n][d]["query_one"]] for n in sizes])
+                                for d in ("ubiquityd", "watchman")], "ms (log)",
+              "one-shot query with one match", log=True)
+    save(fig, "query.svg")
+
+    if live_size in summary:
+        e = summary[live_size]
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        bar_group(axes[0], ["p50", "p99", "max"],
+                  [(d, colours[d], [e[d]["lat_p50"], e[d]["lat_p99"], e[d]["lat_max"]]) for d in ("ubiquityd", "watchman")],
+                  "ms (log)", f"change → notification, tree of {human(live_size)}", log=True)
+        conv = {d: [b["converged_s"] for b in e[d]["bursts"] if b["converged_s"]] for d in ("ubiquityd", "watchman")}
+        written = [b["written_s"] for b in e["ubiquityd"]["bursts"] + e["watchman"]["bursts"]]
+        bar_group(axes[1], ["burst"], [("ubiquityd", colours["ubiquityd"], [conv["ubiquityd"]]),
+                                       ("watchman", colours["watchman"], [conv["watchman"]]),
+                                       ("writing the files", colours["find"], [written])],
+                  "seconds", "first creation → every file reported")
+        save(fig, "live.svg")
+    return files
+
+
+def write_report(args, results_by_size, summary, sizes, live_size, machine, vers, dropped, wall_s, chart_files, out):
+    lines = []
+    w = lines.append
+    runs_note = ", ".join(f"{human(n)}: {len(summary[n]['find_warm'])}" for n in sizes)
+    w("# Benchmarks: ubiquityd against Watchman")
+    w("")
+    w("<!-- Generated by Benchmarks/compare/compare.py (make bench); do not edit by hand. -->")
+    w("")
+    w("`ubiquityd` and Watchman run one after the other on the same generated trees; `find` is the")
+    w("physical floor. Every figure is min / median / max over the runs (runs per size: "
+      f"{runs_note}); ratios use medians. The machine is shared with other builds, so expect noise:")
+    w("compare the ratios, which come from the same script minutes apart, more than absolute times.")
+    w("")
+    w(f"Full run: `{' '.join(['compare.py'] + args.argv)}`, wall time **{wall_s / 60:.1f} min** "
+      "(tree generation included).")
+    w("")
+    w("## Machine and versions")
+    w("")
+    w("| | |")
+    w("|---|---|")
+    w(f"| CPU | {machine['cpu']}, {machine['cores']} cores (shared with other workers) |")
+    w(f"| RAM | {machine['memory']} |")
+    w(f"| OS, kernel | {machine['os']}, Linux {machine['kernel']} |")
+    w(f"| file system of the trees | {machine['fs']} |")
+    w(f"| watchman | {vers['watchman']} (Debian package) |")
+    w(f"| swift | {vers['swift']} |")
+    w(f"| ubiquityd | git commit {vers['commit']}, release build |")
+    w(f"| harness | Python {vers['python']}, seed {args.seed} |")
+    w("")
+    w("## Goals")
+    w("")
+    goals = goal_rows(summary, sizes, live_size, args)
+    w("Crawl and memory goals are judged at the largest size (at 10k, starting a process outweighs the")
+    w("crawl); every size is listed. Latency and burst: the live size. Query: the largest size.")
+    w("")
+    w("| goal | measured | |")
+    w("|---|---|---|")
+    for g in goals:
+        w(f"| {g[0]} | {g[1]} | {'**met**' if g[2] else '**not met**'} |")
+    w("")
+    for f in chart_files:
+        w(f"![{f[:-4]}](benchmarks/{f})")
+        w("")
+    w("## Crawl: start → first complete answer")
+    w("")
+    w("From starting the process to the last byte of the complete answer of `kMDItemFSName LIKE")
+    w("'Item_*'` (ubiquityd: `hello`, one-shot `query.start`, its `query.gatheringFinished`) or")
+    w("`[\"match\",\"Item_*\"]` (watchman: `watch`, then `query`, which waits for the initial crawl).")
+    w("Both answers are checked against the generated set of `Item_*` files (set equality of relative")
+    w("paths) on every run. Seconds.")
+    w("")
+    cold_word = ("cold: `sync; echo 3 > /proc/sys/vm/drop_caches` before each start"
+                 if dropped else "cold-ish: dropping the caches was NOT permitted, so cold runs are first runs after "
+                                 "generating the tree")
+    w(f"({cold_word}; warm: started again right after.)")
+    w("")
+    w("| entries | find cold | find warm | ubiquityd cold | ubiquityd warm | watchman cold | watchman warm "
+      "| ours ÷ watchman (cold / warm) | ours ÷ find (cold / warm) |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        e = summary[n]
+        u, wm = e["ubiquityd"], e["watchman"]
+        w(f"| {human(n)} | {mmm(e['find_cold'])} | {mmm(e['find_warm'])} | {mmm(u['crawl_cold'])} | "
+          f"{mmm(u['crawl_warm'])} | {mmm(wm['crawl_cold'])} | {mmm(wm['crawl_warm'])} | "
+          f"{ratio(med(u['crawl_cold']), med(wm['crawl_cold']))} / {ratio(med(u['crawl_warm']), med(wm['crawl_warm']))} | "
+          f"{ratio(med(u['crawl_cold']), med(e['find_cold']))} / {ratio(med(u['crawl_warm']), med(e['find_warm']))} |")
+    w("")
+    retries = [(human(n), k, x[k]["sync_retries"]) for n in sizes for r in results_by_size[n]
+               for k in ("cold", "warm") for x in [r["ubiquityd"]] if k in x and x[k].get("sync_retries")]
+    if retries:
+        w("**ubiquityd bug seen:** a `query.start` sent while the initial crawl was still running was")
+        w("answered `internal` — *the query could not be started: watch.syncTimedOut: the reader did not")
+        w("see the sync cookie in time* — instead of waiting for the crawl. The harness then re-sent it")
+        w("(as a client must), and the time above includes that. Retries: " +
+          ", ".join(f"{n} {k} start: {c}" for n, k, c in retries) + ".")
+        w("")
+    w("## Memory per entry")
+    w("")
+    w("`VmRSS` from `/proc/PID/status` right after the warm first answer, divided by the entries of the")
+    w("tree (every file and directory below the container, as generated). Bytes per entry.")
+    w("")
+    w("| entries | ubiquityd | watchman | ours ÷ watchman |")
+    w("|---|---|---|---|")
+    for n in sizes:
+        u, wm = summary[n]["ubiquityd"], summary[n]["watchman"]
+        w(f"| {human(n)} | {mmm(u['bytes_per_item'], fmt='{:.0f}')} | {mmm(wm['bytes_per_item'], fmt='{:.0f}')} | "
+          f"{ratio(med(u['bytes_per_item']), med(wm['bytes_per_item']))} |")
+    w("")
+    w("## One-shot query time")
+    w("")
+    w(f"On the warm daemon, {args.query_repeats} repetitions per run (the run's median enters the table),")
+    w("from sending the request to the last byte of the answer, over the socket, JSON included.")
+    w("ubiquityd: a non-live `query.start` (scope `documents`); watchman: `query` (which first syncs with")
+    w("the file system through a cookie file, its default). *Full*: `LIKE 'Item_*'` / `[\"match\",\"Item_*\"]`")
+    w("(10% of the files); *one*: `kMDItemFSName == 'Item_<uuid>'` / `[\"name\",\"Item_<uuid>\"]` (one match).")
+    w("Milliseconds.")
+    w("")
+    w("| entries | ubiquityd full | watchman full | ratio | ubiquityd one | watchman one | ratio |")
+    w("|---|---|---|---|---|---|---|")
+    for n in sizes:
+        u, wm = summary[n]["ubiquityd"], summary[n]["watchman"]
+        w(f"| {human(n)} | {mmm(u['query_full'], 1000, '{:.1f}')} | {mmm(wm['query_full'], 1000, '{:.1f}')} | "
+          f"{ratio(med(u['query_full']), med(wm['query_full']))} | {mmm(u['query_one'], 1000, '{:.2f}')} | "
+          f"{mmm(wm['query_one'], 1000, '{:.2f}')} | {ratio(med(u['query_one']), med(wm['query_one']))} |")
+    w("")
+    if live_size in summary:
+        e = summary[live_size]
+        u, wm = e["ubiquityd"], e["watchman"]
+        w("## Change → notification latency")
+        w("")
+        w(f"On the tree of {human(live_size)} entries, with a live subscription to `Lat_*` names: "
+          f"{args.latency_samples:,} files `Documents/Lat_<n>` created one at a time (`open(O_CREAT)` + `close`);")
+        w("a sample runs from just before the `open` to the arrival of the event naming the file (5 s timeout,")
+        w("counted as a failure). ubiquityd: `batchingInterval` 0. watchman: `settle` "
+          f"{args.settle} ms in `.watchmanconfig` — see [the settle minimum](#watchmans-settle-minimum).")
+        w("Milliseconds; each cell is min / median / max over the runs of that percentile.")
+        w("")
+        w("| | p50 | p99 | max | timed out | ours ÷ watchman (p50 / p99) |")
+        w("|---|---|---|---|---|---|")
+        w(f"| ubiquityd | {mmm(u['lat_p50'], fmt='{:.2f}')} | {mmm(u['lat_p99'], fmt='{:.2f}')} | "
+          f"{mmm(u['lat_max'], fmt='{:.2f}')} | {sum(u['lat_fail'])} of {sum(u['lat_n']) + sum(u['lat_fail'])} | "
+          f"{ratio(med(u['lat_p50']), med(wm['lat_p50']))} / {ratio(med(u['lat_p99']), med(wm['lat_p99']))} |")
+        w(f"| watchman | {mmm(wm['lat_p50'], fmt='{:.2f}')} | {mmm(wm['lat_p99'], fmt='{:.2f}')} | "
+          f"{mmm(wm['lat_max'], fmt='{:.2f}')} | {sum(wm['lat_fail'])} of {sum(wm['lat_n']) + sum(wm['lat_fail'])} | |")
+        w("")
+        w("## Burst")
+        w("")
+        w(f"{args.burst:,} empty files `Burst_<n>` created round-robin in 100 new directories by one thread,")
+        w("as fast as it can, while the subscription (`Burst_*`) is read on another. The view is the set")
+        w("of paths the subscriber holds after applying every event (ubiquityd: `added`/`changed`/`removed`,")
+        w("`query.reset`; watchman: `files` with `exists`, a fresh instance replaces the view). Converged:")
+        w(f"the view holds every created file (timeout {args.burst_timeout} s). The kernel queue holds")
+        w("16,384 events here (`max_queued_events`); the last column lists, per run, what each daemon")
+        w("reported (overflows, resyncs, resets, fresh instances). The writer is bound by file creation on")
+        w("this file system (*written in*): a daemon that keeps pace never lets the queue overflow.")
+        w("")
+        w("| | written in (s) | converged after (s) | reported | what the daemon reported |")
+        w("|---|---|---|---|---|")
+        for d in ("ubiquityd", "watchman"):
+            bs = e[d]["bursts"]
+            conv = [b["converged_s"] for b in bs if b["converged_s"]]
+            conv_txt = mmm(conv, fmt="{:.2f}") + ("" if len(conv) == len(bs) else f" ({len(bs) - len(conv)} runs did not converge)")
+            reported = ", ".join(f"{b['reported']:,}/{b['count']:,}" for b in bs)
+            notes = "; ".join(burst_notes(b) for b in bs)
+            w(f"| {d} | {mmm([b['written_s'] for b in bs], fmt='{:.2f}')} | {conv_txt} | {reported} | {notes} |")
+        w("")
+    w("## Watchman's settle minimum")
+    w("")
+    w(SETTLE_TEXT.strip())
+    w("")
+    w("## Method")
+    w("")
+    w(METHOD_TEXT.strip())
+    w("")
+    with open(out, "w") as f:
+        f.write("\n".join(lines))
+    log(f"wrote {out}")
+
+
+def burst_notes(b):
+    n = b["notes"]
+    parts = []
+    if "resyncs" in n:
+        parts.append(f"{n['resyncs']} query.resync")
+    if "resets" in n:
+        parts.append(f"{n['resets']} query.reset")
+    if "fresh_instances" in n:
+        parts.append(f"{n['fresh_instances']} fresh instance(s)")
+    if n.get("warnings"):
+        parts.append("warning: “" + n["warnings"][0][:90] + "…”")
+    st = b.get("status") or {}
+    if st:
+        parts.append(f"status overflows {st.get('overflows')}, resyncs {st.get('resyncs')}")
+    return ", ".join(parts) or "nothing special"
+
+
+def goal_rows(summary, sizes, live_size, args):
+    rows = []
+    crawl_w = [med(summary[n]["ubiquityd"]["crawl_warm"]) / med(summary[n]["watchman"]["crawl_warm"]) for n in sizes]
+    crawl_f = [med(summary[n]["ubiquityd"]["crawl_warm"]) / med(summary[n]["find_warm"]) for n in sizes]
+    cold_sizes = [n for n in sizes if summary[n]["find_cold"]]
+    crawl_wc = [med(summary[n]["ubiquityd"]["crawl_cold"]) / med(summary[n]["watchman"]["crawl_cold"]) for n in cold_sizes]
+    crawl_fc = [med(summary[n]["ubiquityd"]["crawl_cold"]) / med(summary[n]["find_cold"]) for n in cold_sizes]
+    fmt = lambda xs: ", ".join(f"{human(n)} {x:.2f}×" for n, x in zip(sizes, xs))
+    fmtc = lambda xs: ", ".join(f"{human(n)} {x:.2f}×" for n, x in zip(cold_sizes, xs))
+    # Judged at the largest size, where the crawl outweighs starting a process; every size is shown.
+    rows.append(("crawl ≤ 0.5× watchman (warm)", fmt(crawl_w), crawl_w[-1] <= 0.5))
+    if crawl_wc:
+        rows.append(("crawl ≤ 0.5× watchman (cold)", fmtc(crawl_wc), crawl_wc[-1] <= 0.5))
+    rows.append(("crawl ≤ 1.5× find (warm)", fmt(crawl_f), crawl_f[-1] <= 1.5))
+    if crawl_fc:
+        rows.append(("crawl ≤ 1.5× find (cold)", fmtc(crawl_fc), crawl_fc[-1] <= 1.5))
+    mem = [med(summary[n]["ubiquityd"]["bytes_per_item"]) / med(summary[n]["watchman"]["bytes_per_item"]) for n in sizes]
+    rows.append(("memory per entry ≤ 0.5× watchman", fmt(mem), mem[-1] <= 0.5))
+    if live_size in summary:
+        u, wm = summary[live_size]["ubiquityd"], summary[live_size]["watchman"]
+        up99, wp99 = med(u["lat_p99"]), med(wm["lat_p99"])
+        rows.append(("latency p99 ≤ watchman's", f"{up99:.2f} ms vs {wp99:.2f} ms", up99 <= wp99))
+        rows.append(("latency p99 ≤ 2 ms", f"{up99:.2f} ms (worst run {max(u['lat_p99']):.2f} ms)", up99 <= 2))
+        ub, wb = u["bursts"], wm["bursts"]
+        complete = all(b["converged_s"] for b in ub)
+        rows.append(("burst: no file missed", ", ".join(f"{b['reported']:,}/{b['count']:,}" for b in ub), complete))
+        uc = [b["converged_s"] for b in ub if b["converged_s"]]
+        wc = [b["converged_s"] for b in wb if b["converged_s"]]
+        if uc and wc:
+            rows.append(("burst: converges no slower than watchman",
+                         f"{med(uc):.2f} s vs {med(wc):.2f} s", complete and med(uc) <= med(wc)))
+        else:
+            rows.append(("burst: converges no slower than watchman", "a daemon did not converge", bool(uc) and not wc))
+    big = max(sizes)
+    q1 = med(summary[big]["ubiquityd"]["query_one"]) * 1000
+    qf = med(summary[big]["ubiquityd"]["query_full"]) * 1000
+    rows.append((f"query at {human(big)} entries ≤ 5 ms (one match)", f"{q1:.2f} ms", q1 <= 5))
+    rows.append((f"query at {human(big)} entries ≤ 5 ms (full LIKE 'Item_*', ≈10% of entries, "
+                 "socket + JSON)", f"{qf:.1f} ms", qf <= 5))
+    return rows
+
+
+SETTLE_TEXT = """
+Watchman 4.9 reads `settle` (milliseconds, an integer, default 20) from the root's
+`.watchmanconfig`. Its I/O thread waits for kernel events with the settle period as timeout; only
+when a wait times out with nothing pending does the root count as *settled*, and only then are
+subscriptions told (Watchman's `root/iothread.cpp`, `ioThread` and `do_settle_things`). So every
+notification comes at least `settle` ms after the last change. The value is not clamped: `0` is
+accepted, but the wait then never blocks and the idle back-off doubles the timeout (`0 × 2 = 0`),
+so the I/O thread busy-spins for as long as the watch lives. Measured with the 4.9 binary here on
+an idle 1-directory watch: settle 0 burned 1.46 CPU-seconds per 2 s idle (73% of a core) for a
+p50 of 0.22 ms; settle 1 burned nothing idle, p50 1.27 ms; settle 20 (the default), p50 25 ms.
+The comparison uses the smallest value that does not spin, **1 ms** (`--settle` changes it).
+"""
+
+
+METHOD_TEXT = """
+* **Trees** (`--sizes`, `--seed`): `tree-<N>/com.example.bench/Documents/…` under a temporary
+  directory (`--workdir`; removed at the end unless `--keep-trees`), the layout of
+  Benchmarks/Sources/WatchBenchmarks/Tree.swift: N entries (files and directories) below the
+  container, directories filled breadth-first with 100 entries each; per entry 2% is a directory
+  `dir_<k>`, 0.1% a package `List_<k>.gro` with 3 files, 10% of the plain files are named
+  `Item_<UPPERCASE-UUID>` as Grocery writes them, the rest `file_<k>.txt|.png|.md|.json|`; files hold
+  0–64 bytes. A SplitMix64 generator seeded with `--seed` makes every name and size reproducible.
+* **Daemons**: `ubiquityd --root TREE --socket S` (release build) and `watchman --foreground
+  --sockname S --statefile F --logfile L --pidfile P --no-save-state` with `watch TREE`; each is
+  started, measured and stopped (SIGTERM to its PID) before the other starts; the order alternates
+  between runs. Per run and size: `find` cold and warm, then per daemon a cold start (caches dropped
+  just before) and a warm start, whose first answer, VmRSS and queries are recorded.
+* **Live figures** (latency, burst) run on one size (`--live-size`), on the warm daemon, after the
+  queries; the files they create are deleted after the daemon stops.
+* **Correctness**: every first answer and repeated full query must equal the generated set of
+  `Item_*` relative paths; the selective query must return exactly its one file; the burst must end
+  with every created file in the view. A difference stops the harness with exit status 1.
+* Times are `time.monotonic()` in the harness process, so they include the client's share (socket
+  reads; parsing is excluded: the clock stops at the newline of the answer).
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# Main
+
+
+def main():
+    p = argparse.ArgumentParser(description="Compare ubiquityd with Watchman and find on generated trees.")
+    p.add_argument("--sizes", default="10k,100k,1M", help="tree sizes in entries (default 10k,100k,1M)")
+    p.add_argument("--runs", type=int, default=3, help="runs per size (default 3)")
+    p.add_argument("--runs-largest", type=int, default=None, help="runs for the largest size (default --runs)")
+    p.add_argument("--smoke", action="store_true",
+                   help="a seconds-long check: 10k entries, 1 run, no cold start, few live samples, no report")
+    p.add_argument("--out", default=None, help="write the Markdown report here (charts go to <dir>/benchmarks/)")
+    p.add_argument("--no-charts", action="store_true", help="do not draw the SVG charts (no matplotlib needed)")
+    p.add_argument("--ubiquityd", default=None, help="the ubiquityd binary (default: the release build)")
+    p.add_argument("--watchman", default="watchman", help="the watchman binary (default: watchman on PATH)")
+    p.add_argument("--settle", type=int, default=1, help="watchman settle in ms (default 1, its usable minimum)")
+    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed")
+    p.add_argument("--live-size", default=None, help="tree size of the latency and burst runs (default 100k, smoke 10k)")
+    p.add_argument("--latency-samples", type=int, default=None, help="single-file creations (default 1000, smoke 50)")
+    p.add_argument("--burst", type=int, default=None, help="files in the burst (default 100000, smoke 2000)")
+    p.add_argument("--burst-timeout", type=float, default=180, help="seconds to wait for a burst to converge")
+    p.add_argument("--query-repeats", type=int, default=5, help="one-shot queries per run (default 5)")
+    p.add_argument("--workdir", default=None, help="where trees go (default: a new directory under $TMPDIR); "
+                                                   "trees with a matching manifest there are reused")
+    p.add_argument("--keep-trees", action="store_true", help="leave the generated trees in place")
+    args = p.parse_args()
+    args.argv = sys.argv[1:]
+    try:
+        sizes = sorted({parse_size(s) for s in args.sizes.split(",") if s.strip()})
+        if args.smoke:
+            sizes = [10_000] if args.sizes == p.get_default("sizes") else sizes
+            args.runs = 1
+        live_size = parse_size(args.live_size) if args.live_size else (min(sizes) if args.smoke else
+                                                                        (100_000 if 100_000 in sizes else min(sizes)))
+    except argparse.ArgumentTypeError as e:
+        p.error(str(e))
+    if live_size not in sizes:
+        p.error(f"--live-size {human(live_size)} is not one of --sizes")
+    if args.runs < 1:
+        p.error("--runs must be at least 1")
+    args.latency_samples = args.latency_samples or (50 if args.smoke else 1000)
+    args.burst = args.burst or (2000 if args.smoke else 100_000)
+    if args.settle < 0:
+        p.error("--settle must be ≥ 0 ms")
+    charts_wanted = bool(args.out) and not args.no_charts and not args.smoke
+    if charts_wanted:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            p.error("the charts need matplotlib (python3 -m pip install matplotlib), or pass --no-charts")
+
+    if args.ubiquityd is None:
+        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        args.ubiquityd = os.path.join(repo, ".build", "release", "ubiquityd")
+    if not os.access(args.ubiquityd, os.X_OK):
+        p.error(f"no ubiquityd binary at {args.ubiquityd} (swift build -c release --product ubiquityd, or --ubiquityd)")
+    if shutil.which(args.watchman) is None:
+        p.error(f"no watchman binary '{args.watchman}' (apt-get install watchman, or --watchman)")
+
+    created_workdir = args.workdir is None
+    workdir = args.workdir or tempfile.mkdtemp(prefix="ubiquity-compare-")
+    os.makedirs(workdir, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="s-", dir="/tmp")  # short: sun_path holds 108 bytes
+    wall = time.monotonic()
+    dropped = False
+    results = {}
+    status = 0
+    try:
+        if not args.smoke:
+            dropped = drop_caches()
+            log("dropping the page cache: " + ("permitted" if dropped else "NOT permitted; cold runs are cold-ish"))
+        for size in sizes:
+            tree = ensure_tree(workdir, size, args.seed)
+            runs = args.runs_largest if (args.runs_largest and size == max(sizes) and len(sizes) > 1) else args.runs
+            results[size] = []
+            for run in range(runs):
+                log(f"size {human(size)}, run {run + 1}/{runs}")
+                r = {"entries": tree["entries"]}
+                if dropped:
+                    drop_caches()
+                    r["find_cold"] = time_find(tree["base"])
+                time_find(tree["base"])
+                r["find_warm"] = time_find(tree["base"])
+                log(f"  find: " + (f"cold {r['find_cold']:.3f} s, " if "find_cold" in r else "") + f"warm {r['find_warm']:.3f} s")
+                daemons = [Ubiquityd(args.ubiquityd, tree, scratch),
+                           Watchman(args.watchman, tree, scratch, args.settle)]
+                if run % 2 == 1:
+                    daemons.reverse()
+                answers = {}
+                for d in daemons:
+                    r[d.label] = {}
+                    if not args.smoke:
+                        if dropped:
+                            drop_caches()
+                        r[d.label]["cold"] = run_daemon(d, tree, args, True, dropped, False)
+                    r[d.label]["warm"] = run_daemon(d, tree, args, False, dropped, size == live_size)
+                    answers[d.label] = set(r[d.label]["warm"]["paths"])
+                    for k in ("cold", "warm"):
+                        r[d.label].get(k, {}).pop("paths", None)
+                if answers["ubiquityd"] != answers["watchman"]:
+                    raise BenchError("ubiquityd and watchman answered different sets of Item_* files")
+                log(f"  both daemons answered the same {len(answers['ubiquityd']):,} Item_* paths")
+                if size == live_size:
+                    for d in ("ubiquityd", "watchman"):
+                        b = r[d]["warm"]["burst"]
+                        if args.smoke and (b["converged_s"] is None or r[d]["warm"]["latency_failures"]):
+                            raise BenchError(f"{d}: the live subscription missed files "
+                                             f"(burst {b['reported']}/{b['count']}, "
+                                             f"{r[d]['warm']['latency_failures']} latency samples timed out)")
+                results[size].append(r)
+        wall_s = time.monotonic() - wall
+        if args.smoke:
+            log(f"smoke run passed in {wall_s:.1f} s: ubiquityd and watchman report the same files")
+        if args.out:
+            summary = summarise(results, sizes, live_size)
+            chart_files = []
+            if charts_wanted:
+                chart_files = charts(summary, sizes, live_size, os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks"))
+            write_report(args, results, summary, sizes, live_size, machine_facts(workdir), versions(args), dropped,
+                         wall_s, chart_files, args.out)
+            if charts_wanted:
+                raw = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks", "results.json")
+                with open(raw, "w") as f:
+                    json.dump({"args": args.argv, "results": {str(k): v for k, v in results.items()}}, f)
+    except BenchError as e:
+        print(f"compare.py: FAILED: {e}", file=sys.stderr)
+        status = 1
+    except KeyboardInterrupt:
+        print("compare.py: interrupted", file=sys.stderr)
+        status = 130
+    finally:
+        if not args.keep_trees:
+            if created_workdir:
+                shutil.rmtree(workdir, ignore_errors=True)
+            else:
+                for size in sizes:
+                    shutil.rmtree(os.path.join(workdir, f"tree-{size}"), ignore_errors=True)
+                    try:
+                        os.unlink(os.path.join(workdir, f"tree-{size}.json"))
+                    except FileNotFoundError:
+                        pass
+        else:
+            log(f"trees kept in {workdir}")
+        shutil.rmtree(scratch, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
