@@ -93,6 +93,47 @@ import UbiquityTesting
         #expect(process.terminationStatus == 0)
     }
 
+    /// `ubiq query ... | head -1`: the reader is gone before the first line. Once connected, SIGPIPE
+    /// is ignored (NIO), and FileHandle.write used to trap on the EPIPE (status 132 and a backtrace).
+    @Test func queryIntoAClosedPipeExitsQuietly() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        for i in 1...50 { try daemon.place("Item_\(i)", contents: "x") }
+        let r = try runIntoClosedPipe(["query", "--json", "--socket", daemon.socket, "name LIKE 'Item_*'"])
+        #expect(r.reason == .exit)
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+    }
+
+    /// Without a daemon nothing else ignores SIGPIPE: `ubiq` does, so it exits 0 rather than dying of it.
+    @Test(arguments: [["predicate", "attributes"], ["predicate", "attributes", "--json"], ["predicate", "--help"]])
+    func predicateIntoAClosedPipeExitsQuietly(arguments: [String]) throws {
+        let r = try runIntoClosedPipe(arguments)
+        #expect(r.reason == .exit)
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+    }
+
+    /// Runs `ubiq` with standard output a pipe whose read end is already closed, so its first write
+    /// fails with EPIPE (deterministically: no reader ever exists).
+    private func runIntoClosedPipe(_ arguments: [String]) throws
+        -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
+        let out = Pipe(), err = Pipe()
+        try out.fileHandleForReading.close()
+        let process = Process()
+        process.executableURL = ubiq.url
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try out.fileHandleForWriting.close()
+        try err.fileHandleForWriting.close()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationReason, process.terminationStatus, stderr)
+    }
+
     @Test(arguments: ["query", "watch", "status", "containers"])
     func helpMatchesSnapshot(command: String) throws {
         let r = try ubiq.run([command, "--help"])
