@@ -158,7 +158,8 @@ let package = Package(
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
         /// query, reading events with a deadline, the real daemon on a temporary socket
-        /// (TestDaemon) and a raw JSON-lines client.
+        /// (TestDaemon), a raw JSON-lines client, running a built CLI (BuiltExecutable, Snapshot)
+        /// and reading a child's output lines with a deadline (LineReader).
         .target(
             name: "UbiquityTesting",
             dependencies: ["UbiquityIndex", "UbiquityProtocol"],

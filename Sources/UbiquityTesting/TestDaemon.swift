@@ -27,11 +27,7 @@ public final class TestDaemon: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
 
     /// The `ubiquityd` built beside the test bundle (SwiftPM puts all products in one folder).
-    public static let executable: URL = {
-        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: selfPath).deletingLastPathComponent().appendingPathComponent("ubiquityd")
-    }()
+    public static let executable = BuiltExecutable("ubiquityd").url
 
     /// Creates `containers` under a new root and starts the daemon on it.
     ///

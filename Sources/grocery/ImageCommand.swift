@@ -19,15 +19,18 @@ struct ImageCommand: AsyncParsableCommand {
         subcommands: [Set.self, Get.self, Remove.self]
     )
 
-    /// Images exist only in the package: say so before connecting.
-    static func requirePackage(_ options: StoreOptions) throws {
+    /// Images exist only in the package: says so before connecting, then opens the list and runs
+    /// `body` on the item `prefix` names (StoreOptions.withItem).
+    static func withItem<T: Sendable>(matching prefix: String, in options: StoreOptions,
+                                      _ body: (GroceryList, GroceryItemID) async throws -> T) async throws -> T {
         guard options.store.value == .package else { throw Failure.exit(for: GroceryError.imagesNeedPackage) }
+        return try await options.withItem(matching: prefix, body)
     }
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set (or replace) an item's picture from a PNG or JPEG file.")
 
-        @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+        @Argument(help: .itemID)
         var id: String
 
         @Argument(help: ArgumentHelp("A PNG or JPEG file.", valueName: "file"))
@@ -36,11 +39,8 @@ struct ImageCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            try ImageCommand.requirePackage(options)
-            let prefix = id, file = file
-            try await options.withList { list in
-                let item = try await list.item(matching: prefix)
-                try list.setImage(fromFile: file, for: item.id)
+            _ = try await ImageCommand.withItem(matching: id, in: options) { list, item in
+                try list.setImage(fromFile: file, for: item)
             }
         }
     }
@@ -48,7 +48,7 @@ struct ImageCommand: AsyncParsableCommand {
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Write an item's picture to a file (- for standard output).")
 
-        @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+        @Argument(help: .itemID)
         var id: String
 
         @Argument(help: ArgumentHelp("Where to write it; - writes to standard output.", valueName: "out"))
@@ -57,10 +57,8 @@ struct ImageCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            try ImageCommand.requirePackage(options)
-            let prefix = id, out = out
-            let data = try await options.withList { list in
-                try list.image(for: try await list.item(matching: prefix).id).data
+            let data = try await ImageCommand.withItem(matching: id, in: options) { list, item in
+                try list.image(for: item).data
             }
             do {
                 if out == "-" {
@@ -77,16 +75,14 @@ struct ImageCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an item's picture.")
 
-        @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+        @Argument(help: .itemID)
         var id: String
 
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            try ImageCommand.requirePackage(options)
-            let prefix = id
-            try await options.withList { list in
-                try list.removeImage(for: try await list.item(matching: prefix).id)
+            try await ImageCommand.withItem(matching: id, in: options) { list, item in
+                try list.removeImage(for: item)
             }
         }
     }

@@ -175,7 +175,7 @@ struct ShowCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+    @Argument(help: .itemID)
     var id: String
 
     @Flag(help: "Print the item as one JSON object (the shape of a `list --json` line).")
@@ -219,7 +219,7 @@ struct RenameCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The item's id or a prefix of it.", valueName: "id"))
+    @Argument(help: .itemID)
     var id: String
 
     @Argument(help: ArgumentHelp("The new name.", valueName: "name"))
@@ -228,11 +228,7 @@ struct RenameCommand: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let prefix = id, name = name
-        try await options.withList { list in
-            let item = try await list.item(matching: prefix)
-            try list.rename(item.id, to: name)
-        }
+        try await options.withItem(matching: id) { list, item in try list.rename(item, to: name) }
     }
 }
 

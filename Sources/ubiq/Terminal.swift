@@ -1,11 +1,11 @@
 import Foundation
+import Glibc
 import UbiquityPredicate
 
 /// Output helpers: standard error, tables, JSON, and errors with a caret under the position.
 enum Terminal {
     static func error(_ message: String) {
-        let line = "ubiq: " + message + (message.hasSuffix("\n") ? "" : "\n")
-        FileHandle.standardError.write(Data(line.utf8))
+        write("ubiq: " + message + (message.hasSuffix("\n") ? "" : "\n"), to: 2)
     }
 
     /// The error sentence, then the predicate with a caret under the offending position.
@@ -23,7 +23,28 @@ enum Terminal {
 
     /// Writes straight to standard output, unbuffered, so a reader sees each line as it is made.
     static func output(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + (text.hasSuffix("\n") ? "" : "\n")).utf8))
+        write(text + (text.hasSuffix("\n") ? "" : "\n"), to: 1)
+    }
+
+    /// write(2) until done. When the reader has gone (`ubiq query ... | head`, EPIPE: SIGPIPE is
+    /// ignored, see `Ubiq.main`) there is nobody left to tell: exit quietly, like `cat` does.
+    /// FileHandle.write would trap on EPIPE instead. (Mirrors grocery's `Output.write`: the two
+    /// executables share no module where process-exiting output code belongs.)
+    static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n >= 0 {
+                    offset += n
+                } else if errno == EPIPE {
+                    exit(0)
+                } else if errno != EINTR {
+                    return  // nothing sensible to do about a failing terminal
+                }
+            }
+        }
     }
 
     /// Standard output is a terminal (tables, timestamps) rather than a pipe or file.

@@ -1,6 +1,7 @@
 // `ubiq`: the query CLI, like `mdfind`. Argument parsing and wiring only; the language lives in
 // UbiquityPredicate, and talking to the daemon (query, watch, containers, status) in UbiquityKit.
 import ArgumentParser
+import Glibc
 
 @main
 struct Ubiq: AsyncParsableCommand {
@@ -26,6 +27,14 @@ struct Ubiq: AsyncParsableCommand {
         subcommands: [QueryCommand.self, WatchCommand.self, ContainersCommand.self, StatusCommand.self,
                       PredicateCommand.self]
     )
+
+    /// SIGPIPE is ignored from the start, so a reader that goes away early (`ubiq ... | head -1`)
+    /// is an EPIPE (Terminal.write exits 0; print's buffered output is dropped) rather than death
+    /// by signal; NIO would ignore it anyway once it opens the daemon's socket.
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        await main(nil)
+    }
 }
 
 enum UbiqVersion {

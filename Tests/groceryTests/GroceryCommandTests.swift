@@ -10,7 +10,7 @@ import UbiquityTesting
     @Test func statusWithoutADaemonSaysHowToStartItAndExits3() throws {
         let path = "/tmp/grocery-none-\(getpid()).sock"
         for command in [["status"], ["list"], ["add", "milk"], ["watch"]] {
-            let r = try GroceryCLI.run(command + ["--socket", path])
+            let r = try grocery.run(command + ["--socket", path])
             #expect(r.status == 3, "\(command)")
             #expect(r.stderr == "grocery: ubiquityd is not running (no socket at \(path)); start it with `make run` or `systemctl --user start ubiquityd`\n")
             #expect(r.stdout.isEmpty)
@@ -22,7 +22,7 @@ import UbiquityTesting
         defer { daemon.stop(); daemon.cleanUp() }
         try daemon.place(GroceryItemID().fileName, contents: "milk")
         try daemon.place("notes.txt", contents: "not an item")
-        let r = try GroceryCLI.run(["status", "--socket", daemon.socket])
+        let r = try grocery.run(["status", "--socket", daemon.socket])
         #expect(r.status == 0)
         let container = daemon.root + "/com.example.grocery"
         #expect(r.stdout.hasPrefix("daemon     ubiquityd "))
@@ -33,7 +33,7 @@ import UbiquityTesting
             items      1
 
             """))
-        let json = try GroceryCLI.run(["status", "--json", "--socket", daemon.socket])
+        let json = try grocery.run(["status", "--json", "--socket", daemon.socket])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["items"] as? Int == 1)
         #expect(object["path"] as? String == container)
@@ -45,7 +45,7 @@ import UbiquityTesting
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
         let names = ["milk", "two\nlines", "🍎 apples 🍏", "حليب", "", "e\u{301}clair"]
-        let r = try GroceryCLI.run(["add", "--socket", daemon.socket] + names)
+        let r = try grocery.run(["add", "--socket", daemon.socket] + names)
         #expect(r.status == 0, "\(r.stderr)")
         let ids = r.stdout.split(separator: "\n").map(String.init)
         #expect(ids.count == names.count)
@@ -63,7 +63,7 @@ import UbiquityTesting
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
         let names = ["milk", "two\nlines", "🍎 apples", "حليب", "", "Bread"]
-        #expect(try GroceryCLI.run(["add", "--socket", daemon.socket] + names).status == 0)
+        #expect(try grocery.run(["add", "--socket", daemon.socket] + names).status == 0)
         // Not items: ignored silently.
         try daemon.place("notes.txt", contents: "buy more")
         try daemon.place("Item_milk", contents: "not a UUID")
@@ -71,7 +71,7 @@ import UbiquityTesting
         try FileManager.default.createDirectory(atPath: daemon.documents() + "/" + GroceryItemID().fileName,
                                                 withIntermediateDirectories: false)
 
-        let json = try GroceryCLI.run(["list", "--json", "--socket", daemon.socket])
+        let json = try grocery.run(["list", "--json", "--socket", daemon.socket])
         #expect(json.status == 0, "\(json.stderr)")
         let objects = json.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -86,7 +86,7 @@ import UbiquityTesting
             #expect(object.keys.sorted() == ["created", "displayName", "id", "image", "modified", "name", "shortID", "truncated"])
         }
 
-        let table = try GroceryCLI.run(["list", "--socket", daemon.socket])
+        let table = try grocery.run(["list", "--socket", daemon.socket])
         let rows = table.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first?.hasPrefix("ID  ") == true && rows.first?.hasSuffix("  NAME") == true)
         #expect(rows.dropFirst().map { String($0.split(separator: " ", maxSplits: 1).last!).trimmingCharacters(in: .whitespaces) }
@@ -98,19 +98,19 @@ import UbiquityTesting
         defer { daemon.stop(); daemon.cleanUp() }
         // Added one by one, so their birth times are in this order.
         for name in ["zucchini", "apples", "milk"] {
-            #expect(try GroceryCLI.run(["add", name, "--socket", daemon.socket]).status == 0)
+            #expect(try grocery.run(["add", name, "--socket", daemon.socket]).status == 0)
         }
-        let byCreation = try GroceryCLI.run(["list", "--sort", "created", "--json", "--socket", daemon.socket])
+        let byCreation = try grocery.run(["list", "--sort", "created", "--json", "--socket", daemon.socket])
         let names = byCreation.stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["name"] as? String
         }
         #expect(names == ["zucchini", "apples", "milk"])
-        let bad = try GroceryCLI.run(["list", "--sort", "price", "--socket", daemon.socket])
+        let bad = try grocery.run(["list", "--sort", "price", "--socket", daemon.socket])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("price"))
 
-        let id = try #require(try GroceryCLI.run(["add", "oat milk", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
-        let show = try GroceryCLI.run(["show", String(id.prefix(8)), "--socket", daemon.socket])
+        let id = try #require(try grocery.run(["add", "oat milk", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
+        let show = try grocery.run(["show", String(id.prefix(8)), "--socket", daemon.socket])
         #expect(show.status == 0)
         let rows = show.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first == "id        \(id)")
@@ -122,15 +122,15 @@ import UbiquityTesting
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
         let megabyte = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
-        let piped = try GroceryCLI.run(["add", "--stdin", "--socket", daemon.socket], stdin: megabyte)
+        let piped = try grocery.run(["add", "--stdin", "--socket", daemon.socket], stdin: megabyte)
         #expect(piped.status == 2)
         #expect(piped.stderr == "grocery: the name on standard input is longer than 4096 bytes; names are limited to 4096 bytes of UTF-8\n")
-        let argument = try GroceryCLI.run(["add", "ok", String(repeating: "é", count: 2049), "--socket", daemon.socket])
+        let argument = try grocery.run(["add", "ok", String(repeating: "é", count: 2049), "--socket", daemon.socket])
         #expect(argument.status == 2)
         #expect(argument.stderr == "grocery: the name is 4098 bytes long; names are limited to 4096 bytes of UTF-8\n")
         // Nothing was written, not even the valid name before it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.documents()).isEmpty)
-        let exact = try GroceryCLI.run(["add", "--stdin", "--socket", daemon.socket], stdin: Data(repeating: 0x62, count: 4096))
+        let exact = try grocery.run(["add", "--stdin", "--socket", daemon.socket], stdin: Data(repeating: 0x62, count: 4096))
         #expect(exact.status == 0)
     }
 
@@ -139,7 +139,7 @@ import UbiquityTesting
         defer { daemon.stop(); daemon.cleanUp() }
         let id = GroceryItemID()
         try daemon.place(id.fileName, contents: String(repeating: "x", count: 5000))
-        let r = try GroceryCLI.run(["show", "--json", String(id.uuidString.prefix(6)), "--socket", daemon.socket])
+        let r = try grocery.run(["show", "--json", String(id.uuidString.prefix(6)), "--socket", daemon.socket])
         #expect(r.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(object["truncated"] as? Bool == true)
@@ -153,43 +153,43 @@ import UbiquityTesting
         let a = "3F2A9C1E-0000-4000-8000-000000000001", b = "3F2A9C1E-0000-4000-8000-000000000002"
         try daemon.place("Item_" + a, contents: "milk")
         try daemon.place("Item_" + b, contents: "eggs")
-        let list = try GroceryCLI.run(["list", "--socket", daemon.socket])
+        let list = try grocery.run(["list", "--socket", daemon.socket])
         #expect(list.stdout == """
             ID                                    NAME
             \(b)  eggs
             \(a)  milk
 
             """)
-        let ambiguous = try GroceryCLI.run(["show", "3f2a", "--socket", daemon.socket])
+        let ambiguous = try grocery.run(["show", "3f2a", "--socket", daemon.socket])
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr == "grocery: id '3f2a' is ambiguous: 2 items start with it (\(a), \(b)); type more characters\n")
-        let unknown = try GroceryCLI.run(["rename", "FFFF", "x", "--socket", daemon.socket])
+        let unknown = try grocery.run(["rename", "FFFF", "x", "--socket", daemon.socket])
         #expect(unknown.status == 2)
         #expect(unknown.stderr == "grocery: no item with id 'FFFF' (run `grocery list` to see the ids)\n")
-        let invalid = try GroceryCLI.run(["delete", "milk", "--socket", daemon.socket])
+        let invalid = try grocery.run(["delete", "milk", "--socket", daemon.socket])
         #expect(invalid.status == 2)
         #expect(invalid.stderr.hasPrefix("grocery: 'milk' is not an item id"))
         // delete resolves every id first: one bad id deletes nothing.
-        let partly = try GroceryCLI.run(["delete", a, "FFFF", "--socket", daemon.socket])
+        let partly = try grocery.run(["delete", a, "FFFF", "--socket", daemon.socket])
         #expect(partly.status == 2)
         #expect(FileManager.default.fileExists(atPath: daemon.documents() + "/Item_" + a))
-        #expect(try GroceryCLI.run(["rename", a.lowercased(), "oat milk", "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["rename", a.lowercased(), "oat milk", "--socket", daemon.socket]).status == 0)
         #expect(try String(contentsOfFile: daemon.documents() + "/Item_" + a, encoding: .utf8) == "oat milk")
-        #expect(try GroceryCLI.run(["delete", "Item_" + a, String(b.prefix(36)), "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["delete", "Item_" + a, String(b.prefix(36)), "--socket", daemon.socket]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.documents()).isEmpty)
     }
 
     @Test func imagesNeedThePackage() throws {
-        let r = try GroceryCLI.run(["image", "set", "3F2A", "milk.png", "--socket", "/tmp/unused.sock"])
+        let r = try grocery.run(["image", "set", "3F2A", "milk.png", "--socket", "/tmp/unused.sock"])
         #expect(r.status == 2)
         #expect(r.stderr == "grocery: images are kept only in package mode: add --store package (see docs/grocery.md)\n")
     }
 
     @Test(arguments: ["", "add", "list", "watch", "image"])
     func helpMatchesSnapshot(command: String) throws {
-        let r = try GroceryCLI.run((command.isEmpty ? [] : [command]) + ["--help"])
+        let r = try grocery.run((command.isEmpty ? [] : [command]) + ["--help"])
         #expect(r.status == 0)
         let name = (command.isEmpty ? "grocery" : command) + "-help.txt"
-        #expect(r.stdout == (try GroceryCLI.snapshot(name)), "update Tests/groceryTests/Snapshots/\(name) if intended")
+        #expect(r.stdout == (try Snapshot.text(name)), "update Tests/groceryTests/Snapshots/\(name) if intended")
     }
 }

@@ -15,7 +15,7 @@ import UbiquityTesting
         #expect(gathered["kind"] as? String == "gathered")
         #expect(gathered["count"] as? Int == 0)
 
-        let add = try GroceryCLI.run(["add", "milk", "--socket", daemon.socket])
+        let add = try grocery.run(["add", "milk", "--socket", daemon.socket])
         #expect(add.status == 0)
         let id = add.stdout.trimmingCharacters(in: .newlines)
         let added = try #require(watcher.next())
@@ -24,7 +24,7 @@ import UbiquityTesting
         #expect(added["name"] as? String == "milk")
         #expect(added["at"] is String)
 
-        #expect(try GroceryCLI.run(["rename", String(id.prefix(5)), "oat milk 🥛", "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["rename", String(id.prefix(5)), "oat milk 🥛", "--socket", daemon.socket]).status == 0)
         let renamed = try #require(watcher.next())
         #expect(renamed["kind"] as? String == "renamed")
         #expect(renamed["id"] as? String == id)
@@ -33,7 +33,7 @@ import UbiquityTesting
 
         // Not an item: no line for it (the next line is the delete).
         try daemon.place("Item_bread", contents: "bread")
-        #expect(try GroceryCLI.run(["delete", String(id.prefix(4)), "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["delete", String(id.prefix(4)), "--socket", daemon.socket]).status == 0)
         let removed = try #require(watcher.next())
         #expect(removed["kind"] as? String == "removed")
         #expect(removed["id"] as? String == id)
@@ -51,11 +51,11 @@ import UbiquityTesting
         let watcher = try Watcher(["--socket", daemon.socket], json: false)
         #expect(watcher.lines.next(within: 15) == "ID    NAME")
         #expect(watcher.lines.next(within: 15) == "3F2A  milk")
-        #expect(try GroceryCLI.run(["rename", "3f2a", "two\nlines", "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["rename", "3f2a", "two\nlines", "--socket", daemon.socket]).status == 0)
         let renamed = try #require(watcher.lines.next(within: 15))
         // HH:MM:SS, then the kind, the short id and OLD → NEW on one line (no colour when piped).
         #expect(renamed.range(of: #"^\d\d:\d\d:\d\d  renamed  3F2A  milk → two↵lines$"#, options: .regularExpression) != nil, "\(renamed)")
-        #expect(try GroceryCLI.run(["delete", "3f2a", "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["delete", "3f2a", "--socket", daemon.socket]).status == 0)
         let removed = try #require(watcher.lines.next(within: 15))
         #expect(removed.hasSuffix("  removed  3F2A  two↵lines"))
         #expect(watcher.interrupt() == 0)
@@ -71,7 +71,7 @@ import UbiquityTesting
         let watcher = try Watcher(store)
         #expect(try #require(watcher.next())["kind"] as? String == "gathered")
 
-        let add = try GroceryCLI.run(["add", "milk", "eggs"] + store)
+        let add = try grocery.run(["add", "milk", "eggs"] + store)
         #expect(add.status == 0, "\(add.stderr)")
         let ids = add.stdout.split(separator: "\n").map(String.init)
         let first = try #require(watcher.next()), second = try #require(watcher.next())
@@ -79,27 +79,27 @@ import UbiquityTesting
         #expect([first["name"], second["name"]].map { $0 as? String } == ["eggs", "milk"])
         #expect(Set([first["id"], second["id"]].compactMap { $0 as? String }) == Set(ids))
 
-        #expect(try GroceryCLI.run(["rename", ids[0], "oat milk"] + store).status == 0)
+        #expect(try grocery.run(["rename", ids[0], "oat milk"] + store).status == 0)
         let renamed = try #require(watcher.next())
         #expect(renamed["kind"] as? String == "renamed")
         #expect(renamed["oldName"] as? String == "milk")
         #expect(renamed["name"] as? String == "oat milk")
 
-        let set = try GroceryCLI.run(["image", "set", String(ids[0].prefix(8)), png] + store)
+        let set = try grocery.run(["image", "set", String(ids[0].prefix(8)), png] + store)
         #expect(set.status == 0, "\(set.stderr)")
         let imageSet = try #require(watcher.next())
         #expect(imageSet["kind"] as? String == "imageSet")
         #expect(imageSet["id"] as? String == ids[0])
         #expect(imageSet["image"] as? String == "png")
 
-        let list = try GroceryCLI.run(["list"] + store)
+        let list = try grocery.run(["list"] + store)
         #expect(list.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().joined(separator: " ") }
                 == ["IMAGE NAME", "- eggs", "png oat milk"])
         let copy = daemon.directory + "/copy.png"
-        #expect(try GroceryCLI.run(["image", "get", ids[0], copy] + store).status == 0)
+        #expect(try grocery.run(["image", "get", ids[0], copy] + store).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: png)))
 
-        #expect(try GroceryCLI.run(["delete", ids[1]] + store).status == 0)
+        #expect(try grocery.run(["delete", ids[1]] + store).status == 0)
         let removed = try #require(watcher.next())
         #expect(removed["kind"] as? String == "removed")
         #expect(removed["name"] as? String == "eggs")
@@ -112,20 +112,20 @@ import UbiquityTesting
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
         let store = ["--store", "package", "--socket", daemon.socket]
-        let id = try GroceryCLI.run(["add", "milk"] + store).stdout.trimmingCharacters(in: .newlines)
+        let id = try grocery.run(["add", "milk"] + store).stdout.trimmingCharacters(in: .newlines)
         let text = daemon.directory + "/milk.png"
         try Data("not a picture".utf8).write(to: URL(fileURLWithPath: text))
-        let notImage = try GroceryCLI.run(["image", "set", id, text] + store)
+        let notImage = try grocery.run(["image", "set", id, text] + store)
         #expect(notImage.status == 2)
         #expect(notImage.stderr == "grocery: \(text) is not a PNG or JPEG image (checked by its first bytes)\n")
         // A sparse file: refused by its size before a byte is read.
         let huge = daemon.directory + "/huge.jpg"
         #expect(FileManager.default.createFile(atPath: huge, contents: Data([0xFF, 0xD8, 0xFF])))
         #expect(truncate(huge, off_t(1 << 30)) == 0)
-        let tooLarge = try GroceryCLI.run(["image", "set", id, huge] + store)
+        let tooLarge = try grocery.run(["image", "set", id, huge] + store)
         #expect(tooLarge.status == 2)
         #expect(tooLarge.stderr == "grocery: the image is 1073741824 bytes; images are limited to 10485760 bytes\n")
-        let none = try GroceryCLI.run(["image", "get", id, daemon.directory + "/out.png"] + store)
+        let none = try grocery.run(["image", "get", id, daemon.directory + "/out.png"] + store)
         #expect(none.status == 2)
         #expect(none.stderr.hasPrefix("grocery: item \(id) has no image"))
     }
@@ -133,7 +133,7 @@ import UbiquityTesting
     @Test func watchReconnectsWhenTheDaemonRestarts() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
-        let milk = try #require(try GroceryCLI.run(["add", "milk", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
+        let milk = try #require(try grocery.run(["add", "milk", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
         let watcher = try Watcher(["--socket", daemon.socket])
         #expect(try #require(watcher.next())["count"] as? Int == 1)
 
@@ -158,7 +158,7 @@ import UbiquityTesting
         #expect(removed["name"] as? String == "milk")
 
         // And it is live again.
-        #expect(try GroceryCLI.run(["rename", eggs.uuidString, "free-range eggs", "--socket", daemon.socket]).status == 0)
+        #expect(try grocery.run(["rename", eggs.uuidString, "free-range eggs", "--socket", daemon.socket]).status == 0)
         #expect(watcher.next(kind: "renamed")?["name"] as? String == "free-range eggs")
         #expect(watcher.interrupt() == 0)
     }

@@ -10,7 +10,7 @@ import UbiquityTesting
         defer { daemon.stop(); daemon.cleanUp() }
         try daemon.place("Item_1", contents: "milk")
         try daemon.place("Item_2", contents: "bread and butter")
-        let table = try CLI.run(["query", "--socket", daemon.socket, "name LIKE 'Item_*'",
+        let table = try ubiq.run(["query", "--socket", daemon.socket, "name LIKE 'Item_*'",
                                  "--attr", "name", "--attr", "size", "--sort", "size:desc"])
         #expect(table.status == 0)
         #expect(table.stdout == """
@@ -19,7 +19,7 @@ import UbiquityTesting
             Item_1  4     \(daemon.documents())/Item_1
 
             """)
-        let json = try CLI.run(["query", "--json", "--socket", daemon.socket, "name == %@", "Item_1"])
+        let json = try ubiq.run(["query", "--json", "--socket", daemon.socket, "name == %@", "Item_1"])
         #expect(json.status == 0)
         #expect(json.stdout == #"{"attributes":{"kMDItemFSName":"Item_1"},"path":""# + daemon.documents() + "/Item_1\"}\n")
     }
@@ -27,7 +27,7 @@ import UbiquityTesting
     @Test func badPredicateExits2WithACaret() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
-        let r = try CLI.run(["query", "--socket", daemon.socket, "name LIKE )"])
+        let r = try ubiq.run(["query", "--socket", daemon.socket, "name LIKE )"])
         #expect(r.status == 2)
         #expect(r.stderr == """
             ubiq: predicate error at 10: expected a value after LIKE, found ')' [predicate.syntax]
@@ -40,7 +40,7 @@ import UbiquityTesting
     @Test func unknownContainerExits1() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
-        let r = try CLI.run(["query", "--socket", daemon.socket, "--container", "com.example.nope", "name == 'x'"])
+        let r = try ubiq.run(["query", "--socket", daemon.socket, "--container", "com.example.nope", "name == 'x'"])
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("ubiq: ") && r.stderr.contains("[container.unknown]"))
     }
@@ -48,14 +48,14 @@ import UbiquityTesting
     @Test func statusAndContainers() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
-        let status = try CLI.run(["status", "--json", "--socket", daemon.socket])
+        let status = try ubiq.run(["status", "--json", "--socket", daemon.socket])
         #expect(status.status == 0)
         #expect(status.stdout.contains("\"pid\":\(daemon.process.processIdentifier)"))
         #expect(status.stdout.contains("\"socket\":\"\(daemon.socket)\""))
-        let human = try CLI.run(["status", "--socket", daemon.socket])
+        let human = try ubiq.run(["status", "--socket", daemon.socket])
         #expect(human.stdout.hasPrefix("ubiquityd "))
         #expect(human.stdout.contains("containers   com.example.grocery"))
-        let containers = try CLI.run(["containers", "--socket", daemon.socket])
+        let containers = try ubiq.run(["containers", "--socket", daemon.socket])
         #expect(containers.status == 0)
         #expect(containers.stdout.hasPrefix("ID                   ITEMS  AVAILABLE  PATH\ncom.example.grocery  "))
     }
@@ -63,7 +63,7 @@ import UbiquityTesting
     @Test func noDaemonExits3() throws {
         let path = "/tmp/ubq-none-\(getpid()).sock"
         for command in [["status"], ["containers"], ["query", "name == 'x'"]] {
-            let r = try CLI.run(command + ["--socket", path])
+            let r = try ubiq.run(command + ["--socket", path])
             #expect(r.status == 3)
             #expect(r.stderr == "ubiq: ubiquityd is not running (no socket at \(path)); start it with `make run` or `systemctl --user start ubiquityd`\n")
         }
@@ -74,7 +74,7 @@ import UbiquityTesting
         defer { daemon.stop(); daemon.cleanUp() }
         let pipe = Pipe()
         let process = Process()
-        process.executableURL = CLI.executable
+        process.executableURL = ubiq.url
         process.arguments = ["watch", "--json", "--batching", "0", "--socket", daemon.socket, "name LIKE 'Item_*'"]
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -93,45 +93,51 @@ import UbiquityTesting
         #expect(process.terminationStatus == 0)
     }
 
+    /// `ubiq query ... | head -1`: the reader is gone before the first line. Once connected, SIGPIPE
+    /// is ignored (NIO), and FileHandle.write used to trap on the EPIPE (status 132 and a backtrace).
+    @Test func queryIntoAClosedPipeExitsQuietly() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        for i in 1...50 { try daemon.place("Item_\(i)", contents: "x") }
+        let r = try runIntoClosedPipe(["query", "--json", "--socket", daemon.socket, "name LIKE 'Item_*'"])
+        #expect(r.reason == .exit)
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+    }
+
+    /// Without a daemon nothing else ignores SIGPIPE: `ubiq` does, so it exits 0 rather than dying of it.
+    @Test(arguments: [["predicate", "attributes"], ["predicate", "attributes", "--json"], ["predicate", "--help"]])
+    func predicateIntoAClosedPipeExitsQuietly(arguments: [String]) throws {
+        let r = try runIntoClosedPipe(arguments)
+        #expect(r.reason == .exit)
+        #expect(r.status == 0)
+        #expect(r.stderr == "")
+    }
+
+    /// Runs `ubiq` with standard output a pipe whose read end is already closed, so its first write
+    /// fails with EPIPE (deterministically: no reader ever exists).
+    private func runIntoClosedPipe(_ arguments: [String]) throws
+        -> (reason: Process.TerminationReason, status: Int32, stderr: String) {
+        let out = Pipe(), err = Pipe()
+        try out.fileHandleForReading.close()
+        let process = Process()
+        process.executableURL = ubiq.url
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try out.fileHandleForWriting.close()
+        try err.fileHandleForWriting.close()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationReason, process.terminationStatus, stderr)
+    }
+
     @Test(arguments: ["query", "watch", "status", "containers"])
     func helpMatchesSnapshot(command: String) throws {
-        let r = try CLI.run([command, "--help"])
+        let r = try ubiq.run([command, "--help"])
         #expect(r.status == 0)
-        #expect(r.stdout == (try CLI.snapshot("\(command)-help.txt")), "update Tests/ubiqTests/Snapshots/\(command)-help.txt if intended")
-    }
-}
-
-/// Lines of a child's standard output, read on a background thread; `next` waits with a deadline.
-final class LineReader: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var lines: [String] = []
-    private var partial = Data()
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            while true {
-                let data = handle.availableData
-                condition.lock()
-                if data.isEmpty { condition.broadcast(); condition.unlock(); return }
-                partial.append(data)
-                while let newline = partial.firstIndex(of: 0x0A) {
-                    lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
-                    partial = Data(partial[(newline + 1)...])
-                }
-                condition.broadcast()
-                condition.unlock()
-            }
-        }
-    }
-
-    /// The next line, or nil when none arrives within `seconds`.
-    func next(within seconds: Double) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while lines.isEmpty {
-            guard condition.wait(until: deadline) else { return nil }
-        }
-        return lines.removeFirst()
+        #expect(r.stdout == (try Snapshot.text("\(command)-help.txt")), "update Tests/ubiqTests/Snapshots/\(command)-help.txt if intended")
     }
 }

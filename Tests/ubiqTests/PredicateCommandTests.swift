@@ -1,16 +1,17 @@
 import Testing
+import UbiquityTesting
 
 /// `ubiq predicate ...` run as a real process: stdout, stderr and exit status.
 @Suite struct PredicateCommandTests {
     @Test func checkPrintsTheCanonicalForm() throws {
-        let r = try CLI.run(["predicate", "check", "name like 'Item_*' or size > 10 and isHidden == NO"])
+        let r = try ubiq.run(["predicate", "check", "name like 'Item_*' or size > 10 and isHidden == NO"])
         #expect(r.status == 0)
         #expect(r.stdout == "kMDItemFSName LIKE \"Item_*\" OR (kMDItemFSSize > 10 AND kMDItemFSInvisible == FALSE)\n")
         #expect(r.stderr.isEmpty)
     }
 
     @Test func checkSubstitutesArgumentsInOrder() throws {
-        let r = try CLI.run(["predicate", "check", "%K == %@ AND size > %d AND modified > %@",
+        let r = try ubiq.run(["predicate", "check", "%K == %@ AND size > %d AND modified > %@",
                              "name", "Item_1", "100", "2026-11-01"])
         #expect(r.status == 0)
         #expect(r.stdout == "kMDItemFSName == \"Item_1\" AND kMDItemFSSize > 100 AND "
@@ -18,13 +19,13 @@ import Testing
     }
 
     @Test func checkBindsVariables() throws {
-        let r = try CLI.run(["predicate", "check", "size >= $MIN", "--var", "MIN=4096"])
+        let r = try ubiq.run(["predicate", "check", "size >= $MIN", "--var", "MIN=4096"])
         #expect(r.status == 0)
         #expect(r.stdout == "kMDItemFSSize >= 4096\n")
     }
 
     @Test func syntaxErrorGoesToStderrWithCaretAndExit2() throws {
-        let r = try CLI.run(["predicate", "check", "kMDItemFSName LIKE )"])
+        let r = try ubiq.run(["predicate", "check", "kMDItemFSName LIKE )"])
         #expect(r.status == 2)
         #expect(r.stdout.isEmpty)
         #expect(r.stderr == """
@@ -36,27 +37,27 @@ import Testing
     }
 
     @Test func unknownAttributeSuggestsTheNearestName() throws {
-        let r = try CLI.run(["predicate", "check", "kMDItemFSNam == 'x'"])
+        let r = try ubiq.run(["predicate", "check", "kMDItemFSNam == 'x'"])
         #expect(r.status == 2)
         #expect(r.stderr.hasPrefix(
             "ubiq: predicate error at 0: unknown attribute 'kMDItemFSNam'; did you mean 'kMDItemFSName'? [predicate.unknownAttribute]"))
     }
 
     @Test func missingArgumentIsAnArgumentError() throws {
-        let r = try CLI.run(["predicate", "check", "name == %@"])
+        let r = try ubiq.run(["predicate", "check", "name == %@"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("[predicate.argument]"))
         #expect(r.stderr.contains("no argument for %@"))
     }
 
     @Test func badVarSyntaxIsAUsageError() throws {
-        let r = try CLI.run(["predicate", "check", "size > $MIN", "--var", "MIN"])
+        let r = try ubiq.run(["predicate", "check", "size > $MIN", "--var", "MIN"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("--var expects NAME=VALUE, found 'MIN'"))
     }
 
     @Test func checkJSONIncludesTheNameHint() throws {
-        let r = try CLI.run(["predicate", "check", "--json", "name LIKE 'Item_*' AND size > 3"])
+        let r = try ubiq.run(["predicate", "check", "--json", "name LIKE 'Item_*' AND size > 3"])
         #expect(r.status == 0)
         #expect(r.stdout == #"{"canonical":"kMDItemFSName LIKE \"Item_*\" AND kMDItemFSSize > 3","#
             + #""nameHint":{"caseInsensitive":false,"exact":[],"prefix":["Item_"]}}"# + "\n")
@@ -64,55 +65,55 @@ import Testing
 
     @Test func evalPrintsTrueOrFalse() throws {
         let item = #"{"name": "Item_1", "modified": "2026-11-22T09:00:00Z", "tags": ["urgent"]}"#
-        let yes = try CLI.run(["predicate", "eval", "name LIKE 'Item_*' AND modified > $time.today(-1)",
+        let yes = try ubiq.run(["predicate", "eval", "name LIKE 'Item_*' AND modified > $time.today(-1)",
                                "--item", item, "--now", "2026-11-22T10:00:00Z", "--time-zone", "UTC"])
         #expect(yes.status == 0)
         #expect(yes.stdout == "true\n")
-        let no = try CLI.run(["predicate", "eval", "modified < $time.today", "--item", item,
+        let no = try ubiq.run(["predicate", "eval", "modified < $time.today", "--item", item,
                               "--now", "2026-11-22T10:00:00Z", "--time-zone", "UTC"])
         #expect(no.status == 0)
         #expect(no.stdout == "false\n")
-        let tags = try CLI.run(["predicate", "eval", "ANY tags == 'urgent'", "--item", item])
+        let tags = try ubiq.run(["predicate", "eval", "ANY tags == 'urgent'", "--item", item])
         #expect(tags.stdout == "true\n")
     }
 
     @Test func evalDiacriticsFollowTheModifiers() throws {
         let item = #"{"name": "École"}"#
-        #expect(try CLI.run(["predicate", "eval", "name ==[cd] 'ecole'", "--item", item]).stdout == "true\n")
-        #expect(try CLI.run(["predicate", "eval", "name ==[c] 'ecole'", "--item", item]).stdout == "false\n")
-        #expect(try CLI.run(["predicate", "eval", "name ==[c] 'éCOLE'", "--item", item]).stdout == "true\n")
+        #expect(try ubiq.run(["predicate", "eval", "name ==[cd] 'ecole'", "--item", item]).stdout == "true\n")
+        #expect(try ubiq.run(["predicate", "eval", "name ==[c] 'ecole'", "--item", item]).stdout == "false\n")
+        #expect(try ubiq.run(["predicate", "eval", "name ==[c] 'éCOLE'", "--item", item]).stdout == "true\n")
     }
 
     @Test func evalRejectsBadItems() throws {
-        let notJSON = try CLI.run(["predicate", "eval", "size > 1", "--item", "{name"])
+        let notJSON = try ubiq.run(["predicate", "eval", "size > 1", "--item", "{name"])
         #expect(notJSON.status == 2)
         #expect(notJSON.stderr.hasPrefix("ubiq: --item: not valid JSON"))
 
-        let notObject = try CLI.run(["predicate", "eval", "size > 1", "--item", "[1]"])
+        let notObject = try ubiq.run(["predicate", "eval", "size > 1", "--item", "[1]"])
         #expect(notObject.status == 2)
         #expect(notObject.stderr == "ubiq: --item: expected a JSON object such as {\"name\": \"Item_1\"}, found an array\n")
 
-        let wrongType = try CLI.run(["predicate", "eval", "size > 1", "--item", #"{"size": "big"}"#])
+        let wrongType = try ubiq.run(["predicate", "eval", "size > 1", "--item", #"{"size": "big"}"#])
         #expect(wrongType.status == 2)
         #expect(wrongType.stderr == "ubiq: --item: attribute 'kMDItemFSSize': expected a number, found a string\n")
 
-        let unknown = try CLI.run(["predicate", "eval", "size > 1", "--item", #"{"sise": 3}"#])
+        let unknown = try ubiq.run(["predicate", "eval", "size > 1", "--item", #"{"sise": 3}"#])
         #expect(unknown.status == 2)
         #expect(unknown.stderr == "ubiq: --item: attribute 'sise': unknown attribute; did you mean 'size'?\n")
 
-        let badDate = try CLI.run(["predicate", "eval", "size > 1", "--item", "{}", "--now", "yesterday"])
+        let badDate = try ubiq.run(["predicate", "eval", "size > 1", "--item", "{}", "--now", "yesterday"])
         #expect(badDate.status == 64)
         #expect(badDate.stderr.contains("--now: expected an ISO-8601 time"))
     }
 
     @Test func attributesListsEveryAttribute() throws {
-        let r = try CLI.run(["predicate", "attributes"])
+        let r = try ubiq.run(["predicate", "attributes"])
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("ATTRIBUTE") == true)
         #expect(lines.contains { $0.hasPrefix("kMDItemFSName") && $0.contains("NSMetadataItemFSNameKey, name") })
         #expect(lines.count == 1 + 21)
-        let json = try CLI.run(["predicate", "attributes", "--json"])
+        let json = try ubiq.run(["predicate", "attributes", "--json"])
         #expect(json.stdout.split(separator: "\n").first
             == #"{"aliases":["NSMetadataItemFSNameKey","name"],"name":"kMDItemFSName","summary":"file name","type":"string"}"#)
     }
@@ -123,8 +124,8 @@ import Testing
         (["predicate", "eval", "--help"], "predicate-eval-help.txt"),
     ])
     func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
-        let r = try CLI.run(arguments)
+        let r = try ubiq.run(arguments)
         #expect(r.status == 0)
-        #expect(r.stdout == (try CLI.snapshot(snapshot)), "update Tests/ubiqTests/Snapshots/\(snapshot) if the change is intended")
+        #expect(r.stdout == (try Snapshot.text(snapshot)), "update Tests/ubiqTests/Snapshots/\(snapshot) if the change is intended")
     }
 }

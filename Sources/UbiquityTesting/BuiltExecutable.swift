@@ -1,0 +1,85 @@
+public import Foundation
+
+/// What a user sees after running a built executable: its exit status and everything it printed.
+public struct CLIResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// A product SwiftPM built beside the running test bundle (it puts all products in one folder),
+/// run as a child process the way a user would: `ubiq`, `grocery`, `ubiquityd`.
+///
+/// ```swift
+/// let ubiq = BuiltExecutable("ubiq")
+/// let r = try ubiq.run(["query", "--help"])
+/// #expect(r.status == 0)
+/// ```
+public struct BuiltExecutable: Sendable {
+    /// The executable's path: the test bundle's folder plus `name`.
+    public let url: URL
+
+    public init(_ name: String) {
+        url = Self.folder.appendingPathComponent(name)
+    }
+
+    /// The folder holding the running test binary and every other built product.
+    public static let folder: URL = {
+        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: selfPath).deletingLastPathComponent()
+    }()
+
+    /// The test's own environment with COLUMNS=100 (stable `--help` wrapping) and TZ=UTC.
+    public static var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "100"
+        environment["TZ"] = "UTC"
+        return environment
+    }
+
+    /// Runs the executable to its exit with ``environment``; standard output and error are
+    /// captured in temporary files, so no pipe can fill up and block it. `stdin` is fed from a
+    /// file; without it standard input is /dev/null.
+    public func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIResult {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(url.lastPathComponent)-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("out"), errURL = folder.appendingPathComponent("err")
+        let inURL = folder.appendingPathComponent("in")
+        guard FileManager.default.createFile(atPath: outURL.path, contents: nil),
+              FileManager.default.createFile(atPath: errURL.path, contents: nil),
+              stdin.map({ FileManager.default.createFile(atPath: inURL.path, contents: $0) }) ?? true else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let input = try stdin.map { _ in try FileHandle(forReadingFrom: inURL) }
+
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = Self.environment
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input ?? FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        try input?.close()
+        return CLIResult(status: process.terminationStatus,
+                         stdout: try String(contentsOf: outURL, encoding: .utf8),
+                         stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}
+
+/// Expected outputs kept as files in a `Snapshots/` folder beside the test source.
+public enum Snapshot {
+    /// The text of `Snapshots/<name>` beside `file` (by default the calling source file).
+    public static func text(_ name: String, beside file: String = #filePath) throws -> String {
+        let url = URL(fileURLWithPath: file).deletingLastPathComponent()
+            .appendingPathComponent("Snapshots").appendingPathComponent(name)
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+}

@@ -1,0 +1,48 @@
+public import Foundation
+
+/// The lines a child process writes to a pipe (its standard output), read on a background thread
+/// until end of file; ``next(within:)`` waits for the next one with a deadline, so a test that
+/// expects output it never gets fails instead of hanging.
+///
+/// ```swift
+/// let pipe = Pipe()
+/// process.standardOutput = pipe
+/// try process.run()
+/// let lines = LineReader(pipe.fileHandleForReading)
+/// let first = try #require(lines.next(within: 10))
+/// ```
+public final class LineReader: @unchecked Sendable {
+    // @unchecked: `lines` and `partial` are only touched with `condition` held.
+    private let condition = NSCondition()
+    private var lines: [String] = []
+    private var partial = Data()
+
+    /// Starts reading `handle` on a detached thread; the thread ends at end of file.
+    public init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = handle.availableData
+                condition.lock()
+                if data.isEmpty { condition.broadcast(); condition.unlock(); return }
+                partial.append(data)
+                while let newline = partial.firstIndex(of: 0x0A) {
+                    lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+                    partial = Data(partial[(newline + 1)...])
+                }
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    /// The next line (without its newline), or nil when none arrives within `seconds`.
+    public func next(within seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while lines.isEmpty {
+            guard condition.wait(until: deadline) else { return nil }
+        }
+        return lines.removeFirst()
+    }
+}
