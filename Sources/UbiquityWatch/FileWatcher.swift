@@ -197,7 +197,6 @@ public final class FileWatcher: Sendable {
     /// - Throws: ``WatchError/Code/syncTimedOut``, ``WatchError/Code/stopped``, or
     ///   ``WatchError/Code/cancelled`` when the calling task is cancelled.
     public func sync(timeout: Duration? = nil) async throws(WatchError) -> UInt64 {
-        let deadline = ContinuousClock.now + (timeout ?? configuration.syncTimeout)
         guard shared.state.withLock({ $0.phase == .running }) else {
             throw WatchError(.stopped, message: "the watcher is not running")
         }
@@ -209,6 +208,10 @@ public final class FileWatcher: Sendable {
         }
         guard let (roots, last) = shared.state.withLock({ $0.phase == .running ? ($0.roots, $0.status.lastSequence) : nil })
         else { throw WatchError(.stopped, message: "the watcher is not running") }
+        // The timeout starts now, not at the call: the barrier waited for crawls still running
+        // (a cold crawl of a million files takes longer than any timeout), which is progress,
+        // not a stuck reader. A query sent during the initial crawl used to fail here.
+        let deadline = ContinuousClock.now + (timeout ?? configuration.syncTimeout)
 
         var waiters: [Int] = []
         var cookies: [String] = []
@@ -258,6 +261,12 @@ public final class FileWatcher: Sendable {
     package func releaseReader() {
         shared.send(.release)
     }
+
+    /// Makes the reader spend `duration` in its command loop, as a long crawl does: lets tests
+    /// show that a `sync` waiting behind a crawl does not count the crawl against its timeout.
+    package func stallCommandLoop(for duration: Duration) {
+        shared.send(.stall(duration))
+    }
 }
 
 extension Inotify {
@@ -275,6 +284,8 @@ enum WatcherCommand: Sendable {
     case remove(ContainerID)
     case hold(CheckedContinuation<Void, Never>)
     case release
+    /// Test hook: the reader sleeps this long while running commands (stands in for a long crawl).
+    case stall(Duration)
     /// Resumed once every command sent before it has run and its effects are published
     /// (so `sync` sees containers added just before it, e.g. at start).
     case barrier(CheckedContinuation<Void, Never>)

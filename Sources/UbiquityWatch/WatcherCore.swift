@@ -147,6 +147,11 @@ final class WatcherCore {
                 continuation.resume()
             case .release:
                 held = false
+            case .stall(let duration):
+                let nanoseconds = duration.nanoseconds
+                var pause = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+                var left = timespec()
+                while nanosleep(&pause, &left) == -1 && errno == EINTR { pause = left }
             case .barrier(let continuation):
                 barriers.append(continuation)
             }

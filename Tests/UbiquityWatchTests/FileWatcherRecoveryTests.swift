@@ -226,6 +226,18 @@ struct FileWatcherRecoveryTests {
         }
     }
 
+    /// A query sent during a long initial crawl waits for the crawl: only the wait for the cookie
+    /// itself counts against the timeout (once seen in the 1M-file benchmark as `syncTimedOut`).
+    @Test func syncWaitingBehindALongCrawlDoesNotCountTheCrawlAgainstItsTimeout() async throws {
+        try await Harness.with { h in
+            h.watcher.stallCommandLoop(for: .milliseconds(1500))
+            let started = ContinuousClock.now
+            _ = try await h.watcher.sync(timeout: .seconds(1))
+            #expect(ContinuousClock.now - started >= .milliseconds(1500), "the sync really waited behind the stall")
+            try await h.converge()
+        }
+    }
+
     @Test func stopFinishesTheStreamAndLaterSyncsFail() async throws {
         let harness = try await Harness.start()
         await harness.watcher.stop()
