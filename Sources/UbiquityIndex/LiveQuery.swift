@@ -47,10 +47,11 @@ public struct ResultItem: Sendable, Hashable {
         self.values = values
     }
 
-    init<F: ItemFacts>(_ facts: F, identity: ItemIdentity, attributes: [Attribute], oldPath: String? = nil) {
+    /// - Parameter path: The item's path when the caller has it already (a sort key holds it).
+    init<F: ItemFacts>(_ facts: F, identity: ItemIdentity, attributes: [Attribute], oldPath: String? = nil, path: String? = nil) {
         var values: [Attribute: Value] = [:]
         for attribute in attributes { values[attribute] = facts.value(of: attribute) }
-        self.init(identity: identity, path: facts.path, oldPath: oldPath, values: values)
+        self.init(identity: identity, path: path ?? facts.path, oldPath: oldPath, values: values)
     }
 }
 
@@ -156,7 +157,11 @@ final class LiveQuery {
         order = matchingIDs()
         sortOrder()
         members = Set(order.map(index.identity))
-        return results
+        // The sort keys were computed just now, so their paths are current: reuse them rather
+        // than building every path a second time.
+        return zip(order, keys).map { id, key in
+            ResultItem(IndexedItem(index, id), identity: index.identity(id), attributes: specification.attributes, path: key.path)
+        }
     }
 
     var results: [ResultItem] { order.map(result) }
