@@ -1,3 +1,4 @@
+import CSystemd
 import Glibc
 import Logging
 public import NIOCore
@@ -160,7 +161,7 @@ public final class SocketServer: Sendable {
                             ? ProtocolError(.serverShuttingDown, "ubiquityd is stopping")
                             : ProtocolError(.serverBusy, "the server has \(context.limits.maxConnections) connections, its limit; try again later",
                                             details: ["limit": .integer(Int64(context.limits.maxConnections))])
-                    try? await writer.write(Response(id: nil, error: error).json)
+                    _ = try? await writer.write(Response(id: nil, error: error).json)
                     return
                 }
                 logger.debug("connected", metadata: ["pid": "\(peer.pid)"])
@@ -193,7 +194,7 @@ public final class SocketServer: Sendable {
         } catch is ByteToMessageDecoderError.PayloadTooLargeError {
             let limit = context.limits.maxLineBytes
             logger.notice("request too large; closing the connection", metadata: ["limit": "\(limit)"])
-            try? await writer.write(Response(id: nil, error: ProtocolError(.requestTooLarge,
+            _ = try? await writer.write(Response(id: nil, error: ProtocolError(.requestTooLarge,
                 "a request line is longer than \(limit) bytes; the connection is closed",
                 details: ["limit": .integer(Int64(limit))])).json)
             writer.outbound.finish()
@@ -221,11 +222,22 @@ public final class SocketServer: Sendable {
         return true
     }
 
+    /// A line at least this long (about 8,000 results) is followed by `malloc_trim` (a few ms).
+    static let trimMemoryAfterLineBytes = 1 << 20
+
     /// Writes a query's events until it stops or the connection cannot be written.
     private static func forward(_ events: QueryEvents, query: Int, live: Bool, to writer: LineWriter) async {
         do {
-            for await event in events {
-                try await writer.write(WireTranslation.event(event, query: query).json)
+            var iterator = events.makeAsyncIterator()
+            while true {
+                let written: Int
+                do {
+                    guard let event = await iterator.next() else { break }
+                    written = try await writer.write(WireTranslation.event(event, query: query).json)
+                }
+                // The event's results, their JSON tree and line are freed by now. A big answer
+                // (100k results) leaves hundreds of MiB free in glibc's arenas; give them back.
+                if written >= trimMemoryAfterLineBytes { malloc_trim(0) }
             }
             if !live {
                 try await writer.write(ServerEvent.stopped(query: query, reason: "gathering finished and the query is not live").json)
@@ -240,8 +252,12 @@ public final class SocketServer: Sendable {
 struct LineWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
 
-    func write(_ json: JSONValue) async throws {
-        try await outbound.write(ByteBuffer(bytes: JSONLine.encodeLine(json)))
+    /// - Returns: The bytes written, newline included.
+    @discardableResult
+    func write(_ json: JSONValue) async throws -> Int {
+        let line = JSONLine.encodeLine(json)
+        try await outbound.write(ByteBuffer(bytes: line))
+        return line.count
     }
 }
 
