@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Ubiquity for Linux — iCloud-style ubiquity containers and live metadata queries.
-// Module layout: ../shared/SPEC.md §3. Pure logic first, I/O next, thin executables last.
+// Module layout and data flow: docs/architecture.md. Pure logic first, I/O next, thin executables last.
 import PackageDescription
 
 // MARK: - Shared settings
@@ -114,7 +114,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// The shopping list (SPEC §11): item ids, item files, the grocery.gro package with its
+        /// The shopping list (docs/grocery.md): item ids, item files, the grocery.gro package with its
         /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
         .target(
             name: "GroceryStore",
@@ -144,7 +144,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// `grocery`: the shopping list CLI (SPEC §11); the list logic lives in GroceryStore.
+        /// `grocery`: the shopping list CLI (docs/grocery.md); the list logic lives in GroceryStore.
         .executableTarget(
             name: "grocery",
             dependencies: [

@@ -1,4 +1,4 @@
-// GroceryStore — the shopping list from SPEC §11, as a library the `grocery` executable wires up.
+// GroceryStore — the shopping list (docs/grocery.md), as a library the `grocery` executable wires up.
 //
 // Owns: item ids and their short forms, the two storage formats (one file per item in
 // `Documents/`, or the `Documents/grocery.gro` package with images), the limits on names and

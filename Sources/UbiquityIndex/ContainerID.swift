@@ -40,27 +40,3 @@ public struct ContainerID: Sendable, Hashable, Comparable, CustomStringConvertib
     public var description: String { rawValue }
     public static func < (a: ContainerID, b: ContainerID) -> Bool { a.rawValue < b.rawValue }
 }
-
-/// A container as the index sees it: where it is and which directory extensions are packages.
-public struct ContainerDescriptor: Sendable, Hashable {
-    public var id: ContainerID
-    /// Absolute path of the container directory, without a trailing slash.
-    public var root: String
-    /// Directory extensions (lowercase, no dot) indexed as ONE package item, mapped to their type
-    /// identifier, e.g. `["gro": "com.example.grocery.package"]`.
-    public var packageTypes: [String: String]
-
-    public init(id: ContainerID, root: String, packageTypes: [String: String] = [:]) {
-        self.id = id
-        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
-        self.packageTypes = Dictionary(uniqueKeysWithValues: packageTypes.map { ($0.key.lowercased(), $0.value) })
-    }
-}
-
-/// Which part of a container an item is in.
-public enum Scope: String, Sendable, Hashable, CaseIterable {
-    /// `Documents/` and everything below it.
-    case documents
-    /// Everything else in the container.
-    case data
-}

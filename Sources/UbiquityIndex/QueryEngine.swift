@@ -1,83 +1,10 @@
 public import UbiquityPredicate
 
-/// Where changes come from: the inotify watcher in production, a script in unit tests.
-public protocol ChangeSource: Sendable {
-    /// Batches in the order they happened, numbered 1, 2, 3, ... The first ones carry the
-    /// initial crawl listings.
-    func batches() -> AsyncStream<ChangeBatch>
-    /// Returns the sequence number of a batch that reflects every change made before the call
-    /// (the watcher writes a cookie file and waits for its event). A consumer that has applied
-    /// that batch is up to date.
-    func sync() async throws -> UInt64
-}
-
-/// Changes plus what the source wants subscribers to know.
-public struct ChangeBatch: Sendable {
-    public var sequence: UInt64
-    public var changes: [FileSystemChange]
-    public var notices: [ChangeNotice]
-
-    public init(sequence: UInt64, changes: [FileSystemChange] = [], notices: [ChangeNotice] = []) {
-        self.sequence = sequence
-        self.changes = changes
-        self.notices = notices
-    }
-}
-
-public enum ChangeNotice: Sendable, Hashable {
-    /// The source lost events (kernel queue overflow) and rescanned the container.
-    case rescanned(ContainerID, reason: String)
-    /// A subtree could not be watched; it is kept correct by periodic rescans.
-    case unwatched(ContainerID, path: String, reason: String)
-    case containerUnavailable(ContainerID)
-    case containerAvailable(ContainerID)
-}
-
-/// What a live query's subscriber receives, in order.
-public enum QueryEvent: Sendable, Equatable {
-    case gatheringStarted
-    case gatheringProgress(count: Int)
-    /// The complete, sorted result set.
-    case gatheringFinished([ResultItem])
-    case update(QueryDelta)
-    /// The container was rescanned after lost events; `changes` real changes were found
-    /// (and delivered as ordinary updates).
-    case resync(container: ContainerID, reason: String, changes: Int)
-    /// The subscriber fell too far behind: here is the whole current result set.
-    case reset([ResultItem])
-    case unwatched(container: ContainerID, path: String, reason: String)
-    case containerUnavailable(ContainerID)
-    case containerAvailable(ContainerID)
-}
-
-public typealias QueryID = UInt64
-
-public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let code: String
-    public let message: String
-    public var description: String { message }
-    public static func unknownQuery(_ id: QueryID) -> EngineError {
-        EngineError(code: "query.unknown", message: "no query with id \(id)")
-    }
-    public static func unknownContainer(_ id: ContainerID) -> EngineError {
-        EngineError(code: "container.unknown", message: "no container '\(id)'")
-    }
-}
-
-/// Limits that keep the engine's memory bounded.
-public struct EngineLimits: Sendable {
-    /// Items that may wait for one subscriber before it receives a `reset` instead.
-    public var pendingItemsPerQuery: Int = 10_000
-    /// Notices (resync, unwatched...) that may wait for one subscriber; older ones are dropped.
-    public var pendingNoticesPerQuery: Int = 64
-    public init() {}
-}
-
 /// The in-process engine: applies change batches to the index and keeps every live query's
 /// subscriber told. The server calls it; it owns the index.
 ///
 /// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
-/// an unbounded queue, and never slows anyone else (SPEC §7.7).
+/// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md).
 public actor QueryEngine {
     private let index = MetadataIndex()
     private let source: any ChangeSource
@@ -206,7 +133,7 @@ public actor QueryEngine {
 
     // MARK: - Queries
 
-    /// Starts a query: synchronises with the source (complete gathering, SPEC §7.1), gathers,
+    /// Starts a query: synchronises with the source (complete gathering, guarantee 1 in docs/live-queries.md), gathers,
     /// and returns its id. Read its events with ``events(_:)``.
     public func start(_ specification: QuerySpecification) async throws -> QueryID {
         for container in specification.containers where index.containerIndex(container) == nil {
@@ -352,28 +279,4 @@ public actor QueryEngine {
         session.timer?.cancel()
         session.timer = nil
     }
-}
-
-/// The events of one query. Reading is what lets updates flow: an unread query only keeps
-/// a coalesced summary (and at worst a reset).
-public struct QueryEvents: AsyncSequence, Sendable {
-    public typealias Element = QueryEvent
-    let engine: QueryEngine
-    let id: QueryID
-
-    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
-        let engine: QueryEngine
-        let id: QueryID
-
-        public mutating func next() async -> QueryEvent? {
-            let engine = self.engine, id = self.id
-            return await withTaskCancellationHandler {
-                await engine.nextEvent(id)
-            } onCancel: {
-                Task { await engine.cancelWait(id) }
-            }
-        }
-    }
-
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(engine: engine, id: id) }
 }

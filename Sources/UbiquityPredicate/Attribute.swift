@@ -1,4 +1,4 @@
-// The one table of metadata attribute names (SPEC §5). Every other module resolves names here.
+// The one table of metadata attribute names (the attribute table of docs/predicates.md). Every other module resolves names here.
 
 /// The type of value an attribute holds.
 public enum AttributeType: String, Sendable, Hashable, CaseIterable {

@@ -1,7 +1,7 @@
 import Foundation
 public import UbiquityPredicate
 
-/// One JSON object per line: the protocol's framing (SPEC §8).
+/// One JSON object per line: the protocol's framing (docs/protocol.md).
 ///
 /// Encoding is done here rather than by `JSONEncoder` so that output is compact, keys are
 /// sorted (stable for tests and diffs), `/` is not escaped, and no Foundation boxing happens on

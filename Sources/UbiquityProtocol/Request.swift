@@ -34,7 +34,7 @@ public enum WireScope: String, Sendable, Hashable, CaseIterable {
     case data
 }
 
-/// What `query.start` asks for (SPEC §7). Names and values are checked by the server, which
+/// What `query.start` asks for (docs/protocol.md, `query.start`). Names and values are checked by the server, which
 /// knows the attributes and containers; this type only checks shapes.
 public struct QueryParameters: Sendable, Hashable {
     /// Container ids; empty means every container the peer may read.

@@ -11,7 +11,7 @@ public enum WireProtocol {
     /// The file name of the socket inside its directory (`…/ubiquity/ubiquityd.sock`).
     public static let socketFileName = "ubiquityd.sock"
 
-    /// The socket path of SPEC §8: `/run/ubiquity/ubiquityd.sock` for root (the system service),
+    /// The default socket path: `/run/ubiquity/ubiquityd.sock` for root (the system service),
     /// `$XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock` otherwise, `/tmp/ubiquity-UID/…` as a last resort.
     ///
     /// - Parameters:

@@ -178,7 +178,7 @@ public final class FileWatcher: Sendable {
     /// The watcher's health now.
     public var status: WatchStatus { shared.state.withLock { $0.status } }
 
-    /// A cookie barrier for complete gathering (SPEC §7.1).
+    /// A cookie barrier for complete gathering (guarantee 1 in docs/live-queries.md).
     ///
     /// Writes a uniquely named hidden cookie file into each available container root and waits
     /// until the reader has seen its creation. The kernel queues events in order, so by then every

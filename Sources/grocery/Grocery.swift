@@ -1,4 +1,4 @@
-// `grocery`: the shopping list of SPEC §11 on top of ubiquityd. Argument parsing, output
+// `grocery`: the shopping list (docs/grocery.md) on top of ubiquityd. Argument parsing, output
 // formatting and wiring only; reading and writing the list, and the live list, live in GroceryStore.
 import ArgumentParser
 

@@ -16,13 +16,13 @@ import Glibc
 /// The value is pure data: ``resolveContainers()`` does the I/O of turning roots and
 /// declarations into the containers served right now (again on every SIGHUP).
 public struct DaemonConfiguration: Sendable, Equatable {
-    /// The Unix socket to bind when systemd passes none (SPEC §8).
+    /// The Unix socket to bind when systemd passes none (docs/configuration.md).
     public var socketPath: String
     /// Directories whose container-id sub-directories are served.
     public var roots: [RootDeclaration]
     /// Containers named one by one, in file order; the first is the default container.
     public var containers: [ContainerDeclaration]
-    /// The batching interval of queries that name none (SPEC §7 rule 4).
+    /// The batching interval of queries that name none (guarantee 4 in docs/live-queries.md).
     public var batchingInterval: Duration
     /// The most inotify watches to hold; nil: 90% of `max_user_watches`.
     public var watchBudget: Int?
@@ -38,7 +38,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The accepted `log_level` values, quietest last (swift-log's levels).
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
-    /// The package type every default root declares (SPEC §4: Grocery declares `gro`).
+    /// The package type every default root declares (Grocery declares `gro`).
     public static let defaultPackageTypes = ["gro": "com.example.grocery.package"]
 
     /// The demo container of the embedded default.
@@ -64,7 +64,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     // MARK: - Sources
 
-    /// The zero-configuration default of SPEC §4: one per-user root
+    /// The zero-configuration default (docs/configuration.md): one per-user root
     /// `$XDG_DATA_HOME/ubiquity/containers` (else `$HOME/.local/share/…`, else the home directory of
     /// the passwd entry, else `/tmp/ubiquity-UID/containers`) declaring `gro`, and the demo container
     /// `com.example.grocery` in it, created on first run.

@@ -38,7 +38,7 @@ public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The rule of SPEC §4: root, the container's owner, or a member of its configured group.
+/// The authorisation rule (docs/threat_model.md): root, the container's owner, or a member of its configured group.
 public enum Authorization {
     public static func mayRead(_ container: ResolvedContainer, peer: PeerCredentials) -> Bool {
         if peer.isRoot || peer.uid == container.ownerUID { return true }

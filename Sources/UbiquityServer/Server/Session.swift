@@ -167,7 +167,7 @@ final class Session {
                       packageTypes: container.descriptor.packageTypes)
     }
 
-    /// Creates `Documents/` on demand (SPEC §4), owned by the container's owner when we are root.
+    /// Creates `Documents/` on demand, owned by the container's owner when we are root.
     private func ensureDocuments(_ container: ResolvedContainer) throws(ProtocolError) -> String {
         let documents = container.descriptor.root + "/Documents"
         if mkdir(documents, 0o755) == 0 {

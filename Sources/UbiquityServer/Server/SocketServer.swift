@@ -17,7 +17,7 @@ import UbiquityProtocol
 /// connection, requests are handled in order by one task and each live query's events are
 /// forwarded by a task of their own, so a query that produces nothing never blocks a request.
 /// A subscriber that does not read stalls only its own writes: the engine then keeps a bounded,
-/// coalesced summary for it (SPEC §7.7).
+/// coalesced summary for it (guarantee 7 in docs/live-queries.md).
 public final class SocketServer: Sendable {
     /// Where clients connect.
     public enum Endpoint: Sendable, Hashable {

@@ -1,0 +1,15 @@
+/// A container as the index sees it: where it is and which directory extensions are packages.
+public struct ContainerDescriptor: Sendable, Hashable {
+    public var id: ContainerID
+    /// Absolute path of the container directory, without a trailing slash.
+    public var root: String
+    /// Directory extensions (lowercase, no dot) indexed as ONE package item, mapped to their type
+    /// identifier, e.g. `["gro": "com.example.grocery.package"]`.
+    public var packageTypes: [String: String]
+
+    public init(id: ContainerID, root: String, packageTypes: [String: String] = [:]) {
+        self.id = id
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.packageTypes = Dictionary(uniqueKeysWithValues: packageTypes.map { ($0.key.lowercased(), $0.value) })
+    }
+}

@@ -1,0 +1,8 @@
+/// Limits that keep the engine's memory bounded.
+public struct EngineLimits: Sendable {
+    /// Items that may wait for one subscriber before it receives a `reset` instead.
+    public var pendingItemsPerQuery: Int = 10_000
+    /// Notices (resync, unwatched...) that may wait for one subscriber; older ones are dropped.
+    public var pendingNoticesPerQuery: Int = 64
+    public init() {}
+}

@@ -1,0 +1,14 @@
+/// One observed change, in container-relative path components (`["Documents", "Item_1"]`).
+/// The watcher produces these; the index applies them in order.
+public enum FileSystemChange: Sendable {
+    /// The entry exists with this status: created, written, chmod-ed, ...
+    case stat(ContainerID, [String], FileStat)
+    /// The entry and everything below it are gone.
+    case remove(ContainerID, [String])
+    /// A paired rename. The entry keeps its identity; an existing destination is replaced
+    /// (an atomic save), keeping the destination's identity. `stat` is the moved entry's new status.
+    case move(ContainerID, from: [String], to: [String], stat: FileStat?)
+    /// The complete, authoritative content of a subtree (a crawl or rescan): entries not listed
+    /// are removed, listed ones inserted or updated. A listing without a root removes the subtree.
+    case listing(ContainerID, [String], CrawlListing)
+}

@@ -1,0 +1,27 @@
+/// A live, allocation-free view of one indexed item; `path` and `tags` are computed on demand.
+public struct IndexedItem: ItemFacts {
+    let index: MetadataIndex
+    public let id: ItemID
+
+    init(_ index: MetadataIndex, _ id: ItemID) {
+        self.index = index
+        self.id = id
+    }
+
+    public var name: String { index.name(id) }
+    public var stat: FileStat { index.stat(id) }
+    public var isPackage: Bool { index.flags(id).contains(.package) }
+    public var isHidden: Bool { index.flags(id).contains(.hidden) }
+    public var scope: Scope { index.flags(id).contains(.documents) ? .documents : .data }
+    public var containerID: ContainerID { index.containers[index.container(of: id)].id }
+    public var packageType: String? {
+        guard isPackage, let ext = ContentTypes.pathExtension(name) else { return nil }
+        return index.containers[index.container(of: id)].packageTypes[ext.lowercased()]
+    }
+    public var packageSize: Int64 { index.packageTotals(id).size }
+    public var packageModified: Int64 { index.packageTotals(id).modified }
+    public var path: String { index.path(of: id) }
+    public var tags: [String] { index.tagsReader?(path) ?? [] }
+    public var identity: ItemIdentity { index.identity(id) }
+    public func snapshot() -> ItemSnapshot { ItemSnapshot(self) }
+}

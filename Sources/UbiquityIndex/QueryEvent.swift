@@ -1,0 +1,18 @@
+/// What a live query's subscriber receives, in order.
+public enum QueryEvent: Sendable, Equatable {
+    case gatheringStarted
+    case gatheringProgress(count: Int)
+    /// The complete, sorted result set.
+    case gatheringFinished([ResultItem])
+    case update(QueryDelta)
+    /// The container was rescanned after lost events; `changes` real changes were found
+    /// (and delivered as ordinary updates).
+    case resync(container: ContainerID, reason: String, changes: Int)
+    /// The subscriber fell too far behind: here is the whole current result set.
+    case reset([ResultItem])
+    case unwatched(container: ContainerID, path: String, reason: String)
+    case containerUnavailable(ContainerID)
+    case containerAvailable(ContainerID)
+}
+
+public typealias QueryID = UInt64

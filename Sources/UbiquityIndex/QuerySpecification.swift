@@ -1,0 +1,33 @@
+public import UbiquityPredicate
+
+/// What a query asks for: which items (predicate, containers, scopes), in which order, with
+/// which attributes, and how often it wants to hear about changes.
+public struct QuerySpecification: Sendable {
+    public var predicate: MetadataPredicate
+    /// Empty means every registered container.
+    public var containers: Set<ContainerID>
+    public var scopes: Set<Scope>
+    public var sort: [MetadataSortDescriptor]
+    /// Attributes each result carries (its path always comes along).
+    public var attributes: [Attribute]
+    /// Updates are delivered at most once per interval; zero means as soon as possible.
+    public var batchingInterval: Duration
+    /// False: gather once and stop.
+    public var live: Bool
+
+    public static let defaultBatchingInterval = Duration.milliseconds(50)
+
+    public init(
+        predicate: MetadataPredicate, containers: Set<ContainerID> = [], scopes: Set<Scope> = Set(Scope.allCases),
+        sort: [MetadataSortDescriptor] = [], attributes: [Attribute] = [.name],
+        batchingInterval: Duration = QuerySpecification.defaultBatchingInterval, live: Bool = true
+    ) {
+        self.predicate = predicate
+        self.containers = containers
+        self.scopes = scopes
+        self.sort = sort
+        self.attributes = attributes
+        self.batchingInterval = batchingInterval
+        self.live = live
+    }
+}
