@@ -746,11 +746,23 @@ def machine_facts(workdir):
             "fs": f"{fs} ({dev[0]})", "os": command_output(["sh", "-c", ". /etc/os-release; echo $PRETTY_NAME"])}
 
 
+# The repository this script belongs to (Benchmarks/compare/compare.py).
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def portable_path(argument):
+    """An argument as the report shows it: never an absolute path of the machine it ran on.
+    Paths inside the repository become relative to it; other absolute paths keep their file name."""
+    if not os.path.isabs(argument):
+        return argument
+    relative = os.path.relpath(argument, REPO)
+    return relative if not relative.startswith("..") else os.path.basename(argument)
+
+
 def versions(args):
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    commit = command_output(["git", "-C", repo, "rev-parse", "--short", "HEAD"])
+    commit = command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
     # The report and charts this run is writing do not make the measured code "uncommitted".
-    dirty = command_output(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no", "--",
+    dirty = command_output(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--",
                             ".", ":!docs/benchmarks.md", ":!docs/benchmarks"])
     return {"watchman": command_output([args.watchman, "--version"]),
             "swift": command_output(["swift", "--version"]).splitlines()[0] if shutil.which("swift") else "?",
@@ -1137,7 +1149,7 @@ def main():
                                                    "trees with a matching manifest there are reused")
     p.add_argument("--keep-trees", action="store_true", help="leave the generated trees in place")
     args = p.parse_args()
-    args.argv = sys.argv[1:]
+    args.argv = [portable_path(a) for a in sys.argv[1:]]
     try:
         sizes = sorted({parse_size(s) for s in args.sizes.split(",") if s.strip()})
         if args.smoke:
@@ -1163,8 +1175,7 @@ def main():
             p.error("the charts need matplotlib (python3 -m pip install matplotlib), or pass --no-charts")
 
     if args.ubiquityd is None:
-        repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        args.ubiquityd = os.path.join(repo, ".build", "release", "ubiquityd")
+        args.ubiquityd = os.path.join(REPO, ".build", "release", "ubiquityd")
     if not os.access(args.ubiquityd, os.X_OK):
         p.error(f"no ubiquityd binary at {args.ubiquityd} (swift build -c release --product ubiquityd, or --ubiquityd)")
     if shutil.which(args.watchman) is None:
