@@ -35,6 +35,9 @@ run: deps
 
 # The docs check runs first so that the test runner's summary is the last line printed.
 test: deps
+	@# Seconds: the repository must not point outside itself (its --self-test proves the check bites).
+	scripts/check-self-contained --self-test
+	scripts/check-self-contained
 	$(SWIFT) build --build-tests
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
 	@# release-build the daemon so make install and make bench cannot silently break.

@@ -3,7 +3,7 @@ import Testing
 @testable import UbiquityPredicate
 
 // The conformance table: each case is (predicate text, arguments, item, expected result) with the
-// source line, checked against /work/notes/semantics.md (and Apple's NSPredicate where it is silent).
+// source line, checked against docs/predicates.md (and Apple's NSPredicate where it is silent).
 // The cases themselves live in ConformanceCases*.swift; this file holds the runner and fixtures.
 
 // MARK: - Fixed clock
