@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
         .library(name: "UbiquityProtocol", targets: ["UbiquityProtocol"]),
+        .library(name: "UbiquityTOML", targets: ["UbiquityTOML"]),
         .library(name: "UbiquityServer", targets: ["UbiquityServer"]),
         .library(name: "UbiquityKit", targets: ["UbiquityKit"]),
         .executable(name: "ubiquityd", targets: ["ubiquityd"]),
@@ -57,6 +58,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The TOML subset ubiquityd.toml is written in: bytes to a table whose every key and value
+        /// keeps its line and column. Pure: no Glibc, no Foundation.
+        .target(
+            name: "UbiquityTOML",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: I/O: the only doors to the kernel
 
         /// statx, xattrs, eventfd and dirent names: prefixed C wrappers for what Swift cannot import.
@@ -90,7 +98,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "CSystemd",
+                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -175,10 +183,17 @@ let package = Package(
         /// process on a real socket (TestDaemon), through UbiquityKit and raw JSON lines.
         .testTarget(
             name: "UbiquityServerTests",
-            dependencies: ["UbiquityServer", "UbiquityKit", "UbiquityTesting", "ubiquityd"],
+            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd"],
             swiftSettings: swiftSettings
         ),
 
+        /// The TOML subset: every construct, every error's position, and random documents checked
+        /// against Python's tomllib (python3 ≥ 3.11).
+        .testTarget(
+            name: "UbiquityTOMLTests",
+            dependencies: ["UbiquityTOML", "UbiquityTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "UbiquityPredicateTests",
             dependencies: ["UbiquityPredicate", "UbiquityTesting"],

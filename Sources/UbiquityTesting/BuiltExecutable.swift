@@ -23,6 +23,11 @@ public struct BuiltExecutable: Sendable {
         url = Self.folder.appendingPathComponent(name)
     }
 
+    /// Any program by its absolute path (a reference implementation such as python3).
+    public init(path: String) {
+        url = URL(fileURLWithPath: path)
+    }
+
     /// The folder holding the running test binary and every other built product.
     public static let folder: URL = {
         let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))

@@ -2,6 +2,7 @@ import Glibc
 import UbiquityIndex
 import UbiquityPredicate
 import UbiquityProtocol
+import UbiquityTOML
 
 // The ubiquityd.toml schema: which keys exist, their types, defaults and ranges
 // (docs/configuration.md documents the same table; keep the two in step).

@@ -1,39 +1,6 @@
-// A parser for the TOML subset of ubiquityd.toml. Pure: bytes in, a TOMLTable or a TOMLError out.
-//
-// Supported (each a subset of TOML 1.0, so every accepted file is valid TOML):
-//   comments `#`; bare keys [A-Za-z0-9_-]+ and quoted keys ("..." or '...'); `key = value`;
-//   one-level `[table]` and `[[array-of-tables]]` headers; basic strings "..." with the escapes
-//   \b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX; literal strings '...'; integers (decimal with `_`
-//   separators, 0x / 0o / 0b); floats (1.5, -2e3, 6.02_2e23); true / false; arrays (mixed types,
-//   multi-line, trailing comma, comments inside); single-line inline tables { k = v, ... }.
-// Refused with a message saying so: dotted keys, [a.b] headers, multi-line strings, dates and
-// times, inf / nan. Files larger than 1 MiB and nesting deeper than 32 levels are refused too.
+// The parser behind TOML.parse: one pass over the bytes, positions tracked incrementally.
 
-enum TOML {
-    /// Largest accepted document, in bytes.
-    static let maxBytes = 1 << 20
-    /// Deepest accepted nesting of arrays and inline tables.
-    static let maxDepth = 32
-
-    /// Parses a whole document.
-    ///
-    /// - Returns: The root table; `[table]` headers become table entries, `[[name]]` headers
-    ///   arrays of tables, each in the order written.
-    /// - Throws: ``TOMLError`` for the first syntax error, naming its line and column.
-    static func parse(_ bytes: [UInt8]) throws(TOMLError) -> TOMLTable {
-        guard bytes.count <= maxBytes else {
-            throw TOMLError(position: TOMLPosition(line: 1, column: 1),
-                            message: "the file is \(bytes.count) bytes; at most \(maxBytes) bytes (1 MiB) are accepted")
-        }
-        var parser = TOMLParser(bytes)
-        try parser.checkUTF8()
-        return try parser.document()
-    }
-
-    static func parse(_ text: String) throws(TOMLError) -> TOMLTable { try parse(Array(text.utf8)) }
-}
-
-private struct TOMLParser {
+struct TOMLParser {
     let bytes: [UInt8]
     var offset = 0
     var line = 1
@@ -475,39 +442,27 @@ private struct TOMLParser {
             throw error("inf and nan are not supported", at: start)
         }
 
-        // 0x / 0o / 0b: unsigned, underscores between digits.
-        if body.count > 2, body.first == 0x30, let radix = [UInt8(0x78): 16, 0x6F: 8, 0x62: 2][body[body.startIndex + 1]] {
-            guard token.first != 0x2B && token.first != 0x2D else { throw bad("a sign is not allowed before 0x, 0o or 0b") }
-            let digits = try Self.digits(body.dropFirst(2), radix: radix, bad: bad)
-            guard let value = Int64(String(decoding: digits, as: UTF8.self), radix: radix) else {
-                throw bad("out of range (integers are 64-bit)")
-            }
-            return .integer(value)
+        // Hexadecimal, octal and binary integers are valid TOML, but no configuration key wants one.
+        if body.count >= 2, body.first == 0x30, [UInt8(0x78), 0x6F, 0x62].contains(body[body.startIndex + 1]) {
+            throw bad("hexadecimal, octal and binary integers are not supported; write a decimal number")
         }
 
-        // Decimal: int-part [ '.' digits ] [ ('e'|'E') [sign] digits ].
-        var rest = body
-        let exponentAt = rest.firstIndex { $0 == 0x65 || $0 == 0x45 }
-        let mantissa = exponentAt.map { rest[..<$0] } ?? rest
-        let dotAt = mantissa.firstIndex(of: 0x2E)
-        let integerPart = dotAt.map { mantissa[..<$0] } ?? mantissa
-        let intDigits = try Self.digits(integerPart, radix: 10, bad: bad)
+        // Decimal: int-part [ '.' digits ]. Exponents are valid TOML but not supported here.
+        if body.contains(where: { $0 == 0x65 || $0 == 0x45 }) {
+            throw bad("exponents are not supported; write the number out (1500, 0.001)")
+        }
+        let dotAt = body.firstIndex(of: 0x2E)
+        let integerPart = dotAt.map { body[..<$0] } ?? body
+        let intDigits = try Self.digits(integerPart, bad: bad)
         if intDigits.count > 1 && intDigits.first == 0x30 { throw bad("leading zeros are not allowed") }
         var normalized = intDigits
         if let dotAt {
-            let fraction = mantissa[(dotAt + 1)...]
+            let fraction = body[(dotAt + 1)...]
             guard !fraction.isEmpty else { throw bad("expected digits after '.'") }
-            normalized += [0x2E] + (try Self.digits(fraction, radix: 10, bad: bad))
-        }
-        if let exponentAt {
-            rest = body[(exponentAt + 1)...]
-            var exponentSign: [UInt8] = []
-            if let sign = rest.first, sign == 0x2B || sign == 0x2D { exponentSign = [sign]; rest = rest.dropFirst() }
-            guard !rest.isEmpty else { throw bad("expected digits after the exponent") }
-            normalized += [0x65] + exponentSign + (try Self.digits(rest, radix: 10, bad: bad))
+            normalized += [0x2E] + (try Self.digits(fraction, bad: bad))
         }
         let signed = (negative ? "-" : "") + String(decoding: normalized, as: UTF8.self)
-        if dotAt == nil && exponentAt == nil {
+        if dotAt == nil {
             guard let value = Int64(signed) else { throw bad("out of range (integers are 64-bit)") }
             return .integer(value)
         }
@@ -517,8 +472,8 @@ private struct TOMLParser {
 
     static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    /// The digits of `part` without its `_` separators; each `_` must sit between two digits.
-    static func digits(_ part: ArraySlice<UInt8>, radix: Int, bad: (String) -> TOMLError) throws(TOMLError) -> [UInt8] {
+    /// The decimal digits of `part` without its `_` separators; each `_` must sit between two digits.
+    static func digits(_ part: ArraySlice<UInt8>, bad: (String) -> TOMLError) throws(TOMLError) -> [UInt8] {
         guard !part.isEmpty else { throw bad("expected digits") }
         var out: [UInt8] = []
         var previousWasDigit = false
@@ -528,9 +483,7 @@ private struct TOMLParser {
                 previousWasDigit = false
                 continue
             }
-            guard let digit = hexDigit(byte), Int(digit) < radix else {
-                throw bad("'\(Character(Unicode.Scalar(byte)))' is not a \(radix == 10 ? "decimal" : "base-\(radix)") digit")
-            }
+            guard isDigit(byte) else { throw bad("'\(Character(Unicode.Scalar(byte)))' is not a decimal digit") }
             out.append(byte)
             previousWasDigit = true
         }

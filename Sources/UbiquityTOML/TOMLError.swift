@@ -1,0 +1,12 @@
+/// A syntax error: where, and what was expected and found.
+public struct TOMLError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var position: TOMLPosition
+    public var message: String
+
+    public init(position: TOMLPosition, message: String) {
+        self.position = position
+        self.message = message
+    }
+
+    public var description: String { "\(position): \(message)" }
+}
