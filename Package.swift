@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // Ubiquity for Linux — iCloud-style ubiquity containers and live metadata queries.
 // Module layout and data flow: docs/architecture.md. Pure logic first, I/O next, thin executables last.
+// Each target's doc comment below summarises its header (owns / must not / depends on) in
+// Sources/<Target>/<Target>.swift, or in the file with the entry point for an executable.
 import PackageDescription
 
 // MARK: - Shared settings
@@ -70,8 +72,8 @@ let package = Package(
         /// statx, xattrs, eventfd and dirent names: prefixed C wrappers for what Swift cannot import.
         .target(name: "CUbiquitySystem"),
 
-        /// inotify watcher, raw-syscall crawler, rename pairing, overflow rescans, watch budget,
-        /// cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
+        /// Every file-system observation: inotify watcher, raw-syscall crawler, rename pairing,
+        /// overflow rescans, watch budget, cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
         .target(
             name: "UbiquityWatch",
             dependencies: ["UbiquityIndex", "CUbiquitySystem"],
@@ -166,7 +168,8 @@ let package = Package(
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
         /// query, reading events with a deadline, the real daemon on a temporary socket
-        /// (TestDaemon), a raw JSON-lines client, running a built CLI (BuiltExecutable, Snapshot)
+        /// (TestDaemon), a raw JSON-lines client, running a built CLI or a reference program
+        /// such as python3 (BuiltExecutable, Snapshot)
         /// and reading a child's output lines with a deadline (LineReader).
         .target(
             name: "UbiquityTesting",

@@ -1,7 +1,3 @@
-// UbiquityIndex owns the item model, the in-memory metadata index with its name index, and
-// the live-query engine (membership, sorted results, per-query deltas, batching, backpressure).
-// It is pure: it never touches the file system; UbiquityWatch feeds it FileSystemChange batches.
-
 /// What the crawler and watcher read for one directory entry (one `statx`).
 ///
 /// Times are nanoseconds since 1970 so the index stores no Foundation `Date`.

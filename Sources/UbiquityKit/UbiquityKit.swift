@@ -1,6 +1,9 @@
-// UbiquityKit owns the client side of the daemon's socket: a connection that speaks
-// UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery) and UbiquityContainer.
-// It must not read the index or the file system to answer queries: everything comes from ubiquityd.
+// UbiquityKit — the Swift client library of the daemon's socket.
+//
+// Owns: a connection that speaks UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery)
+//   and UbiquityContainer.
+// Must not: read the index or the file system to answer queries: everything comes from ubiquityd.
+// Depends on: UbiquityProtocol, UbiquityPredicate, swift-nio (+ nio-extras).
 //
 // Pieces:
 //   UbiquityConnection  one socket: hello, requests matched by id, events routed per query,

@@ -1,7 +1,3 @@
-// UbiquityPredicate owns the NSPredicate / Spotlight query language: lexing, parsing, type
-// checking, evaluation, the canonical printed form, index hints and sort descriptors.
-// It is pure: no file system, no sockets, no Glibc; callers hand it attribute values.
-
 /// A parsed, type-checked predicate. Build one with ``MetadataPredicate/init(parsing:arguments:variables:)``.
 ///
 /// ```swift

@@ -1,6 +1,3 @@
-// UbiquityProtocol owns the daemon's wire format: JSON lines, requests, responses, events,
-// stable error codes and the published limits (docs/protocol.md is the normative text).
-// It must not open sockets or files: the server and the clients bring their own transport.
 public import UbiquityPredicate
 
 /// Constants and defaults both ends agree on.

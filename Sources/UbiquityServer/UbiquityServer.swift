@@ -1,8 +1,13 @@
-// UbiquityServer owns the daemon as a library: configuration, the Unix-socket server and its
-// sessions, authorisation by SO_PEERCRED, and the systemd glue (notify, watchdog, socket
-// activation, journald). It turns QueryEngine events into protocol lines and back.
-// It must not parse predicates itself or walk the file system to answer a query: the index
-// (UbiquityIndex, fed by UbiquityWatch) is the single source of truth.
+// UbiquityServer — the daemon as a library; the ubiquityd executable only parses arguments and runs it.
+//
+// Owns: the configuration (Configuration/: the schema, defaults, container resolution), the
+//   Unix-socket server and its sessions (Server/: one Session per connection, authorisation by
+//   SO_PEERCRED, QueryEngine events turned into protocol lines), the systemd glue (Systemd/:
+//   notify, watchdog, socket activation, journald) and the service that wires it all (Daemon/).
+// Must not: parse predicates itself or walk the file system to answer a query: the index
+//   (UbiquityIndex, fed by UbiquityWatch) is the single source of truth.
+// Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, CSystemd, swift-nio
+//   (+ nio-extras), swift-log, swift-service-lifecycle.
 
 /// The daemon's version, reported by `hello`, `status` and `ubiquityd --version`.
 public enum UbiquityVersion {

@@ -2,8 +2,8 @@
 //
 // Owns: parsing bytes into a TOMLTable whose every key and value keeps its line and column, and
 // the syntax errors (TOMLError, `line:column: message`). Pure: no Glibc, no Foundation, no I/O.
-// Must not touch: the configuration schema (which keys exist, their types and ranges: that is
-// UbiquityServer's DaemonConfiguration+Parse.swift) or the file system (callers pass bytes).
+// Must not: know the configuration schema (which keys exist, their types and ranges: that is
+// UbiquityServer's DaemonConfiguration+Parse.swift) or read files (callers pass bytes).
 // Depends on: nothing but the standard library.
 //
 // The subset (every document it accepts is valid TOML 1.0 and means the same):

@@ -1,6 +1,3 @@
-// UbiquityTesting: helpers shared by the test targets (seeded randomness, a subscriber's view of
-// a live query, reading events with a deadline). Test code only; no product depends on it.
-
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough for test data. Seeded,
 /// so a failing property test can print its seed and be replayed.
 public struct SplitMix64: RandomNumberGenerator, Sendable {

@@ -1,8 +1,3 @@
-// UbiquityWatch owns every file-system observation: the crawler (raw openat/readdir/statx),
-// inotify with rename pairing, overflow recovery and the watch budget, and the tag reader.
-// It must not decide what a change means for queries: it emits FileSystemChange batches that
-// UbiquityIndex applies, and it is the only module here that talks to the kernel about files.
-
 import CUbiquitySystem
 import Glibc
 import Synchronization

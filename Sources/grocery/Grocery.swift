@@ -1,5 +1,8 @@
-// `grocery`: the shopping list (docs/grocery.md) on top of ubiquityd. Argument parsing, output
-// formatting and wiring only; reading and writing the list, and the live list, live in GroceryStore.
+// grocery — the shopping-list CLI on top of ubiquityd (this file holds its entry point; docs/grocery.md).
+//
+// Owns: argument parsing, output formatting and wiring.
+// Must not: read or write the list itself: the storage formats and the live list live in GroceryStore.
+// Depends on: GroceryStore, UbiquityKit, swift-argument-parser.
 import ArgumentParser
 
 @main

@@ -1,5 +1,9 @@
-// `ubiq`: the query CLI, like `mdfind`. Argument parsing and wiring only; the language lives in
-// UbiquityPredicate, and talking to the daemon (query, watch, containers, status) in UbiquityKit.
+// ubiq — the query CLI, like mdfind (this file holds its entry point; docs/ubiq.md).
+//
+// Owns: argument parsing and output (tables, JSON lines, exit statuses) of query, watch,
+//   containers, status and predicate.
+// Must not: implement the language (UbiquityPredicate) or the protocol (UbiquityKit talks to the daemon).
+// Depends on: UbiquityPredicate, UbiquityProtocol, UbiquityKit, swift-argument-parser.
 import ArgumentParser
 import Glibc
 

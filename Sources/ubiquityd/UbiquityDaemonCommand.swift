@@ -1,4 +1,8 @@
-// ubiquityd: argument parsing and wiring only; the daemon lives in UbiquityServer.
+// ubiquityd — the daemon executable (this file holds its entry point).
+//
+// Owns: the command line (flags, --check-config, --version) and handing the result to UbiquityServer.
+// Must not: hold daemon logic: configuration, the server and the systemd glue live in UbiquityServer.
+// Depends on: UbiquityServer, swift-argument-parser.
 import ArgumentParser
 import Foundation
 import Logging

@@ -1,6 +1,9 @@
-// CUbiquitySystem: the few Linux calls Swift cannot import through Glibc (statx, extended
-// attributes, eventfd, a directory entry's name), as prefixed C functions. It holds no state and no policy:
-// every decision about what to call and when lives in UbiquityWatch.
+// CUbiquitySystem — the few Linux calls Swift cannot import through Glibc.
+//
+// Owns: prefixed C wrappers (ubq_*) for statx, extended attributes, eventfd and a directory
+//   entry's name.
+// Must not: hold state or policy: every decision about what to call and when lives in UbiquityWatch.
+// Depends on: the C library only.
 #ifndef C_UBIQUITY_SYSTEM_H
 #define C_UBIQUITY_SYSTEM_H
 

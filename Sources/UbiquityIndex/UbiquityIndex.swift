@@ -1,0 +1,9 @@
+// UbiquityIndex — the item model, the in-memory metadata index and the live-query engine.
+//
+// Owns: items and their facts (FileStat, IndexedItem, ItemSnapshot), MetadataIndex with its name
+//   index, LiveQuery (membership and sorted results), and the QueryEngine actor: per-query deltas,
+//   batching, backpressure, and synchronising with its change source before gathering.
+// Must not: touch the file system or the kernel — it is fed numbered batches of FileSystemChange
+//   by a change source (UbiquityWatch in the daemon, a scripted source in tests) — nor know
+//   about sockets or the wire.
+// Depends on: UbiquityPredicate.

@@ -1,0 +1,8 @@
+// UbiquityPredicate — the NSPredicate / Spotlight query language.
+//
+// Owns: lexing, parsing, type checking, evaluation, the canonical printed form, index hints and
+//   sort descriptors (MetadataPredicate*, MetadataSortDescriptor); the one table of attribute
+//   names (Attribute); LinearRegex, the linear-time engine behind MATCHES.
+// Must not: do I/O (no file system, no sockets, no Glibc), or know where attribute values come
+//   from: callers hand them in through AttributeProvider.
+// Depends on: the standard library and Foundation (Unicode normalisation, calendar dates).
