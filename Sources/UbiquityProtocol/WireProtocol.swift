@@ -11,6 +11,10 @@ public enum WireProtocol {
     /// The file name of the socket inside its directory (`…/ubiquity/ubiquityd.sock`).
     public static let socketFileName = "ubiquityd.sock"
 
+    /// The system service's own account (Packaging/ubiquity.sysusers.conf). Clients trust a
+    /// daemon running as root, as themselves, or as this user.
+    public static let serviceUserName = "ubiquity"
+
     /// The default socket path: `/run/ubiquity/ubiquityd.sock` for root (the system service),
     /// `$XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock` otherwise, `/tmp/ubiquity-UID/…` as a last resort.
     ///
