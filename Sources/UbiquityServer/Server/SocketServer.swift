@@ -268,7 +268,12 @@ extension PeerCredentials {
         let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
             level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
         guard let credentials = try? future.wait() else { return nil }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        // More groups than the buffer holds (ERANGE): only the primary gid counts, which can
+        // narrow access but never widen it.
+        let groups: EventLoopFuture<KernelPeerGroups> = provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: KernelPeerGroups.option))
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
+                               groups: (try? groups.wait())?.groups ?? [])
     }
 }
 
