@@ -42,6 +42,10 @@ public struct ServerLimits: Sendable, Hashable {
     public var pendingItemsPerQuery: Int = 10_000
     /// The batching interval used when `query.start` names none, in seconds.
     public var defaultBatchingInterval: Double = 0.05
+    /// Sort keys one query may name: each key's value is kept for every result.
+    public var maxSortKeys: Int = 8
+    /// Entries of one query's `attributes`.
+    public var maxAttributes: Int = 64
 
     public init() {}
 
@@ -52,6 +56,8 @@ public struct ServerLimits: Sendable, Hashable {
             "maxQueriesPerConnection": .integer(Int64(maxQueriesPerConnection)),
             "pendingItemsPerQuery": .integer(Int64(pendingItemsPerQuery)),
             "defaultBatchingInterval": .double(defaultBatchingInterval),
+            "maxSortKeys": .integer(Int64(maxSortKeys)),
+            "maxAttributes": .integer(Int64(maxAttributes)),
         ])
     }
 
@@ -62,5 +68,7 @@ public struct ServerLimits: Sendable, Hashable {
         maxQueriesPerConnection = try object.optionalInt("maxQueriesPerConnection") ?? maxQueriesPerConnection
         pendingItemsPerQuery = try object.optionalInt("pendingItemsPerQuery") ?? pendingItemsPerQuery
         defaultBatchingInterval = try object.optionalDouble("defaultBatchingInterval") ?? defaultBatchingInterval
+        maxSortKeys = try object.optionalInt("maxSortKeys") ?? maxSortKeys
+        maxAttributes = try object.optionalInt("maxAttributes") ?? maxAttributes
     }
 }

@@ -105,7 +105,8 @@ final class Session {
             }
             let containers = try context.registry.containers(named: parameters.containers, for: peer)
             let specification = try WireTranslation.specification(parameters, containers: containers,
-                                                                  defaultBatching: context.defaultBatching)
+                                                                  defaultBatching: context.defaultBatching,
+                                                                  limits: context.limits)
             let id: QueryID
             do { id = try await context.engine.start(specification) } catch let error as EngineError {
                 throw ProtocolError(.init(rawValue: error.code), error.message)
@@ -126,13 +127,17 @@ final class Session {
             return answer(.object(["query": .integer(Int64(q)), "count": .integer(Int64(results.count)),
                                    "results": .array(results.map { WireTranslation.item($0).json })]))
         case .queryDisableUpdates(let q):
-            try? await context.engine.disableUpdates(try owned(q))
+            // Ownership first, outside any `try?`: another connection's query is query.unknown.
+            let id = try owned(q)
+            try? await context.engine.disableUpdates(id)
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
         case .queryEnableUpdates(let q):
-            try? await context.engine.enableUpdates(try owned(q))
+            let id = try owned(q)
+            try? await context.engine.enableUpdates(id)
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("enabled")]))
         case .queryStop(let q):
-            try? await context.engine.stop(try owned(q))
+            let id = try owned(q)
+            try? await context.engine.stop(id)
             context.logger.debug("query stopped", metadata: ["query": "\(q)", "peer_uid": "\(peer.uid)"])
             return answer(.object(["query": .integer(Int64(q)), "stopped": .bool(true)]))
         case .queryRelease(let q):
