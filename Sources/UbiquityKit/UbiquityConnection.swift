@@ -106,6 +106,13 @@ public final class UbiquityConnection: Sendable {
                     writerSlot.yield(outbound)
                     writerSlot.finish()
                     for try await line in inbound {
+                        // The decoder's buffer limit bounds memory, but a line that arrived whole in
+                        // one read is decoded whatever its length: check it here as well.
+                        guard line.readableBytes <= maxLineBytes else {
+                            router.closeReason = "line too long"
+                            router.fail(.responseTooLarge(limit: maxLineBytes))
+                            break
+                        }
                         guard router.receive(line) else { break }
                     }
                 }

@@ -53,4 +53,21 @@ import UbiquityTesting
             #expect(try start(sort: 100_000, attributes: 1)["error"]?["code"]?.stringValue == "query.invalidSort")
         }
     }
+
+    /// A request longer than the limit is refused even when it arrives whole in one read (the
+    /// line decoder's own limit only fires while a line is incomplete).
+    @Test func aLineOverTheLimitInOneWriteIsRefused() async throws {
+        var template = Array("/tmp/ubql-XXXXXX".utf8CString)
+        let base = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try "[limits]\nmax_line_bytes = 1024\n[[roots]]\npath = \"\(base)\"\n".write(toFile: base + "/u.toml", atomically: true, encoding: .utf8)
+        try await withTestDaemon(containers: [], arguments: ["--config", base + "/u.toml", "--socket", "{socket}"]) { daemon in
+            let client = try RawClient(socket: daemon.socket)
+            let padding = String(repeating: "x", count: 2000)
+            try client.send(#"{"id":0,"op":"hello","version":1,"client":"\#(padding)"}"#)
+            let answer = try client.readJSON()
+            #expect(answer["error"]?["code"]?.stringValue == "request.tooLarge", "\(answer)")
+            #expect(client.waitForClose())
+        }
+    }
 }

@@ -128,9 +128,11 @@ import UbiquityTesting
             let connection = try await UbiquityConnection.connect(to: daemon.socket, maxLineBytes: 2_000)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.isLive = false
+            var seen: [MetadataQuery.Notification] = []
             await #expect(throws: UbiquityKitError.responseTooLarge(limit: 2_000)) {
-                for try await _ in try await query.start() {}
+                for try await notification in try await query.start() { seen.append(notification) }
             }
+            #expect(seen.allSatisfy { if case .didFinishGathering = $0 { false } else { true } }, "\(seen)")
             #expect(UbiquityKitError.responseTooLarge(limit: 2_000).description.contains("2000 bytes"))
         }
     }

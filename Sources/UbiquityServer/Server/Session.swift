@@ -172,17 +172,24 @@ final class Session {
                       packageTypes: container.descriptor.packageTypes)
     }
 
-    /// Creates `Documents/` on demand, owned by the container's owner when we are root.
+    /// Creates `Documents/` on demand, owned by the container's owner when we are root — through
+    /// descriptors, so a link the owner put in place of the container or of `Documents` is refused,
+    /// never followed (``ContainerDirectory``).
     private func ensureDocuments(_ container: ResolvedContainer) throws(ProtocolError) -> String {
-        let documents = container.descriptor.root + "/Documents"
-        if mkdir(documents, 0o755) == 0 {
-            if geteuid() == 0 { _ = chown(documents, container.ownerUID, container.groupGID ?? UInt32.max) }
-            context.logger.info("created Documents", metadata: ["container": "\(container.descriptor.id)"])
-        } else if errno != EEXIST {
-            let reason = String(cString: strerror(errno))
-            throw ProtocolError(.containerUnavailable,
-                "cannot create '\(documents)': \(reason)", details: ["container": .string(container.descriptor.id.rawValue)])
+        let root = container.descriptor.root
+        let result = ContainerDirectory.open(root).flatMap { fd in
+            defer { close(fd) }
+            let root = geteuid() == 0
+            return ContainerDirectory.ensure("Documents", in: fd, parentPath: container.descriptor.root, mode: 0o755,
+                                             owner: root ? container.ownerUID : nil, group: root ? container.groupGID : nil)
         }
-        return documents
+        switch result {
+        case .success(let created):
+            if created { context.logger.info("created Documents", metadata: ["container": "\(container.descriptor.id)"]) }
+            return root + "/Documents"
+        case .failure(let problem):
+            throw ProtocolError(.containerUnavailable, problem.message,
+                                details: ["container": .string(container.descriptor.id.rawValue)])
+        }
     }
 }

@@ -189,6 +189,9 @@ public final class SocketServer: Sendable {
     ) async {
         do {
             for try await line in inbound {
+                // The decoder's buffer limit only fires while a line is incomplete; a longer line
+                // that arrived whole in one read must be refused too.
+                guard line.readableBytes <= context.limits.maxLineBytes else { throw ByteToMessageDecoderError.PayloadTooLargeError() }
                 guard try await answer(line.readableBytesView, session: session, writer: writer, forwarders: &forwarders) else { return }
             }
         } catch is ByteToMessageDecoderError.PayloadTooLargeError {
