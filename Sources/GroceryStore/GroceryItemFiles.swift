@@ -5,7 +5,8 @@ import Glibc
 /// File mode storage: one file `Documents/Item_<UUID>` per item, whose content is the name in UTF-8.
 ///
 /// Writes are atomic (a hidden temporary file in `Documents/`, fsynced, renamed over the item),
-/// so the daemon and other readers see the old name or the new one, never a half-written file;
+/// so the daemon and other readers see the old name or the new one, never a half-written file,
+/// and the directory is fsynced after the rename, so an acknowledged save survives a power loss;
 /// a rename of an existing item reaches watchers as one `changed`. Reads are bounded: at most
 /// ``GroceryLimits/maxNameBytes`` + 1 bytes of any file, whoever wrote it.
 public struct GroceryItemFiles: Sendable {
@@ -87,6 +88,7 @@ public struct GroceryItemFiles: Sendable {
             if errno == ENOENT { throw GroceryError.unknownItem(prefix: id.uuidString) }
             throw PackageFileSystem.error("delete", path(of: id))
         }
+        try PackageFileSystem.syncDirectory(documents)
     }
 
     /// Writes `bytes` to a hidden temporary file beside `target` (fsynced) and renames it over
@@ -100,6 +102,9 @@ public struct GroceryItemFiles: Sendable {
             unlink(temporary)
             throw error
         }
+        // Only now is the rename itself durable: without this an acknowledged add can vanish
+        // with a power loss.
+        try PackageFileSystem.syncDirectory(documents)
     }
 }
 

@@ -5,6 +5,9 @@ public enum GroceryLimits {
     public static let maxNameBytes = 4096
     /// An item image (PNG or JPEG), in bytes.
     public static let maxImageBytes = 10 * 1024 * 1024
+    /// The package's `items.json`, in bytes (16,000 items with names of the longest allowed
+    /// length fit). A larger file is refused as a corrupt package before it is read.
+    public static let maxPackageIndexBytes = 64 * 1024 * 1024
     /// The shortest short id `list` prints, even when fewer characters would be unambiguous.
     public static let minimumShortIDLength = 4
 }

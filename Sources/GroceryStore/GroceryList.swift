@@ -180,19 +180,14 @@ public enum GroceryImageFile {
     /// The file's bytes. The size is checked with fstat before reading, and the read stops one
     /// byte past the limit, so neither a huge file nor one that grows meanwhile is read whole.
     /// - Throws: ``GroceryError/imageTooLarge(bytes:limit:)``, ``GroceryError/io(path:operation:message:)``
-    ///   (missing file, a directory...).
+    ///   (missing file; a directory, FIFO or device: only regular files are read).
     public static func read(_ path: String) throws -> Data {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw PackageFileSystem.error("open", path) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw PackageFileSystem.error("stat", path) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw PackageFileSystem.error("read", path, EISDIR) }
         let limit = GroceryLimits.maxImageBytes
-        guard Int(info.st_size) <= limit else { throw GroceryError.imageTooLarge(bytes: Int(info.st_size), limit: limit) }
-        let data = try PackageFileSystem.read(fd, atMost: limit + 1, path: path)
-        let count = data.count
-        guard count <= limit else { throw GroceryError.imageTooLarge(bytes: count, limit: limit) }
+        // The user names this file, so a link to their picture is fine; a FIFO or /dev/zero is not.
+        guard let data = try PackageFileSystem.readRegularFile(path, atMost: limit, followLinks: true,
+                                                               tooLarge: { .imageTooLarge(bytes: $0, limit: limit) }) else {
+            throw PackageFileSystem.error("open", path, ENOENT)
+        }
         return data
     }
 }

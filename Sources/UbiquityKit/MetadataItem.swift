@@ -6,7 +6,7 @@ import UbiquityProtocol
 /// asked for, keyed by canonical name (`kMDItemFSName`, `kMDItemFSSize`...).
 ///
 /// ```swift
-/// let item = query.result(at: 0)
+/// let item = query.results[0]
 /// item.path                                   // "/home/me/.local/share/ubiquity/containers/com.example.grocery/Documents/Item_1"
 /// item.value(forAttribute: "NSMetadataItemFSSizeKey")   // .integer(12): any spelling works
 /// item.size, item.modificationDate            // typed conveniences (nil when not requested)

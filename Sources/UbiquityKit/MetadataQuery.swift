@@ -113,8 +113,17 @@ public final class MetadataQuery: Sendable {
         var released = false
         var sort: [MetadataSortDescriptor] = []
         var entries: [Entry] = []
-        var continuation: AsyncThrowingStream<Notification, any Error>.Continuation?
+        /// Notifications not yet taken by the reader (bounded, see ``NotificationBuffer``).
+        var buffer = NotificationBuffer(limit: MetadataQuery.maxWaitingNotifications)
+        /// The reader, when it waits for the next notification.
+        var waiter: CheckedContinuation<Notification?, any Error>?
+        /// Set when the stream ends: nil error for a normal end, after the buffer is drained.
+        var end: (any Error)??
     }
+
+    /// Notifications that may wait for a reader before waiting updates are folded into one
+    /// ``Notification/didReset(results:)`` (nothing is lost: ``results`` is always current).
+    public static let maxWaitingNotifications = 256
 
     /// The connection the query runs on; one connection may run many queries.
     public let connection: UbiquityConnection
@@ -203,8 +212,14 @@ public final class MetadataQuery: Sendable {
     public var results: [MetadataItem] { state.withLock { $0.entries.map(\.item) } }
     /// `results.count`, without copying.
     public var resultCount: Int { state.withLock { $0.entries.count } }
-    /// One result by position. - Precondition: `index < resultCount`.
-    public func result(at index: Int) -> MetadataItem { state.withLock { $0.entries[index].item } }
+    /// One result by position, or nil when `index` is out of range.
+    ///
+    /// Results change under you as updates arrive: a `resultCount` read before this call may be
+    /// stale. Iterate ``results`` (one consistent copy), or wrap the loop in ``disableUpdates()``
+    /// / ``enableUpdates()`` as with `NSMetadataQuery`.
+    public func result(at index: Int) -> MetadataItem? {
+        state.withLock { $0.entries.indices.contains(index) ? $0.entries[index].item : nil }
+    }
 
     // MARK: Lifecycle
 
@@ -214,31 +229,76 @@ public final class MetadataQuery: Sendable {
     ///   an `offset` detail, `container.unknown`, `query.invalidSort`...),
     ///   ``UbiquityKitError/queryAlreadyStarted`` when called twice, or a connection error.
     public func start() async throws -> AsyncThrowingStream<Notification, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Notification.self)
         let configuration = try state.withLock { (state) throws(UbiquityKitError) -> Configuration in
             guard state.phase == .idle else { throw .queryAlreadyStarted }
             state.phase = .starting
-            state.continuation = continuation
             // Unparsable keys are left to the daemon, which answers query.invalidSort.
             state.sort = state.configuration.sortDescriptors.compactMap { try? MetadataSortDescriptor(parsing: $0.wireForm) }
             return state.configuration
-        }
-        continuation.onTermination = { [weak self] termination in
-            if case .cancelled = termination, let self { Task { await self.stop() } }
         }
         let parameters = Self.parameters(configuration)
         do {
             let id = try await connection.startQuery(parameters) { [self] event in handle(event) }
             state.withLock { $0.queryID = id }
         } catch {
-            state.withLock {
-                $0.phase = .stopped
-                $0.continuation = nil
-            }
-            continuation.finish(throwing: error)
+            state.withLock { $0.phase = .stopped }
+            finish(throwing: error)
             throw error
         }
-        return stream
+        // Pulled, not pushed: the reader takes from the bounded buffer at its own pace.
+        return AsyncThrowingStream(unfolding: { [self] in try await nextNotification() })
+    }
+
+    /// The next notification; nil once the query stopped and everything was taken. Cancelling
+    /// the waiting task stops the query.
+    private func nextNotification() async throws -> Notification? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Notification?, any Error>) in
+                let ready: Result<Notification?, any Error>? = state.withLock { state in
+                    if let next = state.buffer.next() { return .success(next) }
+                    if let end = state.end {
+                        state.end = .some(nil)      // an error is thrown once; then the stream just ends
+                        return end.map { .failure($0) } ?? .success(nil)
+                    }
+                    if Task.isCancelled { return .success(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+            Task { await self.stop() }
+        }
+    }
+
+    /// Queues a notification for the reader, or hands it over when the reader waits.
+    private func deliver(_ notification: Notification) {
+        let waiter: CheckedContinuation<Notification?, any Error>? = state.withLock { state in
+            if let waiter = state.waiter, state.buffer.isEmpty {
+                state.waiter = nil
+                return waiter
+            }
+            state.buffer.append(notification) { state.entries.map(\.item) }
+            return nil
+        }
+        waiter?.resume(returning: notification)
+    }
+
+    /// Ends the stream after what is buffered: normally, or with `error`.
+    private func finish(throwing error: (any Error)? = nil) {
+        let waiter: CheckedContinuation<Notification?, any Error>? = state.withLock { state in
+            if state.end == nil { state.end = .some(error) }
+            guard state.buffer.isEmpty, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.end = .some(nil)
+            return waiter
+        }
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
     }
 
     /// Holds updates back; they accumulate in the daemon, coalesced per item, until
@@ -255,14 +315,13 @@ public final class MetadataQuery: Sendable {
     /// Stops the query: no notification follows, the stream ends, ``results`` stay as they are.
     /// The daemon is told to stop and release it; if the connection is gone that is moot.
     public func stop() async {
-        let (id, continuation, release) = state.withLock { state in
+        let (id, release) = state.withLock { state in
             let release = !state.released
             state.released = true
             state.phase = .stopped
-            defer { state.continuation = nil }
-            return (state.queryID, state.continuation, release)
+            return (state.queryID, release)
         }
-        continuation?.finish()
+        finish()
         guard let id, release else { return }
         connection.removeHandler(query: id)
         _ = try? await connection.send(.queryStop(query: id))
@@ -298,32 +357,24 @@ public final class MetadataQuery: Sendable {
     /// Applies one event to the results and turns it into a notification. Runs on the
     /// connection's reader task, one event at a time, so results change in the daemon's order.
     private func handle(_ delivery: Result<ServerEvent, UbiquityKitError>) {
-        let (notification, continuation, finish): (Notification?, AsyncThrowingStream<Notification, any Error>.Continuation?, Bool)
         switch delivery {
         case .failure(let error):
-            let continuation = state.withLock { state in
-                defer { state.continuation = nil }
-                if state.phase != .stopped { state.phase = .stopped }
-                return state.continuation
+            let running = state.withLock { state in
+                defer { state.phase = .stopped }
+                return state.phase != .stopped
             }
-            continuation?.finish(throwing: error)
-            return
+            if running { finish(throwing: error) }
         case .success(let event):
-            (notification, continuation, finish) = state.withLock { state in
-                guard state.phase != .stopped else { return (nil, nil, false) }
+            let (notification, ends): (Notification?, Bool) = state.withLock { state in
+                guard state.phase != .stopped else { return (nil, false) }
                 let note = state.apply(event)
-                let ends: Bool
-                if case .stopped = event {
-                    state.phase = .stopped
-                    ends = true
-                } else { ends = false }
-                let continuation = state.continuation
-                if ends { state.continuation = nil }
-                return (note, continuation, ends)
+                guard case .stopped = event else { return (note, false) }
+                state.phase = .stopped
+                return (note, true)
             }
+            if let notification { deliver(notification) }
+            if ends { finish() }
         }
-        if let notification { continuation?.yield(notification) }
-        if finish { continuation?.finish() }
     }
 }
 

@@ -39,9 +39,14 @@ public final class UbiquityConnection: Sendable {
         WireProtocol.defaultSocketPath(uid: geteuid(), environment: ProcessInfo.processInfo.environment)
     }
 
+    /// The longest line accepted from the daemon, by default: 256 MiB.
+    ///
     /// A line from the daemon may be far longer than a request: `gatheringFinished` of a large
-    /// container is one line. 1 GiB bounds a broken peer without limiting real answers.
-    static let maxServerLineBytes = 1 << 30
+    /// container is one line (about 120 bytes per result with the default attributes, so a
+    /// million results fit). A longer line closes the connection with
+    /// ``UbiquityKitError/responseTooLarge(limit:)``; pass a larger `maxLineBytes` to
+    /// ``connect(to:clientName:maxLineBytes:)`` for bigger answers.
+    public static let defaultMaxLineBytes = 256 << 20
 
     private init(socketPath: String, hello: HelloResult, router: Router,
                  outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel) {
@@ -62,23 +67,34 @@ public final class UbiquityConnection: Sendable {
     /// - Parameters:
     ///   - socketPath: The daemon's socket (default: ``defaultSocketPath``).
     ///   - clientName: Shown in the daemon's log, e.g. `ubiq` or `grocery`.
+    ///   - maxLineBytes: The longest line accepted from the daemon (``defaultMaxLineBytes``).
     /// - Throws: ``UbiquityKitError/daemonNotRunning(socketPath:)`` when nothing listens there,
     ///   ``UbiquityKitError/permissionDenied(socketPath:)`` when the socket is not ours,
+    ///   ``UbiquityKitError/untrustedServer(socketPath:uid:)`` when the process behind the socket
+    ///   is not one this user can trust (see ``ServerTrust``),
     ///   ``ProtocolError`` when the daemon refuses `hello` (another protocol version).
-    public static func connect(to socketPath: String = defaultSocketPath,
-                               clientName: String? = nil) async throws -> UbiquityConnection {
+    public static func connect(to socketPath: String = defaultSocketPath, clientName: String? = nil,
+                               maxLineBytes: Int = defaultMaxLineBytes) async throws -> UbiquityConnection {
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxServerLineBytes))
+                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxLineBytes))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
             throw connectError(error, socketPath: socketPath)
+        }
+        // Before a byte is sent: anyone can bind a socket where a daemon is expected (say under
+        // /tmp when XDG_RUNTIME_DIR is unset), so ask the kernel who is listening.
+        do {
+            try await ServerTrust.check(asyncChannel.channel, socketPath: socketPath)
+        } catch {
+            try? await asyncChannel.channel.close()
+            throw error
         }
 
         let router = Router()
@@ -90,10 +106,20 @@ public final class UbiquityConnection: Sendable {
                     writerSlot.yield(outbound)
                     writerSlot.finish()
                     for try await line in inbound {
+                        // The decoder's buffer limit bounds memory, but a line that arrived whole in
+                        // one read is decoded whatever its length: check it here as well.
+                        guard line.readableBytes <= maxLineBytes else {
+                            router.closeReason = "line too long"
+                            router.fail(.responseTooLarge(limit: maxLineBytes))
+                            break
+                        }
                         guard router.receive(line) else { break }
                     }
                 }
                 router.fail(.disconnected(reason: router.closeReason ?? "ubiquityd closed the connection"))
+            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+                writerSlot.finish()
+                router.fail(.responseTooLarge(limit: maxLineBytes))
             } catch {
                 writerSlot.finish()
                 router.fail(.disconnected(reason: router.closeReason ?? "\(error)"))

@@ -16,6 +16,11 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     case daemonShuttingDown(reason: String)
     /// The daemon sent a line this client cannot read; the connection is closed after it.
     case invalidServerMessage(String)
+    /// The process listening on the socket runs as a user this client does not trust (not root,
+    /// not the client's own uid, not the `ubiquity` service user): nothing was sent to it.
+    case untrustedServer(socketPath: String, uid: UInt32)
+    /// The daemon sent a line longer than the client's limit; the connection is closed.
+    case responseTooLarge(limit: Int)
     /// `start()` was called on a query that was already started.
     case queryAlreadyStarted
     /// An operation that needs a started query was called before `start()`.
@@ -35,6 +40,10 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
             "ubiquityd is shutting down" + (reason.isEmpty ? "" : ": \(reason)")
         case .invalidServerMessage(let detail):
             "ubiquityd sent a line this client cannot read (\(detail)); the connection was closed"
+        case .untrustedServer(let path, let uid):
+            "refusing to talk to the process at \(path): it runs as uid \(uid), which is neither root, you, nor the ubiquity service user; another user may have put a socket there. Check the path (--socket) and XDG_RUNTIME_DIR"
+        case .responseTooLarge(let limit):
+            "ubiquityd sent a line longer than this client's limit of \(limit) bytes (a very large result set?); the connection was closed. Narrow the query, or raise maxLineBytes"
         case .queryAlreadyStarted:
             "the query is already started: create a new MetadataQuery to run another"
         case .queryNotStarted:
@@ -47,7 +56,7 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     public var isUnreachable: Bool {
         switch self {
         case .daemonNotRunning, .permissionDenied, .connectFailed, .disconnected, .daemonShuttingDown,
-             .invalidServerMessage:
+             .invalidServerMessage, .untrustedServer, .responseTooLarge:
             true
         case .queryAlreadyStarted, .queryNotStarted:
             false

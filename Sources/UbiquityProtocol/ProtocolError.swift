@@ -120,8 +120,11 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// `field 'x' must be a string, found a number`.
-    static func malformed(_ message: String, field: String? = nil) -> ProtocolError {
-        ProtocolError(.requestMalformed, message, details: field.map { ["field": .string($0)] } ?? [:])
+    public static func malformed(_ message: String, field: String? = nil, limit: Int? = nil) -> ProtocolError {
+        var details: [String: JSONValue] = [:]
+        if let field { details["field"] = .string(field) }
+        if let limit { details["limit"] = .integer(Int64(limit)) }
+        return ProtocolError(.requestMalformed, message, details: details)
     }
 }
 

@@ -8,6 +8,10 @@ public enum WireProtocol {
     /// The file name of the socket inside its directory (`…/ubiquity/ubiquityd.sock`).
     public static let socketFileName = "ubiquityd.sock"
 
+    /// The system service's own account (Packaging/ubiquity.sysusers.conf). Clients trust a
+    /// daemon running as root, as themselves, or as this user.
+    public static let serviceUserName = "ubiquity"
+
     /// The default socket path: `/run/ubiquity/ubiquityd.sock` for root (the system service),
     /// `$XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock` otherwise, `/tmp/ubiquity-UID/…` as a last resort.
     ///
@@ -35,6 +39,10 @@ public struct ServerLimits: Sendable, Hashable {
     public var pendingItemsPerQuery: Int = 10_000
     /// The batching interval used when `query.start` names none, in seconds.
     public var defaultBatchingInterval: Double = 0.05
+    /// Sort keys one query may name: each key's value is kept for every result.
+    public var maxSortKeys: Int = 8
+    /// Entries of one query's `attributes`.
+    public var maxAttributes: Int = 64
 
     public init() {}
 
@@ -45,6 +53,8 @@ public struct ServerLimits: Sendable, Hashable {
             "maxQueriesPerConnection": .integer(Int64(maxQueriesPerConnection)),
             "pendingItemsPerQuery": .integer(Int64(pendingItemsPerQuery)),
             "defaultBatchingInterval": .double(defaultBatchingInterval),
+            "maxSortKeys": .integer(Int64(maxSortKeys)),
+            "maxAttributes": .integer(Int64(maxAttributes)),
         ])
     }
 
@@ -55,5 +65,7 @@ public struct ServerLimits: Sendable, Hashable {
         maxQueriesPerConnection = try object.optionalInt("maxQueriesPerConnection") ?? maxQueriesPerConnection
         pendingItemsPerQuery = try object.optionalInt("pendingItemsPerQuery") ?? pendingItemsPerQuery
         defaultBatchingInterval = try object.optionalDouble("defaultBatchingInterval") ?? defaultBatchingInterval
+        maxSortKeys = try object.optionalInt("maxSortKeys") ?? maxSortKeys
+        maxAttributes = try object.optionalInt("maxAttributes") ?? maxAttributes
     }
 }

@@ -60,12 +60,18 @@ public struct GroceryPackage: Sendable {
         case .other: throw GroceryError.corruptPackage(path: path, reason: "it is not a directory")
         case .directory: break
         }
-        guard PackageFileSystem.kind(itemsPath) != .missing else {
-            throw GroceryError.corruptPackage(path: path, reason: "\(Self.itemsFileName) is missing")
+        let limit = GroceryLimits.maxPackageIndexBytes
+        let read: Data?
+        do {
+            read = try PackageFileSystem.readRegularFile(itemsPath, atMost: limit, followLinks: false, tooLarge: {
+                .corruptPackage(path: itemsPath, reason: "it has \($0) bytes, more than the limit of \(limit)")
+            })
+        } catch let error as GroceryError {
+            if case .corruptPackage = error { throw error }
+            throw GroceryError.corruptPackage(path: itemsPath, reason: "cannot read it (\(error.description))")
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: itemsPath)) } catch {
-            throw GroceryError.corruptPackage(path: itemsPath, reason: "cannot read it (\(error.localizedDescription))")
+        guard let data = read else {
+            throw GroceryError.corruptPackage(path: path, reason: "\(Self.itemsFileName) is missing")
         }
         return try PackageDocument.decode(data, file: itemsPath)
     }
@@ -110,14 +116,17 @@ public struct GroceryPackage: Sendable {
             guard let item = try load().item(id) else { throw GroceryError.unknownItem(prefix: id.uuidString) }
             guard let format = item.image, let file = item.imageFile else { return nil }
             let filePath = imagesDirectory + "/" + file
-            if let data = try? Data(contentsOf: URL(fileURLWithPath: filePath)) {
+            guard PackageFileSystem.kind(imagesDirectory) != .other else {
+                throw GroceryError.corruptPackage(path: imagesDirectory, reason: "it is not a directory (a symbolic link or a file is there)")
+            }
+            let limit = GroceryLimits.maxImageBytes
+            if let data = try PackageFileSystem.readRegularFile(filePath, atMost: limit, followLinks: false, tooLarge: {
+                .corruptPackage(path: filePath, reason: "it has \($0) bytes, more than the image limit of \(limit)")
+            }) {
                 guard ImageFormat.detect(data) == format else {
                     throw GroceryError.corruptPackage(path: filePath, reason: "it is not the \(format.rawValue.uppercased()) image \(Self.itemsFileName) says it is")
                 }
                 return (data, format)
-            }
-            guard PackageFileSystem.kind(filePath) == .missing else {
-                throw PackageFileSystem.error("read", filePath)
             }
             missing = filePath
         }
@@ -127,19 +136,31 @@ public struct GroceryPackage: Sendable {
     // MARK: - Writing (the caller holds the lock)
 
     /// Commits `contents` into the existing package: images, then items.json, then clean-up.
+    ///
+    /// Works through descriptors of the package and its `images/` opened without following links,
+    /// so a link planted in their place is refused instead of written or deleted through.
     private func writeInPlace(_ contents: GroceryPackageContents) throws {
-        if PackageFileSystem.kind(imagesDirectory) == .missing { try PackageFileSystem.makeDirectory(imagesDirectory) }
-        try writeImages(contents, into: imagesDirectory)
-        let temp = path + "/" + Self.itemsTempPrefix + GroceryPackageContents.randomToken()
-        do {
-            try PackageFileSystem.writeNewFile(temp, PackageDocument.encode(contents))
-            try PackageFileSystem.rename(temp, itemsPath)  // the commit point
-        } catch {
-            unlink(temp)
-            throw error
+        try PackageDirectory.with(path) { package in
+            if mkdirat(package.fd, Self.imagesDirectoryName, 0o755) != 0 && errno != EEXIST {
+                throw PackageFileSystem.error("create directory", imagesDirectory)
+            }
+            try PackageDirectory.with(imagesDirectory) { images in
+                try writeImages(contents, into: images)
+                let temp = Self.itemsTempPrefix + GroceryPackageContents.randomToken()
+                do {
+                    try package.writeNewFile(temp, PackageDocument.encode(contents))
+                    // The commit point.
+                    guard renameat(package.fd, temp, package.fd, Self.itemsFileName) == 0 else {
+                        throw PackageFileSystem.error("rename \(temp) to", itemsPath)
+                    }
+                } catch {
+                    package.unlink(temp)
+                    throw error
+                }
+                try package.sync()
+                try removeLeftovers(keeping: contents.referencedImageFiles, package: package, images: images)
+            }
         }
-        try PackageFileSystem.syncDirectory(path)
-        removeLeftovers(keeping: contents.referencedImageFiles)
     }
 
     /// Builds the package under a hidden name in Documents and renames it into place.
@@ -149,11 +170,14 @@ public struct GroceryPackage: Sendable {
         let staging = documentsDirectory + "/" + Self.stagingPrefix + GroceryPackageContents.randomToken()
         try PackageFileSystem.makeDirectory(staging)
         do {
-            let images = staging + "/" + Self.imagesDirectoryName
-            try PackageFileSystem.makeDirectory(images)
-            try writeImages(contents, into: images)
-            try PackageFileSystem.writeNewFile(staging + "/" + Self.itemsFileName, PackageDocument.encode(contents))
-            try PackageFileSystem.syncDirectory(staging)
+            try PackageDirectory.with(staging) { package in
+                try PackageFileSystem.makeDirectory(staging + "/" + Self.imagesDirectoryName)
+                try PackageDirectory.with(staging + "/" + Self.imagesDirectoryName) { images in
+                    try writeImages(contents, into: images)
+                }
+                try package.writeNewFile(Self.itemsFileName, PackageDocument.encode(contents))
+                try package.sync()
+            }
             // rename(2) replaces an empty directory but never a non-empty one.
             if try PackageFileSystem.rename(staging, path, tolerating: [EEXIST, ENOTEMPTY]) != 0 {
                 try? FileManager.default.removeItem(atPath: staging)
@@ -167,22 +191,24 @@ public struct GroceryPackage: Sendable {
         return true
     }
 
-    private func writeImages(_ contents: GroceryPackageContents, into directory: String) throws {
+    private func writeImages(_ contents: GroceryPackageContents, into images: borrowing PackageDirectory) throws {
         guard !contents.pendingImages.isEmpty else { return }
         for (file, data) in contents.pendingImages {
-            try PackageFileSystem.writeNewFile(directory + "/" + file, data)
+            try images.writeNewFile(file, data)
         }
-        try PackageFileSystem.syncDirectory(directory)
+        try images.sync()
     }
 
     /// Deletes what a crashed or superseded write left: unreferenced images and items.json temp
-    /// files. Failing to delete is not an error; the next write tries again.
-    private func removeLeftovers(keeping referenced: Set<String>) {
-        for name in PackageFileSystem.names(in: imagesDirectory) where !referenced.contains(name) {
-            unlink(imagesDirectory + "/" + name)
+    /// files, by name inside the directories' descriptors. Failing to delete is not an error;
+    /// the next write tries again.
+    private func removeLeftovers(keeping referenced: Set<String>, package: borrowing PackageDirectory,
+                                 images: borrowing PackageDirectory) throws {
+        for name in try images.names() where !referenced.contains(name) {
+            images.unlink(name)
         }
-        for name in PackageFileSystem.names(in: path) where name.hasPrefix(Self.itemsTempPrefix) {
-            unlink(path + "/" + name)
+        for name in try package.names() where name.hasPrefix(Self.itemsTempPrefix) {
+            package.unlink(name)
         }
     }
 

@@ -19,9 +19,11 @@ enum PackageFileSystem {
     /// Runs `body` holding an exclusive flock on `path` (created if missing).
     ///
     /// flock belongs to the open file description, so each call opens the file afresh: two
-    /// threads of one process exclude each other exactly as two processes do.
+    /// threads of one process exclude each other exactly as two processes do. Read-only is
+    /// enough for flock, so a group member who may not write the lock file can still take it;
+    /// a symbolic link is never followed.
     static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        let fd = try open(path, O_RDWR | O_CREAT, operation: "open the lock file")
+        let fd = try open(path, O_RDONLY | O_CREAT | O_NOFOLLOW, operation: "open the lock file")
         defer { close(fd) }  // closing releases the lock, also when body throws
         while flock(fd, LOCK_EX) != 0 {
             if errno != EINTR { throw error("lock", path) }
@@ -31,8 +33,13 @@ enum PackageFileSystem {
 
     /// Creates `path` (it must not exist), writes `data` and fsyncs it before returning.
     static func writeNewFile(_ path: String, _ data: Data) throws {
-        let fd = try open(path, O_WRONLY | O_CREAT | O_EXCL, operation: "create")
+        let fd = try open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, operation: "create")
         defer { close(fd) }
+        try writeAll(fd, data, path: path)
+    }
+
+    /// Writes all of `data` to `fd` and fsyncs it.
+    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
         try data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -70,6 +77,35 @@ enum PackageFileSystem {
     /// The names in `directory` (without `.` and `..`); empty when it does not exist.
     static func names(in directory: String) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    }
+
+    /// Reads a whole regular file of at most `limit` bytes.
+    ///
+    /// Never blocks on a FIFO or a device (opened non-blocking, then refused unless regular), never
+    /// reads more than `limit` + 1 bytes (a file that grows meanwhile is still refused), and with
+    /// `followLinks` false never reads through a symbolic link.
+    /// - Returns: nil when nothing is at `path`.
+    /// - Throws: `tooLarge(size)` past the limit; ``GroceryError/io(path:operation:message:)``
+    ///   for anything that is not a regular file, or a failed read.
+    static func readRegularFile(_ path: String, atMost limit: Int, followLinks: Bool,
+                                tooLarge: (Int) -> GroceryError) throws -> Data? {
+        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
+        let fd = Glibc.open(path, flags)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP { throw GroceryError.io(path: path, operation: "read", message: "it is a symbolic link") }
+            throw error("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw error("stat", path) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw GroceryError.io(path: path, operation: "read", message: "it is not a regular file")
+        }
+        if info.st_size > limit { throw tooLarge(Int(clamping: info.st_size)) }
+        let data = try read(fd, atMost: limit + 1, path: path)
+        guard data.count <= limit else { throw tooLarge(data.count) }
+        return data
     }
 
     enum Kind { case missing, directory, other }

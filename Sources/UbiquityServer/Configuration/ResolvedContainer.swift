@@ -165,20 +165,40 @@ extension DaemonConfiguration {
     }
 
     /// Creates a container directory and its `Documents/` when missing; nil on success, else why not.
+    ///
+    /// The configured path's parents are the administrator's and may be links; the container and
+    /// `Documents/` are made and handed over through descriptors (``ContainerDirectory``).
     static func createContainer(at path: String, owner: UInt32?, group: UInt32?) -> String? {
         let privateMode: mode_t = group == nil ? 0o700 : 0o750
         let parentMode: mode_t = geteuid() == 0 ? 0o755 : 0o700
         var parent = ""
         let parts = path.split(separator: "/")
-        for (i, part) in parts.enumerated() {
+        guard let name = parts.last.map(String.init) else { return "\(path) names no directory" }
+        for part in parts.dropLast() {
             parent += "/" + part
-            let isContainer = i == parts.count - 1
-            if let problem = makeDirectory(parent, mode: isContainer ? privateMode : parentMode) { return problem }
-            if isContainer, let problem = handOver(parent, owner: owner, group: group) { return problem }
+            if let problem = makeDirectory(parent, mode: parentMode) { return problem }
         }
-        let documents = join(path, "Documents")
-        if let problem = makeDirectory(documents, mode: privateMode) { return problem }
-        return handOver(documents, owner: owner, group: group)
+        let parentFD: Int32
+        switch ContainerDirectory.open(parent.isEmpty ? "/" : parent) {
+        case .success(let fd): parentFD = fd
+        case .failure(let problem): return problem.message
+        }
+        defer { close(parentFD) }
+        if case .failure(let problem) = ContainerDirectory.ensure(name, in: parentFD, parentPath: parent, mode: privateMode,
+                                                                   owner: owner, group: group) {
+            return problem.message
+        }
+        let containerFD: Int32
+        switch ContainerDirectory.open(path) {
+        case .success(let fd): containerFD = fd
+        case .failure(let problem): return problem.message
+        }
+        defer { close(containerFD) }
+        if case .failure(let problem) = ContainerDirectory.ensure("Documents", in: containerFD, parentPath: path,
+                                                                   mode: privateMode, owner: owner, group: group) {
+            return problem.message
+        }
+        return nil
     }
 
     /// mkdir that accepts an existing directory; nil on success.
@@ -191,21 +211,6 @@ extension DaemonConfiguration {
             return "\(path) exists and is not a directory"
         }
         return "cannot create \(path): \(describeErrno(error))"
-    }
-
-    /// Gives a directory to its configured owner and group (root only; others may set a group
-    /// they belong to). Leaves it alone when nothing is configured or it already matches.
-    private static func handOver(_ path: String, owner: UInt32?, group: UInt32?) -> String? {
-        guard owner != nil || group != nil else { return nil }
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "cannot examine \(path): \(describeErrno())" }
-        let uid = owner ?? info.st_uid
-        let gid = group ?? info.st_gid
-        if info.st_uid == uid && info.st_gid == gid { return nil }
-        guard chown(path, uid, gid) == 0 else {
-            return "cannot give \(path) to uid \(uid), gid \(gid): \(describeErrno())"
-        }
-        return nil
     }
 
     static func describeErrno(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }

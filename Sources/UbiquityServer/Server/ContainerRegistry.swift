@@ -27,7 +27,9 @@ public final class ContainerRegistry: Sendable {
             throw ProtocolError(.containerInvalid, error.description, details: ["container": .string(raw)])
         }
         guard let container = all.first(where: { $0.descriptor.id == id }) else {
-            let hint = NameSuggestionHint.text(for: raw, in: all.map(\.descriptor.id.rawValue))
+            // Suggest only what this peer may read: a hint must not reveal other users' containers.
+            let readable = all.filter { Authorization.mayRead($0, peer: peer) }
+            let hint = NameSuggestionHint.text(for: raw, in: readable.map(\.descriptor.id.rawValue))
             throw ProtocolError(.containerUnknown, "no container '\(raw)' is served here\(hint)",
                                 details: ["container": .string(raw)])
         }

@@ -1,7 +1,11 @@
 import Glibc
 
-/// Who is on the other end of a connection, as the kernel says (`SO_PEERCRED`), plus the
-/// supplementary groups of that process (`/proc/PID/status`), read once at accept time.
+/// Who is on the other end of a connection, as the kernel says: uid, gid and pid from
+/// `SO_PEERCRED`, supplementary groups from `SO_PEERGROUPS`, read once at accept time.
+///
+/// Both come from the socket, not from `/proc/PID`: under the system unit's
+/// `ProtectProc=invisible` other users' `/proc` entries are hidden, and a pid can be reused
+/// between connect and accept.
 public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     public var pid: Int32
     public var uid: UInt32
@@ -9,33 +13,16 @@ public struct PeerCredentials: Sendable, Hashable, CustomStringConvertible {
     /// The primary gid and every supplementary group.
     public var groups: Set<UInt32>
 
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: Set<UInt32>? = nil) {
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: some Sequence<UInt32> = []) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
-        self.groups = (groups ?? PeerCredentials.supplementaryGroups(pid: pid)).union([gid])
+        self.groups = Set(groups).union([gid])
     }
 
     public var isRoot: Bool { uid == 0 }
 
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
-
-    /// The `Groups:` line of `/proc/PID/status`; empty when the process is gone or unreadable
-    /// (then only the primary gid counts, which can only narrow access, never widen it).
-    static func supplementaryGroups(pid: Int32) -> Set<UInt32> {
-        guard pid > 0, let file = fopen("/proc/\(pid)/status", "r") else { return [] }
-        defer { fclose(file) }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, file) > 0, let line {
-            let text = String(cString: line)
-            guard text.hasPrefix("Groups:") else { continue }
-            return Set(text.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-                .compactMap { UInt32($0) })
-        }
-        return []
-    }
 }
 
 /// The authorisation rule (docs/threat_model.md): root, the container's owner, or a member of its configured group.

@@ -105,7 +105,8 @@ final class Session {
             }
             let containers = try context.registry.containers(named: parameters.containers, for: peer)
             let specification = try WireTranslation.specification(parameters, containers: containers,
-                                                                  defaultBatching: context.defaultBatching)
+                                                                  defaultBatching: context.defaultBatching,
+                                                                  limits: context.limits)
             let id: QueryID
             do { id = try await context.engine.start(specification) } catch let error as EngineError {
                 throw ProtocolError(.init(rawValue: error.code), error.message)
@@ -126,13 +127,17 @@ final class Session {
             return answer(.object(["query": .integer(Int64(q)), "count": .integer(Int64(results.count)),
                                    "results": .array(results.map { WireTranslation.item($0).json })]))
         case .queryDisableUpdates(let q):
-            try? await context.engine.disableUpdates(try owned(q))
+            // Ownership first, outside any `try?`: another connection's query is query.unknown.
+            let id = try owned(q)
+            try? await context.engine.disableUpdates(id)
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
         case .queryEnableUpdates(let q):
-            try? await context.engine.enableUpdates(try owned(q))
+            let id = try owned(q)
+            try? await context.engine.enableUpdates(id)
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("enabled")]))
         case .queryStop(let q):
-            try? await context.engine.stop(try owned(q))
+            let id = try owned(q)
+            try? await context.engine.stop(id)
             context.logger.debug("query stopped", metadata: ["query": "\(q)", "peer_uid": "\(peer.uid)"])
             return answer(.object(["query": .integer(Int64(q)), "stopped": .bool(true)]))
         case .queryRelease(let q):
@@ -167,17 +172,24 @@ final class Session {
                       packageTypes: container.descriptor.packageTypes)
     }
 
-    /// Creates `Documents/` on demand, owned by the container's owner when we are root.
+    /// Creates `Documents/` on demand, owned by the container's owner when we are root — through
+    /// descriptors, so a link the owner put in place of the container or of `Documents` is refused,
+    /// never followed (``ContainerDirectory``).
     private func ensureDocuments(_ container: ResolvedContainer) throws(ProtocolError) -> String {
-        let documents = container.descriptor.root + "/Documents"
-        if mkdir(documents, 0o755) == 0 {
-            if geteuid() == 0 { _ = chown(documents, container.ownerUID, container.groupGID ?? UInt32.max) }
-            context.logger.info("created Documents", metadata: ["container": "\(container.descriptor.id)"])
-        } else if errno != EEXIST {
-            let reason = String(cString: strerror(errno))
-            throw ProtocolError(.containerUnavailable,
-                "cannot create '\(documents)': \(reason)", details: ["container": .string(container.descriptor.id.rawValue)])
+        let root = container.descriptor.root
+        let result = ContainerDirectory.open(root).flatMap { fd in
+            defer { close(fd) }
+            let root = geteuid() == 0
+            return ContainerDirectory.ensure("Documents", in: fd, parentPath: container.descriptor.root, mode: 0o755,
+                                             owner: root ? container.ownerUID : nil, group: root ? container.groupGID : nil)
         }
-        return documents
+        switch result {
+        case .success(let created):
+            if created { context.logger.info("created Documents", metadata: ["container": "\(container.descriptor.id)"]) }
+            return root + "/Documents"
+        case .failure(let problem):
+            throw ProtocolError(.containerUnavailable, problem.message,
+                                details: ["container": .string(container.descriptor.id.rawValue)])
+        }
     }
 }

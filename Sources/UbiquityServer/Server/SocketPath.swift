@@ -27,8 +27,8 @@ enum SocketPath {
         }
     }
 
-    /// `mkdir -p`, then insists the directory is owned by us and not writable by others, so
-    /// nobody can swap the socket under our clients.
+    /// `mkdir -p`, then insists the directory is a real directory (not a link), owned by us and
+    /// not writable by others, so nobody can swap the socket under our clients.
     private static func makeDirectory(_ directory: String) throws(Problem) {
         let mode: mode_t = geteuid() == 0 ? 0o755 : 0o700
         var prefix = ""
@@ -38,9 +38,14 @@ enum SocketPath {
                 throw Problem(description: "cannot create the socket directory '\(prefix)': \(String(cString: strerror(errno)))")
             }
         }
+        // lstat, not stat: a symbolic link planted at the path (say /tmp/ubiquity-UID pointing at
+        // a directory we own) would pass the checks below and could be re-pointed afterwards.
         var info = stat()
-        guard stat(directory, &info) == 0 else {
+        guard lstat(directory, &info) == 0 else {
             throw Problem(description: "cannot read the socket directory '\(directory)': \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw Problem(description: "the socket directory '\(directory)' is a symbolic link or not a directory; refusing to bind through it")
         }
         guard info.st_uid == geteuid() else {
             throw Problem(description: "the socket directory '\(directory)' belongs to uid \(info.st_uid), not to us (uid \(geteuid())); use a directory the service owns, e.g. $XDG_RUNTIME_DIR/ubiquity")

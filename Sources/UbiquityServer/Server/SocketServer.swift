@@ -189,6 +189,9 @@ public final class SocketServer: Sendable {
     ) async {
         do {
             for try await line in inbound {
+                // The decoder's buffer limit only fires while a line is incomplete; a longer line
+                // that arrived whole in one read must be refused too.
+                guard line.readableBytes <= context.limits.maxLineBytes else { throw ByteToMessageDecoderError.PayloadTooLargeError() }
                 guard try await answer(line.readableBytesView, session: session, writer: writer, forwarders: &forwarders) else { return }
             }
         } catch is ByteToMessageDecoderError.PayloadTooLargeError {
@@ -268,7 +271,12 @@ extension PeerCredentials {
         let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
             level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
         guard let credentials = try? future.wait() else { return nil }
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        // More groups than the buffer holds (ERANGE): only the primary gid counts, which can
+        // narrow access but never widen it.
+        let groups: EventLoopFuture<KernelPeerGroups> = provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: KernelPeerGroups.option))
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
+                               groups: (try? groups.wait())?.groups ?? [])
     }
 }
 

@@ -8,7 +8,16 @@ enum WireTranslation {
     ///
     /// - Throws: `predicate.*` with the offset, `query.invalidSort`, `query.unknownAttribute`.
     static func specification(_ parameters: QueryParameters, containers: [ResolvedContainer],
-                              defaultBatching: Duration) throws(ProtocolError) -> QuerySpecification {
+                              defaultBatching: Duration, limits: ServerLimits) throws(ProtocolError) -> QuerySpecification {
+        // Checked first: every sort key's value is kept per result, so their number is memory.
+        guard parameters.sort.count <= limits.maxSortKeys else {
+            throw ProtocolError(.sortInvalid, "\(parameters.sort.count) sort keys; a query may name at most \(limits.maxSortKeys)",
+                                details: ["limit": .integer(Int64(limits.maxSortKeys))])
+        }
+        guard parameters.attributes.count <= limits.maxAttributes else {
+            throw ProtocolError.malformed("'attributes' has \(parameters.attributes.count) entries; a query may name at most \(limits.maxAttributes)",
+                                          field: "attributes", limit: limits.maxAttributes)
+        }
         let predicate: MetadataPredicate
         do {
             var variables: [String: Value] = [:]

@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import Testing
+@testable import UbiquityKit
+import UbiquityTesting
+
+/// UbiquityKit facing a slow reader, a hostile socket and a racing reader: bounded memory, no
+/// bytes to an untrusted process, no trap.
+@Suite struct UbiquityKitHardeningTests {
+    static let grocery = "com.example.grocery"
+
+    // MARK: The notification buffer (pure)
+
+    static func update(_ path: String) -> MetadataQuery.Notification {
+        .didUpdate(added: [MetadataItem(path: path, attributes: [:])], changed: [], removed: [])
+    }
+
+    @Test func waitingUpdatesPastTheLimitBecomeOneResetWithTheCurrentResults() {
+        var buffer = NotificationBuffer(limit: 4)
+        let current = [MetadataItem(path: "/now", attributes: [:])]
+        buffer.append(.didStartGathering) { current }
+        buffer.append(.didFinishGathering(results: [])) { current }
+        buffer.append(Self.update("/a")) { current }
+        buffer.append(.resync(container: "c", reason: "overflow", changes: 1)) { current }
+        #expect(buffer.pending.count == 4)
+        buffer.append(Self.update("/b")) { current }
+        #expect(buffer.pending == [.didStartGathering, .didFinishGathering(results: []),
+                                   .resync(container: "c", reason: "overflow", changes: 1), .didReset(results: current)])
+        // A thousand more updates never grow it past the limit, and the reset stays last.
+        for i in 0..<1000 { buffer.append(Self.update("/\(i)")) { current } }
+        #expect(buffer.pending.count <= 4)
+        #expect(buffer.pending.last == .didReset(results: current))
+        #expect(buffer.pending.prefix(2) == [.didStartGathering, .didFinishGathering(results: [])])
+    }
+
+    @Test func noticesAloneAreCappedOldestFirstAndGatheringIsNeverDropped() {
+        var buffer = NotificationBuffer(limit: 3)
+        buffer.append(.didFinishGathering(results: [])) { [] }
+        for i in 0..<10 { buffer.append(.containerAvailable("c\(i)")) { [] } }
+        #expect(buffer.pending == [.didFinishGathering(results: []), .containerAvailable("c8"), .containerAvailable("c9")])
+        #expect(buffer.next() == .didFinishGathering(results: []))
+        #expect(buffer.next() == .containerAvailable("c8"))
+    }
+
+    // MARK: The real daemon
+
+    /// One query is read, the other is not: the unread one keeps at most the limit of
+    /// notifications however many updates arrive, and what it finally reads ends with results
+    /// equal to a fresh query.
+    @Test func aQueryNobodyReadsHoldsABoundedNumberOfNotifications() async throws {
+        try await withTestDaemon { daemon in
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            let ignored = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
+            ignored.notificationBatchingInterval = 0
+            let ignoredStream = try await ignored.start()
+            let pacer = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
+            pacer.notificationBatchingInterval = 0
+            let paced = NotificationRecorder.recording(try await pacer.start())
+            _ = try await paced.gathered()
+            // Each creation is its own update: wait for the pacer to see it before the next.
+            let creations = MetadataQuery.maxWaitingNotifications + 50
+            for i in 0..<creations {
+                _ = try daemon.place("Item_\(i)", in: Self.grocery, contents: "")
+                var seen = false
+                while !seen {
+                    let update = try await paced.nextUpdate()
+                    seen = update.added.contains { $0.name == "Item_\(i)" }
+                }
+            }
+            // The ignored query received the same updates; wait until its results show them all.
+            let deadline = Date().addingTimeInterval(20)
+            while ignored.resultCount < creations && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(ignored.resultCount == creations)
+            await ignored.stop()
+            var notifications: [MetadataQuery.Notification] = []
+            for try await notification in ignoredStream { notifications.append(notification) }
+            #expect(notifications.count <= MetadataQuery.maxWaitingNotifications)
+            #expect(notifications.first == .didStartGathering)
+            // Replaying what was read from the last reset on gives exactly what a fresh query finds.
+            guard let lastReset = notifications.lastIndex(where: { if case .didReset = $0 { true } else { false } }),
+                  case .didReset(let results) = notifications[lastReset] else {
+                Issue.record("no reset among \(notifications.count) notifications")
+                return
+            }
+            var replayed = Set(results.map(\.path))
+            for case .didUpdate(let added, let changed, let removed) in notifications[(lastReset + 1)...] {
+                replayed.formUnion(added.map(\.path))
+                replayed.subtract(removed.map(\.path))
+                #expect(changed.isEmpty)
+            }
+            #expect(replayed == Set(try await UbiquityKitTests.fresh(daemon, "name LIKE 'Item_*'")))
+            await pacer.stop()
+            await connection.close()
+        }
+    }
+
+    /// A socket bound by another user (as under /tmp when XDG_RUNTIME_DIR is unset): the client
+    /// refuses it before sending a byte. Needs root to run the listener as uid 54321.
+    @Test func aSocketOfAnotherUserIsRefusedBeforeAnythingIsSent() async throws {
+        var template = Array("/tmp/ubqk-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        chmod(directory, 0o777)
+        let socket = directory + "/s.sock", received = directory + "/received"
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        listener.arguments = ["--reuid=54321", "--regid=54321", "--clear-groups",
+                              "socat", "-u", "UNIX-LISTEN:\(socket)", "CREATE:\(received)"]
+        try listener.run()
+        defer { if listener.isRunning { listener.terminate() }; listener.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(10)
+        while access(socket, F_OK) != 0 && Date() < deadline { usleep(5_000) }    // polling for the bind, not a wait
+
+        let attempt = Task { try await UbiquityConnection.connect(to: socket) }
+        let watchdog = Task { try await Task.sleep(for: .seconds(10)); attempt.cancel() }
+        defer { watchdog.cancel() }
+        await #expect(throws: UbiquityKitError.untrustedServer(socketPath: socket, uid: 54321)) {
+            _ = try await attempt.value
+        }
+        listener.waitUntilExit()    // socat ends when the client closes
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: received))) ?? Data()
+        #expect(bytes.isEmpty, "the client sent \(bytes.count) bytes to an untrusted server")
+    }
+
+    @Test func aLineLongerThanTheClientsLimitEndsTheConnectionWithAClearError() async throws {
+        try await withTestDaemon { daemon in
+            for i in 0..<50 { _ = try daemon.place("Item_\(i)", in: Self.grocery, contents: "") }
+            let connection = try await UbiquityConnection.connect(to: daemon.socket, maxLineBytes: 2_000)
+            let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
+            query.isLive = false
+            var seen: [MetadataQuery.Notification] = []
+            await #expect(throws: UbiquityKitError.responseTooLarge(limit: 2_000)) {
+                for try await notification in try await query.start() { seen.append(notification) }
+            }
+            #expect(seen.allSatisfy { if case .didFinishGathering = $0 { false } else { true } }, "\(seen)")
+            #expect(UbiquityKitError.responseTooLarge(limit: 2_000).description.contains("2000 bytes"))
+        }
+    }
+}
