@@ -94,7 +94,7 @@ extension LinearRegex {
         }
 
         /// A set of program counters with O(1) insert, membership and clear.
-        struct ThreadList {
+        struct ThreadList: Sendable {
             var dense: [Int32]
             var sparse: [Int32]
             var count = 0
@@ -162,11 +162,27 @@ extension LinearRegex {
             }
         }
 
-        func run(_ subject: [UInt32]) -> Bool {
-            let folded = usesFolding ? subject.map(Scalars.fold) : subject
-            var current = ThreadList(capacity: instructions.count)
-            var next = ThreadList(capacity: instructions.count)
+        /// The VM's working memory: two thread lists sized to the program and a stack.
+        struct Scratch: Sendable {
+            var current: ThreadList
+            var next: ThreadList
             var stack: [Int32] = []
+        }
+
+        func makeScratch() -> Scratch {
+            Scratch(current: ThreadList(capacity: instructions.count), next: ThreadList(capacity: instructions.count))
+        }
+
+        func run(_ subject: [UInt32], scratch: inout Scratch) -> Bool {
+            let folded = usesFolding ? subject.map(Scalars.fold) : subject
+            scratch.current.count = 0
+            scratch.next.count = 0
+            scratch.stack.removeAll(keepingCapacity: true)
+            return run(subject, folded: folded, current: &scratch.current, next: &scratch.next, stack: &scratch.stack)
+        }
+
+        private func run(_ subject: [UInt32], folded: [UInt32], current: inout ThreadList, next: inout ThreadList,
+                         stack: inout [Int32]) -> Bool {
             addThread(&current, 0, at: 0, in: subject, stack: &stack)
             for index in subject.indices {
                 if current.count == 0 { return false }

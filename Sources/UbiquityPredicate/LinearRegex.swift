@@ -18,6 +18,9 @@ public struct LinearRegex: Sendable, Hashable {
     public let caseInsensitive: Bool
     public let diacriticInsensitive: Bool
     let program: Program
+    /// Thread lists kept between matches: a query tests its pattern against every name, and
+    /// allocating two program-sized lists per name dominated the cost of a large program.
+    let scratch: ScratchCache
 
     public init(_ pattern: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) throws(LinearRegexError) {
         self.pattern = pattern
@@ -26,12 +29,20 @@ public struct LinearRegex: Sendable, Hashable {
         var parser = Parser(pattern: pattern, caseInsensitive: caseInsensitive, diacriticInsensitive: diacriticInsensitive)
         let tree = try parser.parse()
         self.program = Program(tree: tree, classes: parser.classes)
+        self.scratch = ScratchCache()
     }
 
     /// True when the WHOLE string matches (anchored at both ends, like ICU `matches()`).
     public func matches(_ subject: String) -> Bool {
-        program.run(Scalars.prepare(subject, diacriticInsensitive: diacriticInsensitive))
+        let scalars = Scalars.prepare(subject, diacriticInsensitive: diacriticInsensitive)
+        // Take the cached lists out (or make new ones when another thread holds them), put them back after.
+        var lists = scratch.take() ?? program.makeScratch()
+        defer { scratch.put(lists) }
+        return program.run(scalars, scratch: &lists)
     }
+
+    /// The size of the compiled program: the cost of matching is subject length × this.
+    public var instructionCount: Int { program.instructions.count }
 
     public static func == (lhs: LinearRegex, rhs: LinearRegex) -> Bool {
         lhs.pattern == rhs.pattern

@@ -45,6 +45,8 @@ struct Parser {
     private let variables: [String: Value]
     private var depth = 0
     private var comparisons = 0
+    /// Compiled instructions of every MATCHES pattern so far (``PredicateLimits/maxTotalRegexInstructions``).
+    private var regexInstructions = 0
 
     init(tokens: [Token], arguments: [Value], variables: [String: Value]) {
         self.tokens = tokens
@@ -178,7 +180,7 @@ struct Parser {
         options.formUnion(right.trailing)
         if !left.trailing.isEmpty { options.formUnion(left.trailing) }
         return try TypeChecker.check(quantifier: quantifier, left: left, op: op, opOffset: opToken.offset,
-                                     right: right, options: options)
+                                     right: right, options: options, regexInstructions: &regexInstructions)
     }
 
     private func parseOperatorToken() -> ComparisonOperator? {
@@ -253,7 +255,7 @@ struct Parser {
         let range = ParsedOperand(expression: .aggregate([low.expression, high.expression]), offset: low.offset,
                             argumentIndex: nil, trailing: [], text: "InRange")
         return try TypeChecker.check(quantifier: .single, left: attribute, op: .between, opOffset: nameToken.offset,
-                                     right: range, options: [], rangeParts: [low, high])
+                                     right: range, options: [], rangeParts: [low, high], regexInstructions: &regexInstructions)
     }
 
     private mutating func expect(_ symbol: String, after what: String) throws(MetadataPredicateError) {

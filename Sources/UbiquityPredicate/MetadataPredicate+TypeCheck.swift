@@ -55,9 +55,11 @@ enum TypeChecker {
         }
     }
 
+    /// - Parameter regexInstructions: the compiled size of the predicate's MATCHES patterns so far;
+    ///   this comparison's is added and the total checked against ``PredicateLimits``.
     static func check(
         quantifier: Quantifier, left: ParsedOperand, op: ComparisonOperator, opOffset: Int, right: ParsedOperand,
-        options: ComparisonOptions, rangeParts: [ParsedOperand]? = nil
+        options: ComparisonOptions, rangeParts: [ParsedOperand]? = nil, regexInstructions: inout Int
     ) throws(MetadataPredicateError) -> Comparison {
         var left = left, right = right
         let opName = op == .between && rangeParts != nil ? "InRange" : op.rawValue
@@ -161,12 +163,19 @@ enum TypeChecker {
                             "the pattern of \(op.rawValue) must be a string literal or argument, found \(right.text)")
                     }
                     if op == .matches {
+                        let regex: LinearRegex
                         do {
-                            _ = try LinearRegex(pattern, caseInsensitive: options.contains(.caseInsensitive),
-                                                diacriticInsensitive: options.contains(.diacriticInsensitive))
+                            regex = try LinearRegex(pattern, caseInsensitive: options.contains(.caseInsensitive),
+                                                    diacriticInsensitive: options.contains(.diacriticInsensitive))
                         } catch {
                             throw MetadataPredicateError(.regex, at: regexOffset(error.offset, in: pattern, operand: right),
                                 "invalid MATCHES pattern: \(error.message)")
+                        }
+                        // Each pattern is bounded by itself; many of them must be bounded together too.
+                        regexInstructions += regex.instructionCount
+                        guard regexInstructions <= PredicateLimits.maxTotalRegexInstructions else {
+                            throw MetadataPredicateError(.tooComplex, at: opOffset,
+                                "the MATCHES patterns of this predicate compile to more than \(PredicateLimits.maxTotalRegexInstructions) instructions in total")
                         }
                     }
                 }

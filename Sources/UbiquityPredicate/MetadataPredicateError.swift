@@ -63,4 +63,8 @@ public enum PredicateLimits {
     public static let maxAggregateCount = 10_000
     /// Most comparisons in one predicate.
     public static let maxComparisons = 4_096
+    /// Most compiled regular-expression instructions of all `MATCHES` comparisons of one
+    /// predicate together (one pattern may compile to at most 20,000). Matching costs
+    /// subject length × program size per item, so this bounds one query's evaluation work.
+    public static let maxTotalRegexInstructions = 50_000
 }
