@@ -304,7 +304,7 @@ extension MetadataIndex {
         var newest = stat(id).modified
         for inner in subtree(id).dropFirst() {
             let s = stat(inner)
-            if s.kind == .regular { size += s.size }
+            if s.kind == .regular { size = size.saturatingAdding(s.size) }
             newest = max(newest, s.modified)
         }
         setPackageTotals(id, size: size, modified: newest)
