@@ -13,7 +13,7 @@ public import UbiquityIndex
 ///
 /// One watch per directory; a dedicated reader thread drains the kernel queue promptly (`poll` on
 /// the inotify descriptor plus an `eventfd` to wake it). Each read of the queue becomes one
-/// ``WatchBatch``: renames paired by cookie into `.move`, writes coalesced into one fresh `.stat`
+/// ``ChangeBatch``: renames paired by cookie into `.move`, writes coalesced into one fresh `.stat`
 /// per path, new or moved-in directories watched first and then crawled into a `.listing`.
 ///
 /// ```
@@ -28,12 +28,12 @@ public import UbiquityIndex
 ///    list, once the file system is quiet and the consumer has applied the batch that
 ///    ``sync(timeout:)`` returned.
 /// 2. A queue overflow rescans every container (`.listing` of the root, which the index diffs)
-///    and sends ``WatchNotice/resync(_:reason:)``; bursts rescan at most once per `overflowBackoff`.
+///    and sends ``ChangeNotice/resync(_:reason:)``; bursts rescan at most once per `overflowBackoff`.
 /// 3. Directories that cannot be watched (budget, `ENOSPC`) are rescanned every `rescanInterval`
-///    and reported in ``status`` and as ``WatchNotice/subtreeUnwatched(_:)``; the rest stays watched.
+///    and reported in ``status`` and as ``ChangeNotice/subtreeUnwatched(_:)``; the rest stays watched.
 /// 4. A container whose root disappears gets a rootless `.listing` and
-///    ``WatchNotice/containerUnavailable(_:)``; it is checked every `rescanInterval` and
-///    reattached with ``WatchNotice/containerAvailable(_:)`` when it is back.
+///    ``ChangeNotice/containerUnavailable(_:)``; it is checked every `rescanInterval` and
+///    reattached with ``ChangeNotice/containerAvailable(_:)`` when it is back.
 ///
 /// ```swift
 /// let watcher = try FileWatcher(containers: [descriptor])
@@ -74,9 +74,9 @@ public final class FileWatcher: Sendable {
     }
 
     /// Every batch, in order, from the initial crawl on. Finishes after ``stop()``.
-    public let batches: AsyncStream<WatchBatch>
+    public let batches: AsyncStream<ChangeBatch>
     public let configuration: Configuration
-    private let output: AsyncStream<WatchBatch>.Continuation
+    private let output: AsyncStream<ChangeBatch>.Continuation
     private let shared: WatcherShared
     private let inotifyFD: Int32
 
@@ -100,7 +100,7 @@ public final class FileWatcher: Sendable {
         let budget = max(0, min(configuration.maxWatches ?? ceiling * 9 / 10, ceiling))
         shared = WatcherShared(wakeFD: wakeFD, budget: budget, kernelLimit: kernelLimit,
                                initial: containers.map { .add($0) })
-        (batches, output) = AsyncStream.makeStream(of: WatchBatch.self, bufferingPolicy: .unbounded)
+        (batches, output) = AsyncStream.makeStream(of: ChangeBatch.self, bufferingPolicy: .unbounded)
         let shared = self.shared
         output.onTermination = { _ in shared.requestStop() }
     }
@@ -115,7 +115,7 @@ public final class FileWatcher: Sendable {
     }
 
     /// Starts the reader thread: it watches and crawls every container (each one's first batch is
-    /// a `.listing` of its root and ``WatchNotice/containerAvailable(_:)`` or `...Unavailable`),
+    /// a `.listing` of its root and ``ChangeNotice/containerAvailable(_:)`` or `...Unavailable`),
     /// then reports changes as they happen.
     ///
     /// - Throws: ``WatchError/Code/stopped`` when already started or stopped; `pthread_create` errors.

@@ -71,8 +71,8 @@ func difference(index: [String: EntrySummary], crawl: [String: EntrySummary]) ->
 /// Everything a watcher emitted so far, as a predicate sees it.
 struct Recorded: Sendable {
     var changes: [FileSystemChange]
-    var notices: [WatchNotice]
-    var batches: [WatchBatch]
+    var notices: [ChangeNotice]
+    var batches: [ChangeBatch]
     var applied: UInt64
     var finished: Bool
     /// Batch sequence → absolute paths of the items the index reported as inserted/updated/removed.
@@ -138,7 +138,7 @@ final class Recorder: Sendable {
         state = Mutex(State(index: index))
     }
 
-    func apply(_ batch: WatchBatch) {
+    func apply(_ batch: ChangeBatch) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             let changeSet = state.index.apply(batch.changes)
             var touched = Set<String>()
