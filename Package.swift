@@ -169,11 +169,13 @@ let package = Package(
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
         /// query, reading events with a deadline, the real daemon on a temporary socket
         /// (TestDaemon), a raw JSON-lines client, running a built CLI or a reference program
-        /// such as python3 (BuiltExecutable, Snapshot)
-        /// and reading a child's output lines with a deadline (LineReader).
+        /// such as python3 (BuiltExecutable, Snapshot), reading a child's output lines with a
+        /// deadline (LineReader), and a container watched by a real FileWatcher feeding a real
+        /// index with waits on what it recorded (WatchHarness, Recorder, FS, and crawl/index
+        /// snapshots to compare).
         .target(
             name: "UbiquityTesting",
-            dependencies: ["UbiquityIndex", "UbiquityProtocol"],
+            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,8 +1,10 @@
 extension Int64 {
-    /// `self + other`, clamped to `Int64.min...Int64.max` instead of trapping: for sums of values
-    /// that come from the file system or the wire (sizes, counts), where overflow is an attack or a
-    /// sparse file, never a bug to crash on.
-    func addingSaturated(_ other: Int64) -> Int64 {
+    /// `self + other`, clamped to `Int64.min...Int64.max` instead of trapping.
+    ///
+    /// Sizes come from the file system, which does not promise that their sum fits: two sparse
+    /// files of 5 EiB in one package (possible on tmpfs) overflow a plain `+` and crash the daemon
+    /// at every start. A clamped total is still the right answer to every size comparison.
+    func saturatingAdding(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         guard overflow else { return sum }
         return other > 0 ? .max : .min

@@ -304,9 +304,8 @@ extension MetadataIndex {
         var newest = stat(id).modified
         for inner in subtree(id).dropFirst() {
             let s = stat(inner)
-            // Sizes come from the file system: two sparse files of 5 EiB overflow Int64. Saturate
-            // (a package "at least 8 EiB" big) instead of trapping, which crashed every restart.
-            if s.kind == .regular { size = size.addingSaturated(s.size) }
+            // Sizes come from the file system: saturate (Int64+Saturating.swift), never trap.
+            if s.kind == .regular { size = size.saturatingAdding(s.size) }
             newest = max(newest, s.modified)
         }
         setPackageTotals(id, size: size, modified: newest)

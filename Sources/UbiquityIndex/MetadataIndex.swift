@@ -145,6 +145,11 @@ public final class MetadataIndex {
     @inline(__always) func container(of id: ItemID) -> Int { Int(containerOf[Int(id)]) }
     @inline(__always) func children(_ id: ItemID) -> [String: ItemID]? { childrenOf[Int(id)] }
     @inline(__always) func child(_ id: ItemID, _ name: String) -> ItemID? { childrenOf[Int(id)]?[name] }
+
+    /// An entry's status as last applied (for tools and tests that compare the index with the disk).
+    public func fileStat(of id: ItemID) -> FileStat { stat(id) }
+    /// A directory's children by name; nil for anything that is not a directory.
+    public func childEntries(of id: ItemID) -> [String: ItemID]? { children(id) }
     func packageTotals(_ id: ItemID) -> (size: Int64, modified: Int64) { packageTotals[id] ?? (0, 0) }
 
     func isLive(_ id: ItemID) -> Bool {

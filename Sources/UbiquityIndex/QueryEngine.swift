@@ -15,7 +15,9 @@ public actor QueryEngine {
     /// The sequence number of the last batch applied, and who waits for a later one.
     private var appliedSequence: UInt64 = 0
     private var sequenceWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-    public private(set) var unwatched: [ChangeNotice] = []
+    /// Subtrees unwatched right now: an entry leaves when its subtree is watched again, is gone,
+    /// or its container goes away, so the list never outgrows the watcher's own.
+    public private(set) var unwatched: [UnwatchedSubtree] = []
 
     final class Session {
         let id: QueryID
@@ -92,22 +94,21 @@ public actor QueryEngine {
     }
 
     private func broadcast(_ notice: ChangeNotice, realChanges: Int) {
+        trackUnwatched(notice)
+        guard notice.reachesSubscribers else { return }
         let event: QueryEvent
-        let container: ContainerID
+        let container = notice.container
         switch notice {
-        case .rescanned(let c, let reason):
-            event = .resync(container: c, reason: reason, changes: realChanges)
-            container = c
-        case .unwatched(let c, let path, let reason):
-            event = .unwatched(container: c, path: path, reason: reason)
-            container = c
-            unwatched.append(notice)
+        case .resync(let c, _):
+            event = .resync(container: c, reason: notice.reason, changes: realChanges)
+        case .subtreeUnwatched(let subtree):
+            event = .unwatched(container: subtree.container, path: subtree.path.joined(separator: "/"), reason: notice.reason)
         case .containerUnavailable(let c):
             event = .containerUnavailable(c)
-            container = c
         case .containerAvailable(let c):
             event = .containerAvailable(c)
-            container = c
+        case .subtreeWatched, .subtreeGone, .skipped:
+            return
         }
         for session in sessions.values where !session.stopped {
             let wanted = session.query.specification.containers
@@ -115,6 +116,20 @@ public actor QueryEngine {
             if session.queue.count >= limits.pendingNoticesPerQuery { session.queue.removeFirst() }
             session.queue.append(event)
             wake(session)
+        }
+    }
+
+    private func trackUnwatched(_ notice: ChangeNotice) {
+        switch notice {
+        case .subtreeUnwatched(let subtree):
+            unwatched.removeAll { $0.container == subtree.container && $0.path == subtree.path }
+            unwatched.append(subtree)
+        case .subtreeWatched(let c, let path), .subtreeGone(let c, let path):
+            unwatched.removeAll { $0.container == c && $0.path.starts(with: path) }
+        case .containerUnavailable(let c):
+            unwatched.removeAll { $0.container == c }
+        case .containerAvailable, .resync, .skipped:
+            break
         }
     }
 

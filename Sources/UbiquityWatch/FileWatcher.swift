@@ -8,7 +8,7 @@ public import UbiquityIndex
 ///
 /// One watch per directory; a dedicated reader thread drains the kernel queue promptly (`poll` on
 /// the inotify descriptor plus an `eventfd` to wake it). Each read of the queue becomes one
-/// ``WatchBatch``: renames paired by cookie into `.move`, writes coalesced into one fresh `.stat`
+/// ``ChangeBatch``: renames paired by cookie into `.move`, writes coalesced into one fresh `.stat`
 /// per path, new or moved-in directories watched first and then crawled into a `.listing`.
 ///
 /// ```
@@ -23,12 +23,12 @@ public import UbiquityIndex
 ///    list, once the file system is quiet and the consumer has applied the batch that
 ///    ``sync(timeout:)`` returned.
 /// 2. A queue overflow rescans every container (`.listing` of the root, which the index diffs)
-///    and sends ``WatchNotice/resync(_:reason:)``; bursts rescan at most once per `overflowBackoff`.
+///    and sends ``ChangeNotice/resync(_:reason:)``; bursts rescan at most once per `overflowBackoff`.
 /// 3. Directories that cannot be watched (budget, `ENOSPC`) are rescanned every `rescanInterval`
-///    and reported in ``status`` and as ``WatchNotice/subtreeUnwatched(_:)``; the rest stays watched.
+///    and reported in ``status`` and as ``ChangeNotice/subtreeUnwatched(_:)``; the rest stays watched.
 /// 4. A container whose root disappears gets a rootless `.listing` and
-///    ``WatchNotice/containerUnavailable(_:)``; it is checked every `rescanInterval` and
-///    reattached with ``WatchNotice/containerAvailable(_:)`` when it is back.
+///    ``ChangeNotice/containerUnavailable(_:)``; it is checked every `rescanInterval` and
+///    reattached with ``ChangeNotice/containerAvailable(_:)`` when it is back.
 ///
 /// ```swift
 /// let watcher = try FileWatcher(containers: [descriptor])
@@ -69,9 +69,9 @@ public final class FileWatcher: Sendable {
     }
 
     /// Every batch, in order, from the initial crawl on. Finishes after ``stop()``.
-    public let batches: AsyncStream<WatchBatch>
+    public let batches: AsyncStream<ChangeBatch>
     public let configuration: Configuration
-    private let output: AsyncStream<WatchBatch>.Continuation
+    private let output: AsyncStream<ChangeBatch>.Continuation
     private let shared: WatcherShared
     private let inotifyFD: Int32
 
@@ -95,7 +95,7 @@ public final class FileWatcher: Sendable {
         let budget = max(0, min(configuration.maxWatches ?? ceiling * 9 / 10, ceiling))
         shared = WatcherShared(wakeFD: wakeFD, budget: budget, kernelLimit: kernelLimit,
                                initial: containers.map { .add($0) })
-        (batches, output) = AsyncStream.makeStream(of: WatchBatch.self, bufferingPolicy: .unbounded)
+        (batches, output) = AsyncStream.makeStream(of: ChangeBatch.self, bufferingPolicy: .unbounded)
         let shared = self.shared
         output.onTermination = { _ in shared.requestStop() }
     }
@@ -110,7 +110,7 @@ public final class FileWatcher: Sendable {
     }
 
     /// Starts the reader thread: it watches and crawls every container (each one's first batch is
-    /// a `.listing` of its root and ``WatchNotice/containerAvailable(_:)`` or `...Unavailable`),
+    /// a `.listing` of its root and ``ChangeNotice/containerAvailable(_:)`` or `...Unavailable`),
     /// then reports changes as they happen.
     ///
     /// - Throws: ``WatchError/Code/stopped`` when already started or stopped; `pthread_create` errors.
@@ -268,232 +268,5 @@ extension Inotify {
     /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
     static func open() throws(WatchError) -> Int32 {
         try System.call("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-    }
-}
-
-// MARK: - State shared between callers and the reader thread
-
-/// A request from a caller to the reader thread.
-enum WatcherCommand: Sendable {
-    case add(ContainerDescriptor)
-    case remove(ContainerID)
-    case hold(CheckedContinuation<Void, Never>)
-    case release
-    /// Test hook: the reader sleeps this long while running commands (stands in for a long crawl).
-    case stall(Duration)
-    /// Resumed once every command sent before it has run and its effects are published
-    /// (so `sync` sees containers added just before it, e.g. at start).
-    case barrier(CheckedContinuation<Void, Never>)
-}
-
-/// One ``FileWatcher/sync(timeout:)`` participant, for one container.
-struct SyncWaiter: Sendable {
-    enum State: Sendable {
-        case pending
-        case waiting(CheckedContinuation<UInt64, any Error>)
-        case acknowledged(UInt64)
-    }
-    var container: ContainerID
-    var cookie: String
-    /// No cookie could be written: the reader rescans the container instead.
-    var needsRescan = false
-    var state: State = .pending
-}
-
-struct SharedState: Sendable {
-    enum Phase: Sendable { case created, running, stopping, stopped }
-    var phase = Phase.created
-    var commands: [WatcherCommand]
-    var waiters: [Int: SyncWaiter] = [:]
-    var nextWaiter = 0
-    var status: WatchStatus
-    /// Available containers' roots: where sync writes cookies.
-    var roots: [ContainerID: String] = [:]
-    var stopWaiters: [CheckedContinuation<Void, Never>] = []
-}
-
-/// The state callers and the reader thread share, behind one `Mutex`, and the wake-up `eventfd`.
-final class WatcherShared: Sendable {
-    let state: Mutex<SharedState>
-    let wakeFD: Int32
-
-    init(wakeFD: Int32, budget: Int, kernelLimit: Int?, initial: [WatcherCommand]) {
-        self.wakeFD = wakeFD
-        state = Mutex(SharedState(commands: initial, status: WatchStatus(watchBudget: budget, kernelWatchLimit: kernelLimit)))
-    }
-
-    /// Writes the eventfd. Only while running: the reader closes it once it has marked itself
-    /// stopped under the same lock, so a descriptor number is never written after it is closed.
-    private func wakeLocked(_ state: borrowing SharedState) {
-        guard state.phase == .running || state.phase == .stopping else { return }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, MemoryLayout<UInt64>.size)
-    }
-
-    func wake() { state.withLock { wakeLocked($0) } }
-
-    /// - Returns: false when the reader is gone (the command will never run).
-    @discardableResult
-    func send(_ command: WatcherCommand) -> Bool {
-        state.withLock { state in
-            guard state.phase == .created || state.phase == .running else { return false }
-            state.commands.append(command)
-            wakeLocked(state)
-            return true
-        }
-    }
-
-    func beginRunning() -> Bool {
-        state.withLock { state in
-            guard state.phase == .created else { return false }
-            state.phase = .running
-            return true
-        }
-    }
-
-    func revertToCreated() { state.withLock { $0.phase = .created } }
-
-    /// Marks a never-started watcher stopped. - Returns: true when the caller must close the descriptors.
-    func takeOwnershipIfNeverStarted() -> Bool {
-        state.withLock { state in
-            guard state.phase == .created else { return false }
-            state.phase = .stopped
-            return true
-        }
-    }
-
-    func requestStop() {
-        state.withLock { state in
-            guard state.phase == .running else { return }
-            state.phase = .stopping
-            wakeLocked(state)
-        }
-    }
-
-    func waitUntilStopped() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state in
-                if state.phase == .stopped { return true }
-                state.stopWaiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
-        }
-    }
-
-    // MARK: Sync waiters
-
-    func register(container: ContainerID, cookie: String) -> Int {
-        state.withLock { state in
-            state.nextWaiter += 1
-            state.waiters[state.nextWaiter] = SyncWaiter(container: container, cookie: cookie)
-            return state.nextWaiter
-        }
-    }
-
-    func requireRescan(_ id: Int) { state.withLock { $0.waiters[id]?.needsRescan = true } }
-
-    func cancel(_ id: Int) {
-        let continuation = state.withLock { state -> CheckedContinuation<UInt64, any Error>? in
-            guard let waiter = state.waiters.removeValue(forKey: id), case .waiting(let c) = waiter.state else { return nil }
-            return c
-        }
-        continuation?.resume(throwing: CancellationError())
-    }
-
-    /// Acknowledges every unacknowledged waiter `matching`, with the sequence number of the last
-    /// batch emitted.
-    func acknowledge(sequence: UInt64, matching: (Int, SyncWaiter) -> Bool) {
-        let ready = state.withLock { state -> [CheckedContinuation<UInt64, any Error>] in
-            var ready: [CheckedContinuation<UInt64, any Error>] = []
-            for (id, waiter) in state.waiters where matching(id, waiter) {
-                switch waiter.state {
-                case .pending: state.waiters[id]?.state = .acknowledged(sequence)
-                case .waiting(let continuation):
-                    state.waiters[id] = nil
-                    ready.append(continuation)
-                case .acknowledged: break
-                }
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume(returning: sequence) }
-    }
-
-    /// Waiters not yet acknowledged.
-    func openWaiters() -> [(id: Int, waiter: SyncWaiter)] {
-        state.withLock { state in
-            state.waiters.compactMap { id, waiter in
-                if case .acknowledged = waiter.state { return nil }
-                return (id, waiter)
-            }
-        }
-    }
-
-    /// Waits for the reader to acknowledge `id`, or for `deadline`.
-    func awaitAcknowledgement(_ id: Int, deadline: ContinuousClock.Instant) async throws -> UInt64 {
-        try await withThrowingTaskGroup(of: UInt64?.self) { group in
-            group.addTask { try await self.acknowledgement(id) }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let sequence = first else {
-                throw WatchError(.syncTimedOut, message: "the reader did not see the sync cookie in time")
-            }
-            return sequence
-        }
-    }
-
-    private func acknowledgement(_ id: Int) async throws -> UInt64 {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UInt64, any Error>) in
-                let result = state.withLock { state -> Result<UInt64, any Error>? in
-                    guard let waiter = state.waiters[id] else {
-                        if state.phase == .stopped { return .failure(WatchError(.stopped, message: "the watcher stopped during sync")) }
-                        return .failure(CancellationError())
-                    }
-                    switch waiter.state {
-                    case .acknowledged(let sequence):
-                        state.waiters[id] = nil
-                        return .success(sequence)
-                    case .pending:
-                        if state.phase == .stopped {
-                            state.waiters[id] = nil
-                            return .failure(WatchError(.stopped, message: "the watcher stopped during sync"))
-                        }
-                        state.waiters[id]?.state = .waiting(continuation)
-                        return nil
-                    case .waiting:
-                        return .failure(WatchError(.stopped, message: "sync waiter \(id) awaited twice"))
-                    }
-                }
-                if let result { continuation.resume(with: result) }
-            }
-        } onCancel: {
-            cancel(id)
-        }
-    }
-
-    /// Called by the reader as it exits: nothing will be acknowledged any more.
-    func finish() -> (waiters: [CheckedContinuation<UInt64, any Error>], stopWaiters: [CheckedContinuation<Void, Never>]) {
-        state.withLock { state in
-            state.phase = .stopped
-            var waiting: [CheckedContinuation<UInt64, any Error>] = []
-            for (_, waiter) in state.waiters { if case .waiting(let c) = waiter.state { waiting.append(c) } }
-            state.waiters.removeAll()
-            var stopWaiters = state.stopWaiters
-            state.stopWaiters.removeAll()
-            // Commands that will never run: wake whoever waits on them (a sync then sees `stopped`).
-            for command in state.commands {
-                switch command {
-                case .barrier(let c), .hold(let c): stopWaiters.append(c)
-                default: break
-                }
-            }
-            state.commands.removeAll()
-            return (waiting, stopWaiters)
-        }
     }
 }

@@ -32,7 +32,7 @@ final class WatcherCore {
 
     let inotify: Inotify
     let shared: WatcherShared
-    let output: AsyncStream<WatchBatch>.Continuation
+    let output: AsyncStream<ChangeBatch>.Continuation
     let configuration: FileWatcher.Configuration
     let crawler = Crawler()
     let budget: Int
@@ -45,7 +45,7 @@ final class WatcherCore {
     private var operations: [Operation] = []
     /// Operations before this index are resolved already.
     private var resolvedPrefix = 0
-    private var notices: [WatchNotice] = []
+    private var notices: [ChangeNotice] = []
     private var pendingStats: Set<StatKey> = []
     private(set) var sequence: UInt64 = 0
 
@@ -53,7 +53,7 @@ final class WatcherCore {
     private var nextTickAt: Int64
     private var held = false
 
-    init(inotify: Inotify, shared: WatcherShared, output: AsyncStream<WatchBatch>.Continuation,
+    init(inotify: Inotify, shared: WatcherShared, output: AsyncStream<ChangeBatch>.Continuation,
          configuration: FileWatcher.Configuration) {
         self.inotify = inotify
         self.shared = shared
@@ -356,8 +356,12 @@ final class WatcherCore {
     private func forget(_ slot: Int, parent: Int32, name: String) {
         if let child = tree.child(of: parent, named: name) { dropWatches(tree.remove(subtree: child)) }
         let path = tree.path(of: parent) + [name]
-        guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
-        containers[slot]?.unwatched = unwatched.filter { !$0.key.starts(with: path) }
+        guard let container = containers[slot], !container.unwatched.isEmpty else { return }
+        let gone = container.unwatched.keys.filter { $0.starts(with: path) }
+        for subtree in gone.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            containers[slot]?.unwatched[subtree] = nil
+            notices.append(.subtreeGone(container.descriptor.id, subtree))
+        }
     }
 
     private func dropWatches(_ wds: [Int32]) {
@@ -368,7 +372,14 @@ final class WatcherCore {
         guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
         var renamed: [[String]: String] = [:]
         for (path, reason) in unwatched {
-            if path.starts(with: from) { renamed[to + path.dropFirst(from.count)] = reason } else { renamed[path] = reason }
+            guard path.starts(with: from) else { renamed[path] = reason; continue }
+            let newPath = to + path.dropFirst(from.count)
+            renamed[newPath] = reason
+            // Told as gone and unwatched anew, so consumers that track the list keep no stale path.
+            if let id = containers[slot]?.descriptor.id {
+                notices.append(.subtreeGone(id, path))
+                notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: newPath, reason: reason)))
+            }
         }
         containers[slot]?.unwatched = renamed
     }
@@ -450,8 +461,9 @@ final class WatcherCore {
             notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: subtree, reason: reason)))
         }
         for subtree in previouslyUnwatched.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
-        where unwatchedNow[subtree] == nil && tree.lookup(container: slot, subtree) != nil {
-            notices.append(.subtreeWatched(id, subtree))
+        where unwatchedNow[subtree] == nil {
+            let watched = tree.lookup(container: slot, subtree) != nil
+            notices.append(watched ? .subtreeWatched(id, subtree) : .subtreeGone(id, subtree))
         }
         for skipped in result.skipped where previouslyUnwatched[skipped.path] == nil {
             notices.append(.skipped(id, skipped.path, reason: "\(skipped.call): \(skipped.reason)"))
@@ -554,7 +566,7 @@ final class WatcherCore {
         guard !changes.isEmpty || !batchNotices.isEmpty else { return }
         sequence += 1
         publishStatus()         // first: whoever sees batch N sees a status at least as new
-        output.yield(WatchBatch(sequence: sequence, changes: changes, notices: batchNotices))
+        output.yield(ChangeBatch(sequence: sequence, changes: changes, notices: batchNotices))
     }
 
     private func publishStatus() {

@@ -190,7 +190,7 @@ struct QueryEngineTests {
         for _ in 0..<3 { _ = try await nextEvent(&events) }
         // An overflow rescan: the listing's real differences, then the resync notice.
         let listing = h.tree.listing(["Documents/Item_1", "Documents/Item_2"])
-        h.source.send([listing], notices: [.rescanned(h.tree.container, reason: "kernel event queue overflowed")])
+        h.source.send([listing], notices: [.resync(h.tree.container, reason: .queueOverflow)])
         var sawResync = false
         for _ in 0..<3 where !sawResync {
             if case .resync(let container, _, let changes)? = try await nextEvent(&events) {

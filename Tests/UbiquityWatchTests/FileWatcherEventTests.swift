@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import UbiquityTesting
 @testable import UbiquityIndex
 @testable import UbiquityWatch
 
@@ -9,23 +10,23 @@ import Testing
 @Suite("FileWatcher events")
 struct FileWatcherEventTests {
     @Test func startsWithAListingOfTheRootAndAnAvailabilityNotice() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdir(root + "/Documents")
             try FS.write(root + "/Documents/a.txt", "hello")
         }) { h in
             let recorded = h.recorder.recorded
             #expect(recorded.hasListing("", containing: "Documents/a.txt"))
-            #expect(recorded.notices.contains(.containerAvailable(Harness.containerID)))
+            #expect(recorded.notices.contains(.containerAvailable(WatchHarness.containerID)))
             let status = h.watcher.status
             #expect(status.watchesUsed == 2)
-            #expect(status.availableContainers == [Harness.containerID])
+            #expect(status.availableContainers == [WatchHarness.containerID])
             #expect(status.unwatchedSubtrees.isEmpty)
             try await h.converge()
         }
     }
 
     @Test func createdFileIsAStatWithItsSize() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             try FS.write(h.path("new.txt"), "12345")
             try await h.recorder.wait(for: "stat of new.txt") { $0.hasStat("new.txt") { $0.size == 5 && $0.kind == .regular } }
             try await h.converge()
@@ -33,7 +34,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func writesAreCoalescedIntoOneFreshStatPerRead() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/log.txt", "") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/log.txt", "") }) { h in
             try await h.converge()
             let before = h.recorder.recorded.changes.count
             await h.watcher.holdReader()
@@ -58,7 +59,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func chmodIsAStatWithTheNewMode() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
             try FS.chmod(h.path("a.txt"), 0o600)
             try await h.recorder.wait(for: "stat with mode 600") { $0.hasStat("a.txt") { $0.mode == 0o600 } }
             try await h.converge()
@@ -66,7 +67,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func xattrChangeIsAStatAndTheTagsAreReadable() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
             let before = try #require(try System.stat(path: h.path("a.txt")))
             try TagReader.setTags(["urgent", "home"], atPath: h.path("a.txt"))
             try await h.recorder.wait(for: "stat after setxattr") { $0.hasStat("a.txt") { $0.changed > before.changed } }
@@ -81,7 +82,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func deleteIsARemove() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
             try FS.unlink(h.path("a.txt"))
             try await h.recorder.wait(for: "remove of a.txt") { $0.hasRemove("a.txt") }
             try await h.converge()
@@ -89,7 +90,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func renameWithinADirectoryIsOneMove() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
             let id = h.recorder.withIndex { $0.lookup(container: 0, ["a.txt"]) }
             try FS.rename(h.path("a.txt"), h.path("b.txt"))
             try await h.recorder.wait(for: "move a.txt → b.txt") { $0.hasMove("a.txt", "b.txt") }
@@ -100,7 +101,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func renameAcrossDirectoriesIsOneMove() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdir(root + "/one")
             try FS.mkdir(root + "/two")
             try FS.write(root + "/one/a.txt", "x")
@@ -112,7 +113,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func renameIntoTheContainerIsACrawlAndOutOfItARemove() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             try FS.write(h.outside + "/in.txt", "abc")
             try FS.mkdir(h.outside + "/folder")
             try FS.mkdir(h.outside + "/folder/deep")
@@ -145,7 +146,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func directoryRenameKeepsWatchingTheWholeSubtreeUnderItsNewName() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdirs(root + "/old/a/b/c")
             try FS.write(root + "/old/a/b/c/file.txt", "x")
             try FS.write(root + "/old/top.txt", "y")
@@ -164,7 +165,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func mkdirDashPFollowedByFilesConverges() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             try FS.mkdirs(h.path("a/b/c"))
             for i in 0..<20 { try FS.write(h.path("a/b/c/file\(i).txt"), "\(i)") }
             try FS.mkdirs(h.path("x/y/z/w/v"))
@@ -175,7 +176,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func removingADeepTreeConvergesAndForgetsItsWatches() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             let watches = h.watcher.status.watchesUsed
             for i in 0..<4 {
                 try FS.mkdirs(h.path("tree/d\(i)/e/f/g"))
@@ -195,7 +196,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func atomicSaveIsOneMoveOntoTheExistingTarget() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/doc.txt", "version 1") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/doc.txt", "version 1") }) { h in
             let id = try #require(h.recorder.withIndex { $0.lookup(container: 0, ["doc.txt"]) })
             try FS.write(h.path(".doc.txt.tmp"), "version two")
             try FS.rename(h.path(".doc.txt.tmp"), h.path("doc.txt"))
@@ -207,7 +208,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func writesInsideAPackageDirectoryAreSeen() async throws {
-        try await Harness.with(packageTypes: ["gro": "com.example.grocery.package"], populate: { root in
+        try await WatchHarness.with(packageTypes: ["gro": "com.example.grocery.package"], populate: { root in
             try FS.mkdirs(root + "/Documents/list.gro/images")
             try FS.write(root + "/Documents/list.gro/items.json", "[]")
         }) { h in
@@ -226,7 +227,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func hardLinkIsASecondEntryWithTheSameInode() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/original.txt", "shared") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/original.txt", "shared") }) { h in
             try FS.link(h.path("original.txt"), h.path("linked.txt"))
             try await h.recorder.wait(for: "stat of linked.txt") { $0.hasStat("linked.txt") }
             try await h.converge()
@@ -238,7 +239,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func symlinkToOutsideIsRecordedAndNotFollowed() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             try FS.mkdir(h.outside + "/secret")
             try FS.write(h.outside + "/secret/private.txt", "private")
             try FS.symlink(h.outside + "/secret", h.path("escape"))
@@ -260,7 +261,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func replacingAFileWithADirectoryOfTheSameName() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/thing", "file") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/thing", "file") }) { h in
             try FS.unlink(h.path("thing"))
             try FS.mkdir(h.path("thing"))
             try FS.write(h.path("thing/inside.txt"), "x")
@@ -272,7 +273,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func renameOverAnEmptyDirectory() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdirs(root + "/full/inner")
             try FS.write(root + "/full/inner/f.txt", "f")
             try FS.mkdir(root + "/empty")
@@ -288,7 +289,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func renameBetweenTwoContainersIsARemoveAndACrawl() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.write(root + "/file.txt", "x")
             try FS.mkdirs(root + "/folder/sub")
         }) { h in
@@ -317,7 +318,7 @@ struct FileWatcherEventTests {
     }
 
     @Test func manyFilesMovedBetweenDirectoriesInOneBurst() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdir(root + "/from")
             try FS.mkdir(root + "/to")
             for i in 0..<300 { try FS.write(root + "/from/f\(i)", "\(i)") }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import UbiquityTesting
 @testable import UbiquityIndex
 @testable import UbiquityWatch
 
@@ -8,13 +9,13 @@ import Testing
 struct FileWatcherRecoveryTests {
     /// Creates enough files while the reader is held to overflow the kernel queue
     /// (each file is CREATE + MODIFY + CLOSE_WRITE).
-    private func overflowQueue(_ h: Harness, directory: String) throws {
+    private func overflowQueue(_ h: WatchHarness, directory: String) throws {
         let limit = readInteger("/proc/sys/fs/inotify/max_queued_events") ?? 16384
         for i in 0..<(limit / 2 + 500) { try FS.write(h.path("\(directory)/f\(i)"), "x") }
     }
 
     @Test func queueOverflowRescansReportsOnlyRealChangesAndConverges() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdir(root + "/bulk")
             try FS.write(root + "/keep.txt", "unchanged")
             try FS.write(root + "/gone.txt", "deleted while events were lost")
@@ -24,7 +25,7 @@ struct FileWatcherRecoveryTests {
             try FS.unlink(h.path("gone.txt"))
             h.watcher.releaseReader()
             try await h.recorder.wait(for: "a resync notice") {
-                $0.notices.contains(.resync(Harness.containerID, reason: .queueOverflow))
+                $0.notices.contains(.resync(WatchHarness.containerID, reason: .queueOverflow))
             }
             try await h.converge()
             let status = h.watcher.status
@@ -34,7 +35,7 @@ struct FileWatcherRecoveryTests {
             // The resync batch told the index only real differences: keep.txt was not touched.
             let recorded = h.recorder.recorded
             let resyncBatch = try #require(recorded.batches.first {
-                $0.notices.contains(.resync(Harness.containerID, reason: .queueOverflow))
+                $0.notices.contains(.resync(WatchHarness.containerID, reason: .queueOverflow))
             })
             let touched = recorded.touched[resyncBatch.sequence] ?? []
             #expect(!touched.contains(h.path("keep.txt")))
@@ -53,7 +54,7 @@ struct FileWatcherRecoveryTests {
         // Long enough that the second overflow surely falls inside it, even on a loaded machine.
         configuration.overflowBackoff = .seconds(12)
         configuration.syncTimeout = .seconds(30)
-        try await Harness.with(configuration: configuration, populate: { root in
+        try await WatchHarness.with(configuration: configuration, populate: { root in
             try FS.mkdir(root + "/one")
             try FS.mkdir(root + "/two")
         }) { h in
@@ -61,7 +62,7 @@ struct FileWatcherRecoveryTests {
             try overflowQueue(h, directory: "one")
             let beforeFirstResync = ContinuousClock.now
             h.watcher.releaseReader()
-            try await h.recorder.wait(for: "the first resync") { $0.notices.contains(.resync(Harness.containerID, reason: .queueOverflow)) }
+            try await h.recorder.wait(for: "the first resync") { $0.notices.contains(.resync(WatchHarness.containerID, reason: .queueOverflow)) }
             try await h.converge()
 
             // A second overflow within the backoff: no rescan until the backoff ends, and a sync
@@ -90,7 +91,7 @@ struct FileWatcherRecoveryTests {
 
     @Test func watchBudgetSmallerThanTheTreeKeepsUnwatchedSubtreesCorrectByRescans() async throws {
         let configuration = FileWatcher.Configuration(maxWatches: 3, rescanInterval: .milliseconds(100))
-        try await Harness.with(configuration: configuration, populate: { root in
+        try await WatchHarness.with(configuration: configuration, populate: { root in
             for name in ["a", "b", "c", "d", "e"] {
                 try FS.mkdir(root + "/" + name)
                 try FS.write(root + "/\(name)/file.txt", name)
@@ -129,40 +130,40 @@ struct FileWatcherRecoveryTests {
     }
 
     @Test func containerRootDeletedAndRecreated() async throws {
-        try await Harness.with(populate: { root in
+        try await WatchHarness.with(populate: { root in
             try FS.mkdirs(root + "/Documents/deep")
             try FS.write(root + "/Documents/deep/a.txt", "a")
         }) { h in
             try FS.removeTree(h.root)
             try await h.recorder.wait(for: "unavailable notice and a rootless listing") { recorded in
-                recorded.notices.contains(.containerUnavailable(Harness.containerID))
+                recorded.notices.contains(.containerUnavailable(WatchHarness.containerID))
                     && recorded.changes.contains { if case .listing(_, [], let l) = $0 { l.root == nil } else { false } }
             }
             #expect(h.recorder.withIndex { $0.lookup(container: 0, []) } == nil)
-            #expect(h.watcher.status.unavailableContainers == [Harness.containerID])
+            #expect(h.watcher.status.unavailableContainers == [WatchHarness.containerID])
             #expect(h.watcher.status.watchesUsed == 0)
             _ = try await h.watcher.sync()          // nothing to wait for: returns
 
             try FS.mkdirs(h.path("Documents"))
             try FS.write(h.path("Documents/b.txt"), "b")
             try await h.recorder.wait(for: "available again") { recorded in
-                recorded.notices.filter { $0 == .containerAvailable(Harness.containerID) }.count == 2
+                recorded.notices.filter { $0 == .containerAvailable(WatchHarness.containerID) }.count == 2
             }
             try await h.converge()
-            #expect(h.watcher.status.availableContainers == [Harness.containerID])
+            #expect(h.watcher.status.availableContainers == [WatchHarness.containerID])
             #expect(h.recorder.withIndex { $0.lookup(container: 0, ["Documents", "b.txt"]) } != nil)
         }
     }
 
     @Test func containerRootMovedAwayAndBack() async throws {
-        try await Harness.with(populate: { try FS.write($0 + "/a.txt", "a") }) { h in
+        try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "a") }) { h in
             try FS.rename(h.root, h.base + "/moved-away")
-            try await h.recorder.wait(for: "unavailable") { $0.notices.contains(.containerUnavailable(Harness.containerID)) }
+            try await h.recorder.wait(for: "unavailable") { $0.notices.contains(.containerUnavailable(WatchHarness.containerID)) }
             // The moved directory is no longer the container: nothing about it is reported.
             try FS.write(h.base + "/moved-away/elsewhere.txt", "x")
             try FS.rename(h.base + "/moved-away", h.root)
             try await h.recorder.wait(for: "available again") {
-                $0.notices.filter { $0 == .containerAvailable(Harness.containerID) }.count == 2
+                $0.notices.filter { $0 == .containerAvailable(WatchHarness.containerID) }.count == 2
             }
             try await h.converge()
             #expect(h.recorder.withIndex { $0.lookup(container: 0, ["elsewhere.txt"]) } != nil)
@@ -170,7 +171,7 @@ struct FileWatcherRecoveryTests {
     }
 
     @Test func containersCanBeAddedAndRemovedWhileRunning() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             let second = try ContainerID("com.example.second")
             let root = h.base + "/second"
             try FS.mkdir(root)
@@ -180,18 +181,18 @@ struct FileWatcherRecoveryTests {
                 recorded.notices.contains(.containerAvailable(second))
                     && recorded.changes.contains { if case .listing(second, [], let l) = $0 { l.root != nil } else { false } }
             }
-            #expect(h.watcher.status.availableContainers == [second, Harness.containerID].sorted())
+            #expect(h.watcher.status.availableContainers == [second, WatchHarness.containerID].sorted())
             h.watcher.removeContainer(second)
             try await h.recorder.wait(for: "the second container's rootless listing") { recorded in
                 recorded.changes.contains { if case .listing(second, [], let l) = $0 { l.root == nil } else { false } }
             }
-            #expect(h.watcher.status.availableContainers == [Harness.containerID])
+            #expect(h.watcher.status.availableContainers == [WatchHarness.containerID])
             #expect(h.watcher.status.watchesUsed == 1)
         }
     }
 
     @Test func syncReturnsASequenceThatCoversEveryEarlierChange() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             // Queue the writes and the cookie behind a parked reader, so that they arrive in one read.
             await h.watcher.holdReader()
             for i in 0..<50 { try FS.write(h.path("f\(i)"), "\(i)") }
@@ -214,7 +215,7 @@ struct FileWatcherRecoveryTests {
     }
 
     @Test func syncTimesOutWhileTheReaderCannotRead() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             await h.watcher.holdReader()
             await #expect {
                 _ = try await h.watcher.sync(timeout: .milliseconds(200))
@@ -229,7 +230,7 @@ struct FileWatcherRecoveryTests {
     /// A query sent during a long initial crawl waits for the crawl: only the wait for the cookie
     /// itself counts against the timeout (once seen in the 1M-file benchmark as `syncTimedOut`).
     @Test func syncWaitingBehindALongCrawlDoesNotCountTheCrawlAgainstItsTimeout() async throws {
-        try await Harness.with { h in
+        try await WatchHarness.with { h in
             h.watcher.stallCommandLoop(for: .milliseconds(1500))
             let started = ContinuousClock.now
             _ = try await h.watcher.sync(timeout: .seconds(1))
@@ -239,7 +240,7 @@ struct FileWatcherRecoveryTests {
     }
 
     @Test func stopFinishesTheStreamAndLaterSyncsFail() async throws {
-        let harness = try await Harness.start()
+        let harness = try await WatchHarness.start()
         await harness.watcher.stop()
         try await harness.recorder.wait(for: "the stream to finish") { $0.finished }
         await #expect {
@@ -252,7 +253,7 @@ struct FileWatcherRecoveryTests {
     }
 
     @Test func aSyncWaitingWhenTheWatcherStopsFails() async throws {
-        let harness = try await Harness.start()
+        let harness = try await WatchHarness.start()
         await harness.watcher.holdReader()
         let watcher = harness.watcher
         let pending = Task { try await watcher.sync(timeout: .seconds(30)) }

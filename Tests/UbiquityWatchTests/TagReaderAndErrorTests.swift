@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import UbiquityTesting
 @testable import UbiquityWatch
 
 @Suite("TagReader")

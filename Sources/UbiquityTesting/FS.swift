@@ -1,0 +1,73 @@
+import Foundation
+public import Glibc
+
+/// Plain file operations through Glibc, so each test controls exactly which events happen.
+public enum FS {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func check(_ result: Int32, _ what: @autoclosure () -> String) throws {
+        if result != 0 { throw Failure(description: "\(what()): \(String(cString: strerror(errno)))") }
+    }
+
+    public static func temporaryDirectory() throws -> String {
+        var template = Array("/tmp/ubiquity-watch-XXXXXX".utf8CString)
+        guard let result = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw Failure(description: "mkdtemp failed")
+        }
+        return String(cString: result)
+    }
+
+    public static func mkdir(_ path: String, mode: mode_t = 0o755) throws {
+        try check(Glibc.mkdir(path, mode), "mkdir \(path)")
+    }
+
+    /// `mkdir -p`, one level after the other as the tool does.
+    public static func mkdirs(_ path: String) throws {
+        var current = ""
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if Glibc.mkdir(current, 0o755) != 0 && errno != EEXIST { try check(-1, "mkdir \(current)") }
+        }
+    }
+
+    /// Writes (or appends) bytes with open/write/close.
+    public static func write(_ path: String, _ text: String, append: Bool = false) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0o644)
+        guard fd >= 0 else { throw Failure(description: "open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written != bytes.count { throw Failure(description: "write \(path)") }
+    }
+
+    public static func rename(_ from: String, _ to: String) throws { try check(Glibc.rename(from, to), "rename \(from) \(to)") }
+    public static func unlink(_ path: String) throws { try check(Glibc.unlink(path), "unlink \(path)") }
+    public static func symlink(_ target: String, _ path: String) throws { try check(Glibc.symlink(target, path), "symlink \(path)") }
+    public static func link(_ existing: String, _ path: String) throws { try check(Glibc.link(existing, path), "link \(path)") }
+    public static func chmod(_ path: String, _ mode: mode_t) throws { try check(Glibc.chmod(path, mode), "chmod \(path)") }
+    public static func removeTree(_ path: String) throws { try FileManager.default.removeItem(atPath: path) }
+
+    /// The names in a directory (cookies included: this is not the crawler).
+    public static func names(_ directory: String) throws -> [String] {
+        guard let stream = opendir(directory) else { throw Failure(description: "opendir \(directory)") }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Waits for a condition of the file system that no watcher event announces (another task's
+    /// side effect), checking between yields; fails after `timeout`.
+    public static func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            if ContinuousClock.now > deadline { throw TimedOut(description: "timed out waiting until \(what)") }
+            await Task.yield()
+        }
+    }
+}

@@ -1,0 +1,3 @@
+public struct TimedOut: Error, CustomStringConvertible {
+    public var description: String
+}

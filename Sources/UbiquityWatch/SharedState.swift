@@ -1,0 +1,14 @@
+import UbiquityIndex
+
+/// What callers and the reader thread share, behind ``WatcherShared``'s `Mutex`.
+struct SharedState: Sendable {
+    enum Phase: Sendable { case created, running, stopping, stopped }
+    var phase = Phase.created
+    var commands: [WatcherCommand]
+    var waiters: [Int: SyncWaiter] = [:]
+    var nextWaiter = 0
+    var status: WatchStatus
+    /// Available containers' roots: where sync writes cookies.
+    var roots: [ContainerID: String] = [:]
+    var stopWaiters: [CheckedContinuation<Void, Never>] = []
+}

@@ -1,0 +1,37 @@
+public import UbiquityIndex
+
+/// A snapshot of the watcher's health, for `status` commands and the journal.
+public struct WatchStatus: Sendable, Hashable {
+    /// inotify watches held (one per watched directory).
+    public var watchesUsed: Int
+    /// The most watches this watcher will hold (configured, and below the kernel limit).
+    public var watchBudget: Int
+    /// `/proc/sys/fs/inotify/max_user_watches`: shared by every process of this uid.
+    public var kernelWatchLimit: Int?
+    /// Subtrees kept correct by periodic rescans instead of watches.
+    public var unwatchedSubtrees: [UnwatchedSubtree]
+    /// How many times the kernel queue overflowed.
+    public var overflowCount: Int
+    /// How many full rescans overflows caused (fewer than overflows when they came in a burst).
+    public var resyncCount: Int
+    public var availableContainers: [ContainerID]
+    public var unavailableContainers: [ContainerID]
+    /// The sequence number of the last batch emitted.
+    public var lastSequence: UInt64
+
+    public init(
+        watchesUsed: Int = 0, watchBudget: Int = 0, kernelWatchLimit: Int? = nil,
+        unwatchedSubtrees: [UnwatchedSubtree] = [], overflowCount: Int = 0, resyncCount: Int = 0,
+        availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [], lastSequence: UInt64 = 0
+    ) {
+        self.watchesUsed = watchesUsed
+        self.watchBudget = watchBudget
+        self.kernelWatchLimit = kernelWatchLimit
+        self.unwatchedSubtrees = unwatchedSubtrees
+        self.overflowCount = overflowCount
+        self.resyncCount = resyncCount
+        self.availableContainers = availableContainers
+        self.unavailableContainers = unavailableContainers
+        self.lastSequence = lastSequence
+    }
+}

@@ -1,0 +1,14 @@
+import UbiquityIndex
+
+/// A request from a caller to the reader thread.
+enum WatcherCommand: Sendable {
+    case add(ContainerDescriptor)
+    case remove(ContainerID)
+    case hold(CheckedContinuation<Void, Never>)
+    case release
+    /// Test hook: the reader sleeps this long while running commands (stands in for a long crawl).
+    case stall(Duration)
+    /// Resumed once every command sent before it has run and its effects are published
+    /// (so `sync` sees containers added just before it, e.g. at start).
+    case barrier(CheckedContinuation<Void, Never>)
+}
