@@ -86,6 +86,29 @@ struct RawProtocolTests {
         }
     }
 
+    @Test("stop, disableUpdates, enableUpdates and results of a query another connection holds answer query.unknown")
+    func anotherConnectionsQueryIsUnknown() async throws {
+        try await withTestDaemon { daemon in
+            let owner = try connect(daemon)
+            let (started, _) = try owner.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE"}"#)
+            let query = try #require(started["result"]?["query"]?.intValue)
+            let stranger = try connect(daemon)
+            for (id, op) in ["query.stop", "query.disableUpdates", "query.enableUpdates", "query.results", "query.release"].enumerated() {
+                let (response, _) = try stranger.request(#"{"id":\#(id + 2),"op":"\#(op)","query":\#(query)}"#)
+                #expect(errorCode(response) == "query.unknown", "\(op) on another connection's query")
+                #expect(response["error"]?["query"]?.intValue == query)
+                #expect(response["result"] == nil, "\(op) on another connection's query")
+            }
+            // Unknown everywhere: an id no connection holds.
+            for op in ["query.stop", "query.disableUpdates", "query.enableUpdates"] {
+                #expect(errorCode(try stranger.request(#"{"id":9,"op":"\#(op)","query":999}"#).response) == "query.unknown", "\(op)")
+            }
+            // The owner's query was not touched: it still stops as its own.
+            let (stopped, _) = try owner.request(#"{"id":10,"op":"query.stop","query":\#(query)}"#)
+            #expect(stopped["result"]?["stopped"]?.boolValue == true)
+        }
+    }
+
     @Test("hello comes first and names a version the server speaks")
     func helloRules() async throws {
         try await withTestDaemon { daemon in

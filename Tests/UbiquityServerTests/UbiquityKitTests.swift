@@ -179,7 +179,7 @@ import UbiquityProtocol
                 _ = try await query.start()
                 Issue.record("start() accepted a bad predicate")
             } catch let error as ProtocolError {
-                #expect(error.code == .predicateSyntax)
+                #expect(error.code == ProtocolError.Code(MetadataPredicateError.Code.syntax))
                 #expect(error.details["offset"] == .integer(10))
                 #expect(error.message.contains("expected a value after LIKE"))
             }

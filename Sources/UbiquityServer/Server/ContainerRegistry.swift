@@ -28,7 +28,7 @@ public final class ContainerRegistry: Sendable {
         }
         guard let container = all.first(where: { $0.descriptor.id == id }) else {
             let hint = NameSuggestionHint.text(for: raw, in: all.map(\.descriptor.id.rawValue))
-            throw ProtocolError(.containerUnknown, "no container '\(raw)' is served here\(hint)",
+            throw ProtocolError(.init(EngineError.Code.unknownContainer), "no container '\(raw)' is served here\(hint)",
                                 details: ["container": .string(raw)])
         }
         guard Authorization.mayRead(container, peer: peer) else {

@@ -8,17 +8,13 @@ enum WireTranslation {
     ///
     /// - Throws: `predicate.*` with the offset, `query.invalidSort`, `query.unknownAttribute`.
     static func specification(_ parameters: QueryParameters, containers: [ResolvedContainer],
-                              defaultBatching: Duration) throws(ProtocolError) -> QuerySpecification {
-        let predicate: MetadataPredicate
-        do {
-            var variables: [String: Value] = [:]
-            for (name, value) in parameters.variables { variables[name] = Value(json: value) }
-            predicate = try MetadataPredicate(parsing: parameters.predicate,
+                              defaultBatching: Duration) throws -> QuerySpecification {
+        var variables: [String: Value] = [:]
+        for (name, value) in parameters.variables { variables[name] = Value(json: value) }
+        // A predicate error is client-facing as it is: its own code, offset and sentence.
+        let predicate = try MetadataPredicate(parsing: parameters.predicate,
                                               arguments: parameters.arguments.map(Value.init(json:)),
                                               variables: variables)
-        } catch {
-            throw ProtocolError(error)
-        }
         var sort: [MetadataSortDescriptor] = []
         for key in parameters.sort {
             do { sort.append(try MetadataSortDescriptor(parsing: key)) } catch {
