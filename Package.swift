@@ -45,10 +45,18 @@ let package = Package(
     targets: [
         // MARK: Pure logic (no I/O, no Glibc)
 
+        /// How every module declares its stable error codes (one `String` enum per error type).
+        /// Below everything, so that the predicate, index and watch modules can use it too.
+        .target(
+            name: "UbiquityErrors",
+            swiftSettings: swiftSettings
+        ),
+
         /// The NSPredicate / Spotlight query language: lexer, parser, type checker,
         /// evaluator, printer, index hints and sort descriptors.
         .target(
             name: "UbiquityPredicate",
+            dependencies: ["UbiquityErrors"],
             swiftSettings: swiftSettings
         ),
 

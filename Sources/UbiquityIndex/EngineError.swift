@@ -1,11 +1,21 @@
+public import UbiquityErrors
+
+/// Why the engine refused an operation. ``code`` is stable (its raw value is the wire string).
 public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let code: String
+    public enum Code: String, StableErrorCode {
+        /// No query with that id (or it was released).
+        case unknownQuery = "query.unknown"
+        /// A container the engine does not serve.
+        case unknownContainer = "container.unknown"
+    }
+
+    public let code: Code
     public let message: String
     public var description: String { message }
     public static func unknownQuery(_ id: QueryID) -> EngineError {
-        EngineError(code: "query.unknown", message: "no query with id \(id)")
+        EngineError(code: .unknownQuery, message: "no query with id \(id)")
     }
     public static func unknownContainer(_ id: ContainerID) -> EngineError {
-        EngineError(code: "container.unknown", message: "no container '\(id)'")
+        EngineError(code: .unknownContainer, message: "no container '\(id)'")
     }
 }

@@ -1,41 +1,27 @@
+public import UbiquityErrors
+
 /// Why a predicate could not be parsed, checked or bound, and where.
 ///
 /// ``description`` is the sentence users see:
 /// `predicate error at 19: expected a value after LIKE, found ')'`.
 /// ``code`` is stable and is the wire string of the protocol's error object.
 public struct MetadataPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable error code. A struct around a private enum so that codes can be added.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Kind: String, Sendable, Hashable {
-            case syntax = "predicate.syntax"
-            case unknownAttribute = "predicate.unknownAttribute"
-            case type = "predicate.type"
-            case argument = "predicate.argument"
-            case unboundVariable = "predicate.unboundVariable"
-            case regex = "predicate.regex"
-            case tooComplex = "predicate.tooComplex"
-        }
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
+    /// A stable error code; its raw value is the documented wire string, e.g. `predicate.syntax`.
+    public enum Code: String, StableErrorCode {
         /// Malformed text: an unexpected token, an unterminated string, a bad number.
-        public static let syntax = Code(.syntax)
+        case syntax = "predicate.syntax"
         /// An attribute name that is not in the registry.
-        public static let unknownAttribute = Code(.unknownAttribute)
+        case unknownAttribute = "predicate.unknownAttribute"
         /// Operands of the wrong type for the operator or attribute.
-        public static let type = Code(.type)
+        case type = "predicate.type"
         /// A `%@`/`%K`/`%d`/`%f` without a matching argument, or an argument of the wrong kind.
-        public static let argument = Code(.argument)
+        case argument = "predicate.argument"
         /// A `$VARIABLE` with no binding.
-        public static let unboundVariable = Code(.unboundVariable)
+        case unboundVariable = "predicate.unboundVariable"
         /// A `MATCHES` pattern that is not a valid (linear-time) regular expression.
-        public static let regex = Code(.regex)
+        case regex = "predicate.regex"
         /// Past a documented limit (``PredicateLimits``).
-        public static let tooComplex = Code(.tooComplex)
-
-        /// The documented wire string, e.g. `predicate.syntax`.
-        public var rawValue: String { kind.rawValue }
-        public var description: String { rawValue }
+        case tooComplex = "predicate.tooComplex"
     }
 
     public let code: Code

@@ -1,10 +1,15 @@
+public import UbiquityErrors
 public import UbiquityPredicate
 
 /// An error as it crosses the wire: `{"code": "...", "message": "...", ...details}`.
 ///
+/// The server raises it for the protocol's own failures (malformed requests, limits, access); every
+/// other ``ClientFacingError`` is rendered into one by ``init(rendering:)``. Clients decode every
+/// error they receive into one.
+///
 /// ``Code/rawValue`` is the stable, documented string clients switch on; ``message`` is the
 /// sentence for people; ``details`` carries structured context (`offset`, `field`, `limit`...).
-public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ProtocolError: ClientFacingError, Hashable, CustomStringConvertible {
     /// A stable error code: a struct around a private enum so codes can be added.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -13,20 +18,11 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
             case requestUnknownOperation = "request.unknownOperation"
             case helloRequired = "request.helloRequired"
             case protocolVersion = "protocol.unsupportedVersion"
-            case predicateSyntax = "predicate.syntax"
-            case predicateUnknownAttribute = "predicate.unknownAttribute"
-            case predicateType = "predicate.type"
-            case predicateArgument = "predicate.argument"
-            case predicateUnboundVariable = "predicate.unboundVariable"
-            case predicateRegex = "predicate.regex"
-            case predicateTooComplex = "predicate.tooComplex"
             case sortInvalid = "query.invalidSort"
             case attributeUnknown = "query.unknownAttribute"
             case containerInvalid = "container.invalid"
-            case containerUnknown = "container.unknown"
             case containerForbidden = "container.forbidden"
             case containerUnavailable = "container.unavailable"
-            case queryUnknown = "query.unknown"
             case serverBusy = "server.busy"
             case serverShuttingDown = "server.shuttingDown"
             case `internal` = "internal"
@@ -45,27 +41,16 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let helloRequired = Code(.helloRequired)
         /// `hello` named a protocol version the server does not speak.
         public static let protocolVersion = Code(.protocolVersion)
-        public static let predicateSyntax = Code(.predicateSyntax)
-        public static let predicateUnknownAttribute = Code(.predicateUnknownAttribute)
-        public static let predicateType = Code(.predicateType)
-        public static let predicateArgument = Code(.predicateArgument)
-        public static let predicateUnboundVariable = Code(.predicateUnboundVariable)
-        public static let predicateRegex = Code(.predicateRegex)
-        public static let predicateTooComplex = Code(.predicateTooComplex)
         /// A sort key that is not an attribute, or not `KEY` / `KEY:asc` / `KEY:desc`.
         public static let sortInvalid = Code(.sortInvalid)
         /// An entry of `attributes` that is not an attribute name.
         public static let attributeUnknown = Code(.attributeUnknown)
         /// A container id that is not reverse-DNS or could escape the root.
         public static let containerInvalid = Code(.containerInvalid)
-        /// A well-formed id the server does not serve.
-        public static let containerUnknown = Code(.containerUnknown)
         /// The peer may not read this container (SO_PEERCRED uid/gid).
         public static let containerForbidden = Code(.containerForbidden)
         /// The container is configured but its directory is missing or unreadable.
         public static let containerUnavailable = Code(.containerUnavailable)
-        /// No query with that id on this connection.
-        public static let queryUnknown = Code(.queryUnknown)
         /// A limit on connections or queries was reached.
         public static let serverBusy = Code(.serverBusy)
         /// The daemon is stopping.
@@ -73,8 +58,12 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
         /// Anything unexpected; the details are in the daemon's log.
         public static let `internal` = Code(.internal)
 
-        /// Every code the server can send, for the docs and their test.
-        public static var all: [Code] { Kind.allCases.map(Code.init) }
+        /// The codes the protocol layer itself raises. Other layers' codes (`predicate.*`, the
+        /// engine's) are declared by their own error types; the server's registry lists them all.
+        public static var protocolCodes: [Code] { Kind.allCases.map(Code.init) }
+
+        /// The code of another layer's error, as it crosses the wire.
+        public init(_ code: some StableErrorCode) { self.init(rawValue: code.rawValue) }
 
         /// A code received from a newer server that this client does not know.
         public init(rawValue: String) {
@@ -129,9 +118,13 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension ProtocolError {
-    /// A predicate error keeps its own stable code, its offset and its one-line sentence.
-    public init(_ error: MetadataPredicateError) {
-        self.init(Code(rawValue: error.code.rawValue), error.description,
-                  details: ["offset": .integer(Int64(error.offset))])
+    /// Any client-facing error as it goes onto the wire.
+    public init(rendering error: some ClientFacingError) {
+        if let error = error as? ProtocolError { self = error; return }
+        self.init(Code(rawValue: error.clientCode), error.clientMessage, details: error.clientDetails)
     }
+
+    public var clientCode: String { code.rawValue }
+    public var clientMessage: String { message }
+    public var clientDetails: [String: JSONValue] { details }
 }

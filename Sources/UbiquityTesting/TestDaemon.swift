@@ -93,15 +93,10 @@ public final class TestDaemon: @unchecked Sendable {
     /// `Documents/` of a container under ``root``.
     public func documents(_ container: String = "com.example.grocery") -> String { root + "/" + container + "/Documents" }
 
-    /// Makes a file appear at once: written beside the root, then renamed into place, so the
-    /// daemon sees one complete file (an atomic save) rather than a create followed by a write.
+    /// Makes a file appear at once (see ``placeAtomically(_:contents:staging:)``).
     @discardableResult
     public func place(_ name: String, in container: String = "com.example.grocery", contents: String) throws -> String {
-        let staging = directory + "/staging-" + UUID().uuidString
-        try Data(contents.utf8).write(to: URL(fileURLWithPath: staging))
-        let target = documents(container) + "/" + name
-        guard rename(staging, target) == 0 else { throw TestDaemonError("rename to \(target): \(String(cString: strerror(errno)))") }
-        return target
+        try placeAtomically(documents(container) + "/" + name, contents: contents, staging: directory)
     }
 
     /// Waits for the process to end (within `seconds`) and returns its exit status, or nil if it
@@ -145,4 +140,14 @@ public func withTestDaemon<T>(
 public struct TestDaemonError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// Makes a file appear at once: written in `staging` (same file system), then renamed to `target`,
+/// so a watcher sees one complete file (an atomic save) rather than a create followed by a write.
+@discardableResult
+public func placeAtomically(_ target: String, contents: String, staging: String) throws -> String {
+    let staged = staging + "/staging-" + UUID().uuidString
+    try Data(contents.utf8).write(to: URL(fileURLWithPath: staged))
+    guard rename(staged, target) == 0 else { throw TestDaemonError("rename to \(target): \(String(cString: strerror(errno)))") }
+    return target
 }

@@ -1,39 +1,25 @@
 import Glibc
+public import UbiquityErrors
 
 /// Why a file-system operation of UbiquityWatch failed.
 ///
 /// ``code`` is stable (its ``Code/rawValue`` is a documented wire string); ``description`` is the
 /// sentence people read: `inotify_add_watch failed for /srv/c/Documents: No space left on device (ENOSPC)`.
 public struct WatchError: Error, Sendable, CustomStringConvertible {
-    /// A stable error code. A struct around a private enum so that codes can be added.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Kind: String, Sendable, Hashable {
-            case systemCall = "watch.systemCall"
-            case watchBudgetExhausted = "watch.budgetExhausted"
-            case invalidPath = "watch.invalidPath"
-            case syncTimedOut = "watch.syncTimedOut"
-            case stopped = "watch.stopped"
-            case cancelled = "watch.cancelled"
-        }
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
+    /// A stable error code; its raw value is the documented string, e.g. `watch.budgetExhausted`.
+    public enum Code: String, StableErrorCode {
         /// A system call failed; ``WatchError/call`` and ``WatchError/errno`` say which and why.
-        public static let systemCall = Code(.systemCall)
+        case systemCall = "watch.systemCall"
         /// `inotify_add_watch` hit the kernel's `max_user_watches` (`ENOSPC`) or the configured budget.
-        public static let watchBudgetExhausted = Code(.watchBudgetExhausted)
+        case watchBudgetExhausted = "watch.budgetExhausted"
         /// A path that is not absolute, or a component that could leave its parent (`..`, `/`).
-        public static let invalidPath = Code(.invalidPath)
+        case invalidPath = "watch.invalidPath"
         /// ``FileWatcher/sync(timeout:)`` did not see its cookie in time.
-        public static let syncTimedOut = Code(.syncTimedOut)
+        case syncTimedOut = "watch.syncTimedOut"
         /// The watcher was stopped (or never started) while the operation waited.
-        public static let stopped = Code(.stopped)
+        case stopped = "watch.stopped"
         /// The task waiting in ``FileWatcher/sync(timeout:)`` was cancelled.
-        public static let cancelled = Code(.cancelled)
-
-        /// The documented wire string, e.g. `watch.budgetExhausted`.
-        public var rawValue: String { kind.rawValue }
-        public var description: String { kind.rawValue }
+        case cancelled = "watch.cancelled"
     }
 
     public let code: Code

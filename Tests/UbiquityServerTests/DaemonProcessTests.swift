@@ -175,6 +175,7 @@ struct DaemonProcessTests {
         var second: RawClient?
         var busy: JSONValue?
         let deadline = Date().addingTimeInterval(10)
+        // Until both are seen: a refusal can come first while the probe is still counted.
         while (busy == nil || second == nil) && Date() < deadline {
             let candidate = try RawClient(socket: daemon.socket)
             // A refused connection may already be closed by the time we write: its answer is still there to read.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UbiquityPredicate
 import UbiquityProtocol
+import UbiquityServer
 import UbiquityTesting
 
 /// Replays every ```session block of docs/protocol.md against a real daemon, so the normative
@@ -42,12 +43,18 @@ struct ProtocolDocumentationTests {
         for op in Operation.names.all { #expect(sent.contains(#""op":"\#(op)""#), "no session sends \(op)") }
     }
 
-    @Test("Every documented error code is in ProtocolError.Code.all and vice versa")
+    @Test("Every error code the server can send has a row in the error table, and every row is such a code")
     func errorCodesAreDocumented() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
         let text = try String(contentsOf: url, encoding: .utf8)
-        for code in ProtocolError.Code.all { #expect(text.contains("| `\(code.rawValue)` |"), "\(code) not in the error table") }
+        for code in ClientErrorCodes.all { #expect(text.contains("| `\(code)` |"), "\(code) not in the error table") }
+        let errors = text.components(separatedBy: "## Errors")[1].components(separatedBy: "\n## ")[0]
+        let rows = errors.split(separator: "\n").filter { $0.hasPrefix("| `") }
+            .map { String($0.dropFirst(3).prefix { $0 != "`" }) }
+        #expect(!rows.isEmpty)
+        #expect(Set(rows) == Set(ClientErrorCodes.all), "error table rows and ClientErrorCodes.all differ")
+        #expect(rows.count == ClientErrorCodes.all.count, "a code is declared or documented twice")
     }
 
     @Test("Each session replays", arguments: sessions)

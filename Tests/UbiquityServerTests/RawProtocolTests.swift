@@ -9,8 +9,8 @@ import UbiquityTesting
 struct RawProtocolTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
-    func connect(_ daemon: TestDaemon) throws -> RawClient {
-        let client = try RawClient(socket: daemon.socket)
+    func connect(_ socket: String) throws -> RawClient {
+        let client = try RawClient(socket: socket)
         let (response, _) = try client.request(Self.hello)
         #expect(response["result"]?["protocol"]?.intValue == 1)
         return client
@@ -37,7 +37,7 @@ struct RawProtocolTests {
         try await withTestDaemon { daemon in
             let documents = daemon.root + "/com.example.grocery/Documents"
             for name in ["Item_B", "Item_A", "Other"] { touch(documents + "/" + name, Data(name.utf8)) }
-            let client = try connect(daemon)
+            let client = try connect(daemon.socket)
             let (started, _) = try client.request(#"{"id":1,"op":"query.start","predicate":"kMDItemFSName LIKE 'Item_*'","scope":"documents","sort":["name"],"attributes":["name","size"],"batchingInterval":0}"#)
             let query = try #require(started["result"]?["query"]?.intValue)
             #expect(started["id"]?.intValue == 1)
@@ -86,6 +86,29 @@ struct RawProtocolTests {
         }
     }
 
+    @Test("stop, disableUpdates, enableUpdates and results of a query another connection holds answer query.unknown")
+    func anotherConnectionsQueryIsUnknown() async throws {
+        try await withTestDaemon { daemon in
+            let owner = try connect(daemon.socket)
+            let (started, _) = try owner.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE"}"#)
+            let query = try #require(started["result"]?["query"]?.intValue)
+            let stranger = try connect(daemon.socket)
+            for (id, op) in ["query.stop", "query.disableUpdates", "query.enableUpdates", "query.results", "query.release"].enumerated() {
+                let (response, _) = try stranger.request(#"{"id":\#(id + 2),"op":"\#(op)","query":\#(query)}"#)
+                #expect(errorCode(response) == "query.unknown", "\(op) on another connection's query")
+                #expect(response["error"]?["query"]?.intValue == query)
+                #expect(response["result"] == nil, "\(op) on another connection's query")
+            }
+            // Unknown everywhere: an id no connection holds.
+            for op in ["query.stop", "query.disableUpdates", "query.enableUpdates"] {
+                #expect(errorCode(try stranger.request(#"{"id":9,"op":"\#(op)","query":999}"#).response) == "query.unknown", "\(op)")
+            }
+            // The owner's query was not touched: it still stops as its own.
+            let (stopped, _) = try owner.request(#"{"id":10,"op":"query.stop","query":\#(query)}"#)
+            #expect(stopped["result"]?["stopped"]?.boolValue == true)
+        }
+    }
+
     @Test("hello comes first and names a version the server speaks")
     func helloRules() async throws {
         try await withTestDaemon { daemon in
@@ -106,7 +129,7 @@ struct RawProtocolTests {
     @Test("Bad input battery: each line gets its error code and the connection stays usable")
     func badInput() async throws {
         try await withTestDaemon { daemon in
-            let client = try connect(daemon)
+            let client = try connect(daemon.socket)
             let cases: [(line: String, code: String, mentions: String)] = [
                 (#"{"id":1,"op":"status""#, "request.malformed", "not valid JSON"),
                 (#"[1,2]"#, "request.malformed", "JSON object"),
@@ -169,8 +192,8 @@ struct RawProtocolTests {
     @Test("A line over the limit gets request.tooLarge and the connection closes; others are served")
     func oversizedLine() async throws {
         try await withTestDaemon { daemon in
-            let big = try connect(daemon)
-            let other = try connect(daemon)
+            let big = try connect(daemon.socket)
+            let other = try connect(daemon.socket)
             var line = Array(#"{"id":1,"op":"query.start","predicate":""#.utf8)
             line += [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
             line += Array("\"}\n".utf8)
@@ -195,7 +218,7 @@ struct RawProtocolTests {
         try await withTestDaemon { daemon in
             let documents = daemon.root + "/com.example.grocery/Documents"
             for i in 0..<50 { touch(documents + "/Item_\(i)", nil) }
-            let clients = try (0..<40).map { _ in try connect(daemon) }
+            let clients = try (0..<40).map { _ in try connect(daemon.socket) }
             for (i, client) in clients.enumerated() {
                 try client.send(#"{"id":\#(i),"op":"query.start","predicate":"name like 'Item_*'","live":false}"#)
             }
@@ -220,15 +243,15 @@ struct RawProtocolTests {
             for i in 0..<3000 { touch(documents + "/Item_\(i)", nil) }
             // Gone before its gathering finishes.
             for _ in 0..<5 {
-                let rude = try connect(daemon)
+                let rude = try connect(daemon.socket)
                 try rude.send(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","attributes":["name","size","path","contentTypeTree"]}"#)
             }
             // Subscribes to everything live and never reads again.
-            let stuck = try connect(daemon)
+            let stuck = try connect(daemon.socket)
             try stuck.send(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","batchingInterval":0,"attributes":["name","path","contentTypeTree"]}"#)
             let rssBefore = try residentKiB(daemon.pid)
 
-            let polite = try connect(daemon)
+            let polite = try connect(daemon.socket)
             let (started, _) = try polite.request(#"{"id":1,"op":"query.start","predicate":"name like 'New_*'","batchingInterval":0}"#)
             let query = try #require(started["result"]?["query"]?.intValue)
             _ = try next("query.gatheringFinished", query: query, from: polite)
@@ -256,7 +279,7 @@ struct RawProtocolTests {
         defer { daemon.stop(); daemon.cleanUp() }
         let documents = daemon.root + "/com.example.grocery/Documents"
         for i in 0..<20_000 { touch(documents + "/f\(i)", nil) }
-        let client = try connect(daemon)
+        let client = try connect(daemon.socket)
         try client.send(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","attributes":["name","path","size","modified","contentTypeTree"]}"#)
         daemon.signal(SIGTERM)
         var sawShutdown = false
@@ -272,7 +295,7 @@ struct RawProtocolTests {
     @Test("SIGHUP adds and removes containers while a query is live, without dropping it")
     func sighupReload() async throws {
         try await withTestDaemon(containers: ["com.example.grocery", "com.example.old"]) { daemon in
-            let client = try connect(daemon)
+            let client = try connect(daemon.socket)
             let (started, _) = try client.request(#"{"id":1,"op":"query.start","container":"com.example.grocery","predicate":"name like 'Item_*'","batchingInterval":0}"#)
             let grocery = try #require(started["result"]?["query"]?.intValue)
             let (startedOld, _) = try client.request(#"{"id":2,"op":"query.start","container":"com.example.old","predicate":"TRUEPREDICATE","batchingInterval":0}"#)
@@ -311,7 +334,7 @@ struct RawProtocolTests {
     func containerURL() async throws {
         try await withTestDaemon(containers: ["com.example.grocery"]) { daemon in
             try FileManager.default.removeItem(atPath: daemon.root + "/com.example.grocery/Documents")
-            let client = try connect(daemon)
+            let client = try connect(daemon.socket)
             let (response, _) = try client.request(#"{"id":1,"op":"container.url"}"#)
             #expect(response["result"]?["container"]?.stringValue == "com.example.grocery")
             #expect(response["result"]?["path"]?.stringValue == daemon.root + "/com.example.grocery")

@@ -10,8 +10,8 @@ import UbiquityProtocol
     static let grocery = "com.example.grocery"
 
     /// What a fresh one-shot query answers now: the truth `results` must equal.
-    static func fresh(_ daemon: TestDaemon, _ predicate: String, sort: [MetadataQuery.SortDescriptor] = []) async throws -> [String] {
-        try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
+    static func fresh(_ socket: String, _ predicate: String, sort: [MetadataQuery.SortDescriptor] = []) async throws -> [String] {
+        try await UbiquityConnection.withConnection(to: socket) { connection in
             let query = MetadataQuery(connection: connection, predicateFormat: predicate)
             query.sortDescriptors = sort
             query.isLive = false
@@ -21,7 +21,7 @@ import UbiquityProtocol
     }
 
     @Test func fullLifecycleKeepsResultsEqualToAFreshQuery() async throws {
-        try await withTestDaemon { daemon in
+        try await withInProcessDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "milk")
             _ = try daemon.place("Item_2", in: Self.grocery, contents: "bread and butter")
             _ = try daemon.place("Notes.txt", in: Self.grocery, contents: "x")
@@ -40,7 +40,7 @@ import UbiquityProtocol
             let gathered = try await recorder.gathered()
             let docs = daemon.documents(Self.grocery)
             #expect(gathered.map(\.path) == [docs + "/Item_2", docs + "/Item_1"])    // larger first
-            #expect(query.results.map(\.path) == (try await Self.fresh(daemon, predicate, sort: sort)))
+            #expect(query.results.map(\.path) == (try await Self.fresh(daemon.socket, predicate, sort: sort)))
             #expect(!query.isGathering)
             #expect(query.result(at: 0)?.size == 16)    // the sort key came along
             #expect(query.result(at: query.resultCount) == nil)   // out of range is nil, not a trap
@@ -51,7 +51,7 @@ import UbiquityProtocol
             let added = try await recorder.nextUpdate()
             #expect(added.added.map(\.path) == [third])
             #expect(added.changed.isEmpty && added.removed.isEmpty)
-            #expect(query.results.map(\.path) == (try await Self.fresh(daemon, predicate, sort: sort)))
+            #expect(query.results.map(\.path) == (try await Self.fresh(daemon.socket, predicate, sort: sort)))
             #expect(query.results.first?.path == third)
 
             // Renamed within scope and still matching: one changed with the old path.
@@ -61,13 +61,13 @@ import UbiquityProtocol
             #expect(renamed.changed.map(\.path) == [fourth])
             #expect(renamed.changed.first?.oldPath == third)
             #expect(renamed.added.isEmpty && renamed.removed.isEmpty)
-            #expect(query.results.map(\.path) == (try await Self.fresh(daemon, predicate, sort: sort)))
+            #expect(query.results.map(\.path) == (try await Self.fresh(daemon.socket, predicate, sort: sort)))
 
             // Deleted.
             #expect(unlink(fourth) == 0)
             let removed = try await recorder.nextUpdate()
             #expect(removed.removed.map(\.path) == [fourth])
-            #expect(query.results.map(\.path) == (try await Self.fresh(daemon, predicate, sort: sort)))
+            #expect(query.results.map(\.path) == (try await Self.fresh(daemon.socket, predicate, sort: sort)))
             #expect(query.resultCount == 2)
 
             await query.stop()
@@ -77,7 +77,7 @@ import UbiquityProtocol
     }
 
     @Test func changesWhileDisabledArriveAsOneUpdateAfterEnable() async throws {
-        try await withTestDaemon { daemon in
+        try await withInProcessDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.notificationBatchingInterval = 0
@@ -109,7 +109,7 @@ import UbiquityProtocol
     }
 
     @Test func stoppedQueryReceivesNothingMore() async throws {
-        try await withTestDaemon { daemon in
+        try await withInProcessDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.notificationBatchingInterval = 0
@@ -130,7 +130,7 @@ import UbiquityProtocol
     }
 
     @Test func severalQueriesShareOneConnection() async throws {
-        try await withTestDaemon { daemon in
+        try await withInProcessDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "1")
             _ = try daemon.place("Photo.png", in: Self.grocery, contents: "png")
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
@@ -151,7 +151,7 @@ import UbiquityProtocol
     }
 
     @Test func twentyConcurrentClientsEachGetTheFullAnswer() async throws {
-        try await withTestDaemon { daemon in
+        try await withInProcessDaemon { daemon in
             for i in 0..<5 { _ = try daemon.place("Item_\(i)", in: Self.grocery, contents: "\(i)") }
             let socket = daemon.socket
             let counts = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -173,14 +173,14 @@ import UbiquityProtocol
     }
 
     @Test func predicateErrorIsAProtocolErrorWithItsOffset() async throws {
-        try await withTestDaemon { daemon in
+        try await withInProcessDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE )")
             do {
                 _ = try await query.start()
                 Issue.record("start() accepted a bad predicate")
             } catch let error as ProtocolError {
-                #expect(error.code == .predicateSyntax)
+                #expect(error.code == ProtocolError.Code(MetadataPredicateError.Code.syntax))
                 #expect(error.details["offset"] == .integer(10))
                 #expect(error.message.contains("expected a value after LIKE"))
             }
@@ -191,7 +191,7 @@ import UbiquityProtocol
     }
 
     @Test func containerURLCreatesDocuments() async throws {
-        try await withTestDaemon(containers: ["com.example.notes"]) { daemon in
+        try await withInProcessDaemon(containers: ["com.example.notes"]) { daemon in
             let documents = daemon.documents("com.example.notes")
             try FileManager.default.removeItem(atPath: documents)
             let url = try await UbiquityContainer.url(for: "com.example.notes", socketPath: daemon.socket)

@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 /// Everything wrong with a configuration file, each problem with its place:
 /// `ubiquityd.toml:7:12: expected a value after '=', found end of line`.
 ///
@@ -5,43 +7,25 @@
 /// bad ids, relative paths, out-of-range limits, unknown users) are all collected, in file order.
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable category, for tests and tools; the message is for people.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Value: String, Sendable, Hashable {
-            case unreadable = "config.unreadable"
-            case syntax = "config.syntax"
-            case unknownKey = "config.unknownKey"
-            case wrongType = "config.wrongType"
-            case missingKey = "config.missingKey"
-            case invalidValue = "config.invalidValue"
-            case outOfRange = "config.outOfRange"
-            case unknownAccount = "config.unknownAccount"
-            case conflict = "config.conflict"
-        }
-
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-
+    public enum Code: String, StableErrorCode {
         /// The file cannot be opened or read, or is too large.
-        public static let unreadable = Code(.unreadable)
+        case unreadable = "config.unreadable"
         /// The text is not in the supported TOML subset.
-        public static let syntax = Code(.syntax)
+        case syntax = "config.syntax"
         /// A key the format does not know (the message suggests the nearest one).
-        public static let unknownKey = Code(.unknownKey)
+        case unknownKey = "config.unknownKey"
         /// A value of the wrong TOML type.
-        public static let wrongType = Code(.wrongType)
+        case wrongType = "config.wrongType"
         /// A required key is absent.
-        public static let missingKey = Code(.missingKey)
+        case missingKey = "config.missingKey"
         /// A value of the right type that is not acceptable (bad id, relative path, ...).
-        public static let invalidValue = Code(.invalidValue)
+        case invalidValue = "config.invalidValue"
         /// A number outside its documented range.
-        public static let outOfRange = Code(.outOfRange)
+        case outOfRange = "config.outOfRange"
         /// An owner or group name that the system does not know.
-        public static let unknownAccount = Code(.unknownAccount)
+        case unknownAccount = "config.unknownAccount"
         /// Two declarations that cannot both hold (the same id or path twice; flags that exclude each other).
-        public static let conflict = Code(.conflict)
-
-        public var rawValue: String { value.rawValue }
-        public var description: String { rawValue }
+        case conflict = "config.conflict"
     }
 
     /// One problem at one place.

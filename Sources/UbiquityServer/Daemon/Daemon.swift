@@ -22,6 +22,9 @@ public struct DaemonSettings: Sendable {
     public var statusPeriod: Duration = .seconds(5)
     /// Re-reads the configuration on SIGHUP: the containers to serve now. nil: SIGHUP only re-lists.
     public var reload: (@Sendable () throws -> [ResolvedContainer])?
+    /// False when the daemon runs inside another program (tests): SIGTERM, SIGINT and SIGHUP are
+    /// then left alone, and ``Daemon/shutDownGracefully()`` stops it.
+    public var trapsSignals = true
 
     public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
                 watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,
@@ -55,6 +58,8 @@ public final class Daemon: Sendable {
     private let notifier: SystemdNotifier
     private let started = ContinuousClock.now
     private let ready = Atomic<Bool>(false)
+    /// The running service group, for ``shutDownGracefully()``; nil before `run()` and after it.
+    private let group = Mutex<ServiceGroup?>(nil)
 
     /// - Parameters:
     ///   - notifier: sd_notify; a no-op outside systemd (no `NOTIFY_SOCKET`).
@@ -81,7 +86,7 @@ public final class Daemon: Sendable {
     public func run() async throws {
         // SIGHUP's default action ends the process: ignore it from the first moment, until the
         // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
-        signal(SIGHUP, SIG_IGN)
+        if settings.trapsSignals { signal(SIGHUP, SIG_IGN) }
         await engine.setTagsReader(TagReader.reader)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
@@ -89,11 +94,19 @@ public final class Daemon: Sendable {
                 .init(service: ServerService(server: server)),
                 .init(service: ManagerService(daemon: self)),
             ],
-            gracefulShutdownSignals: [.sigterm, .sigint],
+            gracefulShutdownSignals: settings.trapsSignals ? [.sigterm, .sigint] : [],
             cancellationSignals: [],
             logger: logger))
+        self.group.withLock { $0 = group }
+        defer { self.group.withLock { $0 = nil } }
         try await group.run()
         logger.info("stopped")
+    }
+
+    /// What SIGTERM does, for a daemon that does not trap signals: subscribers are told, the
+    /// socket is closed and removed, and `run()` returns.
+    public func shutDownGracefully() async {
+        await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
     // MARK: - Status
@@ -274,16 +287,16 @@ struct ManagerService: Service {
 
     func run() async throws {
         // Trap SIGHUP before the (possibly long) first crawl: a reload asked for meanwhile waits, not lost.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let hangups = daemon.settings.trapsSignals ? await UnixSignalsSequence(trapping: .sighup) : nil
         try await daemon.becomeReady()
         let period = min(daemon.settings.watchdogPeriod ?? daemon.settings.statusPeriod, daemon.settings.statusPeriod)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
+                if let hangups { group.addTask {
                     for await _ in hangups.cancelOnGracefulShutdown() {
                         await daemon.reloadContainers()
                     }
-                }
+                } }
                 group.addTask {
                     while !Task.isCancelled && !Task.isShuttingDownGracefully {
                         if daemon.settings.watchdogPeriod != nil, await daemon.isMakingProgress(timeout: period) {

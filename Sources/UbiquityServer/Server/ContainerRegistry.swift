@@ -30,7 +30,7 @@ public final class ContainerRegistry: Sendable {
             // Suggest only what this peer may read: a hint must not reveal other users' containers.
             let readable = all.filter { Authorization.mayRead($0, peer: peer) }
             let hint = NameSuggestionHint.text(for: raw, in: readable.map(\.descriptor.id.rawValue))
-            throw ProtocolError(.containerUnknown, "no container '\(raw)' is served here\(hint)",
+            throw ProtocolError(.init(EngineError.Code.unknownContainer), "no container '\(raw)' is served here\(hint)",
                                 details: ["container": .string(raw)])
         }
         guard Authorization.mayRead(container, peer: peer) else {

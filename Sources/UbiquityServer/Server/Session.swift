@@ -50,24 +50,34 @@ final class Session {
         var startedQuery: (id: QueryID, live: Bool)?
     }
 
-    /// Answers one line. Never throws: every failure is a response.
+    /// Answers one line. Never throws: every failure is a response, rendered in one place.
     func handle(line: some Collection<UInt8>) async -> Outcome {
-        let json: JSONValue
-        do throws(ProtocolError) { json = try JSONLine.decode(line) } catch {
-            return Outcome(response: Response(id: nil, error: error))
-        }
-        let request: Request
-        do throws(PartialRequestError) { request = try Request(json: json) } catch {
-            return Outcome(response: Response(id: error.id, error: error.error))
-        }
-        do throws(ProtocolError) {
+        var requestID: RequestID?
+        do {
+            let json = try JSONLine.decode(line)
+            let request: Request
+            do throws(PartialRequestError) { request = try Request(json: json) } catch {
+                requestID = error.id
+                throw error.error
+            }
+            requestID = request.id
             return try await handle(request)
+        } catch let error as any ClientFacingError {
+            return Outcome(response: Response(id: requestID, error: ProtocolError(rendering: error)))
         } catch {
-            return Outcome(response: Response(id: request.id, error: error))
+            // Not meant for clients: it may name paths or internals. The journal gets the details.
+            context.logger.error("request failed", metadata: [
+                "error": "\(String(reflecting: error))", "request": "\(requestID.map { "\($0)" } ?? "-")",
+                "peer_uid": "\(peer.uid)",
+            ])
+            return Outcome(response: Response(id: requestID, error: ProtocolError(.internal, Session.internalMessage)))
         }
     }
 
-    private func handle(_ request: Request) async throws(ProtocolError) -> Outcome {
+    /// What a client reads for any failure that is not a ``ClientFacingError``.
+    static let internalMessage = "internal error; see the daemon's journal"
+
+    private func handle(_ request: Request) async throws -> Outcome {
         func answer(_ result: JSONValue) -> Outcome { Outcome(response: Response(id: request.id, result: result)) }
         if case .hello(let version, let client) = request.operation {
             guard version == WireProtocol.version else {
@@ -107,13 +117,7 @@ final class Session {
             let specification = try WireTranslation.specification(parameters, containers: containers,
                                                                   defaultBatching: context.defaultBatching,
                                                                   limits: context.limits)
-            let id: QueryID
-            do { id = try await context.engine.start(specification) } catch let error as EngineError {
-                throw ProtocolError(.init(rawValue: error.code), error.message)
-            } catch {
-                context.logger.error("query.start failed", metadata: ["error": "\(error)", "peer_uid": "\(peer.uid)"])
-                throw ProtocolError(.internal, "the query could not be started: \(error)")
-            }
+            let id = try await context.engine.start(specification)
             queries[id] = parameters
             context.logger.info("query started", metadata: [
                 "query": "\(id)", "peer_uid": "\(peer.uid)", "predicate": "\(specification.predicate)",
@@ -127,17 +131,13 @@ final class Session {
             return answer(.object(["query": .integer(Int64(q)), "count": .integer(Int64(results.count)),
                                    "results": .array(results.map { WireTranslation.item($0).json })]))
         case .queryDisableUpdates(let q):
-            // Ownership first, outside any `try?`: another connection's query is query.unknown.
-            let id = try owned(q)
-            try? await context.engine.disableUpdates(id)
+            try await context.engine.disableUpdates(try owned(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
         case .queryEnableUpdates(let q):
-            let id = try owned(q)
-            try? await context.engine.enableUpdates(id)
+            try await context.engine.enableUpdates(try owned(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("enabled")]))
         case .queryStop(let q):
-            let id = try owned(q)
-            try? await context.engine.stop(id)
+            try await context.engine.stop(try owned(q))
             context.logger.debug("query stopped", metadata: ["query": "\(q)", "peer_uid": "\(peer.uid)"])
             return answer(.object(["query": .integer(Int64(q)), "stopped": .bool(true)]))
         case .queryRelease(let q):
@@ -153,7 +153,7 @@ final class Session {
     /// The engine id of a query this connection holds; another connection's query is unknown here.
     private func owned(_ query: Int) throws(ProtocolError) -> QueryID {
         guard query > 0, queries[QueryID(query)] != nil else {
-            throw ProtocolError(.queryUnknown, "no query \(query) on this connection", details: ["query": .integer(Int64(query))])
+            throw ProtocolError(.init(EngineError.Code.unknownQuery), "no query \(query) on this connection", details: ["query": .integer(Int64(query))])
         }
         return QueryID(query)
     }

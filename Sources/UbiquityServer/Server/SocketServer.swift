@@ -36,12 +36,8 @@ public final class SocketServer: Sendable {
     public let endpoint: Endpoint
     private let context: ServerContext
     private let group: MultiThreadedEventLoopGroup
-    private let connections = Mutex<[UInt64: any Channel]>([:])
-    private let nextConnectionID = Atomic<UInt64>(1)
-    private let liveQueries = Atomic<Int>(0)
-    private let serverChannel = Mutex<(any Channel)?>(nil)
-    private let shuttingDown = Atomic<Bool>(false)
-    private let bound = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    /// Lifecycle, connections and counters: one value, one lock (see ``SocketServerState``).
+    private let state = Mutex(SocketServerState())
     /// Counts loop turns: the watchdog only pings while the event loop answers.
     public var eventLoop: any EventLoop { group.next() }
 
@@ -51,27 +47,14 @@ public final class SocketServer: Sendable {
         self.group = group
     }
 
-    public var connectionCount: Int { connections.withLock { $0.count } }
-    public var liveQueryCount: Int { liveQueries.load(ordering: .relaxed) }
+    public var connectionCount: Int { state.withLock { $0.connectionCount } }
+    public var liveQueryCount: Int { state.withLock { $0.liveQueryCount } }
 
-    /// Returns once the socket accepts connections (or the server failed to start).
+    /// Returns once the socket accepts connections (or the server stopped or failed to start).
     public func waitUntilBound() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = bound.withLock { waiters -> Bool in
-                guard waiters != nil else { return true }
-                waiters!.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
+            if state.withLock({ $0.waitForBind(continuation) }) == .resumeNow { continuation.resume() }
         }
-    }
-
-    private func markBound() {
-        let waiters = bound.withLock { w -> [CheckedContinuation<Void, Never>] in
-            defer { w = nil }
-            return w ?? []
-        }
-        for waiter in waiters { waiter.resume() }
     }
 
     // MARK: - Running
@@ -79,7 +62,7 @@ public final class SocketServer: Sendable {
     /// Accepts connections until graceful shutdown (SIGTERM) or cancellation; then tells every
     /// subscriber (`server.shuttingDown`), closes the connections and removes the socket file.
     public func run() async throws {
-        defer { markBound() }
+        defer { for waiter in state.withLock({ $0.stopped() }) { waiter.resume() } }
         let maxLine = context.limits.maxLineBytes
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
@@ -100,8 +83,9 @@ public final class SocketServer: Sendable {
         case .activated(let fd, _):
             listener = try await bootstrap.bind(fd, childChannelInitializer: initializer)
         }
-        serverChannel.withLock { $0 = listener.channel }
-        markBound()
+        let bound = state.withLock { $0.bound(listener: listener.channel) }
+        if bound.closeListener { try? await listener.channel.close() }
+        for waiter in bound.resume { waiter.resume() }
         context.logger.info("listening", metadata: ["socket": "\(endpoint.path)"])
 
         await withGracefulShutdownHandler {
@@ -113,7 +97,7 @@ public final class SocketServer: Sendable {
                         }
                     }
                 } catch {
-                    if !shuttingDown.load(ordering: .relaxed) {
+                    if !state.withLock({ $0.isShuttingDown }) {
                         context.logger.error("accept loop ended", metadata: ["error": "\(error)"])
                     }
                 }
@@ -127,10 +111,11 @@ public final class SocketServer: Sendable {
 
     /// Stops accepting, tells every connection why, and closes them.
     public func shutdown(reason: String) {
-        guard !shuttingDown.exchange(true, ordering: .relaxed) else { return }
-        serverChannel.withLock { $0?.close(promise: nil) }
+        guard let shutdown = state.withLock({ $0.shutdown() }) else { return }
+        for waiter in shutdown.resume { waiter.resume() }
+        shutdown.listener?.close(promise: nil)
         let line = JSONLine.encodeLine(ServerEvent.shuttingDown(reason: reason).json)
-        for channel in connections.withLock({ Array($0.values) }) {
+        for channel in shutdown.connections {
             // Written straight to the channel: a subscriber that does not read must not hold us up.
             channel.writeAndFlush(ByteBuffer(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
@@ -140,28 +125,32 @@ public final class SocketServer: Sendable {
     // MARK: - One connection
 
     private func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
-        let connectionID = nextConnectionID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let peer = PeerCredentials.of(channel.channel)
+        let peer = await PeerCredentials.of(channel.channel)
+        let admission = state.withLock { $0.admit(channel.channel, limit: context.limits.maxConnections) }
+        let connectionID: UInt64
+        let refusal: ProtocolError?
+        switch admission {
+        case .admitted(let id):
+            connectionID = id
+            refusal = peer == nil
+                ? ProtocolError(.internal, "the server could not read the peer's credentials (SO_PEERCRED)") : nil
+        case .busy(let id):
+            connectionID = id
+            refusal = ProtocolError(.serverBusy, "the server has \(context.limits.maxConnections) connections, its limit; try again later",
+                                    details: ["limit": .integer(Int64(context.limits.maxConnections))])
+        case .shuttingDown(let id):
+            connectionID = id
+            refusal = ProtocolError(.serverShuttingDown, "ubiquityd is stopping")
+        }
         var logger = context.logger
         logger[metadataKey: "peer_uid"] = "\(peer?.uid ?? UInt32.max)"
         logger[metadataKey: "connection"] = "\(connectionID)"
-
-        let admitted = connections.withLock { list -> Bool in
-            guard list.count < context.limits.maxConnections, !shuttingDown.load(ordering: .relaxed) else { return false }
-            list[connectionID] = channel.channel
-            return true
-        }
         do {
             try await channel.executeThenClose { inbound, outbound in
                 let writer = LineWriter(outbound: outbound)
-                guard admitted, let peer else {
-                    let error = peer == nil
-                        ? ProtocolError(.internal, "the server could not read the peer's credentials (SO_PEERCRED)")
-                        : shuttingDown.load(ordering: .relaxed)
-                            ? ProtocolError(.serverShuttingDown, "ubiquityd is stopping")
-                            : ProtocolError(.serverBusy, "the server has \(context.limits.maxConnections) connections, its limit; try again later",
-                                            details: ["limit": .integer(Int64(context.limits.maxConnections))])
-                    _ = try? await writer.write(Response(id: nil, error: error).json)
+                // Without a refusal the peer is known (a missing peer is refused above).
+                guard refusal == nil, let peer else {
+                    if let refusal { _ = try? await writer.write(Response(id: nil, error: refusal).json) }
                     return
                 }
                 logger.debug("connected", metadata: ["pid": "\(peer.pid)"])
@@ -170,7 +159,7 @@ public final class SocketServer: Sendable {
                     await self.readRequests(inbound, session: session, writer: writer, forwarders: &forwarders, logger: logger)
                     // The client may half-close after its last request and still read events
                     // (`socat -t`): keep forwarding until the channel closes.
-                    if !session.queries.isEmpty && !shuttingDown.load(ordering: .relaxed) {
+                    if !session.queries.isEmpty && !self.state.withLock({ $0.isShuttingDown }) {
                         try? await channel.channel.closeFuture.get()
                     }
                     await session.releaseAll()
@@ -179,7 +168,7 @@ public final class SocketServer: Sendable {
         } catch {
             logger.debug("connection ended with an error", metadata: ["error": "\(error)"])
         }
-        _ = connections.withLock { $0.removeValue(forKey: connectionID) }
+        state.withLock { $0.remove(connection: connectionID) }
         logger.debug("disconnected")
     }
 
@@ -217,8 +206,8 @@ public final class SocketServer: Sendable {
         if let (id, live) = outcome.startedQuery {
             let engine = context.engine
             forwarders.addTask {
-                if live { self.liveQueries.add(1, ordering: .relaxed) }
-                defer { if live { self.liveQueries.subtract(1, ordering: .relaxed) } }
+                if live { self.state.withLock { $0.liveQueryStarted() } }
+                defer { if live { self.state.withLock { $0.liveQueryEnded() } } }
                 await SocketServer.forward(engine.events(id), query: Int(id), live: live, to: writer)
             }
         }
@@ -249,40 +238,4 @@ public final class SocketServer: Sendable {
             // The peer is gone; the session releases its queries.
         }
     }
-}
-
-/// Writes whole lines; many tasks may write, each line stays whole.
-struct LineWriter: Sendable {
-    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-
-    /// - Returns: The bytes written, newline included.
-    @discardableResult
-    func write(_ json: JSONValue) async throws -> Int {
-        let line = JSONLine.encodeLine(json)
-        try await outbound.write(ByteBuffer(bytes: line))
-        return line.count
-    }
-}
-
-extension PeerCredentials {
-    /// `SO_PEERCRED` of an accepted Unix-socket channel.
-    static func of(_ channel: any Channel) -> PeerCredentials? {
-        guard let provider = channel as? any SocketOptionProvider else { return nil }
-        let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
-            level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
-        guard let credentials = try? future.wait() else { return nil }
-        // More groups than the buffer holds (ERANGE): only the primary gid counts, which can
-        // narrow access but never widen it.
-        let groups: EventLoopFuture<KernelPeerGroups> = provider.unsafeGetSocketOption(
-            level: .socket, name: NIOBSDSocket.Option(rawValue: KernelPeerGroups.option))
-        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid,
-                               groups: (try? groups.wait())?.groups ?? [])
-    }
-}
-
-/// `struct ucred` (pid_t, uid_t, gid_t) — Glibc hides it behind _GNU_SOURCE; same layout.
-struct KernelPeerCredentials: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }

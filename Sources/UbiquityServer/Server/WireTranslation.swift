@@ -8,7 +8,7 @@ enum WireTranslation {
     ///
     /// - Throws: `predicate.*` with the offset, `query.invalidSort`, `query.unknownAttribute`.
     static func specification(_ parameters: QueryParameters, containers: [ResolvedContainer],
-                              defaultBatching: Duration, limits: ServerLimits) throws(ProtocolError) -> QuerySpecification {
+                              defaultBatching: Duration, limits: ServerLimits) throws -> QuerySpecification {
         // Checked first: every sort key's value is kept per result, so their number is memory.
         guard parameters.sort.count <= limits.maxSortKeys else {
             throw ProtocolError(.sortInvalid, "\(parameters.sort.count) sort keys; a query may name at most \(limits.maxSortKeys)",
@@ -18,16 +18,12 @@ enum WireTranslation {
             throw ProtocolError.malformed("'attributes' has \(parameters.attributes.count) entries; a query may name at most \(limits.maxAttributes)",
                                           field: "attributes", limit: limits.maxAttributes)
         }
-        let predicate: MetadataPredicate
-        do {
-            var variables: [String: Value] = [:]
-            for (name, value) in parameters.variables { variables[name] = Value(json: value) }
-            predicate = try MetadataPredicate(parsing: parameters.predicate,
+        var variables: [String: Value] = [:]
+        for (name, value) in parameters.variables { variables[name] = Value(json: value) }
+        // A predicate error is client-facing as it is: its own code, offset and sentence.
+        let predicate = try MetadataPredicate(parsing: parameters.predicate,
                                               arguments: parameters.arguments.map(Value.init(json:)),
                                               variables: variables)
-        } catch {
-            throw ProtocolError(error)
-        }
         var sort: [MetadataSortDescriptor] = []
         for key in parameters.sort {
             do { sort.append(try MetadataSortDescriptor(parsing: key)) } catch {

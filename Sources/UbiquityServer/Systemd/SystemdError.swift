@@ -1,4 +1,5 @@
 import Glibc
+public import UbiquityErrors
 
 /// Why a call into libsystemd, or a system call made for the systemd glue, failed.
 ///
@@ -6,27 +7,15 @@ import Glibc
 /// queries. ``code`` is stable (``Code/rawValue`` is the documented string); ``description`` is the
 /// sentence people read: `sd_notify failed: Connection refused (errno 111)`.
 public struct SystemdError: Error, Sendable, CustomStringConvertible {
-    /// A stable error code. A struct around a private enum so that codes can be added.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Kind: String, Sendable, Hashable {
-            case systemCall = "systemd.systemCall"
-            case notUnixListener = "systemd.notUnixListener"
-            case noActivatedSocket = "systemd.noActivatedSocket"
-        }
-        private let kind: Kind
-        private init(_ kind: Kind) { self.kind = kind }
-
+    /// A stable error code; its raw value is the documented string, e.g. `systemd.notUnixListener`.
+    public enum Code: String, StableErrorCode {
         /// A libsystemd function or system call failed; ``SystemdError/call`` and
         /// ``SystemdError/errno`` say which and why.
-        public static let systemCall = Code(.systemCall)
+        case systemCall = "systemd.systemCall"
         /// A passed file descriptor is not a listening `AF_UNIX` stream socket.
-        public static let notUnixListener = Code(.notUnixListener)
+        case notUnixListener = "systemd.notUnixListener"
         /// Sockets were passed, but none carries the expected `FileDescriptorName=`.
-        public static let noActivatedSocket = Code(.noActivatedSocket)
-
-        /// The documented string, e.g. `systemd.notUnixListener`.
-        public var rawValue: String { kind.rawValue }
-        public var description: String { kind.rawValue }
+        case noActivatedSocket = "systemd.noActivatedSocket"
     }
 
     public let code: Code

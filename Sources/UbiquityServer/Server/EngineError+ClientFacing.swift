@@ -1,0 +1,8 @@
+public import UbiquityIndex
+public import UbiquityProtocol
+
+/// The engine's refusals reach the client with their own code and sentence.
+extension EngineError: ClientFacingError {
+    public var clientCode: String { code.rawValue }
+    public var clientMessage: String { message }
+}

@@ -1,0 +1,16 @@
+import NIOCore
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// Writes whole lines; many tasks may write, each line stays whole.
+struct LineWriter: Sendable {
+    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+
+    /// - Returns: The bytes written, newline included.
+    @discardableResult
+    func write(_ json: JSONValue) async throws -> Int {
+        let line = JSONLine.encodeLine(json)
+        try await outbound.write(ByteBuffer(bytes: line))
+        return line.count
+    }
+}
