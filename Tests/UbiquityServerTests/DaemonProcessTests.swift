@@ -178,7 +178,8 @@ struct DaemonProcessTests {
         // Until both are seen: a refusal can come first while the probe is still counted.
         while (busy == nil || second == nil) && Date() < deadline {
             let candidate = try RawClient(socket: daemon.socket)
-            // A refused connection may already be closed by the time we write: its answer is still there to read.
+            // A refused connection may be closed before this send (EPIPE): its refusal is already
+            // queued for reading, and an admitted one answers hello.
             try? candidate.send(Self.hello)
             let reply = try candidate.readJSON()
             if reply["error"]?["code"]?.stringValue == "server.busy" {

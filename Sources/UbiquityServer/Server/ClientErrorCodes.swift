@@ -1,6 +1,6 @@
 import UbiquityIndex
 import UbiquityPredicate
-public import UbiquityProtocol
+import UbiquityProtocol
 
 /// Every error code a client can receive from this server, gathered from the error types that
 /// declare them (each code is declared once, by its own type). docs/protocol.md's error table and

@@ -1,0 +1,94 @@
+public import UbiquityPredicate
+
+/// `status`'s result: the daemon's health at a glance.
+public struct StatusResult: Sendable, Hashable {
+    public struct Unwatched: Sendable, Hashable {
+        public var container: String
+        public var path: String
+        public var reason: String
+        public init(container: String, path: String, reason: String) {
+            self.container = container
+            self.path = path
+            self.reason = reason
+        }
+    }
+
+    public var version: String
+    public var pid: Int
+    public var uptimeSeconds: Double
+    public var socket: String
+    public var containers: [ContainerInfo]
+    public var items: Int
+    public var watchesUsed: Int
+    public var watchBudget: Int
+    public var kernelWatchLimit: Int?
+    /// Subtrees kept correct by periodic rescans because they could not be watched.
+    public var unwatched: [Unwatched]
+    public var overflows: Int
+    public var resyncs: Int
+    public var connections: Int
+    public var liveQueries: Int
+    /// One sentence per degraded condition; empty when all is well.
+    public var degraded: [String]
+
+    public init(version: String, pid: Int, uptimeSeconds: Double, socket: String, containers: [ContainerInfo],
+                items: Int, watchesUsed: Int, watchBudget: Int, kernelWatchLimit: Int?, unwatched: [Unwatched],
+                overflows: Int, resyncs: Int, connections: Int, liveQueries: Int, degraded: [String]) {
+        self.version = version
+        self.pid = pid
+        self.uptimeSeconds = uptimeSeconds
+        self.socket = socket
+        self.containers = containers
+        self.items = items
+        self.watchesUsed = watchesUsed
+        self.watchBudget = watchBudget
+        self.kernelWatchLimit = kernelWatchLimit
+        self.unwatched = unwatched
+        self.overflows = overflows
+        self.resyncs = resyncs
+        self.connections = connections
+        self.liveQueries = liveQueries
+        self.degraded = degraded
+    }
+
+    public var json: JSONValue {
+        var watches: [String: JSONValue] = ["used": .integer(Int64(watchesUsed)), "budget": .integer(Int64(watchBudget))]
+        if let kernelWatchLimit { watches["kernelLimit"] = .integer(Int64(kernelWatchLimit)) }
+        return .object([
+            "version": .string(version), "pid": .integer(Int64(pid)), "uptime": .double(uptimeSeconds),
+            "socket": .string(socket), "containers": .array(containers.map(\.json)), "items": .integer(Int64(items)),
+            "watches": .object(watches),
+            "unwatched": .array(unwatched.map {
+                .object(["container": .string($0.container), "path": .string($0.path), "reason": .string($0.reason)])
+            }),
+            "overflows": .integer(Int64(overflows)), "resyncs": .integer(Int64(resyncs)),
+            "connections": .integer(Int64(connections)), "liveQueries": .integer(Int64(liveQueries)),
+            "degraded": .array(degraded.map(JSONValue.string)),
+        ])
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, context: "status result")
+        version = try reader.string("version")
+        pid = try reader.int("pid")
+        uptimeSeconds = try reader.optionalDouble("uptime") ?? 0
+        socket = try reader.string("socket")
+        containers = try reader.list("containers") { (value, context) throws(ProtocolError) in
+            try ContainerInfo(json: value, context: context)
+        }
+        items = try reader.int("items")
+        let watches = try FieldReader(try reader.value("watches"), context: "watches")
+        watchesUsed = try watches.int("used")
+        watchBudget = try watches.int("budget")
+        kernelWatchLimit = try watches.optionalInt("kernelLimit")
+        unwatched = try reader.list("unwatched") { (value, context) throws(ProtocolError) in
+            let u = try FieldReader(value, context: context)
+            return Unwatched(container: try u.string("container"), path: try u.string("path"), reason: try u.string("reason"))
+        }
+        overflows = try reader.int("overflows")
+        resyncs = try reader.int("resyncs")
+        connections = try reader.int("connections")
+        liveQueries = try reader.int("liveQueries")
+        degraded = try reader.optionalStrings("degraded") ?? []
+    }
+}
