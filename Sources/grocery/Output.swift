@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GroceryStore
+import UbiquityKit
 
 /// Standard output and error: tables, colour (only on a terminal, never with NO_COLOR), JSON lines.
 enum Output {
@@ -49,21 +50,8 @@ enum Output {
         usesColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 
-    /// A name on one line: newlines and tabs shown as ↵ and ⇥, other control characters as �,
-    /// so a name cannot break the table or move the cursor.
-    static func oneLine(_ name: String) -> String {
-        var result = ""
-        result.unicodeScalars.reserveCapacity(name.unicodeScalars.count)
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "\n": result.unicodeScalars.append("↵")
-            case "\t": result.unicodeScalars.append("⇥")
-            case _ where scalar.properties.generalCategory == .control: result.unicodeScalars.append("\u{FFFD}")
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// A name on one line (``DisplayText/oneLine(_:)``, shared with `ubiq`).
+    static func oneLine(_ name: String) -> String { DisplayText.oneLine(name) }
 
     /// Columns padded to their widest cell; the last column (the name) is never padded.
     /// `styles` colour whole columns after padding, so escapes do not count as width.

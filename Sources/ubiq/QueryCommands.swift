@@ -116,15 +116,16 @@ struct WatchCommand: AsyncParsableCommand {
             if !results.isEmpty { Terminal.output(ItemFormat.table(results, attributes: options.shownAttributes)) }
             if Terminal.isTerminal { Terminal.error("\(results.count) items; watching for changes (Ctrl-C to stop)") }
         case .didUpdate(let added, let changed, let removed):
-            for item in added { Terminal.output(stamp + "+ " + item.path) }
+            let shown = DisplayText.oneLine
+            for item in added { Terminal.output(stamp + "+ " + shown(item.path)) }
             for item in changed {
-                Terminal.output(stamp + "~ " + item.path + (item.oldPath.map { " (was \($0))" } ?? ""))
+                Terminal.output(stamp + "~ " + shown(item.path) + (item.oldPath.map { " (was \(shown($0)))" } ?? ""))
             }
-            for item in removed { Terminal.output(stamp + "- " + item.path) }
+            for item in removed { Terminal.output(stamp + "- " + shown(item.path)) }
         case .resync(let container, let reason, let changes):
             Terminal.error("\(container) was rescanned (\(reason)); \(changes) changes")
         case .unwatched(let container, let path, let reason):
-            Terminal.error("\(container): \(path) is not watched (\(reason)); it is rescanned periodically")
+            Terminal.error("\(container): \(DisplayText.oneLine(path)) is not watched (\(reason)); it is rescanned periodically")
         case .containerUnavailable(let container):
             Terminal.error("\(container) is unavailable")
         case .containerAvailable(let container):

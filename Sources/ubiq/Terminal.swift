@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import UbiquityKit
 import UbiquityPredicate
 
 /// Output helpers: standard error, tables, JSON, and errors with a caret under the position.
@@ -76,8 +77,10 @@ enum Terminal {
         return "\(error)"
     }
 
+    /// Every cell is shown on one line with control characters replaced (``DisplayText``): file
+    /// names in a shared container are other people's text.
     static func table(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { row in row.map { DisplayText.oneLine($0) } }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.indices.map { i in
