@@ -5,6 +5,8 @@ public import UbiquityPredicate
 ///
 /// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
 /// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md).
+/// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
+/// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
     private let index = MetadataIndex()
     private let source: any ChangeSource
