@@ -3,6 +3,7 @@ public struct EngineLimits: Sendable {
     /// Items that may wait for one subscriber before it receives a `reset` instead.
     public var pendingItemsPerQuery: Int = 10_000
     /// Notices (resync, unwatched...) that may wait for one subscriber; older ones are dropped.
+    /// Gathering events and updates are not notices: they are never dropped.
     public var pendingNoticesPerQuery: Int = 64
     public init() {}
 }

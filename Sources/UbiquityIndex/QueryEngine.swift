@@ -5,10 +5,12 @@ public import UbiquityPredicate
 ///
 /// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
 /// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md).
+/// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
+/// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
     private let index = MetadataIndex()
     private let source: any ChangeSource
-    private let clock = ContinuousClock()
+    private let clock: EngineClock
     private let limits: EngineLimits
     private var sessions: [QueryID: Session] = [:]
     private var nextQueryID: QueryID = 1
@@ -19,25 +21,26 @@ public actor QueryEngine {
     /// or its container goes away, so the list never outgrows the watcher's own.
     public private(set) var unwatched: [UnwatchedSubtree] = []
 
+    /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
     final class Session {
         let id: QueryID
         let query: LiveQuery
-        var delivery: DeliveryStateMachine<ContinuousClock.Instant>
-        /// Events that go out before any pending update (gathering, notices).
-        var queue: [QueryEvent] = []
+        var lifecycle: QueryLifecycle
         var waiter: CheckedContinuation<QueryEvent?, Never>?
         var timer: Task<Void, Never>?
-        var stopped = false
 
-        init(id: QueryID, query: LiveQuery, delivery: DeliveryStateMachine<ContinuousClock.Instant>) {
+        init(id: QueryID, query: LiveQuery, lifecycle: QueryLifecycle) {
             self.id = id
             self.query = query
-            self.delivery = delivery
+            self.lifecycle = lifecycle
         }
     }
 
-    public init(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits()) {
+    /// - Parameter clock: times batching windows; tests pass a manual clock to drive them.
+    public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
+                          clock: C = ContinuousClock()) where C.Duration == Duration {
         self.source = source
+        self.clock = EngineClock(clock)
         self.limits = limits
         for container in containers { index.addContainer(container) }
     }
@@ -74,15 +77,12 @@ public actor QueryEngine {
     /// Applies one batch (also usable directly, e.g. by tests and benchmarks).
     public func apply(_ batch: ChangeBatch) {
         // With no live query yet (the first crawl), skip building the change set.
-        let changes = index.apply(batch.changes, record: sessions.values.contains { !$0.stopped })
+        let changes = index.apply(batch.changes, record: sessions.values.contains { $0.lifecycle.isActive })
         appliedSequence = max(appliedSequence, batch.sequence)
         if !changes.isEmpty {
-            for session in sessions.values where !session.stopped && session.query.specification.live {
+            for session in sessions.values where session.lifecycle.isActive && session.query.specification.live {
                 let delta = session.query.apply(changes)
-                if !delta.isEmpty {
-                    session.delivery.add(delta)
-                    schedule(session)
-                }
+                perform(session.lifecycle.changesArrived(delta, now: clock.now()), session)
             }
         }
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
@@ -110,12 +110,10 @@ public actor QueryEngine {
         case .subtreeWatched, .subtreeGone, .skipped:
             return
         }
-        for session in sessions.values where !session.stopped {
+        for session in sessions.values where session.lifecycle.isActive {
             let wanted = session.query.specification.containers
             guard wanted.isEmpty || wanted.contains(container) else { continue }
-            if session.queue.count >= limits.pendingNoticesPerQuery { session.queue.removeFirst() }
-            session.queue.append(event)
-            wake(session)
+            perform(session.lifecycle.noticeArrived(event, now: clock.now()), session)
         }
     }
 
@@ -158,13 +156,10 @@ public actor QueryEngine {
         let id = nextQueryID
         nextQueryID += 1
         let query = LiveQuery(specification, index: index, context: EvaluationContext())
-        let session = Session(id: id, query: query, delivery: DeliveryStateMachine(
-            interval: specification.batchingInterval, limit: limits.pendingItemsPerQuery, gatheredAt: clock.now))
-        session.queue.append(.gatheringStarted)
-        let results = query.gather()
-        session.queue.append(.gatheringProgress(count: results.count))
-        session.queue.append(.gatheringFinished(results))
-        if !specification.live { session.stopped = true }
+        let session = Session(id: id, query: query, lifecycle: QueryLifecycle(
+            interval: specification.batchingInterval, itemLimit: limits.pendingItemsPerQuery,
+            noticeLimit: limits.pendingNoticesPerQuery))
+        perform(session.lifecycle.gathered(query.gather(), live: specification.live, now: clock.now()), session)
         sessions[id] = session
         return id
     }
@@ -180,35 +175,24 @@ public actor QueryEngine {
 
     public func disableUpdates(_ id: QueryID) throws(EngineError) {
         guard let session = sessions[id] else { throw .unknownQuery(id) }
-        session.delivery.disable()
-        session.timer?.cancel()
-        session.timer = nil
+        perform(session.lifecycle.disable(), session)
     }
 
     /// Releases everything held back since `disableUpdates` as one update.
     public func enableUpdates(_ id: QueryID) throws(EngineError) {
         guard let session = sessions[id] else { throw .unknownQuery(id) }
-        session.delivery.enable()
-        if let output = session.delivery.take(now: clock.now, force: true) {
-            session.queue.append(event(for: output, session))
-            wake(session)
-        }
+        perform(session.lifecycle.enable(now: clock.now()), session)
     }
 
     /// Stops a query: no more events; its last results stay readable until ``release(_:)``.
     public func stop(_ id: QueryID) throws(EngineError) {
         guard let session = sessions[id] else { throw .unknownQuery(id) }
-        session.stopped = true
-        session.timer?.cancel()
-        session.timer = nil
-        session.waiter?.resume(returning: session.queue.isEmpty ? nil : session.queue.removeFirst())
-        session.waiter = nil
+        perform(session.lifecycle.stop(now: clock.now()), session)
     }
 
     public func release(_ id: QueryID) {
         if let session = sessions.removeValue(forKey: id) {
-            session.timer?.cancel()
-            session.waiter?.resume(returning: nil)
+            perform(session.lifecycle.release(), session)
         }
     }
 
@@ -223,75 +207,60 @@ public actor QueryEngine {
         return query.matchingIDs().count
     }
 
-    public var queryCount: Int { sessions.values.filter { !$0.stopped }.count }
+    public var queryCount: Int { sessions.values.filter { $0.lifecycle.isActive }.count }
     public var itemCount: Int { index.itemCount }
 
     // MARK: - Delivery
 
-    private func event(for output: DeliveryStateMachine<ContinuousClock.Instant>.Output, _ session: Session) -> QueryEvent {
-        switch output {
-        case .update(let delta): return .update(delta)
-        case .reset: return .reset(session.query.results)
-        }
-    }
-
-    /// Arranges for pending output to go out when its batching window opens.
-    private func schedule(_ session: Session) {
-        guard session.waiter != nil, session.timer == nil,
-              let due = session.delivery.deadline(now: clock.now) else { return }
-        if due <= clock.now {
-            wake(session)
-            return
-        }
-        let id = session.id
-        session.timer = Task { [weak self, clock] in
-            try? await clock.sleep(until: due)
-            if Task.isCancelled { return }
-            await self?.timerFired(id)
+    /// Does what a query's lifecycle decided: the only place continuations resume and timers start.
+    private func perform(_ actions: [QueryLifecycle.Action], _ session: Session) {
+        for action in actions {
+            switch action {
+            case .deliver(let delivery):
+                let event: QueryEvent
+                switch delivery {
+                case .event(let next): event = next
+                case .reset: event = .reset(session.query.results)
+                }
+                session.waiter?.resume(returning: event)
+                session.waiter = nil
+            case .finish:
+                session.waiter?.resume(returning: nil)
+                session.waiter = nil
+            case .armTimer(let due):
+                session.timer?.cancel()
+                let id = session.id
+                session.timer = Task { [weak self, clock] in
+                    do { try await clock.sleep(due) } catch { return }    // cancelled
+                    await self?.timerFired(id)
+                }
+            case .cancelTimer:
+                session.timer?.cancel()
+                session.timer = nil
+            }
         }
     }
 
     private func timerFired(_ id: QueryID) {
-        guard let session = sessions[id] else { return }
+        // Cancelled after its sleep ended but before it got here: the lifecycle moved on.
+        guard let session = sessions[id], !Task.isCancelled else { return }
         session.timer = nil
-        wake(session)
-    }
-
-    /// Hands the next event to a waiting subscriber, if one is waiting and something is due.
-    private func wake(_ session: Session) {
-        guard let waiter = session.waiter, let event = nextDueEvent(session) else {
-            if session.waiter != nil { schedule(session) }
-            return
-        }
-        session.waiter = nil
-        waiter.resume(returning: event)
-    }
-
-    private func nextDueEvent(_ session: Session) -> QueryEvent? {
-        if !session.queue.isEmpty { return session.queue.removeFirst() }
-        if session.stopped { return nil }
-        if let output = session.delivery.take(now: clock.now) { return event(for: output, session) }
-        return nil
+        perform(session.lifecycle.timerFired(now: clock.now()), session)
     }
 
     /// The next event of a query; nil when it has stopped and nothing is left.
     func nextEvent(_ id: QueryID) async -> QueryEvent? {
         guard let session = sessions[id] else { return nil }
-        if let event = nextDueEvent(session) { return event }
-        if session.stopped { return nil }
-        if session.waiter != nil { return nil }     // one reader per query
+        if session.lifecycle.readerIsWaiting { return nil }     // one reader per query
         return await withCheckedContinuation { continuation in
             session.waiter = continuation
-            schedule(session)
+            perform(session.lifecycle.readerWaits(now: clock.now()), session)
         }
     }
 
     /// A reader went away (its task was cancelled): stop waiting for it.
     func cancelWait(_ id: QueryID) {
         guard let session = sessions[id] else { return }
-        session.waiter?.resume(returning: nil)
-        session.waiter = nil
-        session.timer?.cancel()
-        session.timer = nil
+        perform(session.lifecycle.readerCancelled(), session)
     }
 }

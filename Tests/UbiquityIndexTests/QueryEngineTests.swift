@@ -1,41 +1,21 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import UbiquityIndex
 import UbiquityPredicate
 import UbiquityTesting
 
-/// A change source driven by the test: every `send` is the next numbered batch, and `sync`
-/// answers with the last number sent, as the watcher's cookie barrier does.
-final class ScriptedSource: ChangeSource {
-    let stream: AsyncStream<ChangeBatch>
-    let continuation: AsyncStream<ChangeBatch>.Continuation
-    private let sent = Mutex<UInt64>(0)
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream(of: ChangeBatch.self)
-    }
-
-    func batches() -> AsyncStream<ChangeBatch> { stream }
-    func sync() async throws -> UInt64 { sent.withLock { $0 } }
-    func send(_ changes: [FileSystemChange], notices: [ChangeNotice] = []) {
-        sent.withLock { sequence in
-            sequence += 1
-            continuation.yield(ChangeBatch(sequence: sequence, changes: changes, notices: notices))
-        }
-    }
-}
-
 @Suite("Query engine")
 struct QueryEngineTests {
     struct Harness {
         let source = ScriptedSource()
+        /// Batching windows pass only when the test advances this: no test waits real time.
+        let clock = ManualClock()
         let engine: QueryEngine
         var tree = TreeBuilder()
         let runner: Task<Void, Never>
 
         init(paths: [String], limits: EngineLimits = EngineLimits()) {
-            engine = QueryEngine(containers: [tree.descriptor], source: source, limits: limits)
+            engine = QueryEngine(containers: [tree.descriptor], source: source, limits: limits, clock: clock)
             source.send([tree.listing(paths)])
             let engine = self.engine
             runner = Task { await engine.run() }
@@ -47,7 +27,7 @@ struct QueryEngineTests {
         }
 
         func finish() {
-            source.continuation.finish()
+            source.finish()
             runner.cancel()
         }
     }
@@ -99,9 +79,16 @@ struct QueryEngineTests {
         let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'", interval: .seconds(1)))
         var events = h.engine.events(id).makeAsyncIterator()
         for _ in 0..<3 { _ = try await nextEvent(&events) }
+        // A reader already waits while the changes arrive: only the window holds them back.
+        let reader = Task { [events] in
+            var events = events
+            return try await nextEvent(&events)
+        }
         for i in 1...3 { h.source.send([.stat(h.tree.container, ["Documents", "Item_\(i)"], h.tree.file())]) }
         h.source.send([.stat(h.tree.container, ["Documents", "Item_1"], h.tree.file(99))])   // coalesces into added
-        guard case .update(let delta)? = try await nextEvent(&events) else {
+        try await h.engine.synchronize()
+        h.clock.advance(by: .seconds(1))
+        guard case .update(let delta)? = try await reader.value else {
             Issue.record("expected an update")
             return
         }
@@ -200,5 +187,72 @@ struct QueryEngineTests {
             }
         }
         #expect(sawResync)
+    }
+
+    @Test func gatheringIsNeverDroppedForNotices() async throws {
+        let h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        // 1,000 notices before the reader has read its gathering.
+        h.source.send([], notices: Array(repeating: .containerAvailable(h.tree.container), count: 1_000))
+        try await h.engine.synchronize()
+        var events = h.engine.events(id).makeAsyncIterator()
+        #expect(try await nextEvent(&events) == .gatheringStarted)
+        #expect(try await nextEvent(&events) == .gatheringProgress(count: 1))
+        guard case .gatheringFinished(let results)? = try await nextEvent(&events) else {
+            Issue.record("expected gatheringFinished")
+            return
+        }
+        #expect(names(results) == ["Item_1"])
+        let cap = EngineLimits().pendingNoticesPerQuery
+        for _ in 0..<cap {
+            #expect(try await nextEvent(&events) == .containerAvailable(h.tree.container))
+        }
+        try await h.engine.stop(id)
+        #expect(try await nextEvent(&events) == nil)            // no more than the cap
+    }
+
+    @Test func theUpdateReleasedByEnableIsNeverDroppedForNotices() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        var events = h.engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        try await h.engine.disableUpdates(id)
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file())])
+        try await h.engine.synchronize()
+        try await h.engine.enableUpdates(id)
+        h.source.send([], notices: Array(repeating: .containerAvailable(h.tree.container), count: 1_000))
+        try await h.engine.synchronize()
+        var notices = 0
+        while let event = try await nextEvent(&events) {
+            if case .update(let delta) = event {
+                #expect(names(delta.added) == ["Item_2"])
+                break
+            }
+            #expect(event == .containerAvailable(h.tree.container))
+            notices += 1
+        }
+        #expect(notices == EngineLimits().pendingNoticesPerQuery)
+    }
+
+    @Test func anUpdateWaitsForItsWindowOnTheInjectedClock() async throws {
+        var h = Harness(paths: ["Documents/"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'", interval: .seconds(60)))
+        var events = h.engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = try await nextEvent(&events) }
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_1"], h.tree.file())])
+        try await h.engine.synchronize()
+        // A whole minute of window, passed in an instant.
+        h.clock.advance(by: .seconds(59))
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file())])
+        try await h.engine.synchronize()
+        h.clock.advance(by: .seconds(1))
+        guard case .update(let delta)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(delta.added) == ["Item_1", "Item_2"])
     }
 }
