@@ -88,7 +88,7 @@ import UbiquityTesting
                 replayed.subtract(removed.map(\.path))
                 #expect(changed.isEmpty)
             }
-            #expect(replayed == Set(try await UbiquityKitTests.fresh(daemon, "name LIKE 'Item_*'")))
+            #expect(replayed == Set(try await UbiquityKitTests.fresh(daemon.socket, "name LIKE 'Item_*'")))
             await pacer.stop()
             await connection.close()
         }
