@@ -123,6 +123,8 @@ public struct GroceryLiveList: Sendable {
                 await emit(.notice("container \(container) is unavailable (its directory is missing or unreadable)"))
             case .containerAvailable(let container):
                 await emit(.notice("container \(container) is available again"))
+            case .containerForbidden(let container):
+                await emit(.notice("you may no longer read container \(container) (its owner or group changed)"))
             case .didStartGathering, .gatheringProgress, .resync, .unwatched:
                 break
             }

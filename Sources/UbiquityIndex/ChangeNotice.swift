@@ -19,10 +19,13 @@ public enum ChangeNotice: Sendable, Hashable, CustomStringConvertible {
     /// A directory or entry could not be read (permissions, I/O); its contents are not indexed
     /// (status and journal only).
     case skipped(ContainerID, [String], reason: String)
+    /// Who may read the container changed (a configuration reload): each subscriber's right to
+    /// it must be checked again. Announced by the daemon, never by the watcher.
+    case accessChanged(ContainerID)
 
     public var container: ContainerID {
         switch self {
-        case .containerAvailable(let id), .containerUnavailable(let id), .resync(let id, _),
+        case .containerAvailable(let id), .containerUnavailable(let id), .resync(let id, _), .accessChanged(let id),
              .subtreeWatched(let id, _), .subtreeGone(let id, _), .skipped(let id, _, _):
             id
         case .subtreeUnwatched(let subtree):
@@ -33,7 +36,7 @@ public enum ChangeNotice: Sendable, Hashable, CustomStringConvertible {
     /// Whether live-query subscribers hear about it; the rest is for status and the journal.
     public var reachesSubscribers: Bool {
         switch self {
-        case .containerAvailable, .containerUnavailable, .resync, .subtreeUnwatched: true
+        case .containerAvailable, .containerUnavailable, .resync, .subtreeUnwatched, .accessChanged: true
         case .subtreeWatched, .subtreeGone, .skipped: false
         }
     }
@@ -48,12 +51,14 @@ public enum ChangeNotice: Sendable, Hashable, CustomStringConvertible {
         case .subtreeWatched: "the subtree is watched again"
         case .subtreeGone: "the unwatched subtree is gone"
         case .skipped(_, _, let reason): reason
+        case .accessChanged: "the container's owner or group changed"
         }
     }
 
     public var description: String {
         switch self {
-        case .containerAvailable(let id), .containerUnavailable(let id), .resync(let id, _): "\(id): \(reason)"
+        case .containerAvailable(let id), .containerUnavailable(let id), .resync(let id, _), .accessChanged(let id):
+            "\(id): \(reason)"
         case .subtreeUnwatched(let subtree): subtree.description
         case .subtreeWatched(let id, let path), .subtreeGone(let id, let path), .skipped(let id, let path, _):
             "\(id)/\(path.joined(separator: "/")): \(reason)"

@@ -107,6 +107,8 @@ public actor QueryEngine {
             event = .containerUnavailable(c)
         case .containerAvailable(let c):
             event = .containerAvailable(c)
+        case .accessChanged(let c):
+            event = .accessChanged(c)
         case .subtreeWatched, .subtreeGone, .skipped:
             return
         }
@@ -126,7 +128,7 @@ public actor QueryEngine {
             unwatched.removeAll { $0.container == c && $0.path.starts(with: path) }
         case .containerUnavailable(let c):
             unwatched.removeAll { $0.container == c }
-        case .containerAvailable, .resync, .skipped:
+        case .containerAvailable, .resync, .skipped, .accessChanged:
             break
         }
     }

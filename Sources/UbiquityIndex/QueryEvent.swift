@@ -13,6 +13,8 @@ public enum QueryEvent: Sendable, Equatable {
     case unwatched(container: ContainerID, path: String, reason: String)
     case containerUnavailable(ContainerID)
     case containerAvailable(ContainerID)
+    /// Who may read the container changed: the server checks the subscriber's right again.
+    case accessChanged(ContainerID)
 }
 
 public typealias QueryID = UInt64

@@ -84,6 +84,9 @@ public final class MetadataQuery: Sendable {
         case containerUnavailable(String)
         /// The container is back.
         case containerAvailable(String)
+        /// This user may no longer read the container (its owner or group changed): the daemon
+        /// stopped the query. The last notification; ``MetadataQuery/results`` stay as they were.
+        case containerForbidden(String)
     }
 
     fileprivate enum Phase: Sendable { case idle, starting, gathering, live, stopped }
@@ -368,7 +371,10 @@ public final class MetadataQuery: Sendable {
             let (notification, ends): (Notification?, Bool) = state.withLock { state in
                 guard state.phase != .stopped else { return (nil, false) }
                 let note = state.apply(event)
-                guard case .stopped = event else { return (note, false) }
+                switch event {
+                case .stopped, .containerForbidden: break
+                default: return (note, false)
+                }
                 state.phase = .stopped
                 return (note, true)
             }
@@ -409,6 +415,8 @@ extension MetadataQuery.State {
             return .containerUnavailable(container)
         case .containerAvailable(_, let container):
             return .containerAvailable(container)
+        case .containerForbidden(_, let container, _):
+            return .containerForbidden(container)
         case .stopped, .shuttingDown:
             return nil
         }

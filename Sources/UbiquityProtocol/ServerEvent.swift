@@ -48,6 +48,9 @@ public enum ServerEvent: Sendable, Hashable {
     case unwatched(query: Int, container: String, path: String, reason: String)
     case containerUnavailable(query: Int, container: String, reason: String)
     case containerAvailable(query: Int, container: String)
+    /// The peer may no longer read the container (a configuration reload changed its owner or
+    /// group): the query is stopped and sends nothing more.
+    case containerForbidden(query: Int, container: String, reason: String)
     /// A non-live query finished, or the server stopped the query (its container was removed).
     case stopped(query: Int, reason: String)
     /// The daemon is stopping; the connection closes after this line.
@@ -65,6 +68,7 @@ public enum ServerEvent: Sendable, Hashable {
         public static let stopped = "query.stopped"
         public static let containerUnavailable = "container.unavailable"
         public static let containerAvailable = "container.available"
+        public static let containerForbidden = "container.forbidden"
         public static let shuttingDown = "server.shuttingDown"
     }
 
@@ -79,6 +83,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .unwatched: ServerEvent.names.unwatched
         case .containerUnavailable: ServerEvent.names.containerUnavailable
         case .containerAvailable: ServerEvent.names.containerAvailable
+        case .containerForbidden: ServerEvent.names.containerForbidden
         case .stopped: ServerEvent.names.stopped
         case .shuttingDown: ServerEvent.names.shuttingDown
         }
@@ -89,7 +94,7 @@ public enum ServerEvent: Sendable, Hashable {
         switch self {
         case .gatheringStarted(let q), .gatheringProgress(let q, _), .gatheringFinished(let q, _), .update(let q, _, _, _),
              .resync(let q, _, _, _), .reset(let q, _), .unwatched(let q, _, _, _), .containerUnavailable(let q, _, _),
-             .containerAvailable(let q, _), .stopped(let q, _):
+             .containerAvailable(let q, _), .containerForbidden(let q, _, _), .stopped(let q, _):
             q
         case .shuttingDown: nil
         }
@@ -117,7 +122,7 @@ public enum ServerEvent: Sendable, Hashable {
             object["container"] = .string(container)
             object["path"] = .string(path)
             object["reason"] = .string(reason)
-        case .containerUnavailable(_, let container, let reason):
+        case .containerUnavailable(_, let container, let reason), .containerForbidden(_, let container, let reason):
             object["container"] = .string(container)
             object["reason"] = .string(reason)
         case .containerAvailable(_, let container): object["container"] = .string(container)
@@ -153,6 +158,9 @@ public enum ServerEvent: Sendable, Hashable {
             self = .containerUnavailable(query: query, container: try reader.string("container"),
                                          reason: try reader.optionalString("reason") ?? "")
         case names.containerAvailable: self = .containerAvailable(query: query, container: try reader.string("container"))
+        case names.containerForbidden:
+            self = .containerForbidden(query: query, container: try reader.string("container"),
+                                       reason: try reader.optionalString("reason") ?? "")
         case names.stopped: self = .stopped(query: query, reason: try reader.optionalString("reason") ?? "")
         default: throw .malformed("unknown event '\(name)'", field: "event")
         }

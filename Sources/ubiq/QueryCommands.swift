@@ -130,6 +130,8 @@ struct WatchCommand: AsyncParsableCommand {
             Terminal.error("\(container) is unavailable")
         case .containerAvailable(let container):
             Terminal.error("\(container) is available again")
+        case .containerForbidden(let container):
+            Terminal.error("\(container): you may no longer read this container (its owner or group changed); the query stopped")
         case .didStartGathering, .gatheringProgress:
             break
         }
@@ -153,6 +155,8 @@ struct WatchCommand: AsyncParsableCommand {
             return ["event": .string("containerUnavailable"), "container": .string(container)]
         case .containerAvailable(let container):
             return ["event": .string("containerAvailable"), "container": .string(container)]
+        case .containerForbidden(let container):
+            return ["event": .string("containerForbidden"), "container": .string(container)]
         }
     }
 }

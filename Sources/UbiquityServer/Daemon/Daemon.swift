@@ -232,6 +232,16 @@ public final class Daemon: Sendable {
             logger.info("container added", metadata: ["container": "\(container.descriptor.id)", "path": "\(container.descriptor.root)"])
         }
         registry.replace(with: next)
+        // A container whose owner or group changed: every subscriber's right to it is checked
+        // again, and one who lost it is told `container.forbidden` and hears nothing more.
+        for container in next {
+            guard let before = current.first(where: { $0.descriptor.id == container.descriptor.id }),
+                  before.ownerUID != container.ownerUID || before.groupGID != container.groupGID else { continue }
+            await engine.announce(.accessChanged(container.descriptor.id))
+            logger.info("container access changed", metadata: [
+                "container": "\(container.descriptor.id)", "owner": "\(container.ownerUID)",
+                "group": "\(container.groupGID.map(String.init) ?? "-")"])
+        }
         for container in current where !nextIDs.contains(container.descriptor.id) {
             watcher.removeContainer(container.descriptor.id)
             await engine.announce(.containerUnavailable(container.descriptor.id))

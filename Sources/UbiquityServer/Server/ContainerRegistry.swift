@@ -41,6 +41,17 @@ public final class ContainerRegistry: Sendable {
         return container
     }
 
+    /// The first of `ids` that is still served but that `peer` may no longer read (a reload
+    /// changed its owner or group); nil while every one is readable. A container no longer
+    /// served is not "forbidden": its queries hear `container.unavailable` instead.
+    public func revoked(_ ids: [ContainerID], for peer: PeerCredentials) -> ContainerID? {
+        let current = all
+        return ids.first { id in
+            guard let container = current.first(where: { $0.descriptor.id == id }) else { return false }
+            return !Authorization.mayRead(container, peer: peer)
+        }
+    }
+
     /// The containers a query names, or every readable one when it names none.
     public func containers(named raws: [String], for peer: PeerCredentials) throws(ProtocolError) -> [ResolvedContainer] {
         if raws.isEmpty {

@@ -38,6 +38,8 @@ final class Session {
     private(set) var helloDone = false
     /// Queries this connection holds (live or stopped, until released).
     private(set) var queries: [QueryID: QueryParameters] = [:]
+    /// The containers each query was resolved to at its start (authorisation is re-checked on them).
+    private var queryContainers: [QueryID: [ContainerID]] = [:]
 
     init(peer: PeerCredentials, context: ServerContext) {
         self.peer = peer
@@ -47,7 +49,7 @@ final class Session {
     /// What a request produced: the response, and a query whose events must now be forwarded.
     struct Outcome {
         var response: Response
-        var startedQuery: (id: QueryID, live: Bool)?
+        var startedQuery: (id: QueryID, live: Bool, containers: [ContainerID])?
     }
 
     /// Answers one line. Never throws: every failure is a response, rendered in one place.
@@ -119,22 +121,23 @@ final class Session {
                                                                   limits: context.limits)
             let id = try await context.engine.start(specification)
             queries[id] = parameters
+            queryContainers[id] = containers.map(\.descriptor.id)
             context.logger.info("query started", metadata: [
                 "query": "\(id)", "peer_uid": "\(peer.uid)", "predicate": "\(specification.predicate)",
                 "container": "\(containers.map(\.descriptor.id.rawValue).joined(separator: ","))",
             ])
             return Outcome(response: Response(id: request.id, result: .object(["query": .integer(Int64(id))])),
-                           startedQuery: (id, parameters.live))
+                           startedQuery: (id, parameters.live, containers.map(\.descriptor.id)))
         case .queryResults(let q):
-            let id = try owned(q)
+            let id = try readable(q)
             let results = (try? await context.engine.results(id)) ?? []
             return answer(.object(["query": .integer(Int64(q)), "count": .integer(Int64(results.count)),
                                    "results": .array(results.map { WireTranslation.item($0).json })]))
         case .queryDisableUpdates(let q):
-            try await context.engine.disableUpdates(try owned(q))
+            try await context.engine.disableUpdates(try readable(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
         case .queryEnableUpdates(let q):
-            try await context.engine.enableUpdates(try owned(q))
+            try await context.engine.enableUpdates(try readable(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("enabled")]))
         case .queryStop(let q):
             try await context.engine.stop(try owned(q))
@@ -144,6 +147,7 @@ final class Session {
             let id = try owned(q)
             await context.engine.release(id)
             queries[id] = nil
+            queryContainers[id] = nil
             return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
         case .status:
             return answer(await context.status(peer).json)
@@ -156,6 +160,17 @@ final class Session {
             throw ProtocolError(.init(EngineError.Code.unknownQuery), "no query \(query) on this connection", details: ["query": .integer(Int64(query))])
         }
         return QueryID(query)
+    }
+
+    /// A query this connection holds whose containers the peer may still read: after a reload
+    /// took the right away, its results are `container.forbidden` (stop and release still work).
+    private func readable(_ query: Int) throws(ProtocolError) -> QueryID {
+        let id = try owned(query)
+        if let container = context.registry.revoked(queryContainers[id] ?? [], for: peer) {
+            throw ProtocolError(.containerForbidden, "uid \(peer.uid) may no longer read container '\(container)'",
+                                details: ["container": .string(container.rawValue), "query": .integer(Int64(query))])
+        }
+        return id
     }
 
     /// Releases every query: the connection is gone.

@@ -203,12 +203,13 @@ public final class SocketServer: Sendable {
                         forwarders: inout DiscardingTaskGroup) async throws -> Bool {
         let outcome = await session.handle(line: line)
         do { try await writer.write(outcome.response.json) } catch { return false }
-        if let (id, live) = outcome.startedQuery {
+        if let (id, live, containers) = outcome.startedQuery {
             let engine = context.engine
+            let access = QueryAccess(registry: context.registry, peer: session.peer, containers: containers)
             forwarders.addTask {
                 if live { self.state.withLock { $0.liveQueryStarted() } }
                 defer { if live { self.state.withLock { $0.liveQueryEnded() } } }
-                await SocketServer.forward(engine.events(id), query: Int(id), live: live, to: writer)
+                await SocketServer.forward(engine.events(id), query: id, live: live, access: access, engine: engine, to: writer)
             }
         }
         return true
@@ -218,14 +219,27 @@ public final class SocketServer: Sendable {
     static let trimMemoryAfterLineBytes = 1 << 20
 
     /// Writes a query's events until it stops or the connection cannot be written.
-    private static func forward(_ events: QueryEvents, query: Int, live: Bool, to writer: LineWriter) async {
+    ///
+    /// Before each event the peer's right to the query's containers is checked again: after a
+    /// reload that took it away, the subscriber gets one `container.forbidden`, the query stops,
+    /// and no item follows.
+    private static func forward(_ events: QueryEvents, query id: QueryID, live: Bool, access: QueryAccess,
+                                engine: QueryEngine, to writer: LineWriter) async {
+        let query = Int(id)
         do {
             var iterator = events.makeAsyncIterator()
             while true {
                 let written: Int
                 do {
                     guard let event = await iterator.next() else { break }
-                    written = try await writer.write(WireTranslation.event(event, query: query).json)
+                    if let container = access.revoked() {
+                        try? await engine.stop(id)
+                        try await writer.write(ServerEvent.containerForbidden(query: query, container: container.rawValue,
+                            reason: "uid \(access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json)
+                        return
+                    }
+                    guard let wire = WireTranslation.event(event, query: query) else { continue }
+                    written = try await writer.write(wire.json)
                 }
                 // The event's results, their JSON tree and line are freed by now. A big answer
                 // (100k results) leaves hundreds of MiB free in glibc's arenas; give them back.

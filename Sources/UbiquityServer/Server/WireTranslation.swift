@@ -60,7 +60,8 @@ enum WireTranslation {
 
     static let unavailableReason = "the container directory is missing, unreadable, or no longer configured"
 
-    static func event(_ event: QueryEvent, query: Int) -> ServerEvent {
+    /// The wire form of an engine event; nil for `accessChanged`, which the server acts on itself.
+    static func event(_ event: QueryEvent, query: Int) -> ServerEvent? {
         switch event {
         case .gatheringStarted: .gatheringStarted(query: query)
         case .gatheringProgress(let count): .gatheringProgress(query: query, count: count)
@@ -75,6 +76,7 @@ enum WireTranslation {
         case .containerUnavailable(let container):
             .containerUnavailable(query: query, container: container.rawValue, reason: unavailableReason)
         case .containerAvailable(let container): .containerAvailable(query: query, container: container.rawValue)
+        case .accessChanged: nil
         }
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import Testing
+import UbiquityPredicate
+import UbiquityProtocol
+import UbiquityTesting
+
+/// A reload that takes a container away from a user stops that user's live queries at once:
+/// one `container.forbidden` event, no item after it, and the query's results refused.
+/// Needs root (the client runs as uid 54321 through setpriv).
+@Suite struct RevocationTests {
+    static let user: UInt32 = 54321
+
+    /// An interactive socat session as another uid: lines in, JSON lines out with a deadline.
+    final class OtherUserClient {
+        let process = Process()
+        let input = Pipe()
+        let lines: LineReader
+
+        init(uid: UInt32, socket: String) throws {
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "socat", "-", "UNIX-CONNECT:" + socket]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            lines = LineReader(output.fileHandleForReading)
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+
+        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+        /// The next line that satisfies `matching`, skipping others; nil after 10 s.
+        func next(_ matching: (JSONValue) -> Bool) throws -> JSONValue? {
+            let deadline = Date().addingTimeInterval(10)
+            while let line = lines.next(within: max(0, deadline.timeIntervalSinceNow)) {
+                let value = try JSONLine.decode(Array(line.utf8))
+                if matching(value) { return value }
+            }
+            return nil
+        }
+    }
+
+    @Test func revokedAccessStopsLiveQueriesAndRefusesTheirResults() async throws {
+        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
+        let base = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        chmod(base, 0o755)
+        let container = base + "/com.example.theirs"
+        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: container + "/Documents/Item_1", contents: nil))
+        let config = base + "/ubiquityd.toml"
+        func configure(owner: UInt32) throws {
+            try "[[containers]]\nid = \"com.example.theirs\"\npath = \"\(container)\"\nowner = \(owner)\n"
+                .write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try configure(owner: Self.user)
+
+        try await withTestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
+            chmod(daemon.directory, 0o755)
+            let client = try OtherUserClient(uid: Self.user, socket: daemon.socket)
+            client.send(#"{"id":0,"op":"hello","version":1}"#)
+            client.send(#"{"id":1,"op":"query.start","container":"com.example.theirs","predicate":"name LIKE 'Item_*'","batchingInterval":0}"#)
+            let gathered = try #require(try client.next { $0["event"]?.stringValue == "query.gatheringFinished" })
+            #expect(gathered["results"]?.arrayValue?.count == 1)
+            let query = try #require(gathered["query"]?.intValue)
+
+            // The administrator gives the container to root and reloads.
+            try configure(owner: 0)
+            daemon.signal(SIGHUP)
+            let forbidden = try #require(try client.next { $0["event"] != nil },
+                                         "no event after the reload: the query kept running")
+            #expect(forbidden["event"]?.stringValue == "container.forbidden", "\(forbidden)")
+            #expect(forbidden["query"]?.intValue == query)
+            #expect(forbidden["container"]?.stringValue == "com.example.theirs")
+
+            // Nothing more for this query, whatever changes; its results are refused.
+            #expect(FileManager.default.createFile(atPath: container + "/Documents/Item_2", contents: nil))
+            client.send(#"{"id":2,"op":"query.results","query":\#(query)}"#)
+            let results = try #require(try client.next { $0["id"]?.intValue == 2 || $0["event"] != nil })
+            #expect(results["error"]?["code"]?.stringValue == "container.forbidden", "\(results)")
+            client.send(#"{"id":3,"op":"status"}"#)
+            let status = try #require(try client.next { $0["id"]?.intValue == 3 || $0["event"] != nil })
+            #expect(status["result"]?["liveQueries"]?.intValue == 0, "\(status)")
+        }
+    }
+}
