@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import UbiquityKit
 import UbiquityPredicate
+import UbiquityProtocol
 
 /// `ubiq query`: one answer, like `mdfind`.
 struct QueryCommand: AsyncParsableCommand {
@@ -50,9 +51,10 @@ struct WatchCommand: AsyncParsableCommand {
               10:00:04 ~ /path/now (was /path/before)
               10:00:05 - /path/of/removed
             (the time only on a terminal). With --json, one event object per line:
-              {"event":"gathered","count":2,"results":[...]}
-              {"event":"update","added":[...],"changed":[...],"removed":[...]}
-            and "reset", "resync", "unwatched", "containerUnavailable", "containerAvailable".
+              {"event":"query.gatheringFinished","count":2,"results":[...]}
+              {"event":"query.update","added":[...],"changed":[...],"removed":[...]}
+            and "query.reset", "query.resync", "query.unwatched", "container.unavailable",
+            "container.available", "container.forbidden": the protocol's own event names.
             Example:
               $ ubiq watch --container com.example.grocery "name LIKE 'Item_*'" --batching 0.5
             Stops on Ctrl-C or SIGTERM (exit 0); exits 3 if the daemon goes away.
@@ -142,21 +144,21 @@ struct WatchCommand: AsyncParsableCommand {
         switch notification {
         case .didStartGathering, .gatheringProgress: return nil
         case .didFinishGathering(let results), .didReset(let results):
-            let name = if case .didReset = notification { "reset" } else { "gathered" }
+            let name = if case .didReset = notification { ServerEvent.names.reset } else { ServerEvent.names.gatheringFinished }
             return ["event": .string(name), "count": .integer(Int64(results.count)), "results": items(results)]
         case .didUpdate(let added, let changed, let removed):
-            return ["event": .string("update"), "added": items(added), "changed": items(changed), "removed": items(removed)]
+            return ["event": .string(ServerEvent.names.update), "added": items(added), "changed": items(changed), "removed": items(removed)]
         case .resync(let container, let reason, let changes):
-            return ["event": .string("resync"), "container": .string(container), "reason": .string(reason),
+            return ["event": .string(ServerEvent.names.resync), "container": .string(container), "reason": .string(reason),
                     "changes": .integer(Int64(changes))]
         case .unwatched(let container, let path, let reason):
-            return ["event": .string("unwatched"), "container": .string(container), "path": .string(path), "reason": .string(reason)]
+            return ["event": .string(ServerEvent.names.unwatched), "container": .string(container), "path": .string(path), "reason": .string(reason)]
         case .containerUnavailable(let container):
-            return ["event": .string("containerUnavailable"), "container": .string(container)]
+            return ["event": .string(ServerEvent.names.containerUnavailable), "container": .string(container)]
         case .containerAvailable(let container):
-            return ["event": .string("containerAvailable"), "container": .string(container)]
+            return ["event": .string(ServerEvent.names.containerAvailable), "container": .string(container)]
         case .containerForbidden(let container):
-            return ["event": .string("containerForbidden"), "container": .string(container)]
+            return ["event": .string(ServerEvent.names.containerForbidden), "container": .string(container)]
         }
     }
 }

@@ -82,10 +82,10 @@ import UbiquityTesting
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let lines = LineReader(pipe.fileHandleForReading)
         let gathered = try #require(lines.next(within: 10))
-        #expect(gathered.hasPrefix(#"{"count":0,"event":"gathered","results":[]"#))
+        #expect(gathered.hasPrefix(#"{"count":0,"event":"query.gatheringFinished","results":[]"#))
         try daemon.place("Item_9", contents: "x")
         let update = try #require(lines.next(within: 10))
-        #expect(update.contains(#""event":"update""#))
+        #expect(update.contains(#""event":"query.update""#))
         #expect(update.contains(#""path":""# + daemon.documents() + "/Item_9\""))
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
