@@ -43,6 +43,12 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxSortKeys: Int = 8
     /// Entries of one query's `attributes`.
     public var maxAttributes: Int = 64
+    /// Queries one user (uid) may hold across all its connections: one local user cannot take
+    /// every query slot of the system service.
+    public var maxQueriesPerPeer: Int = 1_024
+    /// Result items one user may hold across all its queries (counted when each gathers):
+    /// what bounds the memory a user's queries take, whatever the depth of paths.
+    public var maxResultItemsPerPeer: Int = 4_000_000
 
     public init() {}
 
@@ -55,6 +61,8 @@ public struct ServerLimits: Sendable, Hashable {
             "defaultBatchingInterval": .double(defaultBatchingInterval),
             "maxSortKeys": .integer(Int64(maxSortKeys)),
             "maxAttributes": .integer(Int64(maxAttributes)),
+            "maxQueriesPerPeer": .integer(Int64(maxQueriesPerPeer)),
+            "maxResultItemsPerPeer": .integer(Int64(maxResultItemsPerPeer)),
         ])
     }
 
@@ -67,5 +75,7 @@ public struct ServerLimits: Sendable, Hashable {
         defaultBatchingInterval = try object.optionalDouble("defaultBatchingInterval") ?? defaultBatchingInterval
         maxSortKeys = try object.optionalInt("maxSortKeys") ?? maxSortKeys
         maxAttributes = try object.optionalInt("maxAttributes") ?? maxAttributes
+        maxQueriesPerPeer = try object.optionalInt("maxQueriesPerPeer") ?? maxQueriesPerPeer
+        maxResultItemsPerPeer = try object.optionalInt("maxResultItemsPerPeer") ?? maxResultItemsPerPeer
     }
 }

@@ -252,7 +252,7 @@ struct DaemonConfigurationTests {
         #expect(found == [
             "ubiquityd.toml:1:13: 'log_level' must be one of trace, debug, info, notice, warning, error, critical; found 'loud'",
             "ubiquityd.toml:3:19: 'max_connections' must be between 1 and 65536 (connections); found 0",
-            "ubiquityd.toml:4:1: unknown key 'bogus' in [limits]; expected one of max_line_bytes, max_connections, max_queries_per_connection, pending_items_per_query",
+            "ubiquityd.toml:4:1: unknown key 'bogus' in [limits]; expected one of max_line_bytes, max_connections, max_queries_per_connection, pending_items_per_query, max_queries_per_peer, max_result_items_per_peer",
             "ubiquityd.toml:6:8: 'path' must be an absolute path starting with '/', found 'relative'",
             "ubiquityd.toml:8:6: invalid container id 'nodots': expected reverse-DNS form such as com.example.app",
         ])

@@ -17,6 +17,8 @@ extension DaemonConfiguration {
         static let maxConnections: ClosedRange<Int64> = 1...65_536
         static let maxQueriesPerConnection: ClosedRange<Int64> = 1...4096
         static let pendingItemsPerQuery: ClosedRange<Int64> = 100...10_000_000
+        static let maxQueriesPerPeer: ClosedRange<Int64> = 1...1_000_000
+        static let maxResultItemsPerPeer: ClosedRange<Int64> = 1...1_000_000_000
         /// uid_t / gid_t, without (uid_t)-1, which chown reads as "leave unchanged".
         static let accountID: ClosedRange<Int64> = 0...Int64(UInt32.max - 1)
     }
@@ -25,7 +27,8 @@ extension DaemonConfiguration {
         "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "log_level",
         "limits", "roots", "containers",
     ]
-    static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query"]
+    static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
+                            "max_queries_per_peer", "max_result_items_per_peer"]
     static let rootKeys = ["path", "packages", "owner", "group"]
     static let containerKeys = ["id", "path", "owner", "group", "packages", "create"]
 
@@ -174,6 +177,10 @@ private struct SchemaReader {
             limits.maxQueriesPerConnection = Int(v)
         }
         if let v = integer(table, "pending_items_per_query", R.pendingItemsPerQuery, unit: "items") { limits.pendingItemsPerQuery = Int(v) }
+        if let v = integer(table, "max_queries_per_peer", R.maxQueriesPerPeer, unit: "queries") { limits.maxQueriesPerPeer = Int(v) }
+        if let v = integer(table, "max_result_items_per_peer", R.maxResultItemsPerPeer, unit: "items") {
+            limits.maxResultItemsPerPeer = Int(v)
+        }
     }
 
     mutating func readRoot(_ table: TOMLTable, at position: TOMLPosition) -> RootDeclaration? {

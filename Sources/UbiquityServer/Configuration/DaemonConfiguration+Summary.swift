@@ -19,6 +19,8 @@ extension DaemonConfiguration {
         out.row("max_connections", "\(limits.maxConnections)", indent: 1)
         out.row("max_queries_per_connection", "\(limits.maxQueriesPerConnection)", indent: 1)
         out.row("pending_items_per_query", "\(limits.pendingItemsPerQuery) (then the query is reset)", indent: 1)
+        out.row("max_queries_per_peer", "\(limits.maxQueriesPerPeer) across a user's connections", indent: 1)
+        out.row("max_result_items_per_peer", "\(limits.maxResultItemsPerPeer) across a user's queries", indent: 1)
 
         out.section("roots (\(roots.count))" + (roots.isEmpty ? ": none" : ""))
         for root in roots {

@@ -14,16 +14,19 @@ public struct ServerContext: Sendable {
     public var status: @Sendable (PeerCredentials) async -> StatusResult
     /// Containers' item counts for `containers.list`.
     public var itemCounts: @Sendable () async -> [ContainerID: Int]
+    /// What each user holds across its connections (``ServerLimits/maxQueriesPerPeer``).
+    public var budget: PeerBudget
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
-                itemCounts: @escaping @Sendable () async -> [ContainerID: Int]) {
+                itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget()) {
         self.engine = engine
         self.registry = registry
         self.limits = limits
         self.logger = logger
         self.status = status
         self.itemCounts = itemCounts
+        self.budget = budget
     }
 
     var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }
@@ -40,6 +43,8 @@ final class Session {
     private(set) var queries: [QueryID: QueryParameters] = [:]
     /// The containers each query was resolved to at its start (authorisation is re-checked on them).
     private var queryContainers: [QueryID: [ContainerID]] = [:]
+    /// The results each query gathered, as counted against the user's budget.
+    private var heldItems: [QueryID: Int] = [:]
 
     init(peer: PeerCredentials, context: ServerContext) {
         self.peer = peer
@@ -119,7 +124,20 @@ final class Session {
             let specification = try WireTranslation.specification(parameters, containers: containers,
                                                                   defaultBatching: context.defaultBatching,
                                                                   limits: context.limits)
-            let id = try await context.engine.start(specification)
+            try context.budget.reserveQuery(for: peer.uid, limit: context.limits.maxQueriesPerPeer)
+            let id: QueryID
+            do {
+                id = try await context.engine.start(specification)
+                let gathered = try await context.engine.results(id).count
+                do { try context.budget.hold(gathered, for: peer.uid, limit: context.limits.maxResultItemsPerPeer) } catch {
+                    await context.engine.release(id)
+                    throw error
+                }
+                heldItems[id] = gathered
+            } catch {
+                context.budget.release(for: peer.uid, items: 0)
+                throw error
+            }
             queries[id] = parameters
             queryContainers[id] = containers.map(\.descriptor.id)
             context.logger.info("query started", metadata: [
@@ -146,8 +164,7 @@ final class Session {
         case .queryRelease(let q):
             let id = try owned(q)
             await context.engine.release(id)
-            queries[id] = nil
-            queryContainers[id] = nil
+            forget(id)
             return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
         case .status:
             return answer(await context.status(peer).json)
@@ -175,8 +192,17 @@ final class Session {
 
     /// Releases every query: the connection is gone.
     func releaseAll() async {
-        for id in queries.keys { await context.engine.release(id) }
-        queries.removeAll()
+        for id in queries.keys {
+            await context.engine.release(id)
+            forget(id)
+        }
+    }
+
+    /// Drops a released query and gives its slot and items back to the user's budget.
+    private func forget(_ id: QueryID) {
+        guard queries.removeValue(forKey: id) != nil else { return }
+        queryContainers[id] = nil
+        context.budget.release(for: peer.uid, items: heldItems.removeValue(forKey: id) ?? 0)
     }
 
     var liveQueryCount: Int { queries.values.filter(\.live).count }
