@@ -142,6 +142,13 @@ let package = Package(
 
         // MARK: Executables (argument parsing and wiring only)
 
+        /// What ubiq and grocery share in front of the argument parser: global options before the
+        /// subcommand. Pure.
+        .target(
+            name: "CommandLineSupport",
+            swiftSettings: swiftSettings
+        ),
+
         /// `ubiquityd`: the daemon.
         .executableTarget(
             name: "ubiquityd",
@@ -156,6 +163,7 @@ let package = Package(
         .executableTarget(
             name: "ubiq",
             dependencies: [
+                "CommandLineSupport",
                 "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -166,6 +174,7 @@ let package = Package(
         .executableTarget(
             name: "grocery",
             dependencies: [
+                "CommandLineSupport",
                 "GroceryStore", "UbiquityKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -232,7 +241,7 @@ let package = Package(
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.
         .testTarget(
             name: "ubiqTests",
-            dependencies: ["ubiq", "ubiquityd", "UbiquityTesting"],
+            dependencies: ["ubiq", "ubiquityd", "UbiquityTesting", "CommandLineSupport"],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),

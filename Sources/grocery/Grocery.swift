@@ -4,6 +4,7 @@
 // Must not: read or write the list itself: the storage formats and the live list live in GroceryStore.
 // Depends on: GroceryStore, UbiquityKit, swift-argument-parser.
 import ArgumentParser
+import CommandLineSupport
 
 @main
 struct Grocery: AsyncParsableCommand {
@@ -35,4 +36,11 @@ struct Grocery: AsyncParsableCommand {
         subcommands: [StatusCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, RenameCommand.self,
                       DeleteCommand.self, WatchCommand.self, ImageCommand.self]
     )
+
+    static func main() async {
+        await main(globalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Options every command takes, also accepted before the subcommand (`grocery --socket P list`).
+    static let globalOptions = GlobalOptions(valued: ["--socket", "--container", "--store"], flags: ["--json"])
 }

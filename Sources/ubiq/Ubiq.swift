@@ -5,6 +5,7 @@
 // Must not: implement the language (UbiquityPredicate) or the protocol (UbiquityKit talks to the daemon).
 // Depends on: UbiquityPredicate, UbiquityProtocol, UbiquityKit, swift-argument-parser.
 import ArgumentParser
+import CommandLineSupport
 import Glibc
 
 @main
@@ -37,8 +38,11 @@ struct Ubiq: AsyncParsableCommand {
     /// by signal; NIO would ignore it anyway once it opens the daemon's socket.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
-        await main(nil)
+        await main(globalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
     }
+
+    /// Options every daemon command takes, also accepted before the subcommand (`ubiq --socket P query …`).
+    static let globalOptions = GlobalOptions(valued: ["--socket", "--container"], flags: ["--json"])
 }
 
 enum UbiqVersion {

@@ -41,6 +41,19 @@ import UbiquityTesting
         #expect(object["socket"] as? String == daemon.socket)
     }
 
+    /// `--socket`, `--json`, `--container` and `--store` also work before the subcommand.
+    @Test func globalOptionsWorkBeforeTheSubcommand() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let id = GroceryItemID()
+        try daemon.place(id.fileName, contents: "milk")
+        let before = try grocery.run(["--socket", daemon.socket, "--json", "--store", "files", "list"])
+        let after = try grocery.run(["list", "--socket", daemon.socket, "--json", "--store", "files"])
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.stdout == after.stdout)
+        #expect(before.stdout.contains(id.uuidString))
+    }
+
     @Test func addWritesOneFileNamedByTheUUIDHoldingTheNameExactly() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
