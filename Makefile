@@ -76,6 +76,13 @@ clean:
 #   make install [PREFIX=/usr/local] [DESTDIR=/staging/root]
 PREFIX ?= /usr/local
 .PHONY: install
-install: deps
+install: deps man
 	$(SWIFT) build -c release
-	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) Packaging/install.sh --from $$($(SWIFT) build -c release --show-bin-path)
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) Packaging/install.sh --from $$($(SWIFT) build -c release --show-bin-path) --man-dir .build/man
+
+# Man pages for ubiquityd, ubiq and grocery, generated from their argument definitions
+# (swift-argument-parser's generate-manual plugin) into .build/man.
+.PHONY: man
+man: deps
+	@mkdir -p .build/man
+	$(SWIFT) package --allow-writing-to-directory .build/man generate-manual --output-directory .build/man
