@@ -30,6 +30,10 @@ public struct StatusResult: Sendable, Hashable {
     public var liveQueries: Int
     /// One sentence per degraded condition; empty when all is well.
     public var degraded: [String]
+    /// Entries that could not be indexed (a name that is not UTF-8, a directory the daemon may not
+    /// read): the latest 100, in the same shape as ``unwatched``; ``skippedTotal`` counts them all.
+    public var skipped: [Unwatched] = []
+    public var skippedTotal = 0
 
     public init(version: String, pid: Int, uptimeSeconds: Double, socket: String, containers: [ContainerInfo],
                 items: Int, watchesUsed: Int, watchBudget: Int, kernelWatchLimit: Int?, unwatched: [Unwatched],
@@ -64,6 +68,10 @@ public struct StatusResult: Sendable, Hashable {
             "overflows": .integer(Int64(overflows)), "resyncs": .integer(Int64(resyncs)),
             "connections": .integer(Int64(connections)), "liveQueries": .integer(Int64(liveQueries)),
             "degraded": .array(degraded.map(JSONValue.string)),
+            "skipped": .array(skipped.map {
+                .object(["container": .string($0.container), "path": .string($0.path), "reason": .string($0.reason)])
+            }),
+            "skippedTotal": .integer(Int64(skippedTotal)),
         ])
     }
 
@@ -90,5 +98,12 @@ public struct StatusResult: Sendable, Hashable {
         connections = try reader.int("connections")
         liveQueries = try reader.int("liveQueries")
         degraded = try reader.optionalStrings("degraded") ?? []
+        if case .array = reader.object["skipped"] {
+            skipped = try reader.list("skipped") { (value, context) throws(ProtocolError) in
+                let u = try FieldReader(value, context: context)
+                return Unwatched(container: try u.string("container"), path: try u.string("path"), reason: try u.string("reason"))
+            }
+        }
+        skippedTotal = try reader.optionalInt("skippedTotal") ?? 0
     }
 }

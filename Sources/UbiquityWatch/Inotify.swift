@@ -33,12 +33,14 @@ struct InotifyMask: OptionSet, Hashable {
 }
 
 /// One raw inotify event, its name decoded. `name` is nil for events about the watched directory
-/// itself; events whose name is not UTF-8 are dropped by the reader (the crawler skips those names too).
+/// itself, and for a name that is not UTF-8: such an entry cannot be indexed (the crawler skips
+/// it too), so the event carries the name's bytes in `undecodableName` for the watcher to report.
 struct InotifyEvent {
     var wd: Int32
     var mask: InotifyMask
     var cookie: UInt32
     var name: String?
+    var undecodableName: [UInt8]? = nil
 }
 
 /// An inotify instance: its descriptor, adding and removing watches, reading events.
@@ -117,14 +119,15 @@ final class Inotify {
             let length = Int(base.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
             offset += header + length
             var name: String?
+            var undecodable: [UInt8]?
             if length > 0 {
                 // The name is NUL-padded to `length` bytes after the header.
                 let bytes = UnsafeRawBufferPointer(start: base + header, count: length)
                 let end = bytes.firstIndex(of: 0) ?? length
-                guard let decoded = String(validating: bytes[..<end], as: UTF8.self) else { continue }
-                name = decoded
+                if let decoded = String(validating: bytes[..<end], as: UTF8.self) { name = decoded } else { undecodable = Array(bytes[..<end]) }
             }
-            events.append(InotifyEvent(wd: wd, mask: InotifyMask(rawValue: mask), cookie: cookie, name: name))
+            events.append(InotifyEvent(wd: wd, mask: InotifyMask(rawValue: mask), cookie: cookie, name: name,
+                                       undecodableName: undecodable))
         }
         return true
     }

@@ -18,11 +18,16 @@ public struct WatchStatus: Sendable, Hashable {
     public var unavailableContainers: [ContainerID]
     /// The sequence number of the last batch emitted.
     public var lastSequence: UInt64
+    /// The latest entries that could not be indexed (names not UTF-8, unreadable directories),
+    /// at most 100; ``skippedTotal`` counts them all.
+    public var skippedEntries: [SkippedEntry]
+    public var skippedTotal: Int
 
     public init(
         watchesUsed: Int = 0, watchBudget: Int = 0, kernelWatchLimit: Int? = nil,
         unwatchedSubtrees: [UnwatchedSubtree] = [], overflowCount: Int = 0, resyncCount: Int = 0,
-        availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [], lastSequence: UInt64 = 0
+        availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [], lastSequence: UInt64 = 0,
+        skippedEntries: [SkippedEntry] = [], skippedTotal: Int = 0
     ) {
         self.watchesUsed = watchesUsed
         self.watchBudget = watchBudget
@@ -33,5 +38,7 @@ public struct WatchStatus: Sendable, Hashable {
         self.availableContainers = availableContainers
         self.unavailableContainers = unavailableContainers
         self.lastSequence = lastSequence
+        self.skippedEntries = skippedEntries
+        self.skippedTotal = skippedTotal
     }
 }

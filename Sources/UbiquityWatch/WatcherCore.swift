@@ -46,6 +46,11 @@ final class WatcherCore {
     /// Operations before this index are resolved already.
     private var resolvedPrefix = 0
     private var notices: [ChangeNotice] = []
+    /// The latest entries that could not be indexed (at most ``maxSkippedEntries``), and how many
+    /// there were in all, for `status` and the journal.
+    private var skippedEntries: [SkippedEntry] = []
+    private var skippedTotal = 0
+    static let maxSkippedEntries = 100
     private var pendingStats: Set<StatKey> = []
     private(set) var sequence: UInt64 = 0
 
@@ -261,6 +266,14 @@ final class WatcherCore {
             if directory.parent == nil { containerLost(slot) }
             return                                  // otherwise the parent reports it, by name
         }
+        if let raw = event.undecodableName {
+            // Cannot be an item (a name must be UTF-8): say so, never drop it silently.
+            if mask.contains(.create) || mask.contains(.movedTo), let id = containers[slot]?.descriptor.id {
+                recordSkipped(id, tree.path(of: event.wd) + [String(decoding: raw, as: UTF8.self)],
+                              reason: "name: the name is not valid UTF-8")
+            }
+            return
+        }
         guard let name = event.name else {
             if directory.parent == nil && mask.contains(.attrib) { addStat(slot, []) }
             return
@@ -466,7 +479,7 @@ final class WatcherCore {
             notices.append(watched ? .subtreeWatched(id, subtree) : .subtreeGone(id, subtree))
         }
         for skipped in result.skipped where previouslyUnwatched[skipped.path] == nil {
-            notices.append(.skipped(id, skipped.path, reason: "\(skipped.call): \(skipped.reason)"))
+            recordSkipped(id, skipped.path, reason: "\(skipped.call): \(skipped.reason)")
         }
         return result.listing
     }
@@ -569,6 +582,17 @@ final class WatcherCore {
         output.yield(ChangeBatch(sequence: sequence, changes: changes, notices: batchNotices))
     }
 
+    /// Tells subscribers' journal and `status` about an entry that cannot be indexed; an entry
+    /// already listed (a rescan finds it again) is not counted twice.
+    private func recordSkipped(_ id: ContainerID, _ path: [String], reason: String) {
+        notices.append(.skipped(id, path, reason: reason))
+        let entry = SkippedEntry(container: id, path: path, reason: reason)
+        guard !skippedEntries.contains(entry) else { return }
+        skippedTotal += 1
+        skippedEntries.append(entry)
+        if skippedEntries.count > Self.maxSkippedEntries { skippedEntries.removeFirst() }
+    }
+
     private func publishStatus() {
         var unwatched: [UnwatchedSubtree] = []
         var available: [ContainerID] = []
@@ -590,7 +614,8 @@ final class WatcherCore {
         let status = WatchStatus(
             watchesUsed: tree.count, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
             overflowCount: resync.overflows, resyncCount: resync.resyncs, availableContainers: available.sorted(),
-            unavailableContainers: unavailable.sorted(), lastSequence: sequence)
+            unavailableContainers: unavailable.sorted(), lastSequence: sequence,
+            skippedEntries: skippedEntries, skippedTotal: skippedTotal)
         shared.state.withLock { state in
             state.status = status
             state.roots = roots

@@ -58,6 +58,8 @@ public final class Daemon: Sendable {
     private let notifier: SystemdNotifier
     private let started = ContinuousClock.now
     private let ready = Atomic<Bool>(false)
+    /// How many of the watcher's skipped entries are already in the journal.
+    private let loggedSkipped = Atomic<Int>(0)
     /// The running service group, for ``shutDownGracefully()``; nil before `run()` and after it.
     private let group = Mutex<ServiceGroup?>(nil)
 
@@ -133,7 +135,11 @@ public final class Daemon: Sendable {
             degraded.append("container \(container.id) is unavailable (\(container.path) missing or unreadable)")
         }
         if !ready.load(ordering: .relaxed) { degraded.append("initial crawl in progress") }
-        return StatusResult(
+        let skipped = watch.skippedEntries.filter { visibleIDs.contains($0.container) }
+        if !skipped.isEmpty {
+            degraded.append("\(skipped.count) entries not indexed (names that are not UTF-8, unreadable directories): see 'skipped'")
+        }
+        var result = StatusResult(
             version: UbiquityVersion.string, pid: Int(getpid()),
             uptimeSeconds: Double((ContinuousClock.now - started).components.seconds), socket: settings.endpoint.path,
             containers: containers, items: containers.reduce(0) { $0 + $1.items },
@@ -143,6 +149,24 @@ public final class Daemon: Sendable {
             },
             overflows: watch.overflowCount, resyncs: watch.resyncCount,
             connections: server.connectionCount, liveQueries: server.liveQueryCount, degraded: degraded)
+        result.skipped = skipped.map { .init(container: $0.container.rawValue, path: $0.path.joined(separator: "/"), reason: $0.reason) }
+        result.skippedTotal = peer == nil ? watch.skippedTotal : skipped.count
+        return result
+    }
+
+    /// Journals entries the watcher could not index since the last call (the status loop calls
+    /// it every few seconds), so none is silently invisible.
+    func journalSkippedEntries() {
+        let watch = watcher.status
+        let new = watch.skippedTotal - loggedSkipped.exchange(watch.skippedTotal, ordering: .relaxed)
+        guard new > 0 else { return }
+        for entry in watch.skippedEntries.suffix(new) {
+            logger.notice("not indexed", metadata: ["container": "\(entry.container)",
+                                                    "path": "\(entry.path.joined(separator: "/"))", "reason": "\(entry.reason)"])
+        }
+        if new > watch.skippedEntries.count {
+            logger.notice("more entries not indexed", metadata: ["count": "\(new - watch.skippedEntries.count)"])
+        }
     }
 
     static let emptyStatus = StatusResult(version: UbiquityVersion.string, pid: Int(getpid()), uptimeSeconds: 0, socket: "",
@@ -314,6 +338,7 @@ struct ManagerService: Service {
                         }
                         let line = await daemon.statusLine()
                         daemon.send { n throws(SystemdError) in try n.status(line) }
+                        daemon.journalSkippedEntries()
                         try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }
                     }
                 }
