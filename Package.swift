@@ -142,8 +142,8 @@ let package = Package(
 
         // MARK: Executables (argument parsing and wiring only)
 
-        /// What ubiq and grocery share in front of the argument parser: global options before the
-        /// subcommand. Pure.
+        /// What ubiq and grocery share around the argument parser: global options before the
+        /// subcommand, and writing to stdout/stderr that ends quietly when the reader goes away.
         .target(
             name: "CommandLineSupport",
             swiftSettings: swiftSettings

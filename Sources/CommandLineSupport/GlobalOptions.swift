@@ -1,8 +1,9 @@
-// CommandLineSupport — what `ubiq` and `grocery` share in front of swift-argument-parser.
+// CommandLineSupport — what `ubiq` and `grocery` share around swift-argument-parser.
 //
-// Owns: rewriting the command line so options that apply to every subcommand may come first.
-// Must not: parse commands or talk to the daemon; pure functions on argument arrays only.
-// Depends on: nothing.
+// Owns: rewriting the command line so options that apply to every subcommand may come first;
+//   writing to standard output and error so that a reader going away ends the tool quietly.
+// Must not: parse commands, format output or talk to the daemon.
+// Depends on: Glibc only.
 
 /// Options that apply to every subcommand, accepted before the subcommand's name as well as
 /// after it, as with `git -C DIR status`, `systemctl --user start`, `docker -H HOST ps`.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import Glibc
 import GroceryStore
@@ -14,24 +15,8 @@ enum Output {
         write(text + (text.hasSuffix("\n") ? "" : "\n"), to: 1)
     }
 
-    /// write(2) until done. When the reader has gone (`grocery list | head`, EPIPE: SIGPIPE is
-    /// ignored in this process) there is nobody left to tell: exit quietly, like `cat` does.
-    static func write(_ text: String, to fd: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n >= 0 {
-                    offset += n
-                } else if errno == EPIPE {
-                    exit(0)
-                } else if errno != EINTR {
-                    return  // nothing sensible to do about a failing terminal
-                }
-            }
-        }
-    }
+    /// Writes unbuffered; exits quietly when the reader has gone (``StandardStream``).
+    static func write(_ text: String, to fd: Int32) { StandardStream.write(text, to: fd) }
 
     /// Standard output is a terminal rather than a pipe or file.
     static let isTerminal = isatty(1) == 1

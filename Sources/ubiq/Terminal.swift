@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import Glibc
 import UbiquityKit
@@ -27,26 +28,8 @@ enum Terminal {
         write(text + (text.hasSuffix("\n") ? "" : "\n"), to: 1)
     }
 
-    /// write(2) until done. When the reader has gone (`ubiq query ... | head`, EPIPE: SIGPIPE is
-    /// ignored, see `Ubiq.main`) there is nobody left to tell: exit quietly, like `cat` does.
-    /// FileHandle.write would trap on EPIPE instead. (Mirrors grocery's `Output.write`: the two
-    /// executables share no module where process-exiting output code belongs.)
-    static func write(_ text: String, to fd: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n >= 0 {
-                    offset += n
-                } else if errno == EPIPE {
-                    exit(0)
-                } else if errno != EINTR {
-                    return  // nothing sensible to do about a failing terminal
-                }
-            }
-        }
-    }
+    /// Writes unbuffered; exits quietly when the reader has gone (``StandardStream``).
+    static func write(_ text: String, to fd: Int32) { StandardStream.write(text, to: fd) }
 
     /// Standard output is a terminal (tables, timestamps) rather than a pipe or file.
     static var isTerminal: Bool { isatty(1) == 1 }
