@@ -3,12 +3,18 @@
 #include "CUbiquitySystem.h"
 
 #include <fcntl.h>
+#include <errno.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 const int UBQ_AT_SYMLINK_NOFOLLOW = AT_SYMLINK_NOFOLLOW;
 const int UBQ_AT_EMPTY_PATH = AT_EMPTY_PATH;
+const int UBQ_O_PATH = O_PATH;
 const unsigned int UBQ_STATX_BASIC_AND_BIRTH = STATX_BASIC_STATS | STATX_BTIME;
 
 static int64_t ubq_nanoseconds(struct statx_timestamp t) {
@@ -25,6 +31,7 @@ int ubq_statx(int dirfd, const char *path, int flags, unsigned int mask, ubq_sta
     out->gid = buffer.stx_gid;
     out->nlink = buffer.stx_nlink;
     out->inode = buffer.stx_ino;
+    out->device = makedev(buffer.stx_dev_major, buffer.stx_dev_minor);
     out->size = buffer.stx_size;
     out->modified_ns = ubq_nanoseconds(buffer.stx_mtime);
     out->changed_ns = ubq_nanoseconds(buffer.stx_ctime);
@@ -37,12 +44,43 @@ ssize_t ubq_lgetxattr(const char *path, const char *name, void *value, size_t si
     return lgetxattr(path, name, value, size);
 }
 
+// Not in the C library's headers yet (Linux 6.13): the same number on every architecture.
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
+
+struct ubq_xattr_args {
+    uint64_t value;
+    uint32_t size;
+    uint32_t flags;
+};
+
+ssize_t ubq_getxattrat(int dirfd, const char *path, const char *name, void *value, size_t size) {
+    struct ubq_xattr_args args = { .value = (uint64_t)(uintptr_t)value, .size = (uint32_t)size, .flags = 0 };
+    if (size > UINT32_MAX) { errno = E2BIG; return -1; }
+    long result = syscall(SYS_getxattrat, dirfd, path, AT_SYMLINK_NOFOLLOW, name, &args, sizeof args);
+    if (result >= 0 || errno != ENOSYS) return (ssize_t)result;
+    int fd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char proc[32];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    ssize_t read = getxattr(proc, name, value, size);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return read;
+}
+
 int ubq_lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
     return lsetxattr(path, name, value, size, flags);
 }
 
 int ubq_lremovexattr(const char *path, const char *name) {
     return lremovexattr(path, name);
+}
+
+int ubq_rename_exchange(const char *a, const char *b) {
+    return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 }
 
 int ubq_eventfd_cloexec_nonblock(unsigned int initval) {

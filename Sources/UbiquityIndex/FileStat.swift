@@ -1,4 +1,6 @@
-/// What the crawler and watcher read for one directory entry (one `statx`).
+/// What the crawler and watcher read for one directory entry: one `statx`, and the entry's tags
+/// (the `user.xdg.tags` extended attribute) read in the same place, relative to the same directory
+/// descriptor. The index does no I/O: everything it knows about an entry arrives here.
 ///
 /// Times are nanoseconds since 1970 so the index stores no Foundation `Date`.
 public struct FileStat: Sendable, Hashable {
@@ -7,7 +9,7 @@ public struct FileStat: Sendable, Hashable {
     }
 
     // Declaration order is memory layout: 8-byte fields first, `kind` last, so the struct is
-    // 56 bytes instead of 64 (one per indexed entry).
+    // 64 bytes instead of 72 (one per indexed entry). Untagged entries share the empty array.
     public var size: Int64
     /// Content modification time (`mtime`).
     public var modified: Int64
@@ -16,6 +18,9 @@ public struct FileStat: Sendable, Hashable {
     /// Status change time (`ctime`): moves on chmod, chown, xattr and link changes.
     public var changed: Int64
     public var inode: UInt64
+    /// Finder-style tags, in the order stored; `[]` when none (and always for symlinks, which
+    /// carry no user attributes on Linux).
+    public var tags: [String]
     public var mode: UInt32
     public var uid: UInt32
     public var gid: UInt32
@@ -23,7 +28,8 @@ public struct FileStat: Sendable, Hashable {
 
     public init(
         kind: Kind, size: Int64 = 0, modified: Int64 = 0, created: Int64 = 0, changed: Int64 = 0,
-        mode: UInt32 = 0o644, uid: UInt32 = 0, gid: UInt32 = 0, inode: UInt64 = 0
+        mode: UInt32 = 0o644, uid: UInt32 = 0, gid: UInt32 = 0, inode: UInt64 = 0,
+        tags: [String] = []
     ) {
         self.kind = kind
         self.size = size
@@ -34,5 +40,6 @@ public struct FileStat: Sendable, Hashable {
         self.uid = uid
         self.gid = gid
         self.inode = inode
+        self.tags = tags
     }
 }

@@ -1,4 +1,4 @@
-/// A live, allocation-free view of one indexed item; `path` and `tags` are computed on demand.
+/// A live, allocation-free view of one indexed item; `path` is computed on demand.
 public struct IndexedItem: ItemFacts {
     let index: MetadataIndex
     public let id: ItemID
@@ -21,7 +21,7 @@ public struct IndexedItem: ItemFacts {
     public var packageSize: Int64 { index.packageTotals(id).size }
     public var packageModified: Int64 { index.packageTotals(id).modified }
     public var path: String { index.path(of: id) }
-    public var tags: [String] { index.tagsReader?(path) ?? [] }
+    public var tags: [String] { index.stat(id).tags }
     public var identity: ItemIdentity { index.identity(id) }
     public func snapshot() -> ItemSnapshot { ItemSnapshot(self) }
 }

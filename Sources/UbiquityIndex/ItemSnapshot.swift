@@ -12,8 +12,7 @@ public struct ItemSnapshot: ItemFacts, Sendable, Hashable {
     public let packageSize: Int64
     public let packageModified: Int64
     public let path: String
-    /// Tags are read only when a query asks for them; a snapshot keeps none.
-    public var tags: [String] { [] }
+    public var tags: [String] { stat.tags }
 
     init(_ item: IndexedItem) {
         id = item.id

@@ -145,7 +145,6 @@ final class LiveQuery {
                 let now = IndexedItem(index, id)
                 let visibleChange = change.oldPath != nil
                     || visibleAttributes.contains { before.value(of: $0) != now.value(of: $0) }
-                    || (visibleAttributes.contains(.userTags) && before.stat.changed != now.stat.changed)
                 if visibleChange {
                     delta.changed.append(ResultItem(now, identity: now.identity, attributes: specification.attributes,
                                                     oldPath: change.oldPath))

@@ -69,8 +69,6 @@ public final class MetadataIndex {
     public private(set) var containers: [ContainerDescriptor] = []
     private var containerRoots: [ItemID?] = []
     let nameIndex = NameIndex()
-    /// Reads `user.xdg.tags` for a path; injected by the watcher (this module does no I/O).
-    public var tagsReader: (@Sendable (String) -> [String])?
 
     public init() {}
 

@@ -45,11 +45,6 @@ public actor QueryEngine {
         for container in containers { index.addContainer(container) }
     }
 
-    /// Injects the `user.xdg.tags` reader (the watcher's), since the index does no I/O.
-    public func setTagsReader(_ reader: @escaping @Sendable (String) -> [String]) {
-        index.tagsReader = reader
-    }
-
     /// Registers a container added while running (a configuration reload); its items arrive
     /// from the source like any others.
     public func addContainer(_ descriptor: ContainerDescriptor) {

@@ -21,7 +21,6 @@ public final class Recorder: Sendable {
     public init(containers: [ContainerDescriptor]) {
         let index = MetadataIndex()
         for container in containers { index.addContainer(container) }
-        index.tagsReader = TagReader.reader
         state = Mutex(State(index: index))
     }
 

@@ -4,10 +4,12 @@ public import UbiquityIndex
 
 /// Reads a container (or one subtree of it) into a ``CrawlListing`` with raw system calls.
 ///
-/// Every directory is opened relative to its parent's descriptor with
-/// `openat(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)`, read with `readdir`, and every entry is
-/// `statx`-ed with `AT_SYMLINK_NOFOLLOW` (birth time when the file system reports one). Symlinks
-/// are recorded as `.symlink` entries and never followed, so a crawl cannot leave its container.
+/// The root is opened without following a final symlink (``ContainerRoot``); every directory
+/// below it relative to its parent's descriptor with `openat(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)`,
+/// read with `readdir`, and every entry is `statx`-ed with `AT_SYMLINK_NOFOLLOW` (birth time when
+/// the file system reports one) and its tags read with `getxattrat` on the same descriptor.
+/// Symlinks are recorded as `.symlink` entries and never followed, so a crawl cannot leave its
+/// container, and no path longer than one name is ever handed to the kernel.
 /// A directory that cannot be opened is listed with its own status, its contents are skipped and
 /// the reason is in ``Result/skipped``. No Foundation on this path.
 ///
@@ -45,10 +47,11 @@ public struct Crawler: Sendable {
 
     /// Crawls a whole container.
     ///
-    /// - Parameter root: The container's absolute path. A symlink here is followed (it is the
-    ///   configured root); nothing below it is.
+    /// - Parameter root: The container's absolute path. Never followed when it is itself a
+    ///   symlink (nor is anything below it); directories above it are.
     /// - Returns: The listing (`root == nil` when the directory does not exist) and what was skipped.
-    /// - Throws: ``WatchError/Code/invalidPath`` when `root` is not absolute.
+    /// - Throws: ``WatchError/Code/invalidPath`` when `root` is not absolute, ``WatchError/Code/systemCall``
+    ///   when it is not a directory that may be crawled (a symlink, a file).
     public func crawl(root: String) throws(WatchError) -> Result {
         try crawlSubtree(containerRoot: root, relative: [])
     }
@@ -63,8 +66,18 @@ public struct Crawler: Sendable {
     ///   not a directory) and what was skipped.
     /// - Throws: ``WatchError/Code/invalidPath`` for a relative root or a hostile component.
     public func crawlSubtree(containerRoot: String, relative: [String]) throws(WatchError) -> Result {
+        guard containerRoot.hasPrefix("/") else {
+            throw WatchError(.invalidPath, path: containerRoot, message: "a container root must be an absolute path")
+        }
+        let root: ContainerRoot
+        switch ContainerRoot.open(containerRoot) {
+        case .success(let opened): root = opened
+        case .failure(.missing): return Result(listing: CrawlListing(root: nil), skipped: [])
+        case .failure(.refused(let reason)): throw WatchError(.systemCall, path: containerRoot, message: reason)
+        }
+        defer { root.close() }
         var visitor = NoVisitor()
-        return try walk(containerRoot: containerRoot, relative: relative, visitor: &visitor)
+        return try walk(root: root.fd, rootPath: containerRoot, relative: relative, visitor: &visitor)
     }
 
     // MARK: - The walk
@@ -82,12 +95,13 @@ public struct Crawler: Sendable {
     /// Walks the subtree, calling `visitor` with each directory's open descriptor BEFORE its
     /// entries are read (the watcher adds its inotify watch there, so nothing created after the
     /// read can be missed).
+    ///
+    /// - Parameters:
+    ///   - root: The container root's descriptor (``ContainerRoot/fd``); not closed.
+    ///   - rootPath: Its path, only to describe what was skipped.
     func walk<Visitor: CrawlVisitor>(
-        containerRoot: String, relative: [String], visitor: inout Visitor
+        root: Int32, rootPath containerRoot: String, relative: [String], visitor: inout Visitor
     ) throws(WatchError) -> Result {
-        guard containerRoot.hasPrefix("/") else {
-            throw WatchError(.invalidPath, path: containerRoot, message: "a container root must be an absolute path")
-        }
         for component in relative where component.isEmpty || component == "." || component == ".."
             || component.utf8.contains(UInt8(ascii: "/")) {
             throw WatchError(.invalidPath, path: System.join(containerRoot, relative),
@@ -100,18 +114,20 @@ public struct Crawler: Sendable {
         }
         let missing = Result(listing: CrawlListing(root: nil), skipped: [])
 
-        // The container root: followed if it is a symlink (it is configuration, not content).
+        // The container root, readable: a fresh open of the held descriptor (its own offset).
         var fd: Int32
         do {
-            fd = try System.call("open", path: containerRoot) {
-                open(containerRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            fd = try System.call("openat", path: containerRoot) {
+                openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             }
         } catch where error.errno == ENOENT || error.errno == ENOTDIR {
             return missing
         } catch {
             // Unreadable root: say what statx can still tell about the subtree's root, skip its contents.
             skip([], error)
-            let stat = try? System.stat(path: System.join(containerRoot, relative))
+            var resolver = DirectoryResolver(root: root)
+            defer { resolver.close() }
+            let stat = relative.isEmpty ? Crawler.restat(root) : resolver.entry(relative, describing: "")
             return Result(listing: CrawlListing(root: stat), skipped: skipped)
         }
 
@@ -130,8 +146,9 @@ public struct Crawler: Sendable {
             } catch {
                 // Cannot reach the subtree: say so, and claim nothing about it.
                 skip(walked, error)
-                let stat = try? System.stat(path: System.join(containerRoot, relative))
-                return Result(listing: CrawlListing(root: stat), skipped: skipped)
+                var resolver = DirectoryResolver(root: root)
+                defer { resolver.close() }
+                return Result(listing: CrawlListing(root: resolver.entry(relative, describing: "")), skipped: skipped)
             }
         }
 
@@ -141,7 +158,7 @@ public struct Crawler: Sendable {
             let parent = fd
             defer { close(parent) }
             do {
-                rootStat = try System.stat(at: parent, last, describing: System.join(containerRoot, relative))
+                rootStat = try System.entry(at: parent, last, describing: System.join(containerRoot, relative))
             } catch {
                 skip(relative, error)
                 return Result(listing: CrawlListing(root: nil), skipped: skipped)
@@ -183,7 +200,7 @@ public struct Crawler: Sendable {
         var rootStatus = rootStat
         var stack: [Frame] = [Frame(stream: rootStream, fd: fd, position: -1, visiting: true)]
         stack[0].visiting = visitor.willRead(directory: fd, path: path)
-        if stack[0].visiting, let fresh = Crawler.restat(fd) { rootStatus = fresh }
+        if stack[0].visiting, let fresh = Crawler.restat(fd, tags: rootStat?.tags ?? []) { rootStatus = fresh }
 
         while let top = stack.last {
             Glibc.errno = 0
@@ -205,7 +222,7 @@ public struct Crawler: Sendable {
             }
             let stat: FileStat
             do {
-                guard let found = try System.stat(at: top.fd, namePointer, describing: System.join(containerRoot, path + [name]))
+                guard let found = try System.entry(at: top.fd, namePointer, describing: System.join(containerRoot, path + [name]))
                 else { continue }   // removed since readdir: its event will follow
                 stat = found
             } catch {
@@ -233,16 +250,20 @@ public struct Crawler: Sendable {
             }
             path.append(name)
             let visiting = top.visiting && visitor.willRead(directory: childFD, path: path)
-            if visiting, let fresh = Crawler.restat(childFD) { entries[entries.count - 1].stat = fresh }
+            if visiting, let fresh = Crawler.restat(childFD, tags: stat.tags) { entries[entries.count - 1].stat = fresh }
             stack.append(Frame(stream: stream, fd: childFD, position: Int32(entries.count - 1), visiting: visiting))
         }
         return Result(listing: CrawlListing(root: rootStatus, entries: entries), skipped: skipped)
     }
 
     /// A watched directory's status taken again AFTER its watch exists: an entry added between
-    /// the first `statx` and the watch changed its mtime without any event to tell.
-    private static func restat(_ fd: Int32) -> FileStat? {
-        try? System.stat(at: fd, "", flags: UBQ_AT_EMPTY_PATH, describing: "")
+    /// the first `statx` and the watch changed its mtime without any event to tell. Its tags,
+    /// read with the first status, are kept: the parent was watched before they were read, so a
+    /// later change of them is an event of its own.
+    static func restat(_ fd: Int32, tags: [String] = []) -> FileStat? {
+        var fresh = try? System.stat(at: fd, "", flags: UBQ_AT_EMPTY_PATH, describing: "")
+        fresh?.tags = tags
+        return fresh
     }
 
     @inline(__always)

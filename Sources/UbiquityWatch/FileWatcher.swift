@@ -209,22 +209,34 @@ public final class FileWatcher: Sendable {
         let deadline = ContinuousClock.now + (timeout ?? configuration.syncTimeout)
 
         var waiters: [Int] = []
-        var cookies: [String] = []
-        defer { for cookie in cookies { unlink(cookie) } }
-        for (id, root) in roots.sorted(by: { $0.key < $1.key }) {
+        // Each cookie is written into the very directory the reader holds: opened here without
+        // following a symlink and checked by device and inode, then created relative to it.
+        var cookies: [(root: ContainerRoot, name: String)] = []
+        defer {
+            for cookie in cookies {
+                unlinkat(cookie.root.fd, cookie.name, 0)
+                cookie.root.close()
+            }
+        }
+        for (id, location) in roots.sorted(by: { $0.key < $1.key }) {
             let cookie = "\(Crawler.cookiePrefix)\(getpid())-\(FileWatcher.cookieCounter.add(1, ordering: .relaxed).newValue)"
-            let path = System.join(root, [cookie])
             // Register first: the reader may see the cookie before `open` returns.
             let waiter = shared.register(container: id, cookie: cookie)
             waiters.append(waiter)
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                close(fd)
-                cookies.append(path)
-            } else {
-                // No cookie (read-only root, root just vanished): the reader rescans instead.
-                shared.requireRescan(waiter)
+            var written = false
+            if case .success(let root) = ContainerRoot.open(location.path) {
+                if root.device == location.device && root.inode == location.inode {
+                    let fd = openat(root.fd, cookie, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                    if fd >= 0 {
+                        close(fd)
+                        cookies.append((root, cookie))
+                        written = true
+                    }
+                }
+                if !written { root.close() }
             }
+            // No cookie (read-only root, root just vanished or replaced): the reader rescans instead.
+            if !written { shared.requireRescan(waiter) }
         }
         shared.wake()       // the reader acknowledges waiters it cannot see a cookie for
         var sequence = last

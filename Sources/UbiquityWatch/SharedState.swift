@@ -8,7 +8,8 @@ struct SharedState: Sendable {
     var waiters: [Int: SyncWaiter] = [:]
     var nextWaiter = 0
     var status: WatchStatus
-    /// Available containers' roots: where sync writes cookies.
-    var roots: [ContainerID: String] = [:]
+    /// Available containers' roots: where sync writes cookies, and the directory (device, inode)
+    /// the reader holds there: a cookie goes only into that very directory.
+    var roots: [ContainerID: RootLocation] = [:]
     var stopWaiters: [CheckedContinuation<Void, Never>] = []
 }

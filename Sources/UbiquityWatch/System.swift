@@ -64,9 +64,22 @@ enum System {
         return FileStat(raw)
     }
 
-    /// `statx` of an absolute path without following its final component.
-    static func stat(path: String) throws(WatchError) -> FileStat? {
-        try stat(at: AT_FDCWD, path, describing: path)
+    /// An entry's status and tags, both relative to the directory open at `directory` and never
+    /// through a final symlink: what the watcher and the crawler report for every entry. `nil`
+    /// when the entry does not exist.
+    static func entry(at directory: Int32, _ name: UnsafePointer<CChar>,
+                      describing: @autoclosure () -> String) throws(WatchError) -> FileStat? {
+        guard var found = try stat(at: directory, name, describing: describing()) else { return nil }
+        // Symlinks carry no user attributes on Linux; other kinds are not items that show tags.
+        if found.kind == .regular || found.kind == .directory { found.tags = TagReader.tags(in: directory, named: name) }
+        return found
+    }
+
+    /// The device and inode of the file open at `fd`.
+    static func identity(of fd: Int32) -> (device: UInt64, inode: UInt64)? {
+        var raw = ubq_stat()
+        guard ubq_statx(fd, "", UBQ_AT_EMPTY_PATH, UBQ_STATX_BASIC_AND_BIRTH, &raw) == 0 else { return nil }
+        return (raw.device, raw.inode)
     }
 
     /// `root/a/b` for components `[a, b]`; `root` for `[]`.

@@ -3,31 +3,43 @@ import Glibc
 
 /// Reads and writes Finder-style tags: the `user.xdg.tags` extended attribute, comma-separated.
 ///
-/// Never follows a symlink (`lgetxattr`). Reading costs about one `stat`, so the index reads
-/// tags lazily, only for queries that ask for them:
+/// The watcher reads tags where it takes an entry's status, relative to the same directory
+/// descriptor (``tags(in:named:)``, `getxattrat`), and carries them in the change: the index does
+/// no I/O. Never follows a symlink. The path forms are for tools (`ubiq tag`) and tests.
 ///
 /// ```swift
-/// index.tagsReader = TagReader.reader
+/// try TagReader.setTags(["Red", "urgent"], atPath: "/srv/c/Documents/plan.txt")
+/// TagReader.tags(atPath: "/srv/c/Documents/plan.txt")      // ["Red", "urgent"]
 /// ```
 public enum TagReader {
     /// The extended attribute holding the tags.
     public static let attributeName = "user.xdg.tags"
 
-    /// For `MetadataIndex.tagsReader`.
-    public static let reader: @Sendable (String) -> [String] = { tags(atPath: $0) }
+    /// The largest value read (the kernel's own limit for one attribute value is 64 KiB).
+    static let maxValueBytes = 1 << 16
 
     /// The tags of the entry at `path`: `[]` when it has none, does not exist, or the file system
     /// has no user extended attributes. Surrounding spaces and empty tags are dropped.
     public static func tags(atPath path: String) -> [String] {
+        read { ubq_lgetxattr(path, attributeName, $0, $1) }
+    }
+
+    /// The tags of the entry `name` in the directory open at `directory`: the watcher's form.
+    static func tags(in directory: Int32, named name: UnsafePointer<CChar>) -> [String] {
+        read { ubq_getxattrat(directory, name, attributeName, $0, $1) }
+    }
+
+    /// Runs `get(buffer, size)` with a growing buffer (`ERANGE`), up to ``maxValueBytes``.
+    private static func read(_ get: (UnsafeMutableRawPointer?, Int) -> Int) -> [String] {
         var capacity = 256
-        while capacity <= 1 << 16 {
+        while capacity <= maxValueBytes {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let size = buffer.withUnsafeMutableBytes { ubq_lgetxattr(path, attributeName, $0.baseAddress, $0.count) }
-            if size >= 0 { return parse(buffer[..<size]) }
+            let size = buffer.withUnsafeMutableBytes { get($0.baseAddress, $0.count) }
+            if size >= 0 { return parse(buffer[..<min(size, capacity)]) }
             let error = Glibc.errno
             if error == EINTR { continue }
             guard error == ERANGE else { return [] }     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
-            let needed = ubq_lgetxattr(path, attributeName, nil, 0)
+            let needed = get(nil, 0)
             capacity = needed > capacity ? needed : capacity * 2
         }
         return []

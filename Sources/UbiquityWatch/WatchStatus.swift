@@ -16,6 +16,9 @@ public struct WatchStatus: Sendable, Hashable {
     public var resyncCount: Int
     public var availableContainers: [ContainerID]
     public var unavailableContainers: [ContainerID]
+    /// Why an unavailable container is, when more is known than "its directory is missing"
+    /// (its root is a symlink, is not a directory, cannot be opened).
+    public var unavailableReasons: [ContainerID: String]
     /// The sequence number of the last batch emitted.
     public var lastSequence: UInt64
     /// The latest entries that could not be indexed (names not UTF-8, unreadable directories),
@@ -26,7 +29,8 @@ public struct WatchStatus: Sendable, Hashable {
     public init(
         watchesUsed: Int = 0, watchBudget: Int = 0, kernelWatchLimit: Int? = nil,
         unwatchedSubtrees: [UnwatchedSubtree] = [], overflowCount: Int = 0, resyncCount: Int = 0,
-        availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [], lastSequence: UInt64 = 0,
+        availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [],
+        unavailableReasons: [ContainerID: String] = [:], lastSequence: UInt64 = 0,
         skippedEntries: [SkippedEntry] = [], skippedTotal: Int = 0
     ) {
         self.watchesUsed = watchesUsed
@@ -37,6 +41,7 @@ public struct WatchStatus: Sendable, Hashable {
         self.resyncCount = resyncCount
         self.availableContainers = availableContainers
         self.unavailableContainers = unavailableContainers
+        self.unavailableReasons = unavailableReasons
         self.lastSequence = lastSequence
         self.skippedEntries = skippedEntries
         self.skippedTotal = skippedTotal

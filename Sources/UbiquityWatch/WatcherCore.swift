@@ -8,6 +8,11 @@ import UbiquityIndex
 final class WatcherCore {
     struct Container {
         var descriptor: ContainerDescriptor
+        /// The root directory held while the container is available: every crawl, stat and tag
+        /// read below it is relative to this descriptor, never to the path.
+        var root: ContainerRoot?
+        /// Why the container is unavailable, when something other than "missing" is known.
+        var unavailableReason: String?
         var available = false
         /// Whether a first availability notice was sent.
         var announced = false
@@ -21,8 +26,9 @@ final class WatcherCore {
         case stat(Int, [String])
         case move(Int, from: [String], to: [String])
         case ready(FileSystemChange)
-        /// A stat of a path that was gone when taken: the delete or rename explaining it follows.
-        case dropped
+        /// A stat of a path that was gone when taken: the delete or rename explaining it follows
+        /// (a rename of a directory above it takes it again at the new place).
+        case gone(Int, [String])
     }
 
     struct StatKey: Hashable {
@@ -110,8 +116,14 @@ final class WatcherCore {
         for slot in containers.keys.sorted() {
             guard let container = containers[slot] else { continue }
             if container.available {
+                // The root's parent renamed, or the root swapped while no event could tell:
+                // the path no longer leads to the directory held.
+                if let root = container.root, !root.isStill(at: container.descriptor.root) {
+                    containerLost(slot)
+                    continue
+                }
                 rescanUnwatched(slot)
-            } else if access(container.descriptor.root, F_OK) == 0 {
+            } else if Self.somethingIsAt(container.descriptor.root) {
                 attachContainer(slot)
             }
         }
@@ -195,6 +207,7 @@ final class WatcherCore {
     private func shutdown() {
         flush()
         let (waiters, stopWaiters) = shared.finish()
+        for slot in containers.keys { containers[slot]?.root?.close() }
         inotify.close()
         close(shared.wakeFD)
         output.finish()
@@ -341,9 +354,20 @@ final class WatcherCore {
             }
         }
         operations.append(.move(slot, from: from, to: to))
+        if source.mask.contains(.isDirectory) { restatMovedAway(slot, from: from, to: to) }
         if needsCrawl { attach(slot, to) }
         addStat(slot, fromParent)
         addStat(slot, toParent)
+    }
+
+    /// Stats taken just before a directory's rename found nothing below it when the directory
+    /// had moved already (an entry created in it, then the rename, in one read): take them again
+    /// at the new place, after the move.
+    private func restatMovedAway(_ slot: Int, from: [String], to: [String]) {
+        for operation in operations {
+            guard case .gone(slot, let path) = operation, path.count > from.count, path.starts(with: from) else { continue }
+            addStat(slot, to + path.dropFirst(from.count))
+        }
     }
 
     /// A `MOVED_FROM` without partner: moved out of the container (or of everything we watch).
@@ -402,6 +426,18 @@ final class WatcherCore {
     /// Watches and crawls a container root; announces whether it is available.
     private func attachContainer(_ slot: Int) {
         guard let before = containers[slot] else { return }
+        if before.root.map({ !$0.isStill(at: before.descriptor.root) }) ?? true {
+            detachContainer(slot)
+            switch ContainerRoot.open(before.descriptor.root) {
+            case .success(let root):
+                containers[slot]?.root = root
+                containers[slot]?.unavailableReason = nil
+            case .failure(.missing):
+                containers[slot]?.unavailableReason = nil
+            case .failure(.refused(let reason)):
+                containers[slot]?.unavailableReason = reason
+            }
+        }
         let listing = attach(slot, [])
         let available = listing?.root != nil
         containers[slot]?.available = available
@@ -421,10 +457,16 @@ final class WatcherCore {
         operations.append(.ready(.listing(container.descriptor.id, [], CrawlListing(root: nil))))
         if container.available { notices.append(.containerUnavailable(container.descriptor.id)) }
         containers[slot]?.available = false
+        // Deleted and re-created before we noticed: take it back at once. Replaced by something
+        // else (a symlink): the reason is in the status before anyone hears of the loss.
+        if Self.somethingIsAt(container.descriptor.root) { attachContainer(slot) }
         flush()
         shared.acknowledge(sequence: sequence) { $1.container == container.descriptor.id }
-        // Deleted and re-created before we noticed: take it back at once.
-        if access(container.descriptor.root, F_OK) == 0 { attachContainer(slot) }
+    }
+
+    /// Whether anything (a symlink included, never followed) is at `path`.
+    private static func somethingIsAt(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0
     }
 
     private func detachContainer(_ slot: Int) {
@@ -433,6 +475,8 @@ final class WatcherCore {
             tree.remove(subtree: wd)
         }
         containers[slot]?.unwatched = [:]
+        containers[slot]?.root?.close()
+        containers[slot]?.root = nil
     }
 
     // MARK: - Watching and crawling
@@ -441,7 +485,7 @@ final class WatcherCore {
     /// queues its `.listing`. Watches held below `path` that the walk no longer finds are removed.
     @discardableResult
     private func attach(_ slot: Int, _ path: [String]) -> CrawlListing? {
-        guard let container = containers[slot] else { return nil }
+        guard let container = containers[slot], let root = container.root else { return nil }
         var candidates: [Int32] = []
         if let wd = tree.lookup(container: slot, path) { candidates = tree.subtree(wd) }
         let previouslyUnwatched = container.unwatched.filter { $0.key.starts(with: path) }
@@ -450,7 +494,7 @@ final class WatcherCore {
         var visitor = WatchingVisitor(core: self, container: slot)
         let result: Crawler.Result
         do {
-            result = try crawler.walk(containerRoot: container.descriptor.root, relative: path, visitor: &visitor)
+            result = try crawler.walk(root: root.fd, rootPath: container.descriptor.root, relative: path, visitor: &visitor)
         } catch {
             return nil      // only invalid paths throw, and these come from the kernel and the tree
         }
@@ -541,21 +585,31 @@ final class WatcherCore {
     }
 
     /// Takes the queued stats now.
+    ///
+    /// Each status (and the entry's tags) is read relative to its parent directory, reached from
+    /// the held root one component at a time (``DirectoryResolver``): never through a symlink,
+    /// never a path longer than one name.
     private func materialize() {
+        var resolvers: [Int: DirectoryResolver] = [:]
+        defer { for slot in resolvers.keys { resolvers[slot]?.close() } }
+        func entry(_ slot: Int, _ path: [String]) -> FileStat? {
+            guard let container = containers[slot], let root = container.root else { return nil }
+            if path.isEmpty { return Crawler.restat(root.fd) }
+            if resolvers[slot] == nil { resolvers[slot] = DirectoryResolver(root: root.fd) }
+            return resolvers[slot]!.entry(path, describing: System.join(container.descriptor.root, path))
+        }
         for i in resolvedPrefix..<operations.count {
             switch operations[i] {
             case .stat(let slot, let path):
-                guard let container = containers[slot],
-                      let stat = try? System.stat(path: System.join(container.descriptor.root, path)) else {
-                    operations[i] = .dropped
+                guard let id = containers[slot]?.descriptor.id, let stat = entry(slot, path) else {
+                    operations[i] = .gone(slot, path)
                     continue
                 }
-                operations[i] = .ready(.stat(container.descriptor.id, path, stat))
+                operations[i] = .ready(.stat(id, path, stat))
             case .move(let slot, let from, let to):
-                guard let container = containers[slot] else { continue }
-                let stat = try? System.stat(path: System.join(container.descriptor.root, to))
-                operations[i] = .ready(.move(container.descriptor.id, from: from, to: to, stat: stat))
-            case .ready, .dropped:
+                guard let id = containers[slot]?.descriptor.id else { continue }
+                operations[i] = .ready(.move(id, from: from, to: to, stat: entry(slot, to)))
+            case .ready, .gone:
                 continue
             }
         }
@@ -597,14 +651,16 @@ final class WatcherCore {
         var unwatched: [UnwatchedSubtree] = []
         var available: [ContainerID] = []
         var unavailable: [ContainerID] = []
-        var roots: [ContainerID: String] = [:]
+        var roots: [ContainerID: RootLocation] = [:]
+        var reasons: [ContainerID: String] = [:]
         for container in containers.values {
             let id = container.descriptor.id
-            if container.available {
+            if container.available, let root = container.root {
                 available.append(id)
-                roots[id] = container.descriptor.root
+                roots[id] = RootLocation(path: container.descriptor.root, device: root.device, inode: root.inode)
             } else {
                 unavailable.append(id)
+                reasons[id] = container.unavailableReason
             }
             for (path, reason) in container.unwatched {
                 unwatched.append(UnwatchedSubtree(container: id, path: path, reason: reason))
@@ -614,7 +670,7 @@ final class WatcherCore {
         let status = WatchStatus(
             watchesUsed: tree.count, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
             overflowCount: resync.overflows, resyncCount: resync.resyncs, availableContainers: available.sorted(),
-            unavailableContainers: unavailable.sorted(), lastSequence: sequence,
+            unavailableContainers: unavailable.sorted(), unavailableReasons: reasons, lastSequence: sequence,
             skippedEntries: skippedEntries, skippedTotal: skippedTotal)
         shared.state.withLock { state in
             state.status = status

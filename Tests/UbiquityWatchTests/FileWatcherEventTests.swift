@@ -66,17 +66,35 @@ struct FileWatcherEventTests {
         }
     }
 
-    @Test func xattrChangeIsAStatAndTheTagsAreReadable() async throws {
+    @Test func xattrChangeIsAStatCarryingTheNewTags() async throws {
         try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
-            let before = try #require(try System.stat(path: h.path("a.txt")))
             try TagReader.setTags(["urgent", "home"], atPath: h.path("a.txt"))
-            try await h.recorder.wait(for: "stat after setxattr") { $0.hasStat("a.txt") { $0.changed > before.changed } }
-            #expect(TagReader.tags(atPath: h.path("a.txt")) == ["urgent", "home"])
+            // The watcher reads the tags where it takes the status: the change itself carries them.
+            try await h.recorder.wait(for: "stat carrying the tags") { $0.hasStat("a.txt") { $0.tags == ["urgent", "home"] } }
             let tags = h.recorder.withIndex { index -> [String] in
                 guard let id = index.lookup(container: 0, ["a.txt"]) else { return [] }
                 return IndexedItem(index, id).tags
             }
             #expect(tags == ["urgent", "home"])
+            try TagReader.setTags([], atPath: h.path("a.txt"))
+            try await h.recorder.wait(for: "stat with the tags gone") { $0.hasStat("a.txt") { $0.tags.isEmpty } }
+            try await h.converge()
+        }
+    }
+
+    @Test func theCrawlReadsTagsAlready() async throws {
+        try await WatchHarness.with(populate: {
+            try FS.write($0 + "/tagged.txt", "x")
+            try FS.mkdir($0 + "/folder")
+            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
+            try TagReader.setTags(["Blue", "Green"], atPath: $0 + "/folder")
+        }) { h in
+            let tags = h.recorder.withIndex { index -> [[String]] in
+                ["tagged.txt", "folder"].map { name in
+                    index.lookup(container: 0, [name]).map { IndexedItem(index, $0).tags } ?? []
+                }
+            }
+            #expect(tags == [["Red"], ["Blue", "Green"]])
             try await h.converge()
         }
     }

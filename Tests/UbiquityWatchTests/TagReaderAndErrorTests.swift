@@ -27,6 +27,9 @@ struct TagReaderTests {
         let tags = (0..<100).map { "tag-number-\($0)" }      // > 256 bytes: the read buffer grows
         try TagReader.setTags(tags, atPath: file)
         #expect(TagReader.tags(atPath: file) == tags)
+        let directory = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(directory) }
+        #expect(TagReader.tags(in: directory, named: "many.txt") == tags)
         #expect(TagReader.parse(ArraySlice(Array("a,,b ,\0".utf8))) == ["a", "b"])
     }
 
@@ -37,7 +40,12 @@ struct TagReaderTests {
         try TagReader.setTags(["target"], atPath: base + "/target.txt")
         try FS.symlink(base + "/target.txt", base + "/link")
         #expect(TagReader.tags(atPath: base + "/link") == [])
-        #expect(TagReader.reader(base + "/target.txt") == ["target"])
+        // The watcher's form: relative to a directory descriptor, the same answers.
+        let directory = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(directory) }
+        #expect(TagReader.tags(in: directory, named: "target.txt") == ["target"])
+        #expect(TagReader.tags(in: directory, named: "link") == [])
+        #expect(TagReader.tags(in: directory, named: "missing") == [])
         #expect {
             try TagReader.setTags(["x"], atPath: base + "/link")
         } throws: { error in

@@ -22,6 +22,8 @@ typedef struct ubq_stat {
     uint32_t gid;
     uint32_t nlink;
     uint64_t inode;
+    /// The device holding the inode (`makedev(stx_dev_major, stx_dev_minor)`).
+    uint64_t device;
     uint64_t size;
     int64_t modified_ns;
     int64_t changed_ns;
@@ -33,6 +35,8 @@ typedef struct ubq_stat {
 /// `AT_SYMLINK_NOFOLLOW`, `AT_EMPTY_PATH` and `AT_STATX_SYNC_AS_STAT` for `ubq_statx`'s flags.
 extern const int UBQ_AT_SYMLINK_NOFOLLOW;
 extern const int UBQ_AT_EMPTY_PATH;
+/// `O_PATH`, which the C library declares only under `_GNU_SOURCE`.
+extern const int UBQ_O_PATH;
 /// `STATX_BASIC_STATS | STATX_BTIME`.
 extern const unsigned int UBQ_STATX_BASIC_AND_BIRTH;
 
@@ -41,10 +45,18 @@ int ubq_statx(int dirfd, const char *path, int flags, unsigned int mask, ubq_sta
 
 /// `lgetxattr(2)`: never follows a final symlink. Returns the value size, or -1 with `errno` set.
 ssize_t ubq_lgetxattr(const char *path, const char *name, void *value, size_t size);
+/// `getxattrat(2)` of `path` relative to `dirfd`, never following a final symlink (kernels before
+/// 6.13 lack the call: there the entry is opened with `O_PATH | O_NOFOLLOW` relative to `dirfd` and
+/// read through `/proc/self/fd`). Returns the value size, or -1 with `errno` set.
+ssize_t ubq_getxattrat(int dirfd, const char *path, const char *name, void *value, size_t size);
 /// `lsetxattr(2)`. Returns 0, or -1 with `errno` set.
 int ubq_lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags);
 /// `lremovexattr(2)`. Returns 0, or -1 with `errno` set.
 int ubq_lremovexattr(const char *path, const char *name);
+
+/// `renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)`: swaps two entries in one step (tests
+/// swap a watched directory for a symlink with it). Returns 0, or -1 with `errno` set.
+int ubq_rename_exchange(const char *a, const char *b);
 
 /// `eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int ubq_eventfd_cloexec_nonblock(unsigned int initval);

@@ -89,7 +89,6 @@ public final class Daemon: Sendable {
         // SIGHUP's default action ends the process: ignore it from the first moment, until the
         // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
         if settings.trapsSignals { signal(SIGHUP, SIG_IGN) }
-        await engine.setTagsReader(TagReader.reader)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: IndexService(daemon: self)),
@@ -131,8 +130,10 @@ public final class Daemon: Sendable {
         if !unwatched.isEmpty {
             degraded.append("\(unwatched.count) subtree(s) unwatched (watch budget); kept correct by rescans")
         }
+        let reasons = Dictionary(uniqueKeysWithValues: watch.unavailableReasons.map { ($0.key.rawValue, $0.value) })
         for container in containers where !container.available {
-            degraded.append("container \(container.id) is unavailable (\(container.path) missing or unreadable)")
+            let reason = reasons[container.id] ?? "\(container.path) missing or unreadable"
+            degraded.append("container \(container.id) is unavailable (\(reason))")
         }
         if !ready.load(ordering: .relaxed) { degraded.append("initial crawl in progress") }
         let skipped = watch.skippedEntries.filter { visibleIDs.contains($0.container) }
