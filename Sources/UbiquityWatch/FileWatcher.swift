@@ -22,8 +22,10 @@ public import UbiquityIndex
 /// 1. A consumer that applies every batch in order holds what a fresh ``Crawler`` crawl would
 ///    list, once the file system is quiet and the consumer has applied the batch that
 ///    ``sync(timeout:)`` returned.
-/// 2. A queue overflow rescans every container (`.listing` of the root, which the index diffs)
-///    and sends ``ChangeNotice/resync(_:reason:)``; bursts rescan at most once per `overflowBackoff`.
+/// 2. A queue overflow rescans the containers of that queue (`.listing` of the root, which the
+///    index diffs) and sends ``ChangeNotice/resync(_:reason:)``; bursts rescan at most once per
+///    `overflowBackoff`. Each container has a queue of its own (up to `maxInotifyInstances`), so
+///    one flooded container never makes another rescan.
 /// 3. Directories that cannot be watched (budget, `ENOSPC`) are rescanned every `rescanInterval`
 ///    and reported in ``status`` and as ``ChangeNotice/subtreeUnwatched(_:)``; the rest stays watched.
 /// 4. A container whose root disappears gets a rootless `.listing` and
@@ -53,11 +55,15 @@ public final class FileWatcher: Sendable {
         public var syncTimeout: Duration
         /// Bytes per read of the inotify queue (at least one maximal event is enforced).
         public var readBufferSize: Int
+        /// The most inotify instances to open, the shared one included. Each container gets its
+        /// own while the limit (and the kernel's `max_user_instances`, 128 by default per uid)
+        /// allows, so an overflow rescans only the containers that lost events; the rest share one.
+        public var maxInotifyInstances: Int
 
         public init(
             maxWatches: Int? = nil, rescanInterval: Duration = .seconds(10), pairingWindow: Duration = .milliseconds(10),
             overflowBackoff: Duration = .milliseconds(100), syncTimeout: Duration = .seconds(10),
-            readBufferSize: Int = 64 * 1024
+            readBufferSize: Int = 64 * 1024, maxInotifyInstances: Int = 32
         ) {
             self.maxWatches = maxWatches
             self.rescanInterval = rescanInterval
@@ -65,6 +71,7 @@ public final class FileWatcher: Sendable {
             self.overflowBackoff = overflowBackoff
             self.syncTimeout = syncTimeout
             self.readBufferSize = readBufferSize
+            self.maxInotifyInstances = maxInotifyInstances
         }
     }
 
@@ -75,7 +82,8 @@ public final class FileWatcher: Sendable {
     private let shared: WatcherShared
     private let inotifyFD: Int32
 
-    /// Creates the inotify instance; nothing is read before ``start()``.
+    /// Creates the shared inotify instance (each container gets its own when the reader starts
+    /// watching it); nothing is read before ``start()``.
     ///
     /// - Parameters:
     ///   - containers: Watched from the start; more can come with ``addContainer(_:)``.

@@ -10,7 +10,9 @@ public struct WatchStatus: Sendable, Hashable {
     public var kernelWatchLimit: Int?
     /// Subtrees kept correct by periodic rescans instead of watches.
     public var unwatchedSubtrees: [UnwatchedSubtree]
-    /// How many times the kernel queue overflowed.
+    /// inotify instances open: one per container up to the configured limit, plus the shared one.
+    public var inotifyInstances: Int
+    /// How many times a kernel queue overflowed.
     public var overflowCount: Int
     /// How many full rescans overflows caused (fewer than overflows when they came in a burst).
     public var resyncCount: Int
@@ -31,7 +33,7 @@ public struct WatchStatus: Sendable, Hashable {
         unwatchedSubtrees: [UnwatchedSubtree] = [], overflowCount: Int = 0, resyncCount: Int = 0,
         availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [],
         unavailableReasons: [ContainerID: String] = [:], lastSequence: UInt64 = 0,
-        skippedEntries: [SkippedEntry] = [], skippedTotal: Int = 0
+        skippedEntries: [SkippedEntry] = [], skippedTotal: Int = 0, inotifyInstances: Int = 1
     ) {
         self.watchesUsed = watchesUsed
         self.watchBudget = watchBudget
@@ -45,5 +47,6 @@ public struct WatchStatus: Sendable, Hashable {
         self.lastSequence = lastSequence
         self.skippedEntries = skippedEntries
         self.skippedTotal = skippedTotal
+        self.inotifyInstances = inotifyInstances
     }
 }

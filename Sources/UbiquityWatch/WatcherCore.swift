@@ -1,7 +1,9 @@
 import Glibc
 import UbiquityIndex
 
-/// The reader thread's state: the watch tree, the containers, the batch being built.
+/// The reader thread: the door between the kernel and the batches. It reads each channel's
+/// events, asks ``RenamePairing`` and ``EventPolicy`` what they mean, performs that (watches,
+/// crawls, stats relative to held descriptors) and builds the batch.
 ///
 /// Single-threaded by construction: created on the reader thread, used only there, and every
 /// exchange with callers goes through ``WatcherShared``.
@@ -36,7 +38,12 @@ final class WatcherCore {
         var path: [String]
     }
 
-    let inotify: Inotify
+    /// The first inotify instance: containers share it when they cannot have their own.
+    let sharedChannel: WatchChannel
+    /// Every open instance, the shared one first.
+    private(set) var channels: [WatchChannel]
+    /// Container slot → its channel.
+    private var channelOf: [Int: WatchChannel] = [:]
     let shared: WatcherShared
     let output: AsyncStream<ChangeBatch>.Continuation
     let configuration: FileWatcher.Configuration
@@ -46,7 +53,6 @@ final class WatcherCore {
 
     var containers: [Int: Container] = [:]
     private var nextSlot = 0
-    var tree = WatchTree()
 
     private var operations: [Operation] = []
     /// Operations before this index are resolved already.
@@ -60,40 +66,70 @@ final class WatcherCore {
     private var pendingStats: Set<StatKey> = []
     private(set) var sequence: UInt64 = 0
 
-    private var resync: ResyncSchedule
+    private var overflowCount = 0
+    private var resyncCount = 0
     private var nextTickAt: Int64
     private var held = false
 
     init(inotify: Inotify, shared: WatcherShared, output: AsyncStream<ChangeBatch>.Continuation,
          configuration: FileWatcher.Configuration) {
-        self.inotify = inotify
+        sharedChannel = WatchChannel(inotify: inotify, backoffNanoseconds: configuration.overflowBackoff.nanoseconds,
+                                     isShared: true)
+        channels = [sharedChannel]
         self.shared = shared
         self.output = output
         self.configuration = configuration
         (budget, kernelLimit) = shared.state.withLock { ($0.status.watchBudget, $0.status.kernelWatchLimit) }
         nextTickAt = System.monotonicNanoseconds() + configuration.rescanInterval.nanoseconds
-        resync = ResyncSchedule(backoffNanoseconds: configuration.overflowBackoff.nanoseconds)
+    }
+
+    /// The channel a container is watched through.
+    func channel(_ slot: Int) -> WatchChannel { channelOf[slot] ?? sharedChannel }
+
+    /// Watches held through every channel: what the budget counts.
+    var watchesUsed: Int { channels.reduce(0) { $0 + $1.tree.count } }
+
+    /// Gives a new container its own inotify instance when the limit and the kernel allow,
+    /// else the shared one.
+    private func assignChannel(_ slot: Int) {
+        var channel = sharedChannel
+        if channels.count < configuration.maxInotifyInstances, let fd = try? Inotify.open() {
+            channel = WatchChannel(inotify: Inotify(adopting: fd, bufferSize: configuration.readBufferSize),
+                                   backoffNanoseconds: configuration.overflowBackoff.nanoseconds, isShared: false)
+            channels.append(channel)
+        }
+        channel.slots.insert(slot)
+        channelOf[slot] = channel
+    }
+
+    /// A removed container's channel closes with it (the shared one stays).
+    private func releaseChannel(_ slot: Int) {
+        let channel = channel(slot)
+        channel.slots.remove(slot)
+        channelOf[slot] = nil
+        guard !channel.isShared else { return }
+        channel.inotify.close()
+        channels.removeAll { $0 === channel }
     }
 
     // MARK: - The loop
 
     func run() {
-        var fds = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: inotify.fd, events: Int16(POLLIN), revents: 0)]
-        while processCommands() {
+        loop: while processCommands() {
             flush()
             publishStatus()
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let result = poll(&fds, held ? 1 : 2, held ? -1 : millisecondsUntilNextTimer())
+            let polled = held ? [] : channels
+            var fds = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0)]
+                + polled.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
+            let result = poll(&fds, nfds_t(fds.count), held ? -1 : millisecondsUntilNextTimer())
             if result < 0 && Glibc.errno != EINTR { break }
             if fds[0].revents != 0 {
                 var value: UInt64 = 0
                 _ = read(shared.wakeFD, &value, MemoryLayout<UInt64>.size)
             }
             if held { continue }
-            if fds[1].revents != 0 {
-                guard readAndProcess() else { break }
+            for (index, channel) in polled.enumerated() where fds[index + 1].revents != 0 {
+                guard readAndProcess(channel) else { break loop }
             }
             runTimers()
         }
@@ -102,7 +138,7 @@ final class WatcherCore {
 
     private func millisecondsUntilNextTimer() -> Int32 {
         var next = nextTickAt
-        if let due = resync.dueAt { next = min(next, due) }
+        for channel in channels { if let due = channel.resync.dueAt { next = min(next, due) } }
         let remaining = next - System.monotonicNanoseconds()
         if remaining <= 0 { return 0 }
         return Int32(clamping: (remaining + 999_999) / 1_000_000)
@@ -110,7 +146,7 @@ final class WatcherCore {
 
     private func runTimers() {
         let now = System.monotonicNanoseconds()
-        if resync.isDue(at: now) { resyncAll() }
+        for channel in channels where channel.resync.isDue(at: now) { resync(channel) }
         guard now >= nextTickAt else { return }
         nextTickAt = now + configuration.rescanInterval.nanoseconds
         for slot in containers.keys.sorted() {
@@ -150,6 +186,7 @@ final class WatcherCore {
                 } else {
                     nextSlot += 1
                     containers[nextSlot] = Container(descriptor: descriptor)
+                    assignChannel(nextSlot)
                     attachContainer(nextSlot)
                 }
             case .remove(let id):
@@ -158,6 +195,7 @@ final class WatcherCore {
                 operations.append(.ready(.listing(id, [], CrawlListing(root: nil))))
                 flush()
                 containers[slot] = nil
+                releaseChannel(slot)
                 shared.acknowledge(sequence: sequence) { $1.container == id }
             case .hold(let continuation):
                 held = true
@@ -194,7 +232,7 @@ final class WatcherCore {
             }
             if waiter.needsRescan {
                 attach(slot, [])
-            } else if tree.roots[slot] == nil {
+            } else if channel(slot).tree.roots[slot] == nil {
                 rescanUnwatched(slot)
             } else {
                 continue        // its cookie event will come
@@ -208,7 +246,7 @@ final class WatcherCore {
         flush()
         let (waiters, stopWaiters) = shared.finish()
         for slot in containers.keys { containers[slot]?.root?.close() }
-        inotify.close()
+        for channel in channels { channel.inotify.close() }
         close(shared.wakeFD)
         output.finish()
         for waiter in waiters { waiter.resume(throwing: WatchError(.stopped, message: "the watcher stopped during sync")) }
@@ -217,138 +255,97 @@ final class WatcherCore {
 
     // MARK: - Reading events
 
-    /// Reads one buffer of events and turns it into operations.
+    /// Reads one buffer of a channel's events and turns it into operations.
     /// - Returns: false when the descriptor is unusable.
-    private func readAndProcess() -> Bool {
+    private func readAndProcess(_ channel: WatchChannel) -> Bool {
         var events: [InotifyEvent] = []
         do {
-            guard try inotify.read(into: &events) else { return true }
+            guard try channel.inotify.read(into: &events) else { return true }
         } catch {
             return false
         }
-        var paired = Set<Int>()
-        // MOVED_TO events by cookie, in order: pairing is a lookup, not a scan.
-        var arrivals: [UInt32: [Int]] = [:]
-        func indexArrivals(from start: Int) {
-            for i in start..<events.count where events[i].mask.contains(.movedTo) { arrivals[events[i].cookie, default: []].append(i) }
-        }
-        func partner(of index: Int) -> Int? {
-            arrivals[events[index].cookie]?.first { $0 > index && !paired.contains($0) }
-        }
-        indexArrivals(from: 0)
-        var index = 0
-        while index < events.count {
-            defer { index += 1 }
-            let event = events[index]
-            if paired.contains(index) { continue }
-            if event.wd == -1 || event.mask.contains(.queueOverflow) {
-                resync.overflowed(at: System.monotonicNanoseconds())
-                continue
-            }
-            guard event.mask.contains(.movedFrom) else {
-                handle(event)
-                continue
-            }
-            // The last event of the read may have its partner still on the way: wait a little.
-            if partner(of: index) == nil && index == events.count - 1
-                && inotify.waitReadable(milliseconds: Int32(clamping: configuration.pairingWindow.milliseconds)) {
-                let known = events.count
-                _ = try? inotify.read(into: &events)
-                indexArrivals(from: known)
-            }
-            if let partner = partner(of: index) {
-                paired.insert(partner)
-                handleRename(from: event, to: events[partner])
-            } else {
-                handleMoveOut(event)
+        var pairing = RenamePairing(events)
+        while let step = pairing.next(events) {
+            switch step {
+            case .overflow:
+                overflowCount += 1
+                channel.resync.overflowed(at: System.monotonicNanoseconds())
+            case .event(let index):
+                handle(events[index], in: channel)
+            case .rename(let from, let to):
+                handleRename(from: events[from], to: events[to], in: channel)
+            case .movedOut(let index):
+                handleMoveOut(events[index], in: channel)
+            case .awaitPartner:
+                // The read ended between the halves of a rename: wait a little for the other.
+                if channel.inotify.waitReadable(milliseconds: Int32(clamping: configuration.pairingWindow.milliseconds)) {
+                    let known = events.count
+                    _ = try? channel.inotify.read(into: &events)
+                    pairing.arrived(events, from: known)
+                }
             }
         }
-        if resync.isDue(at: System.monotonicNanoseconds()) { resyncAll() }
+        if channel.resync.isDue(at: System.monotonicNanoseconds()) { resync(channel) }
         return true
     }
 
-    private func handle(_ event: InotifyEvent) {
-        guard let directory = tree.directory(event.wd) else { return }       // a watch we already forgot
+    /// Performs what ``EventPolicy`` decides for one event.
+    private func handle(_ event: InotifyEvent, in channel: WatchChannel) {
+        guard let directory = channel.tree.directory(event.wd) else { return }       // a watch we already forgot
         let slot = directory.container
-        let mask = event.mask
-        if mask.contains(.ignored) {
-            watchVanished(event.wd)
-            return
-        }
-        if mask.contains(.deleteSelf) || mask.contains(.moveSelf) || mask.contains(.unmount) {
-            if directory.parent == nil { containerLost(slot) }
-            return                                  // otherwise the parent reports it, by name
-        }
-        if let raw = event.undecodableName {
-            // Cannot be an item (a name must be UTF-8): say so, never drop it silently.
-            if mask.contains(.create) || mask.contains(.movedTo), let id = containers[slot]?.descriptor.id {
-                recordSkipped(id, tree.path(of: event.wd) + [String(decoding: raw, as: UTF8.self)],
-                              reason: "name: the name is not valid UTF-8")
+        let entryIsWatched = event.name.map { channel.tree.child(of: event.wd, named: $0) != nil } ?? false
+        let decisions = EventPolicy.decide(event, isContainerRoot: directory.parent == nil, entryIsWatched: entryIsWatched)
+        guard !decisions.isEmpty else { return }
+        let parentPath = channel.tree.path(of: event.wd)
+        let name = event.name ?? ""
+        for decision in decisions {
+            switch decision {
+            case .watchVanished: watchVanished(event.wd, in: channel)
+            case .containerLost: containerLost(slot)
+            case .cookieSeen(let cookie): cookieSeen(cookie, slot)
+            case .skipped(let raw):
+                if let id = containers[slot]?.descriptor.id {
+                    recordSkipped(id, parentPath + [String(decoding: raw, as: UTF8.self)], reason: "name: the name is not valid UTF-8")
+                }
+            case .statDirectory: addStat(slot, parentPath)
+            case .statEntry: addStat(slot, parentPath + [name])
+            case .attachEntry: attach(slot, parentPath + [name])
+            case .forgetEntry: forget(slot, parent: event.wd, name: name)
+            case .removeEntry(let isDirectory): addRemove(slot, parentPath + [name], isDirectory: isDirectory)
             }
-            return
-        }
-        guard let name = event.name else {
-            if directory.parent == nil && mask.contains(.attrib) { addStat(slot, []) }
-            return
-        }
-        if Crawler.isCookie(name) {
-            if directory.parent == nil && mask.contains(.create) { cookieSeen(name, slot) }
-            return
-        }
-        let parentPath = tree.path(of: event.wd)
-        let path = parentPath + [name]
-        let isDirectory = mask.contains(.isDirectory)
-        if mask.contains(.create) {
-            // A directory the walk of an ancestor already watched and listed needs no second walk.
-            if isDirectory && tree.child(of: event.wd, named: name) == nil { attach(slot, path) } else { addStat(slot, path) }
-            addStat(slot, parentPath)
-        } else if mask.contains(.delete) {
-            forget(slot, parent: event.wd, name: name)
-            addRemove(slot, path, isDirectory: isDirectory)
-            addStat(slot, parentPath)
-        } else if mask.contains(.movedTo) {
-            // Moved in from outside (or its MOVED_FROM was given up on): crawl what arrived.
-            forget(slot, parent: event.wd, name: name)
-            attach(slot, path)
-            addStat(slot, parentPath)
-        } else if isDirectory && mask.contains(.attrib) && tree.child(of: event.wd, named: name) == nil {
-            // A directory we hold no watch for (unreadable before?) may be readable now.
-            attach(slot, path)
-        } else {
-            addStat(slot, path)
         }
     }
 
     /// A paired `MOVED_FROM`/`MOVED_TO`.
-    private func handleRename(from source: InotifyEvent, to destination: InotifyEvent) {
-        guard let sourceDirectory = tree.directory(source.wd), let sourceName = source.name else {
-            handle(destination)
+    private func handleRename(from source: InotifyEvent, to destination: InotifyEvent, in channel: WatchChannel) {
+        guard let sourceDirectory = channel.tree.directory(source.wd), let sourceName = source.name else {
+            handle(destination, in: channel)
             return
         }
-        guard let destinationDirectory = tree.directory(destination.wd), let destinationName = destination.name,
+        guard let destinationDirectory = channel.tree.directory(destination.wd), let destinationName = destination.name,
               sourceDirectory.container == destinationDirectory.container else {
-            handleMoveOut(source)
-            handle(destination)
+            handleMoveOut(source, in: channel)
+            handle(destination, in: channel)
             return
         }
         if Crawler.isCookie(sourceName) || Crawler.isCookie(destinationName) { return }
         let slot = sourceDirectory.container
-        let fromParent = tree.path(of: source.wd)
-        let toParent = tree.path(of: destination.wd)
+        let fromParent = channel.tree.path(of: source.wd)
+        let toParent = channel.tree.path(of: destination.wd)
         let from = fromParent + [sourceName]
         let to = toParent + [destinationName]
         // Stats already queued name paths this rename is about to change: take them now.
         materialize()
 
-        let moved = tree.child(of: source.wd, named: sourceName)
-        if let replaced = tree.child(of: destination.wd, named: destinationName), replaced != moved {
+        let moved = channel.tree.child(of: source.wd, named: sourceName)
+        if let replaced = channel.tree.child(of: destination.wd, named: destinationName), replaced != moved {
             forget(slot, parent: destination.wd, name: destinationName)     // renamed over an empty directory
         }
         renameUnwatched(slot, from: from, to: to)
         var needsCrawl = false
         if source.mask.contains(.isDirectory) {
             if let moved {
-                dropWatches(tree.move(moved, to: destination.wd, name: destinationName))
+                dropWatches(channel.tree.move(moved, to: destination.wd, name: destinationName), in: channel)
             } else if containers[slot]?.unwatched[to] == nil {
                 needsCrawl = true                   // a directory we held no watch for
             }
@@ -371,28 +368,29 @@ final class WatcherCore {
     }
 
     /// A `MOVED_FROM` without partner: moved out of the container (or of everything we watch).
-    private func handleMoveOut(_ event: InotifyEvent) {
-        guard let directory = tree.directory(event.wd), let name = event.name, !Crawler.isCookie(name) else { return }
-        let parentPath = tree.path(of: event.wd)
+    private func handleMoveOut(_ event: InotifyEvent, in channel: WatchChannel) {
+        guard let directory = channel.tree.directory(event.wd), let name = event.name, !Crawler.isCookie(name) else { return }
+        let parentPath = channel.tree.path(of: event.wd)
         forget(directory.container, parent: event.wd, name: name)
         addRemove(directory.container, parentPath + [name], isDirectory: event.mask.contains(.isDirectory))
         addStat(directory.container, parentPath)
     }
 
     /// The kernel dropped a watch (`IN_IGNORED`): its directory was deleted or unmounted.
-    private func watchVanished(_ wd: Int32) {
-        guard let directory = tree.directory(wd) else { return }
+    private func watchVanished(_ wd: Int32, in channel: WatchChannel) {
+        guard let directory = channel.tree.directory(wd) else { return }
         if directory.parent == nil {
             containerLost(directory.container)
         } else {
-            dropWatches(tree.remove(subtree: wd).filter { $0 != wd })
+            dropWatches(channel.tree.remove(subtree: wd).filter { $0 != wd }, in: channel)
         }
     }
 
     /// Forgets the watches and unwatched records at and below `parent/name`.
     private func forget(_ slot: Int, parent: Int32, name: String) {
-        if let child = tree.child(of: parent, named: name) { dropWatches(tree.remove(subtree: child)) }
-        let path = tree.path(of: parent) + [name]
+        let channel = channel(slot)
+        if let child = channel.tree.child(of: parent, named: name) { dropWatches(channel.tree.remove(subtree: child), in: channel) }
+        let path = channel.tree.path(of: parent) + [name]
         guard let container = containers[slot], !container.unwatched.isEmpty else { return }
         let gone = container.unwatched.keys.filter { $0.starts(with: path) }
         for subtree in gone.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -401,8 +399,8 @@ final class WatcherCore {
         }
     }
 
-    private func dropWatches(_ wds: [Int32]) {
-        for wd in wds { inotify.removeWatch(wd) }
+    private func dropWatches(_ wds: [Int32], in channel: WatchChannel) {
+        for wd in wds { channel.inotify.removeWatch(wd) }
     }
 
     private func renameUnwatched(_ slot: Int, from: [String], to: [String]) {
@@ -470,9 +468,10 @@ final class WatcherCore {
     }
 
     private func detachContainer(_ slot: Int) {
-        for wd in tree.descriptors(ofContainer: slot) {
-            inotify.removeWatch(wd)
-            tree.remove(subtree: wd)
+        let channel = channel(slot)
+        for wd in channel.tree.descriptors(ofContainer: slot) {
+            channel.inotify.removeWatch(wd)
+            channel.tree.remove(subtree: wd)
         }
         containers[slot]?.unwatched = [:]
         containers[slot]?.root?.close()
@@ -487,11 +486,12 @@ final class WatcherCore {
     private func attach(_ slot: Int, _ path: [String]) -> CrawlListing? {
         guard let container = containers[slot], let root = container.root else { return nil }
         var candidates: [Int32] = []
-        if let wd = tree.lookup(container: slot, path) { candidates = tree.subtree(wd) }
+        let channel = channel(slot)
+        if let wd = channel.tree.lookup(container: slot, path) { candidates = channel.tree.subtree(wd) }
         let previouslyUnwatched = container.unwatched.filter { $0.key.starts(with: path) }
         for key in previouslyUnwatched.keys { containers[slot]?.unwatched[key] = nil }
 
-        var visitor = WatchingVisitor(core: self, container: slot)
+        var visitor = WatchingVisitor(core: self, channel: channel, container: slot)
         let result: Crawler.Result
         do {
             result = try crawler.walk(root: root.fd, rootPath: container.descriptor.root, relative: path, visitor: &visitor)
@@ -500,10 +500,10 @@ final class WatcherCore {
         }
         candidates += visitor.displaced
         var stale: [Int32] = []
-        for wd in Set(candidates) where !visitor.visited.contains(wd) && tree.directory(wd) != nil {
-            stale.append(contentsOf: tree.remove(subtree: wd).filter { !visitor.visited.contains($0) })
+        for wd in Set(candidates) where !visitor.visited.contains(wd) && channel.tree.directory(wd) != nil {
+            stale.append(contentsOf: channel.tree.remove(subtree: wd).filter { !visitor.visited.contains($0) })
         }
-        dropWatches(stale)
+        dropWatches(stale, in: channel)
 
         let id = container.descriptor.id
         operations.append(.ready(.listing(id, path, result.listing)))
@@ -519,7 +519,7 @@ final class WatcherCore {
         }
         for subtree in previouslyUnwatched.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
         where unwatchedNow[subtree] == nil {
-            let watched = tree.lookup(container: slot, subtree) != nil
+            let watched = channel.tree.lookup(container: slot, subtree) != nil
             notices.append(watched ? .subtreeWatched(id, subtree) : .subtreeGone(id, subtree))
         }
         for skipped in result.skipped where previouslyUnwatched[skipped.path] == nil {
@@ -543,12 +543,15 @@ final class WatcherCore {
 
     // MARK: - Overflow and sync
 
-    /// Rescans every container after an overflow; the index reports only real differences.
-    private func resyncAll() {
-        resync.resynced(at: System.monotonicNanoseconds())
-        // Every sync registered before this rescan is answered by it.
-        let waiting = Set(shared.openWaiters().map(\.id))
-        for slot in containers.keys.sorted() {
+    /// Rescans the containers of a channel whose queue overflowed (only they can have lost
+    /// events); the index reports only real differences.
+    private func resync(_ channel: WatchChannel) {
+        channel.resync.resynced(at: System.monotonicNanoseconds())
+        resyncCount += 1
+        // Every sync of these containers registered before this rescan is answered by it.
+        let ids = Set(channel.slots.compactMap { containers[$0]?.descriptor.id })
+        let waiting = Set(shared.openWaiters().filter { ids.contains($0.waiter.container) }.map(\.id))
+        for slot in channel.slots.sorted() {
             guard let container = containers[slot] else { continue }
             if container.available {
                 attach(slot, [])
@@ -563,7 +566,7 @@ final class WatcherCore {
 
     private func cookieSeen(_ cookie: String, _ slot: Int) {
         // Events were lost and the rescan is still to come: that rescan acknowledges this sync.
-        guard !resync.isPending else { return }
+        guard !channel(slot).resync.isPending else { return }
         flush()
         rescanUnwatched(slot)
         flush()
@@ -668,10 +671,10 @@ final class WatcherCore {
         }
         unwatched.sort { ($0.container, $0.path.joined(separator: "/")) < ($1.container, $1.path.joined(separator: "/")) }
         let status = WatchStatus(
-            watchesUsed: tree.count, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
-            overflowCount: resync.overflows, resyncCount: resync.resyncs, availableContainers: available.sorted(),
+            watchesUsed: watchesUsed, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
+            overflowCount: overflowCount, resyncCount: resyncCount, availableContainers: available.sorted(),
             unavailableContainers: unavailable.sorted(), unavailableReasons: reasons, lastSequence: sequence,
-            skippedEntries: skippedEntries, skippedTotal: skippedTotal)
+            skippedEntries: skippedEntries, skippedTotal: skippedTotal, inotifyInstances: channels.count)
         shared.state.withLock { state in
             state.status = status
             state.roots = roots
@@ -685,6 +688,7 @@ extension WatcherCore: Sendable {}
 /// Puts a watch on each directory of a walk before the crawler reads it.
 private struct WatchingVisitor: CrawlVisitor {
     unowned let core: WatcherCore
+    unowned let channel: WatchChannel
     let container: Int
     var visited = Set<Int32>()
     var displaced: [Int32] = []
@@ -695,24 +699,24 @@ private struct WatchingVisitor: CrawlVisitor {
         if path.isEmpty {
             parent = nil
         } else {
-            guard let found = core.tree.lookup(container: container, Array(path.dropLast())) else {
+            guard let found = channel.tree.lookup(container: container, Array(path.dropLast())) else {
                 core.markUnwatched(container, path, reason: "its parent directory is not watched")
                 return false
             }
             parent = found
         }
-        if core.tree.count >= core.budget && core.tree.lookup(container: container, path) == nil {
+        if core.watchesUsed >= core.budget && channel.tree.lookup(container: container, path) == nil {
             core.markUnwatched(container, path, reason: "the watch budget of \(core.budget) watches is used up")
             return false
         }
         let wd: Int32
         do {
-            wd = try core.inotify.addWatch(directory: directory, path: System.join(root, path))
+            wd = try channel.inotify.addWatch(directory: directory, path: System.join(root, path))
         } catch {
             core.markUnwatched(container, path, reason: error.description)
             return false
         }
-        displaced += core.tree.link(wd, container: container, parent: parent, name: path.last ?? "")
+        displaced += channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "")
         visited.insert(wd)
         return true
     }

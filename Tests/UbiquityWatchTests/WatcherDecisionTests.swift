@@ -1,0 +1,123 @@
+import Testing
+@testable import UbiquityWatch
+
+/// The watcher's decisions without a kernel: rename pairing and what each event means, from
+/// scripted events. (Their effect on real directories is in the FileWatcher suites.)
+@Suite("Watcher decisions")
+struct WatcherDecisionTests {
+    static func event(_ mask: InotifyMask, _ name: String? = nil, wd: Int32 = 1, cookie: UInt32 = 0) -> InotifyEvent {
+        InotifyEvent(wd: wd, mask: mask, cookie: cookie, name: name)
+    }
+
+    /// Every step `pairing` yields over `events`; `.awaitPartner` is answered with `more`.
+    static func steps(_ events: [InotifyEvent], more: [InotifyEvent] = []) -> [RenamePairing.Step] {
+        var events = events
+        var pairing = RenamePairing(events)
+        var steps: [RenamePairing.Step] = []
+        var answered = false
+        while let step = pairing.next(events) {
+            steps.append(step)
+            if step == .awaitPartner && !answered {
+                answered = true
+                let known = events.count
+                events += more
+                pairing.arrived(events, from: known)
+            }
+        }
+        return steps
+    }
+
+    // MARK: Rename pairing
+
+    @Test func halvesOfARenameAreOneStepWhereverTheToHalfIs() {
+        let steps = Self.steps([
+            Self.event(.create, "a"),
+            Self.event(.movedFrom, "x", cookie: 7),
+            Self.event(.modify, "b"),
+            Self.event(.movedTo, "y", wd: 2, cookie: 7),
+        ])
+        #expect(steps == [.event(0), .rename(from: 1, to: 3), .event(2)])
+    }
+
+    @Test func interleavedRenamesPairByCookieAndInOrder() {
+        let steps = Self.steps([
+            Self.event(.movedFrom, "a", cookie: 1),
+            Self.event(.movedFrom, "b", cookie: 2),
+            Self.event(.movedTo, "b2", cookie: 2),
+            Self.event(.movedTo, "a2", cookie: 1),
+            // A cookie seen again later (the kernel's counter wrapped): pairs with the later arrival.
+            Self.event(.movedFrom, "c", cookie: 1),
+            Self.event(.movedTo, "c2", cookie: 1),
+        ])
+        #expect(steps == [.rename(from: 0, to: 3), .rename(from: 1, to: 2), .rename(from: 4, to: 5)])
+    }
+
+    @Test func aMoveToBeforeItsMoveFromIsAMoveInAndTheMoveFromAMoveOut() {
+        let steps = Self.steps([Self.event(.movedTo, "in", cookie: 5), Self.event(.movedFrom, "out", cookie: 5)])
+        #expect(steps == [.event(0), .awaitPartner, .movedOut(1)])
+    }
+
+    @Test func aMoveFromEndingTheReadWaitsOnceForItsPartner() {
+        let arrived = Self.steps([Self.event(.create, "a"), Self.event(.movedFrom, "x", cookie: 9)],
+                                 more: [Self.event(.movedTo, "y", cookie: 9)])
+        #expect(arrived == [.event(0), .awaitPartner, .rename(from: 1, to: 2)])
+        let never = Self.steps([Self.event(.movedFrom, "x", cookie: 9)], more: [Self.event(.create, "z")])
+        #expect(never == [.awaitPartner, .movedOut(0), .event(1)])
+        let notLast = Self.steps([Self.event(.movedFrom, "x", cookie: 9), Self.event(.create, "z")])
+        #expect(notLast == [.movedOut(0), .event(1)])
+    }
+
+    @Test func anOverflowIsItsOwnStep() {
+        let steps = Self.steps([Self.event(.create, "a"), InotifyEvent(wd: -1, mask: .queueOverflow, cookie: 0, name: nil)])
+        #expect(steps == [.event(0), .overflow])
+    }
+
+    // MARK: Event policy
+
+    static func decide(_ mask: InotifyMask, _ name: String? = "x", root: Bool = false, watched: Bool = false) -> [EventPolicy.Decision] {
+        EventPolicy.decide(event(mask, name), isContainerRoot: root, entryIsWatched: watched)
+    }
+
+    @Test func aNewDirectoryIsWatchedThenCrawledUnlessAnAncestorsWalkDidIt() {
+        #expect(Self.decide([.create, .isDirectory]) == [.attachEntry, .statDirectory])
+        #expect(Self.decide([.create, .isDirectory], watched: true) == [.statEntry, .statDirectory])
+        #expect(Self.decide(.create) == [.statEntry, .statDirectory])
+    }
+
+    @Test func deletesForgetRemoveAndRestatTheDirectory() {
+        #expect(Self.decide(.delete) == [.forgetEntry, .removeEntry(isDirectory: false), .statDirectory])
+        #expect(Self.decide([.delete, .isDirectory]) == [.forgetEntry, .removeEntry(isDirectory: true), .statDirectory])
+    }
+
+    @Test func aMoveInIsCrawledInPlaceOfWhateverWasThere() {
+        #expect(Self.decide(.movedTo) == [.forgetEntry, .attachEntry, .statDirectory])
+    }
+
+    @Test func writesAndAttributeChangesAreOneStat() {
+        for mask: InotifyMask in [.modify, .closeWrite, .attrib] { #expect(Self.decide(mask) == [.statEntry]) }
+        // A directory without a watch (unreadable before?) is tried again when its mode changes.
+        #expect(Self.decide([.attrib, .isDirectory]) == [.attachEntry])
+        #expect(Self.decide([.attrib, .isDirectory], watched: true) == [.statEntry])
+    }
+
+    @Test func eventsAboutTheWatchedDirectoryItself() {
+        #expect(Self.decide(.attrib, nil, root: true) == [.statDirectory])
+        #expect(Self.decide(.attrib, nil, root: false) == [])       // its parent reports it, by name
+        #expect(Self.decide(.deleteSelf, nil, root: true) == [.containerLost])
+        #expect(Self.decide(.moveSelf, nil, root: true) == [.containerLost])
+        #expect(Self.decide(.moveSelf, nil, root: false) == [])
+        #expect(Self.decide(.ignored, nil) == [.watchVanished])
+    }
+
+    @Test func cookiesAndUndecodableNames() {
+        let cookie = Crawler.cookiePrefix + "1-2"
+        #expect(Self.decide(.create, cookie, root: true) == [.cookieSeen(cookie)])
+        #expect(Self.decide(.create, cookie, root: false) == [])
+        #expect(Self.decide(.delete, cookie, root: true) == [])
+        let raw: [UInt8] = [0x66, 0xFF]
+        let created = InotifyEvent(wd: 1, mask: .create, cookie: 0, name: nil, undecodableName: raw)
+        #expect(EventPolicy.decide(created, isContainerRoot: false, entryIsWatched: false) == [.skipped(nameBytes: raw)])
+        let modified = InotifyEvent(wd: 1, mask: .modify, cookie: 0, name: nil, undecodableName: raw)
+        #expect(EventPolicy.decide(modified, isContainerRoot: false, entryIsWatched: false) == [])
+    }
+}
