@@ -537,7 +537,7 @@ final class WatcherCore {
         }
     }
 
-    fileprivate func markUnwatched(_ slot: Int, _ path: [String], reason: String) {
+    func markUnwatched(_ slot: Int, _ path: [String], reason: String) {
         containers[slot]?.unwatched[path] = reason
     }
 
@@ -684,49 +684,3 @@ final class WatcherCore {
 
 @available(*, unavailable, message: "owned by the watcher's reader thread")
 extension WatcherCore: Sendable {}
-
-/// Puts a watch on each directory of a walk before the crawler reads it.
-private struct WatchingVisitor: CrawlVisitor {
-    unowned let core: WatcherCore
-    unowned let channel: WatchChannel
-    let container: Int
-    var visited = Set<Int32>()
-    var displaced: [Int32] = []
-
-    mutating func willRead(directory: Int32, path: [String]) -> Bool {
-        guard let root = core.containers[container]?.descriptor.root else { return false }
-        let parent: Int32?
-        if path.isEmpty {
-            parent = nil
-        } else {
-            guard let found = channel.tree.lookup(container: container, Array(path.dropLast())) else {
-                core.markUnwatched(container, path, reason: "its parent directory is not watched")
-                return false
-            }
-            parent = found
-        }
-        if core.watchesUsed >= core.budget && channel.tree.lookup(container: container, path) == nil {
-            core.markUnwatched(container, path, reason: "the watch budget of \(core.budget) watches is used up")
-            return false
-        }
-        let wd: Int32
-        do {
-            wd = try channel.inotify.addWatch(directory: directory, path: System.join(root, path))
-        } catch {
-            core.markUnwatched(container, path, reason: error.description)
-            return false
-        }
-        displaced += channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "")
-        visited.insert(wd)
-        return true
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
-    var milliseconds: Int64 { nanoseconds / 1_000_000 }
-}
