@@ -2,6 +2,7 @@
 #   make run    install what is missing, build, start ubiquityd in the foreground (embedded default)
 #   make test   install what is missing, build, run every test
 #   make bench  release-build and run the benchmarks (never part of make test)
+#   make bench-attacks  hostile input against a release ubiquityd, measured (root; BEFORE=old binary to compare)
 #   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
 
 SWIFT ?= swift
@@ -14,7 +15,7 @@ COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
 COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
-.PHONY: all deps build run test bench bench-compare docs clean install
+.PHONY: all deps build run test bench bench-compare bench-attacks docs clean install
 
 all: build
 
@@ -68,6 +69,12 @@ bench-compare: deps
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/compare.py $(COMPARE_ARGS) --out docs/benchmarks.md \
 	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# What each attack of docs/threat_model.md costs the daemon (memory, time, exit status, leaks).
+bench-attacks: deps
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/attacks/attacks.py --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd \
+	  $(if $(BEFORE),--before $(BEFORE))
 
 clean:
 	rm -rf .build Benchmarks/.build

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Hostile input against a real ubiquityd, measured: what each attack costs the daemon and the
+other clients (peak memory, time, exit status, what leaked).
+
+    python3 Benchmarks/attacks/attacks.py --ubiquityd .build/release/ubiquityd [--before OLD_BINARY]
+
+With --before, every attack runs against both binaries and the table has a column for each (the
+"before" binary is an older build, for the hardening's before/after table). Needs root (uid
+switching for the flood, chown) and tmpfs at /dev/shm (sparse 5 EiB files). Loopback Unix
+sockets only; every process it starts is stopped by PID.
+"""
+import argparse, ctypes, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+
+def log(text):
+    print("…", text, file=sys.stderr, flush=True)
+
+class Client:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.buffer = b""
+        self.next_id = 100
+
+    def send(self, obj):
+        self.sock.sendall((json.dumps(obj) + "\n").encode())
+
+    def read(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("no line")
+            self.sock.settimeout(remaining)
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, obj, timeout=30):
+        """The response to `obj`, and the events read before it."""
+        self.next_id += 1
+        obj = dict(obj, id=self.next_id)
+        self.send(obj)
+        events = []
+        while True:
+            message = self.read(timeout)
+            if "event" not in message and message.get("id") == obj["id"]:
+                return message, events
+            events.append(message)
+
+    def hello(self):
+        return self.request({"op": "hello", "version": 1})[0]
+
+    def until(self, name, timeout=30, query=None):
+        seen = []
+        while True:
+            message = self.read(timeout)
+            seen.append(message)
+            if message.get("event") == name and (query is None or message.get("query") == query):
+                return message, seen
+
+    def close(self):
+        self.sock.close()
+
+class Daemon:
+    def __init__(self, binary, arguments, directory):
+        self.socket = os.path.join(directory, "s.sock")
+        self.log = open(os.path.join(directory, "daemon.log"), "w")
+        env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID")}
+        self.process = subprocess.Popen([binary] + arguments + ["--socket", self.socket], stdout=self.log,
+                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        self.started = time.monotonic()
+
+    def wait_listening(self, timeout=60):
+        """Seconds until the socket accepts, or the exit status if the daemon died first."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return None
+            try:
+                c = Client(self.socket)
+                c.close()
+                return time.monotonic() - self.started
+            except OSError:
+                time.sleep(0.01)
+        raise TimeoutError("daemon did not listen")
+
+    def client(self):
+        c = Client(self.socket)
+        c.hello()
+        return c
+
+    def kib(self, field):
+        with open(f"/proc/{self.process.pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+def make_container(root, name="com.example.grocery", files=0, prefix="Item_"):
+    documents = os.path.join(root, name, "Documents")
+    os.makedirs(documents, exist_ok=True)
+    for i in range(files):
+        with open(os.path.join(documents, f"{prefix}{i}"), "w") as f:
+            f.write("x")
+    return os.path.join(root, name)
+
+def mib(kib):
+    return f"{kib / 1024:.0f} MiB"
+
+# --- the attacks -------------------------------------------------------------------------------
+
+def sparse_files(binary, work):
+    """Two sparse 5 EiB files in one package (tmpfs)."""
+    base = tempfile.mkdtemp(dir="/dev/shm")
+    try:
+        container = make_container(base)
+        package = os.path.join(container, "Documents", "big.gro")
+        os.makedirs(package)
+        for name in ("a", "b"):
+            with open(os.path.join(package, name), "w") as f:
+                f.truncate(5 << 60)
+        d = Daemon(binary, ["--root", base], work)
+        try:
+            try:
+                if d.wait_listening(20) is not None:
+                    c = d.client()
+                    response, _ = c.request({"op": "query.start", "predicate": "name == 'big.gro'", "attributes": ["size"], "live": False})
+                    finished, _ = c.until("query.gatheringFinished")
+                    size = finished["results"][0]["attributes"].get("kMDItemFSSize") if finished["results"] else None
+                    return f"runs; the package's size is {size}"
+            except (ConnectionError, TimeoutError, socket.timeout, KeyError):
+                pass
+            try:
+                status = d.process.wait(10)
+            except subprocess.TimeoutExpired:
+                return "neither answers nor exits"
+            return f"killed by signal {-status} at start (exit {128 - status})" if status < 0 else f"exit {status} at start"
+        finally:
+            d.stop()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+def sort_keys(binary, work, items=2000, keys=10000):
+    """One query.start with thousands of sort keys."""
+    root = os.path.join(work, "root"); make_container(root, files=items)
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        c = d.client()
+        c.request({"op": "status"})
+        before = d.kib("VmHWM")
+        start = time.monotonic()
+        response, _ = c.request({"op": "query.start", "predicate": "TRUEPREDICATE", "sort": ["name"] * keys, "live": False}, timeout=300)
+        if "error" in response:
+            outcome = f"refused at once ({response['error']['code']})"
+        else:
+            c.until("query.gatheringFinished", timeout=300)
+            outcome = "accepted"
+        seconds = time.monotonic() - start
+        return f"{outcome}; {seconds:.2f} s; peak RSS +{mib(d.kib('VmHWM') - before)}"
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def queries_per_user(binary, work, items=2000, connections=40):
+    """One uid opening many connections, 64 live queries each."""
+    root = os.path.join(work, "root"); make_container(root, files=items)
+    d = Daemon(binary, ["--root", root], work)
+    clients = []
+    try:
+        d.wait_listening()
+        first = d.client()
+        first.request({"op": "status"})
+        before = d.kib("VmHWM")
+        accepted = refused = 0
+        start = time.monotonic()
+        for _ in range(connections):
+            c = d.client(); clients.append(c)
+            for _ in range(64):
+                response, _ = c.request({"op": "query.start", "predicate": "TRUEPREDICATE"}, timeout=120)
+                if "result" in response:
+                    accepted += 1
+                else:
+                    refused += 1
+        seconds = time.monotonic() - start
+        return f"{accepted} queries held ({accepted * items:,} results), {refused} refused; {seconds:.1f} s; peak RSS +{mib(d.kib('VmHWM') - before)}"
+    finally:
+        for c in clients:
+            c.close()
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def matches_stall(binary, work, items=20000):
+    """The most expensive MATCHES predicate the daemon accepts, and another client's status meanwhile."""
+    alternatives = "|".join(f"w{i}x" for i in range(60))
+    pattern = f"name MATCHES '.*({alternatives}).*z'"
+    # Which size is accepted, asked of a daemon with nothing to gather.
+    empty = os.path.join(work, "empty"); make_container(empty)
+    probe = Daemon(binary, ["--root", empty], work)
+    accepted = None
+    try:
+        probe.wait_listening()
+        c = probe.client()
+        for count in (400, 200, 100, 50, 25, 12, 6, 3, 1):
+            response, _ = c.request({"op": "query.start", "predicate": " OR ".join([pattern] * count), "live": False})
+            if "result" in response:
+                accepted = count
+                break
+    finally:
+        probe.stop()
+    if accepted is None:
+        return "every size refused"
+    root = os.path.join(work, "root"); make_container(root, files=items, prefix="name-with-some-length-")
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        attacker, other = d.client(), d.client()
+        other.request({"op": "status"})
+        start = time.monotonic()
+        attacker.send({"id": 1, "op": "query.start", "predicate": " OR ".join([pattern] * accepted), "live": False})
+        latencies, gathered = [], None
+        while gathered is None:
+            t = time.monotonic()
+            other.request({"op": "status"}, timeout=600)
+            latencies.append(time.monotonic() - t)
+            try:
+                while True:
+                    message = attacker.read(timeout=0.001)
+                    if message.get("event") == "query.gatheringFinished" or "error" in message:
+                        gathered = time.monotonic() - start
+                        break
+            except (TimeoutError, socket.timeout):
+                pass
+        return (f"{accepted} patterns accepted; gathering {gathered:.2f} s; another client's status waited "
+                f"up to {max(latencies) * 1000:.0f} ms ({len(latencies)} asked meanwhile)")
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def flood(binary, work):
+    """A writer floods its own container past the kernel queue; another container's live query."""
+    root = os.path.join(work, "root")
+    make_container(root, "com.example.flooded"); calm = make_container(root, "com.example.calm", files=3)
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        watcher = d.client()
+        response, _ = watcher.request({"op": "query.start", "container": "com.example.calm", "predicate": "name LIKE 'Item_*'", "batchingInterval": 0})
+        live = response["result"]["query"]
+        watcher.until("query.gatheringFinished")
+        limit = int(open("/proc/sys/fs/inotify/max_queued_events").read())
+        os.kill(d.process.pid, signal.SIGSTOP)
+        documents = os.path.join(root, "com.example.flooded", "Documents")
+        for i in range(limit // 2 + 1000):
+            with open(os.path.join(documents, f"f{i}"), "w"):
+                pass
+        open(os.path.join(calm, "Documents", "Item_new"), "w").close()
+        os.kill(d.process.pid, signal.SIGCONT)
+        start = time.monotonic()
+        other = d.client()
+        response, _ = other.request({"op": "query.start", "container": "com.example.calm", "predicate": "name LIKE 'Item_*'", "live": False})
+        finished, _ = other.until("query.gatheringFinished")
+        answered = time.monotonic() - start
+        _, seen = watcher.until("query.update", query=live, timeout=30)
+        status, more = watcher.request({"op": "status"})
+        resyncs = sum(1 for m in seen + more if m.get("event") == "query.resync")
+        return (f"calm container: {len(finished['results'])} results after {answered * 1000:.0f} ms; "
+                f"{resyncs} resync event(s) on its live query; overflows {status['result']['overflows']}")
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def deep_change(binary, work, levels=40):
+    """A file created deeper than PATH_MAX."""
+    root = os.path.join(work, "root"); container = make_container(root)
+    names = [chr(97 + i % 26) * 120 for i in range(levels)]
+    fd = os.open(os.path.join(container, "Documents"), os.O_RDONLY)
+    for name in names:
+        os.mkdir(name, dir_fd=fd)
+        child = os.open(name, os.O_RDONLY, dir_fd=fd); os.close(fd); fd = child
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        c = d.client()
+        response, _ = c.request({"op": "query.start", "predicate": "name == 'deep-note.txt'", "batchingInterval": 0})
+        query = response["result"]["query"]
+        c.until("query.gatheringFinished")
+        start = time.monotonic()
+        os.close(os.open("deep-note.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+        try:
+            c.until("query.update", query=query, timeout=10)
+            return f"seen after {(time.monotonic() - start) * 1000:.1f} ms"
+        except (TimeoutError, socket.timeout):
+            return "not seen within 10 s"
+    finally:
+        os.close(fd)
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def root_symlink(binary, work):
+    """The container root swapped for a symlink to a private directory, while a query is live."""
+    root = os.path.join(work, "root"); container = make_container(root, files=1)
+    private = os.path.join(work, "private"); os.makedirs(os.path.join(private, "Documents"), mode=0o700)
+    open(os.path.join(private, "Documents", "Item_secret"), "w").close()
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        c = d.client()
+        response, _ = c.request({"op": "query.start", "predicate": "name LIKE 'Item_*'", "batchingInterval": 0})
+        c.until("query.gatheringFinished")
+        # Swapped in one step (renameat2 RENAME_EXCHANGE), so the link is there when the loss is seen.
+        os.symlink(private, os.path.join(work, "link"))
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.renameat2(-100, os.path.join(work, "link").encode(), -100, container.encode(), 2) != 0:
+            raise OSError(ctypes.get_errno(), "renameat2")
+        seen = []
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                seen.append(c.read(timeout=max(0.01, deadline - time.monotonic())))
+            except (TimeoutError, socket.timeout):
+                break
+        leaked = sum(json.dumps(m).count("Item_secret") for m in seen)
+        return f"{leaked} message(s) named the link target's item" if leaked else "nothing from the link's target; container unavailable"
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(os.path.join(work, "link"), ignore_errors=True)
+
+ATTACKS = [
+    ("two sparse 5 EiB files in one package", sparse_files),
+    ("10,000 sort keys over 2,000 items", sort_keys),
+    ("one uid: 40 connections × 64 queries over 2,000 items", queries_per_user),
+    ("the largest MATCHES predicate accepted, 20,000 items", matches_stall),
+    ("flooding one container past the kernel queue", flood),
+    ("a file created 4,840 bytes deep (past PATH_MAX)", deep_change),
+    ("container root swapped for a symlink to a private directory", root_symlink),
+]
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ubiquityd", required=True, help="the build to measure")
+    parser.add_argument("--before", help="an older build, measured in the same run for comparison")
+    parser.add_argument("--only", help="comma-separated attack function names")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("attacks.py: run as root (uid switching, chown)")
+    binaries = [("before", args.before)] if args.before else []
+    binaries.append(("after" if args.before else "result", args.ubiquityd))
+    rows = []
+    for title, attack in ATTACKS:
+        if args.only and attack.__name__ not in args.only.split(","):
+            continue
+        row = [title]
+        for label, binary in binaries:
+            work = tempfile.mkdtemp(prefix="ubq-attack-")
+            log(f"{attack.__name__} on {label}")
+            try:
+                row.append(attack(os.path.abspath(binary), work))
+            except Exception as error:          # a failed measurement is a result too
+                row.append(f"measurement failed: {type(error).__name__}: {error}")
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+        rows.append(row)
+    print("| attack | " + " | ".join(label for label, _ in binaries) + " |")
+    print("|---|" + "---|" * len(binaries))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+if __name__ == "__main__":
+    main()
