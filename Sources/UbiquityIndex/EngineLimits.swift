@@ -5,5 +5,8 @@ public struct EngineLimits: Sendable {
     /// Notices (resync, unwatched...) that may wait for one subscriber; older ones are dropped.
     /// Gathering events and updates are not notices: they are never dropped.
     public var pendingNoticesPerQuery: Int = 64
+    /// How long a gathering evaluates before it lets the engine do other work (other clients'
+    /// requests, batches, other gatherings), then goes on. Zero: one item per slice.
+    public var gatheringSlice: Duration = .milliseconds(5)
     public init() {}
 }

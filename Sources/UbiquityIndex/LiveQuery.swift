@@ -88,9 +88,56 @@ final class LiveQuery {
         return includesHidden || !flags.contains(.hidden)
     }
 
-    /// Computes the result set from scratch.
+    /// Computes the result set from scratch, in one go.
     func gather() -> [ResultItem] {
-        order = matchingIDs()
+        var gathering = beginGathering()
+        continueGathering(&gathering) { false }
+        return finishGathering(gathering)
+    }
+
+    // MARK: - Gathering in slices
+
+    /// Lists the candidates (cheap: no predicate is evaluated yet). A name hint that says all the
+    /// predicate does finds the results outright.
+    func beginGathering() -> Gathering {
+        guard let hint = specification.predicate.nameHint else {
+            return Gathering(candidates: index.allItems(inContainers: containerFilter))
+        }
+        let candidates = index.candidates(for: hint, accept: isInScope)
+        if specification.predicate.nameHintIsComplete {
+            return Gathering(candidates: [], found: Set(candidates))
+        }
+        return Gathering(candidates: candidates)
+    }
+
+    /// Evaluates candidates until they are all done or `shouldPause` says so (asked after each).
+    ///
+    /// - Returns: Whether the gathering is complete.
+    @discardableResult
+    func continueGathering(_ gathering: inout Gathering, shouldPause: () -> Bool) -> Bool {
+        while gathering.next < gathering.candidates.count {
+            let id = gathering.candidates[gathering.next]
+            gathering.next += 1
+            if !gathering.settled.contains(id) && matches(id) { gathering.found.insert(id) }
+            if shouldPause() { break }
+        }
+        return gathering.isComplete
+    }
+
+    /// Folds a batch applied between two slices into the gathering: each touched item is decided
+    /// now, against the index as it is, and the walk will skip it.
+    func noteDuringGathering(_ gathering: inout Gathering, _ changes: ChangeSet) {
+        if let containerFilter, changes.containers.isDisjoint(with: containerFilter) { return }
+        for change in changes.changes.values {
+            gathering.settled.insert(change.id)
+            gathering.found.remove(change.id)
+            if change.kind != .removed && matches(change.id) { gathering.found.insert(change.id) }
+        }
+    }
+
+    /// Sorts what was found and makes it the query's result set.
+    func finishGathering(_ gathering: Gathering) -> [ResultItem] {
+        order = Array(gathering.found)
         sortOrder()
         members = Set(order.map(index.identity))
         // The sort keys were computed just now, so their paths are current: reuse them rather

@@ -28,6 +28,8 @@ public actor QueryEngine {
         var lifecycle: QueryLifecycle
         var waiter: CheckedContinuation<QueryEvent?, Never>?
         var timer: Task<Void, Never>?
+        /// While the query gathers in slices: what it found so far; batches are folded in here.
+        var gathering: Gathering?
 
         init(id: QueryID, query: LiveQuery, lifecycle: QueryLifecycle) {
             self.id = id
@@ -75,7 +77,13 @@ public actor QueryEngine {
         let changes = index.apply(batch.changes, record: sessions.values.contains { $0.lifecycle.isActive })
         appliedSequence = max(appliedSequence, batch.sequence)
         if !changes.isEmpty {
-            for session in sessions.values where session.lifecycle.isActive && session.query.specification.live {
+            for session in sessions.values where session.lifecycle.isActive {
+                if session.gathering != nil {
+                    session.query.noteDuringGathering(&session.gathering!, changes)
+                    changesFoldedIntoGatherings += 1
+                    continue
+                }
+                guard session.query.specification.live else { continue }
                 let delta = session.query.apply(changes)
                 perform(session.lifecycle.changesArrived(delta, now: clock.now()), session)
             }
@@ -145,6 +153,14 @@ public actor QueryEngine {
 
     /// Starts a query: synchronises with the source (complete gathering, guarantee 1 in docs/live-queries.md), gathers,
     /// and returns its id. Read its events with ``events(_:)``.
+    ///
+    /// The gathering runs in slices of ``EngineLimits/gatheringSlice`` on this actor, which in
+    /// between answers everyone else (other clients' requests, batches, other gatherings): an
+    /// expensive predicate costs its own client time, not the others'. Batches applied meanwhile
+    /// are folded into the gathering (``Gathering``), so the results are exact when it finishes.
+    ///
+    /// - Throws: ``EngineError/unknownContainer(_:)``; `CancellationError` when the calling task
+    ///   is cancelled during the gathering (its client went away).
     public func start(_ specification: QuerySpecification) async throws -> QueryID {
         for container in specification.containers where index.containerIndex(container) == nil {
             throw EngineError.unknownContainer(container)
@@ -156,10 +172,29 @@ public actor QueryEngine {
         let session = Session(id: id, query: query, lifecycle: QueryLifecycle(
             interval: specification.batchingInterval, itemLimit: limits.pendingItemsPerQuery,
             noticeLimit: limits.pendingNoticesPerQuery))
-        perform(session.lifecycle.gathered(query.gather(), live: specification.live, now: clock.now()), session)
         sessions[id] = session
+        session.gathering = query.beginGathering()
+        let slice = limits.gatheringSlice
+        while true {
+            let sliceEnd = ContinuousClock.now + slice
+            if query.continueGathering(&session.gathering!, shouldPause: { ContinuousClock.now >= sliceEnd }) { break }
+            gatheringPauses += 1
+            await Task.yield()
+            if Task.isCancelled {
+                sessions[id] = nil
+                throw CancellationError()
+            }
+        }
+        let results = query.finishGathering(session.gathering!)
+        session.gathering = nil
+        perform(session.lifecycle.gathered(results, live: specification.live, now: clock.now()), session)
         return id
     }
+
+    /// How often gatherings paused for others, and how many batches were folded into a
+    /// gathering in progress: what the tests of sliced gathering check happened.
+    private(set) var gatheringPauses = 0
+    private(set) var changesFoldedIntoGatherings = 0
 
     /// The events of a query, as an async sequence; it ends when the query stops.
     public nonisolated func events(_ id: QueryID) -> QueryEvents { QueryEvents(engine: self, id: id) }
