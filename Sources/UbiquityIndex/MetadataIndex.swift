@@ -4,15 +4,6 @@ import UbiquityPredicate
 /// the change set that removed them has been handed out.
 public typealias ItemID = UInt32
 
-/// An item's identity for its whole life: its slot and the slot's generation.
-public struct ItemIdentity: Sendable, Hashable, Comparable {
-    public let id: ItemID
-    public let generation: UInt32
-    public static func < (a: ItemIdentity, b: ItemIdentity) -> Bool {
-        (a.id, a.generation) < (b.id, b.generation)
-    }
-}
-
 /// The in-memory metadata index of every watched container: one entry per directory entry,
 /// names stored once, paths computed from parents, a name index for exact and prefix lookups.
 ///

@@ -137,11 +137,6 @@ public func withTestDaemon<T>(
     return try await body(daemon)
 }
 
-public struct TestDaemonError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// Makes a file appear at once: written in `staging` (same file system), then renamed to `target`,
 /// so a watcher sees one complete file (an atomic save) rather than a create followed by a write.
 @discardableResult

@@ -363,14 +363,6 @@ private struct SchemaReader {
     }
 }
 
-// MARK: - Reading a file
-
-/// Why a file-system step failed, as a sentence fragment ("does not exist").
-struct FileProblem: Error, Equatable {
-    var message: String
-    init(_ message: String) { self.message = message }
-}
-
 /// The whole file, refusing more than `limit` bytes without reading them.
 func readFile(_ path: String, limit: Int) throws(FileProblem) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)

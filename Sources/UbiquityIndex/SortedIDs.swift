@@ -1,0 +1,101 @@
+import UbiquityPredicate
+
+/// Ids sorted by (name, id), stored as a list of small sorted chunks so that inserting into a
+/// bucket of 100,000 names moves at most one chunk.
+struct SortedIDs {
+    static let chunkLimit = 512
+    private(set) var chunks: [[ItemID]] = []
+
+    var isEmpty: Bool { chunks.isEmpty }
+
+    @inline(__always)
+    private static func less(_ a: ItemID, _ aName: String, _ b: ItemID, _ bName: String) -> Bool {
+        aName != bName ? aName < bName : a < b
+    }
+
+    /// The first chunk whose last element is ≥ (name, id), or the last chunk.
+    private func chunkIndex(name: String, id: ItemID, names: [String]) -> Int {
+        var low = 0, high = chunks.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            let last = chunks[mid][chunks[mid].count - 1]
+            if SortedIDs.less(last, names[Int(last)], id, name) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Position in `chunk` of the first element ≥ (name, id).
+    private static func position(in chunk: [ItemID], name: String, id: ItemID, names: [String]) -> Int {
+        var low = 0, high = chunk.count
+        while low < high {
+            let mid = (low + high) / 2
+            if less(chunk[mid], names[Int(chunk[mid])], id, name) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    mutating func insert(_ id: ItemID, name: String, names: [String]) {
+        guard !chunks.isEmpty else {
+            chunks = [[id]]
+            return
+        }
+        let c = chunkIndex(name: name, id: id, names: names)
+        let p = SortedIDs.position(in: chunks[c], name: name, id: id, names: names)
+        chunks[c].insert(id, at: p)
+        if chunks[c].count > SortedIDs.chunkLimit {
+            let upper = Array(chunks[c][(SortedIDs.chunkLimit / 2)...])
+            chunks[c].removeSubrange((SortedIDs.chunkLimit / 2)...)
+            chunks.insert(upper, at: c + 1)
+        }
+    }
+
+    mutating func remove(_ id: ItemID, name: String, names: [String]) {
+        guard !chunks.isEmpty else { return }
+        let c = chunkIndex(name: name, id: id, names: names)
+        let p = SortedIDs.position(in: chunks[c], name: name, id: id, names: names)
+        guard p < chunks[c].count, chunks[c][p] == id else { return }
+        chunks[c].remove(at: p)
+        if chunks[c].isEmpty { chunks.remove(at: c) }
+    }
+
+    /// Every id whose name is in [start, end), located by two binary searches; names inside
+    /// the range are never read.
+    func forEach(from start: String, before end: String, names: [String], _ body: (ItemID) -> Void) {
+        guard !chunks.isEmpty else { return }
+        var c = chunkIndex(name: start, id: 0, names: names)
+        var p = SortedIDs.position(in: chunks[c], name: start, id: 0, names: names)
+        let endChunk = chunkIndex(name: end, id: 0, names: names)
+        let endPosition = SortedIDs.position(in: chunks[endChunk], name: end, id: 0, names: names)
+        while c < endChunk || (c == endChunk && p < endPosition) {
+            let chunk = chunks[c]
+            let stop = c == endChunk ? endPosition : chunk.count
+            while p < stop {
+                body(chunk[p])
+                p += 1
+            }
+            c += 1
+            p = 0
+        }
+    }
+
+    /// Walks ids in name order, from the first name ≥ `start` (or the beginning), while `body`
+    /// returns true.
+    func forEach(from start: String?, names: [String], _ body: (ItemID, String) -> Bool) {
+        guard !chunks.isEmpty else { return }
+        var c = 0, p = 0
+        if let start {
+            c = chunkIndex(name: start, id: 0, names: names)
+            p = SortedIDs.position(in: chunks[c], name: start, id: 0, names: names)
+        }
+        while c < chunks.count {
+            let chunk = chunks[c]
+            while p < chunk.count {
+                let id = chunk[p]
+                if !body(id, names[Int(id)]) { return }
+                p += 1
+            }
+            c += 1
+            p = 0
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import Glibc
+import UbiquityIndex
+import UbiquityPredicate
+import UbiquityProtocol
+import UbiquityTOML
+
+// MARK: - Reading a file
+
+/// Why a file-system step failed, as a sentence fragment ("does not exist").
+struct FileProblem: Error, Equatable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

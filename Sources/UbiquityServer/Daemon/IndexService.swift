@@ -1,0 +1,28 @@
+import CSystemd
+import Glibc
+public import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+public import UbiquityIndex
+public import UbiquityProtocol
+public import UbiquityWatch
+import UnixSignals
+
+// MARK: - Services
+
+/// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches).
+struct IndexService: Service {
+    let daemon: Daemon
+
+    func run() async throws {
+        try daemon.watcher.start()
+        let watcher = daemon.watcher
+        await withGracefulShutdownHandler {
+            await daemon.engine.run()
+        } onGracefulShutdown: {
+            Task { await watcher.stop() }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+import CUbiquitySystem
+import Glibc
+public import UbiquityIndex
+
+/// A plain crawl: nobody listens.
+struct NoVisitor: CrawlVisitor {
+    func willRead(directory: Int32, path: [String]) -> Bool { false }
+}

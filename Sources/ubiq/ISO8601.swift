@@ -1,0 +1,12 @@
+import ArgumentParser
+import Foundation
+import UbiquityPredicate
+
+/// ISO-8601 parsing for command-line options, shared with the language's date literals.
+enum ISO8601 {
+    static func parse(_ text: String) -> Double? {
+        guard case .constant(.date(let seconds))? = try? MetadataPredicate(parsing: "created == $time.iso(\(text))").dateOperand
+        else { return nil }
+        return seconds
+    }
+}
