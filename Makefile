@@ -9,7 +9,8 @@ SWIFT ?= swift
 # libsystemd-dev and pkg-config: the CSystemd target (sd_notify, journald) needs them.
 # socat: the protocol docs and the authorisation tests talk to the socket as another uid with it.
 # strace: the durability tests check what grocery asks the kernel (fsync after rename).
-SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace
+# syncthing: the two-device tests replicate a container between two daemons with it (TwoDevices).
+SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing
 # watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
 COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.

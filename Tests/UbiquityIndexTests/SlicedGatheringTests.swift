@@ -23,7 +23,7 @@ struct SlicedGatheringTests {
         limits.gatheringSlice = .zero           // one item per slice: the most interleaving there can be
         var tree = TreeBuilder()
         let engine = QueryEngine(containers: [tree.descriptor], source: ScriptedSource(), limits: limits, clock: ManualClock())
-        let count = 4000
+        let count = 1500
         var names = (0..<count).map { "f\($0)" }
         await engine.apply(ChangeBatch(sequence: 1, changes: [tree.listing(names.map { "Documents/" + $0 })], notices: []))
         // No name hint: every item is evaluated, one per slice.

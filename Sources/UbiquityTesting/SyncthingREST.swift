@@ -1,0 +1,59 @@
+import Foundation
+import Glibc
+
+/// Syncthing's REST API over the Unix socket its GUI listens on: reachable from outside the
+/// private network namespace the instance runs in, and from nowhere else.
+public struct SyncthingREST: Sendable {
+    public let socket: String
+    public let apiKey: String
+
+    public init(socket: String, apiKey: String) {
+        self.socket = socket
+        self.apiKey = apiKey
+    }
+
+    /// `GET`s (or `POST`s) `path` and returns the decoded JSON body (nil for an empty body).
+    ///
+    /// - Throws: ``TestDaemonError`` when the socket cannot be reached or the status is not 2xx.
+    @discardableResult
+    public func call(_ method: String = "GET", _ path: String, timeout seconds: Double = 30) throws -> Any? {
+        let fd = socket_fd()
+        guard fd >= 0 else { throw TestDaemonError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socket.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw TestDaemonError("socket path too long: \(socket)") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in bytes.enumerated() { raw[i] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw TestDaemonError("connect \(socket): \(String(cString: strerror(errno)))") }
+        let request = "\(method) \(path) HTTP/1.0\r\nHost: syncthing\r\nX-API-Key: \(apiKey)\r\nContent-Length: 0\r\n\r\n"
+        let sent = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.utf8.count else { throw TestDaemonError("send to \(socket) failed") }
+        var response: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n > 0 { response += chunk[..<n]; continue }
+            if n == 0 { break }
+            if errno == EINTR { continue }
+            throw TestDaemonError("\(method) \(path): no answer within \(seconds) s")
+        }
+        guard let split = response.firstRange(of: Array("\r\n\r\n".utf8)) else { throw TestDaemonError("\(method) \(path): no HTTP answer") }
+        let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
+        let body = Data(response[split.upperBound...])
+        let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        guard (200..<300).contains(status) else {
+            throw TestDaemonError("\(method) \(path): \(head.split(separator: "\r\n").first ?? "") \(String(decoding: body, as: UTF8.self))")
+        }
+        return body.isEmpty ? nil : try JSONSerialization.jsonObject(with: body)
+    }
+
+    private func socket_fd() -> Int32 { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import Glibc
+
+/// Two "devices" of one user on this machine: each has its own container root (holding
+/// `com.example.grocery`), its own `ubiquityd` on its own socket, and its own Syncthing instance
+/// replicating the container directory with the other's. Both Syncthing instances run in one
+/// private network namespace (`unshare --net`, loopback only) with discovery, relays, NAT,
+/// usage and crash reporting off; their REST APIs listen on Unix sockets, so the test reaches
+/// them and nothing else can. Everything is started here and stopped by PID.
+///
+/// ```swift
+/// let devices = try await TwoDevices.start()
+/// defer { devices.stop() }
+/// try devices.a.place("Item_1", contents: "milk")        // appears on b through Syncthing
+/// try devices.waitUntilInSync()
+/// ```
+public final class TwoDevices: @unchecked Sendable {
+    // @unchecked: every stored property is set in `init` and only read afterwards; `supervisor`
+    // (Foundation's Process) is safe to signal and wait on from any thread.
+
+    /// One device: its container root, daemon and Syncthing instance.
+    public struct Device: Sendable {
+        public let name: String
+        /// The container root (`root/com.example.grocery` is the replicated container).
+        public let root: String
+        public let container: String
+        public let daemon: TestDaemon
+        public let syncthing: SyncthingREST
+        public let deviceID: String
+        public var socket: String { daemon.socket }
+        public var documents: String { container + "/Documents" }
+
+        /// Makes a file appear at once in `Documents/` (written beside it, then renamed).
+        @discardableResult
+        public func place(_ name: String, contents: String) throws -> String {
+            try placeAtomically(documents + "/" + name, contents: contents, staging: root)
+        }
+    }
+
+    public static let containerID = "com.example.grocery"
+    /// Lines for `.stignore` of every container: ubiquityd's sync cookies are never replicated.
+    public static let ignoredNames = ["(?d).ubiquity-sync-*"]
+
+    public let directory: String
+    public let a: Device
+    public let b: Device
+    private let supervisor: Process
+
+    private init(directory: String, a: Device, b: Device, supervisor: Process) {
+        self.directory = directory
+        self.a = a
+        self.b = b
+        self.supervisor = supervisor
+    }
+
+    /// Creates both devices and returns once both daemons listen and the Syncthing instances are
+    /// connected to each other.
+    public static func start(within seconds: Double = 60) async throws -> TwoDevices {
+        var template = Array("/tmp/ubq2-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: made)
+        do {
+            let names = ["a", "b"]
+            var ids: [String: String] = [:]
+            for name in names {
+                let home = directory + "/" + name + "/syncthing"
+                try run("/usr/bin/syncthing", ["generate", "--home=" + home, "--no-default-folder"])
+                let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
+                guard let id = config.firstMatch(of: /<device id="([A-Z0-9-]+)"/)?.1 else { throw TestDaemonError("no device id in \(home)") }
+                ids[name] = String(id)
+                let container = directory + "/" + name + "/root/" + containerID
+                try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+                try (ignoredNames.joined(separator: "\n") + "\n").write(toFile: container + "/.stignore", atomically: true, encoding: .utf8)
+            }
+            let ports = ["a": 22101 + Int(getpid() % 400) * 2, "b": 22102 + Int(getpid() % 400) * 2]
+            for name in names {
+                let peer = name == "a" ? "b" : "a"
+                let home = directory + "/" + name + "/syncthing"
+                let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
+                let written = configured(config, listen: ports[name]!, gui: home + "/rest.sock", folder: directory + "/" + name + "/root/" + containerID,
+                                         ids: [ids["a"]!, ids["b"]!], peer: ids[peer]!, peerName: peer, peerPort: ports[peer]!)
+                try written.write(toFile: home + "/config.xml", atomically: true, encoding: .utf8)
+            }
+            let script = directory + "/network-namespace.sh"
+            try supervisorScript(directory: directory).write(toFile: script, atomically: true, encoding: .utf8)
+            let supervisor = Process()
+            supervisor.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            supervisor.arguments = ["--net", "--", "/bin/sh", script]
+            supervisor.standardInput = FileHandle.nullDevice
+            supervisor.standardOutput = FileHandle.nullDevice
+            supervisor.standardError = FileHandle.nullDevice
+            try supervisor.run()
+            func device(_ name: String) throws -> Device {
+                let root = directory + "/" + name + "/root"
+                let daemon = try TestDaemon(containers: [], arguments: ["--root", root, "--socket", "{socket}"])
+                return Device(name: name, root: root, container: root + "/" + containerID, daemon: daemon,
+                              syncthing: SyncthingREST(socket: directory + "/" + name + "/syncthing/rest.sock", apiKey: apiKey),
+                              deviceID: ids[name]!)
+            }
+            let devices = TwoDevices(directory: directory, a: try device("a"), b: try device("b"), supervisor: supervisor)
+            do {
+                try devices.waitUntilConnected(within: seconds)
+            } catch {
+                devices.stop()
+                throw error
+            }
+            return devices
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Waits until each Syncthing instance reports the other connected (asked through REST,
+    /// with a deadline).
+    public func waitUntilConnected(within seconds: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        for (device, peer) in [(a, b), (b, a)] {
+            while true {
+                if let answer = try? device.syncthing.call("GET", "/rest/system/connections") as? [String: Any],
+                   let connections = answer["connections"] as? [String: Any],
+                   let peerState = connections[peer.deviceID] as? [String: Any], peerState["connected"] as? Bool == true {
+                    break
+                }
+                guard supervisor.isRunning else { throw TestDaemonError("the Syncthing instances exited:\n\(logs)") }
+                guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) did not connect within \(seconds) s:\n\(logs)") }
+                usleep(50_000)      // polling a condition with a deadline, not standing in for one
+            }
+        }
+    }
+
+    /// Waits until each device has everything the other has (`/rest/db/completion` at 100% and
+    /// nothing needed on both sides), after asking both to scan now.
+    public func waitUntilInSync(within seconds: Double = 60) throws {
+        for device in [a, b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(Self.containerID)") }
+        let deadline = Date().addingTimeInterval(seconds)
+        for (device, peer) in [(a, b), (b, a)] {
+            while true {
+                let completion = try device.syncthing.call("GET", "/rest/db/completion?folder=\(Self.containerID)&device=\(peer.deviceID)") as? [String: Any]
+                let status = try device.syncthing.call("GET", "/rest/db/status?folder=\(Self.containerID)") as? [String: Any]
+                if (completion?["completion"] as? Double) == 100, (status?["needTotalItems"] as? Int) == 0,
+                   (status?["state"] as? String) == "idle" {
+                    break
+                }
+                guard Date() < deadline else { throw TestDaemonError("\(device.name) and \(peer.name) did not get in sync within \(seconds) s") }
+                usleep(50_000)      // polling a condition with a deadline
+            }
+        }
+    }
+
+    /// What both Syncthing instances logged.
+    public var logs: String {
+        ["a", "b"].map { (try? String(contentsOfFile: directory + "/" + $0 + "/syncthing/log", encoding: .utf8)) ?? "" }
+            .joined(separator: "\n---\n")
+    }
+
+    /// Stops both daemons and both Syncthing instances (by PID) and removes everything.
+    public func stop() {
+        a.daemon.stop()
+        b.daemon.stop()
+        if supervisor.isRunning {
+            supervisor.terminate()          // the script stops its instances by PID, then exits
+            let deadline = Date().addingTimeInterval(20)
+            while supervisor.isRunning && Date() < deadline { usleep(10_000) }
+            if supervisor.isRunning { kill(supervisor.processIdentifier, SIGKILL) }
+        }
+        a.daemon.cleanUp()
+        b.daemon.cleanUp()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: - Configuration
+
+    static let apiKey = "ubiquity-test-rig"
+
+    /// The generated `config.xml`, with everything that faces outside turned off, the peer and
+    /// the shared folder added.
+    static func configured(_ config: String, listen: Int, gui: String, folder: String, ids: [String], peer: String,
+                           peerName: String, peerPort: Int) -> String {
+        var text = config
+        text = text.replacingOccurrences(of: "<listenAddress>default</listenAddress>",
+                                         with: "<listenAddress>tcp://127.0.0.1:\(listen)</listenAddress>")
+        text = text.replacing(/\s*<globalAnnounceServer>[^<]*<\/globalAnnounceServer>/, with: "")
+        text = text.replacing(/\s*<stunServer>[^<]*<\/stunServer>/, with: "")
+        let options = ["globalAnnounceEnabled": "false", "localAnnounceEnabled": "false", "relaysEnabled": "false",
+                       "natEnabled": "false", "crashReportingEnabled": "false", "startBrowser": "false",
+                       "announceLANAddresses": "false", "urAccepted": "-1", "autoUpgradeIntervalH": "0",
+                       "stunKeepaliveStartS": "0", "stunKeepaliveMinS": "0", "apikey": apiKey]
+        for (tag, value) in options {
+            text = text.replacing(try! Regex("<\(tag)>[^<]*</\(tag)>"), with: "<\(tag)>\(value)</\(tag)>")
+        }
+        // A path as the GUI address: Syncthing listens on a Unix socket there.
+        text = text.replacing(/<address>127\.0\.0\.1:8384<\/address>/, with: "<address>\(gui)</address>")
+        let devices = ids.map { "            <device id=\"\($0)\"></device>" }.joined(separator: "\n")
+        // maxConflicts must be written: without it Syncthing keeps no conflict copies at all.
+        let additions = """
+            <folder id="\(containerID)" label="" path="\(folder)" type="sendreceive" rescanIntervalS="3600" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
+        \(devices)
+                <maxConflicts>10</maxConflicts>
+            </folder>
+            <device id="\(peer)" name="\(peerName)" compression="metadata" introducer="false" skipIntroductionRemovals="false" introducedBy="">
+                <address>tcp://127.0.0.1:\(peerPort)</address>
+                <paused>false</paused>
+                <autoAcceptFolders>false</autoAcceptFolders>
+            </device>
+
+        """
+        if let gui = text.range(of: "    <gui ") { text.insert(contentsOf: additions, at: gui.lowerBound) }
+        return text
+    }
+
+    /// Runs inside the new network namespace: loopback up, both instances started, both stopped
+    /// by PID on SIGTERM.
+    static func supervisorScript(directory: String) -> String {
+        """
+        #!/bin/sh
+        ip link set lo up
+        export STNODEFAULTFOLDER=1 STNOUPGRADE=1 STNORESTART=1
+        /usr/bin/syncthing serve --home=\(directory)/a/syncthing --no-browser --no-restart --logfile=\(directory)/a/syncthing/log >/dev/null 2>&1 &
+        A=$!
+        /usr/bin/syncthing serve --home=\(directory)/b/syncthing --no-browser --no-restart --logfile=\(directory)/b/syncthing/log >/dev/null 2>&1 &
+        B=$!
+        trap 'kill $A $B; wait $A $B; exit 0' TERM INT
+        wait $A $B
+
+        """
+    }
+
+    private static func run(_ program: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TestDaemonError("\(program) \(arguments.joined(separator: " ")) failed") }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import UbiquityPredicate
+import UbiquityTesting
+
+/// Two devices replicating one container through real Syncthing (two instances in a private
+/// network namespace) and two real daemons: a change on one device reaches the other device's
+/// live query. Needs root (unshare).
+@Suite struct TwoDevicesTests {
+    /// Starts a live `name LIKE 'Item_*'` query and returns the client and the gathered names.
+    static func liveQuery(_ device: TwoDevices.Device) throws -> (RawClient, [String]) {
+        let client = try RawClient(socket: device.socket)
+        _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+        _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","batchingInterval":0}"#)
+        let finished = try next(client, "query.gatheringFinished")
+        return (client, names(finished["results"]))
+    }
+
+    static func names(_ items: JSONValue?) -> [String] {
+        items?.arrayValue?.compactMap { $0["attributes"]?["kMDItemFSName"]?.stringValue }.sorted() ?? []
+    }
+
+    static func next(_ client: RawClient, _ event: String, within seconds: Double = 30) throws -> JSONValue {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let message = try client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow))
+            if message["event"]?.stringValue == event { return message }
+        }
+        throw TestDaemonError("no \(event) within \(seconds) s")
+    }
+
+    @Test func anItemMadeOnOneDeviceReachesTheOtherDevicesLiveQuery() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let (onB, gatheredOnB) = try Self.liveQuery(devices.b)
+        let (onA, gatheredOnA) = try Self.liveQuery(devices.a)
+        #expect(gatheredOnA.isEmpty && gatheredOnB.isEmpty)
+
+        try devices.a.place("Item_milk", contents: "milk")
+        let arrived = try Self.next(onB, "query.update")
+        #expect(Self.names(arrived["added"]) == ["Item_milk"], "\(arrived)")
+        #expect(try String(contentsOfFile: devices.b.documents + "/Item_milk", encoding: .utf8) == "milk")
+
+        try devices.b.place("Item_bread", contents: "bread")
+        var added: [String] = []
+        while !added.contains("Item_bread") {
+            added += Self.names(try Self.next(onA, "query.update")["added"])
+        }
+        #expect(added.contains("Item_bread"))
+        try devices.waitUntilInSync()
+    }
+}
