@@ -58,7 +58,7 @@ extension MetadataIndex {
     /// Call BEFORE mutating an item, so its snapshot shows the old state.
     private func noteUpdate(_ id: ItemID, oldPath: String? = nil, _ recorder: inout Recorder) {
         let f = flags(id)
-        if f.contains(.containerRoot) { return }
+        if f.contains(.containerRoot) || f.contains(.syncEngine) { return }
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
@@ -81,6 +81,7 @@ extension MetadataIndex {
 
     private func noteInsert(_ id: ItemID, _ recorder: inout Recorder) {
         let f = flags(id)
+        if f.contains(.syncEngine) { return }
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
@@ -94,7 +95,7 @@ extension MetadataIndex {
     /// Call BEFORE releasing the entry.
     private func noteRemove(_ id: ItemID, _ recorder: inout Recorder) {
         let f = flags(id)
-        if f.contains(.containerRoot) { return }
+        if f.contains(.containerRoot) || f.contains(.syncEngine) { return }
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
@@ -120,6 +121,7 @@ extension MetadataIndex {
         let p = flags(parent)
         var flags: Flags = [.live]
         if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
+        if p.contains(.syncEngine) || SyncEngineFiles.isOwn(name) { flags.insert(.syncEngine) }
         if p.contains(.hidden) || MetadataIndex.isHiddenName(name) { flags.insert(.hidden) }
         if p.contains(.documents) || (p.contains(.containerRoot) && name == "Documents") {
             flags.insert(.documents)
@@ -248,10 +250,10 @@ extension MetadataIndex {
             let derived = flags(forChild: name(id), of: parent(id), kind: self.stat(id).kind, container: container)
             guard derived != old else { continue }
             setFlags(id, derived)
-            let wasItem = !old.contains(.insidePackage), isItem = !derived.contains(.insidePackage)
+            let wasItem = old.isDisjoint(with: .notAnItem), isItem = derived.isDisjoint(with: .notAnItem)
             guard recorder.enabled, wasItem != isItem else { continue }
             if wasItem {
-                // Moved into a package: no longer an item of its own.
+                // Moved into a package (or renamed to a sync engine's name): no longer an item of its own.
                 if recorder.changeSet.changes[id]?.kind == .inserted { recorder.changeSet.changes[id] = nil }
                 else { recorder.changeSet.changes[id]?.kind = .removed }
             } else {
@@ -304,6 +306,8 @@ extension MetadataIndex {
         var newest = stat(id).modified
         for inner in subtree(id).dropFirst() {
             let s = stat(inner)
+            // A file the sync engine is still receiving is not part of the package yet.
+            if flags(inner).contains(.syncEngine) { continue }
             // Sizes come from the file system: saturate (Int64+Saturating.swift), never trap.
             if s.kind == .regular { size = size.saturatingAdding(s.size) }
             newest = max(newest, s.modified)

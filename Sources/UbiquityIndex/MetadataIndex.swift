@@ -23,6 +23,10 @@ public final class MetadataIndex {
         static let documents = Flags(rawValue: 16)
         /// The slot holds a live entry.
         static let live = Flags(rawValue: 32)
+        /// A sync engine's own file (``SyncEngineFiles``), or below one: never an item.
+        static let syncEngine = Flags(rawValue: 64)
+        /// Entries with any of these are never query results.
+        static let notAnItem: Flags = [.containerRoot, .insidePackage, .syncEngine]
     }
 
     /// A copy of one entry's fields, for code off the hot paths (tests, moves, packages).
@@ -145,10 +149,11 @@ public final class MetadataIndex {
         Int(id) < flagsOf.count && flagsOf[Int(id)].contains(.live)
     }
 
-    /// An entry that can be a query result: not a container root, not inside a package.
+    /// An entry that can be a query result: not a container root, not inside a package, not a
+    /// sync engine's own file.
     func isItem(_ id: ItemID) -> Bool {
         let flags = flagsOf[Int(id)]
-        return flags.contains(.live) && !flags.contains(.containerRoot) && !flags.contains(.insidePackage)
+        return flags.contains(.live) && flags.isDisjoint(with: .notAnItem)
     }
 
     /// The entry at `components` below the container root, if indexed.
@@ -209,8 +214,7 @@ public final class MetadataIndex {
     func allItems(inContainers containerSet: Set<Int>?) -> [ItemID] {
         var result: [ItemID] = []
         result.reserveCapacity(entryCount)
-        for (i, flags) in flagsOf.enumerated()
-        where flags.contains(.live) && !flags.contains(.containerRoot) && !flags.contains(.insidePackage) {
+        for (i, flags) in flagsOf.enumerated() where flags.contains(.live) && flags.isDisjoint(with: .notAnItem) {
             if let containerSet, !containerSet.contains(Int(containerOf[i])) { continue }
             result.append(ItemID(i))
         }
@@ -233,8 +237,7 @@ public final class MetadataIndex {
                 for constraint in hint.constraints {
                     nameIndex.forEach(matching: constraint, caseInsensitive: hint.caseInsensitive, names: names) { id in
                         let flags = flagsOf[Int(id)]
-                        guard !flags.contains(.containerRoot), !flags.contains(.insidePackage),
-                              accept(flags, Int(containerOf[Int(id)])) else { return }
+                        guard flags.isDisjoint(with: .notAnItem), accept(flags, Int(containerOf[Int(id)])) else { return }
                         if dedupe, !seen.insert(id).inserted { return }
                         result.append(id)
                     }

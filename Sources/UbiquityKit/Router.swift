@@ -3,8 +3,8 @@ import NIOCore
 import NIOExtras
 import NIOPosix
 import Synchronization
-public import UbiquityPredicate
-public import UbiquityProtocol
+import UbiquityPredicate
+import UbiquityProtocol
 
 /// Matches responses to requests and routes events to query handlers. Shared by the
 /// connection and its reader task; all state sits behind one lock, and callbacks run outside it.

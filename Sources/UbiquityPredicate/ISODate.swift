@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// ISO-8601 dates and the `$time.*` clock, without a Foundation `Date` per value.
 ///

@@ -1,4 +1,4 @@
-public import UbiquityErrors
+import UbiquityErrors
 
 /// Limits that keep hostile predicates from exhausting the stack, memory or time.
 public enum PredicateLimits {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What a user sees after running a built executable: its exit status and everything it printed.
 public struct CLIResult: Sendable {

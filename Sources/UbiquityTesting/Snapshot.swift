@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Expected outputs kept as files in a `Snapshots/` folder beside the test source.
 public enum Snapshot {

@@ -1,6 +1,6 @@
 import CUbiquitySystem
 import Glibc
-public import UbiquityIndex
+import UbiquityIndex
 
 /// Hears about each directory of a walk before its entries are read.
 protocol CrawlVisitor {

@@ -1,6 +1,6 @@
 import CUbiquitySystem
 import Glibc
-public import UbiquityIndex
+import UbiquityIndex
 
 /// A plain crawl: nobody listens.
 struct NoVisitor: CrawlVisitor {

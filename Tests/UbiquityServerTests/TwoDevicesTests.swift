@@ -49,4 +49,30 @@ import UbiquityTesting
         #expect(added.contains("Item_bread"))
         try devices.waitUntilInSync()
     }
+
+    /// Syncthing's own files (`.stfolder`, `.stignore`, the temporary file a received file is
+    /// written to) never show, not even to a query that asks for hidden files.
+    @Test func syncthingsOwnFilesAreNeverItems() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let everything = #"{"id":1,"op":"query.start","predicate":"kMDItemFSInvisible == YES OR kMDItemFSInvisible == NO","batchingInterval":0}"#
+        let client = try RawClient(socket: devices.b.socket)
+        _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+        _ = try client.request(everything)
+        var seen = [try Self.next(client, "query.gatheringFinished")]
+        // Big enough to be received in pieces into a temporary file first.
+        try devices.a.place("Item_big", contents: String(repeating: "x", count: 8 << 20))
+        var names: Set<String> = []
+        while !names.contains("Item_big") {
+            let update = try Self.next(client, "query.update")
+            seen.append(update)
+            names.formUnion((update["added"]?.arrayValue ?? []).compactMap { $0["attributes"]?["kMDItemFSName"]?.stringValue })
+        }
+        try devices.waitUntilInSync()
+        #expect(FileManager.default.fileExists(atPath: devices.b.container + "/.stfolder"))
+        let all = "\(seen)"
+        for name in [".stfolder", ".stignore", ".syncthing.", "~syncthing~"] {
+            #expect(!all.contains(name), "\(name) reached a client: \(all.prefix(2000))")
+        }
+    }
 }

@@ -1,5 +1,5 @@
 public import UbiquityIndex
-public import UbiquityProtocol
+import UbiquityProtocol
 import Glibc
 
 /// One container named in the configuration (`[[containers]]`).

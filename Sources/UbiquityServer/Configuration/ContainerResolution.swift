@@ -1,4 +1,4 @@
-public import UbiquityIndex
+import UbiquityIndex
 import Glibc
 
 /// What ``DaemonConfiguration/resolveContainers()`` found on disk.

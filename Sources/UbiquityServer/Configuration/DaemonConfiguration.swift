@@ -1,4 +1,4 @@
-public import UbiquityIndex
+import UbiquityIndex
 public import UbiquityProtocol
 import Glibc
 

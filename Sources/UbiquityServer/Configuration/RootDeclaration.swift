@@ -1,5 +1,5 @@
-public import UbiquityIndex
-public import UbiquityProtocol
+import UbiquityIndex
+import UbiquityProtocol
 import Glibc
 
 /// A directory whose container-id sub-directories are served (`[[roots]]`).

@@ -1,11 +1,11 @@
 import CSystemd
 import Glibc
-public import Logging
+import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
-public import UbiquityIndex
+import UbiquityIndex
 public import UbiquityProtocol
 public import UbiquityWatch
 import UnixSignals

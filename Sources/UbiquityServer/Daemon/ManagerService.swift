@@ -1,13 +1,13 @@
 import CSystemd
 import Glibc
-public import Logging
+import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
-public import UbiquityIndex
-public import UbiquityProtocol
-public import UbiquityWatch
+import UbiquityIndex
+import UbiquityProtocol
+import UbiquityWatch
 import UnixSignals
 
 /// READY=1 after the first crawl, STATUS= refreshes, the watchdog, SIGHUP reloads, STOPPING=1.

@@ -1,5 +1,5 @@
 import Glibc
-public import Logging
+import Logging
 
 /// Reading the process environment without Foundation.
 public enum ProcessEnvironment {
