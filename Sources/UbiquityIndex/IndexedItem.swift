@@ -22,6 +22,7 @@ public struct IndexedItem: ItemFacts {
     public var packageModified: Int64 { index.packageTotals(id).modified }
     public var path: String { index.path(of: id) }
     public var tags: [String] { index.stat(id).tags }
+    public var hasUnresolvedConflicts: Bool { index.hasUnresolvedConflicts(id) }
     public var identity: ItemIdentity { index.identity(id) }
     public func snapshot() -> ItemSnapshot { ItemSnapshot(self) }
 }

@@ -16,6 +16,8 @@ protocol ItemFacts: AttributeProvider {
     var packageModified: Int64 { get }
     var path: String { get }
     var tags: [String] { get }
+    /// Whether conflict copies of it are present (beside it, or inside it for a package).
+    var hasUnresolvedConflicts: Bool { get }
 }
 
 extension ItemFacts {
@@ -43,7 +45,7 @@ extension ItemFacts {
             return tags.isEmpty ? nil : .list(tags.map(Value.string))
         case .container: return .string(containerID.rawValue)
         case .scope: return .string(scope.rawValue)
-        case .hasUnresolvedConflicts: return .bool(false)
+        case .hasUnresolvedConflicts: return .bool(hasUnresolvedConflicts)
         case .isDownloaded, .isUploaded: return .bool(true)
         case .downloadingStatus: return .string("NSMetadataUbiquitousItemDownloadingStatusCurrent")
         default: return nil

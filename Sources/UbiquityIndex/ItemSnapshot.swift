@@ -12,6 +12,7 @@ public struct ItemSnapshot: ItemFacts, Sendable, Hashable {
     public let packageSize: Int64
     public let packageModified: Int64
     public let path: String
+    public let hasUnresolvedConflicts: Bool
     public var tags: [String] { stat.tags }
 
     init(_ item: IndexedItem) {
@@ -27,5 +28,6 @@ public struct ItemSnapshot: ItemFacts, Sendable, Hashable {
         packageSize = item.packageSize
         packageModified = item.packageModified
         path = item.path
+        hasUnresolvedConflicts = item.hasUnresolvedConflicts
     }
 }

@@ -60,6 +60,8 @@ final class LiveQuery {
             visible.append(attribute)
         }
         if !visible.contains(.path) { visible.append(.path) }
+        // A conflict appearing or ending is news to every subscriber, whatever it shows.
+        if !visible.contains(.hasUnresolvedConflicts) { visible.append(.hasUnresolvedConflicts) }
         visibleAttributes = visible
     }
 

@@ -58,7 +58,7 @@ extension MetadataIndex {
     /// Call BEFORE mutating an item, so its snapshot shows the old state.
     private func noteUpdate(_ id: ItemID, oldPath: String? = nil, _ recorder: inout Recorder) {
         let f = flags(id)
-        if f.contains(.containerRoot) || f.contains(.syncEngine) { return }
+        if f.contains(.containerRoot) || f.contains(.syncEngine) || f.contains(.conflictCopy) { return }
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
@@ -81,7 +81,7 @@ extension MetadataIndex {
 
     private func noteInsert(_ id: ItemID, _ recorder: inout Recorder) {
         let f = flags(id)
-        if f.contains(.syncEngine) { return }
+        if f.contains(.syncEngine) || f.contains(.conflictCopy) { return }
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
@@ -95,7 +95,7 @@ extension MetadataIndex {
     /// Call BEFORE releasing the entry.
     private func noteRemove(_ id: ItemID, _ recorder: inout Recorder) {
         let f = flags(id)
-        if f.contains(.containerRoot) || f.contains(.syncEngine) { return }
+        if f.contains(.containerRoot) || f.contains(.syncEngine) || f.contains(.conflictCopy) { return }
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
             return
@@ -122,6 +122,7 @@ extension MetadataIndex {
         var flags: Flags = [.live]
         if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
         if p.contains(.syncEngine) || SyncEngineFiles.isOwn(name) { flags.insert(.syncEngine) }
+        if p.contains(.conflictCopy) || ConflictCopyName.parse(name) != nil { flags.insert(.conflictCopy) }
         if p.contains(.hidden) || MetadataIndex.isHiddenName(name) { flags.insert(.hidden) }
         if p.contains(.documents) || (p.contains(.containerRoot) && name == "Documents") {
             flags.insert(.documents)
@@ -148,7 +149,26 @@ extension MetadataIndex {
         setChild(parent, name, id)
         nameIndex.insert(name, id, names: names)
         noteInsert(id, &recorder)
+        countConflictCopy(id, 1, &recorder)
         return id
+    }
+
+    /// Counts (or uncounts) a conflict copy for the item it is a version of — the sibling with
+    /// the original name, or the package it is inside — and tells that item's subscribers.
+    private func countConflictCopy(_ id: ItemID, _ delta: Int, _ recorder: inout Recorder) {
+        guard flags(id).contains(.conflictCopy), !flags(parent(id)).contains(.conflictCopy),
+              let copy = ConflictCopyName.parse(name(id)) else { return }
+        let key: ConflictKey
+        let original: ItemID?
+        if flags(id).contains(.insidePackage), let package = owningPackage(id) {
+            key = ConflictKey(parent: package, original: "")
+            original = package
+        } else {
+            key = ConflictKey(parent: parent(id), original: copy.original)
+            original = child(parent(id), copy.original)
+        }
+        if let original { noteUpdate(original, recorder: &recorder) }      // before: the snapshot shows the old state
+        adjustConflictCopies(key, by: delta)
     }
 
     /// Creates or updates the entry at `path`; a missing parent means the change is ignored
@@ -193,7 +213,10 @@ extension MetadataIndex {
             setChild(parent(id), name(id), nil)
         }
         let order = subtree(id)
-        for victim in order { noteRemove(victim, &recorder) }
+        for victim in order {
+            noteRemove(victim, &recorder)
+            countConflictCopy(victim, -1, &recorder)
+        }
         if let package = flags(id).contains(.insidePackage) ? owningPackage(id) : nil {
             recorder.dirtyPackages.insert(package)
         }
@@ -238,7 +261,10 @@ extension MetadataIndex {
         }
         // A rename: the entry and its subtree keep their ids; paths and inherited flags change.
         let moved = subtree(source)
-        for id in moved { noteUpdate(id, oldPath: recorder.enabled ? path(of: id) : nil, &recorder) }
+        for id in moved {
+            noteUpdate(id, oldPath: recorder.enabled ? path(of: id) : nil, &recorder)
+            countConflictCopy(id, -1, &recorder)
+        }
         if let oldPackage = owningPackage(source) { recorder.dirtyPackages.insert(oldPackage) }
         setChild(parent(source), name(source), nil)
         rename(source, to: newName, parent: newParent)
@@ -260,6 +286,7 @@ extension MetadataIndex {
                 recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
             }
         }
+        for id in moved { countConflictCopy(id, 1, &recorder) }
         if let newPackage = owningPackage(source) { noteUpdate(newPackage, recorder: &recorder) }
         if flags(source).contains(.package) { recorder.dirtyPackages.insert(source) }
     }
@@ -307,7 +334,7 @@ extension MetadataIndex {
         for inner in subtree(id).dropFirst() {
             let s = stat(inner)
             // A file the sync engine is still receiving is not part of the package yet.
-            if flags(inner).contains(.syncEngine) { continue }
+            if !flags(inner).isDisjoint(with: [.syncEngine, .conflictCopy]) { continue }
             // Sizes come from the file system: saturate (Int64+Saturating.swift), never trap.
             if s.kind == .regular { size = size.saturatingAdding(s.size) }
             newest = max(newest, s.modified)

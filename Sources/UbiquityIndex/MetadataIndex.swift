@@ -25,8 +25,11 @@ public final class MetadataIndex {
         static let live = Flags(rawValue: 32)
         /// A sync engine's own file (``SyncEngineFiles``), or below one: never an item.
         static let syncEngine = Flags(rawValue: 64)
+        /// A conflict copy (``ConflictCopyName``), or below one: a version of another item, never
+        /// an item itself.
+        static let conflictCopy = Flags(rawValue: 128)
         /// Entries with any of these are never query results.
-        static let notAnItem: Flags = [.containerRoot, .insidePackage, .syncEngine]
+        static let notAnItem: Flags = [.containerRoot, .insidePackage, .syncEngine, .conflictCopy]
     }
 
     /// A copy of one entry's fields, for code off the hot paths (tests, moves, packages).
@@ -57,6 +60,14 @@ public final class MetadataIndex {
     private(set) var childrenOf: [[String: ItemID]?] = []
     /// Packages only: total size and newest modification of their contents.
     private var packageTotals: [ItemID: (size: Int64, modified: Int64)] = [:]
+    /// Conflict copies present, by the directory they are in and the name of the item they are
+    /// versions of (sparse: only names that have any).
+    private(set) var conflictCopies: [ConflictKey: Int] = [:]
+
+    struct ConflictKey: Hashable {
+        var parent: ItemID
+        var original: String
+    }
 
     private var free: [ItemID] = []
     /// Freed during the current batch; reusable once the batch's change set is out.
@@ -292,6 +303,18 @@ public final class MetadataIndex {
     func setFlags(_ id: ItemID, _ flags: Flags) { flagsOf[Int(id)] = flags }
     func setChild(_ parent: ItemID, _ name: String, _ child: ItemID?) { childrenOf[Int(parent)]?[name] = child }
     func setPackageTotals(_ id: ItemID, size: Int64, modified: Int64) { packageTotals[id] = (size, modified) }
+    func adjustConflictCopies(_ key: ConflictKey, by delta: Int) {
+        let count = (conflictCopies[key] ?? 0) + delta
+        conflictCopies[key] = count > 0 ? count : nil
+    }
+
+    /// Whether an item has conflict copies beside it (or, for a package, inside it).
+    func hasUnresolvedConflicts(_ id: ItemID) -> Bool {
+        guard !conflictCopies.isEmpty else { return false }
+        // Copies inside a package are counted under the package itself, with no name.
+        return conflictCopies[ConflictKey(parent: parent(id), original: name(id))] != nil
+            || (flags(id).contains(.package) && conflictCopies[ConflictKey(parent: id, original: "")] != nil)
+    }
 
     /// Gives an entry a new name and parent (a rename); the caller updates both parents' children.
     func rename(_ id: ItemID, to name: String, parent: ItemID) {

@@ -3,8 +3,11 @@ import Glibc
 
 /// The real `ubiquityd` process on a temporary root and socket, for integration tests.
 ///
-/// `start` returns once the socket accepts connections (polled with a deadline, never a fixed
-/// sleep); `stop` sends SIGTERM and waits for the exit. Use ``withTestDaemon(containers:arguments:environment:_:)``
+/// `init` returns once the daemon says it is ready: the test is its `NOTIFY_SOCKET` and waits for
+/// the `READY=1` the daemon sends after binding its socket and crawling every container (with a
+/// deadline; no connection is made to find out, so none is left for `status` to count). With a
+/// launcher or a notify socket of the caller's, it polls `connect` instead. `stop` sends SIGTERM
+/// and waits for the exit. Use ``withTestDaemon(containers:arguments:environment:_:)``
 /// so the process is stopped even when the test throws.
 ///
 /// ```swift
@@ -23,6 +26,8 @@ public final class TestDaemon: @unchecked Sendable {
     public let socket: String
     public let logPath: String
     public let process: Process
+    /// Where the daemon's `READY=1` arrives, when the test owns its notify socket.
+    private let readiness: Int32?
 
     public var pid: Int32 { process.processIdentifier }
 
@@ -53,6 +58,13 @@ public final class TestDaemon: @unchecked Sendable {
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw TestDaemonError("cannot create \(logPath)") }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
 
+        // The daemon tells us it is ready, as it tells systemd: unless someone else listens.
+        let readinessPath = directory + "/ready.sock"
+        if launcher == nil && environment["NOTIFY_SOCKET"] == nil && waitForSocket {
+            readiness = try TestDaemon.datagramSocket(at: readinessPath)
+        } else {
+            readiness = nil
+        }
         process = Process()
         process.executableURL = launcher.map { URL(fileURLWithPath: $0) } ?? TestDaemon.executable
         process.arguments = (arguments ?? ["--root", "{root}", "--socket", "{socket}"]).map {
@@ -60,7 +72,7 @@ public final class TestDaemon: @unchecked Sendable {
                 .replacingOccurrences(of: "{dir}", with: directory).replacingOccurrences(of: "{ubiquityd}", with: TestDaemon.executable.path)
         }
         var env = ProcessInfo.processInfo.environment
-        env["NOTIFY_SOCKET"] = nil
+        env["NOTIFY_SOCKET"] = readiness == nil ? nil : readinessPath
         env["LISTEN_FDS"] = nil
         env["LISTEN_PID"] = nil
         env["JOURNAL_STREAM"] = nil
@@ -71,7 +83,54 @@ public final class TestDaemon: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         try? log.close()
-        if waitForSocket { try waitUntilListening() }
+        if waitForSocket {
+            if let readiness {
+                defer { close(readiness) }
+                try waitUntilReady(readiness)
+            } else {
+                try waitUntilListening()
+            }
+        }
+    }
+
+    /// Waits for a datagram containing `READY=1` on `fd`, or fails with the log.
+    private func waitUntilReady(_ fd: Int32, within seconds: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            // A short slice, so that a daemon that exits early is noticed promptly.
+            let ready = poll(&entry, 1, Int32(min(200, max(1, deadline.timeIntervalSinceNow * 1000))))
+            if ready > 0 {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count > 0 && String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").contains("READY=1") { return }
+                continue
+            }
+            guard process.isRunning else { throw TestDaemonError("ubiquityd exited with status \(process.terminationStatus):\n\(log)") }
+        }
+        throw TestDaemonError("ubiquityd did not say READY=1 within \(seconds) s:\n\(log)")
+    }
+
+    /// A bound Unix datagram socket: where sd_notify messages arrive.
+    private static func datagramSocket(at path: String) throws -> Int32 {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TestDaemonError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw TestDaemonError("notify socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, byte) in bytes.enumerated() { raw[i] = byte } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw TestDaemonError("bind \(path): \(String(cString: strerror(errno)))")
+        }
+        return fd
     }
 
     /// Polls `connect` until the daemon accepts, or fails with its log after `seconds`.

@@ -78,8 +78,24 @@ public final class SocketServer: Sendable {
         switch endpoint {
         case .path(let path):
             try SocketPath.prepare(path)
-            listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
-            chmod(path, geteuid() == 0 ? 0o666 : 0o600)
+            // Bound beside its path, given its mode, then renamed into place: nobody can connect
+            // before the mode is final (and a client's own chmod is never undone).
+            let mode: mode_t = geteuid() == 0 ? 0o666 : 0o600
+            let staging = path + "~"
+            if staging.utf8.count < 108 {
+                unlink(staging)
+                listener = try await bootstrap.bind(unixDomainSocketPath: staging, childChannelInitializer: initializer)
+                chmod(staging, mode)
+                guard rename(staging, path) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    try? await listener.channel.close()
+                    unlink(staging)
+                    throw SocketPath.Problem(description: "cannot move the socket into place at '\(path)': \(reason)")
+                }
+            } else {
+                listener = try await bootstrap.bind(unixDomainSocketPath: path, childChannelInitializer: initializer)
+                chmod(path, mode)
+            }
         case .activated(let fd, _):
             listener = try await bootstrap.bind(fd, childChannelInitializer: initializer)
         }

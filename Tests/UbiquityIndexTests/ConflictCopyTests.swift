@@ -1,0 +1,70 @@
+import Testing
+@testable import UbiquityIndex
+import UbiquityPredicate
+
+/// Conflict copies are versions of an item, never items: the item they belong to has
+/// unresolved conflicts while any is present, and its subscribers hear when that changes.
+@Suite("Conflict copies")
+struct ConflictCopyTests {
+    @Test func namesAreReadInEveryForm() {
+        let syncthing = ConflictCopyName.parse("Item_2.sync-conflict-20261122-034428-NOFER4Z")
+        #expect(syncthing == ConflictCopyName(original: "Item_2", device: "NOFER4Z", savedAt: "20261122-034428"))
+        #expect(ConflictCopyName.parse("notes.sync-conflict-20261122-034428-ABCDEFG.txt")?.original == "notes.txt")
+        #expect(ConflictCopyName.parse("grocery.sync-conflict-20261122-034428-ABCDEFG.gro")?.original == "grocery.gro")
+        #expect(ConflictCopyName.parse("Notes (conflicted copy 2026-11-22).txt")?.original == "Notes.txt")
+        #expect(ConflictCopyName.parse("Notes (Ann's conflicted copy).txt")?.original == "Notes.txt")
+        #expect(ConflictCopyName.parse("Notes (Case Conflict 1).txt")?.original == "Notes.txt")
+        for name in ["Item_2", "Item (1).txt", "a.sync-conflict-2026-x", "sync-conflict-20261122-034428-ABCDEFG", ".stfolder"] {
+            #expect(ConflictCopyName.parse(name) == nil, "\(name)")
+        }
+    }
+
+    static func spec(_ text: String) throws -> QuerySpecification {
+        QuerySpecification(predicate: try MetadataPredicate(parsing: text), attributes: [.name])
+    }
+
+    @Test func aCopyIsHiddenAndMarksItsItemUntilItGoes() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/Item_1", "Documents/Item_2"])])
+        let all = LiveQuery(try Self.spec("TRUEPREDICATE"), index: index, context: EvaluationContext())
+        let conflicted = LiveQuery(try Self.spec("hasUnresolvedConflicts == YES"), index: index, context: EvaluationContext())
+        _ = all.gather()
+        #expect(conflicted.gather().isEmpty)
+
+        let copy = ["Documents", "Item_1.sync-conflict-20261122-034428-NOFER4Z"]
+        let arrived = index.apply([.stat(tree.container, copy, tree.file(5))])
+        // The copy is no item; its item changed: every subscriber hears it, and it now matches.
+        let allDelta = all.apply(arrived)
+        #expect(allDelta.added.isEmpty && allDelta.changed.map { $0.path.hasSuffix("/Item_1") } == [true])
+        #expect(conflicted.apply(arrived).added.map { $0.path.hasSuffix("/Item_1") } == [true])
+        let item = try #require(index.lookup(container: 0, ["Documents", "Item_1"]))
+        #expect(IndexedItem(index, item).hasUnresolvedConflicts)
+        #expect(all.results.count == 3)                  // Documents, Item_1, Item_2: not the copy
+
+        let resolved = index.apply([.remove(tree.container, copy)])
+        #expect(conflicted.apply(resolved).removed.map { $0.path.hasSuffix("/Item_1") } == [true])
+        #expect(!IndexedItem(index, item).hasUnresolvedConflicts)
+        #expect(index.conflictCopies.isEmpty)
+    }
+
+    @Test func aCopyOfOrInsideAPackageIsAConflictOfThePackage() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/list.gro/items.json", "Documents/other.gro/items.json"])])
+        let list = try #require(index.lookup(container: 0, ["Documents", "list.gro"]))
+        let other = try #require(index.lookup(container: 0, ["Documents", "other.gro"]))
+        let sizeBefore = index.packageTotals(list).size
+        index.apply([.stat(tree.container, ["Documents", "list.gro", "items.sync-conflict-20261122-034428-NOFER4Z.json"], tree.file(99))])
+        #expect(IndexedItem(index, list).hasUnresolvedConflicts)
+        #expect(index.packageTotals(list).size == sizeBefore, "a conflict copy counted in the package's size")
+        index.apply([tree.listing(["Documents/list.gro/items.json", "Documents/other.gro/items.json",
+                                   "Documents/other.sync-conflict-20261122-034428-NOFER4Z.gro/items.json"])])
+        #expect(!IndexedItem(index, list).hasUnresolvedConflicts)    // the listing no longer has that copy
+        #expect(IndexedItem(index, other).hasUnresolvedConflicts)
+        let names = LiveQuery(try Self.spec("TRUEPREDICATE"), index: index, context: EvaluationContext()).gather().map(\.path)
+        #expect(!names.contains { $0.contains("sync-conflict") })
+    }
+}
