@@ -75,4 +75,37 @@ import UbiquityTesting
             #expect(!all.contains(name), "\(name) reached a client: \(all.prefix(2000))")
         }
     }
+
+    /// Both devices change the same item while they cannot reach each other: Syncthing keeps one
+    /// as the item and the other as a conflict copy, and on both devices the item is in conflict.
+    @Test func aConflictMadeOnTwoDevicesShowsOnBoth() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        try devices.a.place("Item_list", contents: "milk")
+        try devices.waitUntilInSync()
+        var clients: [RawClient] = []
+        for device in [devices.a, devices.b] {
+            let client = try RawClient(socket: device.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try client.request(#"{"id":1,"op":"query.start","predicate":"hasUnresolvedConflicts == YES","batchingInterval":0}"#)
+            #expect(Self.names(try Self.next(client, "query.gatheringFinished")["results"]).isEmpty)
+            clients.append(client)
+        }
+
+        try devices.a.syncthing.call("POST", "/rest/system/pause?device=\(devices.b.deviceID)")
+        try devices.a.place("Item_list", contents: "milk and eggs")
+        try devices.b.place("Item_list", contents: "milk and bread")
+        for device in [devices.a, devices.b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(TwoDevices.containerID)") }
+        try devices.a.syncthing.call("POST", "/rest/system/resume?device=\(devices.b.deviceID)")
+
+        for (client, device) in zip(clients, [devices.a, devices.b]) {
+            let update = try Self.next(client, "query.update", within: 60)
+            #expect(Self.names(update["added"]) == ["Item_list"], "on \(device.name): \(update)")
+        }
+        try devices.waitUntilInSync()
+        for device in [devices.a, devices.b] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: device.documents)
+            #expect(names.contains { $0.hasPrefix("Item_list.sync-conflict-") }, "on \(device.name): \(names)")
+        }
+    }
 }
