@@ -68,11 +68,7 @@ public final class SocketServer: Sendable {
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(
-                    ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxLine))
-                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-            }
+            channel.eventLoop.makeCompletedFuture { try SocketServer.configure(channel, maxLineBytes: maxLine) }
         }
         let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
         switch endpoint {
@@ -109,7 +105,7 @@ public final class SocketServer: Sendable {
                 do {
                     try await listener.executeThenClose { inbound in
                         for try await connection in inbound {
-                            connectionsGroup.addTask { await self.serve(connection) }
+                            connectionsGroup.addTask { await self.serve(connection, peer: await PeerCredentials.of(connection.channel)) }
                         }
                     }
                 } catch {
@@ -140,8 +136,22 @@ public final class SocketServer: Sendable {
 
     // MARK: - One connection
 
-    private func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
-        let peer = await PeerCredentials.of(channel.channel)
+    /// A connection's pipeline: lines in (at most `maxLineBytes` buffered while one is
+    /// incomplete), buffers out. Runs on the channel's event loop.
+    static func configure(_ channel: any Channel, maxLineBytes: Int) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxLineBytes))
+        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+    }
+
+    /// Enters the serving state on `listener` without binding a socket: lets tests drive
+    /// connections through ``serve(_:peer:)`` on testing channels.
+    func serve(onListener listener: any Channel) {
+        let bound = state.withLock { $0.bound(listener: listener) }
+        for waiter in bound.resume { waiter.resume() }
+    }
+
+    /// Serves one connection whose peer is `peer` (nil: its credentials could not be read).
+    func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: PeerCredentials?) async {
         let admission = state.withLock { $0.admit(channel.channel, limit: context.limits.maxConnections) }
         let connectionID: UInt64
         let refusal: ProtocolError?

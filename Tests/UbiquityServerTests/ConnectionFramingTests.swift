@@ -1,0 +1,102 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+@testable import UbiquityServer
+import UbiquityIndex
+import UbiquityPredicate
+import UbiquityProtocol
+import UbiquityTesting
+
+/// The connection's framing and answering, on `NIOAsyncTestingChannel`: the server's own pipeline
+/// and session, no socket, bytes in exactly the pieces the test chooses.
+@Suite struct ConnectionFramingTests {
+    static let maxLine = 256
+    static let hello = #"{"id":1,"op":"hello","version":1}"#
+
+    /// A connection served by a real `SocketServer` (no containers) on a testing channel.
+    struct Connection {
+        let channel: NIOAsyncTestingChannel
+        let served: Task<Void, Never>
+
+        init() async throws {
+            var limits = ServerLimits()
+            limits.maxLineBytes = ConnectionFramingTests.maxLine
+            let engine = QueryEngine(containers: [], source: ScriptedSource())
+            let context = ServerContext(engine: engine, registry: ContainerRegistry([]), limits: limits,
+                                        logger: Logger(label: "framing") { _ in SwiftLogNoOpLogHandler() },
+                                        status: { _ in Daemon.emptyStatus }, itemCounts: { [:] })
+            let server = SocketServer(endpoint: .path("/nonexistent/framing.sock"), context: context)
+            server.serve(onListener: NIOAsyncTestingChannel())
+            let channel = NIOAsyncTestingChannel()
+            // Active, as an accepted connection is.
+            try await channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
+            let wrapped = try await channel.eventLoop.submit {
+                try SocketServer.configure(channel, maxLineBytes: ConnectionFramingTests.maxLine)
+            }.get()
+            self.channel = channel
+            served = Task { await server.serve(wrapped, peer: PeerCredentials(pid: 1, uid: 0, gid: 0)) }
+        }
+
+        func send(_ text: String) async throws { try await channel.writeInbound(ByteBuffer(string: text)) }
+
+        /// The next line the server wrote, within 10 seconds.
+        func line() async throws -> JSONValue {
+            let channel = self.channel
+            let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { try await channel.waitForOutboundWrite(as: ByteBuffer.self) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(10))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let buffer else { throw TestDaemonError("the server wrote nothing within 10 s") }
+            return try JSONLine.decode(Array(buffer.readableBytesView.prefix { $0 != 0x0A }))
+        }
+    }
+
+    @Test func aRequestDripFedOneByteAtATimeIsAnswered() async throws {
+        let connection = try await Connection()
+        for byte in (Self.hello + "\n").utf8 { try await connection.send(String(decoding: [byte], as: UTF8.self)) }
+        let answer = try await connection.line()
+        #expect(answer["result"]?["server"]?.stringValue == "ubiquityd", "\(answer)")
+        try await connection.channel.close()
+        await connection.served.value
+    }
+
+    @Test func manyRequestsInOneBufferAreAnsweredInOrder() async throws {
+        let connection = try await Connection()
+        let lines = [Self.hello] + (2...20).map { #"{"id":\#($0),"op":"status"}"# }
+        try await connection.send(lines.joined(separator: "\n") + "\n")
+        for id in 1...20 {
+            let answer = try await connection.line()
+            #expect(answer["id"]?.intValue == id, "\(answer)")
+        }
+        try await connection.channel.close()
+        await connection.served.value
+    }
+
+    @Test(arguments: [true, false])
+    func aLineOverTheLimitIsRefusedAndTheConnectionClosed(arrivesWhole: Bool) async throws {
+        let connection = try await Connection()
+        try await connection.send(Self.hello + "\n")
+        _ = try await connection.line()
+        let long = #"{"id":2,"op":"status","padding":""# + String(repeating: "x", count: Self.maxLine * 2) + #""}"#
+        if arrivesWhole {
+            // One read holding the whole line: the decoder's buffer limit never sees it incomplete.
+            try await connection.send(long + "\n")
+        } else {
+            for chunk in stride(from: 0, to: long.utf8.count, by: 64) {
+                // The decoder refuses to buffer past the limit: the pipeline reports it to the writer too.
+                try? await connection.send(String(decoding: Array(long.utf8)[chunk..<min(chunk + 64, long.utf8.count)], as: UTF8.self))
+            }
+        }
+        let refusal = try await connection.line()
+        #expect(refusal["error"]?["code"]?.stringValue == "request.tooLarge", "\(refusal)")
+        #expect(refusal["error"]?["limit"]?.intValue == Self.maxLine, "\(refusal)")
+        await connection.served.value
+        #expect(!connection.channel.isActive, "the connection stays open after a line over the limit")
+    }
+}
