@@ -1,5 +1,3 @@
-public import UbiquityPredicate
-
 /// Constants and defaults both ends agree on.
 public enum WireProtocol {
     /// The protocol version a `hello` must name. Bumped on incompatible changes only.
@@ -24,58 +22,5 @@ public enum WireProtocol {
             return (runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime) + "/ubiquity/" + socketFileName
         }
         return "/tmp/ubiquity-\(uid)/" + socketFileName
-    }
-}
-
-/// The limits a server enforces; `hello` publishes them so clients can stay inside.
-public struct ServerLimits: Sendable, Hashable {
-    /// Longest request line in bytes, without its `\n`. Longer: `request.tooLarge`, connection closed.
-    public var maxLineBytes: Int = 1 << 20
-    /// Concurrent connections; one more is answered `server.busy` and closed.
-    public var maxConnections: Int = 256
-    /// Queries (live or stopped, until released) one connection may hold.
-    public var maxQueriesPerConnection: Int = 64
-    /// Pending items per query before the subscriber receives a `query.reset` instead.
-    public var pendingItemsPerQuery: Int = 10_000
-    /// The batching interval used when `query.start` names none, in seconds.
-    public var defaultBatchingInterval: Double = 0.05
-    /// Sort keys one query may name: each key's value is kept for every result.
-    public var maxSortKeys: Int = 8
-    /// Entries of one query's `attributes`.
-    public var maxAttributes: Int = 64
-    /// Queries one user (uid) may hold across all its connections: one local user cannot take
-    /// every query slot of the system service.
-    public var maxQueriesPerPeer: Int = 1_024
-    /// Result items one user may hold across all its queries (counted when each gathers):
-    /// what bounds the memory a user's queries take, whatever the depth of paths.
-    public var maxResultItemsPerPeer: Int = 4_000_000
-
-    public init() {}
-
-    public var json: JSONValue {
-        .object([
-            "maxLineBytes": .integer(Int64(maxLineBytes)),
-            "maxConnections": .integer(Int64(maxConnections)),
-            "maxQueriesPerConnection": .integer(Int64(maxQueriesPerConnection)),
-            "pendingItemsPerQuery": .integer(Int64(pendingItemsPerQuery)),
-            "defaultBatchingInterval": .double(defaultBatchingInterval),
-            "maxSortKeys": .integer(Int64(maxSortKeys)),
-            "maxAttributes": .integer(Int64(maxAttributes)),
-            "maxQueriesPerPeer": .integer(Int64(maxQueriesPerPeer)),
-            "maxResultItemsPerPeer": .integer(Int64(maxResultItemsPerPeer)),
-        ])
-    }
-
-    public init(json: JSONValue) throws(ProtocolError) {
-        let object = try FieldReader(json, context: "limits")
-        maxLineBytes = try object.optionalInt("maxLineBytes") ?? maxLineBytes
-        maxConnections = try object.optionalInt("maxConnections") ?? maxConnections
-        maxQueriesPerConnection = try object.optionalInt("maxQueriesPerConnection") ?? maxQueriesPerConnection
-        pendingItemsPerQuery = try object.optionalInt("pendingItemsPerQuery") ?? pendingItemsPerQuery
-        defaultBatchingInterval = try object.optionalDouble("defaultBatchingInterval") ?? defaultBatchingInterval
-        maxSortKeys = try object.optionalInt("maxSortKeys") ?? maxSortKeys
-        maxAttributes = try object.optionalInt("maxAttributes") ?? maxAttributes
-        maxQueriesPerPeer = try object.optionalInt("maxQueriesPerPeer") ?? maxQueriesPerPeer
-        maxResultItemsPerPeer = try object.optionalInt("maxResultItemsPerPeer") ?? maxResultItemsPerPeer
     }
 }

@@ -1,0 +1,34 @@
+public import UbiquityPredicate
+
+/// One result item on the wire: `{"path": ..., "oldPath": ..., "attributes": {"kMDItemFSName": ...}}`.
+/// Attribute keys are canonical names; dates are ISO-8601 strings with microseconds.
+public struct WireItem: Sendable, Hashable {
+    public var path: String
+    /// The path before a rename, on `changed` items only.
+    public var oldPath: String?
+    public var attributes: [String: JSONValue]
+
+    public init(path: String, oldPath: String? = nil, attributes: [String: JSONValue]) {
+        self.path = path
+        self.oldPath = oldPath
+        self.attributes = attributes
+    }
+
+    public var json: JSONValue {
+        var object: [String: JSONValue] = ["path": .string(path), "attributes": .object(attributes)]
+        if let oldPath { object["oldPath"] = .string(oldPath) }
+        return .object(object)
+    }
+
+    public init(json: JSONValue, context: String = "item") throws(ProtocolError) {
+        let reader = try FieldReader(json, context: context)
+        path = try reader.string("path")
+        oldPath = try reader.optionalString("oldPath")
+        attributes = try reader.optionalObject("attributes") ?? [:]
+    }
+
+    static func list(_ reader: FieldReader, _ key: String) throws(ProtocolError) -> [WireItem] {
+        guard reader.has(key) else { return [] }
+        return try reader.list(key) { (value, context) throws(ProtocolError) in try WireItem(json: value, context: context) }
+    }
+}

@@ -1,0 +1,5 @@
+/// Which part of a container a query looks at.
+public enum WireScope: String, Sendable, Hashable, CaseIterable {
+    case documents
+    case data
+}
