@@ -44,7 +44,3 @@ struct Ubiq: AsyncParsableCommand {
     /// Options every daemon command takes, also accepted before the subcommand (`ubiq --socket P query …`).
     static let globalOptions = GlobalOptions(valued: ["--socket", "--container"], flags: ["--json"])
 }
-
-enum UbiqVersion {
-    static let string = "0.1.0"
-}

@@ -1,0 +1,3 @@
+enum UbiqVersion {
+    static let string = "0.1.0"
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import UbiquityKit
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// `ubiq watch`: the gathered results, then every change, like `mdfind -live`.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the results, then every change as it happens (like mdfind -live).",
+        discussion: """
+            After the results, each change is one line:
+              10:00:03 + /path/of/added
+              10:00:04 ~ /path/now (was /path/before)
+              10:00:05 - /path/of/removed
+            (the time only on a terminal). With --json, one event object per line:
+              {"event":"query.gatheringFinished","count":2,"results":[...]}
+              {"event":"query.update","added":[...],"changed":[...],"removed":[...]}
+            and "query.reset", "query.resync", "query.unwatched", "container.unavailable",
+            "container.available", "container.forbidden": the protocol's own event names.
+            Example:
+              $ ubiq watch --container com.example.grocery "name LIKE 'Item_*'" --batching 0.5
+            Stops on Ctrl-C or SIGTERM (exit 0); exits 3 if the daemon goes away.
+            """
+    )
+
+    @OptionGroup var query: QueryOptions
+
+    @Option(help: ArgumentHelp(
+        "Deliver changes at most once per SECONDS (default: the daemon's, 0.05; 0: at once).", valueName: "seconds"))
+    var batching: Double?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if let batching, !(0...3600).contains(batching) {
+            throw ValidationError("--batching must be between 0 and 3600 seconds, found \(batching)")
+        }
+    }
+
+    func run() async throws {
+        let signals = Self.exitOnSignals()
+        defer { signals.forEach { $0.cancel() } }
+        let options = query, batching = batching
+        try await connection.run(predicate: options.predicate) { connection in
+            let metadataQuery = options.makeQuery(on: connection, live: true)
+            metadataQuery.notificationBatchingInterval = batching
+            for try await notification in try await metadataQuery.start() {
+                Self.print(notification, options: options)
+            }
+            // The stream only ends normally when the daemon stops the query.
+            Terminal.error("the daemon stopped the query")
+        }
+    }
+
+    /// SIGINT and SIGTERM end the watch cleanly with status 0; the daemon drops the query when
+    /// the socket closes.
+    static func exitOnSignals() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Foundation.exit(0) }
+            source.resume()
+            return source
+        }
+    }
+
+    static func print(_ notification: MetadataQuery.Notification, options: QueryOptions) {
+        let now = Date()
+        if options.json {
+            guard let event = json(notification) else { return }
+            var object = event
+            object["time"] = .string(ISO8601DateFormatter().string(from: now))
+            if let line = try? Terminal.json(.object(object)) { Terminal.output(line) }
+            return
+        }
+        let stamp = Terminal.isTerminal ? Terminal.clock(now) + " " : ""
+        switch notification {
+        case .didFinishGathering(let results), .didReset(let results):
+            if case .didReset = notification { Terminal.output(stamp + "reset: the daemon resent every result") }
+            if !results.isEmpty { Terminal.output(ItemFormat.table(results, attributes: options.shownAttributes)) }
+            if Terminal.isTerminal { Terminal.error("\(results.count) items; watching for changes (Ctrl-C to stop)") }
+        case .didUpdate(let added, let changed, let removed):
+            let shown = DisplayText.oneLine
+            for item in added { Terminal.output(stamp + "+ " + shown(item.path)) }
+            for item in changed {
+                Terminal.output(stamp + "~ " + shown(item.path) + (item.oldPath.map { " (was \(shown($0)))" } ?? ""))
+            }
+            for item in removed { Terminal.output(stamp + "- " + shown(item.path)) }
+        case .resync(let container, let reason, let changes):
+            Terminal.error("\(container) was rescanned (\(reason)); \(changes) changes")
+        case .unwatched(let container, let path, let reason):
+            Terminal.error("\(container): \(DisplayText.oneLine(path)) is not watched (\(reason)); it is rescanned periodically")
+        case .containerUnavailable(let container):
+            Terminal.error("\(container) is unavailable")
+        case .containerAvailable(let container):
+            Terminal.error("\(container) is available again")
+        case .containerForbidden(let container):
+            Terminal.error("\(container): you may no longer read this container (its owner or group changed); the query stopped")
+        case .didStartGathering, .gatheringProgress:
+            break
+        }
+    }
+
+    static func json(_ notification: MetadataQuery.Notification) -> [String: JSONValue]? {
+        func items(_ list: [MetadataItem]) -> JSONValue { .array(list.map(ItemFormat.json)) }
+        switch notification {
+        case .didStartGathering, .gatheringProgress: return nil
+        case .didFinishGathering(let results), .didReset(let results):
+            let name = if case .didReset = notification { ServerEvent.names.reset } else { ServerEvent.names.gatheringFinished }
+            return ["event": .string(name), "count": .integer(Int64(results.count)), "results": items(results)]
+        case .didUpdate(let added, let changed, let removed):
+            return ["event": .string(ServerEvent.names.update), "added": items(added), "changed": items(changed), "removed": items(removed)]
+        case .resync(let container, let reason, let changes):
+            return ["event": .string(ServerEvent.names.resync), "container": .string(container), "reason": .string(reason),
+                    "changes": .integer(Int64(changes))]
+        case .unwatched(let container, let path, let reason):
+            return ["event": .string(ServerEvent.names.unwatched), "container": .string(container), "path": .string(path), "reason": .string(reason)]
+        case .containerUnavailable(let container):
+            return ["event": .string(ServerEvent.names.containerUnavailable), "container": .string(container)]
+        case .containerAvailable(let container):
+            return ["event": .string(ServerEvent.names.containerAvailable), "container": .string(container)]
+        case .containerForbidden(let container):
+            return ["event": .string(ServerEvent.names.containerForbidden), "container": .string(container)]
+        }
+    }
+}
