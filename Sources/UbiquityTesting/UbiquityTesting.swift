@@ -2,7 +2,8 @@
 //
 // Owns: seeded randomness (SplitMix64), a subscriber's view of a live query (ClientView), reading
 //   events and lines with a deadline, the real daemon on a temporary socket (TestDaemon), a raw
-//   JSON-lines client (RawClient), running a built or reference program (BuiltExecutable).
+//   JSON-lines client (RawClient), running a built or reference program (BuiltExecutable), and
+//   checking every `--help` page of a built tool at 80 columns against its snapshot (HelpPages).
 // Must not: be a dependency of any product, or stand in for a real component in a test whose
 //   feature is that component.
 // Depends on: UbiquityIndex, UbiquityProtocol, Foundation.
