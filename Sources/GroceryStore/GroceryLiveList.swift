@@ -155,14 +155,3 @@ public struct GroceryLiveList: Sendable {
         }
     }
 }
-
-public enum GroceryLiveListError: Error, Sendable, CustomStringConvertible {
-    /// The daemon ended the live query without being asked (it should not; reported, not retried).
-    case queryStopped
-
-    public var description: String {
-        switch self {
-        case .queryStopped: "the daemon stopped the live query"
-        }
-    }
-}
