@@ -1,4 +1,4 @@
-public import UbiquityIndex
+import UbiquityIndex
 public import UbiquityProtocol
 import Glibc
 
@@ -169,55 +169,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         let joined = parts.joined(separator: "/")
         return absolute ? "/" + joined : joined
-    }
-}
-
-/// A directory whose container-id sub-directories are served (`[[roots]]`).
-public struct RootDeclaration: Sendable, Hashable {
-    /// Absolute, normalised.
-    public var path: String
-    /// Extension (lowercase, no dot) → type identifier, for every container found here.
-    public var packageTypes: [String: String]
-    /// Owner of every container found here; nil: each directory's own owner.
-    public var owner: UInt32?
-    /// Group that may read every container found here; nil: no group access.
-    public var group: UInt32?
-
-    public init(path: String, packageTypes: [String: String] = [:], owner: UInt32? = nil, group: UInt32? = nil) {
-        self.path = path
-        self.packageTypes = packageTypes
-        self.owner = owner
-        self.group = group
-    }
-}
-
-/// One container named in the configuration (`[[containers]]`).
-///
-/// A declared container directly inside a root inherits that root's package types, owner and
-/// group; its own settings win.
-public struct ContainerDeclaration: Sendable, Hashable {
-    public var id: ContainerID
-    /// Absolute, normalised; nil: `<first root>/<id>`.
-    public var path: String?
-    /// nil: the directory's owner (or the root's `owner`).
-    public var owner: UInt32?
-    /// nil: no group access (or the root's `group`).
-    public var group: UInt32?
-    /// Extension (lowercase, no dot) → type identifier, added to the root's.
-    public var packageTypes: [String: String]
-    /// Create the directory and its `Documents/` when missing.
-    public var create: Bool
-
-    public init(
-        id: ContainerID, path: String? = nil, owner: UInt32? = nil, group: UInt32? = nil,
-        packageTypes: [String: String] = [:], create: Bool = true
-    ) {
-        self.id = id
-        self.path = path
-        self.owner = owner
-        self.group = group
-        self.packageTypes = packageTypes
-        self.create = create
     }
 }
 

@@ -10,34 +10,6 @@ public import UbiquityProtocol
 public import UbiquityWatch
 import UnixSignals
 
-/// Everything the daemon needs to run, already resolved (containers listed, socket chosen).
-public struct DaemonSettings: Sendable {
-    public var containers: [ResolvedContainer]
-    public var endpoint: SocketServer.Endpoint
-    public var limits: ServerLimits
-    public var watcher: FileWatcher.Configuration
-    /// How often to tell systemd we are alive (half of `WatchdogSec=`); nil: no watchdog.
-    public var watchdogPeriod: Duration?
-    /// How often `STATUS=` is refreshed.
-    public var statusPeriod: Duration = .seconds(5)
-    /// Re-reads the configuration on SIGHUP: the containers to serve now. nil: SIGHUP only re-lists.
-    public var reload: (@Sendable () throws -> [ResolvedContainer])?
-    /// False when the daemon runs inside another program (tests): SIGTERM, SIGINT and SIGHUP are
-    /// then left alone, and ``Daemon/shutDownGracefully()`` stops it.
-    public var trapsSignals = true
-
-    public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
-                watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,
-                reload: (@Sendable () throws -> [ResolvedContainer])? = nil) {
-        self.containers = containers
-        self.endpoint = endpoint
-        self.limits = limits
-        self.watcher = watcher
-        self.watchdogPeriod = watchdogPeriod
-        self.reload = reload
-    }
-}
-
 /// The running daemon: the watcher feeding the engine, the socket server, and the service
 /// manager glue, as one `ServiceGroup`. SIGTERM/SIGINT stop it gracefully (subscribers get
 /// `server.shuttingDown`, the socket file is removed); SIGHUP reloads the containers.
@@ -292,61 +264,4 @@ private final class StatusBox: Sendable {
     private let value = Mutex<Daemon?>(nil)
     func set(_ daemon: Daemon) { value.withLock { $0 = daemon } }
     var daemon: Daemon? { value.withLock { $0 } }
-}
-
-// MARK: - Services
-
-/// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches).
-struct IndexService: Service {
-    let daemon: Daemon
-
-    func run() async throws {
-        try daemon.watcher.start()
-        let watcher = daemon.watcher
-        await withGracefulShutdownHandler {
-            await daemon.engine.run()
-        } onGracefulShutdown: {
-            Task { await watcher.stop() }
-        }
-    }
-}
-
-struct ServerService: Service {
-    let server: SocketServer
-    func run() async throws { try await server.run() }
-}
-
-/// READY=1 after the first crawl, STATUS= refreshes, the watchdog, SIGHUP reloads, STOPPING=1.
-struct ManagerService: Service {
-    let daemon: Daemon
-
-    func run() async throws {
-        // Trap SIGHUP before the (possibly long) first crawl: a reload asked for meanwhile waits, not lost.
-        let hangups = daemon.settings.trapsSignals ? await UnixSignalsSequence(trapping: .sighup) : nil
-        try await daemon.becomeReady()
-        let period = min(daemon.settings.watchdogPeriod ?? daemon.settings.statusPeriod, daemon.settings.statusPeriod)
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                if let hangups { group.addTask {
-                    for await _ in hangups.cancelOnGracefulShutdown() {
-                        await daemon.reloadContainers()
-                    }
-                } }
-                group.addTask {
-                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                        if daemon.settings.watchdogPeriod != nil, await daemon.isMakingProgress(timeout: period) {
-                            daemon.send { n throws(SystemdError) in try n.watchdog() }
-                        }
-                        let line = await daemon.statusLine()
-                        daemon.send { n throws(SystemdError) in try n.status(line) }
-                        daemon.journalSkippedEntries()
-                        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }
-                    }
-                }
-                await group.waitForAll()
-            }
-        } onGracefulShutdown: {
-            daemon.send { n throws(SystemdError) in try n.stopping(status: "stopping: telling subscribers and closing the socket") }
-        }
-    }
 }

@@ -1,36 +1,8 @@
 import Glibc
-public import Logging
-public import UbiquityIndex
+import Logging
+import UbiquityIndex
 import UbiquityPredicate
-public import UbiquityProtocol
-
-/// What every session needs from the daemon. Immutable; shared by all connections.
-public struct ServerContext: Sendable {
-    public var engine: QueryEngine
-    public var registry: ContainerRegistry
-    public var limits: ServerLimits
-    public var logger: Logger
-    /// Builds the `status` result for a peer (only the containers it may read are listed).
-    public var status: @Sendable (PeerCredentials) async -> StatusResult
-    /// Containers' item counts for `containers.list`.
-    public var itemCounts: @Sendable () async -> [ContainerID: Int]
-    /// What each user holds across its connections (``ServerLimits/maxQueriesPerPeer``).
-    public var budget: PeerBudget
-
-    public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
-                status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
-                itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget()) {
-        self.engine = engine
-        self.registry = registry
-        self.limits = limits
-        self.logger = logger
-        self.status = status
-        self.itemCounts = itemCounts
-        self.budget = budget
-    }
-
-    var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }
-}
+import UbiquityProtocol
 
 /// One client connection's protocol state: hello, the queries it holds, and how each request is
 /// answered. Used by the connection's reading task only (requests are handled one at a time, in

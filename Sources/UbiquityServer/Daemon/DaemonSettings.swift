@@ -1,0 +1,39 @@
+import CSystemd
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import UbiquityIndex
+public import UbiquityProtocol
+public import UbiquityWatch
+import UnixSignals
+
+/// Everything the daemon needs to run, already resolved (containers listed, socket chosen).
+public struct DaemonSettings: Sendable {
+    public var containers: [ResolvedContainer]
+    public var endpoint: SocketServer.Endpoint
+    public var limits: ServerLimits
+    public var watcher: FileWatcher.Configuration
+    /// How often to tell systemd we are alive (half of `WatchdogSec=`); nil: no watchdog.
+    public var watchdogPeriod: Duration?
+    /// How often `STATUS=` is refreshed.
+    public var statusPeriod: Duration = .seconds(5)
+    /// Re-reads the configuration on SIGHUP: the containers to serve now. nil: SIGHUP only re-lists.
+    public var reload: (@Sendable () throws -> [ResolvedContainer])?
+    /// False when the daemon runs inside another program (tests): SIGTERM, SIGINT and SIGHUP are
+    /// then left alone, and ``Daemon/shutDownGracefully()`` stops it.
+    public var trapsSignals = true
+
+    public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
+                watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,
+                reload: (@Sendable () throws -> [ResolvedContainer])? = nil) {
+        self.containers = containers
+        self.endpoint = endpoint
+        self.limits = limits
+        self.watcher = watcher
+        self.watchdogPeriod = watchdogPeriod
+        self.reload = reload
+    }
+}
