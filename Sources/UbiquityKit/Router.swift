@@ -1,0 +1,140 @@
+import Foundation
+import NIOCore
+import NIOExtras
+import NIOPosix
+import Synchronization
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// Matches responses to requests and routes events to query handlers. Shared by the
+/// connection and its reader task; all state sits behind one lock, and callbacks run outside it.
+final class Router: Sendable {
+    typealias EventHandler = @Sendable (Result<ServerEvent, UbiquityKitError>) -> Void
+
+    private struct Pending {
+        var promise: EventLoopPromise<JSONValue>
+        /// Set for `query.start`: registered under the query id the response names.
+        var handler: EventHandler?
+    }
+
+    private struct State {
+        var nextID: Int64 = 1
+        var pending: [Int64: Pending] = [:]
+        var handlers: [Int: EventHandler] = [:]
+        /// Once set, the connection is unusable and new requests fail with it at once.
+        var failure: (any Error)?
+        var closeReason: String?
+    }
+
+    private let state = Mutex(State())
+
+    /// Why the connection is being closed, when we close it (for the error the reader reports).
+    var closeReason: String? {
+        get { state.withLock { $0.closeReason } }
+        set { state.withLock { $0.closeReason = newValue } }
+    }
+
+    func send(_ operation: UbiquityProtocol.Operation, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop,
+              handler: EventHandler? = nil) async throws -> JSONValue {
+        let promise = eventLoop.makePromise(of: JSONValue.self)
+        let registered: Result<Int64, any Error> = state.withLock { state in
+            if let failure = state.failure { return .failure(failure) }
+            let id = state.nextID
+            state.nextID += 1
+            state.pending[id] = Pending(promise: promise, handler: handler)
+            return .success(id)
+        }
+        let id: Int64
+        switch registered {
+        case .success(let value): id = value
+        case .failure(let error):
+            promise.fail(error)
+            throw error
+        }
+        do {
+            try await writer.write(ByteBuffer(bytes: JSONLine.encodeLine(Request(id: .number(id), operation).json)))
+        } catch {
+            // The reader may already have failed this request; complete it only if still ours.
+            let mine = state.withLock { $0.pending.removeValue(forKey: id) }
+            let failure = UbiquityKitError.disconnected(reason: "the request could not be sent: \(error)")
+            mine?.promise.fail(failure)
+        }
+        return try await promise.futureResult.get()
+    }
+
+    /// Handles one line. Returns false when the connection must be closed (unreadable line).
+    func receive(_ line: ByteBuffer) -> Bool {
+        let message: ServerMessage
+        do {
+            message = try ServerMessage(json: try JSONLine.decode(line.readableBytesView))
+        } catch {
+            let shown = String(decoding: line.readableBytesView.prefix(120), as: UTF8.self)
+            let detail = error.message
+            closeReason = "unreadable line from ubiquityd"
+            fail(.invalidServerMessage("\(detail): \(shown)"))
+            return false
+        }
+        switch message {
+        case .response(let response):
+            deliver(response)
+        case .event(.shuttingDown(let reason)):
+            fail(.daemonShuttingDown(reason: reason))
+        case .event(let event):
+            guard let query = event.query else { return true }
+            let handler = state.withLock { state in
+                if case .stopped = event { return state.handlers.removeValue(forKey: query) }
+                return state.handlers[query]
+            }
+            handler?(.success(event))
+        }
+        return true
+    }
+
+    private func deliver(_ response: Response) {
+        guard case .number(let id)? = response.id else {
+            // The daemon could not read one of our requests' ids: it cannot be matched, and only
+            // a broken client sends such a request. Fail everything so nobody waits forever.
+            if case .failure(let error) = response.outcome { failPending(error) }
+            return
+        }
+        let pending: Pending? = state.withLock { state in
+            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            if let handler = pending.handler, case .success(let result) = response.outcome,
+               let query = try? Router.queryID(in: result) {
+                state.handlers[query] = handler
+            }
+            return pending
+        }
+        switch response.outcome {
+        case .success(let result): pending?.promise.succeed(result)
+        case .failure(let error): pending?.promise.fail(error)
+        }
+    }
+
+    static func queryID(in result: JSONValue) throws -> Int {
+        try FieldReader(result, context: "query.start result").int("query")
+    }
+
+    func removeHandler(query: Int) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: query) }
+    }
+
+    /// Ends everything: pending requests and query handlers receive `error`; later sends fail at once.
+    func fail(_ error: UbiquityKitError) {
+        let (pending, handlers) = state.withLock { state in
+            if state.failure == nil { state.failure = error }
+            defer { state.pending.removeAll(); state.handlers.removeAll() }
+            return (Array(state.pending.values), Array(state.handlers.values))
+        }
+        for p in pending { p.promise.fail(error) }
+        for h in handlers { h(.failure(error)) }
+    }
+
+    private func failPending(_ error: any Error) {
+        let pending = state.withLock { state in
+            defer { state.pending.removeAll() }
+            return Array(state.pending.values)
+        }
+        for p in pending { p.promise.fail(error) }
+    }
+}
