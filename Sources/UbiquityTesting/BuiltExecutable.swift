@@ -1,12 +1,5 @@
 public import Foundation
 
-/// What a user sees after running a built executable: its exit status and everything it printed.
-public struct CLIResult: Sendable {
-    public let status: Int32
-    public let stdout: String
-    public let stderr: String
-}
-
 /// A product SwiftPM built beside the running test bundle (it puts all products in one folder),
 /// run as a child process the way a user would: `ubiq`, `grocery`, `ubiquityd`.
 ///
@@ -77,15 +70,5 @@ public struct BuiltExecutable: Sendable {
         return CLIResult(status: process.terminationStatus,
                          stdout: try String(contentsOf: outURL, encoding: .utf8),
                          stderr: try String(contentsOf: errURL, encoding: .utf8))
-    }
-}
-
-/// Expected outputs kept as files in a `Snapshots/` folder beside the test source.
-public enum Snapshot {
-    /// The text of `Snapshots/<name>` beside `file` (by default the calling source file).
-    public static func text(_ name: String, beside file: String = #filePath) throws -> String {
-        let url = URL(fileURLWithPath: file).deletingLastPathComponent()
-            .appendingPathComponent("Snapshots").appendingPathComponent(name)
-        return try String(contentsOf: url, encoding: .utf8)
     }
 }
