@@ -17,11 +17,12 @@ public struct HelpPages: Sendable {
     public static let unwrappedColumns = 10_000
 
     public let tool: BuiltExecutable
-    let snapshotFolder: URL
+    /// The test source whose `Snapshots/` folder holds the pages (``Snapshot``).
+    let testFile: String
 
     public init(_ tool: BuiltExecutable, snapshotsBeside file: String = #filePath) {
         self.tool = tool
-        snapshotFolder = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("Snapshots")
+        testFile = file
     }
 
     /// `<tool> <path> --help` with COLUMNS set (swift-argument-parser reads the width from it).
@@ -78,16 +79,11 @@ public struct HelpPages: Sendable {
 
     /// The help snapshots committed, to find those of commands that no longer exist.
     public func snapshotNamesOnDisk() throws -> Set<String> {
-        Set(try FileManager.default.contentsOfDirectory(atPath: snapshotFolder.path).filter { $0.hasSuffix("-help.txt") })
+        Set(try Snapshot.names(beside: testFile).filter { $0.hasSuffix("-help.txt") })
     }
 
     /// The committed snapshot of `path`; with UPDATE_SNAPSHOTS=1, `current` is written there first.
     public func snapshot(_ path: [String], current: String) throws -> String {
-        let url = snapshotFolder.appendingPathComponent(snapshotName(path))
-        if ProcessInfo.processInfo.environment["UPDATE_SNAPSHOTS"] == "1" {
-            try FileManager.default.createDirectory(at: snapshotFolder, withIntermediateDirectories: true)
-            try current.write(to: url, atomically: true, encoding: .utf8)
-        }
-        return try String(contentsOf: url, encoding: .utf8)
+        try Snapshot.text(snapshotName(path), beside: testFile, current: current)
     }
 }
