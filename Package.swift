@@ -186,7 +186,8 @@ let package = Package(
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
         /// query, reading events with a deadline, the real daemon on a temporary socket
         /// (TestDaemon), a raw JSON-lines client, running a built CLI or a reference program
-        /// such as python3 (BuiltExecutable, Snapshot), reading a child's output lines with a
+        /// such as python3 (BuiltExecutable, Snapshot), checking and snapshotting every `--help`
+        /// page at 80 columns (HelpPages, HelpLayout), reading a child's output lines with a
         /// deadline (LineReader), and a container watched by a real FileWatcher feeding a real
         /// index with waits on what it recorded (WatchHarness, Recorder, FS, and crawl/index
         /// snapshots to compare).
@@ -252,6 +253,13 @@ let package = Package(
         .testTarget(
             name: "groceryTests",
             dependencies: ["grocery", "ubiquityd", "UbiquityTesting", "GroceryStore"],
+            exclude: ["Snapshots"],
+            swiftSettings: swiftSettings
+        ),
+        /// Runs the built `ubiquityd` binary; its `--help` output is compared with Snapshots/.
+        .testTarget(
+            name: "ubiquitydTests",
+            dependencies: ["ubiquityd", "UbiquityTesting"],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,3 @@
-
-
 /// Splits predicate text into tokens. Works on Unicode scalars, so a combining mark can never
 /// merge into a quote or backslash, and offsets count scalars (characters, for ASCII text).
 struct Lexer {

@@ -1,5 +1,3 @@
-
-
 extension MetadataPredicate {
     /// Prepares the predicate for fast repeated evaluation: resolves `$time.*` against
     /// `context`, compiles string patterns, and builds lookup sets for `IN`.

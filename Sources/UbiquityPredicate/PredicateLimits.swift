@@ -1,5 +1,3 @@
-import UbiquityErrors
-
 /// Limits that keep hostile predicates from exhausting the stack, memory or time.
 public enum PredicateLimits {
     /// Longest predicate text, in UTF-8 bytes.

@@ -18,5 +18,3 @@ public enum ServerMessage: Sendable, Hashable {
         }
     }
 }
-
-// MARK: - Results

@@ -36,10 +36,11 @@ public struct BuiltExecutable: Sendable {
         return environment
     }
 
-    /// Runs the executable to its exit with ``environment``; standard output and error are
-    /// captured in temporary files, so no pipe can fill up and block it. `stdin` is fed from a
-    /// file; without it standard input is /dev/null.
-    public func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIResult {
+    /// Runs the executable to its exit with ``environment`` (plus `overrides`, such as another
+    /// COLUMNS); standard output and error are captured in temporary files, so no pipe can fill up
+    /// and block it. `stdin` is fed from a file; without it standard input is /dev/null.
+    public func run(_ arguments: [String], stdin: Data? = nil,
+                    environment overrides: [String: String] = [:]) throws -> CLIResult {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(url.lastPathComponent)-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -57,7 +58,7 @@ public struct BuiltExecutable: Sendable {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
-        process.environment = Self.environment
+        process.environment = Self.environment.merging(overrides) { $1 }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input ?? FileHandle.nullDevice

@@ -2,8 +2,9 @@
 //
 // Owns: seeded randomness (SplitMix64), a subscriber's view of a live query (ClientView), reading
 //   events and lines with a deadline, the real daemon on a temporary socket (TestDaemon), a raw
-//   JSON-lines client (RawClient), running a built or reference program (BuiltExecutable), and
-//   two devices replicating a container through real Syncthing in a private network namespace
+//   JSON-lines client (RawClient), running a built or reference program (BuiltExecutable),
+//   checking every `--help` page of a built tool at 80 columns against its snapshot (HelpPages),
+//   and two devices replicating a container through real Syncthing in a private network namespace
 //   (TwoDevices, SyncthingREST).
 // Must not: be a dependency of any product, or stand in for a real component in a test whose
 //   feature is that component.

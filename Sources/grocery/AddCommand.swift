@@ -7,11 +7,13 @@ struct AddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add items; prints each new item's id.",
+        usage: "grocery add [<options>] [<name> ...]",
         discussion: """
-            Each name becomes one item: a new file Documents/Item_<UUID> whose content is the name
-            in UTF-8, written atomically (or a new row of the package). Any text works: emoji,
-            right-to-left scripts, newlines (quote them, or use --stdin); an empty name shows as
-            "Unnamed item". Names are limited to \(GroceryLimits.maxNameBytes) bytes of UTF-8.
+            Each name becomes one item: a new file Documents/Item_<UUID> whose content is the name in \
+            UTF-8, written atomically (or a new row of the package). Any text works: emoji, right-to-left \
+            scripts, newlines (quote them, or use --stdin); an empty name shows as "Unnamed item". Names \
+            are limited to \(GroceryLimits.maxNameBytes) bytes of UTF-8.
+
             Examples:
               $ grocery add milk "free-range eggs" 🍎
               $ printf 'flour\\n(the strong one)' | grocery add --stdin

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import GroceryStore
-import UbiquityKit
 
 /// An option whose value is one of a GroceryStore enum's cases (`--store`, `--sort`); the enum
 /// stays free of ArgumentParser.

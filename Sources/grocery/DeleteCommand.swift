@@ -7,8 +7,10 @@ struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete items.",
+        usage: "grocery delete [<options>] <id> ...",
         discussion: """
             Every id is resolved before anything is deleted, so a typo deletes nothing.
+
             Example:
               $ grocery delete 3f2a 7b00
             """

@@ -12,9 +12,9 @@ struct Grocery: AsyncParsableCommand {
         commandName: "grocery",
         abstract: "A shopping list kept in a Ubiquity container, live across processes.",
         discussion: """
-            Each item is a file Documents/Item_<UUID> holding its name (the default), or a row of
-            the one package Documents/grocery.gro that also holds pictures (--store package).
-            Ids are shown shortened; any unambiguous prefix of one works.
+            Each item is a file Documents/Item_<UUID> holding its name (the default), or a row of the one \
+            package Documents/grocery.gro that also holds pictures (--store package). Ids are shown \
+            shortened; any unambiguous prefix of one works.
 
             Walk-through (the daemon runs in another terminal: `make run`):
               $ grocery add milk "free-range eggs"
@@ -28,9 +28,10 @@ struct Grocery: AsyncParsableCommand {
               $ grocery watch          # in a third terminal: a live list
               $ grocery delete 7B00
 
-            Exit status: 0 success, 1 a file operation or the daemon failed, 2 invalid input
-            (unknown or ambiguous id, name or image too large), 3 daemon not running or
-            connection lost, 64 usage error. Details: docs/grocery.md.
+            Exit status: 0 success, 1 a file operation or the daemon failed, 2 invalid input (unknown or \
+            ambiguous id, name or image too large), 3 daemon not running or connection lost, 64 usage error.
+
+            Details: docs/grocery.md.
             """,
         version: "0.1.0",
         subcommands: [StatusCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, RenameCommand.self,

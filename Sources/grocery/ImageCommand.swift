@@ -8,9 +8,10 @@ struct ImageCommand: AsyncParsableCommand {
         commandName: "image",
         abstract: "Give items a picture, or get it back (package mode: --store package).",
         discussion: """
-            Pictures are stored inside Documents/grocery.gro, so they need --store package.
-            PNG and JPEG are accepted, recognised by their first bytes (not the file name), up to
+            Pictures are stored inside Documents/grocery.gro, so they need --store package. PNG and JPEG \
+            are accepted, recognised by their first bytes (not the file name), up to \
             \(GroceryLimits.maxImageBytes) bytes; a larger file is refused before it is read.
+
             Examples:
               $ grocery image set 3f2a milk.png --store package
               $ grocery image get 3f2a copy.png --store package
@@ -28,7 +29,9 @@ struct ImageCommand: AsyncParsableCommand {
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set (or replace) an item's picture from a PNG or JPEG file.")
+        static let configuration = CommandConfiguration(
+            abstract: "Set (or replace) an item's picture from a PNG or JPEG file.",
+            usage: "grocery image set [<options>] <id> <file>")
 
         @Argument(help: .itemID)
         var id: String
@@ -46,7 +49,9 @@ struct ImageCommand: AsyncParsableCommand {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write an item's picture to a file (- for standard output).")
+        static let configuration = CommandConfiguration(
+            abstract: "Write an item's picture to a file (- for standard output).",
+            usage: "grocery image get [<options>] <id> <out>")
 
         @Argument(help: .itemID)
         var id: String
@@ -73,7 +78,9 @@ struct ImageCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an item's picture.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an item's picture.",
+            usage: "grocery image remove [<options>] <id>")
 
         @Argument(help: .itemID)
         var id: String

@@ -7,20 +7,23 @@ struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "Print the items, sorted, with short ids.",
+        usage: "grocery list [<options>]",
         discussion: """
-            One query (kMDItemFSName LIKE 'Item_*' in Documents), then each item file is read.
-            Files in Documents that are not items (notes.txt, Item_milk, directories) are ignored.
-            Short ids are the shortest prefixes (at least \(GroceryLimits.minimumShortIDLength) characters) that tell the
-            items apart; names show newlines as ↵.
+            One query (kMDItemFSName LIKE 'Item_*' in Documents), then each item file is read. Files in \
+            Documents that are not items (notes.txt, Item_milk, directories) are ignored. Short ids are \
+            the shortest prefixes (at least \(GroceryLimits.minimumShortIDLength) characters) that tell \
+            the items apart; names show newlines as ↵.
+
             Examples:
               $ grocery list
               ID    NAME
               7B00  free-range eggs
               3F2A  milk
               $ grocery list --sort created --json
-              {"created":"2026-11-22T10:00:03.120Z","displayName":"milk","id":"3F2A9C1E-…",…}
-            With --store package an IMAGE column says which items have a picture.
-            JSON fields: docs/grocery.md.
+              {"created":"2026-11-22T10:00:03.120Z","displayName":"milk",…}
+
+            With --store package an IMAGE column says which items have a picture. JSON fields: \
+            docs/grocery.md.
             """
     )
 

@@ -7,9 +7,11 @@ struct RenameCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rename",
         abstract: "Give an item a new name.",
+        usage: "grocery rename [<options>] <id> <name>",
         discussion: """
-            In file mode the item file is rewritten atomically (a temporary file renamed over it),
-            so watchers see one change: "renamed OLD → NEW".
+            In file mode the item file is rewritten atomically (a temporary file renamed over it), so \
+            watchers see one change: "renamed OLD → NEW".
+
             Example:
               $ grocery rename 3f2a "oat milk"
             """

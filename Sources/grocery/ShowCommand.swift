@@ -7,15 +7,18 @@ struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one item: full id, name, dates, image, file.",
+        usage: "grocery show [<options>] <id>",
         discussion: """
             ID is any unambiguous prefix of the item's id (case does not matter).
+
             Example:
               $ grocery show 3f2a
               id        3F2A9C1E-5D7B-4C11-9E0A-6B1F2C3D4E5F
               name      milk
+              short id  3F2A
               created   2026-11-22 10:00:03
               modified  2026-11-22 10:00:03
-              file      /home/me/.local/share/ubiquity/containers/com.example.grocery/Documents/Item_3F2A9C1E-…
+              file      …/com.example.grocery/Documents/Item_3F2A9C1E-5D7B-4C11-9E0A-6B1F…
             """
     )
 

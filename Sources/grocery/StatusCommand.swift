@@ -7,6 +7,7 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Say whether the daemon is reachable, which container the list is in, and how many items it has.",
+        usage: "grocery status [<options>]",
         discussion: """
             Example:
               $ grocery status
@@ -15,6 +16,7 @@ struct StatusCommand: AsyncParsableCommand {
               path       /home/me/.local/share/ubiquity/containers/com.example.grocery
               store      files (Documents/Item_<UUID>)
               items      3
+
             When the daemon is not running, says how to start it and exits 3.
             """
     )

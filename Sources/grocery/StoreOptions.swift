@@ -45,8 +45,3 @@ struct StoreOptions: ParsableArguments {
         try await withList { list in try await body(list, try await list.item(matching: prefix).id) }
     }
 }
-
-extension ArgumentHelp {
-    /// The `id` argument of the commands that act on one item.
-    static var itemID: ArgumentHelp { ArgumentHelp("The item's id or a prefix of it.", valueName: "id") }
-}

@@ -8,18 +8,27 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Show the list live: every item added, renamed or removed, by any process, as it happens.",
+        usage: "grocery watch [<options>]",
         discussion: """
             Prints the list, then each change with the time it was seen:
               10:00:03  added    7B00  free-range eggs
               10:00:04  renamed  3F2A  milk → oat milk
               10:00:05  removed  7B00  free-range eggs
-            On a terminal the list is redrawn with the latest changes under it; piped, lines are
-            appended. If the daemon restarts, watch says "daemon went away, reconnecting…",
-            retries (100 ms, doubling to 2 s) until it is back, then "reconnected, re-gathered N
-            items" and what changed meanwhile. Ctrl-C (or SIGTERM) stops it with exit status 0.
-            With --json, one object per line: {"kind":"gathered","count":…,"items":[…],"at":…},
-            then {"kind":"added"|"renamed"|"removed"|"imageSet"|"imageRemoved","id":…,"shortID":…,
-            "name":…,"oldName":…,"image":…,"at":…}, and "reconnecting", "regathered", "notice".
+
+            On a terminal the list is redrawn with the latest changes under it; piped, lines are appended. \
+            Ctrl-C (or SIGTERM) stops it with exit status 0.
+
+            If the daemon restarts, watch retries (100 ms, doubling to 2 s) until it is back, then shows \
+            what changed meanwhile:
+              10:00:06  daemon went away, reconnecting… (…)
+              10:00:08  reconnected, re-gathered 2 items
+
+            With --json, one object per line, first the list:
+              {"kind":"gathered","count":…,"items":[…],"at":…}
+            Then one per change, of kind added, renamed, removed, imageSet or imageRemoved:
+              {"kind":"renamed","id":…,"shortID":…,"name":…,"oldName":…,"image":…,"at":…}
+            Besides, the kinds reconnecting, regathered and notice say what happened to the connection.
+
             Example:
               $ grocery watch --json | jq -c 'select(.kind == "renamed")'
             """

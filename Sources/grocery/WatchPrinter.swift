@@ -1,5 +1,3 @@
-import ArgumentParser
-import Dispatch
 import Foundation
 import GroceryStore
 

@@ -13,8 +13,10 @@ struct ContainersCommand: AsyncParsableCommand {
             Example:
               $ ubiq containers
               ID                   ITEMS  AVAILABLE  PATH
-              com.example.grocery  3      yes        /home/me/.local/share/ubiquity/containers/com.example.grocery
+              com.example.grocery  3      yes        /srv/ubiquity/com.example.grocery
+
             With --json, one object per container and line.
+
             Exit status: 0 success, 3 daemon not running or connection lost.
             """
     )

@@ -1,5 +1,3 @@
-import ArgumentParser
-import Foundation
 import UbiquityPredicate
 
 /// ISO-8601 parsing for command-line options, shared with the language's date literals.
@@ -8,5 +6,12 @@ enum ISO8601 {
         guard case .constant(.date(let seconds))? = try? MetadataPredicate(parsing: "created == $time.iso(\(text))").dateOperand
         else { return nil }
         return seconds
+    }
+}
+
+extension MetadataPredicate {
+    fileprivate var dateOperand: Operand? {
+        if case .comparison(let c) = self { return c.right }
+        return nil
     }
 }

@@ -15,10 +15,12 @@ extension PredicateCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Parse and type-check a predicate; print its canonical form.",
+            usage: "ubiq predicate check [<options>] <predicate> [<arg> ...]",
             discussion: """
                 Prints the canonical form, which shows how the predicate was read:
-                  $ ubiq predicate check "name like 'Item_*' or size > 10 and isHidden == NO"
-                  kMDItemFSName LIKE "Item_*" OR (kMDItemFSSize > 10 AND kMDItemFSInvisible == FALSE)
+                  $ ubiq predicate check "name like 'Item_*' or size > 10 and size < 99"
+                  kMDItemFSName LIKE "Item_*" OR (kMDItemFSSize > 10 AND kMDItemFSSize < 99)
+
                 Errors go to standard error with their position, and the exit status is 2.
                 """
         )
@@ -55,9 +57,10 @@ extension PredicateCommand {
     struct Eval: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Evaluate a predicate against one item given as JSON; print true or false.",
+            usage: "ubiq predicate eval --item <json> [<options>] <predicate> [<arg> ...]",
             discussion: """
-                The item is a JSON object of attribute name (any spelling) to value. Dates are
-                ISO-8601 strings, lists are arrays of strings:
+                The item is a JSON object of attribute name (any spelling) to value. Dates are ISO-8601 \
+                strings, lists are arrays of strings:
                   $ ubiq predicate eval "name LIKE 'Item_*' AND modified > \\$time.today(-1)" \\
                       --item '{"name": "Item_1", "modified": "2026-11-22T09:00:00Z"}' \\
                       --now 2026-11-22T10:00:00Z
@@ -141,12 +144,5 @@ extension PredicateCommand {
             }
             print(Terminal.table(header: ["ATTRIBUTE", "TYPE", "ALIASES"], rows: rows))
         }
-    }
-}
-
-extension MetadataPredicate {
-    var dateOperand: Operand? {
-        if case .comparison(let c) = self { return c.right }
-        return nil
     }
 }

@@ -10,15 +10,19 @@ struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Run a query once and print the results (like mdfind).",
+        usage: "ubiq query [<options>] <predicate> [<arg> ...]",
         discussion: """
             Examples:
               $ ubiq query "name LIKE 'Item_*'" --attr name --attr size --sort size:desc
-              $ ubiq query --container com.example.grocery --scope documents "size > %@" 1000
-              $ ubiq query --json "modified >= \\$time.today(-7)"
-            A table goes to standard output (the attributes, then the path); with --json, one
-            object per item: {"path": ..., "attributes": {...}}. Dates show in local time.
-            Exit status: 0 success, 1 the daemon refused, 2 invalid predicate or input,
-            3 daemon not running or connection lost.
+              $ ubiq query --container com.example.grocery "size > %@" 1000
+              $ ubiq query --scope documents --json "modified >= \\$time.today(-7)"
+
+            A table goes to standard output: the attributes, then the path. Dates show in local time. With \
+            --json, one object per item and line:
+              {"path": ..., "attributes": {...}}
+
+            Exit status: 0 success, 1 the daemon refused, 2 invalid predicate or input, 3 daemon not \
+            running or connection lost.
             """
     )
 

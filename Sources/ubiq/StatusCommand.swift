@@ -19,7 +19,9 @@ struct StatusCommand: AsyncParsableCommand {
               overflows    0 (resyncs 0)
               subscribers  2 connections, 1 live query
               ...
+
             With --json, the daemon's status object as is.
+
             Exit status: 0 success, 3 daemon not running or connection lost.
             """
     )

@@ -24,8 +24,9 @@ struct Ubiq: AsyncParsableCommand {
               ubiq watch --container com.example.grocery "name LIKE 'Item_*'"
               ubiq status
 
-            Exit status: 0 success, 1 the daemon refused the request, 2 invalid predicate
-            or input, 3 daemon not running or connection lost, 64 usage error.
+            Exit status: 0 success, 1 the daemon refused the request, 2 invalid predicate or input, 3 \
+            daemon not running or connection lost, 64 usage error.
+
             Language reference: docs/predicates.md; commands: docs/ubiq.md.
             """,
         version: UbiqVersion.string,

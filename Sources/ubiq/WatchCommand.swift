@@ -10,18 +10,22 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print the results, then every change as it happens (like mdfind -live).",
+        usage: "ubiq watch [<options>] <predicate> [<arg> ...]",
         discussion: """
-            After the results, each change is one line:
+            After the results, each change is one line (with the time only on a terminal):
               10:00:03 + /path/of/added
               10:00:04 ~ /path/now (was /path/before)
               10:00:05 - /path/of/removed
-            (the time only on a terminal). With --json, one event object per line:
+
+            With --json, one event object per line, named as in the protocol:
               {"event":"query.gatheringFinished","count":2,"results":[...]}
               {"event":"query.update","added":[...],"changed":[...],"removed":[...]}
-            and "query.reset", "query.resync", "query.unwatched", "container.unavailable",
-            "container.available", "container.forbidden": the protocol's own event names.
+            The other events are "query.reset", "query.resync", "query.unwatched", \
+            "container.unavailable", "container.available" and "container.forbidden".
+
             Example:
-              $ ubiq watch --container com.example.grocery "name LIKE 'Item_*'" --batching 0.5
+              $ ubiq watch --batching 0.5 --container com.example.grocery "name LIKE 'I*'"
+
             Stops on Ctrl-C or SIGTERM (exit 0); exits 3 if the daemon goes away.
             """
     )

@@ -15,28 +15,34 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ubiquityd",
         abstract: "Watch ubiquity containers and answer live metadata queries on a Unix socket.",
+        usage: """
+            ubiquityd [--config <FILE> | --root <DIR>] [--socket <PATH>]
+                      [--log-level <LEVEL>]
+            ubiquityd --check-config [--config <FILE> | --root <DIR>]
+            """,
         discussion: """
-            Where the configuration comes from (first match wins):
-              --root DIR     every sub-directory of DIR named like a container id (no file)
-              --config FILE  that file (docs/configuration.md; Config/ubiquityd.toml is the default)
-              the default file if it exists: /etc/ubiquity/ubiquityd.toml for root,
-                             $XDG_CONFIG_HOME/ubiquity/ubiquityd.toml otherwise
-              the embedded default: $XDG_DATA_HOME/ubiquity/containers with the demo
-                             container com.example.grocery, created on first run
-            --socket PATH overrides the socket; under systemd socket activation the passed
-            socket is used.
+            Where the configuration comes from (the first that applies wins):
+              --root DIR      every sub-directory of DIR named like a container id
+              --config FILE   that file (see docs/configuration.md)
+              default file    /etc/ubiquity/ubiquityd.toml for root, otherwise
+                              $XDG_CONFIG_HOME/ubiquity/ubiquityd.toml, if it exists
+              embedded        $XDG_DATA_HOME/ubiquity/containers with the demo container
+                              com.example.grocery, created on first run
 
-            Signals: SIGTERM or SIGINT stop gracefully (subscribers are told, the socket is
-            removed); SIGHUP re-reads the configuration and adds or removes containers without
-            dropping other subscribers.
+            --socket PATH overrides the socket; under systemd socket activation the passed socket is used.
+
+            Signals: SIGTERM or SIGINT stop gracefully (subscribers are told, the socket is removed); \
+            SIGHUP re-reads the configuration and adds or removes containers without dropping other \
+            subscribers.
 
             Examples:
-              ubiquityd                                   # per-user, zero configuration
+              ubiquityd                      # per-user, zero configuration
               ubiquityd --root /tmp/containers --socket /tmp/u/ubiquityd.sock
               ubiquityd --check-config --config /etc/ubiquity/ubiquityd.toml
 
-            Exit status: 0 stopped cleanly (or --check-config found no error), 1 invalid
-            configuration, 70 the daemon failed while running, 64 usage error.
+            Exit status: 0 stopped cleanly (or --check-config found no error), 1 invalid configuration, 70 \
+            the daemon failed while running, 64 usage error.
+
             Protocol: docs/protocol.md. Operations: docs/operations.md.
             """,
         version: UbiquityVersion.string)

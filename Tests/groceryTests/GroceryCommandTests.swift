@@ -197,12 +197,4 @@ import UbiquityTesting
         #expect(r.status == 2)
         #expect(r.stderr == "grocery: images are kept only in package mode: add --store package (see docs/grocery.md)\n")
     }
-
-    @Test(arguments: ["", "add", "list", "watch", "image"])
-    func helpMatchesSnapshot(command: String) throws {
-        let r = try grocery.run((command.isEmpty ? [] : [command]) + ["--help"])
-        #expect(r.status == 0)
-        let name = (command.isEmpty ? "grocery" : command) + "-help.txt"
-        #expect(r.stdout == (try Snapshot.text(name)), "update Tests/groceryTests/Snapshots/\(name) if intended")
-    }
 }

@@ -117,15 +117,4 @@ import UbiquityTesting
         #expect(json.stdout.split(separator: "\n").first
             == #"{"aliases":["NSMetadataItemFSNameKey","name"],"name":"kMDItemFSName","summary":"file name","type":"string"}"#)
     }
-
-    @Test(arguments: [
-        (["--help"], "ubiq-help.txt"),
-        (["predicate", "check", "--help"], "predicate-check-help.txt"),
-        (["predicate", "eval", "--help"], "predicate-eval-help.txt"),
-    ])
-    func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
-        let r = try ubiq.run(arguments)
-        #expect(r.status == 0)
-        #expect(r.stdout == (try Snapshot.text(snapshot)), "update Tests/ubiqTests/Snapshots/\(snapshot) if the change is intended")
-    }
 }

@@ -10,8 +10,6 @@ import UbiquityProtocol
 import UbiquityWatch
 import UnixSignals
 
-// MARK: - Services
-
 /// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches).
 struct IndexService: Service {
     let daemon: Daemon
