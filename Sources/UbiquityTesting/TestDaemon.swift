@@ -28,6 +28,8 @@ public final class TestDaemon: @unchecked Sendable {
     public let process: Process
     /// Where the daemon's `READY=1` arrives, when the test owns its notify socket.
     private let readiness: Int32?
+    /// The process's exit, signalled by its termination handler: waited for, never polled.
+    private let exited = ProcessExit()
 
     public var pid: Int32 { process.processIdentifier }
 
@@ -81,6 +83,8 @@ public final class TestDaemon: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         try? log.close()
         if waitForSocket {
@@ -161,9 +165,28 @@ public final class TestDaemon: @unchecked Sendable {
     /// Waits for the process to end (within `seconds`) and returns its exit status, or nil if it
     /// is still running then.
     public func waitForExit(within seconds: Double = 20) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        return process.isRunning ? nil : process.terminationStatus
+        guard exited.wait(within: seconds) else { return nil }
+        process.waitUntilExit()     // the status is set by now; this returns at once
+        return process.terminationStatus
+    }
+
+    /// Waits for the process to end without blocking a thread.
+    public func exit() async { await exited.wait() }
+
+    /// SIGTERM, then waits without blocking a thread; SIGKILL if it does not stop within 20 s
+    /// (and says so by returning nil).
+    @discardableResult
+    public func terminate() async -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        signal(SIGTERM)
+        let killer = Task {
+            try await Task.sleep(for: .seconds(20))     // a deadline, not a wait for the event
+            signal(SIGKILL)
+        }
+        await exit()
+        killer.cancel()
+        process.waitUntilExit()
+        return (try? await killer.value) == nil ? process.terminationStatus : nil
     }
 
     /// SIGTERM, then waits; SIGKILL if it does not stop within 20 s (and says so by returning nil).
@@ -189,11 +212,16 @@ public func withTestDaemon<T>(
     _ body: (TestDaemon) async throws -> T
 ) async throws -> T {
     let daemon = try TestDaemon(containers: containers, arguments: arguments, environment: environment)
-    defer {
-        daemon.stop()
+    do {
+        let result = try await body(daemon)
+        await daemon.terminate()
         daemon.cleanUp()
+        return result
+    } catch {
+        await daemon.terminate()
+        daemon.cleanUp()
+        throw error
     }
-    return try await body(daemon)
 }
 
 /// Makes a file appear at once: written in `staging` (same file system), then renamed to `target`,
