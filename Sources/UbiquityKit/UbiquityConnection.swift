@@ -45,8 +45,13 @@ public final class UbiquityConnection: Sendable {
     /// container is one line (about 120 bytes per result with the default attributes, so a
     /// million results fit). A longer line closes the connection with
     /// ``UbiquityKitError/responseTooLarge(limit:)``; pass a larger `maxLineBytes` to
-    /// ``connect(to:clientName:maxLineBytes:)`` for bigger answers.
+    /// ``connect(to:clientName:maxLineBytes:helloTimeout:)`` for bigger answers.
     public static let defaultMaxLineBytes = 256 << 20
+
+    /// How long `connect` waits for the answer to `hello`: long enough for a socket-activated
+    /// daemon to crawl a large container first, short enough that a client never hangs on a
+    /// daemon that accepted the connection and then failed.
+    public static let defaultHelloTimeout: Duration = .seconds(30)
 
     private init(socketPath: String, hello: HelloResult, router: Router,
                  outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel) {
@@ -68,13 +73,17 @@ public final class UbiquityConnection: Sendable {
     ///   - socketPath: The daemon's socket (default: ``defaultSocketPath``).
     ///   - clientName: Shown in the daemon's log, e.g. `ubiq` or `grocery`.
     ///   - maxLineBytes: The longest line accepted from the daemon (``defaultMaxLineBytes``).
+    ///   - helloTimeout: How long the daemon may take to answer `hello` (``defaultHelloTimeout``);
+    ///     a daemon started by socket activation answers once it has crawled its containers.
     /// - Throws: ``UbiquityKitError/daemonNotRunning(socketPath:)`` when nothing listens there,
     ///   ``UbiquityKitError/permissionDenied(socketPath:)`` when the socket is not ours,
     ///   ``UbiquityKitError/untrustedServer(socketPath:uid:)`` when the process behind the socket
     ///   is not one this user can trust (see ``ServerTrust``),
-    ///   ``ProtocolError`` when the daemon refuses `hello` (another protocol version).
+    ///   ``ProtocolError`` when the daemon refuses `hello` (another protocol version),
+    ///   ``UbiquityKitError/noAnswer(socketPath:seconds:)`` when nothing answers `hello` in time.
     public static func connect(to socketPath: String = defaultSocketPath, clientName: String? = nil,
-                               maxLineBytes: Int = defaultMaxLineBytes) async throws -> UbiquityConnection {
+                               maxLineBytes: Int = defaultMaxLineBytes,
+                               helloTimeout: Duration = defaultHelloTimeout) async throws -> UbiquityConnection {
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -131,13 +140,25 @@ public final class UbiquityConnection: Sendable {
         }
         let channel = asyncChannel.channel
         let helloResult: HelloResult
+        // Closing the channel on the deadline fails the pending hello; the error then says why.
+        let deadline = Task {
+            try await Task.sleep(for: helloTimeout)
+            router.closeReason = "no answer to hello"
+            try? await channel.close()
+        }
         do {
             let json = try await router.send(.hello(version: WireProtocol.version, client: clientName),
                                               writer: writer, eventLoop: channel.eventLoop)
+            deadline.cancel()
             helloResult = try HelloResult(json: json)
         } catch {
+            deadline.cancel()
+            let timedOut = router.closeReason == "no answer to hello"
             router.closeReason = "hello failed"
             try? await channel.close()
+            if timedOut {
+                throw UbiquityKitError.noAnswer(socketPath: socketPath, seconds: Int(helloTimeout.components.seconds))
+            }
             throw error
         }
         return UbiquityConnection(socketPath: socketPath, hello: helloResult, router: router,

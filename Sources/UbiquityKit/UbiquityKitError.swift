@@ -21,6 +21,9 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     case untrustedServer(socketPath: String, uid: UInt32)
     /// The daemon sent a line longer than the client's limit; the connection is closed.
     case responseTooLarge(limit: Int)
+    /// Something accepted the connection but did not answer `hello` in time (a socket-activated
+    /// daemon that fails to start, or a stuck one).
+    case noAnswer(socketPath: String, seconds: Int)
     /// `start()` was called on a query that was already started.
     case queryAlreadyStarted
     /// An operation that needs a started query was called before `start()`.
@@ -44,6 +47,8 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
             "refusing to talk to the process at \(path): it runs as uid \(uid), which is neither root, you, nor the ubiquity service user; another user may have put a socket there. Check the path (--socket) and XDG_RUNTIME_DIR"
         case .responseTooLarge(let limit):
             "ubiquityd sent a line longer than this client's limit of \(limit) bytes (a very large result set?); the connection was closed. Narrow the query, or raise maxLineBytes"
+        case .noAnswer(let path, let seconds):
+            "ubiquityd at \(path) accepted the connection but did not answer within \(seconds) s; it may be failing to start or stuck: see `systemctl status ubiquityd` (or `--user`) and its journal"
         case .queryAlreadyStarted:
             "the query is already started: create a new MetadataQuery to run another"
         case .queryNotStarted:
@@ -56,7 +61,7 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     public var isUnreachable: Bool {
         switch self {
         case .daemonNotRunning, .permissionDenied, .connectFailed, .disconnected, .daemonShuttingDown,
-             .invalidServerMessage, .untrustedServer, .responseTooLarge:
+             .invalidServerMessage, .untrustedServer, .responseTooLarge, .noAnswer:
             true
         case .queryAlreadyStarted, .queryNotStarted:
             false

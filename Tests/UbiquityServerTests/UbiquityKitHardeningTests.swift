@@ -136,4 +136,42 @@ import UbiquityTesting
             #expect(UbiquityKitError.responseTooLarge(limit: 2_000).description.contains("2000 bytes"))
         }
     }
+
+    /// A socket that accepts connections but never answers (a socket-activated daemon that failed
+    /// to start): `connect` gives up with a sentence instead of waiting forever.
+    @Test func aSocketThatNeverAnswersHelloFailsWithinTheTimeout() async throws {
+        var template = Array("/tmp/ubqh-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/silent.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, byte) in path.utf8.enumerated() { raw[i] = byte } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0 && listen(fd, 8) == 0)     // the kernel accepts; nobody ever reads
+        // Raced against a deadline of the test's own, so a client that hangs fails instead of hanging.
+        let outcome = await withTaskGroup(of: String.self) { group in
+            group.addTask {
+                do {
+                    _ = try await UbiquityConnection.connect(to: path, helloTimeout: .seconds(1))
+                    return "connected"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(30))
+                return "still waiting after 30 s"
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? ""
+        }
+        #expect(outcome == UbiquityKitError.noAnswer(socketPath: path, seconds: 1).description)
+        #expect(UbiquityKitError.noAnswer(socketPath: path, seconds: 1).isUnreachable)
+        #expect(UbiquityKitError.noAnswer(socketPath: path, seconds: 1).description.contains("did not answer within 1 s"))
+    }
 }
