@@ -144,15 +144,8 @@ import UbiquityTesting
         let directory = String(cString: try #require(mkdtemp(&template)))
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/silent.sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, byte) in path.utf8.enumerated() { raw[i] = byte } }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0 && listen(fd, 8) == 0)     // the kernel accepts; nobody ever reads
+        let listener = try SilentListener(path: path)      // the kernel accepts; nobody ever reads
+        defer { withExtendedLifetime(listener) {} }
         // Raced against a deadline of the test's own, so a client that hangs fails instead of hanging.
         let outcome = await withTaskGroup(of: String.self) { group in
             group.addTask {
