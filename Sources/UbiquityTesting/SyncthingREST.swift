@@ -17,22 +17,10 @@ public struct SyncthingREST: Sendable {
     /// - Throws: ``TestDaemonError`` when the socket cannot be reached or the status is not 2xx.
     @discardableResult
     public func call(_ method: String = "GET", _ path: String, timeout seconds: Double = 30) throws -> Any? {
-        let fd = socket_fd()
-        guard fd >= 0 else { throw TestDaemonError("socket: \(String(cString: strerror(errno)))") }
+        let fd = try UnixSocket.connected(to: socket)
         defer { close(fd) }
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socket.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw TestDaemonError("socket path too long: \(socket)") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw TestDaemonError("connect \(socket): \(String(cString: strerror(errno)))") }
         let request = "\(method) \(path) HTTP/1.0\r\nHost: syncthing\r\nX-API-Key: \(apiKey)\r\nContent-Length: 0\r\n\r\n"
         let sent = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == request.utf8.count else { throw TestDaemonError("send to \(socket) failed") }
@@ -54,6 +42,4 @@ public struct SyncthingREST: Sendable {
         }
         return body.isEmpty ? nil : try JSONSerialization.jsonObject(with: body)
     }
-
-    private func socket_fd() -> Int32 { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
 }

@@ -117,24 +117,7 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// A bound Unix datagram socket: where sd_notify messages arrive.
     private static func datagramSocket(at path: String) throws -> Int32 {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestDaemonError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            throw TestDaemonError("notify socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, byte) in bytes.enumerated() { raw[i] = byte } }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else {
-            close(fd)
-            throw TestDaemonError("bind \(path): \(String(cString: strerror(errno)))")
-        }
-        return fd
+        try UnixSocket.bound(to: path, type: SOCK_DGRAM, listening: false)
     }
 
     /// Polls `connect` until the daemon accepts, or fails with its log after `seconds`.

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import Synchronization
 import Testing
+import UbiquityTesting
 @testable import UbiquityServer
 
 // The systemd glue against real sockets, pipes and files: a datagram socket stands in for systemd's
@@ -352,25 +353,7 @@ private final class LineCollector: Sendable {
 
 /// A `socket(AF_UNIX, type)` bound to `path`, listening when asked.
 func unixSocket(_ type: __socket_type, boundTo path: String, listening: Bool) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(type.rawValue | SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket failed: errno \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-        close(fd)
-        throw TestFailure("socket path too long: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard bound == 0, !listening || listen(fd, 8) == 0 else {
-        let error = errno
-        close(fd)
-        throw TestFailure("bind/listen \(path) failed: errno \(error)")
-    }
-    return fd
+    try UnixSocket.bound(to: path, type: type, listening: listening)
 }
 
 /// The stand-in for systemd's notify socket: a bound datagram socket with a receive timeout, so a
