@@ -108,7 +108,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "CSystemd",
+                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

@@ -83,6 +83,10 @@ int ubq_rename_exchange(const char *a, const char *b) {
     return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 }
 
+int ubq_renameat_exchange(int dirfd, const char *a, const char *b) {
+    return renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE);
+}
+
 int ubq_eventfd_cloexec_nonblock(unsigned int initval) {
     return eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK);
 }

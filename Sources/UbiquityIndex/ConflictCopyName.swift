@@ -7,10 +7,12 @@
 /// | Syncthing | `Item_2.sync-conflict-20261122-034428-NOFER4Z` | `Item_2` |
 /// | Dropbox-style | `Notes (conflicted copy 2026-11-22).txt`, `Notes (Ann's conflicted copy).txt` | `Notes.txt` |
 /// | Dropbox-style | `Notes (Case Conflict).txt`, `Notes (Case Conflict 1).txt` | `Notes.txt` |
+/// | Ubiquity (a stale coordinated save) | `Item.ubiquity-conflict-20261122-034428-laptop.txt` | `Item.txt` |
 public struct ConflictCopyName: Sendable, Hashable {
     /// The name of the item this is a version of.
     public let original: String
-    /// The saving device as the engine names it (Syncthing's short device id), when it does.
+    /// The saving device as the engine names it (Syncthing's short device id, the host of a
+    /// stale coordinated save), when it does.
     public let device: String?
     /// `YYYYMMDD-HHMMSS` as Syncthing writes it, when the name carries it.
     public let savedAt: String?
@@ -21,6 +23,10 @@ public struct ConflictCopyName: Sendable, Hashable {
         // The cheap reject first: this runs for every entry the index inserts.
         guard bytes.count > 12, bytes.contains(UInt8(ascii: "-")) || bytes.contains(UInt8(ascii: "(")) else { return nil }
         if let match = name.wholeMatch(of: /(.+)\.sync-conflict-(\d{8}-\d{6})-([A-Z0-9]{7})(\.[^.]*)?/) {
+            return ConflictCopyName(original: String(match.1) + String(match.4 ?? ""), device: String(match.3),
+                                    savedAt: String(match.2))
+        }
+        if let match = name.wholeMatch(of: /(.+)\.ubiquity-conflict-(\d{8}-\d{6})-([A-Za-z0-9_-]{1,40})(\.[^.]*)?/) {
             return ConflictCopyName(original: String(match.1) + String(match.4 ?? ""), device: String(match.3),
                                     savedAt: String(match.2))
         }

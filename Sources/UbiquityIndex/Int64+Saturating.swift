@@ -4,7 +4,7 @@ extension Int64 {
     /// Sizes come from the file system, which does not promise that their sum fits: two sparse
     /// files of 5 EiB in one package (possible on tmpfs) overflow a plain `+` and crash the daemon
     /// at every start. A clamped total is still the right answer to every size comparison.
-    func saturatingAdding(_ other: Int64) -> Int64 {
+    public func saturatingAdding(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         guard overflow else { return sum }
         return other > 0 ? .max : .min

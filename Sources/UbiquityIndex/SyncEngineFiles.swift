@@ -1,4 +1,4 @@
-/// The files a sync engine keeps inside a replicated container for itself: never items, never
+/// The files a sync engine (or a coordinated save) keeps inside a replicated container for itself: never items, never
 /// results, with or without hidden files asked for, and never part of a package's size. Below a
 /// directory listed here, nothing is an item either.
 ///
@@ -9,6 +9,7 @@
 /// | Syncthing | `.stfolder` | the marker that the folder is present (a directory, or an empty file in old versions) |
 /// | Syncthing | `.stignore` | the folder's ignore patterns |
 /// | Syncthing | `.stversions` | old versions kept by file versioning (a directory) |
+/// | Ubiquity | `.ubiquity-save-NAME-PID` | a coordinated save being written, renamed over `NAME` when complete |
 ///
 /// Conflict copies (`NAME.sync-conflict-…`) are not in this table: they are versions of an item.
 public enum SyncEngineFiles {
@@ -18,6 +19,7 @@ public enum SyncEngineFiles {
         case ".stfolder", ".stignore", ".stversions": return true
         default: break
         }
+        if name.hasPrefix(".ubiquity-save-") { return true }
         guard name.hasSuffix(".tmp") else { return false }
         return name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~")
     }

@@ -417,7 +417,7 @@ extension MetadataQuery.State {
             return .containerAvailable(container)
         case .containerForbidden(_, let container, _):
             return .containerForbidden(container)
-        case .stopped, .shuttingDown:
+        case .stopped, .shuttingDown, .documentLockChanged:
             return nil
         }
     }

@@ -13,7 +13,8 @@ final class Router: Sendable {
 
     private struct Pending {
         var promise: EventLoopPromise<JSONValue>
-        /// Set for `query.start`: registered under the query id the response names.
+        /// Set for `query.start` and `document.watch`: registered under the query or watch id the
+        /// response names, before the next line is read.
         var handler: EventHandler?
     }
 
@@ -21,6 +22,8 @@ final class Router: Sendable {
         var nextID: Int64 = 1
         var pending: [Int64: Pending] = [:]
         var handlers: [Int: EventHandler] = [:]
+        /// `document.watch` subscriptions, by watch id.
+        var watchHandlers: [Int: EventHandler] = [:]
         /// Once set, the connection is unusable and new requests fail with it at once.
         var failure: (any Error)?
         var closeReason: String?
@@ -79,7 +82,13 @@ final class Router: Sendable {
             deliver(response)
         case .event(.shuttingDown(let reason)):
             fail(.daemonShuttingDown(reason: reason))
+        case .unknownEvent:
+            break
         case .event(let event):
+            if let watch = event.watch {
+                state.withLock { $0.watchHandlers[watch] }?(.success(event))
+                return true
+            }
             guard let query = event.query else { return true }
             let handler = state.withLock { state in
                 if case .stopped = event { return state.handlers.removeValue(forKey: query) }
@@ -97,11 +106,13 @@ final class Router: Sendable {
             if case .failure(let error) = response.outcome { failPending(error) }
             return
         }
-        let pending: Pending? = state.withLock { state in
+        let pending: Pending? = state.withLock { (state: inout State) -> Pending? in
             guard let pending = state.pending.removeValue(forKey: id) else { return nil }
-            if let handler = pending.handler, case .success(let result) = response.outcome,
-               let query = try? Router.queryID(in: result) {
-                state.handlers[query] = handler
+            if let handler = pending.handler, case .success(let result) = response.outcome {
+                if case .object(let fields) = result, case .integer(let watch)? = fields["watch"] {
+                    state.watchHandlers[Int(watch)] = handler
+                }
+                else if let query = try? Router.queryID(in: result) { state.handlers[query] = handler }
             }
             return pending
         }
@@ -119,12 +130,17 @@ final class Router: Sendable {
         _ = state.withLock { $0.handlers.removeValue(forKey: query) }
     }
 
+    /// Routes `document.lockChanged` events of `watch` to `handler` (nil: stop routing them).
+    func setWatchHandler(_ handler: EventHandler?, watch: Int) {
+        state.withLock { $0.watchHandlers[watch] = handler }
+    }
+
     /// Ends everything: pending requests and query handlers receive `error`; later sends fail at once.
     func fail(_ error: UbiquityKitError) {
         let (pending, handlers) = state.withLock { state in
             if state.failure == nil { state.failure = error }
-            defer { state.pending.removeAll(); state.handlers.removeAll() }
-            return (Array(state.pending.values), Array(state.handlers.values))
+            defer { state.pending.removeAll(); state.handlers.removeAll(); state.watchHandlers.removeAll() }
+            return (Array(state.pending.values), Array(state.handlers.values) + Array(state.watchHandlers.values))
         }
         for p in pending { p.promise.fail(error) }
         for h in handlers { h(.failure(error)) }

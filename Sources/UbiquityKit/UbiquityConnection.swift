@@ -203,6 +203,18 @@ public final class UbiquityConnection: Sendable {
         return try Router.queryID(in: result)
     }
 
+    /// Sends `document.watch`; its `document.lockChanged` events go to `handler` (registered before
+    /// the next line is read). Returns the result (`watch`, `locked`, `etag`).
+    func watchDocument(_ path: String, handler: @escaping Router.EventHandler) async throws -> JSONValue {
+        try await router.send(.documentWatch(path: path), writer: outbound, eventLoop: channel.eventLoop, handler: handler)
+    }
+
+    /// Sends `document.unwatch` and stops routing the watch's events.
+    func unwatchDocument(_ watch: Int) async throws {
+        router.setWatchHandler(nil, watch: watch)
+        try await send(.documentUnwatch(watch: watch))
+    }
+
     /// Stops routing events to a query's handler (after `query.stop`, events already on the way are dropped).
     func removeHandler(query: Int) {
         router.removeHandler(query: query)

@@ -28,6 +28,14 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     case queryAlreadyStarted
     /// An operation that needs a started query was called before `start()`.
     case queryNotStarted
+    /// A version is bigger than the caller allowed reading into memory.
+    case versionTooLarge(id: String, limit: Int)
+    /// Reading or writing a document's file failed (errno's text).
+    case documentFile(path: String, reason: String)
+    /// Another process held the document's coordinated-write lock for longer than the save waits.
+    case documentBusy(path: String, seconds: Int)
+    /// The document was closed.
+    case documentClosed(path: String)
 
     public var description: String {
         switch self {
@@ -53,6 +61,14 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
             "the query is already started: create a new MetadataQuery to run another"
         case .queryNotStarted:
             "the query is not started: call start() first"
+        case .versionTooLarge(let id, let limit):
+            "version '\(id)' is larger than \(limit) bytes; read it in windows with version.read, or from its path"
+        case .documentFile(let path, let reason):
+            "\(path): \(reason)"
+        case .documentBusy(let path, let seconds):
+            "\(path) is being saved by another process and was not released within \(seconds) s; try again"
+        case .documentClosed(let path):
+            "the document \(path) is closed: open it again"
         }
     }
 
@@ -63,7 +79,7 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
         case .daemonNotRunning, .permissionDenied, .connectFailed, .disconnected, .daemonShuttingDown,
              .invalidServerMessage, .untrustedServer, .responseTooLarge, .noAnswer:
             true
-        case .queryAlreadyStarted, .queryNotStarted:
+        case .queryAlreadyStarted, .queryNotStarted, .versionTooLarge, .documentFile, .documentBusy, .documentClosed:
             false
         }
     }

@@ -13,6 +13,21 @@ public enum Operation: Sendable, Hashable {
     case queryStop(query: Int)
     case queryRelease(query: Int)
     case status
+    /// An item's current version and its conflict versions (`NSFileVersion`).
+    case versionsList(path: String)
+    /// Up to `length` bytes of one version's content from `offset`, as base64.
+    case versionRead(path: String, version: String, offset: Int, length: Int?)
+    /// Ends a conflict: keeps `keep` (`"current"` or a version id) as the item and, unless
+    /// `removeOthers` is false, removes every other conflict version. `etag`, when given, must
+    /// still be the kept version's.
+    case versionResolve(path: String, keep: String, etag: String?, removeOthers: Bool)
+    /// Takes the coordinated-write lock of an item (docs/versions.md): until `document.unlock` or
+    /// the connection closes, no other coordinated writer may save it.
+    case documentLock(path: String)
+    case documentUnlock(lock: Int)
+    /// Subscribes to an item's lock changes (`document.lockChanged` events).
+    case documentWatch(path: String)
+    case documentUnwatch(watch: Int)
 
     /// The `op` string on the wire.
     public var name: String {
@@ -27,6 +42,13 @@ public enum Operation: Sendable, Hashable {
         case .queryStop: Operation.names.queryStop
         case .queryRelease: Operation.names.queryRelease
         case .status: Operation.names.status
+        case .versionsList: Operation.names.versionsList
+        case .versionRead: Operation.names.versionRead
+        case .versionResolve: Operation.names.versionResolve
+        case .documentLock: Operation.names.documentLock
+        case .documentUnlock: Operation.names.documentUnlock
+        case .documentWatch: Operation.names.documentWatch
+        case .documentUnwatch: Operation.names.documentUnwatch
         }
     }
 
@@ -42,7 +64,16 @@ public enum Operation: Sendable, Hashable {
         public static let queryStop = "query.stop"
         public static let queryRelease = "query.release"
         public static let status = "status"
+        public static let versionsList = "versions.list"
+        public static let versionRead = "version.read"
+        public static let versionResolve = "version.resolve"
+        public static let documentLock = "document.lock"
+        public static let documentUnlock = "document.unlock"
+        public static let documentWatch = "document.watch"
+        public static let documentUnwatch = "document.unwatch"
         public static let all = [hello, containersList, containerURL, queryStart, queryResults,
-                                 queryDisableUpdates, queryEnableUpdates, queryStop, queryRelease, status]
+                                 queryDisableUpdates, queryEnableUpdates, queryStop, queryRelease, status,
+                                 versionsList, versionRead, versionResolve,
+                                 documentLock, documentUnlock, documentWatch, documentUnwatch]
     }
 }

@@ -22,6 +22,9 @@ public enum ServerEvent: Sendable, Hashable {
     case stopped(query: Int, reason: String)
     /// The daemon is stopping; the connection closes after this line.
     case shuttingDown(reason: String)
+    /// A watched item's coordinated-write lock was taken (`locked`) or given back; `yours` when the
+    /// holder is this connection.
+    case documentLockChanged(watch: Int, path: String, locked: Bool, yours: Bool)
 
     /// The one list of event names (`event` on the wire).
     public enum names {
@@ -37,6 +40,11 @@ public enum ServerEvent: Sendable, Hashable {
         public static let containerAvailable = "container.available"
         public static let containerForbidden = "container.forbidden"
         public static let shuttingDown = "server.shuttingDown"
+        public static let documentLockChanged = "document.lockChanged"
+        /// Every event this version knows; a client ignores the others (a newer server's).
+        public static let all: Set<String> = [gatheringStarted, gatheringProgress, gatheringFinished, update, resync, reset,
+                                              unwatched, stopped, containerUnavailable, containerAvailable, containerForbidden,
+                                              shuttingDown, documentLockChanged]
     }
 
     public var name: String {
@@ -53,7 +61,14 @@ public enum ServerEvent: Sendable, Hashable {
         case .containerForbidden: ServerEvent.names.containerForbidden
         case .stopped: ServerEvent.names.stopped
         case .shuttingDown: ServerEvent.names.shuttingDown
+        case .documentLockChanged: ServerEvent.names.documentLockChanged
         }
+    }
+
+    /// The `document.watch` this event is about.
+    public var watch: Int? {
+        if case .documentLockChanged(let watch, _, _, _) = self { return watch }
+        return nil
     }
 
     /// The query this event is about; nil for server-wide events.
@@ -63,7 +78,7 @@ public enum ServerEvent: Sendable, Hashable {
              .resync(let q, _, _, _), .reset(let q, _), .unwatched(let q, _, _, _), .containerUnavailable(let q, _, _),
              .containerAvailable(let q, _), .containerForbidden(let q, _, _), .stopped(let q, _):
             q
-        case .shuttingDown: nil
+        case .shuttingDown, .documentLockChanged: nil
         }
     }
 
@@ -94,6 +109,11 @@ public enum ServerEvent: Sendable, Hashable {
             object["reason"] = .string(reason)
         case .containerAvailable(_, let container): object["container"] = .string(container)
         case .stopped(_, let reason), .shuttingDown(let reason): object["reason"] = .string(reason)
+        case .documentLockChanged(let watch, let path, let locked, let yours):
+            object["watch"] = .integer(Int64(watch))
+            object["path"] = .string(path)
+            object["locked"] = .bool(locked)
+            object["yours"] = .bool(yours)
         }
         return .object(object)
     }
@@ -104,6 +124,11 @@ public enum ServerEvent: Sendable, Hashable {
         let names = ServerEvent.names.self
         if name == names.shuttingDown {
             self = .shuttingDown(reason: try reader.optionalString("reason") ?? "")
+            return
+        }
+        if name == names.documentLockChanged {
+            self = .documentLockChanged(watch: try reader.int("watch"), path: try reader.string("path"),
+                                        locked: try reader.bool("locked"), yours: try reader.optionalBool("yours") ?? false)
             return
         }
         let query = try reader.int("query")

@@ -4,10 +4,15 @@ public import UbiquityPredicate
 public enum ServerMessage: Sendable, Hashable {
     case response(Response)
     case event(ServerEvent)
+    /// An event this client does not know (a newer server's): ignored, as the protocol asks.
+    case unknownEvent(name: String, json: JSONValue)
 
     public init(json: JSONValue) throws(ProtocolError) {
         let reader = try FieldReader(json, context: "message")
-        if reader.object["event"] != nil { self = .event(try ServerEvent(json: json)) }
+        if let event = reader.object["event"] {
+            if case .string(let name) = event, !ServerEvent.names.all.contains(name) { self = .unknownEvent(name: name, json: json) }
+            else { self = .event(try ServerEvent(json: json)) }
+        }
         else { self = .response(try Response(json: json)) }
     }
 
@@ -15,6 +20,7 @@ public enum ServerMessage: Sendable, Hashable {
         switch self {
         case .response(let r): r.json
         case .event(let e): e.json
+        case .unknownEvent(_, let json): json
         }
     }
 }

@@ -39,7 +39,7 @@ public final class TwoDevices: @unchecked Sendable {
 
     public static let containerID = "com.example.grocery"
     /// Lines for `.stignore` of every container: ubiquityd's sync cookies are never replicated.
-    public static let ignoredNames = ["(?d).ubiquity-sync-*"]
+    public static let ignoredNames = ["(?d).ubiquity-sync-*", "(?d).ubiquity-save-*"]
 
     public let directory: String
     public let a: Device

@@ -14,6 +14,8 @@ struct ConflictCopyTests {
         #expect(ConflictCopyName.parse("Notes (conflicted copy 2026-11-22).txt")?.original == "Notes.txt")
         #expect(ConflictCopyName.parse("Notes (Ann's conflicted copy).txt")?.original == "Notes.txt")
         #expect(ConflictCopyName.parse("Notes (Case Conflict 1).txt")?.original == "Notes.txt")
+        #expect(ConflictCopyName.parse("Item.ubiquity-conflict-20261122-034428-my_laptop-2.txt")
+                == ConflictCopyName(original: "Item.txt", device: "my_laptop-2", savedAt: "20261122-034428"))
         for name in ["Item_2", "Item (1).txt", "a.sync-conflict-2026-x", "sync-conflict-20261122-034428-ABCDEFG", ".stfolder"] {
             #expect(ConflictCopyName.parse(name) == nil, "\(name)")
         }

@@ -8,7 +8,8 @@ import UbiquityTesting
 /// Replays every ```session block of docs/protocol.md against a real daemon, so the normative
 /// reference cannot drift from the wire. `>` lines are sent, `<` lines must come back (`"…"`
 /// matches any value; a reply may arrive before or after events of the same moment), `#!`
-/// lines run in bash with `$DOCUMENTS` set.
+/// lines run in bash with `$DOCUMENTS` set; `$QUERY`, `$LOCK` and `$WATCH` in a sent line stand
+/// for the first query, lock and watch numbers the session received.
 @Suite("docs/protocol.md sessions replay against the real daemon")
 struct ProtocolDocumentationTests {
     static let docRoot = "/home/alice/.local/share/ubiquity/containers"
@@ -67,10 +68,14 @@ struct ProtocolDocumentationTests {
             let client = try RawClient(socket: daemon.socket)
             var pool: [JSONValue] = []
             var firstQuery: Int?
+            var handles: [String: Int] = [:]
             for step in session.steps {
                 switch step.kind {
                 case ">":
-                    try client.send(step.text.replacingOccurrences(of: "$QUERY", with: firstQuery.map(String.init) ?? "0"))
+                    var line = step.text.replacingOccurrences(of: "$QUERY", with: firstQuery.map(String.init) ?? "0")
+                        .replacingOccurrences(of: Self.docRoot, with: daemon.root)
+                    for (name, value) in handles { line = line.replacingOccurrences(of: "$" + name, with: String(value)) }
+                    try client.send(line)
                 case "!":
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -94,6 +99,9 @@ struct ProtocolDocumentationTests {
                     }
                     let actual = pool.remove(at: found)
                     if firstQuery == nil, let query = actual["result"]?["query"]?.intValue { firstQuery = query }
+                    for name in ["lock", "watch"] {
+                        if let value = actual["result"]?[name]?.intValue { handles[name.uppercased()] = value }
+                    }
                 }
             }
             #expect(pool.isEmpty, "\(session): unexpected lines \(pool.map(JSONLine.encode))")

@@ -58,6 +58,10 @@ int ubq_lremovexattr(const char *path, const char *name);
 /// swap a watched directory for a symlink with it). Returns 0, or -1 with `errno` set.
 int ubq_rename_exchange(const char *a, const char *b);
 
+/// `renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE)`: swaps two entries of one directory in one
+/// step (a package resolved to one of its conflict versions: the directories trade places).
+int ubq_renameat_exchange(int dirfd, const char *a, const char *b);
+
 /// `eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int ubq_eventfd_cloexec_nonblock(unsigned int initval);
 

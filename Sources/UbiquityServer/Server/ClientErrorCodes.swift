@@ -10,5 +10,6 @@ public enum ClientErrorCodes {
         ProtocolError.Code.protocolCodes.map(\.rawValue)
             + MetadataPredicateError.Code.allCases.map(\.rawValue)
             + EngineError.Code.allCases.map(\.rawValue)
+            + VersionError.Code.allCases.map(\.rawValue)
     }
 }

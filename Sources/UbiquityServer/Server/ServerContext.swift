@@ -16,10 +16,13 @@ public struct ServerContext: Sendable {
     public var itemCounts: @Sendable () async -> [ContainerID: Int]
     /// What each user holds across its connections (``ServerLimits/maxQueriesPerPeer``).
     public var budget: PeerBudget
+    /// Coordinated-write locks and their watchers, across connections.
+    public var documentLocks: DocumentLocks
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
-                itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget()) {
+                itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget(),
+                documentLocks: DocumentLocks = DocumentLocks()) {
         self.engine = engine
         self.registry = registry
         self.limits = limits
@@ -27,6 +30,7 @@ public struct ServerContext: Sendable {
         self.status = status
         self.itemCounts = itemCounts
         self.budget = budget
+        self.documentLocks = documentLocks
     }
 
     var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }

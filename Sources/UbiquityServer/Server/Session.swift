@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import Synchronization
 import UbiquityIndex
 import UbiquityPredicate
 import UbiquityProtocol
@@ -17,10 +18,21 @@ final class Session {
     private var queryContainers: [QueryID: [ContainerID]] = [:]
     /// The results each query gathered, as counted against the user's budget.
     private var heldItems: [QueryID: Int] = [:]
+    /// Identifies this connection to the shared ``DocumentLocks``.
+    let connection: UInt64
+    /// `document.lockChanged` events of this connection's watches, written by the server in order.
+    let documentEvents: AsyncStream<ServerEvent>
+    let documentEventSink: AsyncStream<ServerEvent>.Continuation
+    /// The document watches this connection holds.
+    var documentWatches: Set<Int> = []
+
+    private static let connections = Atomic<UInt64>(0)
 
     init(peer: PeerCredentials, context: ServerContext) {
         self.peer = peer
         self.context = context
+        connection = Session.connections.add(1, ordering: .relaxed).newValue
+        (documentEvents, documentEventSink) = AsyncStream.makeStream(of: ServerEvent.self)
     }
 
     /// What a request produced: the response, and a query whose events must now be forwarded.
@@ -140,6 +152,8 @@ final class Session {
             return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
         case .status:
             return answer(await context.status(peer).json)
+        case .versionsList, .versionRead, .versionResolve, .documentLock, .documentUnlock, .documentWatch, .documentUnwatch:
+            return answer(try handleVersions(request.operation))
         }
     }
 
@@ -162,8 +176,11 @@ final class Session {
         return id
     }
 
-    /// Releases every query: the connection is gone.
+    /// Releases every query, lock and watch: the connection is gone.
     func releaseAll() async {
+        context.documentLocks.releaseAll(connection: connection)
+        documentWatches.removeAll()
+        documentEventSink.finish()
         for id in queries.keys {
             await context.engine.release(id)
             forget(id)

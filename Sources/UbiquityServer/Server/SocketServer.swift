@@ -182,10 +182,14 @@ public final class SocketServer: Sendable {
                 logger.debug("connected", metadata: ["pid": "\(peer.pid)"])
                 let session = Session(peer: peer, context: context)
                 await withDiscardingTaskGroup { forwarders in
+                    let documentEvents = session.documentEvents
+                    forwarders.addTask {
+                        for await event in documentEvents { _ = try? await writer.write(event.json) }
+                    }
                     await self.readRequests(inbound, session: session, writer: writer, forwarders: &forwarders, logger: logger)
                     // The client may half-close after its last request and still read events
                     // (`socat -t`): keep forwarding until the channel closes.
-                    if !session.queries.isEmpty && !self.state.withLock({ $0.isShuttingDown }) {
+                    if !(session.queries.isEmpty && session.documentWatches.isEmpty) && !self.state.withLock({ $0.isShuttingDown }) {
                         try? await channel.channel.closeFuture.get()
                     }
                     await session.releaseAll()

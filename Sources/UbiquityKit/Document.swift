@@ -1,0 +1,315 @@
+public import Foundation
+import Glibc
+import Synchronization
+import UbiquityPredicate
+public import UbiquityProtocol
+
+/// A document that two processes can save without one silently losing the other's save, shaped
+/// like `UIDocument`: ``read()`` records the version read (its etag); ``save(_:policy:lockTimeout:)``
+/// takes the item's coordinated-write lock from the daemon, compares, and either writes (a temporary
+/// file renamed over the item) or — when someone else saved since — keeps the new bytes as a conflict
+/// version beside the item. ``states()`` reports ``DocumentState`` as the daemon's events arrive.
+/// The protocol it follows is in docs/versions.md, so clients in other languages can take part.
+///
+/// ```swift
+/// let document = try await Document.open(path, connection: connection)
+/// var text = String(decoding: try document.read(), as: UTF8.self)
+/// text += "\nbread"
+/// switch try await document.save(Data(text.utf8)) {
+/// case .saved: break
+/// case .savedAsConflictVersion(let copy): print("someone saved first; yours is kept as \(copy)")
+/// }
+/// ```
+public final class Document: Sendable {
+    /// What a save does when the item changed since it was read.
+    public enum SavePolicy: Sendable, Hashable {
+        /// Keep the new bytes as a conflict version; the item keeps the other save.
+        case detectConflicts
+        /// Overwrite whatever is there ("latest wins").
+        case latestWins
+    }
+
+    public enum SaveOutcome: Sendable, Hashable {
+        /// The item now holds the saved bytes.
+        case saved(ItemETag)
+        /// The item had changed: the bytes are a conflict version at this path.
+        case savedAsConflictVersion(path: String)
+    }
+
+    /// The wire code of a lock held by another connection.
+    static let lockedCode = "document.locked"
+
+    public let path: String
+    public let connection: UbiquityConnection
+
+    private struct State {
+        var etag: ItemETag?
+        var lockedByOther = false
+        var inConflict = false
+        var savingError = false
+        var closed = false
+        var watch: Int?
+        var saves = 0
+        var observers: [Int: AsyncStream<DocumentState>.Continuation] = [:]
+        var nextObserver = 0
+        var unlockWaiters: [Int: AsyncStream<Void>.Continuation] = [:]
+
+        var flags: DocumentState {
+            var flags = DocumentState.normal
+            if closed { flags.insert(.closed) }
+            if inConflict { flags.insert(.inConflict) }
+            if savingError { flags.insert(.savingError) }
+            if lockedByOther { flags.insert(.editingDisabled) }
+            return flags
+        }
+    }
+
+    private let state = Mutex(State())
+    private let conflicts: MetadataQuery
+
+    private init(path: String, connection: UbiquityConnection) {
+        self.path = path
+        self.connection = connection
+        conflicts = MetadataQuery(connection: connection, predicateFormat: "kMDItemPath == %@", arguments: [.string(path)])
+        conflicts.attributes = ["hasUnresolvedConflicts"]
+        conflicts.notificationBatchingInterval = 0
+    }
+
+    /// Opens the document at `path` (an absolute path inside a container): watches its lock and
+    /// its conflicts, and returns once its state is known. The file need not exist yet.
+    public static func open(_ path: String, connection: UbiquityConnection) async throws -> Document {
+        let document = Document(path: path, connection: connection)
+        let watched = try await connection.watchDocument(path) { [weak document] delivery in document?.handle(delivery) }
+        let reader = try FieldReader(watched, context: "document.watch result")
+        let watch = try reader.int("watch")
+        let locked = try reader.bool("locked"), yours = try reader.optionalBool("yours") ?? false
+        document.state.withLock {
+            $0.watch = watch
+            $0.lockedByOther = locked && !yours
+        }
+        let notifications = try await document.conflicts.start()
+        var iterator = notifications.makeAsyncIterator()
+        while let notification = try await iterator.next() {
+            document.noteConflicts()
+            if case .didFinishGathering = notification { break }
+        }
+        Task { [weak document] in
+            do {
+                while let _ = try await iterator.next() { document?.noteConflicts() }
+            } catch {
+                document?.markClosed()
+            }
+        }
+        return document
+    }
+
+    /// The document's state now.
+    public var documentState: DocumentState { state.withLock { $0.flags } }
+
+    /// The etag of the version last read or saved here; nil before ``read()`` of a new document.
+    public var etag: ItemETag? { state.withLock { $0.etag } }
+
+    /// The states, the current one first, then each change.
+    public func states() -> AsyncStream<DocumentState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DocumentState.self, bufferingPolicy: .bufferingNewest(16))
+        let id = state.withLock { state in
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = continuation
+            continuation.yield(state.flags)
+            if state.closed { continuation.finish() }
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Reads the whole file and records its etag for the next save. A missing file reads as empty
+    /// (a new document).
+    public func read() throws -> Data {
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { state.withLock { $0.etag = nil }; return Data() }
+            throw UbiquityKitError.documentFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw UbiquityKitError.documentFile(path: path, reason: "not a regular file")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw UbiquityKitError.documentFile(path: path, reason: String(cString: strerror(errno))) }
+            if n == 0 { break }
+            data.append(contentsOf: buffer[..<n])
+        }
+        let etag = ItemETag(inode: UInt64(info.st_ino), modifiedSeconds: Int64(info.st_mtim.tv_sec),
+                            modifiedNanoseconds: Int64(info.st_mtim.tv_nsec), size: Int64(info.st_size))
+        state.withLock { $0.etag = etag }
+        return data
+    }
+
+    /// Saves `data` under the coordinated-write lock (waiting up to `lockTimeout` for another
+    /// process's save to finish). With ``SavePolicy/detectConflicts``, a file that changed since
+    /// ``read()`` is left as it is and `data` becomes a conflict version beside it.
+    @discardableResult
+    public func save(_ data: Data, policy: SavePolicy = .detectConflicts, lockTimeout: Duration = .seconds(30)) async throws -> SaveOutcome {
+        let attempt: Int = try state.withLock { state in
+            if state.closed { throw UbiquityKitError.documentClosed(path: path) }
+            state.saves += 1
+            return state.saves
+        }
+        let (lock, current) = try await takeLock(timeout: lockTimeout)
+        do {
+            let expected = etag
+            let outcome: SaveOutcome
+            if policy == .latestWins || current == expected {
+                try write(data, as: lastComponent, attempt: attempt)
+                let unlocked = try await connection.send(.documentUnlock(lock: lock))
+                let etag = (try? FieldReader(unlocked, context: "document.unlock result").optionalString("etag")).flatMap { $0 }.map(ItemETag.init)
+                changeState { $0.etag = etag; $0.savingError = false }
+                outcome = .saved(etag ?? ItemETag(rawValue: ""))
+            } else {
+                let name = try conflictVersionName()
+                try write(data, as: name, attempt: attempt)
+                try await connection.send(.documentUnlock(lock: lock))
+                changeState { $0.savingError = false; $0.inConflict = true }
+                outcome = .savedAsConflictVersion(path: directory + "/" + name)
+            }
+            return outcome
+        } catch {
+            _ = try? await connection.send(.documentUnlock(lock: lock))
+            changeState { $0.savingError = true }
+            throw error
+        }
+    }
+
+    /// Stops watching; the state becomes ``DocumentState/closed`` and the state streams end.
+    public func close() async {
+        let watch = state.withLock { $0.watch }
+        if let watch { try? await connection.unwatchDocument(watch) }
+        await conflicts.stop()
+        markClosed()
+    }
+
+    // MARK: - Saving
+
+    private var directory: String { String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+    private var lastComponent: String { String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]) }
+
+    /// `document.lock`, waiting for an unlock event while another connection holds it.
+    private func takeLock(timeout: Duration) async throws -> (lock: Int, etag: ItemETag?) {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            // Registered before asking, so an unlock that comes right after the refusal is not missed.
+            let (unlocked, waiter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            let id = state.withLock { state in
+                state.nextObserver += 1
+                state.unlockWaiters[state.nextObserver] = waiter
+                return state.nextObserver
+            }
+            defer { _ = state.withLock { $0.unlockWaiters.removeValue(forKey: id) } }
+            do {
+                let reader = try FieldReader(try await connection.send(.documentLock(path: path)), context: "document.lock result")
+                return (try reader.int("lock"), try reader.optionalString("etag").map(ItemETag.init))
+            } catch let error as ProtocolError where error.code.rawValue == Document.lockedCode {
+                let seconds = Int(timeout.components.seconds)
+                let freed = await withTaskGroup(of: Bool.self) { group in
+                    group.addTask { for await _ in unlocked { return true }; return false }
+                    group.addTask { try? await Task.sleep(until: deadline); return false }
+                    let first = await group.next() ?? false
+                    group.cancelAll()
+                    return first
+                }
+                if !freed { throw UbiquityKitError.documentBusy(path: path, seconds: seconds) }
+            }
+        }
+    }
+
+    /// Writes `data` to a temporary file in the item's directory, flushes it, renames it to
+    /// `name` and flushes the directory: `name` holds the old bytes or the new, never a part.
+    private func write(_ data: Data, as name: String, attempt: Int) throws {
+        func failure(_ step: String) -> UbiquityKitError {
+            .documentFile(path: path, reason: "\(step): \(String(cString: strerror(errno)))")
+        }
+        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw failure("cannot open its directory") }
+        defer { Glibc.close(folder) }
+        let temporary = CoordinatedSave.temporaryName(pid: getpid(), attempt: attempt)
+        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("cannot create a temporary file") }
+        var written = 0
+        let ok = data.withUnsafeBytes { bytes -> Bool in
+            while written < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        Glibc.close(fd)
+        guard ok, renameat(folder, temporary, folder, name) == 0 else {
+            let error = failure("cannot write it")
+            unlinkat(folder, temporary, 0)
+            throw error
+        }
+        fsync(folder)
+    }
+
+    /// A conflict name not taken yet: this host, the UTC time, and a counter if needed.
+    private func conflictVersionName() throws -> String {
+        var now = time(nil), parts = tm()
+        gmtime_r(&now, &parts)
+        let savedAt = String(format: "%04d%02d%02d-%02d%02d%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                             parts.tm_hour, parts.tm_min, parts.tm_sec)
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count - 1)
+        let device = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for n in 1...100 {
+            let name = CoordinatedSave.conflictName(of: lastComponent, savedAt: savedAt, device: n == 1 ? device : "\(device)-\(n)")
+            if access(directory + "/" + name, F_OK) != 0 { return name }
+        }
+        throw UbiquityKitError.documentFile(path: path, reason: "100 conflict versions were saved this second; try again")
+    }
+
+    // MARK: - State
+
+    private func handle(_ delivery: Result<ServerEvent, UbiquityKitError>) {
+        switch delivery {
+        case .success(.documentLockChanged(_, _, let locked, let yours)):
+            changeState { state in
+                state.lockedByOther = locked && !yours
+                if !locked { for waiter in state.unlockWaiters.values { waiter.yield() } }
+            }
+        case .success: break
+        case .failure: markClosed()
+        }
+    }
+
+    private func noteConflicts() {
+        let conflict = conflicts.results.first?.value(forAttribute: "hasUnresolvedConflicts") == .bool(true)
+        changeState { $0.inConflict = conflict }
+    }
+
+    private func markClosed() {
+        changeState { $0.closed = true }
+        state.withLock { state in
+            for observer in state.observers.values { observer.finish() }
+            state.observers.removeAll()
+        }
+    }
+
+    /// Applies a change and tells the observers when the flags differ.
+    private func changeState(_ change: (inout State) -> Void) {
+        state.withLock { state in
+            let before = state.flags
+            change(&state)
+            let after = state.flags
+            if before != after { for observer in state.observers.values { observer.yield(after) } }
+        }
+    }
+}
