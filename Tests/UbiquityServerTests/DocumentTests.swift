@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import UbiquityKit
+import UbiquityPredicate
+import UbiquityProtocol
+import UbiquityTesting
+
+/// UbiquityKit's `Document` and `FileVersion` against the real daemon: two writers that read the
+/// same version never lose a save, the lock shows as editingDisabled, conflicts as inConflict.
+@Suite struct DocumentTests {
+    /// Waits for the first state that satisfies `condition`, with a deadline.
+    static func waitFor(_ document: Document, within seconds: Double = 10,
+                        _ condition: @escaping @Sendable (DocumentState) -> Bool) async throws -> DocumentState {
+        let states = document.states()
+        return try await withThrowingTaskGroup(of: DocumentState?.self) { group in
+            group.addTask { for await state in states where condition(state) { return state }; return nil }
+            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            guard let first else { throw TestDaemonError("no matching state within \(seconds) s; now \(document.documentState)") }
+            return first
+        }
+    }
+
+    @Test func aStaleSaveBecomesAConflictVersionAndLatestWinsOverwrites() async throws {
+        try await withTestDaemon { daemon in
+            let path = try daemon.place("Item_1", contents: "Milk")
+            let first = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
+            let second = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
+            #expect(first.documentState == .normal)
+            #expect(try first.read() == Data("Milk".utf8))
+            #expect(try second.read() == Data("Milk".utf8))
+
+            guard case .saved(let etag) = try await first.save(Data("Oat milk".utf8)) else {
+                Issue.record("the first save of the version both read must go through")
+                return
+            }
+            #expect(first.etag == etag)
+            let outcome = try await second.save(Data("Whole milk".utf8))
+            guard case .savedAsConflictVersion(let copy) = outcome else {
+                Issue.record("the second save read a version that is gone: it must not overwrite, got \(outcome)")
+                return
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Oat milk", "the first save stays the item")
+            #expect(try String(contentsOfFile: copy, encoding: .utf8) == "Whole milk", "the second save is kept")
+            _ = try await Self.waitFor(first) { $0.contains(.inConflict) }
+
+            let conflicts = try await FileVersion.unresolvedConflictVersionsOfItem(at: path, connection: second.connection)
+            #expect(conflicts.map(\.path) == [copy])
+            #expect(try await conflicts[0].contents(connection: second.connection) == Data("Whole milk".utf8))
+            #expect(conflicts[0].localizedNameOfSavingComputer != nil)
+            try await conflicts[0].replaceItem(connection: second.connection, removingOthers: true)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Whole milk")
+            _ = try await Self.waitFor(first) { !$0.contains(.inConflict) }
+
+            // Latest wins: a save over a version it did not read, asked for.
+            #expect(try first.read() == Data("Whole milk".utf8))
+            try await second.save(Data("Cream".utf8), policy: .latestWins)
+            guard case .saved = try await first.save(Data("Butter".utf8), policy: .latestWins) else {
+                Issue.record("latest wins must overwrite")
+                return
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Butter")
+            #expect(try await FileVersion.otherVersionsOfItem(at: path, connection: first.connection).isEmpty)
+            await first.close()
+            #expect(first.documentState.contains(.closed))
+        }
+    }
+
+    @Test func anotherWritersLockDisablesEditingAndASaveWaitsForIt() async throws {
+        try await withTestDaemon { daemon in
+            let path = try daemon.place("Item_2", contents: "Eggs")
+            let document = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
+            _ = try document.read()
+            let other = try RawClient(socket: daemon.socket)
+            _ = try other.request(#"{"id":0,"op":"hello","version":1}"#)
+            let locked = try other.request(JSONLine.encode(.object(["id": .integer(1), "op": .string("document.lock"), "path": .string(path)]))).response
+            let lock = try #require(locked["result"]?["lock"]?.intValue)
+            _ = try await Self.waitFor(document) { $0.contains(.editingDisabled) }
+
+            let again = try RawClient(socket: daemon.socket)
+            _ = try again.request(#"{"id":0,"op":"hello","version":1}"#)
+            let refused = try again.request(JSONLine.encode(.object(["id": .integer(1), "op": .string("document.lock"), "path": .string(path)]))).response
+            #expect(refused["error"]?["code"]?.stringValue == "document.locked")
+            #expect(refused["error"]?["holder"]?["pid"]?.intValue == Int(getpid()))
+
+            let save = Task { try await document.save(Data("Brown eggs".utf8)) }
+            // The save cannot finish while the lock is held; giving it back lets it through.
+            try await Task.sleep(for: .milliseconds(200))   // not synchronisation: a window for a wrong save to show
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Eggs")
+            _ = try other.request(#"{"id":2,"op":"document.unlock","lock":\#(lock)}"#)
+            guard case .saved = try await save.value else {
+                Issue.record("nothing changed the file while the lock was held: the save must go through")
+                return
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Brown eggs")
+            #expect(!document.documentState.contains(.editingDisabled))
+        }
+    }
+
+    @Test func aClosedConnectionGivesItsLockBack() async throws {
+        try await withTestDaemon { daemon in
+            let path = try daemon.place("Item_3", contents: "Bread")
+            let document = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
+            do {
+                let holder = try RawClient(socket: daemon.socket)
+                _ = try holder.request(#"{"id":0,"op":"hello","version":1}"#)
+                _ = try holder.request(JSONLine.encode(.object(["id": .integer(1), "op": .string("document.lock"), "path": .string(path)])))
+                _ = try await Self.waitFor(document) { $0.contains(.editingDisabled) }
+            }
+            // The raw client is gone (its socket closed): the daemon released its lock.
+            _ = try await Self.waitFor(document) { !$0.contains(.editingDisabled) }
+            _ = try document.read()
+            guard case .saved = try await document.save(Data("Rye bread".utf8), lockTimeout: .seconds(5)) else {
+                Issue.record("the lock of a closed connection must not outlive it")
+                return
+            }
+        }
+    }
+}
