@@ -4,6 +4,10 @@ public import Foundation
 public struct GroceryChange: Sendable, Hashable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, renamed, imageSet, imageRemoved, removed
+        /// The item got conflict versions (another device saved it at the same time).
+        case conflicted
+        /// Its conflict ended (resolved here or on another device).
+        case conflictResolved
     }
 
     public let kind: Kind
@@ -27,7 +31,7 @@ public struct GroceryChange: Sendable, Hashable {
     }
 
     /// What changed from `old` to `new`, compared by id: added, renamed (the name differs),
-    /// image set or removed, removed. A change of both name and image gives two changes.
+    /// image set or removed, in conflict or resolved, removed. A change of both name and image gives two changes.
     /// Ordered by kind as listed in ``Kind``, then by name, then by id, so output is stable.
     ///
     /// - Complexity: O(n log n) in the size of the two lists.
@@ -48,6 +52,9 @@ public struct GroceryChange: Sendable, Hashable {
                 changes.append(.init(kind: .imageSet, id: id, name: item.name, image: image, at: time))
             } else if item.image == nil, before.image != nil {
                 changes.append(.init(kind: .imageRemoved, id: id, name: item.name, at: time))
+            }
+            if item.inConflict != before.inConflict {
+                changes.append(.init(kind: item.inConflict ? .conflicted : .conflictResolved, id: id, name: item.name, at: time))
             }
         }
         for (id, item) in old where new[id] == nil {

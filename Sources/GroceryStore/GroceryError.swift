@@ -21,6 +21,12 @@ public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
     case noImage(GroceryItemID)
     /// The command needs the other storage format; the message says which.
     case unsupportedMode(String)
+    /// `resolve` of an item that has no conflict versions.
+    case notInConflict(GroceryItemID)
+    /// `resolve --pick N` past the versions `conflicts` lists.
+    case noSuchVersion(number: Int, count: Int)
+    /// `resolve --name NAME`: no version, or several, give the item that name.
+    case noVersionNamed(String, names: [String])
 
     public var description: String {
         switch self {
@@ -48,6 +54,13 @@ public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
             return "item \(id) has no image (set one with `grocery image set \(id.uuidString.prefix(8)) FILE --store package`)"
         case .unsupportedMode(let message):
             return message
+        case .notInConflict(let id):
+            return "item \(id.uuidString.prefix(8)) is not in conflict: it has one version"
+        case .noSuchVersion(let number, let count):
+            return "there is no version \(number): the item has \(count) (see `grocery conflicts ID`)"
+        case .noVersionNamed(let name, let names):
+            let shown = names.map { "'\($0)'" }.joined(separator: ", ")
+            return "no single version names the item '\(name)'; the versions name it \(shown) (use --pick N)"
         }
     }
 }
@@ -58,7 +71,7 @@ extension GroceryError {
     public var isInputError: Bool {
         switch self {
         case .unknownItem, .ambiguousItem, .invalidItemID, .nameTooLong, .nameTooLongInput, .imageTooLarge, .unsupportedImage,
-             .noImage, .unsupportedMode:
+             .noImage, .unsupportedMode, .notInConflict, .noSuchVersion, .noVersionNamed:
             true
         case .corruptPackage, .io:
             false

@@ -17,15 +17,19 @@ public struct GroceryItem: Sendable, Hashable {
     /// The item file holds more than ``GroceryLimits/maxNameBytes`` bytes (written by something
     /// other than `grocery`); only the beginning was read.
     public var isTruncated: Bool
+    /// The item has unresolved conflict versions (another device saved it at the same time):
+    /// `grocery conflicts ID` shows them, `grocery resolve ID` ends the conflict.
+    public var inConflict: Bool
 
     public init(id: GroceryItemID, name: String, created: Date? = nil, modified: Date? = nil,
-                image: ImageFormat? = nil, isTruncated: Bool = false) {
+                image: ImageFormat? = nil, isTruncated: Bool = false, inConflict: Bool = false) {
         self.id = id
         self.name = name
         self.created = created
         self.modified = modified
         self.image = image
         self.isTruncated = isTruncated
+        self.inConflict = inConflict
     }
 
     /// The name for people: `Unnamed item` when empty, `…` after a truncated name.

@@ -28,7 +28,8 @@ public struct GroceryItemFiles: Sendable {
         guard let id = GroceryItemID(fileName: result.name) else { return nil }
         guard let (name, truncated) = try readName(at: result.path) else { return nil }
         return GroceryItem(id: id, name: name, created: result.creationDate ?? result.modificationDate,
-                           modified: result.modificationDate, isTruncated: truncated)
+                           modified: result.modificationDate, isTruncated: truncated,
+                           inConflict: result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true))
     }
 
     /// The items among query results, in the results' order; see ``item(for:)``.

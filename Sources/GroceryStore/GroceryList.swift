@@ -62,7 +62,7 @@ public final class GroceryList: Sendable {
         let query = MetadataQuery(connection: connection, predicateFormat: format.predicate)
         query.searchScopes = .documents
         query.containers = [container]
-        query.attributes = ["kMDItemFSName", "kMDItemFSCreationDate", "kMDItemFSContentChangeDate"]
+        query.attributes = ["kMDItemFSName", "kMDItemFSCreationDate", "kMDItemFSContentChangeDate", "hasUnresolvedConflicts"]
         query.notificationBatchingInterval = batchingInterval
         query.isLive = live
         return query
@@ -77,16 +77,24 @@ public final class GroceryList: Sendable {
             for try await _ in try await query.start() {}
             return try files.items(for: query.results)
         case .package:
-            return try packageItems()
+            let query = makeQuery(live: false)
+            for try await _ in try await query.start() {}
+            return try await items(for: query.results)
         }
     }
 
     /// The items the query results stand for (the gathered set, or the set after an update).
-    public func items(for results: [MetadataItem]) throws -> [GroceryItem] {
+    /// In package mode, when the package is in conflict, the items that differ in another
+    /// version of it are marked ``GroceryItem/inConflict``.
+    public func items(for results: [MetadataItem]) async throws -> [GroceryItem] {
         switch format {
-        case .files: try files.items(for: results)
-        // The package is one result; its contents come from disk.
-        case .package: results.isEmpty ? [] : try packageItems()
+        case .files: return try files.items(for: results)
+        case .package:
+            // The package is one result; its contents come from disk.
+            guard let result = results.first else { return [] }
+            let items = try packageItems()
+            guard result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true) else { return items }
+            return try await markingConflicts(items)
         }
     }
 

@@ -92,7 +92,7 @@ public struct GroceryLiveList: Sendable {
         for try await notification in try await query.start() {
             switch notification {
             case .didFinishGathering(let results), .didReset(let results):
-                let items = try list.items(for: results)
+                let items = try await list.items(for: results)
                 let next = [GroceryItemID: GroceryItem](items: items)
                 let changes = GroceryChange.between(current, next)
                 if known == nil {
@@ -108,7 +108,7 @@ public struct GroceryLiveList: Sendable {
             case .didUpdate(let added, let changed, let removed):
                 let next: [GroceryItemID: GroceryItem]
                 do {
-                    next = try updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                    next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
                 } catch let error as GroceryError {
                     // A package caught mid-write by a non-grocery writer, an unreadable file:
                     // keep the list as it was, say why, and take the next update.
@@ -133,10 +133,10 @@ public struct GroceryLiveList: Sendable {
 
     /// The list after an update. File mode re-reads just the files the update names.
     private func updated(_ current: [GroceryItemID: GroceryItem], list: GroceryList, query: MetadataQuery,
-                         added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem]) throws -> [GroceryItemID: GroceryItem] {
+                         added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem]) async throws -> [GroceryItemID: GroceryItem] {
         switch format {
         case .package:
-            return .init(items: try list.items(for: query.results))
+            return .init(items: try await list.items(for: query.results))
         case .files:
             var next = current
             for item in removed {

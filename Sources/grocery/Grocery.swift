@@ -27,6 +27,8 @@ struct Grocery: AsyncParsableCommand {
               $ grocery rename 3f "oat milk"
               $ grocery watch          # in a third terminal: a live list
               $ grocery delete 7B00
+              $ grocery conflicts 3f   # after two devices renamed it at once
+              $ grocery resolve 3f --pick 2
 
             Exit status: 0 success, 1 a file operation or the daemon failed, 2 invalid input (unknown or \
             ambiguous id, name or image too large), 3 daemon not running or connection lost, 64 usage error.
@@ -35,7 +37,7 @@ struct Grocery: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [StatusCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, RenameCommand.self,
-                      DeleteCommand.self, WatchCommand.self, ImageCommand.self]
+                      DeleteCommand.self, WatchCommand.self, ImageCommand.self, ConflictsCommand.self, ResolveCommand.self]
     )
 
     static func main() async {

@@ -9,7 +9,7 @@ enum ItemFormat {
         let header = package ? ["ID", "IMAGE", "NAME"] : ["ID", "NAME"]
         let rows = items.map { item -> [String] in
             let id = shortIDs[item.id] ?? item.id.uuidString
-            let name = Output.oneLine(item.displayName)
+            let name = Output.oneLine(item.displayName) + (item.inConflict ? "  " + Output.styled("⚠ in conflict", .red) : "")
             return package ? [id, item.image?.rawValue ?? "-", name] : [id, name]
         }
         return Output.table(header: header, rows: rows, styles: [.yellow])
@@ -20,7 +20,7 @@ enum ItemFormat {
         let item: GroceryItem
         let shortID: String
 
-        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated }
+        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated, inConflict }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -32,6 +32,7 @@ enum ItemFormat {
             try c.encode(item.modified.map(Output.iso), forKey: .modified)
             try c.encode(item.image?.rawValue, forKey: .image)
             try c.encode(item.isTruncated, forKey: .truncated)
+            try c.encode(item.inConflict, forKey: .inConflict)
         }
     }
 

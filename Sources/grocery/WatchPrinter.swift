@@ -57,11 +57,13 @@ final class WatchPrinter {
     private func apply(_ change: GroceryChange) {
         switch change.kind {
         case .removed: items[change.id] = nil
-        case .added, .renamed, .imageSet, .imageRemoved:
+        case .added, .renamed, .imageSet, .imageRemoved, .conflicted, .conflictResolved:
             var item = items[change.id] ?? GroceryItem(id: change.id, name: change.name)
             item.name = change.name
             if change.kind == .imageSet { item.image = change.image }
             if change.kind == .imageRemoved { item.image = nil }
+            if change.kind == .conflicted { item.inConflict = true }
+            if change.kind == .conflictResolved { item.inConflict = false }
             items[change.id] = item
         }
     }
@@ -94,6 +96,8 @@ final class WatchPrinter {
         case .removed: ("removed", .red, name)
         case .imageSet: ("image set", .cyan, name + " (\(change.image?.rawValue ?? "image"))")
         case .imageRemoved: ("image removed", .cyan, name)
+        case .conflicted: ("conflict", .red, name + " — saved on two devices at once; see `grocery conflicts \(shortID)`")
+        case .conflictResolved: ("resolved", .green, name)
         }
         let padded = word + String(repeating: " ", count: max(0, 7 - word.count))
         return Output.clock(change.at) + "  " + Output.styled(padded, color) + "  " + Output.styled(shortID, .yellow) + "  " + text

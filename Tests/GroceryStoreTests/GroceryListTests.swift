@@ -13,7 +13,7 @@ import UbiquityTesting
             for try await _ in try await query.start() {}
             #expect(query.resultCount == 3)
             try FileManager.default.removeItem(atPath: list.files.path(of: added[1].id))
-            let items = try list.items(for: query.results)
+            let items = try await list.items(for: query.results)
             #expect(Set(items.map(\.name)) == ["milk", "bread"])
             await list.close()
         }

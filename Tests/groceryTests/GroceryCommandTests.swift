@@ -96,7 +96,7 @@ import UbiquityTesting
             let id = try #require(object["id"] as? String), short = try #require(object["shortID"] as? String)
             #expect(id.hasPrefix(short) && short.count >= GroceryLimits.minimumShortIDLength)
             #expect(object["truncated"] as? Bool == false)
-            #expect(object.keys.sorted() == ["created", "displayName", "id", "image", "modified", "name", "shortID", "truncated"])
+            #expect(object.keys.sorted() == ["created", "displayName", "id", "image", "inConflict", "modified", "name", "shortID", "truncated"])
         }
 
         let table = try grocery.run(["list", "--socket", daemon.socket])

@@ -60,6 +60,12 @@ public struct GroceryPackage: Sendable {
         case .other: throw GroceryError.corruptPackage(path: path, reason: "it is not a directory")
         case .directory: break
         }
+        return try Self.contents(ofItemsFile: itemsPath, package: path)
+    }
+
+    /// The list in an `items.json` file (the package's own, or a conflict version's), read bounded
+    /// and without following a link.
+    static func contents(ofItemsFile itemsPath: String, package: String? = nil) throws -> GroceryPackageContents {
         let limit = GroceryLimits.maxPackageIndexBytes
         let read: Data?
         do {
@@ -71,7 +77,7 @@ public struct GroceryPackage: Sendable {
             throw GroceryError.corruptPackage(path: itemsPath, reason: "cannot read it (\(error.description))")
         }
         guard let data = read else {
-            throw GroceryError.corruptPackage(path: path, reason: "\(Self.itemsFileName) is missing")
+            throw GroceryError.corruptPackage(path: package ?? itemsPath, reason: "\(Self.itemsFileName) is missing")
         }
         return try PackageDocument.decode(data, file: itemsPath)
     }
