@@ -283,6 +283,8 @@ extension MetadataIndex {
                 if recorder.changeSet.changes[id]?.kind == .inserted { recorder.changeSet.changes[id] = nil }
                 else { recorder.changeSet.changes[id]?.kind = .removed }
             } else {
+                // Renamed from a sync engine's name (its temporary file put in place): a new item.
+                recorder.changeSet.containers.insert(container)
                 recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
             }
         }

@@ -25,6 +25,48 @@ struct ConflictCopyTests {
         QuerySpecification(predicate: try MetadataPredicate(parsing: text), attributes: [.name])
     }
 
+    /// Syncthing's replace of an item in conflict, as the watcher reports it: the copy appears and
+    /// the engine's temporary file (an entry the index holds) is renamed over the item.
+    @Test func aCopyAndAReplaceInOneBatchAreOneChangeOfTheItem() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/Item_1", "Documents/.syncthing.Item_1.tmp"])])
+        var spec = try Self.spec("name LIKE 'Item_*'")
+        spec.attributes = [.size, .hasUnresolvedConflicts]
+        let all = LiveQuery(spec, index: index, context: EvaluationContext())
+        #expect(all.gather().count == 1)
+        let copy = ["Documents", "Item_1.sync-conflict-20261122-034428-NOFER4Z"]
+        let changes = index.apply([.stat(tree.container, copy, tree.file(5)),
+                                   .move(tree.container, from: ["Documents", ".syncthing.Item_1.tmp"], to: ["Documents", "Item_1"], stat: tree.file(8))])
+        let delta = all.apply(changes)
+        #expect(delta.removed.isEmpty && delta.added.isEmpty, "\(delta)")
+        #expect(delta.changed.map { $0.path.hasSuffix("/Item_1") } == [true], "\(delta)")
+        #expect(all.results.count == 1)
+    }
+
+    /// The same replace read in two batches: the item moves to its conflict copy (it is gone
+    /// for a moment), then the engine's temporary file becomes the item again. The query asks
+    /// for its container by name, so the change must name the container too.
+    @Test func aMoveToTheCopyThenAReplaceInTwoBatchesBringTheItemBack() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/Item_1"])])
+        var spec = try Self.spec("name LIKE 'Item_*'")
+        spec.attributes = [.size, .hasUnresolvedConflicts]
+        spec.containers = [tree.container]
+        let all = LiveQuery(spec, index: index, context: EvaluationContext())
+        #expect(all.gather().count == 1)
+        #expect(all.apply(index.apply([.stat(tree.container, ["Documents", ".syncthing.Item_1.tmp"], tree.file(8))], record: true)).isEmpty)
+        let copy = ["Documents", "Item_1.sync-conflict-20261122-034428-NOFER4Z"]
+        let first = all.apply(index.apply([.move(tree.container, from: ["Documents", "Item_1"], to: copy, stat: tree.file(5))], record: true))
+        #expect(first.removed.count == 1, "\(first)")
+        let second = all.apply(index.apply([.move(tree.container, from: ["Documents", ".syncthing.Item_1.tmp"], to: ["Documents", "Item_1"], stat: tree.file(8))], record: true))
+        #expect(second.added.map { $0.path.hasSuffix("/Item_1") } == [true], "\(second)")
+        #expect(all.results.count == 1)
+    }
+
     @Test func aCopyIsHiddenAndMarksItsItemUntilItGoes() throws {
         var tree = TreeBuilder()
         let index = MetadataIndex()
