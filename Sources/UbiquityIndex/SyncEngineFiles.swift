@@ -9,18 +9,28 @@
 /// | Syncthing | `.stfolder` | the marker that the folder is present (a directory, or an empty file in old versions) |
 /// | Syncthing | `.stignore` | the folder's ignore patterns |
 /// | Syncthing | `.stversions` | old versions kept by file versioning (a directory) |
-/// | Ubiquity | `.ubiquity-save-NAME-PID` | a coordinated save being written, renamed over `NAME` when complete |
+/// | Ubiquity | `.ubiquity-save-PID-N` | a coordinated save being written, renamed over the item when complete |
 ///
 /// Conflict copies (`NAME.sync-conflict-…`) are not in this table: they are versions of an item.
 public enum SyncEngineFiles {
+    /// The names a sync engine receives a new version of `name` into before renaming it over
+    /// `name` (Syncthing first deletes `name`, then renames: the watcher reads the two steps as one
+    /// replace).
+    public static func temporaryNames(for name: String) -> [String] {
+        [".syncthing." + name + ".tmp", "~syncthing~" + name + ".tmp"]
+    }
+
     /// Whether an entry named `name` is a sync engine's own.
     public static func isOwn(_ name: String) -> Bool {
         switch name {
         case ".stfolder", ".stignore", ".stversions": return true
         default: break
         }
-        if name.hasPrefix(".ubiquity-save-") { return true }
-        guard name.hasSuffix(".tmp") else { return false }
-        return name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~")
+        return name.hasPrefix(".ubiquity-save-") || isTemporary(name)
+    }
+
+    /// Whether `name` is a file a sync engine is receiving (one of ``temporaryNames(for:)``).
+    public static func isTemporary(_ name: String) -> Bool {
+        name.hasSuffix(".tmp") && (name.hasPrefix(".syncthing.") || name.hasPrefix("~syncthing~"))
     }
 }

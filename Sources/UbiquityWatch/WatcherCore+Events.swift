@@ -13,6 +13,9 @@ extension WatcherCore {
         } catch {
             return false
         }
+        readRestOfEngineReplace(&events, in: channel)
+        let replaced = EngineReplace.firstSteps(in: events)
+        let conflictCopies = EngineReplace.conflictCopies(in: events)
         var pairing = RenamePairing(events)
         while let step = pairing.next(events) {
             switch step {
@@ -20,7 +23,13 @@ extension WatcherCore {
                 overflowCount += 1
                 channel.resync.overflowed(at: System.monotonicNanoseconds())
             case .event(let index):
+                if replaced.contains(index) { continue }         // the rename that follows replaces the entry
                 handle(events[index], in: channel)
+            case .rename(let from, let to) where conflictCopies.contains(from):
+                // The item stays; its old content appears as a conflict copy beside it.
+                var appeared = events[to]
+                appeared.mask = .create
+                handle(appeared, in: channel)
             case .rename(let from, let to):
                 handleRename(from: events[from], to: events[to], in: channel)
             case .movedOut(let index):
@@ -36,6 +45,40 @@ extension WatcherCore {
         }
         if channel.resync.isDue(at: System.monotonicNanoseconds()) { resync(channel) }
         return true
+    }
+
+    /// A read that ends half-way through a sync engine's replace (``EngineReplace/pending(in:)``)
+    /// reads on: at once when the rest is already queued, and for up to
+    /// ``EngineReplace/window`` while the engine's temporary file is still there (its rename
+    /// over the name is on the way). Anything else costs one `poll` that does not wait.
+    func readRestOfEngineReplace(_ events: inout [InotifyEvent], in channel: WatchChannel) {
+        let deadline = System.monotonicNanoseconds() + EngineReplace.window.nanoseconds
+        var restIsComing = false
+        while let pending = EngineReplace.pending(in: events) {
+            let left = restIsComing ? max(0, (deadline - System.monotonicNanoseconds()) / 1_000_000) : 0
+            if channel.inotify.waitReadable(milliseconds: Int32(clamping: left)) {
+                guard (try? channel.inotify.read(into: &events)) == true else { return }
+                restIsComing = false
+                continue
+            }
+            if restIsComing || System.monotonicNanoseconds() >= deadline { return }
+            guard pending.renameUnderway || restOfEngineReplaceIsComing(pending, in: channel) else { return }
+            restIsComing = true
+        }
+    }
+
+    /// Whether the rest of a sync engine's replace is on its way: one of its temporary files for
+    /// the item is in the watched directory (the rename is coming), or none is but the item is
+    /// (the rename happened; the kernel queues its events a moment after the name moves). The
+    /// temporary names are looked at first, so a rename between the two looks is not missed.
+    func restOfEngineReplaceIsComing(_ pending: EngineReplace.Pending, in channel: WatchChannel) -> Bool {
+        guard let directory = channel.tree.directory(pending.wd),
+              let root = containers[directory.container]?.root else { return false }
+        var resolver = DirectoryResolver(root: root.fd)
+        defer { resolver.close() }
+        guard let fd = resolver.directory(channel.tree.path(of: pending.wd)) else { return false }
+        var info = stat()
+        return (pending.temporaryNames + [pending.item]).contains { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) == 0 }
     }
 
     /// Performs what ``EventPolicy`` decides for one event.

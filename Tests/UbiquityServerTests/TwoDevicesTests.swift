@@ -109,3 +109,54 @@ import UbiquityTesting
         }
     }
 }
+
+/// What Syncthing does on disk to put a received version in place, without Syncthing: the
+/// daemon reports it as the atomic save it is.
+@Suite struct EngineReplaceTests {
+    @Test func deleteThenRenameOfTheEnginesTemporaryFileIsOneChange() async throws {
+        try await withTestDaemon { daemon in
+            let item = try daemon.place("Item_1", contents: "milk")
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["size"],"batchingInterval":0}"#)
+            _ = try TwoDevicesTests.next(client, "query.gatheringFinished")
+            let temporary = daemon.documents() + "/.syncthing.Item_1.tmp"
+            try "oat milk".write(toFile: temporary, atomically: false, encoding: .utf8)
+            // Syncthing's performFinish: remove the old file, rename the new one into place.
+            #expect(unlink(item) == 0)
+            #expect(rename(temporary, item) == 0)
+            let update = try TwoDevicesTests.next(client, "query.update")
+            #expect(update["removed"]?.arrayValue?.isEmpty == true, "\(update)")
+            #expect(update["added"]?.arrayValue?.isEmpty == true, "\(update)")
+            #expect(update["changed"]?.arrayValue?.first?["attributes"]?["kMDItemFSSize"]?.intValue == 8, "\(update)")
+        }
+    }
+
+    @Test func aReceivedVersionInConflictKeepsTheItemAndShowsTheConflict() async throws {
+        try await withTestDaemon { daemon in
+            let item = try daemon.place("Item_1", contents: "milk")
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["size","hasUnresolvedConflicts"],"batchingInterval":0}"#)
+            _ = try TwoDevicesTests.next(client, "query.gatheringFinished")
+            let temporary = daemon.documents() + "/.syncthing.Item_1.tmp"
+            try "oat milk".write(toFile: temporary, atomically: false, encoding: .utf8)
+            // The engine wrote its temporary file a while before (the daemon has seen it): a
+            // one-shot query is a barrier for every change made before it.
+            _ = try client.request(#"{"id":2,"op":"query.start","predicate":"FALSEPREDICATE","live":false}"#)
+            // Syncthing's moveForConflict, then the rename of the received version into place.
+            #expect(rename(item, daemon.documents() + "/Item_1.sync-conflict-20261122-103000-ABCDEFG") == 0)
+            #expect(rename(temporary, item) == 0)
+            var changed: [JSONValue] = []
+            while changed.isEmpty {
+                let update = try TwoDevicesTests.next(client, "query.update")
+                #expect(update["removed"]?.arrayValue?.isEmpty == true, "\(update)")
+                #expect(update["added"]?.arrayValue?.isEmpty == true, "\(update)")
+                changed = update["changed"]?.arrayValue ?? []
+            }
+            let attributes = changed.last?["attributes"]
+            #expect(attributes?["kMDItemFSSize"]?.intValue == 8, "\(changed)")
+            #expect(attributes?["NSMetadataUbiquitousItemHasUnresolvedConflictsKey"] == .bool(true), "\(changed)")
+        }
+    }
+}

@@ -27,6 +27,51 @@ struct WatcherDecisionTests {
         return steps
     }
 
+    // MARK: A sync engine's replace
+
+    @Test func aDeleteFollowedByTheEnginesRenameOverTheNameIsDropped() {
+        let events = [Self.event(.delete, "Item_1"), Self.event(.movedFrom, ".syncthing.Item_1.tmp", cookie: 4),
+                      Self.event(.movedTo, "Item_1", cookie: 4)]
+        #expect(EngineReplace.firstSteps(in: events) == [0])
+        #expect(EngineReplace.pending(in: events) == nil)
+        // Another name, another directory, a rename from a file that is not the engine's: kept.
+        let others = [Self.event(.delete, "Item_1"), Self.event(.movedFrom, ".syncthing.Item_2.tmp", cookie: 5),
+                      Self.event(.movedTo, "Item_1", cookie: 5),
+                      Self.event(.delete, "Item_3"), Self.event(.movedFrom, ".syncthing.Item_3.tmp", wd: 2, cookie: 6),
+                      Self.event(.movedTo, "Item_3", wd: 2, cookie: 6),
+                      Self.event(.delete, "Item_4"), Self.event(.movedFrom, "draft", cookie: 7), Self.event(.movedTo, "Item_4", cookie: 7)]
+        #expect(EngineReplace.firstSteps(in: others).isEmpty)
+        #expect(EngineReplace.firstSteps(in: [Self.event([.delete, .isDirectory], "d"), Self.event(.movedFrom, ".syncthing.d.tmp", cookie: 8),
+                                               Self.event(.movedTo, "d", cookie: 8)]).isEmpty)
+    }
+
+    @Test func aRenameToItsOwnConflictCopyBeforeTheEnginesRenameIsTheCopyAppearing() {
+        let copy = "Item_1.sync-conflict-20261122-103000-ABCDEFG"
+        let events = [Self.event(.movedFrom, "Item_1", cookie: 3), Self.event(.movedTo, copy, cookie: 3),
+                      Self.event(.movedFrom, ".syncthing.Item_1.tmp", cookie: 4), Self.event(.movedTo, "Item_1", cookie: 4)]
+        #expect(EngineReplace.conflictCopies(in: events) == [0])
+        // Without the engine's rename after it, a rename to a copy's name is an ordinary rename.
+        #expect(EngineReplace.conflictCopies(in: Array(events.prefix(2))).isEmpty)
+        #expect(EngineReplace.pending(in: Array(events.prefix(2)))?.temporaryNames == [".syncthing.Item_1.tmp", "~syncthing~Item_1.tmp"])
+        // A rename to another item's copy name is not this.
+        #expect(EngineReplace.conflictCopies(in: [Self.event(.movedFrom, "Item_2", cookie: 3)] + events.dropFirst()).isEmpty)
+    }
+
+    @Test func aReadEndingInADeleteAsksForTheEnginesTemporaryNames() {
+        let pending = EngineReplace.pending(in: [Self.event(.create, "a"), Self.event(.delete, "Item_1", wd: 3)])
+        #expect(pending?.wd == 3)
+        #expect(pending?.item == "Item_1")
+        #expect(pending?.temporaryNames == [".syncthing.Item_1.tmp", "~syncthing~Item_1.tmp"])
+        #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "a")]) == nil)
+        #expect(pending?.renameUnderway == false)
+    }
+
+    @Test func aReadEndingBetweenTheHalvesOfTheEnginesRenameReadsOnWithoutLooking() {
+        let split = [Self.event(.delete, "Item_1"), Self.event(.movedFrom, ".syncthing.Item_1.tmp", cookie: 4)]
+        #expect(EngineReplace.pending(in: split) == EngineReplace.Pending(wd: 1, item: ".syncthing.Item_1.tmp", temporaryNames: [".syncthing.Item_1.tmp"], renameUnderway: true))
+        #expect(EngineReplace.pending(in: [Self.event(.movedFrom, "draft", cookie: 4)]) == nil)
+    }
+
     // MARK: Rename pairing
 
     @Test func halvesOfARenameAreOneStepWhereverTheToHalfIs() {

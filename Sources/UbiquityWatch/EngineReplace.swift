@@ -1,0 +1,102 @@
+import UbiquityIndex
+
+/// A sync engine's replace, seen by inotify as two steps. Syncthing puts a received version of
+/// `X` in place by deleting `X`, then renaming its temporary file (`.syncthing.X.tmp`) over the
+/// name: `DELETE X │ MOVED_FROM .syncthing.X.tmp │ MOVED_TO X`. Taken literally, subscribers
+/// would see `X` removed and then a new `X` added; it is one new version of the same item, like
+/// an atomic save. So a `DELETE` followed in the same read by the engine's rename to the same
+/// name is dropped, and the rename replaces the entry as an atomic save does. Pure.
+///
+/// ```
+/// events:   DELETE X │ MOVED_FROM .syncthing.X.tmp (c=4) │ MOVED_TO X (c=4)
+/// skipped:  {0}          → the rename alone: one `changed` of X
+/// ```
+///
+/// When the received version conflicts with the local one, Syncthing first renames `X` to a
+/// conflict copy, then renames the temporary file over `X`. That too is a new version of the same
+/// item, with a conflict version beside it: the first rename is read as the copy appearing
+/// (``conflictCopies(in:)``), so `X` keeps its identity and subscribers get one `changed` of `X`
+/// with `hasUnresolvedConflicts` true.
+///
+/// ```
+/// events:   MOVED_FROM X (c=3) │ MOVED_TO X.sync-conflict-…-ABCDEFG (c=3) │ MOVED_FROM .syncthing.X.tmp (c=4) │ MOVED_TO X (c=4)
+/// copies:   {0}   → the copy is created, X is replaced: one `changed` of X
+/// ```
+enum EngineReplace {
+    /// How long a read that ends half-way through such a replace waits for the rest, when the
+    /// engine's temporary file for the name is there (the engine renames it right after; under
+    /// load that can take a few milliseconds).
+    static let window: Duration = .milliseconds(50)
+
+    /// The indices of `DELETE` events that are the first step of such a replace.
+    static func firstSteps(in events: [InotifyEvent]) -> Set<Int> {
+        var skipped = Set<Int>()
+        for (index, event) in events.enumerated() where isFileDelete(event) {
+            guard let name = event.name else { continue }
+            if engineRenames(to: name, wd: event.wd, in: Array(events[(index + 1)...])) { skipped.insert(index) }
+        }
+        return skipped
+    }
+
+    /// The indices of `MOVED_FROM X` events whose partner is a conflict copy of `X` and which the
+    /// engine's rename of its temporary file to `X` follows.
+    static func conflictCopies(in events: [InotifyEvent]) -> Set<Int> {
+        var copies = Set<Int>()
+        for (index, event) in events.enumerated() where event.mask.contains(.movedFrom) && !event.mask.contains(.isDirectory) {
+            guard let name = event.name,
+                  let partner = events[(index + 1)...].first(where: { $0.mask.contains(.movedTo) && $0.cookie == event.cookie }),
+                  partner.wd == event.wd, let copy = partner.name, ConflictCopyName.parse(copy)?.original == name,
+                  engineRenames(to: name, wd: event.wd, in: events) else { continue }
+            copies.insert(index)
+        }
+        return copies
+    }
+
+    /// Whether `events` hold the engine's rename of its temporary file for `name` to `name`.
+    private static func engineRenames(to name: String, wd: Int32, in events: [InotifyEvent]) -> Bool {
+        let temporary = SyncEngineFiles.temporaryNames(for: name)
+        return events.contains { arrival in
+            guard arrival.wd == wd, arrival.name == name, arrival.mask.contains(.movedTo) else { return false }
+            return events.contains { $0.mask.contains(.movedFrom) && $0.cookie == arrival.cookie && $0.wd == wd
+                && $0.name.map(temporary.contains) == true }
+        }
+    }
+
+    /// A read that ends before such a replace is complete.
+    struct Pending: Equatable {
+        /// The directory's watch.
+        let wd: Int32
+        /// The item's name (the temporary file's while its rename is underway).
+        let item: String
+        /// The engine's temporary names for the item: while one of them is in the directory, its
+        /// rename over the item is coming. When none is there but the item is, the rename has
+        /// happened and its events are being queued.
+        let temporaryNames: [String]
+        /// The read ends with the `MOVED_FROM` of the temporary file: its `MOVED_TO` is queued
+        /// with it, so there is nothing to check before reading on.
+        let renameUnderway: Bool
+    }
+
+    /// Whether a read ends half-way: with a file's `DELETE` (the kernel queues the engine's rename
+    /// right after it, but a read can end between them), with the rename of a file to its own
+    /// conflict copy, or between the halves of the rename of an engine's temporary file. The
+    /// caller reads on (``WatcherCore/readRestOfEngineReplace(_:in:)``).
+    static func pending(in events: [InotifyEvent]) -> Pending? {
+        guard let last = events.last, !last.mask.contains(.isDirectory), let name = last.name else { return nil }
+        if last.mask.contains(.delete) {
+            return Pending(wd: last.wd, item: name, temporaryNames: SyncEngineFiles.temporaryNames(for: name), renameUnderway: false)
+        }
+        if last.mask.contains(.movedTo), let original = ConflictCopyName.parse(name)?.original,
+           events.contains(where: { $0.mask.contains(.movedFrom) && $0.cookie == last.cookie && $0.name == original }) {
+            return Pending(wd: last.wd, item: original, temporaryNames: SyncEngineFiles.temporaryNames(for: original), renameUnderway: false)
+        }
+        if last.mask.contains(.movedFrom), SyncEngineFiles.isTemporary(name) {
+            return Pending(wd: last.wd, item: name, temporaryNames: [name], renameUnderway: true)
+        }
+        return nil
+    }
+
+    private static func isFileDelete(_ event: InotifyEvent) -> Bool {
+        event.mask.contains(.delete) && !event.mask.contains(.isDirectory) && event.name != nil
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Glibc
+import Testing
+import UbiquityIndex
+import UbiquityTesting
+@testable import UbiquityWatch
+
+/// A sync engine's replace on real directories through a real watcher: the index stays equal to
+/// a fresh crawl, and the item keeps its identity.
+@Suite struct EngineReplaceWatchTests {
+    @Test(arguments: [false, true])
+    func aReceivedVersionReplacesTheItem(inConflict: Bool) async throws {
+        let harness = try await WatchHarness.start()
+        do {
+            try FS.mkdir(harness.path("Documents"))
+            try FS.write(harness.path("Documents/Item_1"), "milk")
+            try FS.write(harness.path("Documents/.syncthing.Item_1.tmp"), "oat milk")
+            try await harness.converge()
+            let item = { harness.recorder.withIndex { index in index.lookup(container: 0, ["Documents", "Item_1"]).map(index.identity) } }
+            let identity = item()
+            let before = harness.recorder.recorded.changes.count
+            if inConflict {
+                #expect(rename(harness.path("Documents/Item_1"), harness.path("Documents/Item_1.sync-conflict-20261122-103000-ABCDEFG")) == 0)
+            } else {
+                #expect(unlink(harness.path("Documents/Item_1")) == 0)
+            }
+            #expect(rename(harness.path("Documents/.syncthing.Item_1.tmp"), harness.path("Documents/Item_1")) == 0)
+            try await harness.converge()
+            let changes = harness.recorder.recorded.changes.dropFirst(before)
+            #expect(!changes.contains { if case .remove(_, let path) = $0 { path == ["Documents", "Item_1"] } else { false } }, "\(Array(changes))")
+            #expect(identity != nil && item() == identity, "the item was replaced by a new one: \(Array(changes))")
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+}
