@@ -40,6 +40,21 @@ final class Watcher {
         return nil
     }
 
+    /// Every line until one of `kind` about item `id` (inclusive), for a message that shows what
+    /// came instead; `found` is nil after `seconds` without one.
+    func lines(until kind: String, id: String, within seconds: Double = 60) -> (found: [String: Any]?, seen: [String]) {
+        var seen: [String] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, let line = lines.next(within: deadline.timeIntervalSinceNow) {
+            seen.append(line)
+            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+               object["kind"] as? String == kind, object["id"] as? String == id {
+                return (object, seen)
+            }
+        }
+        return (nil, seen)
+    }
+
     /// SIGINT, then the exit status (nil if it did not exit within 10 s).
     func interrupt() -> Int32? {
         kill(process.processIdentifier, SIGINT)

@@ -1,0 +1,134 @@
+import Foundation
+import GroceryStore
+import Testing
+import UbiquityTesting
+
+/// Grocery on two devices replicating one container through real Syncthing (two instances in a
+/// private network namespace) and two real daemons. Needs root (unshare).
+@Suite struct TwoDeviceGroceryTests {
+    static func run(_ arguments: [String], on device: TwoDevices.Device) throws -> (status: Int32, stdout: String, stderr: String) {
+        let r = try grocery.run(arguments + ["--socket", device.socket])
+        return (r.status, r.stdout, r.stderr)
+    }
+
+    /// `grocery list --json` of a device, by id.
+    static func items(on device: TwoDevices.Device) throws -> [String: [String: Any]] {
+        let r = try run(["list", "--json"], on: device)
+        var items: [String: [String: Any]] = [:]
+        for line in r.stdout.split(separator: "\n") {
+            if let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let id = object["id"] as? String {
+                items[id] = object
+            }
+        }
+        return items
+    }
+
+    /// Both Syncthing instances stop talking, `body` changes each side, then they meet again.
+    static func apart(_ devices: TwoDevices, _ body: () throws -> Void) throws {
+        try devices.a.syncthing.call("POST", "/rest/system/pause?device=\(devices.b.deviceID)")
+        try body()
+        for device in [devices.a, devices.b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(TwoDevices.containerID)") }
+        try devices.a.syncthing.call("POST", "/rest/system/resume?device=\(devices.b.deviceID)")
+    }
+
+    /// Syncthing replaces a file by removing it and renaming its temporary file into place; the
+    /// daemon reads that as one new version of the item, so B shows what the user did on A: a
+    /// rename (even with `--batching 0`).
+    @Test func addRenameAndDeleteOnOneDeviceReachTheOthersWatch() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let watcher = try Watcher(["--socket", devices.b.socket])
+        #expect(watcher.next(kind: "gathered")?["count"] as? Int == 0)
+
+        let added = try Self.run(["add", "milk"], on: devices.a)
+        #expect(added.status == 0, "\(added.stderr)")
+        let id = added.stdout.trimmingCharacters(in: .newlines)
+        let arrived = try #require(watcher.next(kind: "added", within: 60))
+        #expect(arrived["id"] as? String == id && arrived["name"] as? String == "milk")
+
+        #expect(try Self.run(["rename", String(id.prefix(8)), "oat milk"], on: devices.a).status == 0)
+        let renamed = try #require(watcher.next(kind: "renamed", within: 60))
+        #expect(renamed["oldName"] as? String == "milk" && renamed["name"] as? String == "oat milk")
+
+        #expect(try Self.run(["delete", String(id.prefix(8))], on: devices.a).status == 0)
+        let removed = try #require(watcher.next(kind: "removed", within: 60))
+        #expect(removed["id"] as? String == id)
+        #expect(watcher.interrupt() == 0)
+    }
+
+    /// Both devices rename the same item while apart: on both it becomes one item in conflict
+    /// with two versions; `resolve` on A ends the conflict on B too, with the chosen name on both.
+    @Test func renamesWhileApartBecomeOneConflictThatResolveOnOneDeviceEndsOnBoth() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let id = try Self.run(["add", "milk"], on: devices.a).stdout.trimmingCharacters(in: .newlines)
+        let short = String(id.prefix(8))
+        try devices.waitUntilInSync()
+        let watchers = try [devices.a, devices.b].map { try Watcher(["--socket", $0.socket]) }
+        for watcher in watchers { #expect(watcher.next(kind: "gathered")?["count"] as? Int == 1) }
+
+        try Self.apart(devices) {
+            let onA = try Self.run(["rename", short, "oat milk"], on: devices.a)
+            let onB = try Self.run(["rename", short, "whole milk"], on: devices.b)
+            #expect(onA.status == 0 && onB.status == 0, "\(onA.stderr)\(onB.stderr)")
+        }
+        for (watcher, name) in zip(watchers, ["a", "b"]) {
+            let (conflicted, seen) = watcher.lines(until: "conflicted", id: id)
+            #expect(conflicted != nil, "no conflict reported on \(name): \(seen)")
+        }
+        try devices.waitUntilInSync()
+        for device in [devices.a, devices.b] {
+            #expect(try Self.items(on: device)[id]?["inConflict"] as? Bool == true, "on \(device.name)")
+            let versions = try Self.run(["conflicts", short, "--json"], on: device).stdout.split(separator: "\n").compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(Set(versions.compactMap { $0["name"] as? String }) == ["oat milk", "whole milk"], "on \(device.name): \(versions)")
+            #expect(versions.count == 2)
+        }
+
+        let resolved = try Self.run(["resolve", short, "--name", "oat milk"], on: devices.a)
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        for (watcher, name) in zip(watchers, ["a", "b"]) {
+            let (resolvedHere, seen) = watcher.lines(until: "conflictResolved", id: id)
+            #expect(resolvedHere != nil, "the conflict did not end on \(name): \(seen)")
+        }
+        try devices.waitUntilInSync()
+        for device in [devices.a, devices.b] {
+            let item = try Self.items(on: device)[id]
+            #expect(item?["name"] as? String == "oat milk", "on \(device.name): \(String(describing: item))")
+            #expect(item?["inConflict"] as? Bool == false, "on \(device.name)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: device.documents)
+            #expect(names == ["Item_" + id], "on \(device.name): \(names)")
+        }
+        for watcher in watchers { #expect(watcher.interrupt() == 0) }
+    }
+
+    /// One device edits an item while the other deletes it: the edit wins on both devices
+    /// (Syncthing restores the edited file), and no conflict is left to resolve.
+    @Test func anEditWhileTheOtherDeviceDeletesKeepsTheEditOnBoth() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let id = try Self.run(["add", "bread"], on: devices.a).stdout.trimmingCharacters(in: .newlines)
+        let short = String(id.prefix(8))
+        try devices.waitUntilInSync()
+        let watcher = try Watcher(["--socket", devices.b.socket])
+        #expect(watcher.next(kind: "gathered")?["count"] as? Int == 1)
+
+        try Self.apart(devices) {
+            let edit = try Self.run(["rename", short, "rye bread"], on: devices.a)
+            let delete = try Self.run(["delete", short], on: devices.b)
+            #expect(edit.status == 0 && delete.status == 0, "\(edit.stderr)\(delete.stderr)")
+        }
+        #expect(watcher.next(kind: "removed", within: 30)?["id"] as? String == id, "B's own delete")
+        let back = watcher.next(kind: "added", within: 60)
+        #expect(back?["id"] as? String == id && back?["name"] as? String == "rye bread", "the edit came back to B: \(String(describing: back))")
+        try devices.waitUntilInSync()
+        for device in [devices.a, devices.b] {
+            let item = try Self.items(on: device)[id]
+            #expect(item?["name"] as? String == "rye bread", "on \(device.name)")
+            #expect(item?["inConflict"] as? Bool == false, "on \(device.name)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: device.documents) == ["Item_" + id], "on \(device.name)")
+        }
+        #expect(watcher.interrupt() == 0)
+    }
+}
