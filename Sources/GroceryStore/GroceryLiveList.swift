@@ -10,8 +10,12 @@ import UbiquityKit
 /// one by id (``GroceryChange/between(_:_:at:)``).
 ///
 /// ```
-/// run ─▶ gathered ─▶ changed* ─▶ (connection lost) reconnecting ─▶ …retries… ─▶ regathered ─▶ changed* …
+/// run ─▶ gathered ─▶ changed* ─▶ (connection lost) reconnecting ─▶ …retries… ─▶ resumed | regathered ─▶ changed* …
 /// ```
+///
+/// After a reconnect the query resumes from the clock of the last update it took: the daemon
+/// answers just what changed while the watcher was away (`resumed`, only those files are read),
+/// or, when it cannot tell (it restarted without its saved index), everything (`regathered`).
 ///
 /// Cancel the task that calls ``run(_:)`` to stop: it returns normally and closes the connection.
 public struct GroceryLiveList: Sendable {
@@ -24,6 +28,9 @@ public struct GroceryLiveList: Sendable {
         case reconnecting(reason: String)
         /// Connected again: the whole list as now gathered, and how it differs from before the loss.
         case regathered([GroceryItem], changes: [GroceryChange])
+        /// Connected again, and the daemon told exactly what changed while the watcher was away
+        /// (possibly nothing).
+        case resumed(changes: [GroceryChange])
         /// Something to tell the user that changes nothing: the container went missing, the
         /// package could not be read (the previous list is kept)...
         case notice(String)
@@ -53,6 +60,7 @@ public struct GroceryLiveList: Sendable {
     ///   lost daemon is retried for ever.
     public func run(_ emit: (Event) async -> Void) async throws {
         var known: [GroceryItemID: GroceryItem]?
+        var resume: MetadataQuery.Snapshot?
         var backoff = self.backoff
         var lostReason: String?
         while !Task.isCancelled {
@@ -68,7 +76,7 @@ public struct GroceryLiveList: Sendable {
                 continue
             }
             do {
-                try await follow(list, known: &known, regathering: lostReason != nil, backoff: &backoff, emit)
+                try await follow(list, known: &known, resume: &resume, regathering: lostReason != nil, backoff: &backoff, emit)
                 await list.close()
                 if Task.isCancelled { return }
                 throw GroceryLiveListError.queryStopped
@@ -85,11 +93,16 @@ public struct GroceryLiveList: Sendable {
     }
 
     /// One connection's query, until it ends.
-    private func follow(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, regathering: Bool,
-                        backoff: inout ReconnectBackoff, _ emit: (Event) async -> Void) async throws {
+    ///
+    /// - Parameter resume: the previous connection's results and clock, to resume from; set to
+    ///   this connection's when its query ends (every notification was taken by then).
+    private func follow(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, resume: inout MetadataQuery.Snapshot?,
+                        regathering: Bool, backoff: inout ReconnectBackoff, _ emit: (Event) async -> Void) async throws {
         let query = list.makeQuery(live: true, batchingInterval: batchingInterval)
         var current = known ?? [:]
-        for try await notification in try await query.start() {
+        let stream = try await query.start(resumingFrom: regathering && known != nil ? resume : nil)
+        defer { if let snapshot = query.snapshot { resume = snapshot } }
+        for try await notification in stream {
             switch notification {
             case .didFinishGathering(let results), .didReset(let results):
                 let items = try await list.items(for: results)
@@ -105,6 +118,15 @@ public struct GroceryLiveList: Sendable {
                 current = next
                 known = next
                 backoff.reset()
+            case .didResume(let added, let changed, let removed):
+                let next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                let changes = GroceryChange.between(current, next)
+                current = next
+                known = next
+                backoff.reset()
+                await emit(.resumed(changes: changes))
+            case .couldNotResume(_, let reason):
+                await emit(.notice("the daemon cannot tell what changed while away (\(reason)); gathering the whole list"))
             case .didUpdate(let added, let changed, let removed):
                 let next: [GroceryItemID: GroceryItem]
                 do {

@@ -8,5 +8,7 @@ public struct EngineLimits: Sendable {
     /// How long a gathering evaluates before it lets the engine do other work (other clients'
     /// requests, batches, other gatherings), then goes on. Zero: one item per slice.
     public var gatheringSlice: Duration = .milliseconds(5)
+    /// How much change history `since` queries are answered from.
+    public var history = ChangeHistory.Retention()
     public init() {}
 }

@@ -9,4 +9,11 @@ extension Int64 {
         guard overflow else { return sum }
         return other > 0 ? .max : .min
     }
+
+    /// `self - other`, clamped like ``saturatingAdding(_:)``.
+    public func saturatingSubtracting(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        guard overflow else { return difference }
+        return other > 0 ? .min : .max
+    }
 }

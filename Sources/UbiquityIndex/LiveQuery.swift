@@ -6,14 +6,14 @@ import UbiquityPredicate
 /// fresh ``gather()`` would return.
 final class LiveQuery {
     let specification: QuerySpecification
-    private let compiled: CompiledPredicate
-    private let includesHidden: Bool
-    private let containerFilter: Set<Int>?
-    private let wantsDocuments: Bool
-    private let wantsData: Bool
+    let compiled: CompiledPredicate
+    let includesHidden: Bool
+    let containerFilter: Set<Int>?
+    let wantsDocuments: Bool
+    let wantsData: Bool
     /// Attributes whose change is visible to this query: requested, sorted by, or tested.
-    private let visibleAttributes: [Attribute]
-    private unowned let index: MetadataIndex
+    let visibleAttributes: [Attribute]
+    unowned let index: MetadataIndex
     /// Members by identity, and the same members in result order.
     private(set) var members: Set<ItemIdentity> = []
     private(set) var order: [ItemID] = []

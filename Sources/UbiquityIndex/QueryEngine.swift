@@ -1,3 +1,4 @@
+import Glibc
 public import UbiquityPredicate
 
 /// The in-process engine: applies change batches to the index and keeps every live query's
@@ -20,6 +21,10 @@ public actor QueryEngine {
     /// Subtrees unwatched right now: an entry leaves when its subtree is watched again, is gone,
     /// or its container goes away, so the list never outgrows the watcher's own.
     public private(set) var unwatched: [UnwatchedSubtree] = []
+    /// The index's clock and recent history: what `since` queries are answered from.
+    public private(set) var history: ChangeHistory
+    /// Wall-clock seconds, for the history's age limit.
+    private let wallClock: @Sendable () -> Int64
 
     /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
     final class Session {
@@ -38,12 +43,18 @@ public actor QueryEngine {
         }
     }
 
-    /// - Parameter clock: times batching windows; tests pass a manual clock to drive them.
+    /// - Parameters:
+    ///   - clock: times batching windows; tests pass a manual clock to drive them.
+    ///   - history: the index's clock and history to go on from; by default a new epoch.
+    ///   - wallClock: seconds since 1970, for the history's age limit.
     public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
-                          clock: C = ContinuousClock()) where C.Duration == Duration {
+                          clock: C = ContinuousClock(), history: ChangeHistory? = nil,
+                          wallClock: (@Sendable () -> Int64)? = nil) where C.Duration == Duration {
         self.source = source
         self.clock = EngineClock(clock)
         self.limits = limits
+        self.history = history ?? ChangeHistory(epoch: UInt64.random(in: 1...UInt64.max), retention: limits.history)
+        self.wallClock = wallClock ?? { Int64(Glibc.time(nil)) }
         for container in containers { index.addContainer(container) }
     }
 
@@ -73,8 +84,9 @@ public actor QueryEngine {
 
     /// Applies one batch (also usable directly, e.g. by tests and benchmarks).
     public func apply(_ batch: ChangeBatch) {
-        // With no live query yet (the first crawl), skip building the change set.
-        let changes = index.apply(batch.changes, record: sessions.values.contains { $0.lifecycle.isActive })
+        // With no live query and no clock handed out yet (the first crawl), skip building the change set.
+        let changes = index.apply(batch.changes, record: history.isTracking || sessions.values.contains { $0.lifecycle.isActive })
+        history.record(changes, now: wallClock())
         appliedSequence = max(appliedSequence, batch.sequence)
         if !changes.isEmpty {
             for session in sessions.values where session.lifecycle.isActive {
@@ -161,7 +173,9 @@ public actor QueryEngine {
     ///
     /// - Throws: ``EngineError/unknownContainer(_:)``; `CancellationError` when the calling task
     ///   is cancelled during the gathering (its client went away).
-    public func start(_ specification: QuerySpecification) async throws -> QueryID {
+    /// - Parameter since: a clock from an earlier answer: the gathering also tells what changed
+    ///   for this query since then (``SinceAnswer``).
+    public func start(_ specification: QuerySpecification, since: HistoryClock? = nil) async throws -> QueryID {
         for container in specification.containers where index.containerIndex(container) == nil {
             throw EngineError.unknownContainer(container)
         }
@@ -187,7 +201,14 @@ public actor QueryEngine {
         }
         let results = query.finishGathering(session.gathering!)
         session.gathering = nil
-        perform(session.lifecycle.gathered(results, live: specification.live, now: clock.now()), session)
+        let answer: SinceAnswer? = since.map { since in
+            switch history.states(since: since) {
+            case .success(let then): .changes(query.changes(since: then), since: since)
+            case .failure(let reason): .fresh(reason)
+            }
+        }
+        perform(session.lifecycle.gathered(results, clock: history.handOut(), since: answer, live: specification.live,
+                                           now: clock.now()), session)
         return id
     }
 
@@ -249,10 +270,15 @@ public actor QueryEngine {
         for action in actions {
             switch action {
             case .deliver(let delivery):
+                // An update or reset brings its subscriber to the index as it is now: it carries
+                // everything pending (guarantee 8 in docs/live-queries.md).
                 let event: QueryEvent
                 switch delivery {
+                case .event(.update(var delta)):
+                    delta.clock = history.handOut()
+                    event = .update(delta)
                 case .event(let next): event = next
-                case .reset: event = .reset(session.query.results)
+                case .reset: event = .reset(session.query.results, clock: history.handOut())
                 }
                 session.waiter?.resume(returning: event)
                 session.waiter = nil

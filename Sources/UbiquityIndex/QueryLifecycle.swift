@@ -94,8 +94,10 @@ struct QueryLifecycle {
 
     /// Gathering is done at `now`: its events are owed, and gathering counts as a delivery, so the
     /// first update waits for its window like every other. A query that is not live stops here.
-    mutating func gathered(_ results: [ResultItem], live: Bool, now: Duration) -> [Action] {
-        gatheringEvents = [.gatheringStarted, .gatheringProgress(count: results.count), .gatheringFinished(results)]
+    mutating func gathered(_ results: [ResultItem], clock: HistoryClock? = nil, since: SinceAnswer? = nil, live: Bool,
+                           now: Duration) -> [Action] {
+        gatheringEvents = [.gatheringStarted, .gatheringProgress(count: results.count),
+                           .gatheringFinished(results, clock: clock, since: since)]
         lastDelivery = now
         if !live { stopped = true }
         return pump(now: now)

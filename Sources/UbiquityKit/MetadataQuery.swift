@@ -87,6 +87,28 @@ public final class MetadataQuery: Sendable {
         /// This user may no longer read the container (its owner or group changed): the daemon
         /// stopped the query. The last notification; ``MetadataQuery/results`` stay as they were.
         case containerForbidden(String)
+        /// In place of ``didFinishGathering(results:)`` for a query started with
+        /// ``start(resumingFrom:)``: the daemon proved what changed since the snapshot, and
+        /// ``MetadataQuery/results`` are the snapshot's results with these applied.
+        case didResume(added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem])
+        /// The daemon could not prove what changed since the snapshot (it restarted without its
+        /// saved index, the snapshot is older than its history, ...): `code` (`clock.otherEpoch`,
+        /// `clock.pastRetention`, `clock.ahead`) and why. ``didFinishGathering(results:)`` follows
+        /// with the full result set.
+        case couldNotResume(code: String, reason: String)
+    }
+
+    /// The results and the daemon's clock they are as of: what ``start(resumingFrom:)`` needs to
+    /// pick up where an earlier query (on a lost connection, in an earlier run) left off.
+    public struct Snapshot: Sendable, Hashable {
+        /// The daemon's clock token (opaque; see docs/protocol.md).
+        public let clock: String
+        public let results: [MetadataItem]
+
+        public init(clock: String, results: [MetadataItem]) {
+            self.clock = clock
+            self.results = results
+        }
     }
 
     fileprivate enum Phase: Sendable { case idle, starting, gathering, live, stopped }
@@ -122,6 +144,10 @@ public final class MetadataQuery: Sendable {
         var waiter: CheckedContinuation<Notification?, any Error>?
         /// Set when the stream ends: nil error for a normal end, after the buffer is drained.
         var end: (any Error)??
+        /// The daemon's clock as of ``entries``.
+        var clock: String?
+        /// The daemon's clock as of the notification the reader took last.
+        var takenClock: String?
     }
 
     /// Notifications that may wait for a reader before waiting updates are folded into one
@@ -211,6 +237,16 @@ public final class MetadataQuery: Sendable {
     /// The daemon's id for this query, once started.
     public var queryID: Int? { state.withLock { $0.queryID } }
 
+    /// The current results and the clock they are as of; nil until the daemon sent a clock.
+    public var snapshot: Snapshot? {
+        state.withLock { state in state.clock.map { Snapshot(clock: $0, results: state.entries.map(\.item)) } }
+    }
+
+    /// The daemon's clock as of the notification the reader took last (nil before the first
+    /// that carries one): a program that records how far it has processed records this, and
+    /// later resumes from it with the results it had then (``start(resumingFrom:)``).
+    public var clockOfLastNotification: String? { state.withLock { $0.takenClock } }
+
     /// The current results, sorted. Stays readable after ``stop()``.
     public var results: [MetadataItem] { state.withLock { $0.entries.map(\.item) } }
     /// `results.count`, without copying.
@@ -228,18 +264,24 @@ public final class MetadataQuery: Sendable {
 
     /// Sends `query.start` and returns the notifications.
     ///
+    /// - Parameter snapshot: an earlier query's ``snapshot``, with the same configuration: the
+    ///   daemon answers what changed since then (``Notification/didResume(added:changed:removed:)``)
+    ///   instead of everything, or says why it cannot (``Notification/couldNotResume(code:reason:)``,
+    ///   then the full set). Either way ``results`` end up as the daemon's current results.
     /// - Throws: ``ProtocolError`` when the daemon refuses the query (`predicate.syntax` with
     ///   an `offset` detail, `container.unknown`, `query.invalidSort`...),
     ///   ``UbiquityKitError/queryAlreadyStarted`` when called twice, or a connection error.
-    public func start() async throws -> AsyncThrowingStream<Notification, any Error> {
+    public func start(resumingFrom snapshot: Snapshot? = nil) async throws -> AsyncThrowingStream<Notification, any Error> {
         let configuration = try state.withLock { (state) throws(UbiquityKitError) -> Configuration in
             guard state.phase == .idle else { throw .queryAlreadyStarted }
             state.phase = .starting
             // Unparsable keys are left to the daemon, which answers query.invalidSort.
             state.sort = state.configuration.sortDescriptors.compactMap { try? MetadataSortDescriptor(parsing: $0.wireForm) }
+            if let snapshot { state.entries = snapshot.results.map(state.entry) }
             return state.configuration
         }
-        let parameters = Self.parameters(configuration)
+        var parameters = Self.parameters(configuration)
+        parameters.since = snapshot?.clock
         do {
             let id = try await connection.startQuery(parameters) { [self] event in handle(event) }
             state.withLock { $0.queryID = id }
@@ -258,7 +300,10 @@ public final class MetadataQuery: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Notification?, any Error>) in
                 let ready: Result<Notification?, any Error>? = state.withLock { state in
-                    if let next = state.buffer.next() { return .success(next) }
+                    if let next = state.buffer.take() {
+                        state.takenClock = next.clock
+                        return .success(next.notification)
+                    }
                     if let end = state.end {
                         state.end = .some(nil)      // an error is thrown once; then the stream just ends
                         return end.map { .failure($0) } ?? .success(nil)
@@ -284,9 +329,10 @@ public final class MetadataQuery: Sendable {
         let waiter: CheckedContinuation<Notification?, any Error>? = state.withLock { state in
             if let waiter = state.waiter, state.buffer.isEmpty {
                 state.waiter = nil
+                state.takenClock = state.clock
                 return waiter
             }
-            state.buffer.append(notification) { state.entries.map(\.item) }
+            state.buffer.append(notification, clock: state.clock) { state.entries.map(\.item) }
             return nil
         }
         waiter?.resume(returning: notification)
@@ -368,41 +414,61 @@ public final class MetadataQuery: Sendable {
             }
             if running { finish(throwing: error) }
         case .success(let event):
-            let (notification, ends): (Notification?, Bool) = state.withLock { state in
-                guard state.phase != .stopped else { return (nil, false) }
-                let note = state.apply(event)
+            let (notifications, ends): ([Notification], Bool) = state.withLock { state in
+                guard state.phase != .stopped else { return ([], false) }
+                let notes = state.apply(event)
                 switch event {
                 case .stopped, .containerForbidden: break
-                default: return (note, false)
+                default: return (notes, false)
                 }
                 state.phase = .stopped
-                return (note, true)
+                return (notes, true)
             }
-            if let notification { deliver(notification) }
+            for notification in notifications { deliver(notification) }
             if ends { finish() }
         }
     }
 }
 
 extension MetadataQuery.State {
-    fileprivate mutating func apply(_ event: ServerEvent) -> MetadataQuery.Notification? {
+    /// The notifications one event makes, after applying it to the results.
+    fileprivate mutating func apply(_ event: ServerEvent) -> [MetadataQuery.Notification] {
+        if let clock = event.clock { self.clock = clock }
+        if case .gatheringFinished(_, .results(let results, let fresh?), _) = event {
+            // The full set follows the reason, so a reader sees why before it sees everything.
+            return [.couldNotResume(code: fresh.code, reason: fresh.reason), gathered(results)]
+        }
+        return notification(for: event).map { [$0] } ?? []
+    }
+
+    private mutating func gathered(_ results: [WireItem]) -> MetadataQuery.Notification {
+        // The daemon sends results sorted by the query's own descriptors: keep its order.
+        let items = results.map(MetadataItem.init)
+        entries = items.map(entry)
+        phase = .live
+        return .didFinishGathering(results: items)
+    }
+
+    private mutating func notification(for event: ServerEvent) -> MetadataQuery.Notification? {
         switch event {
         case .gatheringStarted:
             phase = .gathering
             return .didStartGathering
         case .gatheringProgress(_, let count):
             return .gatheringProgress(count: count)
-        case .gatheringFinished(_, let results):
-            // The daemon sends results sorted by the query's own descriptors: keep its order.
-            let items = results.map(MetadataItem.init)
-            entries = items.map(entry)
+        case .gatheringFinished(_, .results(let results, _), _):
+            return gathered(results)
+        case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _):
+            let added = added.map(MetadataItem.init), changed = changed.map(MetadataItem.init)
+            let removed = removed.map(MetadataItem.init)
+            merge(added: added, changed: changed, removed: removed)
             phase = .live
-            return .didFinishGathering(results: items)
-        case .reset(_, let results):
+            return .didResume(added: added, changed: changed, removed: removed)
+        case .reset(_, let results, _):
             let items = results.map(MetadataItem.init)
             entries = items.map(entry)
             return .didReset(results: items)
-        case .update(_, let added, let changed, let removed):
+        case .update(_, let added, let changed, let removed, _):
             let added = added.map(MetadataItem.init), changed = changed.map(MetadataItem.init)
             let removed = removed.map(MetadataItem.init)
             merge(added: added, changed: changed, removed: removed)
@@ -422,7 +488,7 @@ extension MetadataQuery.State {
         }
     }
 
-    private func entry(_ item: MetadataItem) -> MetadataQuery.Entry {
+    fileprivate func entry(_ item: MetadataItem) -> MetadataQuery.Entry {
         MetadataQuery.Entry(item: item, key: sort.map { descriptor in
             item.attributes[descriptor.attribute.canonicalName].flatMap { try? Value(json: $0, for: descriptor.attribute) }
         })

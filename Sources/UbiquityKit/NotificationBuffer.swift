@@ -21,6 +21,8 @@ struct NotificationBuffer {
     /// Notifications that may wait before updates are folded into a reset.
     let limit: Int
     private(set) var pending: [MetadataQuery.Notification] = []
+    /// The daemon's clock as of each pending notification (same positions as `pending`).
+    private var clocks: [String?] = []
 
     init(limit: Int) {
         self.limit = max(limit, 2)
@@ -30,26 +32,39 @@ struct NotificationBuffer {
 
     /// Queues `notification`.
     ///
-    /// - Parameter currentResults: The query's results after `notification` was applied; called
-    ///   only when updates must be folded into a reset.
-    mutating func append(_ notification: MetadataQuery.Notification,
+    /// - Parameters:
+    ///   - clock: The daemon's clock once `notification` was applied (also the clock of the
+    ///     current results).
+    ///   - currentResults: The query's results after `notification` was applied; called
+    ///     only when updates must be folded into a reset.
+    mutating func append(_ notification: MetadataQuery.Notification, clock: String? = nil,
                          currentResults: () -> [MetadataItem]) {
         pending.append(notification)
+        clocks.append(clock)
         guard pending.count > limit else { return }
         let before = pending.count
-        pending.removeAll { $0.describesResults }
+        let kept = pending.indices.filter { !pending[$0].describesResults }
+        pending = kept.map { pending[$0] }
+        clocks = kept.map { clocks[$0] }
         if pending.count < before {
             pending.append(.didReset(results: currentResults()))
+            clocks.append(clock)
         }
         // Only notices (and at most two gathering notifications) remain: drop the oldest notice.
         while pending.count > limit, let oldest = pending.firstIndex(where: \.isNotice) {
             pending.remove(at: oldest)
+            clocks.remove(at: oldest)
         }
     }
 
     /// The oldest waiting notification.
     mutating func next() -> MetadataQuery.Notification? {
-        pending.isEmpty ? nil : pending.removeFirst()
+        take()?.notification
+    }
+
+    /// The oldest waiting notification and the daemon's clock as of it.
+    mutating func take() -> (notification: MetadataQuery.Notification, clock: String?)? {
+        pending.isEmpty ? nil : (pending.removeFirst(), clocks.removeFirst())
     }
 }
 

@@ -20,13 +20,15 @@ public struct QueryParameters: Sendable, Hashable {
     public var batchingInterval: Double?
     /// False: gather once, then the query stops by itself.
     public var live: Bool = true
+    /// A `clock` from an earlier answer: the gathering answers with what changed since then.
+    public var since: String?
 
     public init(predicate: String) { self.predicate = predicate }
 
     public init(
         predicate: String, containers: [String] = [], scopes: Set<WireScope> = Set(WireScope.allCases),
         arguments: [JSONValue] = [], variables: [String: JSONValue] = [:], sort: [String] = [],
-        attributes: [String] = [], batchingInterval: Double? = nil, live: Bool = true
+        attributes: [String] = [], batchingInterval: Double? = nil, live: Bool = true, since: String? = nil
     ) {
         self.predicate = predicate
         self.containers = containers
@@ -37,6 +39,7 @@ public struct QueryParameters: Sendable, Hashable {
         self.attributes = attributes
         self.batchingInterval = batchingInterval
         self.live = live
+        self.since = since
     }
 
     init(_ reader: FieldReader) throws(ProtocolError) {
@@ -75,6 +78,7 @@ public struct QueryParameters: Sendable, Hashable {
             batchingInterval = interval
         }
         live = try reader.optionalBool("live") ?? true
+        since = try reader.optionalString("since")
     }
 
     var fields: [String: JSONValue] {
@@ -88,6 +92,7 @@ public struct QueryParameters: Sendable, Hashable {
         if !sort.isEmpty { object["sort"] = .array(sort.map(JSONValue.string)) }
         if !attributes.isEmpty { object["attributes"] = .array(attributes.map(JSONValue.string)) }
         if let batchingInterval { object["batchingInterval"] = .double(batchingInterval) }
+        if let since { object["since"] = .string(since) }
         return object
     }
 }

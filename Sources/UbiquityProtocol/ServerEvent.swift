@@ -4,13 +4,15 @@ public import UbiquityPredicate
 public enum ServerEvent: Sendable, Hashable {
     case gatheringStarted(query: Int)
     case gatheringProgress(query: Int, count: Int)
-    /// The complete, sorted result set; exactly one per query.
-    case gatheringFinished(query: Int, results: [WireItem])
-    case update(query: Int, added: [WireItem], changed: [WireItem], removed: [WireItem])
+    /// The complete, sorted result set (or, `since` a clock, the difference); exactly one per
+    /// query. `clock` is the index's clock the answer is as of.
+    case gatheringFinished(query: Int, answer: GatheringAnswer, clock: String? = nil)
+    /// `clock`: the index's clock the subscriber is at once it applied this update.
+    case update(query: Int, added: [WireItem], changed: [WireItem], removed: [WireItem], clock: String? = nil)
     /// Events were lost and the container rescanned; `changes` real changes followed as updates.
     case resync(query: Int, container: String, reason: String, changes: Int)
     /// The subscriber fell behind: the whole current result set replaces what it had.
-    case reset(query: Int, results: [WireItem])
+    case reset(query: Int, results: [WireItem], clock: String? = nil)
     /// A subtree cannot be watched; it is kept correct by periodic rescans.
     case unwatched(query: Int, container: String, path: String, reason: String)
     case containerUnavailable(query: Int, container: String, reason: String)
@@ -74,11 +76,19 @@ public enum ServerEvent: Sendable, Hashable {
     /// The query this event is about; nil for server-wide events.
     public var query: Int? {
         switch self {
-        case .gatheringStarted(let q), .gatheringProgress(let q, _), .gatheringFinished(let q, _), .update(let q, _, _, _),
-             .resync(let q, _, _, _), .reset(let q, _), .unwatched(let q, _, _, _), .containerUnavailable(let q, _, _),
+        case .gatheringStarted(let q), .gatheringProgress(let q, _), .gatheringFinished(let q, _, _), .update(let q, _, _, _, _),
+             .resync(let q, _, _, _), .reset(let q, _, _), .unwatched(let q, _, _, _), .containerUnavailable(let q, _, _),
              .containerAvailable(let q, _), .containerForbidden(let q, _, _), .stopped(let q, _):
             q
         case .shuttingDown, .documentLockChanged: nil
+        }
+    }
+
+    /// The index's clock this event brings its subscriber to, for the events that carry one.
+    public var clock: String? {
+        switch self {
+        case .gatheringFinished(_, _, let clock), .update(_, _, _, _, let clock), .reset(_, _, let clock): clock
+        default: nil
         }
     }
 
@@ -89,13 +99,31 @@ public enum ServerEvent: Sendable, Hashable {
         switch self {
         case .gatheringStarted: break
         case .gatheringProgress(_, let count): object["count"] = .integer(Int64(count))
-        case .gatheringFinished(_, let results), .reset(_, let results):
+        case .gatheringFinished(_, .results(let results, let fresh), let clock):
             object["results"] = items(results)
             object["count"] = .integer(Int64(results.count))
-        case .update(_, let added, let changed, let removed):
+            if let fresh {
+                object["fresh"] = .bool(true)
+                object["freshCode"] = .string(fresh.code)
+                object["reason"] = .string(fresh.reason)
+            }
+            if let clock { object["clock"] = .string(clock) }
+        case .gatheringFinished(_, .changes(let since, let added, let changed, let removed, let count), let clock):
+            object["since"] = .string(since)
             object["added"] = items(added)
             object["changed"] = items(changed)
             object["removed"] = items(removed)
+            object["count"] = .integer(Int64(count))
+            if let clock { object["clock"] = .string(clock) }
+        case .reset(_, let results, let clock):
+            object["results"] = items(results)
+            object["count"] = .integer(Int64(results.count))
+            if let clock { object["clock"] = .string(clock) }
+        case .update(_, let added, let changed, let removed, let clock):
+            object["added"] = items(added)
+            object["changed"] = items(changed)
+            object["removed"] = items(removed)
+            if let clock { object["clock"] = .string(clock) }
         case .resync(_, let container, let reason, let changes):
             object["container"] = .string(container)
             object["reason"] = .string(reason)
@@ -135,11 +163,25 @@ public enum ServerEvent: Sendable, Hashable {
         switch name {
         case names.gatheringStarted: self = .gatheringStarted(query: query)
         case names.gatheringProgress: self = .gatheringProgress(query: query, count: try reader.int("count"))
-        case names.gatheringFinished: self = .gatheringFinished(query: query, results: try WireItem.list(reader, "results"))
-        case names.reset: self = .reset(query: query, results: try WireItem.list(reader, "results"))
+        case names.gatheringFinished:
+            let clock = try reader.optionalString("clock")
+            if let since = try reader.optionalString("since") {
+                self = .gatheringFinished(query: query, answer: .changes(
+                    since: since, added: try WireItem.list(reader, "added"), changed: try WireItem.list(reader, "changed"),
+                    removed: try WireItem.list(reader, "removed"), count: try reader.int("count")), clock: clock)
+            } else {
+                let fresh = try reader.optionalBool("fresh") == true
+                    ? FreshAnswer(code: try reader.optionalString("freshCode") ?? "", reason: try reader.optionalString("reason") ?? "")
+                    : nil
+                self = .gatheringFinished(query: query, answer: .results(try WireItem.list(reader, "results"), fresh: fresh),
+                                          clock: clock)
+            }
+        case names.reset:
+            self = .reset(query: query, results: try WireItem.list(reader, "results"), clock: try reader.optionalString("clock"))
         case names.update:
             self = .update(query: query, added: try WireItem.list(reader, "added"),
-                           changed: try WireItem.list(reader, "changed"), removed: try WireItem.list(reader, "removed"))
+                           changed: try WireItem.list(reader, "changed"), removed: try WireItem.list(reader, "removed"),
+                           clock: try reader.optionalString("clock"))
         case names.resync:
             self = .resync(query: query, container: try reader.string("container"),
                            reason: try reader.optionalString("reason") ?? "", changes: try reader.optionalInt("changes") ?? 0)

@@ -18,16 +18,18 @@ struct WatchCommand: AsyncParsableCommand {
             On a terminal the list is redrawn with the latest changes under it; piped, lines are appended. \
             Ctrl-C (or SIGTERM) stops it with exit status 0.
 
-            If the daemon restarts, watch retries (100 ms, doubling to 2 s) until it is back, then shows \
-            what changed meanwhile:
+            If the daemon restarts, watch retries (100 ms, doubling to 2 s) until it is back, then asks \
+            what changed since the last update it showed and shows just that:
               10:00:06  daemon went away, reconnecting… (…)
-              10:00:08  reconnected, re-gathered 2 items
+              10:00:08  reconnected; while you were away: +2 ~1 −1
+            (or "re-gathered N items" when the daemon cannot tell, e.g. its saved index was lost).
 
             With --json, one object per line, first the list:
               {"kind":"gathered","count":…,"items":[…],"at":…}
             Then one per change, of kind added, renamed, removed, imageSet or imageRemoved:
               {"kind":"renamed","id":…,"shortID":…,"name":…,"oldName":…,"image":…,"at":…}
-            Besides, the kinds reconnecting, regathered and notice say what happened to the connection.
+            Besides, the kinds reconnecting, resumed, regathered and notice say what happened to the \
+            connection.
 
             Example:
               $ grocery watch --json | jq -c 'select(.kind == "renamed")'

@@ -46,6 +46,18 @@ final class WatchPrinter {
             case .append, .redraw: note("reconnected, re-gathered \(list.count) item\(list.count == 1 ? "" : "s")", at: now)
             }
             report(changes, at: now)
+        case .resumed(let changes):
+            let tally = GroceryChangeTally(changes)
+            switch style {
+            case .json:
+                Output.line(Output.json(Resumed(kind: "resumed", added: tally.added, changed: tally.changed,
+                                                removed: tally.removed, at: Output.iso(now))))
+            case .append, .redraw:
+                note(tally.isEmpty ? "reconnected; nothing changed while you were away"
+                                   : "reconnected; while you were away: \(tally)", at: now)
+            }
+            for change in changes { apply(change) }
+            report(changes, at: now)
         case .notice(let message):
             switch style {
             case .json: Output.line(Output.json(Notice(kind: "notice", reason: nil, message: message, at: Output.iso(now))))
@@ -144,6 +156,10 @@ final class WatchPrinter {
 
     private struct ListLine: Encodable {
         let kind: String, count: Int, items: [ItemFormat.JSONItem], at: String
+    }
+
+    private struct Resumed: Encodable {
+        let kind: String, added: Int, changed: Int, removed: Int, at: String
     }
 
     private struct Notice: Encodable {

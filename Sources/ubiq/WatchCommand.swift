@@ -18,13 +18,20 @@ struct WatchCommand: AsyncParsableCommand {
               10:00:05 - /path/of/removed
 
             With --json, one event object per line, named as in the protocol:
-              {"event":"query.gatheringFinished","count":2,"results":[...]}
-              {"event":"query.update","added":[...],"changed":[...],"removed":[...]}
+              {"event":"query.gatheringFinished","count":2,"results":[...],"clock":…}
+              {"event":"query.update","added":[...],"changed":[],"removed":[],"clock":…}
             The other events are "query.reset", "query.resync", "query.unwatched", \
             "container.unavailable", "container.available" and "container.forbidden".
 
-            Example:
+            A clock names the daemon's index as of an event. Given one with --since, the \
+            watch starts with only what changed for the query since then (as + ~ - lines, or \
+            "query.resumed" with --json), then goes on live; when the daemon cannot tell \
+            (it restarted without its saved index, the clock is too old) it says why and \
+            prints every result.
+
+            Examples:
               $ ubiq watch --batching 0.5 --container com.example.grocery "name LIKE 'I*'"
+              $ ubiq watch --since c1-3f2a9c0d5e7b1a44-17 "name LIKE 'I*'"
 
             Stops on Ctrl-C or SIGTERM (exit 0); exits 3 if the daemon goes away.
             """
@@ -35,6 +42,11 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp(
         "Deliver changes at most once per SECONDS (default: the daemon's, 0.05; 0: at once).", valueName: "seconds"))
     var batching: Double?
+
+    @Option(help: ArgumentHelp(
+        "Start with what changed since CLOCK (a \"clock\" of an earlier watch --json), then go on live.",
+        valueName: "clock"))
+    var since: String?
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -48,11 +60,13 @@ struct WatchCommand: AsyncParsableCommand {
         let signals = Self.exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
         let options = query, batching = batching
+        // The results as of the clock are not known here: the difference is printed as it comes.
+        let resume = since.map { MetadataQuery.Snapshot(clock: $0, results: []) }
         try await connection.run(predicate: options.predicate) { connection in
             let metadataQuery = options.makeQuery(on: connection, live: true)
             metadataQuery.notificationBatchingInterval = batching
-            for try await notification in try await metadataQuery.start() {
-                Self.print(notification, options: options)
+            for try await notification in try await metadataQuery.start(resumingFrom: resume) {
+                Self.print(notification, clock: metadataQuery.clockOfLastNotification, options: options)
             }
             // The stream only ends normally when the daemon stops the query.
             Terminal.error("the daemon stopped the query")
@@ -71,12 +85,13 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
-    static func print(_ notification: MetadataQuery.Notification, options: QueryOptions) {
+    static func print(_ notification: MetadataQuery.Notification, clock: String?, options: QueryOptions) {
         let now = Date()
         if options.json {
             guard let event = json(notification) else { return }
             var object = event
             object["time"] = .string(ISO8601DateFormatter().string(from: now))
+            if let clock, Self.carriesClock(notification) { object["clock"] = .string(clock) }
             if let line = try? Terminal.json(.object(object)) { Terminal.output(line) }
             return
         }
@@ -86,7 +101,9 @@ struct WatchCommand: AsyncParsableCommand {
             if case .didReset = notification { Terminal.output(stamp + "reset: the daemon resent every result") }
             if !results.isEmpty { Terminal.output(ItemFormat.table(results, attributes: options.shownAttributes)) }
             if Terminal.isTerminal { Terminal.error("\(results.count) items; watching for changes (Ctrl-C to stop)") }
-        case .didUpdate(let added, let changed, let removed):
+        case .couldNotResume(let code, let reason):
+            Terminal.error("cannot tell what changed since that clock (\(code): \(reason)); here is every result")
+        case .didUpdate(let added, let changed, let removed), .didResume(let added, let changed, let removed):
             let shown = DisplayText.oneLine
             for item in added { Terminal.output(stamp + "+ " + shown(item.path)) }
             for item in changed {
@@ -108,6 +125,18 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
+    /// The --json names of the two resumption events (ubiq's own: on the wire both are a
+    /// `query.gatheringFinished`).
+    static let resumed = "query.resumed", couldNotResume = "query.couldNotResume"
+
+    /// Whether the query's clock after this notification is the one the event brought.
+    static func carriesClock(_ notification: MetadataQuery.Notification) -> Bool {
+        switch notification {
+        case .didFinishGathering, .didReset, .didUpdate, .didResume: true
+        default: false
+        }
+    }
+
     static func json(_ notification: MetadataQuery.Notification) -> [String: JSONValue]? {
         func items(_ list: [MetadataItem]) -> JSONValue { .array(list.map(ItemFormat.json)) }
         switch notification {
@@ -117,6 +146,10 @@ struct WatchCommand: AsyncParsableCommand {
             return ["event": .string(name), "count": .integer(Int64(results.count)), "results": items(results)]
         case .didUpdate(let added, let changed, let removed):
             return ["event": .string(ServerEvent.names.update), "added": items(added), "changed": items(changed), "removed": items(removed)]
+        case .didResume(let added, let changed, let removed):
+            return ["event": .string(Self.resumed), "added": items(added), "changed": items(changed), "removed": items(removed)]
+        case .couldNotResume(let code, let reason):
+            return ["event": .string(Self.couldNotResume), "code": .string(code), "reason": .string(reason)]
         case .resync(let container, let reason, let changes):
             return ["event": .string(ServerEvent.names.resync), "container": .string(container), "reason": .string(reason),
                     "changes": .integer(Int64(changes))]

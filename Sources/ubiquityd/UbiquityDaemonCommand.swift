@@ -123,6 +123,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
             containers: resolution.containers, endpoint: endpoint, limits: configuration.limits,
             watcher: FileWatcher.Configuration(maxWatches: configuration.watchBudget, rescanInterval: configuration.rescanInterval),
             watchdogPeriod: SystemdNotifier.watchdogInterval(), reload: reload)
+        settings.history = configuration.history
         if let period = settings.watchdogPeriod { settings.statusPeriod = min(settings.statusPeriod, period) }
         if isatty(2) == 1 {
             let hint = "ubiquityd \(UbiquityVersion.string): \(resolution.containers.count) container(s), socket \(endpoint.path)\n"

@@ -14,8 +14,8 @@ struct QueryEngineTests {
         var tree = TreeBuilder()
         let runner: Task<Void, Never>
 
-        init(paths: [String], limits: EngineLimits = EngineLimits()) {
-            engine = QueryEngine(containers: [tree.descriptor], source: source, limits: limits, clock: clock)
+        init(paths: [String], limits: EngineLimits = EngineLimits(), wallClock: (@Sendable () -> Int64)? = nil) {
+            engine = QueryEngine(containers: [tree.descriptor], source: source, limits: limits, clock: clock, wallClock: wallClock)
             source.send([tree.listing(paths)])
             let engine = self.engine
             runner = Task { await engine.run() }
@@ -43,7 +43,7 @@ struct QueryEngineTests {
         var events = h.engine.events(id).makeAsyncIterator()
         #expect(try await nextEvent(&events) == .gatheringStarted)
         #expect(try await nextEvent(&events) == .gatheringProgress(count: 3))
-        guard case .gatheringFinished(let results)? = try await nextEvent(&events) else {
+        guard case .gatheringFinished(let results, _, _)? = try await nextEvent(&events) else {
             Issue.record("expected gatheringFinished")
             return
         }
@@ -143,7 +143,7 @@ struct QueryEngineTests {
         try await h.engine.synchronize()
         var slowEvents = h.engine.events(slow).makeAsyncIterator()
         for _ in 0..<3 { _ = try await nextEvent(&slowEvents) }
-        guard case .reset(let results)? = try await nextEvent(&slowEvents) else {
+        guard case .reset(let results, _)? = try await nextEvent(&slowEvents) else {
             Issue.record("expected a reset for the subscriber that fell behind")
             return
         }
@@ -199,7 +199,7 @@ struct QueryEngineTests {
         var events = h.engine.events(id).makeAsyncIterator()
         #expect(try await nextEvent(&events) == .gatheringStarted)
         #expect(try await nextEvent(&events) == .gatheringProgress(count: 1))
-        guard case .gatheringFinished(let results)? = try await nextEvent(&events) else {
+        guard case .gatheringFinished(let results, _, _)? = try await nextEvent(&events) else {
             Issue.record("expected gatheringFinished")
             return
         }

@@ -86,9 +86,14 @@ struct FramingAndMessageTests {
     func serverMessagesRoundTrip() throws {
         let item = WireItem(path: "/c/Documents/Item_1", oldPath: "/c/Documents/Item_0", attributes: ["kMDItemFSName": .string("Item_1")])
         let events: [ServerEvent] = [
-            .gatheringStarted(query: 1), .gatheringProgress(query: 1, count: 2), .gatheringFinished(query: 1, results: [item]),
-            .update(query: 1, added: [item], changed: [], removed: [item]), .resync(query: 1, container: "c.d", reason: "overflow", changes: 3),
-            .reset(query: 1, results: []), .unwatched(query: 1, container: "c.d", path: "a/b", reason: "budget"),
+            .gatheringStarted(query: 1), .gatheringProgress(query: 1, count: 2), .gatheringFinished(query: 1, answer: .results([item]), clock: "c1-00000000000000ff-3"),
+            .gatheringFinished(query: 1, answer: .results([item], fresh: FreshAnswer(code: "clock.otherEpoch", reason: "restarted")),
+                               clock: "c1-00000000000000ff-3"),
+            .gatheringFinished(query: 1, answer: .changes(since: "c1-00000000000000ff-1", added: [item], changed: [], removed: [item],
+                                                          count: 4), clock: "c1-00000000000000ff-3"),
+            .update(query: 1, added: [item], changed: [], removed: [item]),
+            .update(query: 1, added: [], changed: [item], removed: [], clock: "c1-00000000000000ff-4"), .resync(query: 1, container: "c.d", reason: "overflow", changes: 3),
+            .reset(query: 1, results: []), .reset(query: 1, results: [item], clock: "c1-00000000000000ff-5"), .unwatched(query: 1, container: "c.d", path: "a/b", reason: "budget"),
             .containerUnavailable(query: 1, container: "c.d", reason: "gone"), .containerAvailable(query: 1, container: "c.d"),
             .stopped(query: 1, reason: "done"), .shuttingDown(reason: "bye"),
         ]

@@ -127,7 +127,7 @@ struct DaemonConfigurationTests {
         ])
         #expect(errors("[[root]]\npath = \"/r\"") == ["ubiquityd.toml:1:1: unknown key 'root'; did you mean 'roots'?"])
         #expect(errors("zzz = 1") == [
-            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, log_level, limits, roots, containers",
+            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, log_level, limits, roots, containers",
         ])
     }
 
@@ -180,7 +180,7 @@ struct DaemonConfigurationTests {
         ])
     }
 
-    @Test func limitsMustBePositiveAndInRange() {
+    @Test func limitsMustBePositiveAndInRange() throws {
         #expect(errors("[limits]\nmax_connections = -1") == [
             "ubiquityd.toml:2:19: 'max_connections' must be between 1 and 65536 (connections); found -1",
         ])
@@ -193,6 +193,14 @@ struct DaemonConfigurationTests {
         #expect(errors("rescan_interval_s = 0") == [
             "ubiquityd.toml:1:21: 'rescan_interval_s' must be between 1 and 86400 (seconds); found 0",
         ])
+        #expect(errors("history_max_changes = 0") == [
+            "ubiquityd.toml:1:23: 'history_max_changes' must be between 1 and 10000000 (changes); found 0",
+        ])
+        #expect(errors("history_max_age_s = 2592001") == [
+            "ubiquityd.toml:1:21: 'history_max_age_s' must be between 1 and 2592000 (seconds); found 2592001",
+        ])
+        #expect(try parse("history_max_changes = 7\nhistory_max_age_s = 60").history
+                == ChangeHistory.Retention(maxChanges: 7, maxAge: .seconds(60)))
         #expect(errors("[[roots]]\npath = \"/r\"\nowner = -1") == [
             "ubiquityd.toml:3:9: 'owner' must be a user name or a numeric id between 0 and 4294967294; found -1",
         ])
@@ -423,6 +431,7 @@ struct ShippedConfigurationTests {
         #expect(configuration.batchingInterval == .milliseconds(50))
         #expect(configuration.watchBudget == nil)
         #expect(configuration.rescanInterval == .seconds(10))
+        #expect(configuration.history == ChangeHistory.Retention())
         #expect(configuration.logLevel == "info")
         #expect(configuration.limits == ServerLimits())
         #expect(configuration.roots == [RootDeclaration(path: "/var/lib/ubiquity/containers", packageTypes: DaemonConfiguration.defaultPackageTypes)])

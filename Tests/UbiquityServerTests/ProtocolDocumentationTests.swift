@@ -8,8 +8,8 @@ import UbiquityTesting
 /// Replays every ```session block of docs/protocol.md against a real daemon, so the normative
 /// reference cannot drift from the wire. `>` lines are sent, `<` lines must come back (`"…"`
 /// matches any value; a reply may arrive before or after events of the same moment), `#!`
-/// lines run in bash with `$DOCUMENTS` set; `$QUERY`, `$LOCK` and `$WATCH` in a sent line stand
-/// for the first query, lock and watch numbers the session received.
+/// lines run in bash with `$DOCUMENTS` set; `$QUERY`, `$LOCK`, `$WATCH` and `$CLOCK` in a sent line
+/// stand for the first query, lock and watch numbers and clock token the session received.
 @Suite("docs/protocol.md sessions replay against the real daemon")
 struct ProtocolDocumentationTests {
     static let docRoot = "/home/alice/.local/share/ubiquity/containers"
@@ -68,13 +68,13 @@ struct ProtocolDocumentationTests {
             let client = try RawClient(socket: daemon.socket)
             var pool: [JSONValue] = []
             var firstQuery: Int?
-            var handles: [String: Int] = [:]
+            var handles: [String: String] = [:]
             for step in session.steps {
                 switch step.kind {
                 case ">":
                     var line = step.text.replacingOccurrences(of: "$QUERY", with: firstQuery.map(String.init) ?? "0")
                         .replacingOccurrences(of: Self.docRoot, with: daemon.root)
-                    for (name, value) in handles { line = line.replacingOccurrences(of: "$" + name, with: String(value)) }
+                    for (name, value) in handles { line = line.replacingOccurrences(of: "$" + name, with: value) }
                     try client.send(line)
                 case "!":
                     let process = Process()
@@ -100,8 +100,9 @@ struct ProtocolDocumentationTests {
                     let actual = pool.remove(at: found)
                     if firstQuery == nil, let query = actual["result"]?["query"]?.intValue { firstQuery = query }
                     for name in ["lock", "watch"] {
-                        if let value = actual["result"]?[name]?.intValue { handles[name.uppercased()] = value }
+                        if let value = actual["result"]?[name]?.intValue { handles[name.uppercased()] = String(value) }
                     }
+                    if handles["CLOCK"] == nil, let clock = actual["clock"]?.stringValue { handles["CLOCK"] = clock }
                 }
             }
             #expect(pool.isEmpty, "\(session): unexpected lines \(pool.map(JSONLine.encode))")

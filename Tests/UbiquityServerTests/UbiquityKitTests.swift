@@ -242,3 +242,61 @@ import UbiquityProtocol
         await #expect(throws: UbiquityKitError.self) { try await connection.status() }
     }
 }
+
+/// `MetadataQuery.start(resumingFrom:)` against the real daemon: a query on a new connection
+/// picks up from an earlier query's snapshot, and its results equal a fresh query's.
+@Suite struct MetadataQueryResumeTests {
+    @Test func aQueryResumedFromASnapshotHearsOnlyWhatChangedAndEndsWithTheTruth() async throws {
+        try await withInProcessDaemon { daemon in
+            let grocery = UbiquityKitTests.grocery
+            for (name, text) in [("Item_1", "a"), ("Item_2", "bb"), ("Item_3", "ccc")] {
+                _ = try daemon.place(name, in: grocery, contents: text)
+            }
+            let predicate = "name LIKE 'Item_*'"
+            let sort = [MetadataQuery.SortDescriptor(key: "size", ascending: false)]
+            let snapshot = try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
+                let query = MetadataQuery(connection: connection, predicateFormat: predicate)
+                query.sortDescriptors = sort
+                query.isLive = false
+                for try await _ in try await query.start() {}
+                #expect(query.clockOfLastNotification == query.snapshot?.clock)
+                return try #require(query.snapshot)
+            }
+            #expect(snapshot.results.count == 3)
+            let docs = daemon.documents(grocery)
+            #expect(rename(docs + "/Item_1", docs + "/Item_9") == 0)
+            #expect(unlink(docs + "/Item_2") == 0)
+            _ = try daemon.place("Item_4", in: grocery, contents: "dddd")
+
+            try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
+                let query = MetadataQuery(connection: connection, predicateFormat: predicate)
+                query.sortDescriptors = sort
+                query.isLive = false
+                var notifications: [MetadataQuery.Notification] = []
+                for try await notification in try await query.start(resumingFrom: snapshot) { notifications.append(notification) }
+                let resumed = notifications.compactMap { notification -> ([String], [String], [String])? in
+                    guard case .didResume(let added, let changed, let removed) = notification else { return nil }
+                    return (added.map(\.name), changed.map(\.name), removed.map(\.name))
+                }
+                #expect(resumed.count == 1, "\(notifications)")
+                #expect(resumed.first?.0 == ["Item_4"] && resumed.first?.1 == ["Item_9"] && resumed.first?.2 == ["Item_2"])
+                #expect(!notifications.contains { if case .didFinishGathering = $0 { true } else { false } })
+                #expect(query.results.map(\.path) == (try await UbiquityKitTests.fresh(daemon.socket, predicate, sort: sort)))
+                #expect(query.snapshot?.clock != snapshot.clock)
+            }
+
+            // A snapshot the daemon cannot answer: told why, then everything.
+            let foreign = MetadataQuery.Snapshot(clock: "c1-0000000000000001-1", results: snapshot.results)
+            try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
+                let query = MetadataQuery(connection: connection, predicateFormat: predicate)
+                query.isLive = false
+                var notifications: [MetadataQuery.Notification] = []
+                for try await notification in try await query.start(resumingFrom: foreign) { notifications.append(notification) }
+                let refused = notifications.firstIndex { if case .couldNotResume(code: "clock.otherEpoch", _) = $0 { true } else { false } }
+                let gathered = notifications.firstIndex { if case .didFinishGathering = $0 { true } else { false } }
+                #expect(refused != nil && gathered != nil && refused! < gathered!, "\(notifications)")
+                #expect(query.results.map(\.name).sorted() == ["Item_3", "Item_4", "Item_9"])
+            }
+        }
+    }
+}

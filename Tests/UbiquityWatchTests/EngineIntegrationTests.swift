@@ -65,7 +65,7 @@ struct EngineIntegrationTests {
                 if let problem = view.apply(delta) {
                     problems.append(problem)
                 }
-            case .reset(let results): view = ClientView(results)
+            case .reset(let results, _): view = ClientView(results)
             default: break
             }
         }
@@ -145,7 +145,7 @@ struct EngineIntegrationTests {
             var events = c.engine.events(id).makeAsyncIterator()
             var view = ClientView([])
             for _ in 0..<3 {
-                if case .gatheringFinished(let results)? = try await nextEvent(&events) {
+                if case .gatheringFinished(let results, _, _)? = try await nextEvent(&events) {
                     view = ClientView(results)
                 }
             }
@@ -229,7 +229,7 @@ struct EngineIntegrationTests {
         while !sawReset {
             guard let event = try await nextEvent(&events, within: 30) else { break }
             switch event {
-            case .reset(let results):
+            case .reset(let results, _):
                 view = ClientView(results)
                 sawReset = true
             case .update(let delta):

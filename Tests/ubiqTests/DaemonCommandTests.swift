@@ -82,7 +82,8 @@ import UbiquityTesting
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let lines = LineReader(pipe.fileHandleForReading)
         let gathered = try #require(lines.next(within: 10))
-        #expect(gathered.hasPrefix(#"{"count":0,"event":"query.gatheringFinished","results":[]"#))
+        #expect(gathered.hasPrefix(#"{"clock":"c1-"#))
+        #expect(gathered.contains(#""count":0,"event":"query.gatheringFinished","results":[]"#))
         try daemon.place("Item_9", contents: "x")
         let update = try #require(lines.next(within: 10))
         #expect(update.contains(#""event":"query.update""#))

@@ -13,6 +13,8 @@ extension DaemonConfiguration {
         static let batchingIntervalMilliseconds: ClosedRange<Int64> = 0...60_000
         static let watchBudget: ClosedRange<Int64> = 0...Int64(Int32.max)
         static let rescanIntervalSeconds: ClosedRange<Int64> = 1...86_400
+        static let historyMaxChanges: ClosedRange<Int64> = 1...10_000_000
+        static let historyMaxAgeSeconds: ClosedRange<Int64> = 1...2_592_000
         static let maxLineBytes: ClosedRange<Int64> = 1024...(64 << 20)
         static let maxConnections: ClosedRange<Int64> = 1...65_536
         static let maxQueriesPerConnection: ClosedRange<Int64> = 1...4096
@@ -24,7 +26,7 @@ extension DaemonConfiguration {
     }
 
     static let topLevelKeys = [
-        "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "log_level",
+        "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s", "log_level",
         "limits", "roots", "containers",
     ]
     static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
@@ -109,6 +111,12 @@ private struct SchemaReader {
         }
         if let seconds = integer(document, "rescan_interval_s", DaemonConfiguration.Range.rescanIntervalSeconds, unit: "seconds") {
             configuration.rescanInterval = .seconds(seconds)
+        }
+        if let count = integer(document, "history_max_changes", DaemonConfiguration.Range.historyMaxChanges, unit: "changes") {
+            configuration.history.maxChanges = Int(count)
+        }
+        if let seconds = integer(document, "history_max_age_s", DaemonConfiguration.Range.historyMaxAgeSeconds, unit: "seconds") {
+            configuration.history.maxAge = .seconds(seconds)
         }
         if let (level, position) = string(document, "log_level") {
             if DaemonConfiguration.logLevels.contains(level) {

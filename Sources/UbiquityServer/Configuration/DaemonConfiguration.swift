@@ -1,4 +1,4 @@
-import UbiquityIndex
+public import UbiquityIndex
 public import UbiquityProtocol
 import Glibc
 
@@ -28,6 +28,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var watchBudget: Int?
     /// How often unwatched subtrees are rescanned and missing containers looked for.
     public var rescanInterval: Duration
+    /// How much change history `since` queries are answered from.
+    public var history = ChangeHistory.Retention()
     /// Protocol limits; `limits.defaultBatchingInterval` always equals ``batchingInterval``.
     public var limits: ServerLimits
     /// One of ``logLevels``.

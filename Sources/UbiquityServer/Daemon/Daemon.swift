@@ -44,7 +44,12 @@ public final class Daemon: Sendable {
         let descriptors = settings.containers.map(\.descriptor)
         watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
         engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
-                             limits: { var l = EngineLimits(); l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery; return l }())
+                             limits: {
+                                 var l = EngineLimits()
+                                 l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery
+                                 l.history = settings.history
+                                 return l
+                             }())
         registry = ContainerRegistry(settings.containers)
         let engine = self.engine
         let registry = self.registry

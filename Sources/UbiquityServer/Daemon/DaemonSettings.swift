@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
-import UbiquityIndex
+public import UbiquityIndex
 public import UbiquityProtocol
 public import UbiquityWatch
 import UnixSignals
@@ -16,6 +16,8 @@ public struct DaemonSettings: Sendable {
     public var endpoint: SocketServer.Endpoint
     public var limits: ServerLimits
     public var watcher: FileWatcher.Configuration
+    /// How much change history `since` queries are answered from.
+    public var history = ChangeHistory.Retention()
     /// How often to tell systemd we are alive (half of `WatchdogSec=`); nil: no watchdog.
     public var watchdogPeriod: Duration?
     /// How often `STATUS=` is refreshed.

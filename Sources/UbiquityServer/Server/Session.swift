@@ -108,10 +108,17 @@ final class Session {
             let specification = try WireTranslation.specification(parameters, containers: containers,
                                                                   defaultBatching: context.defaultBatching,
                                                                   limits: context.limits)
+            let since = try parameters.since.map { token in
+                guard let clock = HistoryClock(token: token) else {
+                    throw ProtocolError.malformed("'since' is not a clock token (one from a 'clock' field of this daemon's answers)",
+                                                  field: "since")
+                }
+                return clock
+            }
             try context.budget.reserveQuery(for: peer.uid, limit: context.limits.maxQueriesPerPeer)
             let id: QueryID
             do {
-                id = try await context.engine.start(specification)
+                id = try await context.engine.start(specification, since: since)
                 let gathered = try await context.engine.results(id).count
                 do { try context.budget.hold(gathered, for: peer.uid, limit: context.limits.maxResultItemsPerPeer) } catch {
                     await context.engine.release(id)

@@ -58,6 +58,17 @@ enum WireTranslation {
         return WireItem(path: result.path, oldPath: result.oldPath, attributes: attributes)
     }
 
+    /// The full results, or for a query started `since` a clock the difference (or why not).
+    static func answer(_ results: [ResultItem], since: SinceAnswer?) -> GatheringAnswer {
+        switch since {
+        case nil: .results(results.map(item))
+        case .fresh(let reason)?: .results(results.map(item), fresh: FreshAnswer(code: reason.code, reason: reason.sentence))
+        case .changes(let delta, let since)?:
+            .changes(since: since.token, added: delta.added.map(item), changed: delta.changed.map(item), removed: delta.removed.map(item),
+                     count: results.count)
+        }
+    }
+
     static let unavailableReason = "the container directory is missing, unreadable, or no longer configured"
 
     /// The wire form of an engine event; nil for `accessChanged`, which the server acts on itself.
@@ -65,12 +76,14 @@ enum WireTranslation {
         switch event {
         case .gatheringStarted: .gatheringStarted(query: query)
         case .gatheringProgress(let count): .gatheringProgress(query: query, count: count)
-        case .gatheringFinished(let results): .gatheringFinished(query: query, results: results.map(item))
+        case .gatheringFinished(let results, let clock, let since):
+            .gatheringFinished(query: query, answer: answer(results, since: since), clock: clock?.token)
         case .update(let delta):
-            .update(query: query, added: delta.added.map(item), changed: delta.changed.map(item), removed: delta.removed.map(item))
+            .update(query: query, added: delta.added.map(item), changed: delta.changed.map(item), removed: delta.removed.map(item),
+                    clock: delta.clock?.token)
         case .resync(let container, let reason, let changes):
             .resync(query: query, container: container.rawValue, reason: reason, changes: changes)
-        case .reset(let results): .reset(query: query, results: results.map(item))
+        case .reset(let results, let clock): .reset(query: query, results: results.map(item), clock: clock?.token)
         case .unwatched(let container, let path, let reason):
             .unwatched(query: query, container: container.rawValue, path: path, reason: reason)
         case .containerUnavailable(let container):

@@ -1,0 +1,110 @@
+/// What the index looked like at each clock it handed out, as far back as the retention allows:
+/// for every item changed since, its state just before its first change (or nothing, when it was
+/// not an item then). That is what a query started `since` a clock needs to answer exactly what
+/// changed *for that query*: whether the item matched then, and whether it matches now.
+///
+/// ```
+/// clocks:    …  41  42          43      44       (one per batch that changed anything)
+/// entries:          (42, #7, before: Item_1 v1)   (44, #7, before: Item_1 v2)
+///                   (42, #9, before: nil)          — #9 was created in batch 42
+/// since 41 → #7 as it was in v1, #9 absent then: compare with now.
+/// since 42 → #7 as it was in v2 (its first change after 42); #9 unchanged since.
+/// ```
+///
+/// Nothing is kept until the first clock is handed out (nobody can ask about earlier), so the
+/// first crawl of a big tree costs nothing here. Pure: the time is passed in.
+public struct ChangeHistory: Sendable {
+    /// How much history is kept: at most `maxChanges` entries, none older than `maxAge`.
+    public struct Retention: Sendable, Equatable {
+        public var maxChanges: Int
+        public var maxAge: Duration
+        public init(maxChanges: Int = 50_000, maxAge: Duration = .seconds(12 * 3600)) {
+            self.maxChanges = maxChanges
+            self.maxAge = maxAge
+        }
+    }
+
+    struct Entry: Sendable {
+        let sequence: UInt64
+        let id: ItemID
+        /// The item just before this change; nil when it was not an item (it was inserted).
+        let before: ItemSnapshot?
+        /// Seconds since the epoch of the wall clock.
+        let time: Int64
+    }
+
+    public let epoch: UInt64
+    public let retention: Retention
+    /// Batches that changed something since the epoch began (counted once tracking began).
+    public private(set) var sequence: UInt64
+    /// Tokens older than this cannot be answered: some of their changes were let go.
+    public private(set) var horizon: UInt64
+    /// Whether a clock was handed out, so changes are worth keeping.
+    public private(set) var isTracking = false
+    private var entries: [Entry] = []
+    /// Entries before this index were let go (dropped in bulk to keep removal cheap).
+    private var first = 0
+
+    public init(epoch: UInt64, sequence: UInt64 = 0, retention: Retention = Retention()) {
+        self.epoch = epoch
+        self.sequence = sequence
+        self.horizon = sequence
+        self.retention = retention
+    }
+
+    /// The entries kept.
+    public var count: Int { entries.count - first }
+
+    /// The clock of the index as it is now, without starting to track.
+    public var clock: HistoryClock { HistoryClock(epoch: epoch, sequence: sequence) }
+
+    /// The clock of the index as it is now, for a client: from here on changes are kept.
+    public mutating func handOut() -> HistoryClock {
+        isTracking = true
+        return clock
+    }
+
+    /// Keeps what one batch changed (`changes` must be recorded by the index while tracking).
+    public mutating func record(_ changes: ChangeSet, now: Int64) {
+        guard isTracking, !changes.isEmpty else { return }
+        sequence += 1
+        for change in changes.changes.values {
+            entries.append(Entry(sequence: sequence, id: change.id, before: change.kind == .inserted ? nil : change.before,
+                                 time: now))
+        }
+        trim(now: now)
+    }
+
+    /// Lets go of what is past the retention.
+    public mutating func trim(now: Int64) {
+        let oldest = now.saturatingSubtracting(retention.maxAge.components.seconds)
+        while first < entries.count, count > retention.maxChanges || entries[first].time < oldest {
+            horizon = max(horizon, entries[first].sequence)
+            first += 1
+        }
+        // Compact once the dropped prefix is the larger part: amortised O(1) per entry.
+        if first > 1024 && first * 2 > entries.count {
+            entries.removeFirst(first)
+            first = 0
+        }
+    }
+
+    /// For every item changed since `clock`, its state then: the snapshot before its first
+    /// change after `clock`, or nil when it was not an item then.
+    public func states(since clock: HistoryClock) -> Result<[ItemID: ItemSnapshot?], FreshReason> {
+        guard clock.epoch == epoch else { return .failure(.otherEpoch) }
+        guard clock.sequence <= sequence else { return .failure(.ahead) }
+        guard clock.sequence >= horizon else { return .failure(.pastRetention) }
+        var states: [ItemID: ItemSnapshot?] = [:]
+        // Entries are in sequence order: find the first after `clock`, then keep each item's first.
+        var low = first, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].sequence <= clock.sequence { low = middle + 1 } else { high = middle }
+        }
+        for entry in entries[low...] where states.index(forKey: entry.id) == nil {
+            states[entry.id] = .some(entry.before)
+        }
+        return .success(states)
+    }
+}
