@@ -132,6 +132,26 @@ import UbiquityTesting
         }
     }
 
+    /// A container directory deleted after the clock: its items are `removed` for that client.
+    @Test func aTokenFromBeforeAContainerWentAwayHearsItsItemsRemoved() async throws {
+        try await withTestDaemon(containers: ["com.example.grocery", "com.example.other"]) { daemon in
+            _ = try daemon.place("Item_1", contents: "a")
+            _ = try daemon.place("Item_2", in: "com.example.other", contents: "b")
+            let live = try RawClient(socket: daemon.socket)
+            _ = try live.request(Self.hello)
+            _ = try live.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["name","size"],"batchingInterval":0}"#)
+            let gathered = try Self.next(live, "query.gatheringFinished")
+            let clock = try #require(gathered["clock"]?.stringValue)
+            try FileManager.default.removeItem(atPath: daemon.root + "/com.example.other")
+            _ = try Self.next(live, "container.unavailable")
+            let answer = try Self.gather(daemon.socket, since: clock)
+            #expect(answer["fresh"] == nil, "\(answer)")
+            #expect(Self.names(answer["removed"]) == ["Item_2"], "\(answer)")
+            #expect(Self.names(answer["added"]).isEmpty && Self.names(answer["changed"]).isEmpty, "\(answer)")
+            #expect(answer["count"]?.intValue == 1)
+        }
+    }
+
     /// `history_max_changes = 10`: a token eight files back cannot be answered (each new file
     /// changes it and its directory, once or twice), a token one file back can.
     @Test func pastTheRetentionTheAnswerIsFresh() async throws {
