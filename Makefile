@@ -3,6 +3,8 @@
 #   make test   install what is missing, build, run every test
 #   make bench  release-build and run the benchmarks (never part of make test)
 #   make bench-attacks  hostile input against a release ubiquityd, measured (root; BEFORE=old binary to compare)
+#   make demo-sync  two devices (two daemons, two Syncthing instances) to try sync by hand (root)
+#   make bench-sync how long after Syncthing lands a file the other device's live query hears of it (root)
 #   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
 
 SWIFT ?= swift
@@ -16,7 +18,7 @@ COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
 COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
-.PHONY: all deps build run test bench bench-compare bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test bench bench-compare bench-sync bench-attacks docs clean install
 
 all: build
 
@@ -35,6 +37,13 @@ run: deps
 	  echo "  $$bin/ubiq status"; \
 	  echo "  $$bin/ubiq query \"kMDItemFSName LIKE 'Item_*'\""; \
 	  exec $$bin/ubiquityd
+
+# Two devices replicating com.example.grocery through Syncthing (UbiquityTesting's TwoDevices):
+# prints each device's socket and commands to paste; Ctrl-C stops everything and removes it all.
+demo-sync: deps
+	@# Everything: demo-sync runs the ubiquityd beside it, and prints commands for grocery and ubiq.
+	$(SWIFT) build
+	@exec $$($(SWIFT) build --show-bin-path)/demo-sync
 
 # The docs check runs first so that the test runner's summary is the last line printed.
 test: deps

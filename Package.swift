@@ -181,6 +181,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// `demo-sync`: the two-device rig of the tests (UbiquityTesting's TwoDevices) for a person
+        /// (`make demo-sync`); a development tool, never installed.
+        .executableTarget(
+            name: "demo-sync",
+            dependencies: ["UbiquityTesting"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
@@ -252,7 +260,7 @@ let package = Package(
         /// from another; `--help` output is compared with Snapshots/.
         .testTarget(
             name: "groceryTests",
-            dependencies: ["grocery", "ubiquityd", "UbiquityTesting", "GroceryStore"],
+            dependencies: ["grocery", "ubiquityd", "demo-sync", "UbiquityTesting", "GroceryStore"],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),

@@ -6,6 +6,7 @@
 //   checking every `--help` page of a built tool at 80 columns against its snapshot (HelpPages),
 //   and two devices replicating a container through real Syncthing in a private network namespace
 //   (TwoDevices, SyncthingREST).
-// Must not: be a dependency of any product, or stand in for a real component in a test whose
+// Must not: be a dependency of any product (demo-sync, which runs TwoDevices for a person, is a
+//   development executable that is never installed), or stand in for a real component in a test whose
 //   feature is that component.
 // Depends on: UbiquityIndex, UbiquityProtocol, Foundation.
