@@ -257,7 +257,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// Runs the built `grocery` binary against the real daemon: watch in one process, changes
-        /// from another; `--help` output is compared with Snapshots/.
+        /// from another; `--help` output is compared with Snapshots/; `demo-sync`'s printed commands.
         .testTarget(
             name: "groceryTests",
             dependencies: ["grocery", "ubiquityd", "demo-sync", "UbiquityTesting", "GroceryStore"],
