@@ -1,7 +1,7 @@
 # Ubiquity for Linux — build, test and benchmark entry points.
 #   make run    install what is missing, build, start ubiquityd in the foreground (embedded default)
 #   make test   install what is missing, build, run every test
-#   make bench  release-build and run the benchmarks (never part of make test)
+#   make bench  release-build and run the benchmarks, bench-sync included (never part of make test)
 #   make bench-attacks  hostile input against a release ubiquityd, measured (root; BEFORE=old binary to compare)
 #   make demo-sync  two devices (two daemons, two Syncthing instances) to try sync by hand (root)
 #   make bench-sync how long after Syncthing lands a file the other device's live query hears of it (root)
@@ -70,6 +70,7 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release IndexBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release WatchBenchmarks
 	$(MAKE) bench-compare
+	$(MAKE) bench-sync
 
 # ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
 # and its charts (matplotlib, installed with pip when missing).
@@ -79,6 +80,15 @@ bench-compare: deps
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/compare.py $(COMPARE_ARGS) --out docs/benchmarks.md \
 	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# Two devices (the demo-sync rig, release build): files written on A; how long Syncthing takes to
+# land each on B, and how much later B's ubiquityd tells a live query. Writes its section of
+# docs/benchmarks.md (root: unshare).
+bench-sync: deps
+	$(SWIFT) build -c release --product demo-sync
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/compare/sync_delay.py --out docs/benchmarks.md \
+	  --demo-sync $$($(SWIFT) build -c release --show-bin-path)/demo-sync
 
 # What each attack of docs/threat_model.md costs the daemon (memory, time, exit status, leaks).
 bench-attacks: deps
