@@ -125,8 +125,9 @@ public struct GroceryLiveList: Sendable {
                 known = next
                 backoff.reset()
                 await emit(.resumed(changes: changes))
-            case .couldNotResume(_, let reason):
-                await emit(.notice("the daemon cannot tell what changed while away (\(reason)); gathering the whole list"))
+            case .couldNotResume:
+                // The full list follows as didFinishGathering: `regathered` says so.
+                break
             case .didUpdate(let added, let changed, let removed):
                 let next: [GroceryItemID: GroceryItem]
                 do {
