@@ -101,8 +101,14 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
         do {
             if let activated = try SocketActivation.listeningSockets(unsetEnvironment: true).first {
                 try SocketActivation.checkUnixStreamListener(activated)
-                logger.info("socket activation", metadata: ["socket": "\(activated)"])
-                endpoint = .activated(fd: activated.fileDescriptor, path: configuration.socketPath)
+                // What clients reach (and status reports) is the socket systemd bound, not the configured path.
+                let served = SocketActivation.boundPath(of: activated) ?? configuration.socketPath
+                logger.info("socket activation", metadata: ["socket": "\(activated)", "path": "\(served)"])
+                if served != configuration.socketPath {
+                    logger.notice("serving the socket systemd passed, not the configured one",
+                                  metadata: ["socket": "\(served)", "configured": "\(configuration.socketPath)"])
+                }
+                endpoint = .activated(fd: activated.fileDescriptor, path: served)
             } else {
                 endpoint = .path(configuration.socketPath)
             }

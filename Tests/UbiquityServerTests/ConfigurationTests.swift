@@ -360,6 +360,33 @@ struct DaemonConfigurationTests {
         }
     }
 
+    /// The system service runs as the unprivileged `ubiquity` user (uid 997 here), not root, and
+    /// has no XDG_RUNTIME_DIR: its default socket must still be the socket unit's
+    /// /run/ubiquity/ubiquityd.sock, never a per-user /tmp/ubiquity-997 inside its private /tmp.
+    @Test func theServiceDefaultSocketIsItsRuntimeDirectoryWhoeverItRunsAs() throws {
+        let system = ["RUNTIME_DIRECTORY": "/run/ubiquity", "HOME": "/var/lib/ubiquity"]
+        #expect(DaemonConfiguration.defaultSocketPath(uid: 997, environment: system) == "/run/ubiquity/ubiquityd.sock")
+        // The shipped file with its `socket` line commented out, read by the service user.
+        let shipped = try DaemonConfiguration.load(path: ShippedConfigurationTests.configDirectory + "/ubiquityd.toml",
+                                                   uid: 997, environment: system)
+        #expect(shipped.socketPath == "/run/ubiquity/ubiquityd.sock")
+        let selected = try DaemonConfiguration.select(configPath: nil, root: "/srv/c", socketPath: nil, uid: 997, environment: system)
+        #expect(selected.socketPath == "/run/ubiquity/ubiquityd.sock")
+        #expect(DaemonConfiguration.embeddedDefault(uid: 997, environment: system).socketPath == "/run/ubiquity/ubiquityd.sock")
+        // The per-user unit's runtime directory is where clients look for this user's daemon.
+        let user = ["RUNTIME_DIRECTORY": "/run/user/1000/ubiquity/", "XDG_RUNTIME_DIR": "/run/user/1000"]
+        #expect(DaemonConfiguration.defaultSocketPath(uid: 1000, environment: user)
+            == WireProtocol.defaultSocketPath(uid: 1000, environment: user))
+        // systemd lists several directories colon-separated: the first is ours; relative ones are ignored.
+        #expect(DaemonConfiguration.defaultSocketPath(uid: 997, environment: ["RUNTIME_DIRECTORY": "/run/ubiquity:/run/other"])
+            == "/run/ubiquity/ubiquityd.sock")
+        #expect(DaemonConfiguration.defaultSocketPath(uid: 997, environment: ["RUNTIME_DIRECTORY": "run/ubiquity"])
+            == "/tmp/ubiquity-997/ubiquityd.sock")
+        // Started by hand, outside any unit: the protocol's default, as before.
+        #expect(DaemonConfiguration.defaultSocketPath(uid: 1000, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
+            == "/run/user/1000/ubiquity/ubiquityd.sock")
+    }
+
     @Test func summaryExplainsEverySetting() throws {
         let configuration = try parse("""
             [[roots]]

@@ -42,6 +42,8 @@ struct DaemonProcessTests {
         #expect(hello["result"]?["server"]?.stringValue == "ubiquityd")
         let (status, _) = try client.request(#"{"id":1,"op":"status"}"#)
         #expect(status["result"]?["containers"]?.arrayValue?.count == 1)
+        // Status names the socket clients actually reach (getsockname of the passed one), not --socket.
+        #expect(status["result"]?["socket"]?.stringValue == daemon.socket)
         #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/bound-by-us.sock"), "it must not bind its own path")
         #expect(daemon.log.contains("socket activation"))
         #expect(daemon.stop() == 0)

@@ -95,6 +95,30 @@ struct SystemdEnvironmentTests {
         }
     }
 
+    @Test func theBoundPathOfAPassedSocketIsWhatGetsocknameSays() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/bound.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        #expect(SocketActivation.boundPath(of: ActivatedSocket(fileDescriptor: fd, name: "ubiquityd")) == path)
+        // Unbound (one end of a socketpair) and closed descriptors have no path.
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        #expect(SocketActivation.boundPath(of: ActivatedSocket(fileDescriptor: pair[0], name: "x")) == nil)
+        #expect(SocketActivation.boundPath(of: ActivatedSocket(fileDescriptor: 9_999, name: "x")) == nil)
+    }
+
     @Test func malformedListenFDsIsAnErrorNamingTheCall() throws {
         // LISTEN_FDS=0 for us fails before libsystemd touches any descriptor (it would set
         // FD_CLOEXEC on fds 3... of this test process otherwise).

@@ -39,7 +39,7 @@ extension DaemonConfiguration {
     /// - Parameters:
     ///   - path: The file; messages name it as given.
     ///   - uid: The daemon's effective uid (picks the default socket path).
-    ///   - environment: For the default socket path (`XDG_RUNTIME_DIR`).
+    ///   - environment: For the default socket path (`RUNTIME_DIRECTORY`, `XDG_RUNTIME_DIR`).
     /// - Throws: ``ConfigurationError``: `config.unreadable` if the file cannot be read or is over
     ///   1 MiB; otherwise as ``parse(_:path:uid:environment:)``.
     public static func load(path: String, uid: UInt32, environment: [String: String]) throws(ConfigurationError) -> DaemonConfiguration {
@@ -90,7 +90,7 @@ private struct SchemaReader {
     mutating func configuration(_ document: TOMLTable, uid: UInt32, environment: [String: String]) -> DaemonConfiguration? {
         checkKeys(document, allowed: DaemonConfiguration.topLevelKeys, in: nil)
         var configuration = DaemonConfiguration(
-            socketPath: WireProtocol.defaultSocketPath(uid: uid, environment: environment), source: path)
+            socketPath: DaemonConfiguration.defaultSocketPath(uid: uid, environment: environment), source: path)
 
         if let (socket, position) = string(document, "socket") {
             if let path = absolutePath(socket, key: "socket", at: position) {

@@ -73,7 +73,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - uid: The daemon's effective uid (picks the socket path).
-    ///   - environment: Only `XDG_DATA_HOME`, `HOME` and `XDG_RUNTIME_DIR` are read; relative
+    ///   - environment: Only `XDG_DATA_HOME`, `HOME`, `RUNTIME_DIRECTORY` and `XDG_RUNTIME_DIR` are read; relative
     ///     values are ignored, as the XDG base directory specification asks.
     public static func embeddedDefault(uid: UInt32, environment: [String: String]) -> DaemonConfiguration {
         let dataHome: String
@@ -88,7 +88,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         // The literal is a valid id; the force is checked by the embedded-default test.
         let demo = try! ContainerID(demoContainerID)
         return DaemonConfiguration(
-            socketPath: WireProtocol.defaultSocketPath(uid: uid, environment: environment),
+            socketPath: defaultSocketPath(uid: uid, environment: environment),
             roots: [RootDeclaration(path: root, packageTypes: defaultPackageTypes)],
             containers: [ContainerDeclaration(id: demo, packageTypes: defaultPackageTypes, create: true)],
             source: "embedded default")
@@ -110,6 +110,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
             socketPath: socketPath,
             roots: [RootDeclaration(path: normalize(path), packageTypes: defaultPackageTypes)],
             source: "--root \(dir)")
+    }
+
+    /// The socket the daemon binds when neither `socket` nor `--socket` names one and systemd
+    /// passes none: `$RUNTIME_DIRECTORY/ubiquityd.sock` when the service manager created a runtime
+    /// directory for it (`RuntimeDirectory=ubiquity`: `/run/ubiquity` for the system service
+    /// whatever user it runs as, `$XDG_RUNTIME_DIR/ubiquity` for the per-user one), else the
+    /// protocol's default for the uid (``WireProtocol/defaultSocketPath(uid:environment:)``), which
+    /// is where clients look.
+    ///
+    /// - Parameter environment: `RUNTIME_DIRECTORY` (its first entry when systemd lists several,
+    ///   colon-separated; relative entries are ignored), then `XDG_RUNTIME_DIR`.
+    public static func defaultSocketPath(uid: UInt32, environment: [String: String]) -> String {
+        if let first = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first,
+           let directory = absolute(String(first)) {
+            return join(directory, WireProtocol.socketFileName)
+        }
+        return WireProtocol.defaultSocketPath(uid: uid, environment: environment)
     }
 
     /// The file the daemon reads when given no `--config`: `/etc/ubiquity/ubiquityd.toml` for root,
@@ -136,7 +153,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 throw ConfigurationError(code: .conflict, path: configPath,
                     message: "--config and --root exclude each other: --root serves DIR without a file")
             }
-            configuration = rootOnly(root, socketPath: socketPath ?? WireProtocol.defaultSocketPath(uid: uid, environment: environment))
+            configuration = rootOnly(root, socketPath: socketPath ?? defaultSocketPath(uid: uid, environment: environment))
         } else if let configPath {
             configuration = try load(path: configPath, uid: uid, environment: environment)
         } else if let path = defaultPath(uid: uid, environment: environment), access(path, F_OK) == 0 {

@@ -85,6 +85,25 @@ public enum SocketActivation {
                 + "use ListenStream=/path in the socket unit")
     }
 
+    /// The path `socket` is bound to (`getsockname(2)`): the socket unit's `ListenStream=`, which
+    /// is what `status` must report, whatever the configuration's `socket` says.
+    ///
+    /// - Returns: `nil` for a socket that is not an `AF_UNIX` socket bound to a path (unbound,
+    ///   abstract, another family) or when `getsockname` fails.
+    public static func boundPath(of socket: ActivatedSocket) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let status = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket.fileDescriptor, $0, &length) }
+        }
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
+        guard status == 0, address.sun_family == sa_family_t(AF_UNIX), Int(length) > pathOffset else { return nil }
+        let bytes = withUnsafeBytes(of: address.sun_path) { Array($0.prefix(Int(length) - pathOffset)) }
+        // An abstract socket's name starts with NUL; a path ends at its first NUL.
+        guard let first = bytes.first, first != 0 else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    }
+
     /// What `fd` is, in words: `a regular file`, `a non-listening AF_UNIX stream socket`, ...
     private static func describe(_ fd: Int32) throws(SystemdError) -> String {
         var status = stat()
