@@ -28,9 +28,11 @@ public final class GroceryList: Sendable {
     /// `Documents/` on demand).
     ///
     /// - Throws: ``UbiquityKitError`` when the daemon cannot be reached (`isUnreachable`),
-    ///   `ProtocolError` `container.unknown` / `container.forbidden`.
-    public static func open(socketPath: String, container: String, format: GroceryStorageFormat) async throws -> GroceryList {
-        let connection = try await UbiquityConnection.connect(to: socketPath, clientName: "grocery")
+    ///   `ProtocolError` `container.unknown` / `container.forbidden`;
+    ///   ``UbiquityKitError/noAnswer(socketPath:seconds:)`` when nothing answers within `helloTimeout`.
+    public static func open(socketPath: String, container: String, format: GroceryStorageFormat,
+                            helloTimeout: Duration = UbiquityConnection.defaultHelloTimeout) async throws -> GroceryList {
+        let connection = try await UbiquityConnection.connect(to: socketPath, clientName: "grocery", helloTimeout: helloTimeout)
         do {
             let url = try await connection.containerURL(container)
             return GroceryList(connection: connection, container: url.container, containerPath: url.path,

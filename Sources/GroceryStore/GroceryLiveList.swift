@@ -42,6 +42,8 @@ public struct GroceryLiveList: Sendable {
     /// Seconds between updates (nil: the daemon's default, 50 ms).
     public var batchingInterval: Double?
     public var backoff: ReconnectBackoff
+    /// How long each connection waits for the daemon to answer `hello`.
+    public var helloTimeout: Duration = UbiquityConnection.defaultHelloTimeout
 
     public init(socketPath: String, container: String, format: GroceryStorageFormat,
                 batchingInterval: Double? = nil, backoff: ReconnectBackoff = ReconnectBackoff()) {
@@ -66,7 +68,8 @@ public struct GroceryLiveList: Sendable {
         while !Task.isCancelled {
             let list: GroceryList
             do {
-                list = try await GroceryList.open(socketPath: socketPath, container: container, format: format)
+                list = try await GroceryList.open(socketPath: socketPath, container: container, format: format,
+                                                  helloTimeout: helloTimeout)
             } catch let error as UbiquityKitError where error.isUnreachable && known != nil {
                 if lostReason == nil {
                     lostReason = error.description

@@ -168,9 +168,10 @@ public final class UbiquityConnection: Sendable {
     /// Runs `body` with a fresh connection and closes it afterwards, also when `body` throws.
     public static func withConnection<T: Sendable>(
         to socketPath: String = defaultSocketPath, clientName: String? = nil,
+        helloTimeout: Duration = defaultHelloTimeout,
         _ body: (UbiquityConnection) async throws -> T
     ) async throws -> T {
-        let connection = try await connect(to: socketPath, clientName: clientName)
+        let connection = try await connect(to: socketPath, clientName: clientName, helloTimeout: helloTimeout)
         do {
             let result = try await body(connection)
             await connection.close()

@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 
 /// A product SwiftPM built beside the running test bundle (it puts all products in one folder),
 /// run as a child process the way a user would: `ubiq`, `grocery`, `ubiquityd`.
@@ -39,8 +40,10 @@ public struct BuiltExecutable: Sendable {
     /// Runs the executable to its exit with ``environment`` (plus `overrides`, such as another
     /// COLUMNS); standard output and error are captured in temporary files, so no pipe can fill up
     /// and block it. `stdin` is fed from a file; without it standard input is /dev/null.
+    /// With `deadline`, a child still running after that many seconds is killed (`SIGKILL`) and
+    /// the result says so in `stderr`, so a hanging program fails its test instead of hanging it.
     public func run(_ arguments: [String], stdin: Data? = nil,
-                    environment overrides: [String: String] = [:]) throws -> CLIResult {
+                    environment overrides: [String: String] = [:], deadline: Double? = nil) throws -> CLIResult {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(url.lastPathComponent)-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -62,13 +65,20 @@ public struct BuiltExecutable: Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input ?? FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        var killed = ""
+        if let deadline, exited.wait(timeout: .now() + deadline) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            killed = "\n[killed: still running after \(deadline) s]\n"
+        }
         process.waitUntilExit()
         try out.close()
         try err.close()
         try input?.close()
         return CLIResult(status: process.terminationStatus,
                          stdout: try String(contentsOf: outURL, encoding: .utf8),
-                         stderr: try String(contentsOf: errURL, encoding: .utf8))
+                         stderr: try String(contentsOf: errURL, encoding: .utf8) + killed)
     }
 }

@@ -45,5 +45,5 @@ struct Grocery: AsyncParsableCommand {
     }
 
     /// Options every command takes, also accepted before the subcommand (`grocery --socket P list`).
-    static let globalOptions = GlobalOptions(valued: ["--socket", "--container", "--store"], flags: ["--json"])
+    static let globalOptions = GlobalOptions(valued: ["--socket", "--timeout", "--container", "--store"], flags: ["--json"])
 }

@@ -3,7 +3,7 @@ import Foundation
 import GroceryStore
 import UbiquityKit
 
-/// `--container`, `--socket` and `--store`, shared by every command.
+/// `--container`, `--socket`, `--timeout` and `--store`, shared by every command.
 struct StoreOptions: ParsableArguments {
     static let defaultContainer = "com.example.grocery"
 
@@ -15,16 +15,26 @@ struct StoreOptions: ParsableArguments {
         valueName: "path"))
     var socket: String?
 
+    @Option(help: ArgumentHelp(
+        "Seconds to wait for the daemon to answer once connected (default: 30; a starting daemon answers after its first crawl).",
+        valueName: "seconds"))
+    var timeout: Int = Int(UbiquityConnection.defaultHelloTimeout.components.seconds)
+
     @Option(help: ArgumentHelp("files (one file per item) or package (Documents/grocery.gro, with images).",
                                valueName: "format"))
     var store: Choice<GroceryStorageFormat> = .init(.files)
 
     var socketPath: String { socket ?? UbiquityConnection.defaultSocketPath }
 
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds, found \(timeout)") }
+    }
+
     /// Opens the list, runs `body`, closes; every failure becomes a message and the exit status.
     func withList<T: Sendable>(_ body: (GroceryList) async throws -> T) async throws -> T {
         do {
-            let list = try await GroceryList.open(socketPath: socketPath, container: container, format: store.value)
+            let list = try await GroceryList.open(socketPath: socketPath, container: container, format: store.value,
+                                                  helloTimeout: .seconds(timeout))
             do {
                 let result = try await body(list)
                 await list.close()

@@ -55,8 +55,9 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let live = GroceryLiveList(socketPath: options.socketPath, container: options.container,
+        var live = GroceryLiveList(socketPath: options.socketPath, container: options.container,
                                    format: options.store.value, batchingInterval: batching)
+        live.helloTimeout = .seconds(options.timeout)
         let style: WatchPrinter.Style = json ? .json : (Output.isTerminal ? .redraw : .append)
         let sort = sort.value, format = options.store.value, container = options.container
         let watching = Task {

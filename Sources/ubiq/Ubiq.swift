@@ -43,5 +43,5 @@ struct Ubiq: AsyncParsableCommand {
     }
 
     /// Options every daemon command takes, also accepted before the subcommand (`ubiq --socket P query …`).
-    static let globalOptions = GlobalOptions(valued: ["--socket", "--container"], flags: ["--json"])
+    static let globalOptions = GlobalOptions(valued: ["--socket", "--timeout", "--container"], flags: ["--json"])
 }

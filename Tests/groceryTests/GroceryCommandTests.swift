@@ -7,6 +7,19 @@ import UbiquityTesting
 /// The `grocery` binary against the real daemon: one command per process, output and exit status
 /// as a user sees them.
 @Suite struct GroceryCommandTests {
+    /// A socket that accepts but never answers (socket activation of a daemon that fails to
+    /// start): list, status, add and watch give up after --timeout with a sentence, exit 3.
+    @Test func aSilentSocketTimesOutWithAClearMessage() throws {
+        let listener = try SilentListener(path: "/tmp/grocery-silent-\(getpid()).sock")
+        defer { withExtendedLifetime(listener) {}; unlink(listener.path) }
+        for command in [["list"], ["status"], ["add", "milk"], ["watch"]] {
+            let r = try grocery.run(command + ["--socket", listener.path, "--timeout", "1"], deadline: 20)
+            #expect(r.status == 3, "\(command): \(r.stderr)")
+            #expect(r.stderr == "grocery: ubiquityd at \(listener.path) accepted the connection but did not answer within 1 s; it may be failing to start or stuck: see `systemctl status ubiquityd` (or `--user`) and its journal\n",
+                    "\(command)")
+        }
+    }
+
     @Test func statusWithoutADaemonSaysHowToStartItAndExits3() throws {
         let path = "/tmp/grocery-none-\(getpid()).sock"
         for command in [["status"], ["list"], ["add", "milk"], ["watch"]] {

@@ -69,6 +69,25 @@ import UbiquityTesting
         }
     }
 
+    /// A socket that accepts but never answers (socket activation of a daemon that fails to
+    /// start): every command gives up after --timeout with a sentence, exit 3; the deadline kills a
+    /// client that would wait for ever.
+    @Test func aSilentSocketTimesOutWithAClearMessage() throws {
+        let listener = try SilentListener(path: "/tmp/ubq-silent-\(getpid()).sock")
+        defer { withExtendedLifetime(listener) {}; unlink(listener.path) }
+        for command in [["status"], ["containers"], ["query", "name == 'x'"]] {
+            let r = try ubiq.run(command + ["--socket", listener.path, "--timeout", "1"], deadline: 20)
+            #expect(r.status == 3, "\(command): \(r.stderr)")
+            #expect(r.stderr == "ubiq: ubiquityd at \(listener.path) accepted the connection but did not answer within 1 s; it may be failing to start or stuck: see `systemctl status ubiquityd` (or `--user`) and its journal\n")
+        }
+        // Before the subcommand too, like --socket.
+        let hoisted = try ubiq.run(["--timeout", "1", "--socket", listener.path, "status"], deadline: 20)
+        #expect(hoisted.status == 3, "\(hoisted.stderr)")
+        let zero = try ubiq.run(["status", "--socket", listener.path, "--timeout", "0"], deadline: 20)
+        #expect(zero.status == 64)
+        #expect(zero.stderr.contains("--timeout must be a positive number of seconds, found 0"))
+    }
+
     @Test func watchPrintsUpdatesUntilSIGINT() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }
