@@ -175,7 +175,7 @@ let package = Package(
             name: "grocery",
             dependencies: [
                 "CommandLineSupport",
-                "GroceryStore", "UbiquityKit",
+                "GroceryStore", "UbiquityKit", "UbiquityProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -252,7 +252,7 @@ let package = Package(
         /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.
         .testTarget(
             name: "ubiqTests",
-            dependencies: ["ubiq", "ubiquityd", "UbiquityTesting", "CommandLineSupport"],
+            dependencies: ["ubiq", "ubiquityd", "grocery", "UbiquityTesting", "UbiquityProtocol", "CommandLineSupport"],
             exclude: ["Snapshots"],
             swiftSettings: swiftSettings
         ),

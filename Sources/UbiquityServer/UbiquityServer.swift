@@ -9,7 +9,4 @@
 // Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, CSystemd, swift-nio
 //   (+ nio-extras), swift-log, swift-service-lifecycle.
 
-/// The daemon's version, reported by `hello`, `status` and `ubiquityd --version`.
-public enum UbiquityVersion {
-    public static let string = "0.4.0"
-}
+// The version (`hello`, `status`, `--version`) is UbiquityProtocol's UbiquityVersion, shared with the clients.

@@ -5,6 +5,7 @@
 // Depends on: GroceryStore, UbiquityKit, swift-argument-parser.
 import ArgumentParser
 import CommandLineSupport
+import UbiquityProtocol
 
 @main
 struct Grocery: AsyncParsableCommand {
@@ -35,7 +36,7 @@ struct Grocery: AsyncParsableCommand {
 
             Details: docs/grocery.md.
             """,
-        version: "0.1.0",
+        version: UbiquityVersion.string,
         subcommands: [StatusCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, RenameCommand.self,
                       DeleteCommand.self, WatchCommand.self, ImageCommand.self, ConflictsCommand.self, ResolveCommand.self]
     )

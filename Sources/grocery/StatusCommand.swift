@@ -11,7 +11,7 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
             Example:
               $ grocery status
-              daemon     ubiquityd 0.1.0 at /run/user/1000/ubiquity/ubiquityd.sock
+              daemon     ubiquityd 0.4.0 at /run/user/1000/ubiquity/ubiquityd.sock
               container  com.example.grocery
               path       /home/me/.local/share/ubiquity/containers/com.example.grocery
               store      files (Documents/Item_<UUID>)

@@ -12,7 +12,7 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
             Example:
               $ ubiq status
-              ubiquityd 0.1.0, pid 4242, up 2h 5m
+              ubiquityd 0.4.0, pid 4242, up 2h 5m
               socket       /run/user/1000/ubiquity/ubiquityd.sock
               items        1204 in 1 container
               watches      37 used, budget 150000, kernel limit 192536

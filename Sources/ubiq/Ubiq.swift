@@ -7,6 +7,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Glibc
+import UbiquityProtocol
 
 @main
 struct Ubiq: AsyncParsableCommand {
@@ -29,7 +30,7 @@ struct Ubiq: AsyncParsableCommand {
 
             Language reference: docs/predicates.md; commands: docs/ubiq.md.
             """,
-        version: UbiqVersion.string,
+        version: UbiquityVersion.string,
         subcommands: [QueryCommand.self, WatchCommand.self, ContainersCommand.self, StatusCommand.self,
                       PredicateCommand.self]
     )

@@ -1,3 +1,0 @@
-enum UbiqVersion {
-    static let string = "0.1.0"
-}
