@@ -67,6 +67,20 @@ struct DaemonProcessTests {
         }
     }
 
+    @Test("A refused request leaves one info line with the peer's uid and the error code")
+    func refusalsAreLogged() async throws {
+        try await withTestDaemon { daemon in
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(Self.hello)
+            let (refused, _) = try client.request(#"{"id":7,"op":"container.url","container":"com.example.absent"}"#)
+            #expect(refused["error"]?["code"]?.stringValue == "container.unknown")
+            // The line is written before the answer is sent: it is in the log by now.
+            let lines = daemon.log.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix("<6>request refused ") && $0.contains("code=container.unknown")
+                && $0.contains("peer_uid=\(geteuid())") && $0.contains("request=7") }, "\(lines)")
+        }
+    }
+
     @Test("--check-config explains a valid file and names the line and column of every error")
     func checkConfig() throws {
         let directory = try TemporaryDirectory()

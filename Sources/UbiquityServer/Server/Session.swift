@@ -54,7 +54,12 @@ final class Session {
             requestID = request.id
             return try await handle(request)
         } catch let error as any ClientFacingError {
-            return Outcome(response: Response(id: requestID, error: ProtocolError(rendering: error)))
+            let refusal = ProtocolError(rendering: error)
+            // Who was refused and why, one journal line each (journald's rate limit bounds a flood).
+            context.logger.info("request refused", metadata: [
+                "code": "\(refusal.code)", "request": "\(requestID.map { "\($0)" } ?? "-")", "peer_uid": "\(peer.uid)",
+            ])
+            return Outcome(response: Response(id: requestID, error: refusal))
         } catch {
             // Not meant for clients: it may name paths or internals. The journal gets the details.
             context.logger.error("request failed", metadata: [
