@@ -1,7 +1,8 @@
 // UbiquityProtocol — the daemon's wire format (docs/protocol.md is the normative text).
 //
 // Owns: JSON lines and their framing rules, requests, responses, events (ServerEvent), stable
-//   error codes (ProtocolError) and the published limits (ServerLimits).
+//   error codes (ProtocolError), the published limits (ServerLimits) and the one version of the
+//   daemon and every client (UbiquityVersion).
 // Must not: open sockets or files — the server and the clients bring their own transport — or
 //   evaluate queries.
 // Depends on: UbiquityPredicate (attribute names and values on the wire).
