@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
         .library(name: "UbiquityProtocol", targets: ["UbiquityProtocol"]),
+        .library(name: "UbiquityKeyValue", targets: ["UbiquityKeyValue"]),
         .library(name: "UbiquityTOML", targets: ["UbiquityTOML"]),
         .library(name: "UbiquityServer", targets: ["UbiquityServer"]),
         .library(name: "UbiquityKit", targets: ["UbiquityKit"]),
@@ -77,6 +78,14 @@ let package = Package(
 
         // MARK: I/O: the only doors to the kernel
 
+        /// The key-value store's logic: typed values, one device's file, the merge of every
+        /// device's file (last writer wins) and the quotas. Pure: the daemon does its I/O.
+        .target(
+            name: "UbiquityKeyValue",
+            dependencies: ["UbiquityProtocol", "UbiquityPredicate", "UbiquityErrors"],
+            swiftSettings: swiftSettings
+        ),
+
         /// statx, xattrs, eventfd and dirent names: prefixed C wrappers for what Swift cannot import.
         .target(name: "CUbiquitySystem"),
 
@@ -108,7 +117,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "CSystemd", "CUbiquitySystem",
+                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -205,6 +214,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The key-value store's values, file format, merge and quotas, without I/O.
+        .testTarget(
+            name: "UbiquityKeyValueTests",
+            dependencies: ["UbiquityKeyValue"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "UbiquityProtocolTests",
             dependencies: ["UbiquityProtocol"],

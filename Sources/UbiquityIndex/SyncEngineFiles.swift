@@ -10,6 +10,7 @@
 /// | Syncthing | `.stignore` | the folder's ignore patterns |
 /// | Syncthing | `.stversions` | old versions kept by file versioning (a directory) |
 /// | Ubiquity | `.ubiquity-save-PID-N` | a coordinated save being written, renamed over the item when complete |
+/// | Ubiquity | `.ubiquity-kv` | the key-value store: one file per device (docs/kv-store.md; a directory) |
 ///
 /// Conflict copies (`NAME.sync-conflict-…`) are not in this table: they are versions of an item.
 public enum SyncEngineFiles {
@@ -23,7 +24,7 @@ public enum SyncEngineFiles {
     /// Whether an entry named `name` is a sync engine's own.
     public static func isOwn(_ name: String) -> Bool {
         switch name {
-        case ".stfolder", ".stignore", ".stversions": return true
+        case ".stfolder", ".stignore", ".stversions", ".ubiquity-kv": return true
         default: break
         }
         return name.hasPrefix(".ubiquity-save-") || isTemporary(name)

@@ -82,7 +82,7 @@ final class Router: Sendable {
             deliver(response)
         case .event(.shuttingDown(let reason)):
             fail(.daemonShuttingDown(reason: reason))
-        case .unknownEvent:
+        case .unknownEvent, .keyValueChanged:
             break
         case .event(let event):
             if let watch = event.watch {

@@ -1,3 +1,5 @@
+public import UbiquityPredicate
+
 /// Every operation a client can ask for, with its parameters.
 public enum Operation: Sendable, Hashable {
     /// Must come first. `version` is the protocol version the client speaks.
@@ -28,6 +30,17 @@ public enum Operation: Sendable, Hashable {
     /// Subscribes to an item's lock changes (`document.lockChanged` events).
     case documentWatch(path: String)
     case documentUnwatch(watch: Int)
+    /// The key-value store of a container (docs/kv-store.md); `container` nil: the default one.
+    case kvGet(container: String?, key: String)
+    /// `value` in its wire form (``KVValue`` in UbiquityKeyValue reads it).
+    case kvSet(container: String?, key: String, value: JSONValue)
+    case kvRemove(container: String?, key: String)
+    case kvAll(container: String?)
+    /// Reads every device's file again now.
+    case kvSynchronize(container: String?)
+    /// `kv.changed` events for the store's changes made elsewhere.
+    case kvSubscribe(container: String?)
+    case kvUnsubscribe(store: Int)
 
     /// The `op` string on the wire.
     public var name: String {
@@ -49,6 +62,13 @@ public enum Operation: Sendable, Hashable {
         case .documentUnlock: Operation.names.documentUnlock
         case .documentWatch: Operation.names.documentWatch
         case .documentUnwatch: Operation.names.documentUnwatch
+        case .kvGet: Operation.names.kvGet
+        case .kvSet: Operation.names.kvSet
+        case .kvRemove: Operation.names.kvRemove
+        case .kvAll: Operation.names.kvAll
+        case .kvSynchronize: Operation.names.kvSynchronize
+        case .kvSubscribe: Operation.names.kvSubscribe
+        case .kvUnsubscribe: Operation.names.kvUnsubscribe
         }
     }
 
@@ -71,9 +91,17 @@ public enum Operation: Sendable, Hashable {
         public static let documentUnlock = "document.unlock"
         public static let documentWatch = "document.watch"
         public static let documentUnwatch = "document.unwatch"
+        public static let kvGet = "kv.get"
+        public static let kvSet = "kv.set"
+        public static let kvRemove = "kv.remove"
+        public static let kvAll = "kv.all"
+        public static let kvSynchronize = "kv.synchronize"
+        public static let kvSubscribe = "kv.subscribe"
+        public static let kvUnsubscribe = "kv.unsubscribe"
         public static let all = [hello, containersList, containerURL, queryStart, queryResults,
                                  queryDisableUpdates, queryEnableUpdates, queryStop, queryRelease, status,
                                  versionsList, versionRead, versionResolve,
-                                 documentLock, documentUnlock, documentWatch, documentUnwatch]
+                                 documentLock, documentUnlock, documentWatch, documentUnwatch,
+                                 kvGet, kvSet, kvRemove, kvAll, kvSynchronize, kvSubscribe, kvUnsubscribe]
     }
 }

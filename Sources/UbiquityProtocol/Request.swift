@@ -56,6 +56,15 @@ public struct Request: Sendable, Hashable {
         case names.documentUnlock: return .documentUnlock(lock: try reader.int("lock"))
         case names.documentWatch: return .documentWatch(path: try reader.string("path"))
         case names.documentUnwatch: return .documentUnwatch(watch: try reader.int("watch"))
+        case names.kvGet: return .kvGet(container: try reader.optionalString("container"), key: try reader.string("key"))
+        case names.kvSet:
+            return .kvSet(container: try reader.optionalString("container"), key: try reader.string("key"),
+                          value: try reader.value("value"))
+        case names.kvRemove: return .kvRemove(container: try reader.optionalString("container"), key: try reader.string("key"))
+        case names.kvAll: return .kvAll(container: try reader.optionalString("container"))
+        case names.kvSynchronize: return .kvSynchronize(container: try reader.optionalString("container"))
+        case names.kvSubscribe: return .kvSubscribe(container: try reader.optionalString("container"))
+        case names.kvUnsubscribe: return .kvUnsubscribe(store: try reader.int("store"))
         default:
             let hint = NameSuggestion.nearest(to: op, in: names.all).map { "; did you mean '\($0)'?" } ?? ""
             throw ProtocolError(.requestUnknownOperation, "unknown operation '\(op)'\(hint)",
@@ -87,6 +96,16 @@ public struct Request: Sendable, Hashable {
             if let etag { object["etag"] = .string(etag) }
         case .documentUnlock(let lock): object = ["lock": .integer(Int64(lock))]
         case .documentUnwatch(let watch): object = ["watch": .integer(Int64(watch))]
+        case .kvGet(let container, let key), .kvRemove(let container, let key):
+            object = ["key": .string(key)]
+            if let container { object["container"] = .string(container) }
+        case .kvSet(let container, let key, let value):
+            object = ["key": .string(key), "value": value]
+            if let container { object["container"] = .string(container) }
+        case .kvAll(let container), .kvSynchronize(let container), .kvSubscribe(let container):
+            object = [:]
+            if let container { object["container"] = .string(container) }
+        case .kvUnsubscribe(let store): object = ["store": .integer(Int64(store))]
         }
         object["id"] = id.json
         object["op"] = .string(operation.name)

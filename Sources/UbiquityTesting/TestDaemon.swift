@@ -78,6 +78,8 @@ public final class TestDaemon: @unchecked Sendable {
         env["LISTEN_FDS"] = nil
         env["LISTEN_PID"] = nil
         env["JOURNAL_STREAM"] = nil
+        // Each test daemon is its own device for the key-value store (its id lives here).
+        env["STATE_DIRECTORY"] = directory + "/state"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         process.standardOutput = log

@@ -26,6 +26,8 @@ public final class Daemon: Sendable {
     public let watcher: FileWatcher
     public let server: SocketServer
     public let registry: ContainerRegistry
+    /// Every container's key-value store.
+    public let keyValue: KeyValueStores
     private let logger: Logger
     private let notifier: SystemdNotifier
     private let started = ContinuousClock.now
@@ -43,7 +45,8 @@ public final class Daemon: Sendable {
         self.notifier = notifier
         let descriptors = settings.containers.map(\.descriptor)
         watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
-        engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
+        keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
+        engine = QueryEngine(containers: descriptors, source: KeyValueChangeTap(source: WatcherChangeSource(watcher), stores: keyValue),
                              limits: {
                                  var l = EngineLimits()
                                  l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery
@@ -57,7 +60,7 @@ public final class Daemon: Sendable {
         server = SocketServer(endpoint: settings.endpoint, context: ServerContext(
             engine: engine, registry: registry, limits: settings.limits, logger: logger,
             status: { peer in await box.daemon?.status(for: peer) ?? Daemon.emptyStatus },
-            itemCounts: { await engine.itemCounts() }))
+            itemCounts: { await engine.itemCounts() }, keyValue: keyValue))
         box.set(self)
     }
 
@@ -71,6 +74,7 @@ public final class Daemon: Sendable {
                 .init(service: IndexService(daemon: self)),
                 .init(service: ServerService(server: server)),
                 .init(service: ManagerService(daemon: self)),
+                .init(service: KeyValueService(stores: keyValue)),
             ],
             gracefulShutdownSignals: settings.trapsSignals ? [.sigterm, .sigint] : [],
             cancellationSignals: [],
@@ -113,6 +117,7 @@ public final class Daemon: Sendable {
             degraded.append("container \(container.id) is unavailable (\(reason))")
         }
         if !ready.load(ordering: .relaxed) { degraded.append("initial crawl in progress") }
+        degraded += await keyValue.problems(in: visible)
         let skipped = watch.skippedEntries.filter { visibleIDs.contains($0.container) }
         if !skipped.isEmpty {
             degraded.append("\(skipped.count) entries not indexed (names that are not UTF-8, unreadable directories): see 'skipped'")

@@ -6,6 +6,7 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 public import UbiquityIndex
+public import UbiquityKeyValue
 public import UbiquityProtocol
 public import UbiquityWatch
 import UnixSignals
@@ -27,6 +28,11 @@ public struct DaemonSettings: Sendable {
     /// False when the daemon runs inside another program (tests): SIGTERM, SIGINT and SIGHUP are
     /// then left alone, and ``Daemon/shutDownGracefully()`` stops it.
     public var trapsSignals = true
+    /// Where the key-value store's device id is kept (docs/kv-store.md).
+    public var stateDirectory: String = DeviceIdentity.stateDirectory(
+        environment: ProcessEnvironment.values(of: ["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"]))
+    /// The key-value store's quotas (`[key_value]`, docs/configuration.md).
+    public var keyValueQuota = KVQuota()
 
     public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
                 watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,

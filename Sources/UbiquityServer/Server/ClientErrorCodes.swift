@@ -1,4 +1,5 @@
 import UbiquityIndex
+import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
 
@@ -11,5 +12,6 @@ public enum ClientErrorCodes {
             + MetadataPredicateError.Code.allCases.map(\.rawValue)
             + EngineError.Code.allCases.map(\.rawValue)
             + VersionError.Code.allCases.map(\.rawValue)
+            + KeyValueError.Code.allCases.map(\.rawValue)
     }
 }

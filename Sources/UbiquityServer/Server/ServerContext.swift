@@ -18,11 +18,13 @@ public struct ServerContext: Sendable {
     public var budget: PeerBudget
     /// Coordinated-write locks and their watchers, across connections.
     public var documentLocks: DocumentLocks
+    /// Every container's key-value store (docs/kv-store.md).
+    public var keyValue: KeyValueStores
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
                 itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget(),
-                documentLocks: DocumentLocks = DocumentLocks()) {
+                documentLocks: DocumentLocks = DocumentLocks(), keyValue: KeyValueStores? = nil) {
         self.engine = engine
         self.registry = registry
         self.limits = limits
@@ -31,6 +33,7 @@ public struct ServerContext: Sendable {
         self.itemCounts = itemCounts
         self.budget = budget
         self.documentLocks = documentLocks
+        self.keyValue = keyValue ?? KeyValueStores(logger: logger)
     }
 
     var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }

@@ -25,6 +25,13 @@ final class Session {
     let documentEventSink: AsyncStream<ServerEvent>.Continuation
     /// The document watches this connection holds.
     var documentWatches: Set<Int> = []
+    /// `kv.changed` events of this connection's key-value subscriptions (at most
+    /// ``keyValueEventBuffer`` unread; past that the oldest are dropped).
+    let keyValueEvents: AsyncStream<KeyValueChange>
+    let keyValueEventSink: AsyncStream<KeyValueChange>.Continuation
+    /// The key-value subscriptions this connection holds, by number.
+    var keyValueSubscriptions: [Int: KeyValueStore] = [:]
+    static let keyValueEventBuffer = 1_024
 
     private static let connections = Atomic<UInt64>(0)
 
@@ -33,6 +40,8 @@ final class Session {
         self.context = context
         connection = Session.connections.add(1, ordering: .relaxed).newValue
         (documentEvents, documentEventSink) = AsyncStream.makeStream(of: ServerEvent.self)
+        (keyValueEvents, keyValueEventSink) = AsyncStream.makeStream(of: KeyValueChange.self,
+                                                                     bufferingPolicy: .bufferingNewest(Session.keyValueEventBuffer))
     }
 
     /// What a request produced: the response, and a query whose events must now be forwarded.
@@ -166,6 +175,8 @@ final class Session {
             return answer(await context.status(peer).json)
         case .versionsList, .versionRead, .versionResolve, .documentLock, .documentUnlock, .documentWatch, .documentUnwatch:
             return answer(try handleVersions(request.operation))
+        case .kvGet, .kvSet, .kvRemove, .kvAll, .kvSynchronize, .kvSubscribe, .kvUnsubscribe:
+            return answer(try await handleKeyValue(request.operation))
         }
     }
 
@@ -193,6 +204,7 @@ final class Session {
         context.documentLocks.releaseAll(connection: connection)
         documentWatches.removeAll()
         documentEventSink.finish()
+        await releaseKeyValue()
         for id in queries.keys {
             await context.engine.release(id)
             forget(id)

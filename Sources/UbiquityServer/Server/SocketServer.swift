@@ -186,10 +186,14 @@ public final class SocketServer: Sendable {
                     forwarders.addTask {
                         for await event in documentEvents { _ = try? await writer.write(event.json) }
                     }
+                    let keyValueEvents = session.keyValueEvents
+                    forwarders.addTask {
+                        for await event in keyValueEvents { _ = try? await writer.write(event.json) }
+                    }
                     await self.readRequests(inbound, session: session, writer: writer, forwarders: &forwarders, logger: logger)
                     // The client may half-close after its last request and still read events
                     // (`socat -t`): keep forwarding until the channel closes.
-                    if !(session.queries.isEmpty && session.documentWatches.isEmpty) && !self.state.withLock({ $0.isShuttingDown }) {
+                    if !(session.queries.isEmpty && session.documentWatches.isEmpty && session.keyValueSubscriptions.isEmpty) && !self.state.withLock({ $0.isShuttingDown }) {
                         try? await channel.channel.closeFuture.get()
                     }
                     await session.releaseAll()

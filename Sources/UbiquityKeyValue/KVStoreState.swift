@@ -1,0 +1,99 @@
+/// A container's store in memory: every device's file as last read, and their merge. Pure: the
+/// daemon reads and writes the files and passes the time in.
+public struct KVStoreState: Sendable {
+    /// This device's id; its file is ``ownFile``.
+    public let device: String
+    public var quota: KVQuota
+    /// Every readable file by name (this device's own included), as last read or written.
+    public private(set) var files: [String: KVReplica] = [:]
+    /// The winning entry of every key across ``files`` (removals included).
+    public private(set) var merged: [String: KVEntry] = [:]
+    /// The latest `modified` seen in any file: a new write is never older.
+    public private(set) var clock: Int64 = 0
+
+    public init(device: String, quota: KVQuota) {
+        self.device = device
+        self.quota = quota
+    }
+
+    /// This device's file name.
+    public var ownFile: String { device + ".json" }
+    /// This device's own entries (what its file holds).
+    public var own: KVReplica { files[ownFile] ?? KVReplica(device: device) }
+    /// Whether any file of another device was read.
+    public var hasOtherDevices: Bool { files.values.contains { $0.device != device } }
+
+    public func value(forKey key: String) -> KVValue? { merged[key]?.value }
+
+    /// Every key that has a value.
+    public var values: [String: KVValue] { merged.compactMapValues(\.value) }
+
+    public var usage: KVUsage { KVStoreState.usage(of: merged) }
+
+    static func usage(of entries: [String: KVEntry]) -> KVUsage {
+        var usage = KVUsage()
+        for (key, entry) in entries {
+            guard let value = entry.value else { continue }
+            usage.keys += 1
+            usage.bytes += KVQuota.bytes(key: key, value: value)
+        }
+        return usage
+    }
+
+    /// Whether the merged store is past a quota (values from other devices can put it there).
+    public var isOverQuota: Bool {
+        let u = usage
+        return u.keys > quota.maxKeys || u.bytes > quota.maxBytes
+    }
+
+    /// This device's file after setting (`value`) or removing (nil) `key` at `now` (microseconds):
+    /// nothing changes until ``replace(file:with:)`` records it once it is on disk.
+    ///
+    /// - Throws: ``KeyValueError/Code/quotaExceeded`` when the write would add a key past
+    ///   `maxKeys` or bytes past `maxBytes`; `invalidKey` / `quotaExceeded` for the key itself.
+    public func writing(_ value: KVValue?, forKey key: String, now: Int64) throws(KeyValueError) -> KVReplica {
+        try quota.check(key: key)
+        let modified = max(min(now, KVReplica.maxModified), clock == KVReplica.maxModified ? clock : clock + 1)
+        var own = self.own
+        own.entries[key] = KVEntry(value: value, modified: modified, device: device)
+        own.trimRemovals()
+        guard value != nil else { return own }
+        var after = merged
+        after[key] = own.entries[key]
+        let before = usage, next = KVStoreState.usage(of: after)
+        if next.keys > quota.maxKeys && next.keys > before.keys {
+            throw KeyValueError(.quotaExceeded, "the store has \(before.keys) keys; at most \(quota.maxKeys) are allowed",
+                                details: ["quota": .string("maxKeys"), "limit": .integer(Int64(quota.maxKeys)), "key": .string(key)])
+        }
+        if next.bytes > quota.maxBytes && next.bytes > before.bytes {
+            throw KeyValueError(.quotaExceeded,
+                "the store would hold \(next.bytes) bytes (keys and values as JSON); at most \(quota.maxBytes) are allowed",
+                details: ["quota": .string("maxBytes"), "limit": .integer(Int64(quota.maxBytes)), "key": .string(key)])
+        }
+        return own
+    }
+
+    /// Records the files now on disk: `changes` maps a file name to its content (nil: gone or
+    /// unreadable). Returns the keys whose value changed.
+    @discardableResult
+    public mutating func replace(_ changes: [String: KVReplica?]) -> [String] {
+        for (name, replica) in changes { files[name] = replica }
+        let next = KVStoreState.merge(files.values)
+        for replica in files.values { for entry in replica.entries.values { clock = max(clock, entry.modified) } }
+        let changed = Set(next.keys).union(merged.keys).filter { next[$0]?.value != merged[$0]?.value }
+        merged = next
+        return changed.sorted()
+    }
+
+    /// The winning entry of every key: last writer wins, ties to the greater device id.
+    public static func merge(_ replicas: some Sequence<KVReplica>) -> [String: KVEntry] {
+        var result: [String: KVEntry] = [:]
+        for replica in replicas {
+            for (key, entry) in replica.entries {
+                if let current = result[key], !entry.wins(over: current) { continue }
+                result[key] = entry
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,148 @@
+import Glibc
+import Logging
+import UbiquityKeyValue
+import UbiquityProtocol
+
+/// One container's key-value store: its files on disk, their merge in memory, and its subscribers.
+///
+/// Reads come from memory. A write is acknowledged only once this device's file is durably
+/// replaced (``KeyValueFiles/write(_:to:in:)``); the memory changes only then. Other devices'
+/// files are read again whenever the watcher sees the store's folder change (``reload()``).
+actor KeyValueStore {
+    let container: String
+    let root: String
+    private let owner: UInt32?
+    private let group: UInt32?
+    private let logger: Logger
+    private var state: KVStoreState
+    private var loaded = false
+    /// Files that could not be read, by name, with why: skipped, logged once, shown in `status`.
+    private(set) var problems: [String: String] = [:]
+    private var subscribers: [Int: KeyValueSubscriber] = [:]
+
+    init(container: String, root: String, owner: UInt32?, group: UInt32?, device: String, quota: KVQuota, logger: Logger) {
+        self.container = container
+        self.root = root
+        self.owner = owner
+        self.group = group
+        self.logger = logger
+        state = KVStoreState(device: device, quota: quota)
+    }
+
+    var quota: KVQuota { state.quota }
+
+    func value(forKey key: String) throws(KeyValueError) -> KVValue? {
+        try ensureLoaded()
+        return state.value(forKey: key)
+    }
+
+    func all() throws(KeyValueError) -> (values: [String: KVValue], usage: KVUsage) {
+        try ensureLoaded()
+        return (state.values, state.usage)
+    }
+
+    /// Sets (`value`) or removes (nil) `key` for `connection`; returns whether the key had a value.
+    func write(_ value: KVValue?, forKey key: String, connection: UInt64) throws(KeyValueError) -> Bool {
+        try ensureLoaded()
+        let existed = state.value(forKey: key) != nil
+        let own: KVReplica
+        do { own = try state.writing(value, forKey: key, now: KeyValueStore.now()) } catch {
+            if error.code == .quotaExceeded { notify(.quotaViolationChange, keys: [key], except: nil) }
+            throw error
+        }
+        let fd = try openDirectory()
+        defer { close(fd) }
+        if let failure = KeyValueFiles.write(own.bytes, to: state.ownFile, in: fd) {
+            logger.error("key-value write failed", metadata: ["container": "\(container)", "key": "\(key)", "error": "\(failure)"])
+            throw KeyValueError(.storageFailed, "the store of '\(container)' could not be written (\(failure)); nothing changed",
+                                details: ["container": .string(container)])
+        }
+        problems[state.ownFile] = nil
+        let changed = state.replace([state.ownFile: own])
+        notify(.serverChange, keys: changed, except: connection)
+        return existed
+    }
+
+    /// Reads every other device's file again and tells subscribers what changed. Returns the keys.
+    @discardableResult
+    func reload() -> [String] {
+        guard loaded else { try? ensureLoaded(); return [] }
+        guard let fd = try? openDirectory() else { return [] }
+        defer { close(fd) }
+        let hadOthers = state.hasOtherDevices, wasOver = state.isOverQuota
+        let changed = state.replace(readFiles(fd, skipping: state.ownFile))
+        guard !changed.isEmpty else { return [] }
+        notify(hadOthers || !state.hasOtherDevices ? .serverChange : .initialSyncChange, keys: changed, except: nil)
+        if state.isOverQuota && !wasOver { notify(.quotaViolationChange, keys: changed, except: nil) }
+        return changed
+    }
+
+    func subscribe(_ subscriber: KeyValueSubscriber) throws(KeyValueError) {
+        try ensureLoaded()
+        subscribers[subscriber.store] = subscriber
+    }
+
+    func unsubscribe(_ store: Int) { subscribers[store] = nil }
+
+    /// Loads on first use; a folder that cannot be made or read is `kv.storageFailed`.
+    func ensureLoaded() throws(KeyValueError) {
+        guard !loaded else { return }
+        let fd = try openDirectory()
+        defer { close(fd) }
+        state.replace(readFiles(fd, skipping: nil))
+        loaded = true
+        logger.info("key-value store loaded", metadata: [
+            "container": "\(container)", "keys": "\(state.usage.keys)", "files": "\(state.files.count)",
+            "damaged": "\(problems.count)"])
+    }
+
+    /// Every store file's content (nil for a file gone or unreadable), noting problems.
+    private func readFiles(_ fd: Int32, skipping: String?) -> [String: KVReplica?] {
+        var result: [String: KVReplica?] = [:]
+        for name in state.files.keys where name != skipping { result[name] = .some(nil) }
+        for name in KeyValueFiles.names(in: fd) where name != skipping {
+            switch KeyValueFiles.read(name, in: fd) {
+            case nil: result[name] = .some(nil)
+            case .success(let bytes)?:
+                do {
+                    result[name] = try KVReplica(bytes: bytes)
+                    problems[name] = nil
+                } catch { damaged(name, error.reason); result[name] = .some(nil) }
+            case .failure(let problem)?: damaged(name, problem.reason); result[name] = .some(nil)
+            }
+        }
+        for name in problems.keys where result[name] == nil && name != skipping { problems[name] = nil }
+        return result
+    }
+
+    private func damaged(_ name: String, _ reason: String) {
+        if problems[name] != reason {
+            logger.error("key-value file damaged; skipped", metadata: [
+                "container": "\(container)", "file": "\(KeyValueFiles.directory)/\(name)", "reason": "\(reason)"])
+        }
+        problems[name] = reason
+    }
+
+    private func openDirectory() throws(KeyValueError) -> Int32 {
+        switch KeyValueFiles.openDirectory(root: root, owner: owner, group: group) {
+        case .success(let fd): return fd
+        case .failure(let problem):
+            throw KeyValueError(.storageFailed, "the store of '\(container)' cannot be opened: \(problem.message)",
+                                details: ["container": .string(container)])
+        }
+    }
+
+    private func notify(_ reason: KVChangeReason, keys: [String], except connection: UInt64?) {
+        guard !keys.isEmpty else { return }
+        for subscriber in subscribers.values where subscriber.connection != connection {
+            subscriber.sink.yield(KeyValueChange(store: subscriber.store, container: container, reason: reason.rawValue, keys: keys))
+        }
+    }
+
+    /// Microseconds since 1970 (CLOCK_REALTIME).
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000
+    }
+}

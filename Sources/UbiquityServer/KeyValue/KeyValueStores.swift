@@ -1,0 +1,83 @@
+public import Logging
+import Synchronization
+import UbiquityIndex
+public import UbiquityKeyValue
+import UbiquityProtocol
+
+/// Every container's key-value store (docs/kv-store.md), made on first use, and the queue of
+/// "the store's folder changed" notices the watcher sends (``KeyValueChangeTap``).
+public final class KeyValueStores: Sendable {
+    /// This device's id, or why there is none (then every key-value request fails clearly).
+    let device: Result<String, FileProblem>
+    public let quota: KVQuota
+    private let logger: Logger
+    private let stores = Mutex<[String: KeyValueStore]>([:])
+    private let notices: AsyncStream<ContainerID>
+    private let noticeSink: AsyncStream<ContainerID>.Continuation
+    private let subscriptions = Atomic<Int>(0)
+
+    /// - Parameter stateDirectory: Where the device id is kept (``DeviceIdentity``).
+    public init(stateDirectory: String, quota: KVQuota, logger: Logger) {
+        self.quota = quota
+        self.logger = logger
+        device = DeviceIdentity.load(stateDirectory: stateDirectory)
+        // One pending notice per container is enough: a reload reads whatever is there by then.
+        (notices, noticeSink) = AsyncStream.makeStream(of: ContainerID.self, bufferingPolicy: .bufferingNewest(4096))
+        switch device {
+        case .success(let id): logger.info("key-value device id", metadata: ["device": "\(id)", "state": "\(stateDirectory)"])
+        case .failure(let problem): logger.error("no key-value device id; the key-value store is unavailable", metadata: ["error": "\(problem.message)"])
+        }
+    }
+
+    /// The default: state directory from the environment, Apple's quotas.
+    public convenience init(logger: Logger) {
+        self.init(stateDirectory: DeviceIdentity.stateDirectory(environment: ProcessEnvironment.values(of: ["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"])), quota: KVQuota(), logger: logger)
+    }
+
+    /// The store of `container`, made (not yet loaded) on first use.
+    func store(for container: ResolvedContainer) throws(KeyValueError) -> KeyValueStore {
+        let id: String
+        switch device {
+        case .success(let value): id = value
+        case .failure(let problem):
+            throw KeyValueError(.storageFailed, "the key-value store is unavailable: this daemon has no device id (\(problem.message))")
+        }
+        let key = container.descriptor.id.rawValue
+        return stores.withLock { stores in
+            if let store = stores[key], store.root == container.descriptor.root { return store }
+            let store = KeyValueStore(container: key, root: container.descriptor.root, owner: container.ownerUID,
+                                      group: container.groupGID, device: id, quota: quota, logger: logger)
+            stores[key] = store
+            return store
+        }
+    }
+
+    /// A new subscription number, unique in this daemon.
+    func nextSubscription() -> Int { subscriptions.add(1, ordering: .relaxed).newValue }
+
+    /// The watcher saw the store's folder of `container` change.
+    func filesChanged(in container: ContainerID) { noticeSink.yield(container) }
+
+    /// Reloads stores as notices arrive, until the notices end.
+    func run() async {
+        for await container in notices {
+            let store = stores.withLock { $0[container.rawValue] }
+            await store?.reload()
+        }
+    }
+
+    func finish() { noticeSink.finish() }
+
+    /// `status`'s lines about damaged files of the stores of `containers` (loading them first).
+    func problems(in containers: [ResolvedContainer]) async -> [String] {
+        var lines: [String] = []
+        for container in containers {
+            guard let store = try? store(for: container) else { continue }
+            try? await store.ensureLoaded()
+            for (name, reason) in await store.problems.sorted(by: { $0.key < $1.key }) {
+                lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container.descriptor.id) is damaged and skipped: \(reason)")
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+import UbiquityKeyValue
+import UbiquityPredicate
+
+@Suite("Key-value merge and quotas, without I/O")
+struct KVStoreStateTests {
+    func state(_ device: String = "aaaa", quota: KVQuota = KVQuota()) -> KVStoreState {
+        KVStoreState(device: device, quota: quota)
+    }
+
+    /// Writes through the state as the daemon does: the new file, then recorded.
+    @discardableResult
+    func write(_ s: inout KVStoreState, _ key: String, _ value: KVValue?, at now: Int64 = 1_000) throws(KeyValueError) -> [String] {
+        let own = try s.writing(value, forKey: key, now: now)
+        return s.replace([s.ownFile: own])
+    }
+
+    @Test("The later write wins across devices; a tie goes to the greater device id; both sides agree")
+    func lastWriterWins() throws {
+        var a = state("aaaa"), b = state("bbbb")
+        try write(&a, "k", .string("from a"), at: 5_000)
+        try write(&b, "k", .string("from b"), at: 5_000)
+        try write(&a, "only-a", .integer(1), at: 5_000)
+        a.replace([b.ownFile: b.own])
+        b.replace([a.ownFile: a.own])
+        #expect(a.values == b.values)
+        #expect(a.value(forKey: "k") == .string("from b"))
+        #expect(a.value(forKey: "only-a") == .integer(1))
+        // A later write on a, after seeing b's, wins everywhere.
+        try write(&a, "k", .string("a again"), at: 1)
+        b.replace([a.ownFile: a.own])
+        #expect(b.value(forKey: "k") == .string("a again"))
+    }
+
+    @Test("A removal wins over older writes elsewhere and reports the key")
+    func removal() throws {
+        var a = state("aaaa"), b = state("bbbb")
+        try write(&b, "k", .bool(true), at: 10)
+        a.replace([b.ownFile: b.own])
+        #expect(try write(&a, "k", nil, at: 20) == ["k"])
+        b.replace([a.ownFile: a.own])
+        #expect(b.value(forKey: "k") == nil)
+        #expect(b.values.isEmpty)
+    }
+
+    @Test("Writes never go back in time: a clock behind another device's still wins after seeing it")
+    func clock() throws {
+        var a = state("zzzz"), b = state("bbbb")
+        try write(&a, "k", .string("future"), at: 9_000_000)
+        b.replace([a.ownFile: a.own])
+        try write(&b, "k", .string("later, slow clock"), at: 1)
+        a.replace([b.ownFile: b.own])
+        #expect(a.value(forKey: "k") == .string("later, slow clock"))
+    }
+
+    @Test("At most maxKeys keys: the last one fits, one more is refused, replacing and removing still work")
+    func keyQuota() throws {
+        var s = state(quota: KVQuota(maxKeys: 3, maxBytes: 1 << 20, maxKeyBytes: 64))
+        for i in 0..<3 { try write(&s, "k\(i)", .integer(Int64(i))) }
+        #expect { try write(&s, "k3", .integer(3)) } throws: { ($0 as? KeyValueError)?.code == .quotaExceeded }
+        try write(&s, "k0", .string("replaced"))
+        try write(&s, "k1", nil)
+        try write(&s, "k3", .integer(3))
+        #expect(s.usage.keys == 3)
+    }
+
+    @Test("At most maxBytes: exactly the limit fits, one byte more is refused")
+    func byteQuota() throws {
+        // "k" + "\"xxxx\"" = 1 + 6 bytes.
+        var s = state(quota: KVQuota(maxKeys: 10, maxBytes: 7, maxKeyBytes: 64))
+        try write(&s, "k", .string("xxxx"))
+        #expect(s.usage.bytes == 7)
+        #expect { try write(&s, "k", .string("xxxxx")) } throws: { ($0 as? KeyValueError)?.code == .quotaExceeded }
+        #expect(s.value(forKey: "k") == .string("xxxx"))
+    }
+
+    @Test("Keys: 64 bytes of UTF-8 fit, 65 do not, however many characters; empty keys are refused")
+    func keyLength() throws {
+        var s = state()
+        let sixtyFour = String(repeating: "é", count: 32)   // 2 bytes each
+        #expect(sixtyFour.utf8.count == 64)
+        try write(&s, sixtyFour, .integer(1))
+        try write(&s, "🛒 grocery", .integer(2))
+        #expect { try write(&s, sixtyFour + "x", .integer(1)) } throws: { ($0 as? KeyValueError)?.code == .quotaExceeded }
+        #expect { try write(&s, String(repeating: "a", count: 65), .integer(1)) } throws: { ($0 as? KeyValueError)?.code == .quotaExceeded }
+        #expect { try write(&s, "", .integer(1)) } throws: { ($0 as? KeyValueError)?.code == .invalidKey }
+        #expect(s.value(forKey: sixtyFour) == .integer(1))
+    }
+}
