@@ -229,7 +229,7 @@ let package = Package(
         /// process on a real socket (TestDaemon), through UbiquityKit and raw JSON lines.
         .testTarget(
             name: "UbiquityServerTests",
-            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd",
+            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd", "UbiquityKeyValue",
                            // NIOAsyncTestingChannel: the connection's framing tested without a socket.
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings

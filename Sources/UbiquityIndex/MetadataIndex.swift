@@ -89,7 +89,7 @@ public final class MetadataIndex {
         var counts = [Int](repeating: 0, count: containers.count)
         for i in flagsOf.indices {
             let flags = flagsOf[i]
-            guard flags.contains(.live), !flags.contains(.containerRoot), !flags.contains(.insidePackage) else { continue }
+            guard flags.contains(.live), flags.isDisjoint(with: .notAnItem) else { continue }
             counts[Int(containerOf[i])] += 1
         }
         var out: [ContainerID: Int] = [:]

@@ -131,6 +131,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
             watchdogPeriod: SystemdNotifier.watchdogInterval(), reload: reload)
         settings.history = configuration.history
         if let period = settings.watchdogPeriod { settings.statusPeriod = min(settings.statusPeriod, period) }
+        settings.keyValueQuota = configuration.keyValueQuota
         if isatty(2) == 1 {
             let hint = "ubiquityd \(UbiquityVersion.string): \(resolution.containers.count) container(s), socket \(endpoint.path)\n"
                 + "  try, in another terminal:  ubiq status --socket \(endpoint.path)\n"

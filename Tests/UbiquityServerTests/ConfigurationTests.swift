@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import UbiquityKeyValue
 import UbiquityIndex
 import UbiquityProtocol
 import UbiquityTOML
@@ -127,8 +128,16 @@ struct DaemonConfigurationTests {
         ])
         #expect(errors("[[root]]\npath = \"/r\"") == ["ubiquityd.toml:1:1: unknown key 'root'; did you mean 'roots'?"])
         #expect(errors("zzz = 1") == [
-            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, log_level, limits, roots, containers",
+            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, log_level, limits, key_value, roots, containers",
         ])
+    }
+
+    @Test func keyValueQuotasAreReadAndChecked() throws {
+        #expect(try parse("").keyValueQuota == KVQuota())
+        let quota = try parse("[key_value]\nmax_keys = 10\nmax_bytes = 2048\nmax_key_bytes = 8").keyValueQuota
+        #expect(quota == KVQuota(maxKeys: 10, maxBytes: 2048, maxKeyBytes: 8))
+        #expect(errors("[key_value]\nmax_keys = 0").first?.contains("max_keys") == true)
+        #expect(errors("[key_value]\nmax_key = 5").first?.contains("did you mean 'max_keys'") == true)
     }
 
     @Test func wrongTypesNameTheExpectedType() {

@@ -99,7 +99,7 @@ struct ProtocolDocumentationTests {
                     }
                     let actual = pool.remove(at: found)
                     if firstQuery == nil, let query = actual["result"]?["query"]?.intValue { firstQuery = query }
-                    for name in ["lock", "watch"] {
+                    for name in ["lock", "watch", "store"] {
                         if let value = actual["result"]?[name]?.intValue { handles[name.uppercased()] = String(value) }
                     }
                     if handles["CLOCK"] == nil, let clock = actual["clock"]?.stringValue { handles["CLOCK"] = clock }

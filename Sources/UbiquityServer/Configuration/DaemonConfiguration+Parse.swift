@@ -1,3 +1,4 @@
+import UbiquityKeyValue
 import Glibc
 import UbiquityIndex
 import UbiquityPredicate
@@ -22,13 +23,17 @@ extension DaemonConfiguration {
         static let maxQueriesPerPeer: ClosedRange<Int64> = 1...1_000_000
         static let maxResultItemsPerPeer: ClosedRange<Int64> = 1...1_000_000_000
         /// uid_t / gid_t, without (uid_t)-1, which chown reads as "leave unchanged".
+        static let keyValueMaxKeys: ClosedRange<Int64> = 1...1_000_000
+        static let keyValueMaxBytes: ClosedRange<Int64> = 1...(1 << 30)
+        static let keyValueMaxKeyBytes: ClosedRange<Int64> = 1...4096
         static let accountID: ClosedRange<Int64> = 0...Int64(UInt32.max - 1)
     }
 
     static let topLevelKeys = [
         "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s", "log_level",
-        "limits", "roots", "containers",
+        "limits", "key_value", "roots", "containers",
     ]
+    static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
     static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
                             "max_queries_per_peer", "max_result_items_per_peer"]
     static let rootKeys = ["path", "packages", "owner", "group"]
@@ -130,6 +135,9 @@ private struct SchemaReader {
         if let limits = table(document, "limits", as: "a table ([limits])") {
             readLimits(limits, into: &configuration.limits)
         }
+        if let quota = table(document, "key_value", as: "a table ([key_value])") {
+            readKeyValueQuota(quota, into: &configuration.keyValueQuota)
+        }
         var rootPaths: [String: TOMLPosition] = [:]
         for (root, position) in arrayOfTables(document, "roots") {
             guard let declaration = readRoot(root, at: position),
@@ -189,6 +197,14 @@ private struct SchemaReader {
         if let v = integer(table, "max_result_items_per_peer", R.maxResultItemsPerPeer, unit: "items") {
             limits.maxResultItemsPerPeer = Int(v)
         }
+    }
+
+    mutating func readKeyValueQuota(_ table: TOMLTable, into quota: inout KVQuota) {
+        checkKeys(table, allowed: DaemonConfiguration.keyValueKeys, in: "[key_value]")
+        typealias R = DaemonConfiguration.Range
+        if let v = integer(table, "max_keys", R.keyValueMaxKeys, unit: "keys") { quota.maxKeys = Int(v) }
+        if let v = integer(table, "max_bytes", R.keyValueMaxBytes, unit: "bytes") { quota.maxBytes = Int(v) }
+        if let v = integer(table, "max_key_bytes", R.keyValueMaxKeyBytes, unit: "bytes") { quota.maxKeyBytes = Int(v) }
     }
 
     mutating func readRoot(_ table: TOMLTable, at position: TOMLPosition) -> RootDeclaration? {

@@ -1,4 +1,5 @@
 public import UbiquityIndex
+public import UbiquityKeyValue
 public import UbiquityProtocol
 import Glibc
 
@@ -34,6 +35,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var limits: ServerLimits
     /// One of ``logLevels``.
     public var logLevel: String
+    /// The key-value store's quotas (`[key_value]`).
+    public var keyValueQuota = KVQuota()
     /// Where this came from: `embedded default`, `--root DIR`, or the file's path.
     public var source: String
 

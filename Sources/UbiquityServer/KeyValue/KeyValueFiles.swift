@@ -12,18 +12,26 @@ enum KeyValueFiles {
     static let directory = ".ubiquity-kv"
 
     /// Opens the store's folder of the container at `root`, creating it (as root, for the
-    /// container's owner) when missing. The caller closes the descriptor.
-    static func openDirectory(root: String, owner: UInt32?, group: UInt32?) -> Result<Int32, FileProblem> {
-        ContainerDirectory.open(root).flatMap { fd in
-            defer { close(fd) }
+    /// container's owner) when missing and `create`; nil when it is missing and not `create`.
+    /// The caller closes the descriptor.
+    static func openDirectory(root: String, create: Bool, owner: UInt32?, group: UInt32?) -> Result<Int32, FileProblem>? {
+        let fd: Int32
+        switch ContainerDirectory.open(root) {
+        case .success(let value): fd = value
+        case .failure(let problem): return .failure(problem)
+        }
+        defer { close(fd) }
+        if create {
             let asRoot = geteuid() == 0
-            return ContainerDirectory.ensure(directory, in: fd, parentPath: root, mode: 0o755,
-                                             owner: asRoot ? owner : nil, group: asRoot ? group : nil).flatMap { _ in
-                let inner = DirectoryEntries.open(directory, in: fd)
-                guard inner >= 0 else { return .failure(FileProblem("cannot open \(root)/\(directory): \(String(cString: strerror(errno)))")) }
-                return .success(inner)
+            if case .failure(let problem) = ContainerDirectory.ensure(directory, in: fd, parentPath: root, mode: 0o755,
+                                                                      owner: asRoot ? owner : nil, group: asRoot ? group : nil) {
+                return .failure(problem)
             }
         }
+        let inner = DirectoryEntries.open(directory, in: fd)
+        if inner >= 0 { return .success(inner) }
+        if errno == ENOENT && !create { return nil }
+        return .failure(FileProblem("cannot open \(root)/\(directory): \(String(cString: strerror(errno)))"))
     }
 
     /// The store files in the folder: `*.json` not starting with a dot (a sync engine's temporary

@@ -50,7 +50,7 @@ actor KeyValueStore {
             if error.code == .quotaExceeded { notify(.quotaViolationChange, keys: [key], except: nil) }
             throw error
         }
-        let fd = try openDirectory()
+        guard let fd = try openDirectory(create: true) else { throw KeyValueError(.storageFailed, "the store's folder vanished") }
         defer { close(fd) }
         if let failure = KeyValueFiles.write(own.bytes, to: state.ownFile, in: fd) {
             logger.error("key-value write failed", metadata: ["container": "\(container)", "key": "\(key)", "error": "\(failure)"])
@@ -67,8 +67,9 @@ actor KeyValueStore {
     @discardableResult
     func reload() -> [String] {
         guard loaded else { try? ensureLoaded(); return [] }
-        guard let fd = try? openDirectory() else { return [] }
-        defer { close(fd) }
+        let fd: Int32
+        do { fd = try openDirectory(create: false) ?? -1 } catch { return [] }
+        defer { if fd >= 0 { close(fd) } }
         let hadOthers = state.hasOtherDevices, wasOver = state.isOverQuota
         let changed = state.replace(readFiles(fd, skipping: state.ownFile))
         guard !changed.isEmpty else { return [] }
@@ -87,8 +88,8 @@ actor KeyValueStore {
     /// Loads on first use; a folder that cannot be made or read is `kv.storageFailed`.
     func ensureLoaded() throws(KeyValueError) {
         guard !loaded else { return }
-        let fd = try openDirectory()
-        defer { close(fd) }
+        let fd = try openDirectory(create: false) ?? -1
+        defer { if fd >= 0 { close(fd) } }
         state.replace(readFiles(fd, skipping: nil))
         loaded = true
         logger.info("key-value store loaded", metadata: [
@@ -96,11 +97,12 @@ actor KeyValueStore {
             "damaged": "\(problems.count)"])
     }
 
-    /// Every store file's content (nil for a file gone or unreadable), noting problems.
+    /// Every store file's content (nil for a file gone or unreadable), noting problems. `fd` -1:
+    /// the folder does not exist (yet): no files.
     private func readFiles(_ fd: Int32, skipping: String?) -> [String: KVReplica?] {
         var result: [String: KVReplica?] = [:]
         for name in state.files.keys where name != skipping { result[name] = .some(nil) }
-        for name in KeyValueFiles.names(in: fd) where name != skipping {
+        for name in fd < 0 ? [] : KeyValueFiles.names(in: fd) where name != skipping {
             switch KeyValueFiles.read(name, in: fd) {
             case nil: result[name] = .some(nil)
             case .success(let bytes)?:
@@ -123,10 +125,12 @@ actor KeyValueStore {
         problems[name] = reason
     }
 
-    private func openDirectory() throws(KeyValueError) -> Int32 {
-        switch KeyValueFiles.openDirectory(root: root, owner: owner, group: group) {
-        case .success(let fd): return fd
-        case .failure(let problem):
+    /// The store's folder (made when `create`); nil when it does not exist and not `create`.
+    private func openDirectory(create: Bool) throws(KeyValueError) -> Int32? {
+        switch KeyValueFiles.openDirectory(root: root, create: create, owner: owner, group: group) {
+        case nil: return nil
+        case .success(let fd)?: return fd
+        case .failure(let problem)?:
             throw KeyValueError(.storageFailed, "the store of '\(container)' cannot be opened: \(problem.message)",
                                 details: ["container": .string(container)])
         }
