@@ -128,12 +128,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// The Swift client library: MetadataQuery (shaped like NSMetadataQuery) and
-        /// UbiquityContainer, over the daemon's socket.
+        /// The Swift client library: MetadataQuery (shaped like NSMetadataQuery), KeyValueStore
+        /// (shaped like NSUbiquitousKeyValueStore) and UbiquityContainer, over the daemon's socket.
         .target(
             name: "UbiquityKit",
             dependencies: [
-                "UbiquityProtocol", "UbiquityPredicate",
+                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),

@@ -10,12 +10,16 @@ import UbiquityProtocol
 /// connection and its reader task; all state sits behind one lock, and callbacks run outside it.
 final class Router: Sendable {
     typealias EventHandler = @Sendable (Result<ServerEvent, UbiquityKitError>) -> Void
+    /// Receives a key-value subscription's `kv.changed` events, or the connection's end.
+    typealias KeyValueHandler = @Sendable (Result<KeyValueChange, UbiquityKitError>) -> Void
 
     private struct Pending {
         var promise: EventLoopPromise<JSONValue>
         /// Set for `query.start` and `document.watch`: registered under the query or watch id the
         /// response names, before the next line is read.
         var handler: EventHandler?
+        /// Set for `kv.subscribe`: registered under the `store` the response names.
+        var keyValueHandler: KeyValueHandler?
     }
 
     private struct State {
@@ -24,6 +28,8 @@ final class Router: Sendable {
         var handlers: [Int: EventHandler] = [:]
         /// `document.watch` subscriptions, by watch id.
         var watchHandlers: [Int: EventHandler] = [:]
+        /// `kv.subscribe` subscriptions, by store number.
+        var keyValueHandlers: [Int: KeyValueHandler] = [:]
         /// Once set, the connection is unusable and new requests fail with it at once.
         var failure: (any Error)?
         var closeReason: String?
@@ -38,13 +44,13 @@ final class Router: Sendable {
     }
 
     func send(_ operation: UbiquityProtocol.Operation, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop,
-              handler: EventHandler? = nil) async throws -> JSONValue {
+              handler: EventHandler? = nil, keyValueHandler: KeyValueHandler? = nil) async throws -> JSONValue {
         let promise = eventLoop.makePromise(of: JSONValue.self)
         let registered: Result<Int64, any Error> = state.withLock { state in
             if let failure = state.failure { return .failure(failure) }
             let id = state.nextID
             state.nextID += 1
-            state.pending[id] = Pending(promise: promise, handler: handler)
+            state.pending[id] = Pending(promise: promise, handler: handler, keyValueHandler: keyValueHandler)
             return .success(id)
         }
         let id: Int64
@@ -82,8 +88,10 @@ final class Router: Sendable {
             deliver(response)
         case .event(.shuttingDown(let reason)):
             fail(.daemonShuttingDown(reason: reason))
-        case .unknownEvent, .keyValueChanged:
+        case .unknownEvent:
             break
+        case .keyValueChanged(let change):
+            state.withLock { $0.keyValueHandlers[change.store] }?(.success(change))
         case .event(let event):
             if let watch = event.watch {
                 state.withLock { $0.watchHandlers[watch] }?(.success(event))
@@ -108,6 +116,10 @@ final class Router: Sendable {
         }
         let pending: Pending? = state.withLock { (state: inout State) -> Pending? in
             guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+            if let handler = pending.keyValueHandler, case .success(let result) = response.outcome,
+               case .object(let fields) = result, case .integer(let store)? = fields["store"] {
+                state.keyValueHandlers[Int(store)] = handler
+            }
             if let handler = pending.handler, case .success(let result) = response.outcome {
                 if case .object(let fields) = result, case .integer(let watch)? = fields["watch"] {
                     state.watchHandlers[Int(watch)] = handler
@@ -135,15 +147,25 @@ final class Router: Sendable {
         state.withLock { $0.watchHandlers[watch] = handler }
     }
 
+    /// Routes `kv.changed` events of `store` to `handler` (nil: stop routing them).
+    func setKeyValueHandler(_ handler: KeyValueHandler?, store: Int) {
+        state.withLock { $0.keyValueHandlers[store] = handler }
+    }
+
     /// Ends everything: pending requests and query handlers receive `error`; later sends fail at once.
     func fail(_ error: UbiquityKitError) {
-        let (pending, handlers) = state.withLock { state in
+        let (pending, handlers, keyValue) = state.withLock { state in
             if state.failure == nil { state.failure = error }
-            defer { state.pending.removeAll(); state.handlers.removeAll(); state.watchHandlers.removeAll() }
-            return (Array(state.pending.values), Array(state.handlers.values) + Array(state.watchHandlers.values))
+            defer {
+                state.pending.removeAll(); state.handlers.removeAll(); state.watchHandlers.removeAll()
+                state.keyValueHandlers.removeAll()
+            }
+            return (Array(state.pending.values), Array(state.handlers.values) + Array(state.watchHandlers.values),
+                    Array(state.keyValueHandlers.values))
         }
         for p in pending { p.promise.fail(error) }
         for h in handlers { h(.failure(error)) }
+        for h in keyValue { h(.failure(error)) }
     }
 
     private func failPending(_ error: any Error) {

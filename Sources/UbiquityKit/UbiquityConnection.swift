@@ -210,6 +210,19 @@ public final class UbiquityConnection: Sendable {
         try await router.send(.documentWatch(path: path), writer: outbound, eventLoop: channel.eventLoop, handler: handler)
     }
 
+    /// Sends `kv.subscribe`; the store's `kv.changed` events go to `handler` (registered before the
+    /// next line is read). Returns the result (`store`, `container`).
+    func subscribeKeyValue(container: String?, handler: @escaping Router.KeyValueHandler) async throws -> JSONValue {
+        try await router.send(.kvSubscribe(container: container), writer: outbound, eventLoop: channel.eventLoop,
+                              keyValueHandler: handler)
+    }
+
+    /// Sends `kv.unsubscribe` and stops routing the subscription's events.
+    func unsubscribeKeyValue(_ store: Int) async throws {
+        router.setKeyValueHandler(nil, store: store)
+        try await send(.kvUnsubscribe(store: store))
+    }
+
     /// Sends `document.unwatch` and stops routing the watch's events.
     func unwatchDocument(_ watch: Int) async throws {
         router.setWatchHandler(nil, watch: watch)

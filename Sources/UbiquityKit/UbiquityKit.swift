@@ -3,7 +3,7 @@
 // Owns: a connection that speaks UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery)
 //   and UbiquityContainer.
 // Must not: read the index or the file system to answer queries: everything comes from ubiquityd.
-// Depends on: UbiquityProtocol, UbiquityPredicate, swift-nio (+ nio-extras).
+// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), swift-nio (+ nio-extras).
 //
 // Pieces:
 //   UbiquityConnection  one socket: hello, requests matched by id, events routed per query,
@@ -12,6 +12,8 @@
 //                       `results` mirrors the daemon's result set at every notification.
 //   MetadataItem        one result: path, oldPath, attributes by canonical name.
 //   UbiquityContainer   one-call helpers: url(for:), containers(), status().
+//   KeyValueStore       NSUbiquitousKeyValueStore's shape: typed getters from a local copy kept
+//                       current by kv.changed, acknowledged setters, external changes as a sequence.
 //
 // Usage:
 //   let connection = try await UbiquityConnection.connect()

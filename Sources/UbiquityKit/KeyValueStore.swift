@@ -1,0 +1,193 @@
+public import Foundation
+import Synchronization
+public import UbiquityKeyValue
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// A container's key-value store, shaped like `NSUbiquitousKeyValueStore` (docs/kv-store.md).
+///
+/// Getters read a local copy, so they are immediate; the copy is loaded by ``open(_:connection:)``
+/// and kept current by the daemon's `kv.changed` events. Setters return once the daemon has the
+/// value on disk (they throw otherwise: a quota, a bad value, a lost connection). Changes made
+/// elsewhere — another process, another device — arrive on ``externalChanges()`` after the local
+/// copy already holds them; this store's own writes are not reported there.
+///
+/// ```swift
+/// let store = try await KeyValueStore.open(connection: connection)
+/// try await store.set("name", forKey: "sortOrder")
+/// print(store.string(forKey: "sortOrder") ?? "-")
+/// for await change in store.externalChanges() { print(change.reason, change.keys) }
+/// ```
+public final class KeyValueStore: Sendable {
+    /// The container whose store this is.
+    public let container: String
+    private let connection: UbiquityConnection
+    /// The `kv.subscribe` number.
+    private let subscription: Int
+    private let state = Mutex(State())
+    /// `kv.changed` events in arrival order, applied one at a time.
+    private let incoming: AsyncStream<Result<KeyValueChange, UbiquityKitError>>.Continuation
+
+    private struct State {
+        var values: [String: KVValue] = [:]
+        var observers: [Int: AsyncStream<KeyValueStoreChange>.Continuation] = [:]
+        var nextObserver = 0
+        var closed = false
+    }
+
+    private init(container: String, connection: UbiquityConnection, subscription: Int,
+                 incoming: AsyncStream<Result<KeyValueChange, UbiquityKitError>>.Continuation) {
+        self.container = container
+        self.connection = connection
+        self.subscription = subscription
+        self.incoming = incoming
+    }
+
+    /// Subscribes to the store of `container` (nil: the default container) and loads it.
+    public static func open(_ container: String? = nil, connection: UbiquityConnection) async throws -> KeyValueStore {
+        let (events, sink) = AsyncStream.makeStream(of: Result<KeyValueChange, UbiquityKitError>.self)
+        let result = try await connection.subscribeKeyValue(container: container) { sink.yield($0) }
+        let reader = try FieldReader(result, context: "kv.subscribe result")
+        let store = KeyValueStore(container: try reader.string("container"), connection: connection,
+                                  subscription: try reader.int("store"), incoming: sink)
+        try await store.reloadAll()
+        Task { await store.apply(events) }
+        return store
+    }
+
+    // MARK: Reading (from the local copy)
+
+    /// The value of `key`, of whatever type; nil when the key has none.
+    public func object(forKey key: String) -> KVValue? { state.withLock { $0.values[key] } }
+    public func string(forKey key: String) -> String? {
+        if case .string(let s)? = object(forKey: key) { return s }
+        return nil
+    }
+    /// 0 when the key has no number (a whole double counts).
+    public func longLong(forKey key: String) -> Int64 {
+        switch object(forKey: key) {
+        case .integer(let i)?: i
+        case .double(let d)? where d.rounded() == d && abs(d) < 9.2e18: Int64(d)
+        default: 0
+        }
+    }
+    /// 0 when the key has no number.
+    public func double(forKey key: String) -> Double {
+        switch object(forKey: key) {
+        case .double(let d)?: d
+        case .integer(let i)?: Double(i)
+        default: 0
+        }
+    }
+    /// false when the key has no boolean.
+    public func bool(forKey key: String) -> Bool {
+        if case .bool(let b)? = object(forKey: key) { return b }
+        return false
+    }
+    public func data(forKey key: String) -> Data? {
+        if case .data(let bytes)? = object(forKey: key) { return Data(bytes) }
+        return nil
+    }
+    public func date(forKey key: String) -> Date? {
+        if case .date(let millis)? = object(forKey: key) { return Date(timeIntervalSince1970: Double(millis) / 1000) }
+        return nil
+    }
+    public func array(forKey key: String) -> [KVValue]? {
+        if case .array(let a)? = object(forKey: key) { return a }
+        return nil
+    }
+    public func dictionary(forKey key: String) -> [String: KVValue]? {
+        if case .dictionary(let d)? = object(forKey: key) { return d }
+        return nil
+    }
+    /// Every key with its value.
+    public var dictionaryRepresentation: [String: KVValue] { state.withLock { $0.values } }
+
+    // MARK: Writing (acknowledged once on disk)
+
+    /// Sets `value` for `key`; nil removes the key. Returns once the daemon has it on disk.
+    /// - Throws: ``ProtocolError`` with `kv.quotaExceeded`, `kv.invalidKey`, `kv.invalidValue`
+    ///   or `kv.storageFailed`; ``UbiquityKitError`` when the daemon cannot be reached.
+    public func set(_ value: KVValue?, forKey key: String) async throws {
+        if let value {
+            try await connection.send(.kvSet(container: container, key: key, value: value.wire))
+        } else {
+            try await connection.send(.kvRemove(container: container, key: key))
+        }
+        state.withLock { $0.values[key] = value }
+    }
+    public func set(_ value: String, forKey key: String) async throws { try await set(.string(value), forKey: key) }
+    public func set(_ value: Int64, forKey key: String) async throws { try await set(.integer(value), forKey: key) }
+    public func set(_ value: Int, forKey key: String) async throws { try await set(.integer(Int64(value)), forKey: key) }
+    public func set(_ value: Double, forKey key: String) async throws { try await set(.double(value), forKey: key) }
+    public func set(_ value: Bool, forKey key: String) async throws { try await set(.bool(value), forKey: key) }
+    public func set(_ value: Data, forKey key: String) async throws { try await set(.data([UInt8](value)), forKey: key) }
+    /// Kept to the millisecond.
+    public func set(_ value: Date, forKey key: String) async throws {
+        try await set(.date(Int64((value.timeIntervalSince1970 * 1000).rounded(.down))), forKey: key)
+    }
+    public func set(_ value: [KVValue], forKey key: String) async throws { try await set(.array(value), forKey: key) }
+    public func set(_ value: [String: KVValue], forKey key: String) async throws { try await set(.dictionary(value), forKey: key) }
+    public func removeObject(forKey key: String) async throws { try await set(nil, forKey: key) }
+
+    /// Asks the daemon to read every device's file now, then reloads the local copy.
+    @discardableResult
+    public func synchronize() async throws -> Bool {
+        try await connection.send(.kvSynchronize(container: container))
+        try await reloadAll()
+        return true
+    }
+
+    // MARK: External changes
+
+    /// Changes made elsewhere, from now on, each delivered after the local copy holds it. Ends
+    /// when the store is closed or the connection is lost. Every call returns its own sequence.
+    public func externalChanges() -> AsyncStream<KeyValueStoreChange> {
+        let (stream, sink) = AsyncStream.makeStream(of: KeyValueStoreChange.self)
+        let id: Int? = state.withLock { state in
+            guard !state.closed else { return nil }
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = sink
+            return state.nextObserver
+        }
+        guard let id else { sink.finish(); return stream }
+        sink.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Stops the subscription; ``externalChanges()`` sequences end. The connection stays open.
+    public func close() async {
+        try? await connection.unsubscribeKeyValue(subscription)
+        incoming.finish()
+    }
+
+    private func reloadAll() async throws {
+        let result = try await connection.send(.kvAll(container: container))
+        let values = try FieldReader(result, context: "kv.all result").optionalObject("values") ?? [:]
+        var decoded: [String: KVValue] = [:]
+        for (key, wire) in values { decoded[key] = try KVValue(wire: wire, path: "values.\(key)") }
+        state.withLock { $0.values = decoded }
+    }
+
+    /// Applies each `kv.changed` in order: refreshes its keys, then tells observers.
+    private func apply(_ events: AsyncStream<Result<KeyValueChange, UbiquityKitError>>) async {
+        for await event in events {
+            guard case .success(let change) = event else { break }
+            for key in change.keys {
+                guard let result = try? await connection.send(.kvGet(container: container, key: key)),
+                      case .object(let fields) = result, let wire = fields["value"] else { continue }
+                let value = wire == .null ? nil : try? KVValue(wire: wire)
+                state.withLock { $0.values[key] = value }
+            }
+            let reason = KVChangeReason(rawValue: change.reason) ?? .serverChange
+            let observers = state.withLock { Array($0.observers.values) }
+            for observer in observers { observer.yield(KeyValueStoreChange(reason: reason, keys: change.keys)) }
+        }
+        let observers = state.withLock { state in
+            state.closed = true
+            defer { state.observers.removeAll() }
+            return Array(state.observers.values)
+        }
+        for observer in observers { observer.finish() }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import UbiquityKeyValue
+import UbiquityKit
+import UbiquityProtocol
+import UbiquityTesting
+
+/// UbiquityKit's KeyValueStore against the real daemon: NSUbiquitousKeyValueStore's shape.
+@Suite("UbiquityKit KeyValueStore")
+struct KeyValueStoreKitTests {
+    /// The next external change within a deadline.
+    func next(_ iterator: inout AsyncStream<KeyValueStoreChange>.Iterator, within seconds: Double = 10) async throws -> KeyValueStoreChange {
+        let box = UncheckedIterator(iterator)
+        let change = try await withThrowingTaskGroup(of: KeyValueStoreChange?.self) { group in
+            group.addTask { await box.next() }
+            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }   // a deadline, not a wait
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        iterator = box.iterator
+        guard let change else { throw TestDaemonError("no external change within \(seconds) s") }
+        return change
+    }
+
+    @Test("Typed setters and getters round-trip; absent keys read as Apple's defaults")
+    func typedValues() async throws {
+        try await withTestDaemon { daemon in
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            let store = try await KeyValueStore.open(connection: connection)
+            #expect(store.container == "com.example.grocery")
+            try await store.set("name", forKey: "sortOrder")
+            try await store.set(Int64.max, forKey: "big")
+            try await store.set(2.5, forKey: "ratio")
+            try await store.set(true, forKey: "flag")
+            try await store.set(Data([0, 1, 255]), forKey: "blob")
+            let when = Date(timeIntervalSince1970: 1_795_000_000.123)
+            try await store.set(when, forKey: "when")
+            try await store.set([.string("a"), .integer(1)], forKey: "list")
+            try await store.set(["x": .bool(false)], forKey: "dict")
+            // A second store on another connection reads what the first wrote.
+            let other = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
+            for s in [store, other] {
+                #expect(s.string(forKey: "sortOrder") == "name")
+                #expect(s.longLong(forKey: "big") == Int64.max)
+                #expect(s.double(forKey: "ratio") == 2.5)
+                #expect(s.bool(forKey: "flag"))
+                #expect(s.data(forKey: "blob") == Data([0, 1, 255]))
+                #expect(s.date(forKey: "when") == Date(timeIntervalSince1970: 1_795_000_000.123))
+                #expect(s.array(forKey: "list") == [.string("a"), .integer(1)])
+                #expect(s.dictionary(forKey: "dict") == ["x": .bool(false)])
+                #expect(s.dictionaryRepresentation.count == 8)
+                #expect(s.string(forKey: "absent") == nil && s.longLong(forKey: "absent") == 0 && !s.bool(forKey: "absent"))
+            }
+            try await store.removeObject(forKey: "flag")
+            #expect(store.object(forKey: "flag") == nil)
+            #expect(try await other.synchronize())
+            #expect(other.object(forKey: "flag") == nil)
+            await #expect(throws: ProtocolError.self) { try await store.set(String(repeating: "k", count: 65), forKey: String(repeating: "k", count: 65)) }
+        }
+    }
+
+    @Test("Another process's write arrives as serverChange with its keys, after the local copy has it; own writes do not")
+    func externalChanges() async throws {
+        try await withTestDaemon { daemon in
+            let mine = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
+            let theirs = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
+            var changes = mine.externalChanges().makeAsyncIterator()
+            var theirChanges = theirs.externalChanges().makeAsyncIterator()
+            try await mine.set("mine", forKey: "own")
+            try await theirs.set("date", forKey: "sortOrder")
+            let change = try await next(&changes)
+            // The first change mine hears is theirs: its own write was not reported.
+            #expect(change == KeyValueStoreChange(reason: .serverChange, keys: ["sortOrder"]))
+            #expect(mine.string(forKey: "sortOrder") == "date")
+            #expect(try await next(&theirChanges) == KeyValueStoreChange(reason: .serverChange, keys: ["own"]))
+        }
+    }
+}
+
+/// Lets a test hand an iterator to a child task and get it back (the test awaits the task).
+private final class UncheckedIterator: @unchecked Sendable {
+    var iterator: AsyncStream<KeyValueStoreChange>.Iterator
+    init(_ iterator: AsyncStream<KeyValueStoreChange>.Iterator) { self.iterator = iterator }
+    func next() async -> KeyValueStoreChange? { await iterator.next() }
+}
