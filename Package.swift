@@ -173,7 +173,7 @@ let package = Package(
             name: "ubiq",
             dependencies: [
                 "CommandLineSupport",
-                "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit",
+                "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -25,10 +25,14 @@ public struct GlobalOptions: Sendable {
     public let valued: Set<String>
     /// Options that stand alone (`--json`).
     public let flags: Set<String>
+    /// Subcommands that only group others (`ubiq kv get`): the options move after the grouped
+    /// command's name, the one that takes them.
+    public let groups: Set<String>
 
-    public init(valued: Set<String>, flags: Set<String>) {
+    public init(valued: Set<String>, flags: Set<String>, groups: Set<String> = []) {
         self.valued = valued
         self.flags = flags
+        self.groups = groups
     }
 
     /// `arguments` (without the program name) with leading global options moved after the
@@ -57,6 +61,9 @@ public struct GlobalOptions: Sendable {
             }
         }
         guard !moved.isEmpty, index < arguments.endIndex else { return arguments }
+        if groups.contains(arguments[index]), index + 1 < arguments.endIndex, !arguments[index + 1].hasPrefix("-") {
+            return [arguments[index], arguments[index + 1]] + moved + arguments[(index + 2)...]
+        }
         return [arguments[index]] + moved + arguments[(index + 1)...]
     }
 }

@@ -1,7 +1,7 @@
 // ubiq — the query CLI, like mdfind (this file holds its entry point; docs/ubiq.md).
 //
 // Owns: argument parsing and output (tables, JSON lines, exit statuses) of query, watch,
-//   containers, status and predicate.
+//   containers, status, predicate and kv.
 // Must not: implement the language (UbiquityPredicate) or the protocol (UbiquityKit talks to the daemon).
 // Depends on: UbiquityPredicate, UbiquityProtocol, UbiquityKit, swift-argument-parser.
 import ArgumentParser
@@ -24,6 +24,7 @@ struct Ubiq: AsyncParsableCommand {
               ubiq query "name LIKE 'Item_*'" --attr name --attr size
               ubiq watch --container com.example.grocery "name LIKE 'Item_*'"
               ubiq status
+              ubiq kv set sortOrder name
 
             Exit status: 0 success, 1 the daemon refused the request, 2 invalid predicate or input, 3 \
             daemon not running or connection lost, 64 usage error.
@@ -32,7 +33,7 @@ struct Ubiq: AsyncParsableCommand {
             """,
         version: UbiquityVersion.string,
         subcommands: [QueryCommand.self, WatchCommand.self, ContainersCommand.self, StatusCommand.self,
-                      PredicateCommand.self]
+                      PredicateCommand.self, KVCommand.self]
     )
 
     /// SIGPIPE is ignored from the start, so a reader that goes away early (`ubiq ... | head -1`)
@@ -44,5 +45,5 @@ struct Ubiq: AsyncParsableCommand {
     }
 
     /// Options every daemon command takes, also accepted before the subcommand (`ubiq --socket P query …`).
-    static let globalOptions = GlobalOptions(valued: ["--socket", "--timeout", "--container"], flags: ["--json"])
+    static let globalOptions = GlobalOptions(valued: ["--socket", "--timeout", "--container"], flags: ["--json"], groups: ["kv"])
 }

@@ -13,6 +13,13 @@ import UbiquityTesting
         #expect(options.hoisted(["query", "--socket", "/s", "x"]) == ["query", "--socket", "/s", "x"])
     }
 
+    @Test func groupedCommandsTakeTheOptionsAfterTheGroupedName() {
+        let grouped = GlobalOptions(valued: ["--socket"], flags: ["--json"], groups: ["kv"])
+        #expect(grouped.hoisted(["--socket", "/s", "kv", "get", "k"]) == ["kv", "get", "--socket", "/s", "k"])
+        #expect(grouped.hoisted(["--json", "kv", "--help"]) == ["kv", "--json", "--help"])
+        #expect(grouped.hoisted(["--json", "status"]) == ["status", "--json"])
+    }
+
     @Test func anythingElseFirstIsLeftForTheParserToReport() {
         #expect(options.hoisted(["--help"]) == ["--help"])
         #expect(options.hoisted(["--bogus", "query"]) == ["--bogus", "query"])

@@ -1,0 +1,43 @@
+import ArgumentParser
+import UbiquityKeyValue
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// `ubiq kv get KEY`.
+struct KVGetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print one key's value.",
+        discussion: """
+            A string prints as itself; any other value as JSON, data and dates as \
+            {"$data":"<base64>"} and {"$date":"<UTC time>"}.
+
+            Examples:
+              $ ubiq kv get sortOrder
+              name
+              $ ubiq kv get sortOrder --json
+              {"container":"com.example.grocery","key":"sortOrder","value":"name"}
+
+            Exit status: 0 the key has a value, 1 it has none (nothing is printed; with --json, \
+            "value" is null), 3 daemon not running.
+            """
+    )
+
+    @Argument(help: "The key.")
+    var key: String
+
+    @OptionGroup var options: KVOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let operation = Operation.kvGet(container: options.container, key: key)
+        let result = try await connection.run { try await $0.send(operation) }
+        let wire: JSONValue? = if case .object(let fields) = result { fields["value"] } else { nil }
+        if options.json { Terminal.output(try Terminal.json(result)) }
+        guard let wire, wire != .null else {
+            if !options.json { Terminal.error("'\(key)' has no value") }
+            throw ExitCode(DaemonFailure.daemonError)
+        }
+        if !options.json { Terminal.output(KVValueText.show(try KVValue(wire: wire))) }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import UbiquityPredicate
+import UbiquityProtocol
+
+/// `ubiq kv rm KEY`.
+struct KVRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Remove one key; returns once the removal is on disk.",
+        discussion: """
+            The removal is kept with its time, so it wins over older values of the key on your \
+            other devices. Removing a key that has no value is not an error.
+
+            Examples:
+              $ ubiq kv rm draft
+              $ ubiq kv rm draft --json
+              {"container":"com.example.grocery","key":"draft","removed":false}
+
+            Exit status: 0 removed (or had no value), 1 the daemon refused, 3 daemon not running.
+            """
+    )
+
+    @Argument(help: "The key.")
+    var key: String
+
+    @OptionGroup var options: KVOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let operation = Operation.kvRemove(container: options.container, key: key)
+        let result = try await connection.run { try await $0.send(operation) }
+        if options.json { Terminal.output(try Terminal.json(result)) }
+    }
+}
