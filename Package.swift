@@ -145,7 +145,7 @@ let package = Package(
         /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
         .target(
             name: "GroceryStore",
-            dependencies: ["UbiquityKit", "UbiquityPredicate"],
+            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol"],
             swiftSettings: swiftSettings
         ),
 

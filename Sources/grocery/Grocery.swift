@@ -25,6 +25,7 @@ struct Grocery: AsyncParsableCommand {
               ID    NAME
               7B00  free-range eggs
               3F2A  milk
+              $ grocery sort created   # on every device, through the key-value store
               $ grocery rename 3f "oat milk"
               $ grocery watch          # in a third terminal: a live list
               $ grocery delete 7B00
@@ -38,7 +39,8 @@ struct Grocery: AsyncParsableCommand {
             """,
         version: UbiquityVersion.string,
         subcommands: [StatusCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, RenameCommand.self,
-                      DeleteCommand.self, WatchCommand.self, ImageCommand.self, ConflictsCommand.self, ResolveCommand.self]
+                      DeleteCommand.self, WatchCommand.self, ImageCommand.self, ConflictsCommand.self, ResolveCommand.self,
+                      SortCommand.self]
     )
 
     static func main() async {

@@ -27,8 +27,10 @@ struct ListCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Sort by name (case-insensitive) or by creation (oldest first).", valueName: "order"))
-    var sort: Choice<GroceryItemOrder> = .init(.name)
+    @Option(help: ArgumentHelp(
+        "Sort by name (case-insensitive) or by creation (oldest first); default: the order chosen with `grocery sort` on any device, else name.",
+        valueName: "order"))
+    var sort: Choice<GroceryItemOrder>?
 
     @Flag(help: "Print one JSON object per item and line.")
     var json = false
@@ -36,8 +38,13 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let (items, format) = try await options.withList { (try await $0.items(), $0.format) }
-        let sorted = sort.value.sorted(items)
+        let chosen = sort?.value
+        let (items, format, order) = try await options.withList { list in
+            var order = chosen
+            if order == nil { order = try await list.storedSortOrder() }
+            return (try await list.items(), list.format, order ?? .name)
+        }
+        let sorted = order.sorted(items)
         let shortIDs = GroceryItemID.shortIDs(for: items.map(\.id))
         if json {
             if !sorted.isEmpty { Output.line(Output.jsonLines(ItemFormat.jsonItems(sorted, shortIDs: shortIDs))) }

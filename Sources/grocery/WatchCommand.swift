@@ -36,8 +36,10 @@ struct WatchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Sort by name (case-insensitive) or by creation (oldest first).", valueName: "order"))
-    var sort: Choice<GroceryItemOrder> = .init(.name)
+    @Option(help: ArgumentHelp(
+        "Sort by name (case-insensitive) or by creation (oldest first); default: the order chosen with `grocery sort` when the watch starts, else name.",
+        valueName: "order"))
+    var sort: Choice<GroceryItemOrder>?
 
     @Option(help: ArgumentHelp(
         "Report changes at most once per SECONDS (default: the daemon's, 0.05; 0: at once).", valueName: "seconds"))
@@ -59,7 +61,11 @@ struct WatchCommand: AsyncParsableCommand {
                                    format: options.store.value, batchingInterval: batching)
         live.helloTimeout = .seconds(options.timeout)
         let style: WatchPrinter.Style = json ? .json : (Output.isTerminal ? .redraw : .append)
-        let sort = sort.value, format = options.store.value, container = options.container
+        let chosen = sort?.value
+        var stored: GroceryItemOrder?
+        if chosen == nil { stored = try await options.withList { try await $0.storedSortOrder() } }
+        let sort = chosen ?? stored ?? .name
+        let format = options.store.value, container = options.container
         let watching = Task {
             let printer = WatchPrinter(style: style, sort: sort, format: format, container: container)
             try await live.run { printer.show($0) }
