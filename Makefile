@@ -69,6 +69,8 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release IndexBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release WatchBenchmarks
+	@# KeyValueBenchmarks runs the real ubiquityd, built beside it; it rewrites its section of docs/benchmarks.md.
+	cd Benchmarks && $(SWIFT) build -c release --product ubiquityd && $(SWIFT) run -c release KeyValueBenchmarks --out ../docs/benchmarks.md
 	$(MAKE) bench-compare
 	$(MAKE) bench-sync
 

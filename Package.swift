@@ -30,6 +30,8 @@ let package = Package(
         .library(name: "GroceryStore", targets: ["GroceryStore"]),
         .executable(name: "ubiq", targets: ["ubiq"]),
         .executable(name: "grocery", targets: ["grocery"]),
+        // The real daemon and the two-device rig, for the Benchmarks package (KeyValueBenchmarks).
+        .library(name: "UbiquityTesting", targets: ["UbiquityTesting"]),
     ],
     dependencies: [
         // CLI parsing for every executable (ubiq, later ubiquityd and grocery).

@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Benchmarks: a separate package so that the main build and `make test` never compile them.
-// `make bench` runs PredicateBenchmarks, IndexBenchmarks and WatchBenchmarks (see README.md).
+// `make bench` runs PredicateBenchmarks, IndexBenchmarks, WatchBenchmarks and KeyValueBenchmarks (see README.md).
 import PackageDescription
 
 let package = Package(
@@ -39,6 +39,21 @@ let package = Package(
                 "BenchmarkSupport",
                 .product(name: "UbiquityWatch", package: "Ubiquity"),
                 .product(name: "UbiquityIndex", package: "Ubiquity"),
+                .product(name: "UbiquityPredicate", package: "Ubiquity"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("InternalImportsByDefault"),
+            ]
+        ),
+        /// The key-value store through the real daemon: set → acknowledged latency (fsync
+        /// included), and set on device A → kv.changed on device B next to Syncthing's own time
+        /// to land the file (TwoDevices: real Syncthing in a private network namespace; root).
+        .executableTarget(
+            name: "KeyValueBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "UbiquityTesting", package: "Ubiquity"),
                 .product(name: "UbiquityPredicate", package: "Ubiquity"),
             ],
             swiftSettings: [
