@@ -8,6 +8,7 @@ public enum KVChangeReason: String, Sendable, Hashable, CaseIterable {
     /// A write was refused for passing a quota (the keys are the ones it named), or values
     /// received from other devices put the store past a quota.
     case quotaViolationChange
-    /// The container now lives somewhere else (a configuration reload moved it): every key may differ.
+    /// The container now lives somewhere else (a configuration reload moved it): every key may
+    /// differ, and the keys named are every key of the old store and the new one.
     case accountChange
 }

@@ -1,3 +1,5 @@
+import UbiquityPredicate
+
 /// The text form of a stored date: `YYYY-MM-DDTHH:MM:SS[.f{1,3}]Z` (UTC, years 0001–9999), held as
 /// whole milliseconds since 1970 so that it reads back exactly as it was written.
 public enum KVDate {
@@ -20,7 +22,7 @@ public enum KVDate {
         guard let year = number(0, 4), sep(4, "-"), let month = number(5, 2), sep(7, "-"), let day = number(8, 2),
               sep(10, "T"), let hour = number(11, 2), sep(13, ":"), let minute = number(14, 2), sep(16, ":"),
               let second = number(17, 2), year >= 1, (1...12).contains(month), hour < 24, minute < 60, second < 60,
-              day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+              day >= 1, day <= Int64(ISODate.daysIn(month: Int(month), year: Int(year))) else { return nil }
         var millis: Int64 = 0
         if b.count > 20 {
             let digits = b.count - 21
@@ -29,7 +31,7 @@ public enum KVDate {
         } else if b.count != 20 {
             return nil
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int64(ISODate.daysFromCivil(year: Int(year), month: Int(month), day: Int(day)))
         return ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + millis
     }
 
@@ -38,7 +40,8 @@ public enum KVDate {
         let clamped = min(max(milliseconds, range.lowerBound), range.upperBound)
         let (seconds, millis) = floorDivide(clamped, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (y, m, d) = ISODate.civilFromDays(Int(days))
+        let (year, month, day) = (Int64(y), Int64(m), Int64(d))
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
@@ -50,35 +53,5 @@ public enum KVDate {
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let q = a / b, r = a % b
         return r < 0 ? (q - 1, r + b) : (q, r)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Times are seconds since 1970-01-01T00:00:00Z. Text without a zone (`2026-11-22`,
 /// `2026-11-22T10:00:00`) is read as UTC.
-enum ISODate {
+public enum ISODate {
     /// Seconds from 1970-01-01 to 2001-01-01, the reference date of `CAST(number, 'NSDate')`.
     static let referenceDateOffset = 978_307_200.0
 
@@ -113,7 +113,8 @@ enum ISODate {
             && quantize(x) == x
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    /// Days in `month` (1–12) of `year` (proleptic Gregorian).
+    public static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -122,7 +123,8 @@ enum ISODate {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    /// Days from 1970-01-01 to the date (Howard Hinnant's algorithm).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -131,7 +133,8 @@ enum ISODate {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    /// The date (year, month, day) `z0` days after 1970-01-01.
+    public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

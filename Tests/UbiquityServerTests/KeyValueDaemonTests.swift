@@ -166,6 +166,38 @@ struct KeyValueDaemonTests {
         }
     }
 
+    @Test("A reload that moves the container hands subscribers to the store there, with accountChange and every key")
+    func accountChange() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let one = directory + "/one", two = directory + "/two", config = directory + "/ubiquityd.toml"
+        try FileManager.default.createDirectory(atPath: two + "/.ubiquity-kv", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: one, withIntermediateDirectories: true)
+        try #"{"format":"ubiquity.kv","version":1,"device":"other","entries":{"there":{"modified":1,"value":true}}}"#
+            .write(toFile: two + "/.ubiquity-kv/other.json", atomically: true, encoding: .utf8)
+        func declare(_ path: String) throws {
+            try "[[containers]]\nid = \"com.example.grocery\"\npath = \"\(path)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        try declare(one)
+        let d = try TestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"],
+                               environment: ["STATE_DIRECTORY": directory + "/state"])
+        defer { _ = d.stop(); d.cleanUp() }
+        let client = try connect(d.socket)
+        _ = try result(client, #"{"id":1,"op":"kv.subscribe"}"#)
+        _ = try result(client, #"{"id":2,"op":"kv.set","key":"here","value":1}"#)
+        try declare(two)
+        d.signal(SIGHUP)
+        let change = try nextChange(client)
+        #expect(change["reason"] == .string("accountChange"))
+        #expect(change["keys"] == .array([.string("here"), .string("there")]))
+        let values = try result(client, #"{"id":3,"op":"kv.all"}"#)["values"]
+        #expect(values == .object(["there": .bool(true)]))
+        // The subscription follows: a write by another connection is reported, and it can end.
+        _ = try result(try connect(d.socket), #"{"id":1,"op":"kv.set","key":"later","value":2}"#)
+        #expect(try nextChange(client)["keys"] == .array([.string("later")]))
+        _ = try result(client, #"{"id":4,"op":"kv.unsubscribe","store":1}"#)
+    }
+
     @Test("The store's files are never items: queries over every scope, and item counts, leave them out")
     func neverItems() async throws {
         try await withTestDaemon { daemon in

@@ -239,6 +239,7 @@ public final class Daemon: Sendable {
             logger.info("container added", metadata: ["container": "\(container.descriptor.id)", "path": "\(container.descriptor.root)"])
         }
         registry.replace(with: next)
+        await keyValue.containersMoved(next)
         // A container whose owner or group changed: every subscriber's right to it is checked
         // again, and one who lost it is told `container.forbidden` and hears nothing more.
         for container in next {

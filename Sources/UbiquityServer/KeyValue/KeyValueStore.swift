@@ -85,6 +85,21 @@ actor KeyValueStore {
 
     func unsubscribe(_ store: Int) { subscribers[store] = nil }
 
+    /// Hands every subscriber over (the container moved: ``KeyValueStores/containersMoved(_:)``),
+    /// with the keys this store had.
+    func handOver() -> (subscribers: [KeyValueSubscriber], keys: Set<String>) {
+        defer { subscribers.removeAll() }
+        return (Array(subscribers.values), Set(state.values.keys))
+    }
+
+    /// Takes the subscribers of the store this container had before it moved, and tells them
+    /// `accountChange` with every key of either store.
+    func adopt(_ moved: [KeyValueSubscriber], keys: Set<String>) {
+        try? ensureLoaded()
+        for subscriber in moved { subscribers[subscriber.store] = subscriber }
+        notify(.accountChange, keys: keys.union(state.values.keys).sorted(), except: nil)
+    }
+
     /// Loads on first use; a folder that cannot be made or read is `kv.storageFailed`.
     func ensureLoaded() throws(KeyValueError) {
         guard !loaded else { return }

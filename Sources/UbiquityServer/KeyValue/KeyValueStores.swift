@@ -52,6 +52,25 @@ public final class KeyValueStores: Sendable {
         }
     }
 
+    /// Ends subscription `number` of the store of `container`, wherever the container lives now.
+    func unsubscribe(_ number: Int, container: String) async {
+        await stores.withLock { $0[container] }?.unsubscribe(number)
+    }
+
+    /// After a reload: a container that now lives in another directory has another store. Its
+    /// subscribers move to the new one and are told `accountChange` with every key of either.
+    func containersMoved(_ containers: [ResolvedContainer]) async {
+        for container in containers {
+            let key = container.descriptor.id.rawValue
+            guard let old = stores.withLock({ $0[key] }), old.root != container.descriptor.root,
+                  let new = try? store(for: container) else { continue }
+            let (subscribers, keys) = await old.handOver()
+            await new.adopt(subscribers, keys: keys)
+            logger.info("key-value store moved", metadata: ["container": "\(key)", "path": "\(container.descriptor.root)",
+                                                           "subscribers": "\(subscribers.count)"])
+        }
+    }
+
     /// A new subscription number, unique in this daemon.
     func nextSubscription() -> Int { subscriptions.add(1, ordering: .relaxed).newValue }
 

@@ -35,13 +35,13 @@ extension Session {
             let (resolved, store) = try keyValueStore(container)
             let number = context.keyValue.nextSubscription()
             try await store.subscribe(KeyValueSubscriber(store: number, connection: connection, sink: keyValueEventSink))
-            keyValueSubscriptions[number] = store
+            keyValueSubscriptions[number] = resolved.descriptor.id.rawValue
             return .object(["store": .integer(Int64(number)), "container": .string(resolved.descriptor.id.rawValue)])
         case .kvUnsubscribe(let number):
-            guard let store = keyValueSubscriptions.removeValue(forKey: number) else {
+            guard let container = keyValueSubscriptions.removeValue(forKey: number) else {
                 throw KeyValueError(.unknownStore, "no key-value subscription \(number) on this connection", details: ["store": .integer(Int64(number))])
             }
-            await store.unsubscribe(number)
+            await context.keyValue.unsubscribe(number, container: container)
             return .object(["store": .integer(Int64(number)), "unsubscribed": .bool(true)])
         default:
             fatalError("not a key-value operation: \(operation.name)")
@@ -56,7 +56,7 @@ extension Session {
 
     /// Ends every subscription: the connection is gone.
     func releaseKeyValue() async {
-        for (number, store) in keyValueSubscriptions { await store.unsubscribe(number) }
+        for (number, container) in keyValueSubscriptions { await context.keyValue.unsubscribe(number, container: container) }
         keyValueSubscriptions.removeAll()
         keyValueEventSink.finish()
     }

@@ -29,8 +29,8 @@ final class Session {
     /// ``keyValueEventBuffer`` unread; past that the oldest are dropped).
     let keyValueEvents: AsyncStream<KeyValueChange>
     let keyValueEventSink: AsyncStream<KeyValueChange>.Continuation
-    /// The key-value subscriptions this connection holds, by number.
-    var keyValueSubscriptions: [Int: KeyValueStore] = [:]
+    /// The key-value subscriptions this connection holds: number → container id.
+    var keyValueSubscriptions: [Int: String] = [:]
     static let keyValueEventBuffer = 1_024
 
     private static let connections = Atomic<UInt64>(0)
