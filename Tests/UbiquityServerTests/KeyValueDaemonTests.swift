@@ -153,11 +153,23 @@ struct KeyValueDaemonTests {
             try good.write(toFile: folder + "/good.json", atomically: true, encoding: .utf8)
             try String(good.prefix(40)).write(toFile: folder + "/truncated.json", atomically: true, encoding: .utf8)
             try Data([0xFF, 0x00, 0x13, 0x37]).write(to: URL(fileURLWithPath: folder + "/garbage.json"))
+            // Hostile ones: a link out of the container is never followed, a huge file never read whole,
+            // a directory and a deeply nested value are refused.
+            try FileManager.default.createSymbolicLink(atPath: folder + "/link.json", withDestinationPath: "/etc/passwd")
+            try Data(count: 17 << 20).write(to: URL(fileURLWithPath: folder + "/huge.json"))
+            try FileManager.default.createDirectory(atPath: folder + "/dir.json", withIntermediateDirectories: true)
+            let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+            try #"{"format":"ubiquity.kv","version":1,"device":"deep","entries":{"d":{"modified":1,"value":\#(deep)}}}"#
+                .write(toFile: folder + "/deep.json", atomically: true, encoding: .utf8)
             let client = try connect(daemon.socket)
             #expect(try result(client, #"{"id":1,"op":"kv.get","key":"kept"}"#)["value"] == .string("yes"))
             let degraded = try result(client, #"{"id":2,"op":"status"}"#)["degraded"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(degraded.contains { $0.contains("truncated.json") && $0.contains("not valid JSON") })
             #expect(degraded.contains { $0.contains("garbage.json") && $0.contains("UTF-8") })
+            #expect(degraded.contains { $0.contains("link.json") && $0.contains("cannot open it") })
+            #expect(degraded.contains { $0.contains("huge.json") && $0.contains("more than the 16777216") })
+            #expect(degraded.contains { $0.contains("dir.json") && $0.contains("not a regular file") })
+            #expect(degraded.contains { $0.contains("deep.json") && $0.contains("nests deeper than 32") })
             let log = try String(contentsOfFile: daemon.logPath, encoding: .utf8)
             #expect(log.contains("truncated.json") && log.contains("garbage.json"))
             // Writing still works, and the damage stays reported.

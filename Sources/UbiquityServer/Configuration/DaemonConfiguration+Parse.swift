@@ -24,7 +24,8 @@ extension DaemonConfiguration {
         static let maxResultItemsPerPeer: ClosedRange<Int64> = 1...1_000_000_000
         /// uid_t / gid_t, without (uid_t)-1, which chown reads as "leave unchanged".
         static let keyValueMaxKeys: ClosedRange<Int64> = 1...1_000_000
-        static let keyValueMaxBytes: ClosedRange<Int64> = 1...(1 << 30)
+        /// At most 8 MiB, so that a full store's file stays well inside ``KVReplica/maxFileBytes``.
+        static let keyValueMaxBytes: ClosedRange<Int64> = 1...(8 << 20)
         static let keyValueMaxKeyBytes: ClosedRange<Int64> = 1...4096
         static let accountID: ClosedRange<Int64> = 0...Int64(UInt32.max - 1)
     }
