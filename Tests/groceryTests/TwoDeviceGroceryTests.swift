@@ -1,6 +1,7 @@
 import Foundation
 import GroceryStore
 import Testing
+import UbiquityPredicate
 import UbiquityTesting
 
 /// Grocery on two devices replicating one container through real Syncthing (two instances in a
@@ -29,6 +30,53 @@ import UbiquityTesting
         try body()
         for device in [devices.a, devices.b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(TwoDevices.containerID)") }
         try devices.a.syncthing.call("POST", "/rest/system/resume?device=\(devices.b.deviceID)")
+    }
+
+    /// The next `kv.changed` naming `key` on a subscribed raw client, within a deadline.
+    static func keyChanged(_ client: RawClient, _ key: String, within seconds: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let message = try client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow))
+            if message["event"]?.stringValue == "kv.changed", message["keys"]?.arrayValue?.contains(.string(key)) == true { return }
+        }
+        throw TestDaemonError("no kv.changed for \(key) within \(seconds) s")
+    }
+
+    /// The sort order is a key-value setting: chosen on A, B's list follows; chosen on both while
+    /// apart, the later choice wins on both.
+    @Test func theSortOrderFollowsTheUserToTheOtherDevice() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        var subscribers: [RawClient] = []
+        for device in [devices.a, devices.b] {
+            let client = try RawClient(socket: device.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try client.request(#"{"id":1,"op":"kv.subscribe"}"#)
+            subscribers.append(client)
+        }
+        for name in ["zucchini", "apples"] { #expect(try Self.run(["add", name], on: devices.a).status == 0) }
+        #expect(try Self.run(["sort", "created"], on: devices.a).status == 0)
+        try Self.keyChanged(subscribers[1], GroceryList.sortOrderKey)
+        try devices.waitUntilInSync()
+        #expect(try Self.run(["sort"], on: devices.b).stdout == "created\n")
+        let listed = try Self.run(["list", "--json"], on: devices.b).stdout.split(separator: "\n").compactMap {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["name"] as? String
+        }
+        #expect(listed == ["zucchini", "apples"])
+
+        var statuses: [Int32] = []
+        try Self.apart(devices) {
+            statuses.append(try Self.run(["sort", "created"], on: devices.a).status)
+            statuses.append(try Self.run(["sort", "name"], on: devices.b).status)
+        }
+        #expect(statuses == [0, 0])
+        try Self.keyChanged(subscribers[0], GroceryList.sortOrderKey)
+        try devices.waitUntilInSync()
+        for device in [devices.a, devices.b] {
+            #expect(try Self.run(["sort"], on: device).stdout == "name\n", "on \(device.name)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: device.container + "/.ubiquity-kv")
+            #expect(!files.contains { $0.contains("sync-conflict") }, "on \(device.name): \(files)")
+        }
     }
 
     /// Syncthing replaces a file by removing it and renaming its temporary file into place; the
