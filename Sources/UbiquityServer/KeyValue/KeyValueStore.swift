@@ -112,23 +112,27 @@ actor KeyValueStore {
             "damaged": "\(problems.count)"])
     }
 
-    /// Every store file's content (nil for a file gone or unreadable), noting problems. `fd` -1:
-    /// the folder does not exist (yet): no files.
+    /// The content of every store file that reads well, noting the problems of the others. A
+    /// file that is gone or unreadable is left out, so the store keeps what it last read of it:
+    /// a sync engine replaces a file by deleting it and renaming the new one into place, and
+    /// that moment must not look like the other device's keys were removed. `fd` -1: the folder
+    /// does not exist (yet): no files.
     private func readFiles(_ fd: Int32, skipping: String?) -> [String: KVReplica?] {
         var result: [String: KVReplica?] = [:]
-        for name in state.files.keys where name != skipping { result[name] = .some(nil) }
+        var present: Set<String> = []
         for name in fd < 0 ? [] : KeyValueFiles.names(in: fd) where name != skipping {
+            present.insert(name)
             switch KeyValueFiles.read(name, in: fd) {
-            case nil: result[name] = .some(nil)
+            case nil: present.remove(name)
             case .success(let bytes)?:
                 do {
                     result[name] = try KVReplica(bytes: bytes)
                     problems[name] = nil
-                } catch { damaged(name, error.reason); result[name] = .some(nil) }
-            case .failure(let problem)?: damaged(name, problem.reason); result[name] = .some(nil)
+                } catch { damaged(name, error.reason) }
+            case .failure(let problem)?: damaged(name, problem.reason)
             }
         }
-        for name in problems.keys where result[name] == nil && name != skipping { problems[name] = nil }
+        for name in problems.keys where !present.contains(name) && name != skipping { problems[name] = nil }
         return result
     }
 
