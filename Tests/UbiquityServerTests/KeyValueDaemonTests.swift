@@ -5,8 +5,10 @@ import UbiquityPredicate
 import UbiquityProtocol
 import UbiquityTesting
 
-/// The key-value store through the real daemon on a real socket (docs/kv-store.md).
-@Suite("Key-value store against the real daemon")
+/// The key-value store through the real daemon on a real socket (docs/kv-store.md). Serialized:
+/// each test runs a daemon, and the inotify instances of every daemon a test run has at once share
+/// one per-user limit (128 by default).
+@Suite("Key-value store against the real daemon", .serialized)
 struct KeyValueDaemonTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
