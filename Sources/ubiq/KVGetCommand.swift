@@ -8,6 +8,7 @@ struct KVGetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print one key's value.",
+        usage: "ubiq kv get [<options>] <key>",
         discussion: """
             A string prints as itself; any other value as JSON, data and dates as \
             {"$data":"<base64>"} and {"$date":"<UTC time>"}.

@@ -9,6 +9,7 @@ struct KVListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "Print every key with its type and value, and the quota used.",
+        usage: "ubiq kv list [<options>]",
         discussion: """
             Example:
               $ ubiq kv list

@@ -7,6 +7,7 @@ struct KVRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rm",
         abstract: "Remove one key; returns once the removal is on disk.",
+        usage: "ubiq kv rm [<options>] <key>",
         discussion: """
             The removal is kept with its time, so it wins over older values of the key on your \
             other devices. Removing a key that has no value is not an error.

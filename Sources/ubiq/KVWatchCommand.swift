@@ -10,6 +10,7 @@ struct KVWatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print every change made elsewhere: other processes, other devices.",
+        usage: "ubiq kv watch [<options>]",
         discussion: """
             One line per changed key: the reason, the key and its new value (- when removed):
               serverChange  sortOrder = date
