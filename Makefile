@@ -60,6 +60,7 @@ test: deps
 	@# Seconds-long: both daemons on a 10k tree must report the same files (no time is asserted).
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
 	python3 Benchmarks/compare/compare.py --smoke --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+	@scripts/ensure-test-limits
 	$(SWIFT) test --skip-build
 
 docs: build
