@@ -35,11 +35,7 @@ extension LiveQuery {
     /// Whether an item as it was (a snapshot) matched this query: the same scope rules and
     /// predicate as ``matches(_:)``.
     func wouldHaveMatched(_ item: ItemSnapshot) -> Bool {
-        if let containerFilter {
-            guard let container = index.containerIndex(item.containerID), containerFilter.contains(container) else { return false }
-        }
-        guard item.scope == .documents ? wantsDocuments : wantsData else { return false }
-        guard includesHidden || !item.isHidden else { return false }
-        return compiled.evaluate(item)
+        isInScope(container: index.containerIndex(item.containerID), inDocuments: item.scope == .documents, isHidden: item.isHidden)
+            && compiled.evaluate(item)
     }
 }

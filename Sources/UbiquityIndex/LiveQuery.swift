@@ -85,9 +85,15 @@ final class LiveQuery {
     /// Container, scope and hidden-item rules, without the predicate. Runs once per candidate:
     /// plain Booleans, no hashing.
     private func isInScope(_ flags: MetadataIndex.Flags, _ container: Int) -> Bool {
-        if let containerFilter, !containerFilter.contains(container) { return false }
-        if !(flags.contains(.documents) ? wantsDocuments : wantsData) { return false }
-        return includesHidden || !flags.contains(.hidden)
+        isInScope(container: container, inDocuments: flags.contains(.documents), isHidden: flags.contains(.hidden))
+    }
+
+    /// The scope rules on their own, for an entry of the index or an item as it was (a snapshot):
+    /// the container filter (nil: a container no longer indexed), documents or data, hidden files.
+    func isInScope(container: Int?, inDocuments: Bool, isHidden: Bool) -> Bool {
+        if let containerFilter { guard let container, containerFilter.contains(container) else { return false } }
+        if !(inDocuments ? wantsDocuments : wantsData) { return false }
+        return includesHidden || !isHidden
     }
 
     /// Computes the result set from scratch, in one go.

@@ -3,7 +3,7 @@ public import UbiquityPredicate
 public import UbiquityProtocol
 
 /// Why a key-value request was refused. ``Code`` is stable (its raw value is the wire string).
-public struct KeyValueError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct KeyValueError: CodedClientError, Hashable {
     public enum Code: String, StableErrorCode {
         /// The key is empty.
         case invalidKey = "kv.invalidKey"
@@ -29,12 +29,4 @@ public struct KeyValueError: Error, Sendable, Hashable, CustomStringConvertible 
         self.message = message
         self.details = details
     }
-
-    public var description: String { "\(code): \(message)" }
-}
-
-extension KeyValueError: ClientFacingError {
-    public var clientCode: String { code.rawValue }
-    public var clientMessage: String { message }
-    public var clientDetails: [String: JSONValue] { details }
 }

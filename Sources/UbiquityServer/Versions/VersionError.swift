@@ -3,7 +3,7 @@ public import UbiquityPredicate
 public import UbiquityProtocol
 
 /// Why a versions or document operation was refused. ``Code`` is stable (its raw value is the wire string).
-public struct VersionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct VersionError: CodedClientError, Hashable {
     public enum Code: String, StableErrorCode {
         /// `path` is not an absolute path inside a served container, has `.`/`..`/empty components,
         /// is too long, or names a container itself or a sync engine's or conflict copy's file.
@@ -34,17 +34,9 @@ public struct VersionError: Error, Sendable, Hashable, CustomStringConvertible {
         self.details = details
     }
 
-    public var description: String { "\(code): \(message)" }
-
     /// `version.unknown`, listing the ids the item has now.
     static func unknown(_ id: String, in versions: ItemVersions) -> VersionError {
         VersionError(.unknownVersion, "'\(versions.item)' has no version '\(id)'",
                      details: ["version": .string(id), "versions": .array(([versions.current] + versions.others).map { .string($0.id) })])
     }
-}
-
-extension VersionError: ClientFacingError {
-    public var clientCode: String { code.rawValue }
-    public var clientMessage: String { message }
-    public var clientDetails: [String: JSONValue] { details }
 }
