@@ -55,6 +55,19 @@ public struct ChangeHistory: Sendable {
     /// The entries kept.
     public var count: Int { entries.count - first }
 
+    /// The entries kept, oldest first (what a saved index writes).
+    var keptEntries: ArraySlice<Entry> { entries[first...] }
+
+    /// History as a saved index had it, under the retention configured now.
+    init(epoch: UInt64, sequence: UInt64, horizon: UInt64, isTracking: Bool, entries: [Entry], retention: Retention) {
+        self.epoch = epoch
+        self.sequence = sequence
+        self.horizon = horizon
+        self.isTracking = isTracking
+        self.entries = entries
+        self.retention = retention
+    }
+
     /// The clock of the index as it is now, without starting to track.
     public var clock: HistoryClock { HistoryClock(epoch: epoch, sequence: sequence) }
 

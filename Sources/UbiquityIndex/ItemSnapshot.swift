@@ -30,4 +30,23 @@ public struct ItemSnapshot: ItemFacts, Sendable, Hashable {
         path = item.path
         hasUnresolvedConflicts = item.hasUnresolvedConflicts
     }
+
+    /// An item as a saved index remembers it.
+    init(identity: ItemIdentity, name: String, stat: FileStat, isPackage: Bool, isHidden: Bool, scope: Scope,
+         containerID: ContainerID, packageType: String?, packageSize: Int64, packageModified: Int64, path: String,
+         hasUnresolvedConflicts: Bool) {
+        id = identity.id
+        self.identity = identity
+        self.name = name
+        self.stat = stat
+        self.isPackage = isPackage
+        self.isHidden = isHidden
+        self.scope = scope
+        self.containerID = containerID
+        self.packageType = packageType
+        self.packageSize = packageSize
+        self.packageModified = packageModified
+        self.path = path
+        self.hasUnresolvedConflicts = hasUnresolvedConflicts
+    }
 }

@@ -45,7 +45,7 @@ extension MetadataIndex {
     }
 
     /// The package item that an entry belongs to, if it is inside one.
-    private func owningPackage(_ id: ItemID) -> ItemID? {
+    func owningPackage(_ id: ItemID) -> ItemID? {
         var current = parent(id)
         while true {
             let f = flags(current)
@@ -117,7 +117,7 @@ extension MetadataIndex {
     // MARK: - Operations
 
     /// Flags an entry inherits from its parent and earns by its own name.
-    private func flags(forChild name: String, of parent: ItemID, kind: FileStat.Kind, container: Int) -> Flags {
+    func flags(forChild name: String, of parent: ItemID, kind: FileStat.Kind, container: Int) -> Flags {
         let p = flags(parent)
         var flags: Flags = [.live]
         if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
@@ -156,19 +156,20 @@ extension MetadataIndex {
     /// Counts (or uncounts) a conflict copy for the item it is a version of — the sibling with
     /// the original name, or the package it is inside — and tells that item's subscribers.
     private func countConflictCopy(_ id: ItemID, _ delta: Int, _ recorder: inout Recorder) {
-        guard flags(id).contains(.conflictCopy), !flags(parent(id)).contains(.conflictCopy),
-              let copy = ConflictCopyName.parse(name(id)) else { return }
-        let key: ConflictKey
-        let original: ItemID?
-        if flags(id).contains(.insidePackage), let package = owningPackage(id) {
-            key = ConflictKey(parent: package, original: "")
-            original = package
-        } else {
-            key = ConflictKey(parent: parent(id), original: copy.original)
-            original = child(parent(id), copy.original)
-        }
+        guard let (key, original) = conflictCopyKey(id) else { return }
         if let original { noteUpdate(original, recorder: &recorder) }      // before: the snapshot shows the old state
         adjustConflictCopies(key, by: delta)
+    }
+
+    /// For a conflict copy (not one inside another): where it is counted, and the item it is a
+    /// version of when that exists.
+    func conflictCopyKey(_ id: ItemID) -> (ConflictKey, original: ItemID?)? {
+        guard flags(id).contains(.conflictCopy), !flags(parent(id)).contains(.conflictCopy),
+              let copy = ConflictCopyName.parse(name(id)) else { return nil }
+        if flags(id).contains(.insidePackage), let package = owningPackage(id) {
+            return (ConflictKey(parent: package, original: ""), package)
+        }
+        return (ConflictKey(parent: parent(id), original: copy.original), child(parent(id), copy.original))
     }
 
     /// Creates or updates the entry at `path`; a missing parent means the change is ignored
@@ -330,7 +331,7 @@ extension MetadataIndex {
     }
 
     /// Recomputes a package's size (sum of regular files inside) and newest modification.
-    private func refreshPackage(_ id: ItemID) {
+    func refreshPackage(_ id: ItemID) {
         var size: Int64 = 0
         var newest = stat(id).modified
         for inner in subtree(id).dropFirst() {

@@ -69,7 +69,7 @@ public final class MetadataIndex {
         var original: String
     }
 
-    private var free: [ItemID] = []
+    private(set) var free: [ItemID] = []
     /// Freed during the current batch; reusable once the batch's change set is out.
     private var freedInBatch: [ItemID] = []
     public private(set) var containers: [ContainerDescriptor] = []
@@ -332,6 +332,35 @@ public final class MetadataIndex {
         childrenOf[i] = nil
         packageTotals[id] = nil
         freedInBatch.append(id)
+    }
+
+    /// Takes over a saved index's slots as they were (ids, generations and the free list, so the
+    /// ids its history names stay valid); ``MetadataIndex/restore(_:)`` checked them and derives
+    /// the rest.
+    func adopt(_ columns: Columns, free: [ItemID], roots: [ItemID?]) {
+        names = columns.names
+        parents = columns.parents
+        containerOf = columns.containerOf
+        flagsOf = columns.flagsOf
+        stats = columns.stats
+        generations = columns.generations
+        childrenOf = columns.childrenOf
+        self.free = free
+        freedInBatch = []
+        containerRoots = roots
+        packageTotals = [:]
+        conflictCopies = [:]
+    }
+
+    /// Every slot's fields, one array per field (the storage's own shape).
+    struct Columns {
+        var names: [String] = []
+        var parents: [ItemID] = []
+        var containerOf: [UInt16] = []
+        var flagsOf: [Flags] = []
+        var stats: [FileStat] = []
+        var generations: [UInt32] = []
+        var childrenOf: [[String: ItemID]?] = []
     }
 
     /// Makes the ids freed by the last batch reusable.

@@ -9,7 +9,7 @@ public import UbiquityPredicate
 /// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
 /// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
-    private let index = MetadataIndex()
+    private let index: MetadataIndex
     private let source: any ChangeSource
     private let clock: EngineClock
     private let limits: EngineLimits
@@ -25,6 +25,14 @@ public actor QueryEngine {
     public private(set) var history: ChangeHistory
     /// Wall-clock seconds, for the history's age limit.
     private let wallClock: @Sendable () -> Int64
+    /// Where the index is saved; nil: it is not.
+    private let persistence: (any IndexPersistence)?
+    /// Whether batches go to the journal: only after a snapshot was written by this engine (a
+    /// journal without its snapshot is worth nothing), and not after a journal write failed.
+    private var isJournaling = false
+    /// What the journal holds since the last snapshot.
+    public private(set) var journalRecords = 0
+    public private(set) var journalBytes = 0
 
     /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
     final class Session {
@@ -47,21 +55,61 @@ public actor QueryEngine {
     ///   - clock: times batching windows; tests pass a manual clock to drive them.
     ///   - history: the index's clock and history to go on from; by default a new epoch.
     ///   - wallClock: seconds since 1970, for the history's age limit.
+    ///   - restored: an index and history brought back from a saved index: the engine goes on
+    ///     from them (same epoch), and `history` is ignored.
+    ///   - persistence: where ``saveIndex()`` writes and batches are journaled.
     public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
                           clock: C = ContinuousClock(), history: ChangeHistory? = nil,
-                          wallClock: (@Sendable () -> Int64)? = nil) where C.Duration == Duration {
+                          wallClock: (@Sendable () -> Int64)? = nil, restored: sending RestoredIndex? = nil,
+                          persistence: (any IndexPersistence)? = nil) where C.Duration == Duration {
         self.source = source
         self.clock = EngineClock(clock)
         self.limits = limits
-        self.history = history ?? ChangeHistory(epoch: UInt64.random(in: 1...UInt64.max), retention: limits.history)
+        self.index = restored?.index ?? MetadataIndex()
+        self.history = restored?.history ?? history
+            ?? ChangeHistory(epoch: UInt64.random(in: 1...UInt64.max), retention: limits.history)
         self.wallClock = wallClock ?? { Int64(Glibc.time(nil)) }
+        self.persistence = persistence
         for container in containers { index.addContainer(container) }
     }
 
     /// Registers a container added while running (a configuration reload); its items arrive
     /// from the source like any others.
     public func addContainer(_ descriptor: ContainerDescriptor) {
+        journal(.containerAdded(descriptor))
         index.addContainer(descriptor)
+    }
+
+    // MARK: - Saving the index
+
+    /// Writes the index and its history as a new snapshot and starts an empty journal after it;
+    /// from then on every batch is journaled before its clock can be handed out.
+    ///
+    /// - Returns: the snapshot's size in bytes.
+    @discardableResult
+    public func saveIndex() throws -> Int {
+        guard let persistence else { return 0 }
+        let snapshotID = UInt64.random(in: 1...UInt64.max)
+        let bytes = IndexSnapshot.encode(index, history: history, snapshotID: snapshotID, savedAt: wallClock())
+        isJournaling = false
+        try persistence.replace(snapshot: bytes, journalHeader: IndexJournal.header(snapshotID: snapshotID))
+        isJournaling = true
+        journalRecords = 0
+        journalBytes = 0
+        return bytes.count
+    }
+
+    /// Appends to the journal, when journaling; a failed write stops it until the next snapshot
+    /// (the persistence has made sure the stale saved index is not loaded).
+    private func journal(_ record: IndexJournal.Record) {
+        guard isJournaling, let persistence else { return }
+        let bytes = IndexJournal.encode(record)
+        if persistence.appendToJournal(bytes) {
+            journalRecords += 1
+            journalBytes += bytes.count
+        } else {
+            isJournaling = false
+        }
     }
 
     /// Tells the subscribers of a container something the source did not (e.g. that the
@@ -84,9 +132,11 @@ public actor QueryEngine {
 
     /// Applies one batch (also usable directly, e.g. by tests and benchmarks).
     public func apply(_ batch: ChangeBatch) {
+        let now = wallClock()
+        if !batch.changes.isEmpty { journal(.batch(batch.changes, time: now, tracking: history.isTracking)) }
         // With no live query and no clock handed out yet (the first crawl), skip building the change set.
         let changes = index.apply(batch.changes, record: history.isTracking || sessions.values.contains { $0.lifecycle.isActive })
-        history.record(changes, now: wallClock())
+        history.record(changes, now: now)
         appliedSequence = max(appliedSequence, batch.sequence)
         if !changes.isEmpty {
             for session in sessions.values where session.lifecycle.isActive {

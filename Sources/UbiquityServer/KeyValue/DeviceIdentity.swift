@@ -34,7 +34,7 @@ enum DeviceIdentity {
             let byte = UInt8.random(in: 0...255, using: &generator)
             made += String(byte >> 4, radix: 16) + String(byte & 15, radix: 16)
         }
-        if let failure = makeDirectories(stateDirectory) { return .failure(FileProblem(failure)) }
+        if let failure = DurableFiles.makeDirectories(stateDirectory) { return .failure(FileProblem(failure)) }
         let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(FileProblem("cannot open \(stateDirectory): \(String(cString: strerror(errno)))")) }
         defer { close(fd) }
@@ -52,17 +52,5 @@ enum DeviceIdentity {
         let n = read(fd, &buffer, buffer.count)
         guard n >= 0 else { throw FileProblem("cannot read \(path)") }
         return String(decoding: buffer[..<n], as: UTF8.self)
-    }
-
-    /// `mkdir -p` with mode 0700 for the parts it makes.
-    private static func makeDirectories(_ path: String) -> String? {
-        var current = ""
-        for part in path.split(separator: "/") {
-            current += "/" + part
-            if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                return "cannot create \(current): \(String(cString: strerror(errno)))"
-            }
-        }
-        return nil
     }
 }

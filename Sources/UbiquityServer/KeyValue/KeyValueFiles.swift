@@ -4,8 +4,7 @@ import UbiquityKeyValue
 /// The store's files on disk (docs/kv-store.md): `<container>/.ubiquity-kv/<device>.json`, read and
 /// written through the directory's descriptor, never following a link.
 ///
-/// A write is durable before it returns: the new content goes to `.<name>.writing`, is fsync-ed,
-/// renamed over `<name>`, and the directory is fsync-ed, so after a crash the file is either the
+/// A write is durable before it returns (``DurableFiles``): after a crash the file is either the
 /// old one or the new one, whole.
 enum KeyValueFiles {
     /// The folder in every container (one of ``SyncEngineFiles``' names: never an item).
@@ -44,60 +43,11 @@ enum KeyValueFiles {
     /// A file's bytes, at most ``KVReplica/maxFileBytes`` (+1, so that a larger one is seen as such).
     /// nil when it is gone.
     static func read(_ name: String, in directory: Int32) -> Result<[UInt8], KVFileProblem>? {
-        let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            return .failure(KVFileProblem("cannot open it: \(String(cString: strerror(errno)))"))
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            return .failure(KVFileProblem("it is not a regular file"))
-        }
-        let limit = KVReplica.maxFileBytes + 1
-        var bytes = [UInt8](repeating: 0, count: min(limit, max(0, Int(info.st_size)) + 1))
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { return .failure(KVFileProblem("cannot read it: \(String(cString: strerror(errno)))")) }
-            if n == 0 { break }
-            count += n
-            if count == bytes.count && count < limit { bytes.append(contentsOf: repeatElement(0, count: min(limit - count, 64 << 10))) }
-        }
-        return .success(Array(bytes[..<count]))
+        DurableFiles.read(name, in: directory, limit: KVReplica.maxFileBytes).map { $0.mapError { KVFileProblem($0.message) } }
     }
 
-    /// Replaces `name` durably (write, fsync, rename, fsync the folder).
+    /// Replaces `name` durably (``DurableFiles/replace(_:in:with:mode:)``).
     static func write(_ bytes: [UInt8], to name: String, in directory: Int32) -> String? {
-        let temporary = "." + name + ".writing"
-        let fd = openat(directory, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "cannot create \(temporary): \(String(cString: strerror(errno)))" }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let failure = String(cString: strerror(errno))
-                close(fd)
-                unlinkat(directory, temporary, 0)
-                return "cannot write \(temporary): \(failure)"
-            }
-            written += n
-        }
-        guard fsync(fd) == 0 else {
-            let failure = String(cString: strerror(errno))
-            close(fd)
-            unlinkat(directory, temporary, 0)
-            return "cannot fsync \(temporary): \(failure)"
-        }
-        close(fd)
-        guard renameat(directory, temporary, directory, name) == 0 else {
-            let failure = String(cString: strerror(errno))
-            unlinkat(directory, temporary, 0)
-            return "cannot rename \(temporary) to \(name): \(failure)"
-        }
-        guard fsync(directory) == 0 else { return "cannot fsync the store's folder: \(String(cString: strerror(errno)))" }
-        return nil
+        DurableFiles.replace(name, in: directory, with: bytes)
     }
 }

@@ -1,0 +1,90 @@
+/// Reads what ``BinaryWriter`` wrote, from bytes that may be truncated, corrupt or hostile: every
+/// read is bounds-checked and throws ``SavedIndexError`` instead of trapping, and a count is
+/// accepted only when the bytes left could hold that many elements (no allocation sized by a
+/// number read from the file).
+struct BinaryReader {
+    private let bytes: [UInt8]
+    private(set) var offset: Int
+    private let end: Int
+
+    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.bytes = bytes
+        self.offset = start
+        self.end = min(end ?? bytes.count, bytes.count)
+    }
+
+    var remaining: Int { end - offset }
+    var isAtEnd: Bool { offset >= end }
+
+    mutating func byte() throws(SavedIndexError) -> UInt8 {
+        guard offset < end else { throw .truncated }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func fixed32() throws(SavedIndexError) -> UInt32 {
+        guard remaining >= 4 else { throw .truncated }
+        var value: UInt32 = 0
+        for i in 0..<4 { value |= UInt32(bytes[offset + i]) << UInt32(8 * i) }
+        offset += 4
+        return value
+    }
+
+    mutating func fixed64() throws(SavedIndexError) -> UInt64 {
+        guard remaining >= 8 else { throw .truncated }
+        var value: UInt64 = 0
+        for i in 0..<8 { value |= UInt64(bytes[offset + i]) << UInt64(8 * i) }
+        offset += 8
+        return value
+    }
+
+    mutating func int64() throws(SavedIndexError) -> Int64 { Int64(bitPattern: try fixed64()) }
+
+    mutating func varint() throws(SavedIndexError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 64, shift < 63 || next <= 1 else { throw .invalid("a number is longer than 64 bits") }
+            value |= UInt64(next & 0x7f) << shift
+            if next < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    mutating func uint32() throws(SavedIndexError) -> UInt32 {
+        let value = try varint()
+        guard value <= UInt64(UInt32.max) else { throw .invalid("a 32-bit number is \(value)") }
+        return UInt32(value)
+    }
+
+    /// A count of elements that take at least `minimumSize` bytes each.
+    mutating func count(minimumSize: Int = 1) throws(SavedIndexError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(remaining / max(1, minimumSize)) else { throw .truncated }
+        return Int(value)
+    }
+
+    mutating func zigzag() throws(SavedIndexError) -> Int64 {
+        let value = try varint()
+        return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+    }
+
+    mutating func bool() throws(SavedIndexError) -> Bool {
+        switch try byte() {
+        case 0: false
+        case 1: true
+        case let other: throw .invalid("a flag is \(other)")
+        }
+    }
+
+    /// A string of valid UTF-8 of at most `maxBytes` bytes.
+    mutating func string(maxBytes: Int = 4096) throws(SavedIndexError) -> String {
+        let length = try count()
+        guard length <= maxBytes else { throw .invalid("a string of \(length) bytes (at most \(maxBytes))") }
+        let slice = bytes[offset..<(offset + length)]
+        offset += length
+        guard let value = String(validating: slice, as: UTF8.self) else { throw .invalid("a string is not UTF-8") }
+        return value
+    }
+}

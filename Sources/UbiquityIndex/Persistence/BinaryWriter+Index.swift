@@ -1,0 +1,98 @@
+/// How the saved index writes the index's own values: an entry's status, a container, an item
+/// as it was (history).
+extension BinaryWriter {
+    /// Times other than `modified` are written as differences from it: usually 0, one byte.
+    mutating func fileStat(_ stat: FileStat) {
+        byte(stat.kind.rawValue)
+        varint(UInt64(bitPattern: stat.size))
+        int64(stat.modified)
+        zigzag(stat.created &- stat.modified)
+        zigzag(stat.changed &- stat.modified)
+        varint(stat.inode)
+        varint(stat.mode)
+        varint(stat.uid)
+        varint(stat.gid)
+        varint(stat.tags.count)
+        for tag in stat.tags { string(tag) }
+    }
+
+    mutating func container(_ descriptor: ContainerDescriptor) {
+        string(descriptor.id.rawValue)
+        string(descriptor.root)
+        let types = descriptor.packageTypes.sorted { $0.key < $1.key }
+        varint(types.count)
+        for (ext, type) in types {
+            string(ext)
+            string(type)
+        }
+    }
+
+    /// `containers`: the container's position in the saved list, by id.
+    mutating func itemSnapshot(_ item: ItemSnapshot, containers: [ContainerID: Int]) {
+        varint(item.identity.id)
+        varint(item.identity.generation)
+        string(item.name)
+        fileStat(item.stat)
+        byte((item.isPackage ? 1 : 0) | (item.isHidden ? 2 : 0) | (item.scope == .documents ? 4 : 0)
+             | (item.hasUnresolvedConflicts ? 8 : 0) | (item.packageType != nil ? 16 : 0))
+        varint(containers[item.containerID] ?? 0)
+        if let packageType = item.packageType { string(packageType) }
+        int64(item.packageSize)
+        int64(item.packageModified)
+        string(item.path)
+    }
+}
+
+extension BinaryReader {
+    /// Longest name of a directory entry (Linux `NAME_MAX`).
+    static let maxNameBytes = 255
+    /// Longest path kept in history: deep trees are indexed below `PATH_MAX` too.
+    static let maxPathBytes = 1 << 20
+
+    mutating func fileStat() throws(SavedIndexError) -> FileStat {
+        guard let kind = FileStat.Kind(rawValue: try byte()) else { throw .invalid("an unknown kind of entry") }
+        let size = Int64(bitPattern: try varint())
+        let modified = try int64()
+        let created = modified &+ (try zigzag())
+        let changed = modified &+ (try zigzag())
+        let inode = try varint()
+        let mode = try uint32(), uid = try uint32(), gid = try uint32()
+        let tagCount = try count()
+        var tags: [String] = []
+        for _ in 0..<tagCount { tags.append(try string()) }
+        return FileStat(kind: kind, size: size, modified: modified, created: created, changed: changed,
+                        mode: mode, uid: uid, gid: gid, inode: inode, tags: tags)
+    }
+
+    mutating func container() throws(SavedIndexError) -> ContainerDescriptor {
+        let rawID = try string(maxBytes: ContainerID.maxLength)
+        let id: ContainerID
+        do { id = try ContainerID(rawID) } catch { throw .invalid("\(error)") }
+        let root = try string()
+        let typeCount = try count(minimumSize: 2)
+        var types: [String: String] = [:]
+        for _ in 0..<typeCount {
+            let ext = try string()
+            types[ext] = try string()
+        }
+        return ContainerDescriptor(id: id, root: root, packageTypes: types)
+    }
+
+    mutating func itemSnapshot(containers: [ContainerDescriptor]) throws(SavedIndexError) -> ItemSnapshot {
+        let id = try uint32()
+        let generation = try uint32()
+        let name = try string(maxBytes: Self.maxNameBytes)
+        let stat = try fileStat()
+        let bits = try byte()
+        let container = try count()
+        guard container < containers.count else { throw .invalid("an item of container #\(container) of \(containers.count)") }
+        let packageType = bits & 16 != 0 ? try string() : nil
+        let packageSize = try int64()
+        let packageModified = try int64()
+        let path = try string(maxBytes: Self.maxPathBytes)
+        return ItemSnapshot(identity: ItemIdentity(id: id, generation: generation), name: name, stat: stat,
+                            isPackage: bits & 1 != 0, isHidden: bits & 2 != 0, scope: bits & 4 != 0 ? .documents : .data,
+                            containerID: containers[container].id, packageType: packageType, packageSize: packageSize,
+                            packageModified: packageModified, path: path, hasUnresolvedConflicts: bits & 8 != 0)
+    }
+}

@@ -1,0 +1,185 @@
+/// The journal after a saved index: every batch applied since the snapshot, in order, each a
+/// framed, checksummed record appended before any clock of that batch is handed out. Replayed onto
+/// the snapshot it gives back the index and history exactly as they were at the last record, so a
+/// token handed out after the snapshot is still answered exactly after `kill -9`.
+///
+/// ```
+/// "UBQJRNL1"  format u32  snapshot-id u64         (header: the snapshot this journal continues)
+/// record:     length u32  crc32(payload) u32  payload
+/// payload:    1  time i64  tracking u8  n  change*  (a batch)
+///             2  container                          (a container added or changed by a reload)
+/// change:     0 stat | 1 remove | 2 move | 3 listing, then container id, path and the rest
+/// ```
+/// A record cut short or damaged ends the journal (a crash in the middle of a write: its clock
+/// was never handed out).
+public enum IndexJournal {
+    static let magic = Array("UBQJRNL1".utf8)
+    static let formatVersion: UInt32 = 1
+    static let headerSize = 8 + 4 + 8
+    static let frameSize = 8
+
+    enum Record {
+        /// A batch as the engine applied it: at `time`, with history tracking or not.
+        case batch([FileSystemChange], time: Int64, tracking: Bool)
+        case containerAdded(ContainerDescriptor)
+    }
+
+    /// The header of a journal that continues snapshot `snapshotID`.
+    static func header(snapshotID: UInt64) -> [UInt8] {
+        var writer = BinaryWriter(capacity: headerSize)
+        writer.append(magic)
+        writer.fixed32(formatVersion)
+        writer.fixed64(snapshotID)
+        return writer.bytes
+    }
+
+    /// One record, framed.
+    static func encode(_ record: Record) -> [UInt8] {
+        var payload = BinaryWriter()
+        switch record {
+        case .batch(let changes, let time, let tracking):
+            payload.byte(1)
+            payload.int64(time)
+            payload.bool(tracking)
+            payload.varint(changes.count)
+            for change in changes { payload.change(change) }
+        case .containerAdded(let descriptor):
+            payload.byte(2)
+            payload.container(descriptor)
+        }
+        var framed = BinaryWriter(capacity: frameSize + payload.bytes.count)
+        framed.fixed32(UInt32(truncatingIfNeeded: payload.bytes.count))
+        framed.fixed32(CRC32.checksum(payload.bytes))
+        framed.append(payload.bytes)
+        return framed.bytes
+    }
+
+    /// The records of a journal that continues `snapshotID`, up to the first one cut short or
+    /// damaged; `ignoredBytes` says how much was left after it. nil for the journal of another
+    /// snapshot: the daemon stopped between writing a snapshot and starting its journal, and
+    /// everything the old journal holds is in the new snapshot.
+    static func decode(_ bytes: [UInt8], snapshotID: UInt64) throws(SavedIndexError) -> (records: [Record], ignoredBytes: Int)? {
+        guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
+        var header = BinaryReader(bytes, from: magic.count)
+        let version = try header.fixed32()
+        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard try header.fixed64() == snapshotID else { return nil }
+        var records: [Record] = []
+        var offset = header.offset
+        while bytes.count - offset >= frameSize {
+            var frame = BinaryReader(bytes, from: offset)
+            let length = Int(try frame.fixed32())
+            let checksum = try frame.fixed32()
+            guard length <= frame.remaining, CRC32.checksum(bytes[frame.offset..<(frame.offset + length)]) == checksum else { break }
+            var payload = BinaryReader(bytes, from: frame.offset, to: frame.offset + length)
+            // A record whose checksum holds but whose content does not parse was written wrong:
+            // that is not a torn tail, and the whole saved index is refused.
+            records.append(try payload.record())
+            guard payload.isAtEnd else { throw .invalid("bytes after a journal record") }
+            offset = frame.offset + length
+        }
+        return (records, bytes.count - offset)
+    }
+}
+
+extension BinaryWriter {
+    mutating func path(_ components: [String]) {
+        varint(components.count)
+        for component in components { string(component) }
+    }
+
+    mutating func change(_ change: FileSystemChange) {
+        switch change {
+        case .stat(let container, let path, let stat):
+            byte(0)
+            string(container.rawValue)
+            self.path(path)
+            fileStat(stat)
+        case .remove(let container, let path):
+            byte(1)
+            string(container.rawValue)
+            self.path(path)
+        case .move(let container, let from, let to, let stat):
+            byte(2)
+            string(container.rawValue)
+            self.path(from)
+            self.path(to)
+            bool(stat != nil)
+            if let stat { fileStat(stat) }
+        case .listing(let container, let path, let listing):
+            byte(3)
+            string(container.rawValue)
+            self.path(path)
+            bool(listing.root != nil)
+            if let root = listing.root { fileStat(root) }
+            varint(listing.entries.count)
+            for entry in listing.entries {
+                zigzag(Int64(entry.parent))
+                string(entry.name)
+                fileStat(entry.stat)
+            }
+        }
+    }
+}
+
+extension BinaryReader {
+    mutating func path() throws(SavedIndexError) -> [String] {
+        let count = try count()
+        var components: [String] = []
+        components.reserveCapacity(count)
+        for _ in 0..<count { components.append(try string(maxBytes: Self.maxNameBytes)) }
+        return components
+    }
+
+    mutating func containerID() throws(SavedIndexError) -> ContainerID {
+        let raw = try string(maxBytes: ContainerID.maxLength)
+        do { return try ContainerID(raw) } catch { throw .invalid("\(error)") }
+    }
+
+    mutating func change() throws(SavedIndexError) -> FileSystemChange {
+        let kind = try byte()
+        let container = try containerID()
+        let path = try path()
+        switch kind {
+        case 0:
+            return .stat(container, path, try fileStat())
+        case 1:
+            return .remove(container, path)
+        case 2:
+            let to = try self.path()
+            let stat = try bool() ? try fileStat() : nil
+            return .move(container, from: path, to: to, stat: stat)
+        case 3:
+            let root = try bool() ? try fileStat() : nil
+            let count = try count(minimumSize: 3)
+            var entries: [CrawlListing.Entry] = []
+            entries.reserveCapacity(count)
+            for _ in 0..<count {
+                let parent = try zigzag()
+                guard parent >= -1, parent < Int64(count) else { throw .invalid("a listing entry's parent is out of range") }
+                entries.append(CrawlListing.Entry(parent: Int32(parent), name: try string(maxBytes: Self.maxNameBytes),
+                                                  stat: try fileStat()))
+            }
+            return .listing(container, path, CrawlListing(root: root, entries: entries))
+        case let other:
+            throw .invalid("a change of kind \(other)")
+        }
+    }
+
+    mutating func record() throws(SavedIndexError) -> IndexJournal.Record {
+        switch try byte() {
+        case 1:
+            let time = try int64()
+            let tracking = try bool()
+            let count = try count(minimumSize: 3)
+            var changes: [FileSystemChange] = []
+            changes.reserveCapacity(count)
+            for _ in 0..<count { changes.append(try change()) }
+            return .batch(changes, time: time, tracking: tracking)
+        case 2:
+            return .containerAdded(try container())
+        case let other:
+            throw .invalid("a journal record of kind \(other)")
+        }
+    }
+}

@@ -1,0 +1,156 @@
+/// The saved index: every slot of the index as it was (so history's ids stay valid), the
+/// containers, the clock and the change history, in one checksummed file. Written whole and
+/// renamed into place by the daemon; ``RestoredIndex`` reads it back.
+///
+/// ```
+/// "UBQINDEX"  format u32  body-length u64  crc32(body) u32  body
+/// body: snapshot-id u64  saved-at i64  epoch u64  sequence u64  horizon u64  tracking u8
+///       containers: n, (id, root, n, (extension, type)*)*
+///       slots:      n, (0 | 1, generation, [parent, container, name, status])*
+///       free list:  n, id*
+///       history:    n, (sequence, id, time i64, 0 | 1, [item as it was])*
+/// ```
+/// Numbers without a width are LEB128 varints; strings are a length and UTF-8 (``BinaryWriter``).
+public enum IndexSnapshot {
+    static let magic = Array("UBQINDEX".utf8)
+    static let formatVersion: UInt32 = 1
+    static let headerSize = 8 + 4 + 8 + 4
+
+    /// The saved form of `index` and `history`.
+    static func encode(_ index: MetadataIndex, history: ChangeHistory, snapshotID: UInt64, savedAt: Int64) -> [UInt8] {
+        var body = BinaryWriter(capacity: index.names.count * 48)
+        body.fixed64(snapshotID)
+        body.int64(savedAt)
+        body.fixed64(history.epoch)
+        body.fixed64(history.sequence)
+        body.fixed64(history.horizon)
+        body.bool(history.isTracking)
+        body.varint(index.containers.count)
+        for container in index.containers { body.container(container) }
+        body.varint(index.names.count)
+        for i in index.names.indices {
+            let live = index.flagsOf[i].contains(.live)
+            body.bool(live)
+            body.varint(index.generations[i])
+            guard live else { continue }
+            body.varint(index.parents[i])
+            body.varint(UInt32(index.containerOf[i]))
+            // A root's name is its container's path, which the container already says.
+            body.string(index.flagsOf[i].contains(.containerRoot) ? "/" : index.names[i])
+            body.fileStat(index.stats[i])
+        }
+        body.varint(index.free.count)
+        for id in index.free { body.varint(id) }
+        let positions = Dictionary(index.containers.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
+        let kept = history.keptEntries
+        body.varint(kept.count)
+        for entry in kept {
+            body.varint(entry.sequence)
+            body.varint(entry.id)
+            body.int64(entry.time)
+            body.bool(entry.before != nil)
+            if let before = entry.before { body.itemSnapshot(before, containers: positions) }
+        }
+        var file = BinaryWriter(capacity: headerSize + body.bytes.count)
+        file.append(magic)
+        file.fixed32(formatVersion)
+        file.fixed64(UInt64(body.bytes.count))
+        file.fixed32(CRC32.checksum(body.bytes))
+        file.append(body.bytes)
+        return file.bytes
+    }
+
+    /// What a snapshot holds, checked for consistency; the index is not built yet.
+    struct Contents {
+        var snapshotID: UInt64
+        var savedAt: Int64
+        var epoch: UInt64
+        var sequence: UInt64
+        var horizon: UInt64
+        var isTracking: Bool
+        var containers: [ContainerDescriptor]
+        var columns: MetadataIndex.Columns
+        var free: [ItemID]
+        var history: [ChangeHistory.Entry]
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(SavedIndexError) -> Contents {
+        guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
+        var header = BinaryReader(bytes, from: magic.count)
+        let version = try header.fixed32()
+        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        let length = try header.fixed64()
+        let checksum = try header.fixed32()
+        guard length == UInt64(header.remaining) else { throw length > UInt64(header.remaining) ? .truncated : .invalid("bytes after the end") }
+        guard CRC32.checksum(bytes[header.offset...]) == checksum else { throw .checksumMismatch }
+
+        var body = BinaryReader(bytes, from: header.offset)
+        let snapshotID = try body.fixed64()
+        let savedAt = try body.int64()
+        let epoch = try body.fixed64()
+        let sequence = try body.fixed64()
+        let horizon = try body.fixed64()
+        let isTracking = try body.bool()
+        guard horizon <= sequence else { throw .invalid("the history's horizon is past its sequence") }
+
+        let containerCount = try body.count(minimumSize: 3)
+        guard containerCount <= Int(UInt16.max) else { throw .invalid("\(containerCount) containers") }
+        var containers: [ContainerDescriptor] = []
+        for _ in 0..<containerCount {
+            let container = try body.container()
+            guard !containers.contains(where: { $0.id == container.id }) else { throw .invalid("container \(container.id) twice") }
+            containers.append(container)
+        }
+
+        let slotCount = try body.count(minimumSize: 2)
+        var columns = MetadataIndex.Columns()
+        columns.names.reserveCapacity(slotCount)
+        columns.parents.reserveCapacity(slotCount)
+        columns.containerOf.reserveCapacity(slotCount)
+        columns.flagsOf.reserveCapacity(slotCount)
+        columns.stats.reserveCapacity(slotCount)
+        columns.generations.reserveCapacity(slotCount)
+        let deadStat = FileStat(kind: .other)
+        for _ in 0..<slotCount {
+            let live = try body.bool()
+            columns.generations.append(try body.uint32())
+            guard live else {
+                columns.names.append("")
+                columns.parents.append(0)
+                columns.containerOf.append(0)
+                columns.flagsOf.append([])
+                columns.stats.append(deadStat)
+                continue
+            }
+            columns.parents.append(try body.uint32())
+            let container = try body.uint32()
+            guard container < UInt32(containerCount) else { throw .invalid("an entry of container #\(container) of \(containerCount)") }
+            columns.containerOf.append(UInt16(container))
+            columns.names.append(try body.string(maxBytes: BinaryReader.maxNameBytes))
+            columns.flagsOf.append(.live)
+            columns.stats.append(try body.fileStat())
+        }
+
+        let freeCount = try body.count()
+        var free: [ItemID] = []
+        free.reserveCapacity(freeCount)
+        for _ in 0..<freeCount { free.append(try body.uint32()) }
+
+        let historyCount = try body.count(minimumSize: 11)
+        var history: [ChangeHistory.Entry] = []
+        history.reserveCapacity(historyCount)
+        var previous: UInt64 = 0
+        for _ in 0..<historyCount {
+            let entrySequence = try body.varint()
+            guard entrySequence >= previous, entrySequence <= sequence else { throw .invalid("history out of order") }
+            previous = entrySequence
+            let id = try body.uint32()
+            let time = try body.int64()
+            let before = try body.bool() ? try body.itemSnapshot(containers: containers) : nil
+            history.append(ChangeHistory.Entry(sequence: entrySequence, id: id, before: before, time: time))
+        }
+        guard body.isAtEnd else { throw .invalid("bytes after the history") }
+        return Contents(snapshotID: snapshotID, savedAt: savedAt, epoch: epoch, sequence: sequence, horizon: horizon,
+                        isTracking: isTracking, containers: containers, columns: columns, free: free, history: history)
+    }
+}

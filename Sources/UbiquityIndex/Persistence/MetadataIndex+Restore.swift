@@ -1,0 +1,95 @@
+/// Rebuilding an index from a saved one. The slots come back exactly as they were (so the ids and
+/// generations that history names still mean the same items); everything derived — children,
+/// flags, the name index, conflict counts, package totals — is recomputed here, and every rule the
+/// live index keeps is checked, so a damaged or hostile file is refused, never trusted.
+extension MetadataIndex {
+    /// - Parameters:
+    ///   - containers: the saved containers, in their saved order (an entry names its container
+    ///     by position); none may be registered yet.
+    ///   - columns: names, parents, containers, stats and generations of every slot; `flagsOf`
+    ///     says only which slots are live. A root names itself as its parent.
+    ///   - free: the free list, in its order (the next id allocated is its last).
+    func restore(containers saved: [ContainerDescriptor], columns: Columns, free: [ItemID]) throws(SavedIndexError) {
+        precondition(containers.isEmpty, "restore into an empty index")
+        for descriptor in saved { addContainer(descriptor) }
+        var columns = columns
+        let count = columns.names.count
+        guard count <= Int(ItemID.max), columns.parents.count == count, columns.containerOf.count == count,
+              columns.flagsOf.count == count, columns.stats.count == count, columns.generations.count == count
+        else { throw .invalid("columns of different lengths") }
+        columns.childrenOf = Array(repeating: nil, count: count)
+
+        // Roots first, then every live entry under its parent.
+        var roots = [ItemID?](repeating: nil, count: saved.count)
+        var liveCount = 0
+        for i in 0..<count where columns.flagsOf[i].contains(.live) {
+            liveCount += 1
+            let container = Int(columns.containerOf[i])
+            guard container < saved.count else { throw .invalid("entry #\(i) is in container #\(container) of \(saved.count)") }
+            guard Int(columns.parents[i]) == i else { continue }
+            guard roots[container] == nil else { throw .invalid("container \(saved[container].id) has two roots") }
+            guard columns.stats[i].kind == .directory else { throw .invalid("the root of \(saved[container].id) is not a directory") }
+            roots[container] = ItemID(i)
+            columns.names[i] = saved[container].root
+            columns.flagsOf[i] = [.live, .containerRoot]
+            columns.childrenOf[i] = [:]
+        }
+        for i in 0..<count where columns.stats[i].kind == .directory && columns.flagsOf[i] == .live {
+            columns.childrenOf[i] = [:]
+        }
+        for i in 0..<count where columns.flagsOf[i] == .live {
+            let parent = Int(columns.parents[i])
+            let name = columns.names[i]
+            guard Self.isEntryName(name) else { throw .invalid("entry #\(i) has the name '\(name)'") }
+            guard parent < count, columns.flagsOf[parent].contains(.live), columns.childrenOf[parent] != nil else {
+                throw .invalid("entry #\(i) ('\(name)') has no live directory as its parent")
+            }
+            guard columns.containerOf[parent] == columns.containerOf[i] else {
+                throw .invalid("entry #\(i) ('\(name)') is in another container than its parent")
+            }
+            guard columns.childrenOf[parent]!.updateValue(ItemID(i), forKey: name) == nil else {
+                throw .invalid("two entries named '\(name)' in one directory")
+            }
+        }
+
+        // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
+        var isFree = [Bool](repeating: false, count: count)
+        for id in free {
+            guard Int(id) < count, !columns.flagsOf[Int(id)].contains(.live), !isFree[Int(id)] else {
+                throw .invalid("the free list names slot #\(id) twice, or a live or missing one")
+            }
+            isFree[Int(id)] = true
+        }
+        guard free.count == count - liveCount else { throw .invalid("\(count - liveCount - free.count) dead slots are not free") }
+
+        adopt(columns, free: free, roots: roots)
+
+        // Flags are derived from the top down, as the live index derives them; an entry not
+        // reached from a root is part of a cycle.
+        var reached = 0
+        var stack = roots.compactMap { $0 }
+        while let entry = stack.popLast() {
+            reached += 1
+            for (name, child) in children(entry) ?? [:] {
+                setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
+                nameIndex.insert(name, child, names: names)
+                stack.append(child)
+            }
+        }
+        guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
+
+        for i in 0..<count where flagsOf[i].contains(.live) {
+            let id = ItemID(i)
+            if let (key, _) = conflictCopyKey(id) { adjustConflictCopies(key, by: 1) }
+            if flagsOf[i].contains(.package) { refreshPackage(id) }
+        }
+    }
+
+    /// A directory entry's name as the kernel allows it: not empty, not `.` or `..`, no `/` or NUL,
+    /// at most 255 bytes.
+    static func isEntryName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard !utf8.isEmpty, utf8.count <= 255, name != ".", name != ".." else { return false }
+        return !utf8.contains(UInt8(ascii: "/")) && !utf8.contains(0)
+    }
+}

@@ -1,0 +1,275 @@
+import Synchronization
+import Testing
+@testable import UbiquityIndex
+import UbiquityPredicate
+import UbiquityTesting
+
+/// The saved index: snapshot and journal written by one engine, restored into another as after a
+/// restart (or a `kill -9`: whatever the journal holds), and every damaged or hostile file
+/// refused. The daemon writing them to its state directory is in UbiquityServerTests.
+@Suite("Saved index")
+struct SavedIndexTests {
+    /// What the daemon's store keeps on disk, kept in memory.
+    final class MemoryPersistence: IndexPersistence {
+        let files = Mutex<(snapshot: [UInt8]?, journal: [UInt8])>((nil, []))
+        func appendToJournal(_ record: [UInt8]) -> Bool {
+            files.withLock { $0.journal += record }
+            return true
+        }
+        func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws {
+            files.withLock { $0 = (snapshot, journalHeader) }
+        }
+        var snapshot: [UInt8]? { files.withLock { $0.snapshot } }
+        var journal: [UInt8] { files.withLock { $0.journal } }
+    }
+
+    struct Rig {
+        var tree = TreeBuilder()
+        let persistence = MemoryPersistence()
+        let engine: QueryEngine
+        var batches: UInt64 = 0
+
+        init(paths: [String]) async {
+            engine = QueryEngine(containers: [tree.descriptor], source: ScriptedSource(), clock: ManualClock(),
+                                 wallClock: { 1_800_000_000 }, persistence: persistence)
+            let listing = tree.listing(paths)
+            await apply([listing])
+        }
+
+        mutating func apply(_ changes: [FileSystemChange]) async {
+            batches += 1
+            await engine.apply(ChangeBatch(sequence: 0, changes: changes))
+        }
+
+        /// An engine on what this one saved, as a daemon after a restart.
+        func restarted(containers: [ContainerDescriptor]? = nil) throws -> QueryEngine {
+            let restored = try RestoredIndex.restore(snapshot: persistence.snapshot ?? [], journal: persistence.journal,
+                                                     containers: containers ?? [tree.descriptor],
+                                                     retention: ChangeHistory.Retention(), now: 1_800_000_000)
+            return QueryEngine(containers: containers ?? [tree.descriptor], source: ScriptedSource(), clock: ManualClock(),
+                               wallClock: { 1_800_000_000 }, restored: restored)
+        }
+    }
+
+    static func spec(_ text: String = "name LIKE 'Item_*'") throws -> QuerySpecification {
+        QuerySpecification(predicate: try MetadataPredicate(parsing: text), sort: [try MetadataSortDescriptor(parsing: "name")],
+                           attributes: [.name, .size, .contentChangeDate, .path], live: false)
+    }
+
+    /// A one-shot gathering: results, clock and the since answer.
+    static func gather(_ engine: QueryEngine, _ text: String = "name LIKE 'Item_*'", since: HistoryClock? = nil)
+        async throws -> (results: [ResultItem], clock: HistoryClock, since: SinceAnswer?) {
+        let id = try await engine.start(try spec(text), since: since)
+        var events = engine.events(id).makeAsyncIterator()
+        while let event = try await nextEvent(&events) {
+            if case .gatheringFinished(let results, let clock?, let answer) = event {
+                await engine.release(id)
+                return (results, clock, answer)
+            }
+        }
+        Issue.record("no gatheringFinished with a clock")
+        throw CancellationError()
+    }
+
+    static func names(_ items: [ResultItem]) -> [String] { items.map { String($0.path.split(separator: "/").last ?? "") } }
+
+    /// Random creations, edits, renames and deletions; snapshots at random moments, tokens at
+    /// random moments; then "a crash": an engine restored from the last snapshot and the journal
+    /// answers every token exactly as the engine that handed it out, and both go on alike.
+    @Test(arguments: Array(1...20) as [UInt64])
+    func aRestoredEngineAnswersEveryTokenAsTheOriginal(seed: UInt64) async throws {
+        var rng = SplitMix64(seed: seed)
+        var rig = await Rig(paths: ["Documents/", "Documents/sub/", "Data/"])
+        try await rig.engine.saveIndex()
+        let c = rig.tree.container
+        let names = (0..<14).map { $0 % 4 == 0 ? "other\($0)" : "Item_\($0)" }
+        let folders = [["Documents"], ["Documents", "sub"], ["Data"]]
+        var present = Set<[String]>()
+        var tokens: [HistoryClock] = []
+        func randomBatch() -> [FileSystemChange] {
+            var batch: [FileSystemChange] = []
+            for _ in 0..<rng.int(1...4) {
+                let path = rng.pick(folders) + [rng.pick(names)]
+                if !present.contains(path) {
+                    batch.append(.stat(c, path, rig.tree.file(Int64(rng.int(1...50)))))
+                    present.insert(path)
+                } else if rng.chance(0.25) {
+                    batch.append(.remove(c, path))
+                    present.remove(path)
+                } else if rng.chance(0.4) {
+                    let target = rng.pick(folders) + [rng.pick(names)]
+                    guard !present.contains(target) else { continue }
+                    batch.append(.move(c, from: path, to: target, stat: nil))
+                    present.remove(path)
+                    present.insert(target)
+                } else {
+                    batch.append(.stat(c, path, rig.tree.file(Int64(rng.int(1...50)))))
+                }
+            }
+            return batch
+        }
+        for _ in 0..<40 {
+            await rig.apply(randomBatch())
+            if rng.chance(0.3) { tokens.append(try await Self.gather(rig.engine).clock) }
+            if rng.chance(0.1) { try await rig.engine.saveIndex() }
+        }
+        let restored = try rig.restarted()
+        for token in tokens {
+            let original = try await Self.gather(rig.engine, since: token)
+            let after = try await Self.gather(restored, since: token)
+            #expect(after.results == original.results, "seed \(seed)")
+            #expect(after.since == original.since, "seed \(seed), since \(token)")
+            #expect(after.clock == original.clock)
+        }
+        // Both go on alike: the same batches give the same ids, clocks and answers.
+        let more = (0..<10).map { _ in randomBatch() }
+        for batch in more {
+            await rig.apply(batch)
+            await restored.apply(ChangeBatch(sequence: 0, changes: batch))
+        }
+        for token in tokens.suffix(3) {
+            let original = try await Self.gather(rig.engine, since: token)
+            let after = try await Self.gather(restored, since: token)
+            #expect(after.since == original.since, "seed \(seed), after more batches, since \(token)")
+        }
+    }
+
+    @Test func aTornLastJournalRecordIsLeftOut() async throws {
+        var rig = await Rig(paths: ["Documents/Item_1"])
+        try await rig.engine.saveIndex()
+        let c = rig.tree.container
+        await rig.apply([.stat(c, ["Documents", "Item_2"], rig.tree.file())])
+        let kept = rig.persistence.journal.count
+        await rig.apply([.stat(c, ["Documents", "Item_3"], rig.tree.file())])
+        let full = rig.persistence.journal
+        for cut in kept..<full.count {
+            let restored = try RestoredIndex.restore(snapshot: rig.persistence.snapshot!, journal: Array(full[..<cut]),
+                                                     containers: [rig.tree.descriptor], retention: .init(), now: 0)
+            #expect(restored.journalRecords == 1)           // Item_2's; the listing came before the snapshot
+            #expect(restored.journalBytesIgnored == cut - kept)
+            let engine = QueryEngine(containers: [rig.tree.descriptor], source: ScriptedSource(), clock: ManualClock(), restored: restored)
+            #expect(Self.names(try await Self.gather(engine).results) == ["Item_1", "Item_2"])
+        }
+    }
+
+    /// Every byte of a snapshot flipped and every length cut short: refused with a reason, never
+    /// a crash and never an index.
+    @Test func aDamagedOrTruncatedSnapshotIsRefused() async throws {
+        let rig = await Rig(paths: ["Documents/Item_1", "Documents/folder/", "Documents/folder/Item_2", "Data/notes.txt"])
+        try await rig.engine.saveIndex()
+        let good = rig.persistence.snapshot!
+        let goodID = try RestoredIndex.restore(snapshot: good, journal: nil, containers: [rig.tree.descriptor], retention: .init(),
+                                               now: 0).snapshotID
+        for i in good.indices {
+            var bad = good
+            bad[i] ^= 0x5a
+            #expect(throws: SavedIndexError.self, "byte \(i) flipped") {
+                try RestoredIndex.restore(snapshot: bad, journal: nil, containers: [rig.tree.descriptor], retention: .init(), now: 0)
+            }
+        }
+        for length in 0..<good.count {
+            #expect(throws: SavedIndexError.self, "cut at \(length)") {
+                try RestoredIndex.restore(snapshot: Array(good[..<length]), journal: nil, containers: [rig.tree.descriptor],
+                                          retention: .init(), now: 0)
+            }
+        }
+        #expect(throws: SavedIndexError.foreign) {
+            try RestoredIndex.restore(snapshot: Array("{\"not\": \"an index\"}".utf8), journal: nil,
+                                      containers: [rig.tree.descriptor], retention: .init(), now: 0)
+        }
+        // A journal of another snapshot (a stop between writing the snapshot and its journal) is left out.
+        var otherJournal = IndexJournal.header(snapshotID: 1)
+        otherJournal += IndexJournal.encode(.batch([.remove(rig.tree.container, ["Documents", "Item_1"])], time: 0, tracking: true))
+        let restored = try RestoredIndex.restore(snapshot: good, journal: otherJournal, containers: [rig.tree.descriptor],
+                                                 retention: .init(), now: 0)
+        #expect(restored.journalRecords == 0)
+        let engine = QueryEngine(containers: [rig.tree.descriptor], source: ScriptedSource(), clock: ManualClock(), restored: restored)
+        #expect(Self.names(try await Self.gather(engine).results) == ["Item_1", "Item_2"])
+        // A damaged journal record whose checksum holds is refused with the rest.
+        var badJournal = IndexJournal.header(snapshotID: goodID)
+        badJournal += [1, 0, 0, 0]
+        badJournal += withUnsafeBytes(of: CRC32.checksum([9]).littleEndian) { Array($0) }
+        badJournal += [9]
+        #expect(throws: SavedIndexError.self) {
+            try RestoredIndex.restore(snapshot: good, journal: badJournal, containers: [rig.tree.descriptor], retention: .init(), now: 0)
+        }
+    }
+
+    /// Files whose checksum holds but whose content breaks the index's rules (as a hostile or
+    /// buggy writer could make them): each refused with what is wrong.
+    @Test func aSnapshotThatContradictsItselfIsRefused() throws {
+        let descriptor = TreeBuilder().descriptor
+        var tree = TreeBuilder()
+        let directory = tree.directory(), file = tree.file()
+        struct Slot { var live = true, generation: UInt32 = 0, parent: UInt32, name: String, stat: FileStat }
+        func snapshot(_ slots: [Slot], free: [UInt32] = [], history: [(UInt64, UInt32)] = [], sequence: UInt64 = 0) -> [UInt8] {
+            var body = BinaryWriter()
+            body.fixed64(7); body.int64(0); body.fixed64(1); body.fixed64(sequence); body.fixed64(0); body.bool(true)
+            body.varint(1); body.container(descriptor)
+            body.varint(slots.count)
+            for slot in slots {
+                body.bool(slot.live); body.varint(slot.generation)
+                guard slot.live else { continue }
+                body.varint(slot.parent); body.varint(0); body.string(slot.name); body.fileStat(slot.stat)
+            }
+            body.varint(free.count)
+            for id in free { body.varint(id) }
+            body.varint(history.count)
+            for (sequence, id) in history { body.varint(sequence); body.varint(id); body.int64(0); body.bool(false) }
+            var file = BinaryWriter()
+            file.append(IndexSnapshot.magic); file.fixed32(IndexSnapshot.formatVersion)
+            file.fixed64(UInt64(body.bytes.count)); file.fixed32(CRC32.checksum(body.bytes)); file.append(body.bytes)
+            return file.bytes
+        }
+        func restore(_ bytes: [UInt8]) throws(SavedIndexError) {
+            _ = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [descriptor], retention: .init(), now: 0)
+        }
+        let root = Slot(parent: 0, name: "/", stat: directory)
+        // The well-formed one is accepted, so each refusal below is about its one defect.
+        try restore(snapshot([root, Slot(parent: 0, name: "Documents", stat: directory), Slot(parent: 1, name: "a", stat: file)]))
+        let cases: [(String, [UInt8])] = [
+            ("a cycle", snapshot([root, Slot(parent: 2, name: "x", stat: directory), Slot(parent: 1, name: "y", stat: directory)])),
+            ("two names alike", snapshot([root, Slot(parent: 0, name: "a", stat: file), Slot(parent: 0, name: "a", stat: file)])),
+            ("a file as a parent", snapshot([root, Slot(parent: 0, name: "a", stat: file), Slot(parent: 1, name: "b", stat: file)])),
+            ("a parent out of range", snapshot([root, Slot(parent: 9, name: "a", stat: file)])),
+            ("a dead parent", snapshot([root, Slot(live: false, parent: 0, name: "", stat: file), Slot(parent: 1, name: "a", stat: file)],
+                                       free: [1])),
+            ("a name with a slash", snapshot([root, Slot(parent: 0, name: "a/b", stat: file)])),
+            ("a name '..'", snapshot([root, Slot(parent: 0, name: "..", stat: file)])),
+            ("two roots", snapshot([root, Slot(parent: 1, name: "/", stat: directory)])),
+            ("a root that is a file", snapshot([Slot(parent: 0, name: "/", stat: file)])),
+            ("a dead slot not free", snapshot([root, Slot(live: false, parent: 0, name: "", stat: file)])),
+            ("a live slot in the free list", snapshot([root, Slot(parent: 0, name: "a", stat: file)], free: [1])),
+            ("history past the sequence", snapshot([root], history: [(5, 0)], sequence: 3)),
+        ]
+        for (defect, bytes) in cases {
+            #expect(throws: SavedIndexError.self, "\(defect) was accepted") { try restore(bytes) }
+        }
+    }
+
+    /// A container removed from the configuration while the daemon was down: its items are
+    /// `removed` for a token from before; a container whose directory changed refuses the whole
+    /// saved index (the daemon then starts a new epoch).
+    @Test func containersChangedWhileDownAreFollowedOrRefused() async throws {
+        var rig = await Rig(paths: ["Documents/Item_1", "Documents/Item_2"])
+        let other = ContainerDescriptor(id: try ContainerID("com.example.other"), root: "/containers/com.example.other")
+        await rig.engine.addContainer(other)
+        var otherTree = TreeBuilder("com.example.other")
+        await rig.apply([otherTree.listing(["Documents/Item_9"])])
+        let token = try await Self.gather(rig.engine).clock
+        try await rig.engine.saveIndex()
+
+        let engine = try rig.restarted(containers: [rig.tree.descriptor])
+        let answer = try await Self.gather(engine, since: token)
+        guard case .changes(let delta, _)? = answer.since else {
+            Issue.record("expected a difference, got \(String(describing: answer.since))")
+            return
+        }
+        #expect(Self.names(delta.removed) == ["Item_9"] && delta.added.isEmpty && delta.changed.isEmpty)
+        #expect(Self.names(answer.results) == ["Item_1", "Item_2"])
+
+        var moved = rig.tree.descriptor
+        moved.root = "/elsewhere"
+        #expect(throws: SavedIndexError.self) { try rig.restarted(containers: [moved, other]) }
+    }
+}
