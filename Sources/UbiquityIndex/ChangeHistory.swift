@@ -41,6 +41,9 @@ public struct ChangeHistory: Sendable {
     public private(set) var horizon: UInt64
     /// Whether a clock was handed out, so changes are worth keeping.
     public private(set) var isTracking = false
+    /// The sequence when a container was last removed from the configuration: tokens up to it
+    /// are answered fresh (``FreshReason/containerRemoved``).
+    public private(set) var containerRemovedAt: UInt64?
     private var entries: [Entry] = []
     /// Entries before this index were let go (dropped in bulk to keep removal cheap).
     private var first = 0
@@ -59,11 +62,13 @@ public struct ChangeHistory: Sendable {
     var keptEntries: ArraySlice<Entry> { entries[first...] }
 
     /// History as a saved index had it, under the retention configured now.
-    init(epoch: UInt64, sequence: UInt64, horizon: UInt64, isTracking: Bool, entries: [Entry], retention: Retention) {
+    init(epoch: UInt64, sequence: UInt64, horizon: UInt64, isTracking: Bool, containerRemovedAt: UInt64?, entries: [Entry],
+         retention: Retention) {
         self.epoch = epoch
         self.sequence = sequence
         self.horizon = horizon
         self.isTracking = isTracking
+        self.containerRemovedAt = containerRemovedAt
         self.entries = entries
         self.retention = retention
     }
@@ -88,6 +93,12 @@ public struct ChangeHistory: Sendable {
         trim(now: now)
     }
 
+    /// A container leaves the configuration now (before its items' removal is applied, so that a
+    /// token handed out in between is covered too).
+    public mutating func noteContainerRemoved() {
+        containerRemovedAt = sequence
+    }
+
     /// Lets go of what is past the retention.
     public mutating func trim(now: Int64) {
         let oldest = now.saturatingSubtracting(retention.maxAge.components.seconds)
@@ -108,6 +119,7 @@ public struct ChangeHistory: Sendable {
         guard clock.epoch == epoch else { return .failure(.otherEpoch) }
         guard clock.sequence <= sequence else { return .failure(.ahead) }
         guard clock.sequence >= horizon else { return .failure(.pastRetention) }
+        if let containerRemovedAt, clock.sequence <= containerRemovedAt { return .failure(.containerRemoved) }
         var states: [ItemID: ItemSnapshot?] = [:]
         // Entries are in sequence order: find the first after `clock`, then keep each item's first.
         var low = first, high = entries.count

@@ -10,6 +10,9 @@ public enum FreshReason: String, StableErrorCode, Error {
     case pastRetention = "clock.pastRetention"
     /// The token names a point this index has not reached.
     case ahead = "clock.ahead"
+    /// A container was removed from the daemon's configuration since the token: its items may
+    /// have been results then, and a client that may no longer read it is not told about them.
+    case containerRemoved = "clock.containerRemoved"
 
     /// The stable code, e.g. `clock.otherEpoch`.
     public var code: String { rawValue }
@@ -19,6 +22,7 @@ public enum FreshReason: String, StableErrorCode, Error {
         case .otherEpoch: "the token is from another index: the daemon's index was built anew since it was handed out"
         case .pastRetention: "the token is older than the change history the daemon keeps"
         case .ahead: "the token names a point this daemon's index has not reached"
+        case .containerRemoved: "a container was removed from the daemon's configuration since the token was handed out"
         }
     }
 }

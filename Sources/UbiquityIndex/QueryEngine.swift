@@ -80,17 +80,28 @@ public actor QueryEngine {
         index.addContainer(descriptor)
     }
 
+    /// A container leaves the configuration (a reload): call before its items' removal arrives
+    /// from the source. Tokens from before are answered fresh (``FreshReason/containerRemoved``):
+    /// its items may have been results for a client that may no longer read it.
+    public func containerRemoved() {
+        journal(.containerRemoved)
+        history.noteContainerRemoved()
+    }
+
     // MARK: - Saving the index
 
     /// Writes the index and its history as a new snapshot and starts an empty journal after it;
     /// from then on every batch is journaled before its clock can be handed out.
     ///
+    /// - Parameter final: a clean shutdown's last snapshot (no batch follows): it is trusted
+    ///   after a reboot, which a snapshot followed by a journal is not.
     /// - Returns: the snapshot's size in bytes.
     @discardableResult
-    public func saveIndex() throws -> Int {
+    public func saveIndex(final: Bool = false) throws -> Int {
         guard let persistence else { return 0 }
         let snapshotID = UInt64.random(in: 1...UInt64.max)
-        let bytes = IndexSnapshot.encode(index, history: history, snapshotID: snapshotID, savedAt: wallClock())
+        let bytes = IndexSnapshot.encode(index, history: history, snapshotID: snapshotID, savedAt: wallClock(),
+                                         bootID: persistence.bootID, final: final)
         isJournaling = false
         try persistence.replace(snapshot: bytes, journalHeader: IndexJournal.header(snapshotID: snapshotID))
         isJournaling = true

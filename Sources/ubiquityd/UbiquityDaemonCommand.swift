@@ -130,6 +130,8 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
             watcher: FileWatcher.Configuration(maxWatches: configuration.watchBudget, rescanInterval: configuration.rescanInterval),
             watchdogPeriod: SystemdNotifier.watchdogInterval(), reload: reload)
         settings.history = configuration.history
+        if configuration.savesIndex { settings.indexDirectory = settings.stateDirectory }
+        settings.indexSaveInterval = configuration.indexSaveInterval
         if let period = settings.watchdogPeriod { settings.statusPeriod = min(settings.statusPeriod, period) }
         settings.keyValueQuota = configuration.keyValueQuota
         if isatty(2) == 1 {

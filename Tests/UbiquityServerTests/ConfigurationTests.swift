@@ -128,8 +128,20 @@ struct DaemonConfigurationTests {
         ])
         #expect(errors("[[root]]\npath = \"/r\"") == ["ubiquityd.toml:1:1: unknown key 'root'; did you mean 'roots'?"])
         #expect(errors("zzz = 1") == [
-            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, log_level, limits, key_value, roots, containers",
+            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, save_index, index_save_interval_s, log_level, limits, key_value, roots, containers",
         ])
+    }
+
+    @Test func theSavedIndexCanBeTurnedOffAndItsIntervalSet() throws {
+        let configuration = try DaemonConfiguration.parse(bytes: Array("save_index = false\nindex_save_interval_s = 60\n[[roots]]\npath = \"/r\"".utf8),
+                                                          path: "ubiquityd.toml", uid: 1000, environment: [:])
+        #expect(configuration.savesIndex == false)
+        #expect(configuration.indexSaveInterval == .seconds(60))
+        #expect(DaemonConfiguration.embeddedDefault(uid: 1000, environment: ["HOME": "/home/u"]).savesIndex)
+        #expect(errors("index_save_interval_s = 5") == [
+            "ubiquityd.toml:1:25: 'index_save_interval_s' must be between 10 and 86400 (seconds); found 5",
+        ])
+        #expect(errors("save_index = 1").count == 1)
     }
 
     @Test func keyValueQuotasAreReadAndChecked() throws {

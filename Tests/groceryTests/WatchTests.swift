@@ -162,4 +162,39 @@ import UbiquityTesting
         #expect(watcher.next(kind: "renamed")?["name"] as? String == "free-range eggs")
         #expect(watcher.interrupt() == 0)
     }
+
+    /// The daemon killed and restarted on the same state directory (its saved index): the watch
+    /// resumes and says what changed while it was away — and only that — then is live again.
+    @Test func watchSaysWhatChangedWhileTheDaemonWasDown() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let milk = try #require(try grocery.run(["add", "milk", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
+        let bread = try #require(try grocery.run(["add", "bread", "--socket", daemon.socket]).stdout.split(separator: "\n").first)
+        let watcher = try Watcher(["--socket", daemon.socket])
+        #expect(try #require(watcher.next())["count"] as? Int == 2)
+
+        daemon.signal(SIGKILL)
+        #expect(daemon.waitForExit() != nil)
+        #expect(watcher.next()?["kind"] as? String == "reconnecting")
+        let eggs = GroceryItemID()
+        try Data("eggs".utf8).write(to: URL(fileURLWithPath: daemon.documents() + "/" + eggs.fileName))
+        try FileManager.default.removeItem(atPath: daemon.documents() + "/Item_" + milk)
+
+        let restarted = try TestDaemon(containers: [], arguments: ["--root", daemon.root, "--socket", daemon.socket],
+                                       environment: ["STATE_DIRECTORY": daemon.directory + "/state"], waitForSocket: false)
+        defer { restarted.stop(); restarted.cleanUp() }
+        // The next line after the reconnecting ones is the resumption (not a re-gathering).
+        var line = watcher.next(within: 30)
+        while line?["kind"] as? String == "reconnecting" { line = watcher.next(within: 30) }
+        let tally = try #require(line, "nothing after reconnecting\n\(restarted.log)")
+        #expect(tally["kind"] as? String == "resumed", "\(tally)")
+        #expect(tally["added"] as? Int == 1 && tally["changed"] as? Int == 0 && tally["removed"] as? Int == 1, "\(tally)\n\(restarted.log)")
+        let added = try #require(watcher.next()), removed = try #require(watcher.next())
+        #expect(added["kind"] as? String == "added" && added["id"] as? String == eggs.uuidString)
+        #expect(removed["kind"] as? String == "removed" && removed["name"] as? String == "milk")
+
+        #expect(try grocery.run(["rename", String(bread), "rye bread", "--socket", daemon.socket]).status == 0)
+        #expect(watcher.next(kind: "renamed")?["name"] as? String == "rye bread")
+        #expect(watcher.interrupt() == 0)
+    }
 }

@@ -8,10 +8,11 @@
 /// record:     length u32  crc32(payload) u32  payload
 /// payload:    1  time i64  tracking u8  n  change*  (a batch)
 ///             2  container                          (a container added or changed by a reload)
+///             3                                     (a container removed from the configuration)
 /// change:     0 stat | 1 remove | 2 move | 3 listing, then container id, path and the rest
 /// ```
-/// A record cut short or damaged ends the journal (a crash in the middle of a write: its clock
-/// was never handed out).
+/// A record cut short ends the journal (a crash in the middle of its write: its clock was never
+/// handed out); a whole record whose checksum fails is damage, and refuses the saved index.
 public enum IndexJournal {
     static let magic = Array("UBQJRNL1".utf8)
     static let formatVersion: UInt32 = 1
@@ -22,6 +23,8 @@ public enum IndexJournal {
         /// A batch as the engine applied it: at `time`, with history tracking or not.
         case batch([FileSystemChange], time: Int64, tracking: Bool)
         case containerAdded(ContainerDescriptor)
+        /// ``ChangeHistory/noteContainerRemoved()``.
+        case containerRemoved
     }
 
     /// The header of a journal that continues snapshot `snapshotID`.
@@ -46,6 +49,8 @@ public enum IndexJournal {
         case .containerAdded(let descriptor):
             payload.byte(2)
             payload.container(descriptor)
+        case .containerRemoved:
+            payload.byte(3)
         }
         var framed = BinaryWriter(capacity: frameSize + payload.bytes.count)
         framed.fixed32(UInt32(truncatingIfNeeded: payload.bytes.count))
@@ -54,8 +59,8 @@ public enum IndexJournal {
         return framed.bytes
     }
 
-    /// The records of a journal that continues `snapshotID`, up to the first one cut short or
-    /// damaged; `ignoredBytes` says how much was left after it. nil for the journal of another
+    /// The records of a journal that continues `snapshotID`, up to one cut short at the end;
+    /// `ignoredBytes` says how much of it there was. nil for the journal of another
     /// snapshot: the daemon stopped between writing a snapshot and starting its journal, and
     /// everything the old journal holds is in the new snapshot.
     static func decode(_ bytes: [UInt8], snapshotID: UInt64) throws(SavedIndexError) -> (records: [Record], ignoredBytes: Int)? {
@@ -70,7 +75,9 @@ public enum IndexJournal {
             var frame = BinaryReader(bytes, from: offset)
             let length = Int(try frame.fixed32())
             let checksum = try frame.fixed32()
-            guard length <= frame.remaining, CRC32.checksum(bytes[frame.offset..<(frame.offset + length)]) == checksum else { break }
+            guard length <= frame.remaining else { break }      // cut short: the write a crash interrupted
+            // Whole but wrong: not something a crash leaves (a write is cut, not garbled).
+            guard CRC32.checksum(bytes[frame.offset..<(frame.offset + length)]) == checksum else { throw .checksumMismatch }
             var payload = BinaryReader(bytes, from: frame.offset, to: frame.offset + length)
             // A record whose checksum holds but whose content does not parse was written wrong:
             // that is not a torn tail, and the whole saved index is refused.
@@ -178,6 +185,8 @@ extension BinaryReader {
             return .batch(changes, time: time, tracking: tracking)
         case 2:
             return .containerAdded(try container())
+        case 3:
+            return .containerRemoved
         case let other:
             throw .invalid("a journal record of kind \(other)")
         }

@@ -1,6 +1,9 @@
 /// Where the engine keeps its saved index: the daemon's state directory (UbiquityServer's
 /// `IndexStore`), or a test's memory. The engine decides what to write and when; this only writes.
 public protocol IndexPersistence: Sendable {
+    /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`), written into each snapshot.
+    var bootID: String { get }
+
     /// Appends one framed journal record (``IndexJournal``). Called before any clock of the batch
     /// is handed out; a plain `write`, no `fsync` (a process crash keeps it, a power loss may not).
     ///

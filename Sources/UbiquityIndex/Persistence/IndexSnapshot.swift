@@ -4,7 +4,8 @@
 ///
 /// ```
 /// "UBQINDEX"  format u32  body-length u64  crc32(body) u32  body
-/// body: snapshot-id u64  saved-at i64  epoch u64  sequence u64  horizon u64  tracking u8
+/// body: snapshot-id u64  saved-at i64  boot-id  final u8  epoch u64  sequence u64  horizon u64  tracking u8
+///       container-removed-at (0: never, else sequence + 1)
 ///       containers: n, (id, root, n, (extension, type)*)*
 ///       slots:      n, (0 | 1, generation, [parent, container, name, status])*
 ///       free list:  n, id*
@@ -17,14 +18,21 @@ public enum IndexSnapshot {
     static let headerSize = 8 + 4 + 8 + 4
 
     /// The saved form of `index` and `history`.
-    static func encode(_ index: MetadataIndex, history: ChangeHistory, snapshotID: UInt64, savedAt: Int64) -> [UInt8] {
+    /// - Parameters:
+    ///   - bootID: the kernel's boot id: a journal is trusted only within the boot it was written in.
+    ///   - final: written at a clean shutdown: no journal record follows it.
+    static func encode(_ index: MetadataIndex, history: ChangeHistory, snapshotID: UInt64, savedAt: Int64, bootID: String,
+                       final: Bool) -> [UInt8] {
         var body = BinaryWriter(capacity: index.names.count * 48)
         body.fixed64(snapshotID)
         body.int64(savedAt)
+        body.string(bootID)
+        body.bool(final)
         body.fixed64(history.epoch)
         body.fixed64(history.sequence)
         body.fixed64(history.horizon)
         body.bool(history.isTracking)
+        body.varint(history.containerRemovedAt.map { $0 &+ 1 } ?? 0)
         body.varint(index.containers.count)
         for container in index.containers { body.container(container) }
         body.varint(index.names.count)
@@ -64,10 +72,13 @@ public enum IndexSnapshot {
     struct Contents {
         var snapshotID: UInt64
         var savedAt: Int64
+        var bootID: String
+        var final: Bool
         var epoch: UInt64
         var sequence: UInt64
         var horizon: UInt64
         var isTracking: Bool
+        var containerRemovedAt: UInt64?
         var containers: [ContainerDescriptor]
         var columns: MetadataIndex.Columns
         var free: [ItemID]
@@ -87,10 +98,15 @@ public enum IndexSnapshot {
         var body = BinaryReader(bytes, from: header.offset)
         let snapshotID = try body.fixed64()
         let savedAt = try body.int64()
+        let bootID = try body.string(maxBytes: 64)
+        let final = try body.bool()
         let epoch = try body.fixed64()
         let sequence = try body.fixed64()
         let horizon = try body.fixed64()
         let isTracking = try body.bool()
+        let removedAt = try body.varint()
+        let containerRemovedAt = removedAt == 0 ? nil : removedAt &- 1
+        guard containerRemovedAt ?? 0 <= sequence else { throw .invalid("a container removal past the sequence") }
         guard horizon <= sequence else { throw .invalid("the history's horizon is past its sequence") }
 
         let containerCount = try body.count(minimumSize: 3)
@@ -150,7 +166,7 @@ public enum IndexSnapshot {
             history.append(ChangeHistory.Entry(sequence: entrySequence, id: id, before: before, time: time))
         }
         guard body.isAtEnd else { throw .invalid("bytes after the history") }
-        return Contents(snapshotID: snapshotID, savedAt: savedAt, epoch: epoch, sequence: sequence, horizon: horizon,
-                        isTracking: isTracking, containers: containers, columns: columns, free: free, history: history)
+        return Contents(snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, epoch: epoch, sequence: sequence, horizon: horizon,
+                        isTracking: isTracking, containerRemovedAt: containerRemovedAt, containers: containers, columns: columns, free: free, history: history)
     }
 }

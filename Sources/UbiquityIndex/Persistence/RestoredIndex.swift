@@ -30,14 +30,19 @@ public struct RestoredIndex {
     ///     other package types refuses the whole saved index (its entries' flags would be wrong).
     ///   - retention: the history retention configured now (applied at once).
     ///   - now: seconds since 1970, for the containers' removal and the retention.
+    ///   - bootID: the kernel's boot id now. A snapshot of another boot is used only when it was
+    ///     the final one of a clean shutdown: otherwise journal records still in the page cache
+    ///     may have been lost with the machine.
     /// - Throws: ``SavedIndexError``: the caller starts from nothing under a new epoch.
     public static func restore(snapshot: [UInt8], journal: [UInt8]?, containers: [ContainerDescriptor],
-                               retention: ChangeHistory.Retention, now: Int64) throws(SavedIndexError) -> RestoredIndex {
+                               retention: ChangeHistory.Retention, now: Int64, bootID: String) throws(SavedIndexError) -> RestoredIndex {
         let contents = try IndexSnapshot.decode(snapshot)
+        guard contents.final || contents.bootID == bootID else { throw .uncleanReboot }
         let index = MetadataIndex()
         try index.restore(containers: contents.containers, columns: contents.columns, free: contents.free)
         var history = ChangeHistory(epoch: contents.epoch, sequence: contents.sequence, horizon: contents.horizon,
-                                    isTracking: contents.isTracking, entries: contents.history, retention: retention)
+                                    isTracking: contents.isTracking, containerRemovedAt: contents.containerRemovedAt,
+                                    entries: contents.history, retention: retention)
 
         var replayed = 0, ignored = 0
         if let journal, let (records, ignoredBytes) = try IndexJournal.decode(journal, snapshotID: contents.snapshotID) {
@@ -49,11 +54,17 @@ public struct RestoredIndex {
                     history.record(changeSet, now: time)
                 case .containerAdded(let descriptor):
                     index.addContainer(descriptor)
+                case .containerRemoved:
+                    history.noteContainerRemoved()
                 }
             }
             replayed = records.count
             ignored = ignoredBytes
         }
+
+        // A clock may have been handed out after the last record (a handout writes nothing):
+        // from here on every change is history.
+        _ = history.handOut()
 
         for configured in containers {
             guard let saved = index.containers.first(where: { $0.id == configured.id }), saved != configured else { continue }
@@ -63,6 +74,7 @@ public struct RestoredIndex {
         let configured = Set(containers.map(\.id))
         let removed = index.containers.map(\.id).filter { !configured.contains($0) && index.containerIndex($0).flatMap(index.rootID) != nil }
         if !removed.isEmpty {
+            history.noteContainerRemoved()
             let changes = index.apply(removed.map { .listing($0, [], CrawlListing(root: nil)) }, record: history.isTracking)
             history.record(changes, now: now)
         }

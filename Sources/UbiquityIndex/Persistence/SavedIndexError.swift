@@ -14,6 +14,9 @@ public enum SavedIndexError: Error, Sendable, Equatable, CustomStringConvertible
     case invalid(String)
     /// The configuration changed in a way the saved index cannot follow.
     case configurationChanged(String)
+    /// The machine restarted while the daemon ran: journal records not yet on disk may be lost,
+    /// so the clocks handed out cannot be trusted.
+    case uncleanReboot
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum SavedIndexError: Error, Sendable, Equatable, CustomStringConvertible
         case .checksumMismatch: "damaged (checksum mismatch)"
         case .invalid(let why): "inconsistent: \(why)"
         case .configurationChanged(let why): "the configuration changed: \(why)"
+        case .uncleanReboot: "the machine restarted while the daemon was running (records of its journal may be lost)"
         }
     }
 }

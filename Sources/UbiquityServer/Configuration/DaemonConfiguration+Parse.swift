@@ -16,6 +16,7 @@ extension DaemonConfiguration {
         static let rescanIntervalSeconds: ClosedRange<Int64> = 1...86_400
         static let historyMaxChanges: ClosedRange<Int64> = 1...10_000_000
         static let historyMaxAgeSeconds: ClosedRange<Int64> = 1...2_592_000
+        static let indexSaveIntervalSeconds: ClosedRange<Int64> = 10...86_400
         static let maxLineBytes: ClosedRange<Int64> = 1024...(64 << 20)
         static let maxConnections: ClosedRange<Int64> = 1...65_536
         static let maxQueriesPerConnection: ClosedRange<Int64> = 1...4096
@@ -31,7 +32,8 @@ extension DaemonConfiguration {
     }
 
     static let topLevelKeys = [
-        "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s", "log_level",
+        "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s",
+        "save_index", "index_save_interval_s", "log_level",
         "limits", "key_value", "roots", "containers",
     ]
     static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
@@ -123,6 +125,12 @@ private struct SchemaReader {
         }
         if let seconds = integer(document, "history_max_age_s", DaemonConfiguration.Range.historyMaxAgeSeconds, unit: "seconds") {
             configuration.history.maxAge = .seconds(seconds)
+        }
+        if let save = boolean(document, "save_index") {
+            configuration.savesIndex = save
+        }
+        if let seconds = integer(document, "index_save_interval_s", DaemonConfiguration.Range.indexSaveIntervalSeconds, unit: "seconds") {
+            configuration.indexSaveInterval = .seconds(seconds)
         }
         if let (level, position) = string(document, "log_level") {
             if DaemonConfiguration.logLevels.contains(level) {

@@ -15,6 +15,9 @@ extension DaemonConfiguration {
         out.row("watch budget", watchBudget.map { "\($0) inotify watches" } ?? "90% of /proc/sys/fs/inotify/max_user_watches")
         out.row("rescan", "every " + Self.describe(rescanInterval) + " (unwatched subtrees, missing containers)")
         out.row("history", "\(history.maxChanges) changes, at most " + Self.describe(history.maxAge) + " old (for since queries)")
+        out.row("saved index", savesIndex
+                ? "in the state directory: after the first crawl, every " + Self.describe(indexSaveInterval) + " when changed, at shutdown"
+                : "not saved (save_index = false): since tokens do not survive a restart")
         out.section("limits")
         out.row("max_line_bytes", "\(limits.maxLineBytes) bytes per request line", indent: 1)
         out.row("max_connections", "\(limits.maxConnections)", indent: 1)

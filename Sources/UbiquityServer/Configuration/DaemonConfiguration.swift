@@ -31,6 +31,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var rescanInterval: Duration
     /// How much change history `since` queries are answered from.
     public var history = ChangeHistory.Retention()
+    /// Whether the index is saved in the state directory (so `since` survives a restart).
+    public var savesIndex = true
+    /// How often a changed index is saved (besides at shutdown and after the first crawl).
+    public var indexSaveInterval: Duration = .seconds(300)
     /// Protocol limits; `limits.defaultBatchingInterval` always equals ``batchingInterval``.
     public var limits: ServerLimits
     /// One of ``logLevels``.

@@ -28,7 +28,12 @@ public final class Daemon: Sendable {
     public let registry: ContainerRegistry
     /// Every container's key-value store.
     public let keyValue: KeyValueStores
-    private let logger: Logger
+    /// Where the index is saved; nil when it is not (``DaemonSettings/indexDirectory``).
+    let indexStore: IndexStore?
+    /// Whether the engine started from a saved index (then it is saved again before the first
+    /// batch, so that its journal continues it).
+    let restoredIndex: Bool
+    let logger: Logger
     private let notifier: SystemdNotifier
     private let started = ContinuousClock.now
     private let ready = Atomic<Bool>(false)
@@ -46,13 +51,16 @@ public final class Daemon: Sendable {
         let descriptors = settings.containers.map(\.descriptor)
         watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
+        indexStore = settings.indexDirectory.flatMap { Daemon.openIndexStore($0, logger: logger) }
+        let restored = indexStore.flatMap { Daemon.restoreIndex(from: $0, containers: descriptors, retention: settings.history, logger: logger) }
+        restoredIndex = restored != nil
         engine = QueryEngine(containers: descriptors, source: KeyValueChangeTap(source: WatcherChangeSource(watcher), stores: keyValue),
                              limits: {
                                  var l = EngineLimits()
                                  l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery
                                  l.history = settings.history
                                  return l
-                             }())
+                             }(), restored: restored, persistence: indexStore)
         registry = ContainerRegistry(settings.containers)
         let engine = self.engine
         let registry = self.registry
@@ -69,6 +77,9 @@ public final class Daemon: Sendable {
         // SIGHUP's default action ends the process: ignore it from the first moment, until the
         // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
         if settings.trapsSignals { signal(SIGHUP, SIG_IGN) }
+        // A restored index is saved again before the watcher's first batch, so that the journal
+        // continues it (the services start only after this).
+        if restoredIndex { await saveIndex(reason: "restored") }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: IndexService(daemon: self)),
@@ -194,6 +205,8 @@ public final class Daemon: Sendable {
         let line = await statusLine()
         send { n throws(SystemdError) in try n.ready(status: line) }
         logger.info("ready", metadata: ["status": "\(line)"])
+        // From here on a crash keeps the clocks handed out: the journal continues this snapshot.
+        await saveIndex(reason: "first crawl")
     }
 
     /// True when the watcher's reader thread, the engine and the server's event loop all answer
@@ -251,6 +264,7 @@ public final class Daemon: Sendable {
                 "group": "\(container.groupGID.map(String.init) ?? "-")"])
         }
         for container in current where !nextIDs.contains(container.descriptor.id) {
+            await engine.containerRemoved()
             watcher.removeContainer(container.descriptor.id)
             await engine.announce(.containerUnavailable(container.descriptor.id))
             logger.info("container removed", metadata: ["container": "\(container.descriptor.id)"])

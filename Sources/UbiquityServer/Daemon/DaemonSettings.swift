@@ -33,6 +33,11 @@ public struct DaemonSettings: Sendable {
         environment: ProcessEnvironment.values(of: ["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"]))
     /// The key-value store's quotas (`[key_value]`, docs/configuration.md).
     public var keyValueQuota = KVQuota()
+    /// Where the index is saved (``IndexStore``); nil: it is not (daemons inside tests, unless
+    /// they ask). `ubiquityd` saves it in ``stateDirectory`` unless `save_index = false`.
+    public var indexDirectory: String?
+    /// How often a changed index is saved, besides after the first crawl and at shutdown.
+    public var indexSaveInterval: Duration = .seconds(300)
 
     public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
                 watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,

@@ -10,7 +10,8 @@ import UbiquityProtocol
 import UbiquityWatch
 import UnixSignals
 
-/// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches).
+/// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches) and
+/// saves the index.
 struct IndexService: Service {
     let daemon: Daemon
 
@@ -18,9 +19,15 @@ struct IndexService: Service {
         try daemon.watcher.start()
         let watcher = daemon.watcher
         await withGracefulShutdownHandler {
-            await daemon.engine.run()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await daemon.engine.run() }
+                if daemon.indexStore != nil { group.addTask { await daemon.saveIndexPeriodically() } }
+                await group.next()      // the engine's run ends when the watcher stops
+                group.cancelAll()
+            }
         } onGracefulShutdown: {
             Task { await watcher.stop() }
         }
+        await daemon.saveIndex(reason: "shutdown", final: true)
     }
 }

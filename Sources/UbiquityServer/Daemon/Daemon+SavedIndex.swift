@@ -1,0 +1,99 @@
+import Glibc
+import Logging
+import UbiquityIndex
+
+/// The saved index (docs/architecture.md, "The saved index"): loaded at start, saved after the
+/// first crawl, periodically while it changes, and at shutdown.
+extension Daemon {
+    static func openIndexStore(_ directory: String, logger: Logger) -> IndexStore? {
+        switch IndexStore.open(stateDirectory: directory) {
+        case .success(let store):
+            return store
+        case .failure(let problem):
+            logger.warning("the index will not be saved: since tokens will not survive a restart",
+                           metadata: ["error": "\(problem.message)"])
+            return nil
+        }
+    }
+
+    /// The saved index, checked and replayed; nil (and the files removed) when there is none or
+    /// it cannot be used: the daemon then crawls from nothing under a new epoch.
+    static func restoreIndex(from store: IndexStore, containers: [ContainerDescriptor], retention: ChangeHistory.Retention,
+                             logger: Logger) -> RestoredIndex? {
+        let files = store.read()
+        let snapshot: [UInt8]
+        switch files.snapshot {
+        case nil:
+            logger.info("no saved index: crawling every container", metadata: ["directory": "\(store.path)"])
+            store.discard()
+            return nil
+        case .failure(let problem)?:
+            logger.warning("saved index discarded: crawling every container", metadata: ["reason": "\(problem.message)"])
+            store.discard()
+            return nil
+        case .success(let bytes)?:
+            snapshot = bytes
+        }
+        var journal: [UInt8]?
+        switch files.journal {
+        case .success(let bytes)?: journal = bytes
+        case .failure(let problem)?:
+            // Without its journal the snapshot may be behind clocks already handed out.
+            logger.warning("saved index discarded: crawling every container", metadata: ["reason": "\(problem.message)"])
+            store.discard()
+            return nil
+        case nil: journal = nil
+        }
+        let started = ContinuousClock.now
+        do {
+            let restored = try RestoredIndex.restore(snapshot: snapshot, journal: journal, containers: containers,
+                                                     retention: retention, now: Int64(Glibc.time(nil)), bootID: store.bootID)
+            let history = restored.history
+            logger.info("index restored; checking it against the file system", metadata: [
+                "entries": "\(restored.entryCount)", "clock": "\(history.clock)", "journal_records": "\(restored.journalRecords)",
+                "snapshot_bytes": "\(snapshot.count)", "journal_bytes": "\(journal?.count ?? 0)",
+                "torn_bytes": "\(restored.journalBytesIgnored)",
+                "removed_containers": "\(restored.removedContainers.map(\.rawValue).joined(separator: ","))",
+                "ms": "\(Self.milliseconds(since: started))"])
+            return restored
+        } catch {
+            logger.warning("saved index discarded: crawling every container; since tokens from before get clock.otherEpoch",
+                           metadata: ["reason": "\(error)", "directory": "\(store.path)"])
+            store.discard()
+            return nil
+        }
+    }
+
+    /// Writes a snapshot now; a failure is logged (the store has removed the stale files).
+    func saveIndex(reason: String, final: Bool = false) async {
+        guard indexStore != nil else { return }
+        let started = ContinuousClock.now
+        do {
+            let bytes = try await engine.saveIndex(final: final)
+            logger.info("index saved", metadata: ["reason": "\(reason)", "bytes": "\(bytes)", "ms": "\(Self.milliseconds(since: started))"])
+        } catch {
+            logger.error("the index could not be saved: since tokens will not survive a restart until it can",
+                         metadata: ["reason": "\(reason)", "error": "\(error)"])
+        }
+    }
+
+    /// Saves the index every ``DaemonSettings/indexSaveInterval`` while it changes, and sooner
+    /// when the journal grows past ``IndexStore/journalBytesBeforeSnapshot``. Ends when cancelled.
+    func saveIndexPeriodically() async {
+        let check = min(settings.indexSaveInterval, .seconds(10))
+        var lastSave = ContinuousClock.now
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: check) } catch { return }
+            let (records, bytes) = await (engine.journalRecords, engine.journalBytes)
+            let due = ContinuousClock.now - lastSave >= settings.indexSaveInterval && records > 0
+            guard due || bytes > IndexStore.journalBytesBeforeSnapshot else { continue }
+            await saveIndex(reason: due ? "interval" : "journal size")
+            lastSave = ContinuousClock.now
+        }
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = (ContinuousClock.now - start).components
+        return Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Glibc
+import Testing
+import UbiquityPredicate
+import UbiquityTesting
+
+/// The saved index over the real daemon: a client holding a token from before a restart — a
+/// `kill -9` or a clean SIGTERM — hears exactly what changed while the daemon was down, checked
+/// against the file system; a damaged saved index is discarded and the answer is marked fresh.
+@Suite struct SavedIndexDaemonTests {
+    typealias Since = SinceQueryDaemonTests
+
+    /// The same root, socket and state directory as `first` (which must be stopped). Its own
+    /// `socket`, `root` and `documents()` name unused paths: address it through `first`'s.
+    static func restart(_ first: TestDaemon, arguments: [String]? = nil) throws -> TestDaemon {
+        try TestDaemon(containers: [], arguments: arguments ?? ["--root", first.root, "--socket", first.socket],
+                       environment: ["STATE_DIRECTORY": first.directory + "/state"])
+    }
+
+    /// A live client's newest clock: after the first crawl's snapshot, so only the journal has it.
+    static func liveToken(_ daemon: TestDaemon) throws -> (token: String, before: [String: Int64]) {
+        let live = try RawClient(socket: daemon.socket)
+        _ = try live.request(Since.hello)
+        _ = try live.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["name","size"],"batchingInterval":0}"#)
+        let gathered = try Since.next(live, "query.gatheringFinished")
+        _ = try daemon.place("Item_4", contents: "dddd")
+        let update = try Since.next(live, "query.update")
+        let token = try #require(update["clock"]?.stringValue)
+        return (token, Since.sizes(gathered["results"]).merging(["Item_4": 4]) { $1 })
+    }
+
+    /// Creates, renames, edits and deletes while the daemon is down.
+    static func changeWhileDown(_ documents: String) throws {
+        #expect(FileManager.default.createFile(atPath: documents + "/Item_5", contents: Data("eeeee".utf8)))
+        #expect(rename(documents + "/Item_1", documents + "/Item_9") == 0)
+        try Data("bigger now".utf8).write(to: URL(fileURLWithPath: documents + "/Item_2"))
+        #expect(unlink(documents + "/Item_3") == 0)
+        #expect(rename(documents + "/Item_4", documents + "/renamed-away") == 0)
+    }
+
+    /// The since answer for a token from before the restart: exactly the changes made while down.
+    /// A rename the daemon did not see is the old name removed and the new one added.
+    static func expectExactAnswer(_ first: TestDaemon, restarted: TestDaemon, token: String, before: [String: Int64]) throws {
+        let answer = try Since.gather(first.socket, since: token)
+        #expect(answer["fresh"] == nil && answer["results"] == nil, "\(answer)\n\(restarted.log)")
+        #expect(answer["since"]?.stringValue == token)
+        #expect(Since.names(answer["added"]) == ["Item_5", "Item_9"], "\(answer)")
+        #expect(Since.names(answer["changed"]) == ["Item_2"], "\(answer)")
+        #expect(Since.names(answer["removed"]) == ["Item_1", "Item_3", "Item_4"], "\(answer)")
+        let disk = try Since.onDisk(first.documents())
+        #expect(Since.applying(answer, to: before) == disk)
+        #expect(answer["count"]?.intValue == disk.count)
+        // The clock goes on in the same epoch.
+        let newClock = try #require(answer["clock"]?.stringValue)
+        #expect(newClock.split(separator: "-")[1] == token.split(separator: "-")[1])
+    }
+
+    static func seed(_ daemon: TestDaemon) throws {
+        for (name, text) in [("Item_1", "a"), ("Item_2", "bb"), ("Item_3", "ccc"), ("other", "x")] {
+            _ = try daemon.place(name, contents: text)
+        }
+    }
+
+    @Test func afterKill9ATokenFromBeforeGetsExactlyTheChangesMadeWhileDown() async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        try Self.seed(first)
+        let (token, before) = try Self.liveToken(first)
+        first.signal(SIGKILL)
+        #expect(first.waitForExit() != nil)
+        #expect(!first.log.contains("index saved reason=shutdown"))
+        try Self.changeWhileDown(first.documents())
+
+        let second = try Self.restart(first)
+        defer { second.stop(); second.cleanUp() }
+        #expect(second.log.contains("index restored"), "\(second.log)")
+        try Self.expectExactAnswer(first, restarted: second, token: token, before: before)
+    }
+
+    @Test func afterSIGTERMATokenFromBeforeGetsExactlyTheChangesMadeWhileDown() async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        try Self.seed(first)
+        let (token, before) = try Self.liveToken(first)
+        #expect(first.stop() == 0)
+        #expect(first.log.contains("index saved"), "\(first.log)")
+        try Self.changeWhileDown(first.documents())
+
+        let second = try Self.restart(first)
+        defer { second.stop(); second.cleanUp() }
+        #expect(second.log.contains("index restored"), "\(second.log)")
+        try Self.expectExactAnswer(first, restarted: second, token: token, before: before)
+        // And a second restart, with nothing changed: nothing to tell.
+        let latest = try #require(try Since.gather(first.socket)["clock"]?.stringValue)
+        #expect(second.stop() == 0)
+        let third = try Self.restart(first)
+        defer { third.stop(); third.cleanUp() }
+        let answer = try Since.gather(first.socket, since: latest)
+        #expect(answer["fresh"] == nil && Since.names(answer["added"]).isEmpty && Since.names(answer["changed"]).isEmpty
+                && Since.names(answer["removed"]).isEmpty, "\(answer)")
+    }
+
+    /// A damaged, truncated or foreign saved index: logged, discarded, the daemon crawls and a
+    /// token from before gets everything marked fresh (`clock.otherEpoch`) — never a crash, never
+    /// a wrong difference.
+    @Test(arguments: ["flipped", "truncated", "foreign", "journal-flipped"])
+    func aDamagedSavedIndexIsDiscardedAndTheAnswerIsFresh(damage: String) async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        try Self.seed(first)
+        let (token, _) = try Self.liveToken(first)
+        first.signal(SIGKILL)
+        #expect(first.waitForExit() != nil)
+        let state = first.directory + "/state/"
+        var snapshot = try [UInt8](Data(contentsOf: URL(fileURLWithPath: state + "index.snapshot")))
+        var journal = try [UInt8](Data(contentsOf: URL(fileURLWithPath: state + "index.journal")))
+        switch damage {
+        case "flipped": snapshot[snapshot.count / 2] ^= 0x40
+        case "truncated": snapshot.removeLast(snapshot.count / 3)
+        case "foreign": snapshot = Array("SQLite format 3\0".utf8) + snapshot
+        default:
+            // Inside the last record's payload: the record is whole but its checksum fails, which
+            // a crash cannot leave (it cuts a write short, it does not garble one): damage.
+            journal[journal.count - 3] ^= 0x40
+        }
+        try Data(snapshot).write(to: URL(fileURLWithPath: state + "index.snapshot"))
+        try Data(journal).write(to: URL(fileURLWithPath: state + "index.journal"))
+
+        let second = try Self.restart(first)
+        defer { second.stop(); second.cleanUp() }
+        let answer = try Since.gather(first.socket, since: token)
+        #expect(second.log.contains("saved index discarded"), "\(second.log)")
+        #expect(answer["freshCode"]?.stringValue == "clock.otherEpoch", "\(answer)")
+        #expect(answer["fresh"]?.boolValue == true)
+        #expect(Since.names(answer["results"]) == ["Item_1", "Item_2", "Item_3", "Item_4"], "\(answer)")
+    }
+
+    /// A container taken away while the daemon was down: a token from before cannot be answered
+    /// with a difference (its items may have been results for a client that may no longer read
+    /// it), so the answer is everything, fresh, saying why; a token from after is exact again.
+    @Test func aContainerRemovedWhileDownMakesOlderTokensFresh() async throws {
+        let first = try TestDaemon(containers: ["com.example.grocery", "com.example.other"])
+        defer { first.stop(); first.cleanUp() }
+        _ = try first.place("Item_1", contents: "a")
+        _ = try first.place("Item_7", in: "com.example.other", contents: "other")
+        let gathered = try Since.gather(first.socket)
+        #expect(Since.names(gathered["results"]) == ["Item_1", "Item_7"], "\(gathered)")
+        let token = try #require(gathered["clock"]?.stringValue)
+        #expect(first.stop() == 0)
+        try FileManager.default.removeItem(atPath: first.root + "/com.example.other")
+        _ = try first.place("Item_2", contents: "bb")
+
+        let second = try Self.restart(first)
+        defer { second.stop(); second.cleanUp() }
+        let answer = try Since.gather(first.socket, since: token)
+        #expect(answer["freshCode"]?.stringValue == "clock.containerRemoved", "\(answer)\n\(second.log)")
+        #expect(Since.names(answer["results"]) == ["Item_1", "Item_2"], "\(answer)")
+        let newer = try #require(answer["clock"]?.stringValue)
+        _ = try first.place("Item_3", contents: "ccc")
+        let exact = try Since.gather(first.socket, since: newer)
+        #expect(Since.names(exact["added"]) == ["Item_3"], "\(exact)")
+    }
+}
