@@ -19,9 +19,10 @@ public struct ConflictCopyName: Sendable, Hashable {
 
     /// The parts of `name`, or nil when it is not a conflict copy.
     public static func parse(_ name: String) -> ConflictCopyName? {
-        let bytes = name.utf8
-        // The cheap reject first: this runs for every entry the index inserts.
-        guard bytes.count > 12, bytes.contains(UInt8(ascii: "-")) || bytes.contains(UInt8(ascii: "(")) else { return nil }
+        // The cheap reject first: this runs for every entry the index inserts (and a restored
+        // index derives), and a regex literal is parsed anew on every evaluation — with a looser
+        // test, a tree of UUID-named files spent most of its crawl in the regex parser.
+        guard name.utf8.count > 12, Self.markers.contains(where: { Self.utf8(of: name, contains: $0) }) else { return nil }
         if let match = name.wholeMatch(of: /(.+)\.sync-conflict-(\d{8}-\d{6})-([A-Z0-9]{7})(\.[^.]*)?/) {
             return ConflictCopyName(original: String(match.1) + String(match.4 ?? ""), device: String(match.3),
                                     savedAt: String(match.2))
@@ -37,5 +38,19 @@ public struct ConflictCopyName: Sendable, Hashable {
             return ConflictCopyName(original: String(match.1) + String(match.2 ?? ""), device: nil, savedAt: nil)
         }
         return nil
+    }
+
+    /// What every form above contains.
+    private static let markers: [[UInt8]] = [".sync-conflict-", ".ubiquity-conflict-", "conflicted copy", "(Case Conflict"].map { Array($0.utf8) }
+
+    private static func utf8(of name: String, contains marker: [UInt8]) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            guard bytes.count >= marker.count else { return false }
+            for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
+                if bytes[start..<(start + marker.count)].elementsEqual(marker) { return true }
+            }
+            return false
+        }
     }
 }
