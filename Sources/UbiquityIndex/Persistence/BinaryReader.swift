@@ -22,19 +22,15 @@ struct BinaryReader {
         return bytes[offset]
     }
 
-    mutating func fixed32() throws(SavedIndexError) -> UInt32 {
-        guard remaining >= 4 else { throw .truncated }
-        var value: UInt32 = 0
-        for i in 0..<4 { value |= UInt32(bytes[offset + i]) << UInt32(8 * i) }
-        offset += 4
-        return value
-    }
+    mutating func fixed32() throws(SavedIndexError) -> UInt32 { try littleEndian() }
+    mutating func fixed64() throws(SavedIndexError) -> UInt64 { try littleEndian() }
 
-    mutating func fixed64() throws(SavedIndexError) -> UInt64 {
-        guard remaining >= 8 else { throw .truncated }
-        var value: UInt64 = 0
-        for i in 0..<8 { value |= UInt64(bytes[offset + i]) << UInt64(8 * i) }
-        offset += 8
+    private mutating func littleEndian<T: FixedWidthInteger & UnsignedInteger>() throws(SavedIndexError) -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw .truncated }
+        var value: T = 0
+        for i in 0..<size { value |= T(bytes[offset + i]) << (8 * i) }
+        offset += size
         return value
     }
 

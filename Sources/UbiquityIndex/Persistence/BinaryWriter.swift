@@ -8,12 +8,11 @@ struct BinaryWriter {
 
     mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-    mutating func fixed32(_ value: UInt32) {
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-    }
+    mutating func fixed32(_ value: UInt32) { littleEndian(value) }
+    mutating func fixed64(_ value: UInt64) { littleEndian(value) }
 
-    mutating func fixed64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    private mutating func littleEndian<T: FixedWidthInteger>(_ value: T) {
+        for i in 0..<MemoryLayout<T>.size { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * i))) }
     }
 
     mutating func int64(_ value: Int64) { fixed64(UInt64(bitPattern: value)) }
