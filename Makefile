@@ -18,7 +18,7 @@ COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
 COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
-.PHONY: all deps build run demo-sync test bench bench-compare bench-sync bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-sync bench-attacks docs clean install
 
 all: build
 
@@ -73,6 +73,7 @@ bench: deps
 	@# KeyValueBenchmarks runs the real ubiquityd, built beside it; it rewrites its section of docs/benchmarks.md.
 	cd Benchmarks && $(SWIFT) build -c release --product ubiquityd && $(SWIFT) run -c release KeyValueBenchmarks --out ../docs/benchmarks.md
 	$(MAKE) bench-compare
+	$(MAKE) bench-restart
 	$(MAKE) bench-sync
 
 # ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
@@ -82,6 +83,14 @@ bench-compare: deps
 	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/compare.py $(COMPARE_ARGS) --out docs/benchmarks.md \
+	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# A clock from before a restart: ubiquityd's exact difference against Watchman's fresh instance, on
+# compare.py's 100k and 1M trees, and what the saved index costs. Writes its section of docs/benchmarks.md.
+bench-restart: deps
+	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/compare/restart.py $(RESTART_ARGS) --out docs/benchmarks.md \
 	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
 
 # Two devices (the demo-sync rig, release build): files written on A; how long Syncthing takes to

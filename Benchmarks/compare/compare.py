@@ -275,14 +275,21 @@ class Ubiquityd:
         self.process = None
         self.next_id = 10
 
-    def start(self):
+    def start(self, keep_state=False):
+        """Starts the daemon on the tree. Its state directory (device id, saved index) is its own,
+        under the scratch directory, and emptied first unless `keep_state`: every measurement of a
+        crawl starts from no saved index."""
         self.sock_path = os.path.join(self.scratch, "u.sock")
         self.log_path = os.path.join(self.scratch, "ubiquityd.log")
+        self.state_path = os.path.join(self.scratch, "ubiquityd-state")
         if os.path.exists(self.sock_path):
             os.unlink(self.sock_path)
+        if not keep_state:
+            shutil.rmtree(self.state_path, ignore_errors=True)
         self.logfile = open(self.log_path, "ab")
         self.process = subprocess.Popen([self.binary, "--root", self.base, "--socket", self.sock_path],
-                                        stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile)
+                                        stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile,
+                                        env=dict(os.environ, STATE_DIRECTORY=self.state_path))
         self.pid = self.process.pid
 
     def connect(self, timeout=600):
