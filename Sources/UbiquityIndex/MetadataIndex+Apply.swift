@@ -310,6 +310,7 @@ extension MetadataIndex {
         // Children of each listing position (-1 = the root), as index ranges built in one pass.
         var childrenOf: [Int32: [Int32]] = [:]
         for (i, e) in listing.entries.enumerated() { childrenOf[e.parent, default: []].append(Int32(i)) }
+        pairRenames(container: container, rootID: rootID, listing, childrenOf, &recorder)
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
             guard let existing = children(directory) else { continue }
@@ -327,6 +328,50 @@ extension MetadataIndex {
                 let id = upsert(name: e.name, in: directory, e.stat, container: container, &recorder)
                 if e.stat.kind == .directory { stack.append((id, i)) }
             }
+        }
+    }
+
+    /// Renames a listing reveals: an entry gone from its place and a new name elsewhere in the
+    /// listing that is the same file (same kind, inode and birth time) is moved there, keeping its
+    /// identity — what happened while nobody watched (the daemon was stopped, the queue overflowed)
+    /// is then a rename with `oldPath`, as it would have been live, not a removal and a new item.
+    ///
+    /// Only a file system that reports birth times is trusted here: without one `created` is the
+    /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
+    /// Entries inside a vanished directory are not paired on their own (the directory may be).
+    private func pairRenames(container: Int, rootID: ItemID, _ listing: CrawlListing, _ childrenOf: [Int32: [Int32]],
+                             _ recorder: inout Recorder) {
+        struct Key: Hashable {
+            let inode: UInt64, created: Int64, kind: FileStat.Kind
+            init(_ stat: FileStat) { (inode, created, kind) = (stat.inode, stat.created, stat.kind) }
+        }
+        var vanished: [Key: ItemID] = [:]
+        var appeared: [(directory: ItemID, position: Int32)] = []
+        var stack: [(ItemID, Int32)] = [(rootID, -1)]
+        while let (directory, position) = stack.popLast() {
+            guard let existing = children(directory) else { continue }
+            let listed = childrenOf[position] ?? []
+            var listedNames = Set<String>()
+            listedNames.reserveCapacity(listed.count)
+            for i in listed {
+                let e = listing.entries[Int(i)]
+                listedNames.insert(e.name)
+                if let child = existing[e.name] {
+                    if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
+                } else {
+                    appeared.append((directory, i))
+                }
+            }
+            for (name, child) in existing where !listedNames.contains(name) && stat(child).inode != 0 {
+                vanished[Key(stat(child))] = child
+            }
+        }
+        guard !vanished.isEmpty else { return }
+        for (directory, position) in appeared {
+            let e = listing.entries[Int(position)]
+            guard let source = vanished.removeValue(forKey: Key(e.stat)), isLive(source), isLive(directory) else { continue }
+            move(container: container, from: relativeComponents(of: source), to: relativeComponents(of: directory) + [e.name],
+                 stat: e.stat, &recorder)
         }
     }
 

@@ -106,6 +106,40 @@ struct MetadataIndexTests {
         #expect(index.candidates(for: NameHint([.exact("dir")])).isEmpty)
     }
 
+    /// A listing (a crawl after a restart, a rescan after an overflow) that shows an entry gone
+    /// and the same file (kind, inode, birth time) under a new name: a rename, identity kept,
+    /// subtree and all; an inode reused by a new file (another birth time) is not one.
+    @Test func aListingThatRevealsARenameKeepsIdentity() throws {
+        let tree = TreeBuilder()
+        func entry(_ parent: Int32, _ name: String, _ kind: FileStat.Kind, inode: UInt64, born: Int64) -> CrawlListing.Entry {
+            CrawlListing.Entry(parent: parent, name: name, stat: FileStat(kind: kind, size: 1, modified: born, created: born,
+                                                                          changed: born, inode: inode))
+        }
+        let root = FileStat(kind: .directory, inode: 1)
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([.listing(tree.container, [], CrawlListing(root: root, entries: [
+            entry(-1, "Documents", .directory, inode: 2, born: 10), entry(0, "dir", .directory, inode: 3, born: 100),
+            entry(1, "b", .regular, inode: 4, born: 200), entry(0, "x", .regular, inode: 5, born: 300),
+            entry(0, "y", .regular, inode: 6, born: 400),
+        ]))])
+        let dir = try #require(id(index, "Documents/dir")), b = try #require(id(index, "Documents/dir/b"))
+        let x = try #require(id(index, "Documents/x")), y = try #require(id(index, "Documents/y"))
+        let changes = index.apply([.listing(tree.container, [], CrawlListing(root: root, entries: [
+            entry(-1, "Documents", .directory, inode: 2, born: 10), entry(0, "moved", .directory, inode: 3, born: 100),
+            entry(1, "b", .regular, inode: 4, born: 200), entry(0, "Item_x", .regular, inode: 5, born: 300),
+            entry(0, "y2", .regular, inode: 6, born: 999),
+        ]))])
+        #expect(id(index, "Documents/moved") == dir && id(index, "Documents/moved/b") == b && id(index, "Documents/Item_x") == x)
+        #expect(changes.changes[b]?.kind == .updated && changes.changes[b]?.oldPath == "/containers/com.example.test/Documents/dir/b")
+        #expect(changes.changes[x]?.kind == .updated && changes.changes[x]?.oldPath == "/containers/com.example.test/Documents/x")
+        #expect(changes.changes[y]?.kind == .removed)
+        let y2 = try #require(id(index, "Documents/y2"))
+        #expect(changes.changes[y2]?.kind == .inserted)
+        #expect(id(index, "Documents/dir") == nil && id(index, "Documents/x") == nil && id(index, "Documents/y") == nil)
+        #expect(index.candidates(for: NameHint([.exact("x")])).isEmpty)
+    }
+
     @Test func movingOutOfDocumentsChangesScopeAndIntoADotDirectoryHidesIt() throws {
         var tree = TreeBuilder()
         let (index, _) = makeIndex(&tree, ["Documents/a", ".trash/"])
