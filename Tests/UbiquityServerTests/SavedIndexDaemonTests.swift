@@ -138,6 +138,39 @@ import UbiquityTesting
         #expect(Since.names(answer["results"]) == ["Item_1", "Item_2", "Item_3", "Item_4"], "\(answer)")
     }
 
+    /// More changes while the daemon was down than its history keeps (`history_max_changes = 10`):
+    /// a token from before gets everything, fresh, `clock.pastRetention`; a newer one is exact.
+    @Test func pastTheRetentionATokenFromBeforeTheRestartIsFresh() async throws {
+        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
+        let base = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let documents = base + "/com.example.grocery/Documents"
+        try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true)
+        try """
+        history_max_changes = 10
+
+        [[containers]]
+        id = "com.example.grocery"
+        path = "\(base)/com.example.grocery"
+        """.write(toFile: base + "/ubiquityd.toml", atomically: true, encoding: .utf8)
+        let arguments = ["--config", base + "/ubiquityd.toml", "--socket", "{socket}"]
+        let first = try TestDaemon(containers: [], arguments: arguments)
+        defer { first.stop(); first.cleanUp() }
+        let token = try #require(try Since.gather(first.socket)["clock"]?.stringValue)
+        #expect(first.stop() == 0)
+        for i in 1...12 { #expect(FileManager.default.createFile(atPath: documents + "/Item_\(i)", contents: nil)) }
+
+        let second = try Self.restart(first, arguments: ["--config", base + "/ubiquityd.toml", "--socket", first.socket])
+        defer { second.stop(); second.cleanUp() }
+        let answer = try Since.gather(first.socket, since: token)
+        #expect(answer["freshCode"]?.stringValue == "clock.pastRetention", "\(answer)\n\(second.log)")
+        #expect(Since.names(answer["results"]).count == 12)
+        let newer = try #require(answer["clock"]?.stringValue)
+        #expect(unlink(documents + "/Item_1") == 0)
+        let exact = try Since.gather(first.socket, since: newer)
+        #expect(Since.names(exact["removed"]) == ["Item_1"], "\(exact)")
+    }
+
     /// A container taken away while the daemon was down: a token from before cannot be answered
     /// with a difference (its items may have been results for a client that may no longer read
     /// it), so the answer is everything, fresh, saying why; a token from after is exact again.
