@@ -18,7 +18,7 @@ COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
 COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
-.PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-sync bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-load bench-sync bench-attacks docs clean install
 
 all: build
 
@@ -74,6 +74,7 @@ bench: deps
 	cd Benchmarks && $(SWIFT) build -c release --product ubiquityd && $(SWIFT) run -c release KeyValueBenchmarks --out ../docs/benchmarks.md
 	$(MAKE) bench-compare
 	$(MAKE) bench-restart
+	$(MAKE) bench-load
 	$(MAKE) bench-sync
 
 # ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
@@ -91,6 +92,14 @@ bench-restart: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/restart.py $(RESTART_ARGS) --out docs/benchmarks.md \
+	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# Latency with both cores busy, and one change fanned out to 1,000 live queries: ubiquityd against
+# Watchman on compare.py's 100k tree. Writes its section of docs/benchmarks.md.
+bench-load: deps
+	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/compare/load.py $(LOAD_ARGS) --out docs/benchmarks.md \
 	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
 
 # Two devices (the demo-sync rig, release build): files written on A; how long Syncthing takes to
