@@ -72,8 +72,9 @@ def fanout_ours(daemon, tree, samples):
             c = daemon.connect(60)
             for q in range(QUERIES_PER_CONNECTION):
                 daemon.next_id += 1
+                # The name only, as Watchman's subscriptions ask for name and existence.
                 c.send({"id": daemon.next_id, "op": "query.start", "predicate": "kMDItemFSName LIKE 'Fan_*'",
-                        "scope": "documents", "live": True, "batchingInterval": 0})
+                        "scope": "documents", "live": True, "batchingInterval": 0, "attributes": ["name"]})
             finished = 0
             while finished < QUERIES_PER_CONNECTION:
                 m, _ = c.recv(60)
