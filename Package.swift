@@ -224,7 +224,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityProtocolTests",
-            dependencies: ["UbiquityProtocol"],
+            dependencies: ["UbiquityProtocol", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// Configuration, systemd glue and the server, in-process; plus the real `ubiquityd`

@@ -26,7 +26,7 @@ public enum JSONLine {
 
     // Bytes, not String appends: a 100k-item answer spent most of its time in
     // String.UnicodeScalarView.append before this wrote UTF-8 directly.
-    private static func write(_ value: JSONValue, to out: inout [UInt8]) {
+    static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
@@ -66,7 +66,7 @@ public enum JSONLine {
 
     /// Escapes `"`, `\\`, control characters and U+2028/U+2029 (which some JavaScript readers
     /// treat as line ends); copies runs of every other byte at once.
-    private static func writeString(_ s: String, to out: inout [UInt8]) {
+    static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in

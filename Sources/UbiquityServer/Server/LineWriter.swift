@@ -9,7 +9,14 @@ struct LineWriter: Sendable {
     /// - Returns: The bytes written, newline included.
     @discardableResult
     func write(_ json: JSONValue) async throws -> Int {
-        let line = JSONLine.encodeLine(json)
+        try await write(line: JSONLine.encodeLine(json))
+    }
+
+    /// Writes a line already encoded, `\n` included.
+    ///
+    /// - Returns: The bytes written.
+    @discardableResult
+    func write(line: [UInt8]) async throws -> Int {
         try await outbound.write(ByteBuffer(bytes: line))
         return line.count
     }

@@ -16,6 +16,8 @@ final class Session {
     private(set) var queries: [QueryID: QueryParameters] = [:]
     /// The containers each query was resolved to at its start (authorisation is re-checked on them).
     private var queryContainers: [QueryID: [ContainerID]] = [:]
+    /// How each query's results are written (its attributes, sorted once).
+    private var encoders: [QueryID: ResultEncoder<ResultItem>] = [:]
     /// The results each query gathered, as counted against the user's budget.
     private var heldItems: [QueryID: Int] = [:]
     /// Identifies this connection to the shared ``DocumentLocks``.
@@ -44,10 +46,29 @@ final class Session {
                                                                      bufferingPolicy: .bufferingNewest(Session.keyValueEventBuffer))
     }
 
-    /// What a request produced: the response, and a query whose events must now be forwarded.
+    /// What a request produced: the response's line, and a query whose events must now be forwarded.
     struct Outcome {
-        var response: Response
-        var startedQuery: (id: QueryID, live: Bool, containers: [ContainerID])?
+        /// The response, `\n` included.
+        var line: [UInt8]
+        var startedQuery: StartedQuery?
+
+        init(response: Response, startedQuery: StartedQuery? = nil) {
+            line = JSONLine.encodeLine(response.json)
+            self.startedQuery = startedQuery
+        }
+
+        /// A response written by a ``ResultEncoder``.
+        init(line: [UInt8]) {
+            self.line = line
+        }
+    }
+
+    /// A query the connection must now forward events of, and how its results are written.
+    struct StartedQuery {
+        var id: QueryID
+        var live: Bool
+        var containers: [ContainerID]
+        var encoder: ResultEncoder<ResultItem>
     }
 
     /// Answers one line. Never throws: every failure is a response, rendered in one place.
@@ -145,17 +166,20 @@ final class Session {
             }
             queries[id] = parameters
             queryContainers[id] = containers.map(\.descriptor.id)
+            let encoder = WireTranslation.encoder(attributes: specification.attributes)
+            encoders[id] = encoder
             context.logger.info("query started", metadata: [
                 "query": "\(id)", "peer_uid": "\(peer.uid)", "predicate": "\(specification.predicate)",
                 "container": "\(containers.map(\.descriptor.id.rawValue).joined(separator: ","))",
             ])
             return Outcome(response: Response(id: request.id, result: .object(["query": .integer(Int64(id))])),
-                           startedQuery: (id, parameters.live, containers.map(\.descriptor.id)))
+                           startedQuery: StartedQuery(id: id, live: parameters.live, containers: containers.map(\.descriptor.id),
+                                                      encoder: encoder))
         case .queryResults(let q):
             let id = try readable(q)
             let results = (try? await context.engine.results(id)) ?? []
-            return answer(.object(["query": .integer(Int64(q)), "count": .integer(Int64(results.count)),
-                                   "results": .array(results.map { WireTranslation.item($0).json })]))
+            let encoder = encoders[id] ?? WireTranslation.encoder(attributes: [.name])
+            return Outcome(line: encoder.queryResults(id: request.id, query: q, results: results))
         case .queryDisableUpdates(let q):
             try await context.engine.disableUpdates(try readable(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
@@ -215,6 +239,7 @@ final class Session {
     private func forget(_ id: QueryID) {
         guard queries.removeValue(forKey: id) != nil else { return }
         queryContainers[id] = nil
+        encoders[id] = nil
         context.budget.release(for: peer.uid, items: heldItems.removeValue(forKey: id) ?? 0)
     }
 

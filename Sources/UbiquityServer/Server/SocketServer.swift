@@ -236,14 +236,15 @@ public final class SocketServer: Sendable {
     private func answer(_ line: ByteBufferView, session: Session, writer: LineWriter,
                         forwarders: inout DiscardingTaskGroup) async throws -> Bool {
         let outcome = await session.handle(line: line)
-        do { try await writer.write(outcome.response.json) } catch { return false }
-        if let (id, live, containers) = outcome.startedQuery {
+        do { try await writer.write(line: outcome.line) } catch { return false }
+        if let started = outcome.startedQuery {
             let engine = context.engine
-            let access = QueryAccess(registry: context.registry, peer: session.peer, containers: containers)
+            let access = QueryAccess(registry: context.registry, peer: session.peer, containers: started.containers)
             forwarders.addTask {
-                if live { self.state.withLock { $0.liveQueryStarted() } }
-                defer { if live { self.state.withLock { $0.liveQueryEnded() } } }
-                await SocketServer.forward(engine.events(id), query: id, live: live, access: access, engine: engine, to: writer)
+                if started.live { self.state.withLock { $0.liveQueryStarted() } }
+                defer { if started.live { self.state.withLock { $0.liveQueryEnded() } } }
+                await SocketServer.forward(engine.events(started.id), query: started.id, live: started.live, access: access,
+                                           encoder: started.encoder, engine: engine, to: writer)
             }
         }
         return true
@@ -258,7 +259,7 @@ public final class SocketServer: Sendable {
     /// reload that took it away, the subscriber gets one `container.forbidden`, the query stops,
     /// and no item follows.
     private static func forward(_ events: QueryEvents, query id: QueryID, live: Bool, access: QueryAccess,
-                                engine: QueryEngine, to writer: LineWriter) async {
+                                encoder: ResultEncoder<ResultItem>, engine: QueryEngine, to writer: LineWriter) async {
         let query = Int(id)
         do {
             var iterator = events.makeAsyncIterator()
@@ -272,8 +273,8 @@ public final class SocketServer: Sendable {
                             reason: "uid \(access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json)
                         return
                     }
-                    guard let wire = WireTranslation.event(event, query: query) else { continue }
-                    written = try await writer.write(wire.json)
+                    guard let line = WireTranslation.line(event, query: query, encoder: encoder) else { continue }
+                    written = try await writer.write(line: line)
                 }
                 // The event's results, their JSON tree and line are freed by now. A big answer
                 // (100k results) leaves hundreds of MiB free in glibc's arenas; give them back.

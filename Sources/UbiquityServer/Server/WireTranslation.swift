@@ -52,38 +52,47 @@ enum WireTranslation {
                                   sort: sort, attributes: attributes, batchingInterval: batching, live: parameters.live)
     }
 
-    static func item(_ result: ResultItem) -> WireItem {
-        var attributes: [String: JSONValue] = [:]
-        for (attribute, value) in result.values { attributes[attribute.canonicalName] = value.json }
-        return WireItem(path: result.path, oldPath: result.oldPath, attributes: attributes)
+    /// Writes a query's results straight into bytes (docs/architecture.md, the data flow, step 7).
+    ///
+    /// - Parameter attributes: The query's attributes (``QuerySpecification/attributes``).
+    static func encoder(attributes: [Attribute]) -> ResultEncoder<ResultItem> {
+        ResultEncoder(attributes: attributes) { ResultFields(path: $0.path, oldPath: $0.oldPath, values: $0.values) }
     }
 
-    /// The full results, or for a query started `since` a clock the difference (or why not).
-    static func answer(_ results: [ResultItem], since: SinceAnswer?) -> GatheringAnswer {
-        switch since {
-        case nil: .results(results.map(item))
-        case .fresh(let reason)?: .results(results.map(item), fresh: FreshAnswer(code: reason.code, reason: reason.sentence))
-        case .changes(let delta, let since)?:
-            .changes(since: since.token, added: delta.added.map(item), changed: delta.changed.map(item), removed: delta.removed.map(item),
-                     count: results.count)
+    /// The line of an engine event, `\n` included: events with results through `encoder`, the
+    /// others through their ``ServerEvent``. Nil for `accessChanged`, which the server acts on itself.
+    static func line(_ event: QueryEvent, query: Int, encoder: ResultEncoder<ResultItem>) -> [UInt8]? {
+        switch event {
+        case .gatheringFinished(let results, let clock, let since):
+            switch since {
+            case nil: encoder.gatheringFinished(query: query, results: results, fresh: nil, clock: clock?.token)
+            case .fresh(let reason)?:
+                encoder.gatheringFinished(query: query, results: results, fresh: FreshAnswer(code: reason.code, reason: reason.sentence),
+                                          clock: clock?.token)
+            case .changes(let delta, let since)?:
+                encoder.gatheringFinished(query: query, since: since.token, added: delta.added, changed: delta.changed,
+                                          removed: delta.removed, count: results.count, clock: clock?.token)
+            }
+        case .update(let delta):
+            encoder.update(query: query, added: delta.added, changed: delta.changed, removed: delta.removed, clock: delta.clock?.token)
+        case .reset(let results, let clock):
+            encoder.reset(query: query, results: results, clock: clock?.token)
+        default:
+            self.event(event, query: query).map { JSONLine.encodeLine($0.json) }
         }
     }
 
     static let unavailableReason = "the container directory is missing, unreadable, or no longer configured"
 
-    /// The wire form of an engine event; nil for `accessChanged`, which the server acts on itself.
-    static func event(_ event: QueryEvent, query: Int) -> ServerEvent? {
+    /// The wire form of an engine event without results; nil for the events with results
+    /// (``line(_:query:encoder:)`` writes those) and for `accessChanged`.
+    private static func event(_ event: QueryEvent, query: Int) -> ServerEvent? {
         switch event {
         case .gatheringStarted: .gatheringStarted(query: query)
         case .gatheringProgress(let count): .gatheringProgress(query: query, count: count)
-        case .gatheringFinished(let results, let clock, let since):
-            .gatheringFinished(query: query, answer: answer(results, since: since), clock: clock?.token)
-        case .update(let delta):
-            .update(query: query, added: delta.added.map(item), changed: delta.changed.map(item), removed: delta.removed.map(item),
-                    clock: delta.clock?.token)
+        case .gatheringFinished, .update, .reset: nil
         case .resync(let container, let reason, let changes):
             .resync(query: query, container: container.rawValue, reason: reason, changes: changes)
-        case .reset(let results, let clock): .reset(query: query, results: results.map(item), clock: clock?.token)
         case .unwatched(let container, let path, let reason):
             .unwatched(query: query, container: container.rawValue, path: path, reason: reason)
         case .containerUnavailable(let container):
