@@ -156,6 +156,7 @@ final class LiveQuery {
     }
 
     var results: [ResultItem] { order.map(result) }
+    var count: Int { order.count }
 
     func result(_ id: ItemID) -> ResultItem {
         ResultItem(IndexedItem(index, id), identity: index.identity(id), attributes: specification.attributes)

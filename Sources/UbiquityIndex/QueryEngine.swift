@@ -287,6 +287,12 @@ public actor QueryEngine {
         return session.query.results
     }
 
+    /// How many results a query has now, without building them.
+    public func resultCount(_ id: QueryID) throws(EngineError) -> Int {
+        guard let session = sessions[id] else { throw .unknownQuery(id) }
+        return session.query.count
+    }
+
     public func disableUpdates(_ id: QueryID) throws(EngineError) {
         guard let session = sessions[id] else { throw .unknownQuery(id) }
         perform(session.lifecycle.disable(), session)

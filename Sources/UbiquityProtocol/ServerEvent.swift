@@ -147,6 +147,11 @@ public enum ServerEvent: Sendable, Hashable {
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
+        try self.init(json: json, scannedItems: [:])
+    }
+
+    /// - Parameter scannedItems: Lists of items already read from the line, by key.
+    init(json: JSONValue, scannedItems: [String: [WireItem]]) throws(ProtocolError) {
         let reader = try FieldReader(json, context: "event")
         let name = try reader.string("event")
         let names = ServerEvent.names.self
@@ -167,20 +172,20 @@ public enum ServerEvent: Sendable, Hashable {
             let clock = try reader.optionalString("clock")
             if let since = try reader.optionalString("since") {
                 self = .gatheringFinished(query: query, answer: .changes(
-                    since: since, added: try WireItem.list(reader, "added"), changed: try WireItem.list(reader, "changed"),
-                    removed: try WireItem.list(reader, "removed"), count: try reader.int("count")), clock: clock)
+                    since: since, added: try WireItem.list(reader, "added", scanned: scannedItems), changed: try WireItem.list(reader, "changed", scanned: scannedItems),
+                    removed: try WireItem.list(reader, "removed", scanned: scannedItems), count: try reader.int("count")), clock: clock)
             } else {
                 let fresh = try reader.optionalBool("fresh") == true
                     ? FreshAnswer(code: try reader.optionalString("freshCode") ?? "", reason: try reader.optionalString("reason") ?? "")
                     : nil
-                self = .gatheringFinished(query: query, answer: .results(try WireItem.list(reader, "results"), fresh: fresh),
+                self = .gatheringFinished(query: query, answer: .results(try WireItem.list(reader, "results", scanned: scannedItems), fresh: fresh),
                                           clock: clock)
             }
         case names.reset:
-            self = .reset(query: query, results: try WireItem.list(reader, "results"), clock: try reader.optionalString("clock"))
+            self = .reset(query: query, results: try WireItem.list(reader, "results", scanned: scannedItems), clock: try reader.optionalString("clock"))
         case names.update:
-            self = .update(query: query, added: try WireItem.list(reader, "added"),
-                           changed: try WireItem.list(reader, "changed"), removed: try WireItem.list(reader, "removed"),
+            self = .update(query: query, added: try WireItem.list(reader, "added", scanned: scannedItems),
+                           changed: try WireItem.list(reader, "changed", scanned: scannedItems), removed: try WireItem.list(reader, "removed", scanned: scannedItems),
                            clock: try reader.optionalString("clock"))
         case names.resync:
             self = .resync(query: query, container: try reader.string("container"),

@@ -10,13 +10,54 @@ public enum ServerMessage: Sendable, Hashable {
     case unknownEvent(name: String, json: JSONValue)
 
     public init(json: JSONValue) throws(ProtocolError) {
+        try self.init(json: json, scannedItems: [:])
+    }
+
+    /// - Parameter scannedItems: Lists of result items ``JSONScanner`` read straight from the
+    ///   line; `json` holds an empty array under each of their keys.
+    init(json: JSONValue, scannedItems: [String: [WireItem]]) throws(ProtocolError) {
         let reader = try FieldReader(json, context: "message")
         if let event = reader.object["event"] {
             if event == .string(KeyValueChange.name) { self = .keyValueChanged(try KeyValueChange(json: json)) }
-            else if case .string(let name) = event, !ServerEvent.names.all.contains(name) { self = .unknownEvent(name: name, json: json) }
-            else { self = .event(try ServerEvent(json: json)) }
+            else if case .string(let name) = event, !ServerEvent.names.all.contains(name) {
+                var object = reader.object
+                for (key, items) in scannedItems { object[key] = .array(items.map(\.json)) }
+                self = .unknownEvent(name: name, json: .object(object))
+            }
+            else { self = .event(try ServerEvent(json: json, scannedItems: scannedItems)) }
         }
         else { self = .response(try Response(json: json)) }
+    }
+
+    /// Reads one line from the daemon (without its `\n`) in one pass, without Foundation:
+    /// result items go straight into ``WireItem``s (``JSONScanner``). The same messages, and
+    /// the same errors for a malformed message, as ``init(json:)`` of the line's JSON.
+    ///
+    /// - Throws: `request.malformed` when the line is not JSON (naming the byte) or not a message.
+    public init(line: UnsafeBufferPointer<UInt8>) throws(ProtocolError) {
+        var scanner = JSONScanner(line)
+        scanner.skipWhitespace()
+        guard scanner.peek(UInt8(ascii: "{")) else {
+            try self.init(json: try scanner.document())
+            return
+        }
+        var object: [String: JSONValue] = [:]
+        var lists: [String: [WireItem]] = [:]
+        try scanner.members { (scanner, key) throws(ProtocolError) in
+            guard object[key] == nil else {
+                _ = try scanner.value()     // the first of repeated keys counts
+                return
+            }
+            scanner.skipWhitespace()
+            if WireItem.listKeys.contains(key), scanner.peek(UInt8(ascii: "[")), let items = try scanner.wireItems() {
+                lists[key] = items
+                object[key] = .array([])
+            } else {
+                object[key] = try scanner.value()
+            }
+        }
+        try scanner.end()
+        try self.init(json: .object(object), scannedItems: lists)
     }
 
     public var json: JSONValue {

@@ -27,8 +27,13 @@ public struct WireItem: Sendable, Hashable {
         attributes = try reader.optionalObject("attributes") ?? [:]
     }
 
-    static func list(_ reader: FieldReader, _ key: String) throws(ProtocolError) -> [WireItem] {
+    /// The keys of events under which lists of items come.
+    static let listKeys: Set<String> = ["results", "added", "changed", "removed"]
+
+    /// - Parameter scanned: Lists already read into items, by key (``JSONScanner``).
+    static func list(_ reader: FieldReader, _ key: String, scanned: [String: [WireItem]] = [:]) throws(ProtocolError) -> [WireItem] {
         guard reader.has(key) else { return [] }
+        if let items = scanned[key] { return items }
         return try reader.list(key) { (value, context) throws(ProtocolError) in try WireItem(json: value, context: context) }
     }
 }

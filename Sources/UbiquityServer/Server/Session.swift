@@ -154,7 +154,8 @@ final class Session {
             let id: QueryID
             do {
                 id = try await context.engine.start(specification, since: since)
-                let gathered = try await context.engine.results(id).count
+                // The count alone: building every result here cost as much as encoding them.
+                let gathered = try await context.engine.resultCount(id)
                 do { try context.budget.hold(gathered, for: peer.uid, limit: context.limits.maxResultItemsPerPeer) } catch {
                     await context.engine.release(id)
                     throw error

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import UbiquityPredicate
+@testable import UbiquityProtocol
+import UbiquityTesting
+
+/// The client's scanner against `JSONDecoder` (through `JSONLine.decode`), the reader it
+/// replaced: the same values for every line the daemon writes, and no line accepted that
+/// `JSONDecoder` refuses.
+@Suite("JSON scanner: the same values as JSONDecoder")
+struct JSONScannerTests {
+    static func scan(_ bytes: [UInt8]) -> Result<JSONValue, ProtocolError> {
+        bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(ProtocolError) in
+                var scanner = JSONScanner(buffer)
+                return try scanner.document()
+            }
+        }
+    }
+
+    static func message(_ bytes: [UInt8]) -> Result<ServerMessage, ProtocolError> {
+        bytes.withUnsafeBufferPointer { buffer in Result { () throws(ProtocolError) in try ServerMessage(line: buffer) } }
+    }
+
+    @Test("Every line with results reads back as JSONDecoder reads it, items straight into WireItems", arguments: [UInt64(0), 400])
+    func resultLines(firstSeed: UInt64) throws {
+        for seed in firstSeed..<(firstSeed + 400) {
+            for (label, line, _) in ResultEncoderPropertyTests.pairs(seed: seed) {
+                let bytes = Array(line.dropLast())
+                let reference = try JSONLine.decode(bytes)
+                #expect(try Self.scan(bytes).get() == reference, "seed \(seed), \(label)")
+                let expected = try ServerMessage(json: reference)
+                #expect(try Self.message(bytes).get() == expected, "seed \(seed), \(label)")
+            }
+        }
+    }
+
+    @Test("Numbers, escapes and odd values as JSONDecoder reads them")
+    func values() throws {
+        let texts = ["1.0", "1e2", "-0", "-0.0", "10000000000000000000", "9223372036854775807", "-9223372036854775808",
+                     "9223372036854775808", "-9223372036854775809", "1.5", "0.1", "1e-400", "2.0e0", "-1E+2",
+                     "123456789012345678901234567890", #""\u00e9\/\b\f\n\r\t\"\\""#, #""\uD83D\uDE00""#, #"{"a":1,"a":2}"#,
+                     " [ 1 , {\"b\" : [ ] } ] ", "true", "false", "null", #""""#, "{}", "[]", #""€😀\u2028""#]
+        for text in texts {
+            #expect(try Self.scan(Array(text.utf8)).get() == JSONLine.decode(Array(text.utf8)), "\(text)")
+        }
+    }
+
+    @Test("What JSONDecoder refuses is refused", arguments: [
+        "1E400", #""\ud800""#, #""\udc00x""#, "01", "1.", "-", "nul", "tru", "[1", "{\"a\"}", "\"\u{01}\"",
+        "[1] x", "", "   ", "\"abc", #""\x""#, "{1:2}", ".5", "+1", "1e", "[" + String(repeating: "[", count: 600) + "]",
+    ])
+    func refusals(text: String) {
+        #expect(throws: ProtocolError.self) { try JSONLine.decode(Array(text.utf8)) }
+        #expect(throws: ProtocolError.self) { try Self.scan(Array(text.utf8)).get() }
+    }
+
+    @Test("Trailing commas, which JSONDecoder tolerates, are refused: the daemon never writes them")
+    func trailingCommas() {
+        for text in ["[1,]", #"{"a":1,}"#] {
+            #expect(throws: ProtocolError.self) { try Self.scan(Array(text.utf8)).get() }
+        }
+    }
+
+    @Test("Invalid UTF-8 inside a string is refused")
+    func invalidUTF8() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0x5C, 0x6E, 0xED, 0xA0, 0x80, 0x22]] {
+            #expect(throws: ProtocolError.self) { try Self.scan(bytes).get() }
+        }
+    }
+
+    @Test("Mutated lines: whatever the scanner accepts, JSONDecoder accepts with the same value")
+    func mutations() throws {
+        var random = SplitMix64(seed: 20_261_123)
+        let alphabet = Array(#"{}[],:"\ 0123456789.eE+-tfnul/abu"#.utf8) + [0x00, 0x0A, 0xC3, 0xA9, 0xFF]
+        for seed in UInt64(0)..<300 {
+            let (_, line, _) = ResultEncoderPropertyTests.pairs(seed: seed)[random.int(0...4)]
+            var bytes = Array(line.dropLast())
+            for _ in 0..<random.int(1...3) where !bytes.isEmpty {
+                let at = random.int(0...(bytes.count - 1))
+                switch random.int(0...2) {
+                case 0: bytes[at] = random.pick(alphabet)
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(random.pick(alphabet), at: at)
+                }
+            }
+            guard case .success(let scanned) = Self.scan(bytes) else { continue }
+            let reference = try? JSONLine.decode(bytes)
+            #expect(reference == scanned, "seed \(seed): \(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    @Test("A malformed item falls back to the general reader and its error")
+    func malformedItem() throws {
+        let line = #"{"clock":"c","count":1,"event":"query.gatheringFinished","query":1,"results":[{"attributes":{},"path":7}]}"#
+        let bytes = Array(line.utf8)
+        let scanned = Self.message(bytes)
+        let general = Result { () throws(ProtocolError) in try ServerMessage(json: try JSONLine.decode(bytes)) }
+        guard case .failure(let a) = scanned, case .failure(let b) = general else {
+            Issue.record("both must refuse the item: \(scanned), \(general)")
+            return
+        }
+        #expect(a.message == b.message)
+    }
+}
