@@ -74,6 +74,11 @@ public enum JSONLine {
             var index = 0
             while index < utf8.count {
                 let byte = utf8[index]
+                // Nearly every byte of a path needs nothing: one test, then on to the next.
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 else {
+                    index += 1
+                    continue
+                }
                 let escape: String?
                 switch byte {
                 case UInt8(ascii: "\""): escape = "\\\""
