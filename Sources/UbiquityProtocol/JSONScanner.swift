@@ -74,29 +74,15 @@ struct JSONScanner {
 
     /// Reads `{…}`, handing each key to `member`, which must read the member's value.
     mutating func members(_ member: (inout JSONScanner, String) throws(ProtocolError) -> Void) throws(ProtocolError) {
-        try enter("{")
-        skipWhitespace()
-        if peek(UInt8(ascii: "}")) {
-            index += 1
-            depth -= 1
-            return
+        try sequence(opening: "{", closing: "}", of: "an object") { (scanner) throws(ProtocolError) in
+            scanner.skipWhitespace()
+            guard scanner.peek(UInt8(ascii: "\"")) else { throw scanner.failure("expected a key in quotes") }
+            let key = try scanner.string()
+            scanner.skipWhitespace()
+            guard scanner.peek(UInt8(ascii: ":")) else { throw scanner.failure("expected ':' after a key") }
+            scanner.index += 1
+            try member(&scanner, key)
         }
-        while true {
-            skipWhitespace()
-            guard peek(UInt8(ascii: "\"")) else { throw failure("expected a key in quotes") }
-            let key = try string()
-            skipWhitespace()
-            guard peek(UInt8(ascii: ":")) else { throw failure("expected ':' after a key") }
-            index += 1
-            try member(&self, key)
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("the text ended inside an object") }
-            let next = bytes[index]
-            index += 1
-            if next == UInt8(ascii: "}") { break }
-            guard next == UInt8(ascii: ",") else { throw failure("expected ',' or '}' in an object") }
-        }
-        depth -= 1
     }
 
     mutating func array() throws(ProtocolError) -> [JSONValue] {
@@ -107,21 +93,27 @@ struct JSONScanner {
 
     /// Reads `[…]`, calling `element` to read each element.
     mutating func elements(_ element: (inout JSONScanner) throws(ProtocolError) -> Void) throws(ProtocolError) {
-        try enter("[")
+        try sequence(opening: "[", closing: "]", of: "an array", element)
+    }
+
+    /// An object or an array: `opening`, then entries separated by commas, each read by `entry`, then `closing`.
+    private mutating func sequence(opening: Unicode.Scalar, closing: Unicode.Scalar, of kind: String,
+                                   _ entry: (inout JSONScanner) throws(ProtocolError) -> Void) throws(ProtocolError) {
+        try enter(opening)
         skipWhitespace()
-        if peek(UInt8(ascii: "]")) {
+        if peek(UInt8(ascii: closing)) {
             index += 1
             depth -= 1
             return
         }
         while true {
-            try element(&self)
+            try entry(&self)
             skipWhitespace()
-            guard index < bytes.count else { throw failure("the text ended inside an array") }
+            guard index < bytes.count else { throw failure("the text ended inside \(kind)") }
             let next = bytes[index]
             index += 1
-            if next == UInt8(ascii: "]") { break }
-            guard next == UInt8(ascii: ",") else { throw failure("expected ',' or ']' in an array") }
+            if next == UInt8(ascii: closing) { break }
+            guard next == UInt8(ascii: ",") else { throw failure("expected ',' or '\(closing)' in \(kind)") }
         }
         depth -= 1
     }
