@@ -5,6 +5,8 @@
 #   make bench-attacks  hostile input against a release ubiquityd, measured (root; BEFORE=old binary to compare)
 #   make demo-sync  two devices (two daemons, two Syncthing instances) to try sync by hand (root)
 #   make bench-sync how long after Syncthing lands a file the other device's live query hears of it (root)
+#   make deb    the Debian package (static Swift runtime) into .build-deb/out, checked by lintian
+#   make test-system  boots Debian 12 under systemd-nspawn and tests the installed package (root)
 #   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
 
 SWIFT ?= swift
@@ -124,13 +126,54 @@ clean:
 #   make install [PREFIX=/usr/local] [DESTDIR=/staging/root]
 PREFIX ?= /usr/local
 .PHONY: install
-install: deps man
-	$(SWIFT) build -c release
+install: deps
+	$(SWIFT) build -c release --product ubiquityd
+	$(SWIFT) build -c release --product ubiq
+	$(SWIFT) build -c release --product grocery
+	$(MAKE) --no-print-directory man
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) Packaging/install.sh --from $$($(SWIFT) build -c release --show-bin-path) --man-dir .build/man
 
-# Man pages for ubiquityd, ubiq and grocery, generated from their argument definitions
-# (swift-argument-parser's generate-manual plugin) into .build/man.
+# Man pages for ubiquityd, ubiq and grocery (MAN_DIR/NAME.1), generated from the built binaries'
+# own argument definitions by swift-argument-parser's generate-manual tool. The tool is built once
+# in .build-tools, so that neither the release build nor make deb's static one is rebuilt for it.
+# MAN_BIN_DIR: where the binaries are (default: the release build, which must exist). The date is
+# SOURCE_DATE_EPOCH's when set (dpkg-buildpackage sets it from debian/changelog): reproducible pages.
+# The help texts' blank lines become .Pp (groff warns about an empty line in a manual page).
+MAN_BIN_DIR ?= $(shell $(SWIFT) build -c release --show-bin-path)
+MAN_DIR ?= .build/man
 .PHONY: man
 man: deps
-	@mkdir -p .build/man
-	$(SWIFT) package --allow-writing-to-directory .build/man generate-manual --output-directory .build/man
+	$(SWIFT) build -c release --scratch-path .build-tools --product generate-manual
+	@mkdir -p $(MAN_DIR)
+	@date=$$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(date +%s)} +%Y-%m-%d); \
+	  for tool in ubiquityd ubiq grocery; do \
+	    test -x $(MAN_BIN_DIR)/$$tool || { echo "make man: $(MAN_BIN_DIR)/$$tool is missing: build it first" >&2; exit 1; }; \
+	    .build-tools/release/generate-manual $(MAN_BIN_DIR)/$$tool --date $$date --output-directory $(MAN_DIR) || exit 1; \
+	    sed -i 's/^$$/.Pp/' $(MAN_DIR)/$$tool.1; \
+	  done
+	@ls $(MAN_DIR)/*.1
+
+# The Debian package (debian/): ubiquityd, ubiq and grocery with the Swift runtime linked statically,
+# built by dpkg-buildpackage into .build-deb/out (SwiftPM's scratch directory is .build-deb), then
+# checked by lintian, which must report no error. Install it with apt install ./.build-deb/out/*.deb.
+DEB_PACKAGES := debhelper dpkg-dev lintian
+DEB_OUT := .build-deb/out
+.PHONY: deb
+deb: deps
+	@scripts/ensure-system-packages $(DEB_PACKAGES)
+	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
+	DEB_OUT=$(CURDIR)/$(DEB_OUT) dpkg-buildpackage --build=binary --no-sign \
+	  --buildinfo-file=$(DEB_OUT)/ubiquityd.buildinfo --buildinfo-option=-u$(DEB_OUT) \
+	  --changes-file=$(DEB_OUT)/ubiquityd.changes --changes-option=-u$(DEB_OUT)
+	@# lintian as root only warns that it should not be; errors fail the build, the rest is shown.
+	lintian --fail-on error --info $(DEB_OUT)/ubiquityd.changes
+	@ls -l $(DEB_OUT)/*.deb
+
+# The real-systemd suite (scripts/test-system): boots a minimal Debian 12 with systemd-nspawn, installs
+# the package and checks the units, socket activation, journald, reload, the watchdog, the user unit and
+# purge. Not part of make test; .ci/run runs it after make test. Root; minutes.
+SYSTEM_TEST_PACKAGES := systemd-container mmdebstrap
+.PHONY: test-system
+test-system: deb
+	@scripts/ensure-system-packages $(SYSTEM_TEST_PACKAGES)
+	scripts/test-system $(DEB_OUT)/ubiquityd_*.deb

@@ -89,7 +89,8 @@ for cli in ubiq grocery; do
         zsh) target=$prefix/share/zsh/site-functions/_$cli ;;
         fish) target=$prefix/share/fish/vendor_completions.d/$cli.fish ;;
         esac
-        "$from/$cli" --generate-completion-script "$shell" > "$staging/$cli.$shell"
+        # Sourced by the shell, never executed: no #! line (lintian: bash-completion-with-hashbang).
+        "$from/$cli" --generate-completion-script "$shell" | sed '1{/^#!/d}' > "$staging/$cli.$shell"
         put "$staging/$cli.$shell" "$target" 0644
     done
 done
