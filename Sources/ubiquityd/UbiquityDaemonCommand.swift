@@ -80,7 +80,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if checkConfig {
-            let resolution = configuration.resolveContainers()
+            let resolution = configuration.resolveContainers(creating: false)
             print(configuration.summary())
             print("")
             print(resolution.summary())

@@ -558,6 +558,21 @@ struct ContainerResolutionTests {
         #expect(resolution.summary().contains("com.not.there  \(dir.path)/nothere  owner uid 54321  [unavailable]"))
     }
 
+    /// `--check-config` changes nothing: a container it would create is a note, and no directory
+    /// appears (as root it would be root's, and the service's user could not open it).
+    @Test func checkingCreatesNothing() throws {
+        let dir = try TemporaryDirectory()
+        let configuration = DaemonConfiguration.embeddedDefault(uid: geteuid(), environment: ["XDG_DATA_HOME": dir.path + "/data"])
+        let checked = configuration.resolveContainers(creating: false)
+        let container = dir.path + "/data/ubiquity/containers/com.example.grocery"
+        #expect(access(dir.path + "/data", F_OK) != 0, "--check-config created \(dir.path)/data")
+        #expect(checked.problems.isEmpty)
+        #expect(checked.notes == ["container com.example.grocery: \(container) does not exist yet; the daemon creates it when it starts (create = true)",
+                                  "root \(dir.path)/data/ubiquity/containers does not exist yet; the daemon creates it with its containers when it starts"])
+        #expect(checked.containers.map(\.available) == [false])
+        #expect(configuration.resolveContainers().containers.map(\.available) == [true])
+    }
+
     @Test func createsDeclaredContainersWithPrivateDocuments() throws {
         let dir = try TemporaryDirectory()
         let configuration = DaemonConfiguration.embeddedDefault(uid: geteuid(), environment: ["XDG_DATA_HOME": dir.path + "/data"])

@@ -34,7 +34,10 @@ extension DaemonConfiguration {
     /// - Created directories get mode 0700, or 0750 when a group is configured (less the umask);
     ///   missing parents get 0755 when running as root and 0700 otherwise. As root, created
     ///   directories are handed to the configured owner and group.
-    public func resolveContainers() -> ContainerResolution {
+    /// - Parameter creating: false for `--check-config`, which must change nothing: a missing
+    ///   container with `create = true` is then a note (run as root, creating it would leave a
+    ///   directory owned by root that the service's user cannot open).
+    public func resolveContainers(creating: Bool = true) -> ContainerResolution {
         var resolution = ContainerResolution()
         var claimed: [ContainerID: String] = [:]  // id → path of the container that has it
 
@@ -42,6 +45,14 @@ extension DaemonConfiguration {
             guard let path = path(of: declaration) else { continue }
             let packages = declaration.packageTypes
             var available = true
+            if declaration.create && !creating && !Self.somethingIsAt(path) {
+                resolution.notes.append("container \(declaration.id): \(path) does not exist yet; the daemon creates it when it starts (create = true)")
+                claimed[declaration.id] = path
+                resolution.containers.append(ResolvedContainer(
+                    descriptor: ContainerDescriptor(id: declaration.id, root: path, packageTypes: packages),
+                    ownerUID: declaration.owner ?? 0, groupGID: declaration.group, available: false))
+                continue
+            }
             if declaration.create {
                 if let problem = Self.createContainer(at: path, owner: declaration.owner, group: declaration.group) {
                     resolution.problems.append("container \(declaration.id): \(problem)")
@@ -72,7 +83,13 @@ extension DaemonConfiguration {
             switch Self.listDirectory(root.path) {
             case .success(let list): names = list
             case .failure(let problem):
-                resolution.problems.append("root \(root.path) \(problem.message); its containers appear after it exists and the daemon is reloaded (SIGHUP)")
+                let madeAtStart = !creating && !Self.somethingIsAt(root.path)
+                    && containers.contains { $0.create && path(of: $0)?.hasPrefix(root.path + "/") == true }
+                if madeAtStart {
+                    resolution.notes.append("root \(root.path) does not exist yet; the daemon creates it with its containers when it starts")
+                } else {
+                    resolution.problems.append("root \(root.path) \(problem.message); its containers appear after it exists and the daemon is reloaded (SIGHUP)")
+                }
                 continue
             }
             for name in names.sorted() where !name.hasPrefix(".") {
@@ -198,4 +215,9 @@ extension DaemonConfiguration {
     }
 
     static func describeErrno(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+    /// Whether anything (a symlink included, never followed) is at `path`.
+    static func somethingIsAt(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0
+    }
 }
