@@ -171,6 +171,25 @@ import UbiquityTesting
         #expect(Since.names(exact["removed"]) == ["Item_1"], "\(exact)")
     }
 
+    /// Two daemons on one state directory: the second runs, does not save (the first one's files
+    /// stay intact), and says so in its status.
+    @Test func aSecondDaemonOnTheSameStateDirectoryRunsWithoutSavingAndSaysSo() async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        let second = try TestDaemon(environment: ["STATE_DIRECTORY": first.directory + "/state"])
+        defer { second.stop(); second.cleanUp() }
+        let client = try RawClient(socket: second.socket)
+        _ = try client.request(Since.hello)
+        let (status, _) = try client.request(#"{"id":1,"op":"status"}"#)
+        let degraded = (status["result"]?["degraded"]?.arrayValue ?? []).compactMap(\.stringValue)
+        #expect(degraded.contains { $0.contains("the index is not saved") && $0.contains("another ubiquityd uses this state directory") },
+                "\(degraded)")
+        #expect(second.stop() == 0)
+        #expect(!second.log.contains("index saved"), "\(second.log)")
+        #expect(first.stop() == 0)
+        #expect(first.log.contains("index saved"))
+    }
+
     /// A container taken away while the daemon was down: a token from before cannot be answered
     /// with a difference (its items may have been results for a client that may no longer read
     /// it), so the answer is everything, fresh, saying why; a token from after is exact again.

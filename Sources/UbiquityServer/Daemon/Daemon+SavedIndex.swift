@@ -5,15 +5,13 @@ import UbiquityIndex
 /// The saved index (docs/architecture.md, "The saved index"): loaded at start, saved after the
 /// first crawl, periodically while it changes, and at shutdown.
 extension Daemon {
-    static func openIndexStore(_ directory: String, logger: Logger) -> IndexStore? {
-        switch IndexStore.open(stateDirectory: directory) {
-        case .success(let store):
-            return store
-        case .failure(let problem):
+    static func openIndexStore(_ directory: String, logger: Logger) -> Result<IndexStore, FileProblem> {
+        let opened = IndexStore.open(stateDirectory: directory)
+        if case .failure(let problem) = opened {
             logger.warning("the index will not be saved: since tokens will not survive a restart",
                            metadata: ["error": "\(problem.message)"])
-            return nil
         }
+        return opened
     }
 
     /// The saved index, checked and replayed; nil (and the files removed) when there is none or
@@ -70,8 +68,10 @@ extension Daemon {
         let started = ContinuousClock.now
         do {
             let bytes = try await engine.saveIndex(final: final)
+            indexProblem.withLock { $0 = nil }
             logger.info("index saved", metadata: ["reason": "\(reason)", "bytes": "\(bytes)", "ms": "\(Self.milliseconds(since: started))"])
         } catch {
+            indexProblem.withLock { $0 = "\(error)" }
             logger.error("the index could not be saved: since tokens will not survive a restart until it can",
                          metadata: ["reason": "\(reason)", "error": "\(error)"])
         }

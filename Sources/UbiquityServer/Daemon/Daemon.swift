@@ -33,6 +33,8 @@ public final class Daemon: Sendable {
     /// Whether the engine started from a saved index (then it is saved again before the first
     /// batch, so that its journal continues it).
     let restoredIndex: Bool
+    /// Why the index is not being saved, while it is not (shown under `degraded` in status).
+    let indexProblem = Mutex<String?>(nil)
     let logger: Logger
     private let notifier: SystemdNotifier
     private let started = ContinuousClock.now
@@ -51,7 +53,9 @@ public final class Daemon: Sendable {
         let descriptors = settings.containers.map(\.descriptor)
         watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
-        indexStore = settings.indexDirectory.flatMap { Daemon.openIndexStore($0, logger: logger) }
+        let opened = settings.indexDirectory.map { Daemon.openIndexStore($0, logger: logger) }
+        indexStore = try? opened?.get()
+        if case .failure(let problem)? = opened { indexProblem.withLock { $0 = problem.message } }
         let restored = indexStore.flatMap { Daemon.restoreIndex(from: $0, containers: descriptors, retention: settings.history, logger: logger) }
         restoredIndex = restored != nil
         engine = QueryEngine(containers: descriptors, source: KeyValueChangeTap(source: WatcherChangeSource(watcher), stores: keyValue),
@@ -129,6 +133,9 @@ public final class Daemon: Sendable {
         }
         if !ready.load(ordering: .relaxed) { degraded.append("initial crawl in progress") }
         degraded += await keyValue.problems(in: visible)
+        if let problem = indexProblem.withLock({ $0 }) {
+            degraded.append("the index is not saved (\(problem)): since clocks will not survive a restart")
+        }
         let skipped = watch.skippedEntries.filter { visibleIDs.contains($0.container) }
         if !skipped.isEmpty {
             degraded.append("\(skipped.count) entries not indexed (names that are not UTF-8, unreadable directories): see 'skipped'")
