@@ -223,12 +223,14 @@ class JsonLines:
         self.sock.close()
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """A memory figure of /proc/PID/status in KiB: VmRSS (all resident pages, shared library
+    pages included) or RssAnon (the process's private memory)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
-    raise BenchError(f"no VmRSS for pid {pid}")
+    raise BenchError(f"no {field} for pid {pid}")
 
 
 def drop_caches():
@@ -649,9 +651,10 @@ def run_daemon(daemon, tree, args, cold, dropped, live):
         out["crawl_s"] = elapsed
         out["sync_retries"] = getattr(daemon, "sync_retries", 0)
         out["rss_kib"] = rss_kib(daemon.pid)
+        out["anon_kib"] = rss_kib(daemon.pid, "RssAnon")
         out["paths"] = paths
         log(f"    first complete answer ({len(paths):,} items) after {elapsed:.3f} s, "
-            f"VmRSS {out['rss_kib'] / 1024:.1f} MiB")
+            f"VmRSS {out['rss_kib'] / 1024:.1f} MiB, RssAnon {out['anon_kib'] / 1024:.1f} MiB")
         if not cold:
             out["query_full_s"], out["query_one_s"] = measure_queries(daemon, c, tree, args.query_repeats)
             log(f"    one-shot queries: full median {statistics.median(out['query_full_s']) * 1000:.1f} ms, "
@@ -790,6 +793,7 @@ def summarise(results, sizes, live_size):
             e = {"crawl_cold": [x["cold"]["crawl_s"] for x in runs if "cold" in x],
                  "crawl_warm": [x["warm"]["crawl_s"] for x in runs],
                  "bytes_per_item": [x["warm"]["rss_kib"] * 1024 / r["entries"] for x, r in zip(runs, rs)],
+                 "anon_per_item": [x["warm"]["anon_kib"] * 1024 / r["entries"] for x, r in zip(runs, rs)],
                  "query_full": [med(x["warm"]["query_full_s"]) for x in runs],
                  "query_one": [med(x["warm"]["query_one_s"]) for x in runs]}
             if size == live_size:
@@ -955,14 +959,18 @@ def write_report(args, results_by_size, summary, sizes, live_size, machine, vers
         w("")
     w("## Memory per entry")
     w("")
-    w("`VmRSS` from `/proc/PID/status` right after the warm first answer, divided by the entries of the")
-    w("tree (every file and directory below the container, as generated). Bytes per entry.")
+    w("`RssAnon` (private memory: the index and everything else the process allocated) and `VmRSS` (all")
+    w("resident pages, the shared libraries' included) from `/proc/PID/status` right after the warm first")
+    w("answer, divided by the entries of the tree (every file and directory below the container, as")
+    w("generated). Bytes per entry; the difference is mostly library code both daemons share with the system.")
     w("")
-    w("| entries | ubiquityd | watchman | ours ÷ watchman |")
-    w("|---|---|---|---|")
+    w("| entries | ubiquityd RssAnon | watchman RssAnon | ours ÷ watchman | ubiquityd VmRSS | watchman VmRSS | ours ÷ watchman |")
+    w("|---|---|---|---|---|---|---|")
     for n in sizes:
         u, wm = summary[n]["ubiquityd"], summary[n]["watchman"]
-        w(f"| {human(n)} | {mmm(u['bytes_per_item'], fmt='{:.0f}')} | {mmm(wm['bytes_per_item'], fmt='{:.0f}')} | "
+        w(f"| {human(n)} | {mmm(u['anon_per_item'], fmt='{:.0f}')} | {mmm(wm['anon_per_item'], fmt='{:.0f}')} | "
+          f"{ratio(med(u['anon_per_item']), med(wm['anon_per_item']))} | "
+          f"{mmm(u['bytes_per_item'], fmt='{:.0f}')} | {mmm(wm['bytes_per_item'], fmt='{:.0f}')} | "
           f"{ratio(med(u['bytes_per_item']), med(wm['bytes_per_item']))} |")
     w("")
     w("## One-shot query time")
@@ -1100,8 +1108,8 @@ def goal_rows(summary, sizes, live_size, args):
     rows.append(("crawl ≤ 1.5× find (warm)", fmt(crawl_f), crawl_f[-1] <= 1.5))
     if crawl_fc:
         rows.append(("crawl ≤ 1.5× find (cold)", fmtc(crawl_fc), crawl_fc[-1] <= 1.5))
-    mem = [med(summary[n]["ubiquityd"]["bytes_per_item"]) / med(summary[n]["watchman"]["bytes_per_item"]) for n in sizes]
-    rows.append(("memory per entry ≤ 0.5× watchman", fmt(mem), mem[-1] <= 0.5))
+    mem = [med(summary[n]["ubiquityd"]["anon_per_item"]) / med(summary[n]["watchman"]["anon_per_item"]) for n in sizes]
+    rows.append(("private memory (RssAnon) per entry ≤ 0.5× watchman", fmt(mem), max(mem) <= 0.5))
     if live_size in summary:
         u, wm = summary[live_size]["ubiquityd"], summary[live_size]["watchman"]
         up99, wp99 = med(u["lat_p99"]), med(wm["lat_p99"])
