@@ -345,28 +345,39 @@ extension MetadataIndex {
             let inode: UInt64, created: Int64, kind: FileStat.Kind
             init(_ stat: FileStat) { (inode, created, kind) = (stat.inode, stat.created, stat.kind) }
         }
+        // First what vanished: only directories that had children can lose one (a first crawl
+        // has none, and costs nothing here).
         var vanished: [Key: ItemID] = [:]
-        var appeared: [(directory: ItemID, position: Int32)] = []
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
-            guard let existing = children(directory) else { continue }
+            guard let existing = children(directory), !existing.isEmpty else { continue }
             let listed = childrenOf[position] ?? []
             var listedNames = Set<String>()
             listedNames.reserveCapacity(listed.count)
             for i in listed {
                 let e = listing.entries[Int(i)]
                 listedNames.insert(e.name)
-                if let child = existing[e.name] {
-                    if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
-                } else {
-                    appeared.append((directory, i))
-                }
+                if e.stat.kind == .directory, let child = existing[e.name], stat(child).kind == .directory { stack.append((child, i)) }
             }
             for (name, child) in existing where !listedNames.contains(name) && stat(child).inode != 0 {
                 vanished[Key(stat(child))] = child
             }
         }
         guard !vanished.isEmpty else { return }
+        // Then what appeared, where the directory it appeared in is indexed already.
+        var appeared: [(directory: ItemID, position: Int32)] = []
+        stack = [(rootID, -1)]
+        while let (directory, position) = stack.popLast() {
+            guard let existing = children(directory) else { continue }
+            for i in childrenOf[position] ?? [] {
+                let e = listing.entries[Int(i)]
+                if let child = existing[e.name] {
+                    if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
+                } else {
+                    appeared.append((directory, i))
+                }
+            }
+        }
         for (directory, position) in appeared {
             let e = listing.entries[Int(position)]
             guard let source = vanished.removeValue(forKey: Key(e.stat)), isLive(source), isLive(directory) else { continue }
