@@ -44,8 +44,11 @@ public final class TestDaemon: @unchecked Sendable {
     ///   - waitForSocket: False for socket activation tests where something else owns the socket.
     ///   - launcher: A program that starts the daemon itself (e.g. `systemd-socket-activate`);
     ///     `{ubiquityd}` in `arguments` is the daemon's path.
+    ///   - prepare: Called with ``root`` before the daemon starts (files its first crawl finds,
+    ///     so nothing races with their indexing).
     public init(containers: [String] = ["com.example.grocery"], arguments: [String]? = nil,
-                environment: [String: String] = [:], launcher: String? = nil, waitForSocket: Bool = true) throws {
+                environment: [String: String] = [:], launcher: String? = nil, waitForSocket: Bool = true,
+                prepare: ((_ root: String) throws -> Void)? = nil) throws {
         var template = Array("/tmp/ubqd-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -57,6 +60,7 @@ public final class TestDaemon: @unchecked Sendable {
                                                     withIntermediateDirectories: true)
         }
         if containers.isEmpty { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
+        try prepare?(root)
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else { throw TestDaemonError("cannot create \(logPath)") }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
 
@@ -194,9 +198,9 @@ public final class TestDaemon: @unchecked Sendable {
 /// Runs `body` with a started daemon and always stops it and removes its files afterwards.
 public func withTestDaemon<T>(
     containers: [String] = ["com.example.grocery"], arguments: [String]? = nil, environment: [String: String] = [:],
-    _ body: (TestDaemon) async throws -> T
+    prepare: ((_ root: String) throws -> Void)? = nil, _ body: (TestDaemon) async throws -> T
 ) async throws -> T {
-    let daemon = try TestDaemon(containers: containers, arguments: arguments, environment: environment)
+    let daemon = try TestDaemon(containers: containers, arguments: arguments, environment: environment, prepare: prepare)
     do {
         let result = try await body(daemon)
         await daemon.terminate()

@@ -60,11 +60,14 @@ struct ProtocolDocumentationTests {
 
     @Test("Each session replays", arguments: sessions)
     func replay(_ session: Session) async throws {
-        try await withTestDaemon { daemon in
-            let documents = daemon.root + "/com.example.grocery/Documents"
+        // The files are there before the daemon starts: its first crawl has them, so a session's
+        // first answer (status counts items without waiting for the watcher) never races them.
+        try await withTestDaemon(prepare: { root in
             for (name, content) in [("Item_1", "Milk"), ("Item_2", "Eggs"), ("notes.txt", "hello")] {
-                #expect(FileManager.default.createFile(atPath: documents + "/" + name, contents: Data(content.utf8)))
+                try Data(content.utf8).write(to: URL(fileURLWithPath: root + "/com.example.grocery/Documents/" + name))
             }
+        }) { daemon in
+            let documents = daemon.root + "/com.example.grocery/Documents"
             let client = try RawClient(socket: daemon.socket)
             var pool: [JSONValue] = []
             var firstQuery: Int?
