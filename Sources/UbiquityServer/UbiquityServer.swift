@@ -3,7 +3,9 @@
 // Owns: the configuration (Configuration/: the schema, defaults, container resolution), the
 //   Unix-socket server and its sessions (Server/: one Session per connection, authorisation by
 //   SO_PEERCRED, QueryEngine events turned into protocol lines), the systemd glue (Systemd/:
-//   notify, watchdog, socket activation, journald) and the service that wires it all (Daemon/).
+//   notify, watchdog, socket activation, journald), the daemon's own files in its state directory
+//   (Persistence/: the saved index's store, durable replace; KeyValue/: the key-value store) and
+//   the service that wires it all (Daemon/).
 // Must not: parse predicates itself or walk the file system to answer a query: the index
 //   (UbiquityIndex, fed by UbiquityWatch) is the single source of truth.
 // Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, CSystemd, swift-nio
