@@ -26,9 +26,9 @@ extension LiveQuery {
             }
             if isMember { delta.added.append(result(id)) }
         }
-        delta.added.sort { $0.path < $1.path }
-        delta.changed.sort { $0.path < $1.path }
-        delta.removed.sort { $0.path < $1.path }
+        delta.added.sort(by: ResultItem.inPathOrder)
+        delta.changed.sort(by: ResultItem.inPathOrder)
+        delta.removed.sort(by: ResultItem.inPathOrder)
         return delta
     }
 

@@ -14,33 +14,12 @@ final class LiveQuery {
     /// Attributes whose change is visible to this query: requested, sorted by, or tested.
     let visibleAttributes: [Attribute]
     unowned let index: MetadataIndex
-    /// Members by identity, and the same members in result order.
+    /// Members by identity, and the same members in result order: by the sort keys, then by
+    /// path, compared byte by byte (``PathTable``). Nothing else is kept per member: a key is
+    /// read from the index when an insertion needs it, and the index changes no member's key
+    /// without a change set that moves the member (a rename lists every entry below it).
     private(set) var members: Set<ItemIdentity> = []
     private(set) var order: [ItemID] = []
-    /// The sort key of each member in `order` (same positions): computed once per change, so
-    /// sorting and inserting never rebuild paths or re-read attributes.
-    private var keys: [SortKey] = []
-
-    /// An item's sort values and path (the final tie-break).
-    struct SortKey {
-        var values: [Value?]
-        var path: String
-
-    }
-
-    private func key(_ id: ItemID) -> SortKey {
-        let item = IndexedItem(index, id)
-        return SortKey(values: specification.sort.map { item.value(of: $0.attribute) }, path: item.path)
-    }
-
-    /// The order of `MetadataSortDescriptor.areInIncreasingOrder`, on precomputed keys.
-    private func precedes(_ a: SortKey, _ b: SortKey) -> Bool {
-        for (i, descriptor) in specification.sort.enumerated() {
-            let c = MetadataSortDescriptor.order(a.values[i], b.values[i])
-            if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
-        }
-        return a.path < b.path
-    }
 
     init(_ specification: QuerySpecification, index: MetadataIndex, context: EvaluationContext) {
         self.specification = specification
@@ -97,7 +76,7 @@ final class LiveQuery {
     }
 
     /// Computes the result set from scratch, in one go.
-    func gather() -> [ResultItem] {
+    func gather() -> ResultSet {
         var gathering = beginGathering()
         continueGathering(&gathering) { false }
         return finishGathering(gathering)
@@ -144,29 +123,55 @@ final class LiveQuery {
     }
 
     /// Sorts what was found and makes it the query's result set.
-    func finishGathering(_ gathering: Gathering) -> [ResultItem] {
-        order = Array(gathering.found)
-        sortOrder()
+    func finishGathering(_ gathering: Gathering) -> ResultSet {
+        let found = Array(gathering.found)
+        let table = PathTable(found, index: index)
+        let positions = sortedPositions(found, table)
+        order = positions.map { found[$0] }
         members = Set(order.map(index.identity))
-        // The sort keys were computed just now, so their paths are current: reuse them rather
-        // than building every path a second time.
-        return zip(order, keys).map { id, key in
-            ResultItem(IndexedItem(index, id), identity: index.identity(id), attributes: specification.attributes, path: key.path)
-        }
+        return ResultSet(found, table: table, positions: positions, attributes: specification.attributes, index: index)
     }
 
-    var results: [ResultItem] { order.map(result) }
+    /// The current result set, in result order.
+    var results: ResultSet {
+        let table = PathTable(order, index: index)
+        return ResultSet(order, table: table, positions: Array(order.indices), attributes: specification.attributes, index: index)
+    }
+
     var count: Int { order.count }
 
     func result(_ id: ItemID) -> ResultItem {
         ResultItem(IndexedItem(index, id), identity: index.identity(id), attributes: specification.attributes)
     }
 
-    private func sortOrder() {
-        var decorated = order.map { (id: $0, key: key($0)) }
-        decorated.sort { precedes($0.key, $1.key) }
-        order = decorated.map(\.id)
-        keys = decorated.map(\.key)
+    /// The positions of `ids` (whose paths `table` holds) in result order.
+    private func sortedPositions(_ ids: [ItemID], _ table: PathTable) -> [Int] {
+        if specification.sort.isEmpty { return table.sortedPositions() }
+        // Each item's sort values read once, not once per comparison.
+        let values = ids.map(sortValues)
+        var positions = Array(ids.indices)
+        table.bytes.withUnsafeBufferPointer { bytes in
+            let shared = table.sharedPrefix(in: bytes)
+            positions.sort { a, b in
+                let c = compareSortValues(values[a], values[b])
+                return c != 0 ? c < 0 : table.compare(a, b, in: bytes, shared: shared) < 0
+            }
+        }
+        return positions
+    }
+
+    private func sortValues(_ id: ItemID) -> [Value?] {
+        let item = IndexedItem(index, id)
+        return specification.sort.map { item.value(of: $0.attribute) }
+    }
+
+    /// The sort keys' order (as `MetadataSortDescriptor.areInIncreasingOrder`), without the path.
+    private func compareSortValues(_ a: [Value?], _ b: [Value?]) -> Int {
+        for (i, descriptor) in specification.sort.enumerated() {
+            let c = MetadataSortDescriptor.order(a[i], b[i])
+            if c != 0 { return descriptor.ascending ? c : -c }
+        }
+        return 0
     }
 
     /// Applies one change set; returns what this query's subscribers must be told.
@@ -214,11 +219,9 @@ final class LiveQuery {
             var kept = 0
             for i in order.indices where !leaving.contains(order[i]) {
                 order[kept] = order[i]
-                keys[kept] = keys[i]
                 kept += 1
             }
             order.removeSubrange(kept...)
-            keys.removeSubrange(kept...)
         }
         for id in entering {
             members.insert(index.identity(id))
@@ -227,14 +230,29 @@ final class LiveQuery {
         return delta
     }
 
+    /// Finds the new member's place by binary search, reading the keys of the members it
+    /// passes from the index.
     private func insertSorted(_ id: ItemID) {
-        let newKey = key(id)
+        let newValues = specification.sort.isEmpty ? [] : sortValues(id)
+        var newPath: [UInt8] = []
+        index.appendPath(of: id, to: &newPath)
+        var memberPath: [UInt8] = []
         var low = 0, high = order.count
         while low < high {
             let mid = (low + high) / 2
-            if precedes(keys[mid], newKey) { low = mid + 1 } else { high = mid }
+            if precedes(order[mid], newValues: newValues, newPath: newPath, scratch: &memberPath) { low = mid + 1 } else { high = mid }
         }
         order.insert(id, at: low)
-        keys.insert(newKey, at: low)
+    }
+
+    /// Whether member `id` sorts before the item whose keys are given.
+    private func precedes(_ id: ItemID, newValues: [Value?], newPath: [UInt8], scratch memberPath: inout [UInt8]) -> Bool {
+        if !specification.sort.isEmpty {
+            let c = compareSortValues(sortValues(id), newValues)
+            if c != 0 { return c < 0 }
+        }
+        memberPath.removeAll(keepingCapacity: true)
+        index.appendPath(of: id, to: &memberPath)
+        return memberPath.lexicographicallyPrecedes(newPath)
     }
 }

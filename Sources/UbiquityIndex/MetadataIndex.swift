@@ -210,6 +210,28 @@ public final class MetadataIndex {
         }
     }
 
+    /// Appends an entry's absolute path as UTF-8 (the bytes of ``path(of:)``).
+    func appendPath(of id: ItemID, to out: inout [UInt8]) {
+        var chain: [ItemID] = []
+        var current = id
+        while true {
+            chain.append(current)
+            if flagsOf[Int(current)].contains(.containerRoot) { break }
+            current = parents[Int(current)]
+        }
+        for (position, entry) in chain.reversed().enumerated() {
+            if position > 0 { out.append(UInt8(ascii: "/")) }
+            appendName(entry, to: &out)
+        }
+    }
+
+    /// Appends an entry's name (for a container root, its absolute path) as UTF-8: how paths
+    /// are put together in bulk (``PathTable``) without a `String` each.
+    func appendName(_ id: ItemID, to out: inout [UInt8]) {
+        var name = names[Int(id)]
+        name.withUTF8 { out.append(contentsOf: $0) }
+    }
+
     /// Components below the container root.
     public func relativeComponents(of id: ItemID) -> [String] {
         var parts: [String] = []

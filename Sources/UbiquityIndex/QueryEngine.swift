@@ -282,7 +282,7 @@ public actor QueryEngine {
     public nonisolated func events(_ id: QueryID) -> QueryEvents { QueryEvents(engine: self, id: id) }
 
     /// The current results of a query (also after it stopped, until it is released).
-    public func results(_ id: QueryID) throws(EngineError) -> [ResultItem] {
+    public func results(_ id: QueryID) throws(EngineError) -> ResultSet {
         guard let session = sessions[id] else { throw .unknownQuery(id) }
         return session.query.results
     }
@@ -317,7 +317,7 @@ public actor QueryEngine {
     }
 
     /// Results of a one-shot query against the index as it is now (no barrier, no session).
-    public func snapshot(_ specification: QuerySpecification) -> [ResultItem] {
+    public func snapshot(_ specification: QuerySpecification) -> ResultSet {
         LiveQuery(specification, index: index, context: EvaluationContext()).gather()
     }
 

@@ -94,7 +94,7 @@ struct QueryLifecycle {
 
     /// Gathering is done at `now`: its events are owed, and gathering counts as a delivery, so the
     /// first update waits for its window like every other. A query that is not live stops here.
-    mutating func gathered(_ results: [ResultItem], clock: HistoryClock? = nil, since: SinceAnswer? = nil, live: Bool,
+    mutating func gathered(_ results: ResultSet, clock: HistoryClock? = nil, since: SinceAnswer? = nil, live: Bool,
                            now: Duration) -> [Action] {
         gatheringEvents = [.gatheringStarted, .gatheringProgress(count: results.count),
                            .gatheringFinished(results, clock: clock, since: since)]
@@ -226,9 +226,9 @@ struct QueryLifecycle {
         }
         pending.removeAll(keepingCapacity: true)
         // Stable output: by path within each kind.
-        delta.added.sort { $0.path < $1.path }
-        delta.changed.sort { $0.path < $1.path }
-        delta.removed.sort { $0.path < $1.path }
+        delta.added.sort(by: ResultItem.inPathOrder)
+        delta.changed.sort(by: ResultItem.inPathOrder)
+        delta.removed.sort(by: ResultItem.inPathOrder)
         return .event(.update(delta))
     }
 

@@ -21,4 +21,9 @@ public struct ResultItem: Sendable, Hashable {
         for attribute in attributes { values[attribute] = facts.value(of: attribute) }
         self.init(identity: identity, path: path ?? facts.path, oldPath: oldPath, values: values)
     }
+
+    /// Path order, as results are sorted: byte by byte (UTF-8), like ``PathTable``.
+    public static func inPathOrder(_ a: ResultItem, _ b: ResultItem) -> Bool {
+        a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+    }
 }

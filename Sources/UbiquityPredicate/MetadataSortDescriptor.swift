@@ -73,7 +73,10 @@ public struct MetadataSortDescriptor: Sendable, Hashable, CustomStringConvertibl
         case (_, nil): return 1
         case (.string(let x)?, .string(let y)?):
             if !exactStrings, let c = Test.order(.string(x), .string(y), .caseInsensitive), c != 0 { return c }
-            return x == y ? 0 : (x < y ? -1 : 1)
+            // Exactly: byte by byte, as paths are told apart (names that are canonically
+            // equivalent but spelt with other bytes are different files).
+            if x.utf8.elementsEqual(y.utf8) { return 0 }
+            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
         case (.list(let xs)?, .list(let ys)?):
             for (x, y) in zip(xs, ys) {
                 let c = order(x, y, exactStrings: exactStrings)

@@ -67,44 +67,65 @@ public enum JSONLine {
     /// Escapes `"`, `\\`, control characters and U+2028/U+2029 (which some JavaScript readers
     /// treat as line ends); copies runs of every other byte at once.
     static func writeString(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { utf8 in
-            var runStart = 0
-            var index = 0
-            while index < utf8.count {
-                let byte = utf8[index]
-                // Nearly every byte of a path needs nothing: one test, then on to the next.
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 else {
-                    index += 1
-                    continue
+        s.withUTF8 { writeString(utf8: $0, to: &out) }
+    }
+
+    /// Whether any of eight bytes is below 0x20, `"`, `\\` or 0xE2 (the first byte of U+2028
+    /// and U+2029): the classic "has a zero byte" test on the word XOR each value, and on the
+    /// word minus 0x20 for the control characters. False positives only cost a closer look.
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let below0x20 = (word &- ones &* 0x20) & ~word & highs
+        return (below0x20 | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C)) | hasZero(word ^ (ones &* 0xE2))) != 0
+    }
+
+    /// ``writeString(_:to:)`` for text already in UTF-8 (valid UTF-8: it comes from a `String`).
+    static func writeString(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        while index < utf8.count {
+            // Eight bytes at a time while none of them needs a look (nearly all of a path).
+            if let base = utf8.baseAddress {
+                while index + 8 <= utf8.count, !JSONLine.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
                 }
-                let escape: String?
-                switch byte {
-                case UInt8(ascii: "\""): escape = "\\\""
-                case UInt8(ascii: "\\"): escape = "\\\\"
-                case 0x0A: escape = "\\n"
-                case 0x0D: escape = "\\r"
-                case 0x09: escape = "\\t"
-                case 0x00..<0x20:
-                    let hex = String(byte, radix: 16)
-                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                case 0xE2 where index + 2 < utf8.count && utf8[index + 1] == 0x80
-                    && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
-                    escape = utf8[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
-                default: escape = nil
-                }
-                guard let escape else {
-                    index += 1
-                    continue
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                out.append(contentsOf: escape.utf8)
-                index += byte == 0xE2 ? 3 : 1
-                runStart = index
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            guard index < utf8.count else { break }
+            let byte = utf8[index]
+            // Nearly every byte of a path needs nothing: one test, then on to the next.
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 else {
+                index += 1
+                continue
+            }
+            let escape: String?
+            switch byte {
+            case UInt8(ascii: "\""): escape = "\\\""
+            case UInt8(ascii: "\\"): escape = "\\\\"
+            case 0x0A: escape = "\\n"
+            case 0x0D: escape = "\\r"
+            case 0x09: escape = "\\t"
+            case 0x00..<0x20:
+                let hex = String(byte, radix: 16)
+                escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case 0xE2 where index + 2 < utf8.count && utf8[index + 1] == 0x80
+                && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+                escape = utf8[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+            default: escape = nil
+            }
+            guard let escape else {
+                index += 1
+                continue
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            out.append(contentsOf: escape.utf8)
+            index += byte == 0xE2 ? 3 : 1
+            runStart = index
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         out.append(UInt8(ascii: "\""))
     }
 

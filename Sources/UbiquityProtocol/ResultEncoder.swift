@@ -43,9 +43,19 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// `query.gatheringFinished` with the full result set (`fresh`: why a `since` query got it).
     public func gatheringFinished(query: Int, results: [Item], fresh: FreshAnswer?, clock: String?) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: results.count)
+        gatheringFinished(query: query, count: results.count, fresh: fresh, clock: clock) { write(fields(results[$0]), to: &$1) }
+    }
+
+    /// `query.gatheringFinished` with the full result set, read from `rows`.
+    public func gatheringFinished<Rows: ResultRows>(query: Int, rows: Rows, fresh: FreshAnswer?, clock: String?) -> [UInt8] {
+        gatheringFinished(query: query, count: rows.count, fresh: fresh, clock: clock) { write(rows, $0, to: &$1) }
+    }
+
+    private func gatheringFinished(query: Int, count: Int, fresh: FreshAnswer?, clock: String?,
+                                   item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
+        var line = JSONObjectWriter(reservingForItems: count)
         if let clock { line.string("clock", clock) }
-        line.integer("count", results.count)
+        line.integer("count", count)
         line.string("event", ServerEvent.names.gatheringFinished)
         if let fresh {
             line.literal("fresh", "true")
@@ -53,7 +63,7 @@ public struct ResultEncoder<Item>: Sendable {
         }
         line.integer("query", query)
         if let fresh { line.string("reason", fresh.reason) }
-        items("results", results, &line)
+        items("results", count: count, &line, item)
         return line.finish()
     }
 
@@ -87,23 +97,41 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// `query.reset`: the whole current result set.
     public func reset(query: Int, results: [Item], clock: String?) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: results.count)
+        reset(query: query, count: results.count, clock: clock) { write(fields(results[$0]), to: &$1) }
+    }
+
+    /// `query.reset`: the whole current result set, read from `rows`.
+    public func reset<Rows: ResultRows>(query: Int, rows: Rows, clock: String?) -> [UInt8] {
+        reset(query: query, count: rows.count, clock: clock) { write(rows, $0, to: &$1) }
+    }
+
+    private func reset(query: Int, count: Int, clock: String?, item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
+        var line = JSONObjectWriter(reservingForItems: count)
         if let clock { line.string("clock", clock) }
-        line.integer("count", results.count)
+        line.integer("count", count)
         line.string("event", ServerEvent.names.reset)
         line.integer("query", query)
-        items("results", results, &line)
+        items("results", count: count, &line, item)
         return line.finish()
     }
 
     /// The response to `query.results`: `{"id":…,"result":{"count":…,"query":…,"results":[…]}}`.
     public func queryResults(id: RequestID?, query: Int, results: [Item]) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: results.count)
+        queryResults(id: id, query: query, count: results.count) { write(fields(results[$0]), to: &$1) }
+    }
+
+    /// The response to `query.results`, read from `rows`.
+    public func queryResults<Rows: ResultRows>(id: RequestID?, query: Int, rows: Rows) -> [UInt8] {
+        queryResults(id: id, query: query, count: rows.count) { write(rows, $0, to: &$1) }
+    }
+
+    private func queryResults(id: RequestID?, query: Int, count: Int, item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
+        var line = JSONObjectWriter(reservingForItems: count)
         line.value("id", id?.json ?? .null)
         line.object("result") { result in
-            result.integer("count", results.count)
+            result.integer("count", count)
             result.integer("query", query)
-            items("results", results, &result)
+            items("results", count: count, &result, item)
         }
         return line.finish()
     }
@@ -111,15 +139,41 @@ public struct ResultEncoder<Item>: Sendable {
     // MARK: - Items
 
     private func items(_ name: StaticString, _ list: [Item], _ line: inout JSONObjectWriter) {
+        items(name, count: list.count, &line) { write(fields(list[$0]), to: &$1) }
+    }
+
+    private func items(_ name: StaticString, count: Int, _ line: inout JSONObjectWriter, _ item: (Int, inout [UInt8]) -> Void) {
         line.key(name)
         line.withBytes { out in
             out.append(UInt8(ascii: "["))
-            for (i, item) in list.enumerated() {
+            for i in 0..<max(count, 0) {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                write(fields(item), to: &out)
+                item(i, &out)
             }
             out.append(UInt8(ascii: "]"))
         }
+    }
+
+    /// Row `i` of `rows`, as ``write(_:to:)`` writes an item that has no `oldPath`.
+    private func write<Rows: ResultRows>(_ rows: Rows, _ i: Int, to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"attributes":{"#.utf8)
+        var written = 0
+        for (attribute, key) in keys {
+            if attribute == .name, let _ = rows.withName(i, { name in
+                if written > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: key)
+                JSONLine.writeString(utf8: name, to: &out)
+                written += 1
+            }) { continue }
+            guard let value = rows.value(i, attribute) else { continue }
+            if written > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: key)
+            write(value, to: &out)
+            written += 1
+        }
+        out.append(contentsOf: #"},"path":"#.utf8)
+        rows.withPath(i) { JSONLine.writeString(utf8: $0, to: &out) }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// `{"attributes":{…},"oldPath":"…","path":"…"}`.

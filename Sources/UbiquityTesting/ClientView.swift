@@ -5,7 +5,7 @@ public import UbiquityIndex
 public struct ClientView: Sendable {
     public var items: [ItemIdentity: ResultItem] = [:]
 
-    public init(_ results: [ResultItem]) {
+    public init(_ results: some Collection<ResultItem>) {
         for item in results { items[item.identity] = item }
     }
 
@@ -31,7 +31,7 @@ public struct ClientView: Sendable {
 }
 
 /// Path and values of each result in a stable order (dictionaries print in random order).
-public func snapshotOf(_ results: [ResultItem]) -> Set<String> {
+public func snapshotOf(_ results: some Collection<ResultItem>) -> Set<String> {
     Set(results.map { item in
         item.path + " " + item.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     })

@@ -32,7 +32,7 @@ struct QueryEngineTests {
         }
     }
 
-    func names(_ items: [ResultItem]) -> [String] { items.map { $0.path.split(separator: "/").last.map(String.init) ?? "" } }
+    func names(_ items: some Collection<ResultItem>) -> [String] { items.map { $0.path.split(separator: "/").last.map(String.init) ?? "" } }
 
     @Test func gatheringIsCompleteAndOrdered() async throws {
         var h = Harness(paths: ["Documents/Item_2", "Documents/Item_1", "Documents/x"])

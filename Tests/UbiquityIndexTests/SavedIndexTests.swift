@@ -65,7 +65,7 @@ struct SavedIndexTests {
         while let event = try await nextEvent(&events) {
             if case .gatheringFinished(let results, let clock?, let answer) = event {
                 await engine.release(id)
-                return (results, clock, answer)
+                return (Array(results), clock, answer)
             }
         }
         Issue.record("no gatheringFinished with a clock")

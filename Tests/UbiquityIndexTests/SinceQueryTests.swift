@@ -18,7 +18,7 @@ struct SinceQueryTests {
         while let event = try await nextEvent(&events) {
             if case .gatheringFinished(let results, let clock?, let answer) = event {
                 await h.engine.release(id)
-                return (results, clock, answer)
+                return (Array(results), clock, answer)
             }
         }
         Issue.record("no gatheringFinished with a clock")

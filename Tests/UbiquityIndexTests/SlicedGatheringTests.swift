@@ -13,7 +13,7 @@ struct SlicedGatheringTests {
     }
 
     /// (path, size) of each result: what must agree with a fresh gathering.
-    static func summary(_ items: [ResultItem]) -> [String] {
+    static func summary(_ items: some Collection<ResultItem>) -> [String] {
         items.map { "\($0.path) \($0.values[.size].map { "\($0)" } ?? "-")" }
     }
 

@@ -178,9 +178,9 @@ final class Session {
                                                       encoder: encoder))
         case .queryResults(let q):
             let id = try readable(q)
-            let results = (try? await context.engine.results(id)) ?? []
+            let results = (try? await context.engine.results(id)) ?? ResultSet()
             let encoder = encoders[id] ?? WireTranslation.encoder(attributes: [.name])
-            return Outcome(line: encoder.queryResults(id: request.id, query: q, results: results))
+            return Outcome(line: encoder.queryResults(id: request.id, query: q, rows: EngineRows(results)))
         case .queryDisableUpdates(let q):
             try await context.engine.disableUpdates(try readable(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))

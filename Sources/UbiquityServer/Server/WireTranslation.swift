@@ -65,9 +65,9 @@ enum WireTranslation {
         switch event {
         case .gatheringFinished(let results, let clock, let since):
             switch since {
-            case nil: encoder.gatheringFinished(query: query, results: results, fresh: nil, clock: clock?.token)
+            case nil: encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: nil, clock: clock?.token)
             case .fresh(let reason)?:
-                encoder.gatheringFinished(query: query, results: results, fresh: FreshAnswer(code: reason.code, reason: reason.sentence),
+                encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: FreshAnswer(code: reason.code, reason: reason.sentence),
                                           clock: clock?.token)
             case .changes(let delta, let since)?:
                 encoder.gatheringFinished(query: query, since: since.token, added: delta.added, changed: delta.changed,
@@ -76,7 +76,7 @@ enum WireTranslation {
         case .update(let delta):
             encoder.update(query: query, added: delta.added, changed: delta.changed, removed: delta.removed, clock: delta.clock?.token)
         case .reset(let results, let clock):
-            encoder.reset(query: query, results: results, clock: clock?.token)
+            encoder.reset(query: query, rows: EngineRows(results), clock: clock?.token)
         default:
             self.event(event, query: query).map { JSONLine.encodeLine($0.json) }
         }
@@ -100,5 +100,25 @@ enum WireTranslation {
         case .containerAvailable(let container): .containerAvailable(query: query, container: container.rawValue)
         case .accessChanged: nil
         }
+    }
+}
+
+/// An engine result set as the rows the encoder reads: here, where the index and the wire meet,
+/// because neither module knows the other.
+struct EngineRows: ResultRows {
+    let results: ResultSet
+
+    init(_ results: ResultSet) { self.results = results }
+
+    var count: Int { results.count }
+
+    func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try results.withPath(i, body)
+    }
+
+    func value(_ i: Int, _ attribute: Attribute) -> Value? { results.value(i, attribute) }
+
+    func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        try results.withName(i, body)
     }
 }

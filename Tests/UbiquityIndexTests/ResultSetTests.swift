@@ -1,0 +1,93 @@
+@testable import UbiquityIndex
+import Testing
+import UbiquityPredicate
+import UbiquityTesting
+
+/// Result sets as the engine hands them out: paths built in bulk (``PathTable``), sorted byte
+/// by byte, and items read back exactly as ``ResultItem``s built one by one would say.
+struct ResultSetTests {
+    static func query(_ text: String, _ index: MetadataIndex, sort: [String] = [], attributes: [Attribute]) throws -> LiveQuery {
+        let spec = QuerySpecification(predicate: try MetadataPredicate(parsing: text),
+                                      sort: try sort.map { try MetadataSortDescriptor(parsing: $0) }, attributes: attributes)
+        return LiveQuery(spec, index: index, context: EvaluationContext())
+    }
+
+    /// Names whose byte order differs from a directory-first walk ("a" < "a.b" < "a/b" < "a0"),
+    /// and names beyond ASCII, canonically equivalent ones among them.
+    static let awkward = ["Documents/a/b", "Documents/a.b", "Documents/a0", "Documents/a", "Documents/Z",
+                          "Documents/\u{E9}/x", "Documents/e\u{301}x", "Documents/\u{E9}", "Documents/d/e/f/g",
+                          "Documents/d/e.txt", "Documents/d-e", "Documents/\u{1F600}", "Documents/\u{FB01}le"]
+
+    @Test func pathsSortByteByByte() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(Self.awkward)])
+        let results = try Self.query("TRUEPREDICATE", index, attributes: [.name]).gather()
+        let paths = results.map(\.path)
+        #expect(paths.count == Set(paths).count)
+        #expect(paths == paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        // "a", "a.b", "a/b", "a0": the walk of the tree would put "a/b" right after "a".
+        let relative = paths.map { String($0.dropFirst(TreeBuilder.root.count + "/Documents/".count)) }
+        #expect(relative.firstIndex(of: "a.b")! < relative.firstIndex(of: "a/b")!)
+        #expect(relative.firstIndex(of: "a/b")! < relative.firstIndex(of: "a0")!)
+    }
+
+    @Test func aTableHoldsTheIndexPaths() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(Self.awkward + ["Library/deep/er/still"])])
+        let ids = index.allItems(inContainers: nil).reversed().map { $0 }
+        let table = PathTable(Array(ids), index: index)
+        #expect(table.count == ids.count)
+        for (i, id) in ids.enumerated() {
+            #expect(table.path(i) == index.path(of: id))
+            var bytes: [UInt8] = []
+            index.appendPath(of: id, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == index.path(of: id))
+        }
+        let prefix = table.bytes.withUnsafeBufferPointer { table.sharedPrefix(in: $0) }
+        #expect(prefix == TreeBuilder.root.count + 1)     // "Documents" and "Library" part there
+        let sorted = table.sortedPositions().map { table.path($0) }
+        #expect(sorted == ids.map { index.path(of: $0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
+    @Test(arguments: [[Attribute.name], [.name, .size, .contentType, .path], [.size], [.displayName, .name, .isDirectory]])
+    func itemsReadBackAsBuiltOneByOne(_ attributes: [Attribute]) throws {
+        for seed in UInt64(1)...6 {
+            var model = ModelTree(seed: seed)
+            let index = MetadataIndex()
+            index.addContainer(model.tree.descriptor)
+            _ = index.apply([model.tree.listing(["Documents/", "Library/"])])
+            for _ in 0..<60 { _ = index.apply(model.step()) }
+            for sort in [[], ["-size"]] {
+                let query = try Self.query("TRUEPREDICATE", index, sort: sort, attributes: attributes)
+                let results = query.gather()
+                #expect(results.count == query.order.count)
+                for (i, id) in query.order.enumerated() {
+                    let expected = query.result(id)
+                    #expect(results[i] == expected, "seed \(seed) item \(i)")
+                    #expect(results.identity(i) == expected.identity)
+                    for attribute in attributes { #expect(results.value(i, attribute) == expected.values[attribute]) }
+                    let name = results.withName(i) { String(decoding: $0, as: UTF8.self) }
+                    #expect(name == (attributes.contains(.name) ? index.name(id) : nil))
+                }
+                #expect(query.results == results)
+            }
+        }
+    }
+
+    @Test func aSetOfHandMadeItemsKeepsWhatTheySay() {
+        let identity = ItemIdentity(id: 4, generation: 1)
+        let item = ResultItem(identity: identity, path: "/r/x", values: [.name: .string("not x"), .size: .integer(3)])
+        let set = ResultSet([item])
+        #expect(set.attributes == [.name, .size])
+        #expect(Array(set) == [item])
+        #expect(set.withName(0) { _ in true } == nil)
+        #expect(set.value(0, .name) == .string("not x"))
+        #expect(ResultSet().isEmpty)
+        let literal: ResultSet = [item]
+        #expect(literal == set)
+    }
+}
