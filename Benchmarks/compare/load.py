@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Latency under load, and fan-out: ubiquityd against Watchman on compare.py's 100k tree.
 
-    load.py [--size 100k] [--samples 500] [--fanout-samples 20] [--out docs/benchmarks.md]
+    load.py [--size 100k] [--samples 500] [--runs 3] [--fanout-samples 20] [--out docs/benchmarks.md]
 
   * latency: single files created one at a time; each sample is open(O_CREAT) -> the event naming
     it, on a quiet machine and again with both cores busy (two spinning processes at normal
-    priority, started and stopped by PID around the run);
+    priority, started and stopped by PID around the run); --runs rounds, each running ubiquityd then
+    Watchman quiet and loaded, so that both meet the same moments of a noisy machine; the report
+    gives each round's p99 and judges the goals on their median;
   * fan-out: 1,000 live queries (10 on each of 100 connections) on one container, all matching one
     new file; each sample is the file's creation -> each subscriber's notification (the harness
     reads all 100 connections in one thread, for both daemons alike).
@@ -175,14 +177,24 @@ def remove_fan_files(tree):
             os.unlink(os.path.join(docs, name))
 
 
+def median_round(runs):
+    """The round whose p99 is the median (the lower one of an even count), with every round's p99."""
+    ordered = sorted(runs, key=lambda r: r["p99"])
+    chosen = dict(ordered[(len(ordered) - 1) // 2])
+    chosen["rounds_p99"] = [r["p99"] for r in runs]
+    return chosen
+
+
 def report(size, results, args):
     def ms(v):
         return f"{v:.2f} ms" if v is not None else "–"
     lines = [
         "## Latency under load, and fan-out",
         "",
-        f"`make bench-load` (Benchmarks/compare/load.py), release build, {human(size)}-entry tree, one run. "
-        f"Latency: {args.samples} files created one at a time, open(O_CREAT) → the event naming it; "
+        f"`make bench-load` (Benchmarks/compare/load.py), release build, {human(size)}-entry tree. "
+        f"Latency: {args.runs} rounds, each of ubiquityd then Watchman, quiet then loaded; each round "
+        f"{args.samples} files created one at a time, open(O_CREAT) → the event naming it; the table shows the "
+        "round with the median p99 (every round's p99 below it); "
         f"\"loaded\": {os.cpu_count()} processes spinning at normal priority on the {os.cpu_count()} cores meanwhile. "
         f"Fan-out: {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries ({QUERIES_PER_CONNECTION} on each of "
         f"{CONNECTIONS} connections) on one container, {args.fanout_samples} new files matching all of them; each value "
@@ -198,9 +210,15 @@ def report(size, results, args):
         ratio = f"{o['p99'] / w['p99']:.2f}×" if o["p99"] and w["p99"] else "–"
         lines.append(f"| {title} | {ms(o['p50'])} | {ms(o['p99'])} | {ms(o['max'])} | {ms(w['p50'])} | {ms(w['p99'])} | "
                      f"{ms(w['max'])} | {ratio} |")
+        if "rounds_p99" in o:
+            ours = ", ".join(f"{v:.2f}" for v in o["rounds_p99"])
+            theirs = ", ".join(f"{v:.2f}" for v in w["rounds_p99"])
+            wins = sum(1 for a, b in zip(o["rounds_p99"], w["rounds_p99"]) if a <= b)
+            lines.append(f"| ↳ p99 of each round (ms) | | {ours} | | | {theirs} | | ubiquityd ≤ Watchman in "
+                         f"{wins} of {len(o['rounds_p99'])} |")
     o, w = results["ubiquityd"], results["watchman"]
     lines += ["",
-              f"Goals (issue: latency under load ≤ Watchman's, ≤ 1 ms quiet; fan-out p99 ≤ 20 ms): "
+              f"Goals (issue: latency under load ≤ Watchman's, ≤ 1 ms quiet — median rounds; fan-out p99 ≤ 20 ms): "
               f"loaded p99 {ms(o['loaded']['p99'])} against {ms(w['loaded']['p99'])} — "
               + ("met" if o["loaded"]["p99"] <= w["loaded"]["p99"] else "not met")
               + f"; quiet p99 {ms(o['quiet']['p99'])} — " + ("met" if o["quiet"]["p99"] <= 1.0 else "not met")
@@ -213,6 +231,7 @@ def main():
     p = argparse.ArgumentParser(description="Latency under load and fan-out: ubiquityd and Watchman.")
     p.add_argument("--size", default="100k", help="tree size in entries (default 100k)")
     p.add_argument("--samples", type=int, default=500, help="latency samples per run (default 500)")
+    p.add_argument("--runs", type=int, default=3, help="latency rounds, each daemon quiet and loaded (default 3)")
     p.add_argument("--fanout-samples", type=int, default=20, help="files created for the fan-out (default 20)")
     p.add_argument("--out", default=None, help="write the section 'load' of this report")
     p.add_argument("--ubiquityd", required=True, help="the ubiquityd binary (release build)")
@@ -229,14 +248,19 @@ def main():
     results = {}
     try:
         tree = ensure_tree(workdir, size, args.seed)
-        for label, make in (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
-                            ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1))):
-            r = {}
-            for loaded in (False, True):
-                key = "loaded" if loaded else "quiet"
-                r[key] = latency(make(), tree, args.samples, loaded)
-                log(f"{label} latency {key}: p50 {r[key]['p50']:.2f} ms, p99 {r[key]['p99']:.2f} ms, "
-                    f"max {r[key]['max']:.2f} ms, {r[key]['failures']} timed out")
+        daemons = (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
+                   ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1)))
+        rounds = {label: {"quiet": [], "loaded": []} for label, _ in daemons}
+        for round_number in range(1, args.runs + 1):
+            for label, make in daemons:
+                for loaded in (False, True):
+                    key = "loaded" if loaded else "quiet"
+                    r = latency(make(), tree, args.samples, loaded)
+                    rounds[label][key].append(r)
+                    log(f"round {round_number}: {label} latency {key}: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
+                        f"max {r['max']:.2f} ms, {r['failures']} timed out")
+        for label, make in daemons:
+            r = {key: median_round(rounds[label][key]) for key in ("quiet", "loaded")}
             fan = fanout_ours if label == "ubiquityd" else fanout_watchman
             r["fanout"] = fan(make(), tree, args.fanout_samples)
             log(f"{label} fan-out: p50 {r['fanout']['p50']:.2f} ms, p99 {r['fanout']['p99']:.2f} ms, "
