@@ -1114,7 +1114,12 @@ def goal_rows(summary, sizes, live_size, args):
     if crawl_fc:
         rows.append(("crawl ≤ 1.5× find (cold)", fmtc(crawl_fc), crawl_fc[-1] <= 1.5))
     mem = [med(summary[n]["ubiquityd"]["anon_per_item"]) / med(summary[n]["watchman"]["anon_per_item"]) for n in sizes]
-    rows.append(("private memory (RssAnon) per entry ≤ 0.5× watchman", fmt(mem), max(mem) <= 0.5))
+    # Judged at 100k entries and above, as the goal says (at 10k a process's own pages dominate).
+    judged = [x for n, x in zip(sizes, mem) if n >= 100_000] or mem
+    rows.append(("private memory (RssAnon) per entry ≤ 0.5× watchman (judged from 100k up)", fmt(mem), max(judged) <= 0.5))
+    full = [med(summary[n]["ubiquityd"]["query_full"]) / med(summary[n]["watchman"]["query_full"]) for n in sizes]
+    judged = [x for n, x in zip(sizes, full) if n >= 100_000] or full
+    rows.append(("full LIKE 'Item_*' answer ≤ 0.5× watchman's (judged from 100k up)", fmt(full), max(judged) <= 0.5))
     if live_size in summary:
         u, wm = summary[live_size]["ubiquityd"], summary[live_size]["watchman"]
         up99, wp99 = med(u["lat_p99"]), med(wm["lat_p99"])
