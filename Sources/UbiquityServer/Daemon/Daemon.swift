@@ -50,6 +50,12 @@ public final class Daemon: Sendable {
         self.settings = settings
         self.logger = logger
         self.notifier = notifier
+        // A fixed threshold: allocations of 128 KiB and more (a crawl's listing, a saved index
+        // being written, a big answer) get their own mapping, returned to the system when freed.
+        // glibc's default raises the threshold to the largest block freed so far (up to 32 MiB),
+        // after which such temporaries land in the heap and stay resident: at 100k entries
+        // private memory after the first answer was 394 B per entry with it, 229 B without.
+        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         let descriptors = settings.containers.map(\.descriptor)
         watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
