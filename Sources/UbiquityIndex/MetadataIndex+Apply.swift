@@ -146,7 +146,7 @@ extension MetadataIndex {
     private func insert(name: String, parent: ItemID, stat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID {
         let id = allocate(name: name, parent: parent, container: UInt16(container),
                           flags: flags(forChild: name, of: parent, kind: stat.kind, container: container), stat: stat)
-        setChild(parent, name, id)
+        addChild(parent, id)
         nameIndex.insert(name, id, names: names)
         noteInsert(id, &recorder)
         countConflictCopy(id, 1, &recorder)
@@ -204,14 +204,14 @@ extension MetadataIndex {
         var stack = [id]
         while let next = stack.popLast() {
             order.append(next)
-            if let children = children(next) { stack.append(contentsOf: children.values) }
+            if let children = children(next) { stack.append(contentsOf: children.ids) }
         }
         return order
     }
 
     private func removeSubtree(_ id: ItemID, _ recorder: inout Recorder) {
         if !flags(id).contains(.containerRoot) {
-            setChild(parent(id), name(id), nil)
+            removeChild(parent(id), id)
         }
         let order = subtree(id)
         for victim in order {
@@ -228,7 +228,7 @@ extension MetadataIndex {
 
     private func removeContainerContents(_ container: Int, _ recorder: inout Recorder) {
         guard let root = rootID(ofContainer: container) else { return }
-        for child in children(root)?.values.map({ $0 }) ?? [] { removeSubtree(child, &recorder) }
+        for child in children(root)?.ids ?? [] { removeSubtree(child, &recorder) }
         clearRoot(container: container)
         release(root)
     }
@@ -267,10 +267,10 @@ extension MetadataIndex {
             countConflictCopy(id, -1, &recorder)
         }
         if let oldPackage = owningPackage(source) { recorder.dirtyPackages.insert(oldPackage) }
-        setChild(parent(source), name(source), nil)
+        removeChild(parent(source), source)
         rename(source, to: newName, parent: newParent)
         setStat(source, newStat)
-        setChild(newParent, newName, source)
+        addChild(newParent, source)
         // Re-derive inherited flags top-down (hidden, documents, package membership may change).
         for id in moved {
             let old = flags(id)
@@ -313,13 +313,17 @@ extension MetadataIndex {
         pairRenames(container: container, rootID: rootID, listing, childrenOf, &recorder)
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
-            guard let existing = children(directory) else { continue }
+            // The ids, not the table: removals below edit the table, which must not be shared.
+            guard let existing = children(directory)?.ids else { continue }
             let listed = childrenOf[position] ?? []
             if !existing.isEmpty {
-                var listedNames = Set<String>()
-                listedNames.reserveCapacity(listed.count)
-                for i in listed { listedNames.insert(listing.entries[Int(i)].name) }
-                for (name, child) in existing where !listedNames.contains(name) {
+                // Names compare as bytes (``ChildTable``): what the listing still shows, by id.
+                var kept = Set<ItemID>()
+                kept.reserveCapacity(listed.count)
+                for i in listed {
+                    if let id = child(directory, listing.entries[Int(i)].name) { kept.insert(id) }
+                }
+                for child in existing where !kept.contains(child) {
                     removeSubtree(child, &recorder)
                 }
             }
@@ -352,14 +356,15 @@ extension MetadataIndex {
         while let (directory, position) = stack.popLast() {
             guard let existing = children(directory), !existing.isEmpty else { continue }
             let listed = childrenOf[position] ?? []
-            var listedNames = Set<String>()
-            listedNames.reserveCapacity(listed.count)
+            var kept = Set<ItemID>()
+            kept.reserveCapacity(listed.count)
             for i in listed {
                 let e = listing.entries[Int(i)]
-                listedNames.insert(e.name)
-                if e.stat.kind == .directory, let child = existing[e.name], stat(child).kind == .directory { stack.append((child, i)) }
+                guard let child = child(directory, e.name) else { continue }
+                kept.insert(child)
+                if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
             }
-            for (name, child) in existing where !listedNames.contains(name) && stat(child).inode != 0 {
+            for child in existing.ids where !kept.contains(child) && stat(child).inode != 0 {
                 vanished[Key(stat(child))] = child
             }
         }
@@ -368,10 +373,10 @@ extension MetadataIndex {
         var appeared: [(directory: ItemID, position: Int32)] = []
         stack = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
-            guard let existing = children(directory) else { continue }
+            guard children(directory) != nil else { continue }
             for i in childrenOf[position] ?? [] {
                 let e = listing.entries[Int(i)]
-                if let child = existing[e.name] {
+                if let child = child(directory, e.name) {
                     if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
                 } else {
                     appeared.append((directory, i))

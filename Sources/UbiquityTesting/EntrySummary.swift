@@ -41,7 +41,7 @@ public func indexSnapshot(_ index: MetadataIndex, container: Int) -> [String: En
     var result: [String: EntrySummary] = [:]
     var stack: [(ItemID, String)] = [(root, "")]
     while let (id, prefix) = stack.popLast() {
-        for (name, child) in index.childEntries(of: id) ?? [:] {
+        for (name, child) in index.childEntries(of: id) ?? [] {
             let path = prefix.isEmpty ? name : prefix + "/" + name
             result[path] = EntrySummary(index.fileStat(of: child))
             stack.append((child, path))

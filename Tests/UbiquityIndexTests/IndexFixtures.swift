@@ -65,7 +65,7 @@ func contents(_ index: MetadataIndex, container: Int = 0) -> Set<String> {
         if id != root {
             result.insert("\(index.relativeComponents(of: id).joined(separator: "/")) \(entry.stat.kind) \(entry.stat.size)")
         }
-        stack.append(contentsOf: entry.children?.values.map { $0 } ?? [])
+        stack.append(contentsOf: entry.children ?? [])
     }
     return result
 }

@@ -17,7 +17,7 @@ extension MetadataIndex {
         guard count <= Int(ItemID.max), columns.parents.count == count, columns.containerOf.count == count,
               columns.flagsOf.count == count, columns.stats.count == count, columns.generations.count == count
         else { throw .invalid("columns of different lengths") }
-        columns.childrenOf = Array(repeating: nil, count: count)
+        columns.childrenOf = [:]
 
         // Roots first, then every live entry under its parent.
         var roots = [ItemID?](repeating: nil, count: saved.count)
@@ -32,24 +32,25 @@ extension MetadataIndex {
             roots[container] = ItemID(i)
             columns.names[i] = saved[container].root
             columns.flagsOf[i] = [.live, .containerRoot]
-            columns.childrenOf[i] = [:]
+            columns.childrenOf[ItemID(i)] = ChildTable()
         }
         for i in 0..<count where columns.stats[i].kind == .directory && columns.flagsOf[i] == .live {
-            columns.childrenOf[i] = [:]
+            columns.childrenOf[ItemID(i)] = ChildTable()
         }
         for i in 0..<count where columns.flagsOf[i] == .live {
             let parent = Int(columns.parents[i])
             let name = columns.names[i]
             guard Self.isEntryName(name) else { throw .invalid("entry #\(i) has the name '\(name)'") }
-            guard parent < count, columns.flagsOf[parent].contains(.live), columns.childrenOf[parent] != nil else {
+            guard parent < count, columns.flagsOf[parent].contains(.live), columns.childrenOf[ItemID(parent)] != nil else {
                 throw .invalid("entry #\(i) ('\(name)') has no live directory as its parent")
             }
             guard columns.containerOf[parent] == columns.containerOf[i] else {
                 throw .invalid("entry #\(i) ('\(name)') is in another container than its parent")
             }
-            guard columns.childrenOf[parent]!.updateValue(ItemID(i), forKey: name) == nil else {
+            guard columns.childrenOf[ItemID(parent)]!.find(name, names: columns.names) == nil else {
                 throw .invalid("two entries named '\(name)' in one directory")
             }
+            columns.childrenOf[ItemID(parent)]!.insert(ItemID(i), names: columns.names)
         }
 
         // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
@@ -70,7 +71,8 @@ extension MetadataIndex {
         var stack = roots.compactMap { $0 }
         while let entry = stack.popLast() {
             reached += 1
-            for (name, child) in children(entry) ?? [:] {
+            for child in children(entry)?.ids ?? [] {
+                let name = self.name(child)
                 setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
                 nameIndex.insert(name, child, names: names)
                 stack.append(child)

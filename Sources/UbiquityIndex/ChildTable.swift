@@ -1,0 +1,138 @@
+import Glibc
+
+/// One directory's children: an open-addressing hash table of ids, keyed by the UTF-8 bytes of
+/// their names (which stay in the index's name column, not here).
+///
+/// Why not `[String: ItemID]`: a dictionary stores each key again (16 bytes) beside its value and
+/// keeps at most 75% of its buckets full, 36–52 bytes per child; this table stores a 4-byte id
+/// and a 1-byte tag per slot, 5–11 bytes per child. And names compare as bytes, as the kernel
+/// compares them: two names that differ only in Unicode normalization (`é` and `e` + U+0301) are
+/// two files on Linux, but one key of a Swift dictionary, which compares by canonical equivalence.
+///
+/// Linear probing with backward-shift deletion (no tombstones), at most 7/8 full. Each slot's tag
+/// holds 7 bits of its name's hash, so a probe reads a name from the index (a likely cache miss)
+/// only when the tags agree: about once per lookup. Hashes are the standard library's seeded
+/// `Hasher` over the bytes, so names chosen to collide cannot be prepared in advance.
+struct ChildTable {
+    private static let minimumSlots = 8
+    /// Tag of an empty slot; a used slot's tag has the high bit set.
+    private static let emptyTag: UInt8 = 0
+    private(set) var count = 0
+    private var slotIDs: ContiguousArray<ItemID> = []
+    private var tags: ContiguousArray<UInt8> = []
+
+    init() {}
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    static func hash(_ name: String) -> Int {
+        var name = name
+        return name.withUTF8 { bytes in
+            var hasher = Hasher()
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            return hasher.finalize()
+        }
+    }
+
+    /// The slot a hash starts probing at, and its tag.
+    @inline(__always)
+    private static func home(_ hash: Int, mask: Int) -> (slot: Int, tag: UInt8) {
+        (hash & mask, UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80)
+    }
+
+    @inline(__always)
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
+    }
+
+    /// The id of the child named `name` (byte for byte).
+    func find(_ name: String, names: [String]) -> ItemID? {
+        guard !isEmpty else { return nil }
+        let mask = tags.count - 1
+        let (start, tag) = ChildTable.home(ChildTable.hash(name), mask: mask)
+        var slot = start
+        while true {
+            let found = tags[slot]
+            if found == ChildTable.emptyTag { return nil }
+            if found == tag, ChildTable.sameBytes(names[Int(slotIDs[slot])], name) { return slotIDs[slot] }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Adds `id`, whose name (`names[id]`) no child has yet.
+    mutating func insert(_ id: ItemID, names: [String]) {
+        if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1), names: names) }
+        place(id, hash: ChildTable.hash(names[Int(id)]))
+        count += 1
+    }
+
+    /// Removes `id` if it is a child; true if it was.
+    @discardableResult
+    mutating func remove(_ id: ItemID, names: [String]) -> Bool {
+        guard !isEmpty else { return false }
+        let mask = tags.count - 1
+        var slot = ChildTable.home(ChildTable.hash(names[Int(id)]), mask: mask).slot
+        while tags[slot] == ChildTable.emptyTag || slotIDs[slot] != id {
+            if tags[slot] == ChildTable.emptyTag { return false }
+            slot = (slot + 1) & mask
+        }
+        // Backward shift: move later members of the probe run into the hole when their home
+        // slot allows, so lookups never need tombstones.
+        var hole = slot
+        var next = (slot + 1) & mask
+        while tags[next] != ChildTable.emptyTag {
+            let home = ChildTable.home(ChildTable.hash(names[Int(slotIDs[next])]), mask: mask).slot
+            // It may fill the hole when its home is not cyclically in (hole, next].
+            if (next &- home) & mask >= (next &- hole) & mask {
+                slotIDs[hole] = slotIDs[next]
+                tags[hole] = tags[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        tags[hole] = ChildTable.emptyTag
+        count -= 1
+        if count == 0 {
+            (slotIDs, tags) = ([], [])
+        } else if tags.count > ChildTable.minimumSlots, count * 8 < tags.count {
+            resize(to: ChildTable.slots(for: count), names: names)
+        }
+        return true
+    }
+
+    /// Every child id, in no particular order.
+    var ids: [ItemID] {
+        var out: [ItemID] = []
+        out.reserveCapacity(count)
+        for slot in tags.indices where tags[slot] != ChildTable.emptyTag { out.append(slotIDs[slot]) }
+        return out
+    }
+
+    /// The smallest power of two of slots that holds `count` children at most 7/8 full.
+    private static func slots(for count: Int) -> Int {
+        var slots = minimumSlots
+        while count * 8 > slots * 7 { slots *= 2 }
+        return slots
+    }
+
+    private mutating func place(_ id: ItemID, hash: Int) {
+        let mask = tags.count - 1
+        let (start, tag) = ChildTable.home(hash, mask: mask)
+        var slot = start
+        while tags[slot] != ChildTable.emptyTag { slot = (slot + 1) & mask }
+        slotIDs[slot] = id
+        tags[slot] = tag
+    }
+
+    private mutating func resize(to slots: Int, names: [String]) {
+        let old = ids
+        slotIDs = ContiguousArray(repeating: 0, count: slots)
+        tags = ContiguousArray(repeating: ChildTable.emptyTag, count: slots)
+        for id in old { place(id, hash: ChildTable.hash(names[Int(id)])) }
+    }
+}
