@@ -41,6 +41,10 @@ struct ChildTableTests {
         #expect(Array(index.name(a).utf8) == Array(Self.composed.utf8))
         #expect(Array(index.name(b).utf8) == Array(Self.decomposed.utf8))
         #expect(index.itemCount == 3)
+        // A query compares names as strings (canonical equivalence), as its predicate does: the
+        // name index answers both spellings for either.
+        #expect(Set(index.candidates(for: NameHint([.exact(Self.decomposed)]))) == [a, b])
+        #expect(Set(index.candidates(for: NameHint([.prefix("caf")]))) == [a, b])
 
         // Updating one leaves the other alone; removing one keeps the other.
         index.apply([.stat(tree.container, ["Documents", Self.decomposed], tree.file(42))])
