@@ -5,7 +5,10 @@ public import UbiquityPredicate
 /// subscriber told. The server calls it; it owns the index.
 ///
 /// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
-/// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md).
+/// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md). A
+/// query is read alone (``events(_:)``) or with others in a group (``nextEvents(_:)``), which
+/// hands its reader every query's due event at once: the server reads each connection's queries
+/// that way, so a change that reaches many queries wakes each connection once.
 /// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
 /// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
@@ -15,6 +18,12 @@ public actor QueryEngine {
     private let limits: EngineLimits
     private var sessions: [QueryID: Session] = [:]
     private var nextQueryID: QueryID = 1
+    private var groups: [QueryGroupID: Group] = [:]
+    private var nextGroupID: UInt64 = 1
+    /// While above zero (a batch being applied), groups are woken at its end, not per delivery:
+    /// a reader then gets every query's event of the batch in one wake-up.
+    private var holdingWakes = 0
+    private var groupsToWake: [Group] = []
     /// The sequence number of the last batch applied, and who waits for a later one.
     private var appliedSequence: UInt64 = 0
     private var sequenceWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
@@ -40,6 +49,8 @@ public actor QueryEngine {
         let query: LiveQuery
         var lifecycle: QueryLifecycle
         var waiter: CheckedContinuation<QueryEvent?, Never>?
+        /// The group that reads this query, if it is read in one (then `waiter` stays nil).
+        var group: Group?
         var timer: Task<Void, Never>?
         /// While the query gathers in slices: what it found so far; batches are folded in here.
         var gathering: Gathering?
@@ -48,6 +59,26 @@ public actor QueryEngine {
             self.id = id
             self.query = query
             self.lifecycle = lifecycle
+        }
+    }
+
+    /// A reader of several queries: what each delivered (at most one event per query, as each
+    /// query's lifecycle hands out one at a time), and the reader's continuation.
+    final class Group {
+        var members: Set<QueryID> = []
+        /// Members to ask for their next event when the reader comes back: those it was handed
+        /// an event of (a query has at most one in `ready` or in the reader's hands).
+        var unarmed: [QueryID] = []
+        var ready: [QueryGroupEvent] = []
+        var waiter: CheckedContinuation<[QueryGroupEvent]?, Never>?
+        var wakeQueued = false
+
+        /// What is ready, for the reader; the queries it had events of are asked again when it comes back.
+        func handOut() -> [QueryGroupEvent] {
+            let events = ready
+            ready.removeAll(keepingCapacity: true)
+            for e in events where e.event != nil { unarmed.append(e.query) }
+            return events
         }
     }
 
@@ -126,6 +157,8 @@ public actor QueryEngine {
     /// Tells the subscribers of a container something the source did not (e.g. that the
     /// container was removed from the configuration: `.containerUnavailable`).
     public func announce(_ notice: ChangeNotice) {
+        holdWakes()
+        defer { releaseWakes() }
         broadcast(notice, realChanges: 0)
     }
 
@@ -143,6 +176,8 @@ public actor QueryEngine {
 
     /// Applies one batch (also usable directly, e.g. by tests and benchmarks).
     public func apply(_ batch: ChangeBatch) {
+        holdWakes()
+        defer { releaseWakes() }
         let now = wallClock()
         if !batch.changes.isEmpty { journal(.batch(batch.changes, time: now, tracking: history.isTracking)) }
         // With no live query and no clock handed out yet (the first crawl), skip building the change set.
@@ -347,11 +382,9 @@ public actor QueryEngine {
                 case .event(let next): event = next
                 case .reset: event = .reset(session.query.results, clock: history.handOut())
                 }
-                session.waiter?.resume(returning: event)
-                session.waiter = nil
+                hand(event, to: session)
             case .finish:
-                session.waiter?.resume(returning: nil)
-                session.waiter = nil
+                hand(nil, to: session)
             case .armTimer(let due):
                 session.timer?.cancel()
                 let id = session.id
@@ -366,6 +399,49 @@ public actor QueryEngine {
         }
     }
 
+    /// Gives a query's reader its event (nil: the query ended for it): resumes a lone reader, or
+    /// adds it to the group's and wakes the group's reader.
+    private func hand(_ event: QueryEvent?, to session: Session) {
+        guard let group = session.group else {
+            session.waiter?.resume(returning: event)
+            session.waiter = nil
+            return
+        }
+        group.ready.append(QueryGroupEvent(query: session.id, event: event))
+        if event == nil {
+            group.members.remove(session.id)
+            session.group = nil
+        }
+        guard group.waiter != nil else { return }
+        if holdingWakes > 0 {
+            if !group.wakeQueued {
+                group.wakeQueued = true
+                groupsToWake.append(group)
+            }
+        } else {
+            wake(group)
+        }
+    }
+
+    private func wake(_ group: Group) {
+        guard let waiter = group.waiter, !group.ready.isEmpty else { return }
+        group.waiter = nil
+        waiter.resume(returning: group.handOut())
+    }
+
+    private func holdWakes() { holdingWakes += 1 }
+
+    private func releaseWakes() {
+        holdingWakes -= 1
+        guard holdingWakes == 0, !groupsToWake.isEmpty else { return }
+        let groups = groupsToWake
+        groupsToWake.removeAll()
+        for group in groups {
+            group.wakeQueued = false
+            wake(group)
+        }
+    }
+
     private func timerFired(_ id: QueryID) {
         // Cancelled after its sleep ended but before it got here: the lifecycle moved on.
         guard let session = sessions[id], !Task.isCancelled else { return }
@@ -376,7 +452,8 @@ public actor QueryEngine {
     /// The next event of a query; nil when it has stopped and nothing is left.
     func nextEvent(_ id: QueryID) async -> QueryEvent? {
         guard let session = sessions[id] else { return nil }
-        if session.lifecycle.readerIsWaiting { return nil }     // one reader per query
+        // One reader per query: a second one, or a lone one of a query its group reads, gets nil.
+        if session.lifecycle.readerIsWaiting || session.group != nil { return nil }
         return await withCheckedContinuation { continuation in
             session.waiter = continuation
             perform(session.lifecycle.readerWaits(now: clock.now()), session)
@@ -387,5 +464,73 @@ public actor QueryEngine {
     func cancelWait(_ id: QueryID) {
         guard let session = sessions[id] else { return }
         perform(session.lifecycle.readerCancelled(), session)
+    }
+
+    // MARK: - Groups
+
+    /// A new group of queries read together; add queries with ``join(_:group:)``, read them with
+    /// ``nextEvents(_:)``, end it with ``closeGroup(_:)``.
+    public func makeGroup() -> QueryGroupID {
+        let id = QueryGroupID(rawValue: nextGroupID)
+        nextGroupID += 1
+        groups[id] = Group()
+        return id
+    }
+
+    /// From now on the query's events are read through `group` (from its first, `gatheringStarted`).
+    /// A query already read alone, or in a group, stays with its reader.
+    public func join(_ id: QueryID, group: QueryGroupID) {
+        guard let session = sessions[id], let group = groups[group], session.group == nil, session.waiter == nil,
+              !session.lifecycle.readerIsWaiting else { return }
+        session.group = group
+        group.members.insert(id)
+        perform(session.lifecycle.readerWaits(now: clock.now()), session)
+    }
+
+    /// The next events of a group's queries: every query's that is due, at least one; a query
+    /// appears at most once, and with nil when it has ended (stopped and read out, or released).
+    /// Each query handed out waits until this is called again: a reader that does not come back
+    /// leaves each query one event in hand and the rest coalesced (guarantee 7). Nil when the
+    /// group is closed (or already has a reader, or the task was cancelled).
+    public nonisolated func nextEvents(_ group: QueryGroupID) async -> [QueryGroupEvent]? {
+        await withTaskCancellationHandler {
+            await waitForEvents(group)
+        } onCancel: {
+            Task { await self.closeGroup(group) }
+        }
+    }
+
+    private func waitForEvents(_ id: QueryGroupID) async -> [QueryGroupEvent]? {
+        guard let group = groups[id], group.waiter == nil, !Task.isCancelled else { return nil }
+        holdWakes()
+        let unarmed = group.unarmed
+        group.unarmed.removeAll(keepingCapacity: true)
+        for query in unarmed {
+            guard let session = sessions[query] else {
+                // Released while its last event was in the reader's hands.
+                if group.members.remove(query) != nil { group.ready.append(QueryGroupEvent(query: query, event: nil)) }
+                continue
+            }
+            guard session.group === group, !session.lifecycle.readerIsWaiting else { continue }
+            perform(session.lifecycle.readerWaits(now: clock.now()), session)
+        }
+        releaseWakes()
+        if !group.ready.isEmpty { return group.handOut() }
+        return await withCheckedContinuation { continuation in
+            group.waiter = continuation
+        }
+    }
+
+    /// Ends a group: its reader gets nil, its queries are read by no one (release them).
+    public func closeGroup(_ id: QueryGroupID) {
+        guard let group = groups.removeValue(forKey: id) else { return }
+        for query in group.members {
+            guard let session = sessions[query], session.group === group else { continue }
+            session.group = nil
+            perform(session.lifecycle.readerCancelled(), session)
+        }
+        group.members.removeAll()
+        group.waiter?.resume(returning: nil)
+        group.waiter = nil
     }
 }

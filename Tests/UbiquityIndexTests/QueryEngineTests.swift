@@ -117,34 +117,110 @@ struct QueryEngineTests {
         #expect(names(delta.removed) == ["Item_1"])
     }
 
-    @Test func aSubscriberThatDoesNotReadGetsAResetAndDelaysNobody() async throws {
-        var limits = EngineLimits()
-        limits.pendingItemsPerQuery = 100
-        var h = Harness(paths: ["Documents/"], limits: limits)
-        defer { h.finish() }
-        let slow = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+    /// Creates Item_0…Item_999 while a new query reads every update (the slow subscriber of the
+    /// caller reads nothing meanwhile); returns how many additions it saw, once all are applied.
+    func thousandFilesReadByAFastSubscriber(_ h: inout Harness) async throws -> Int {
         let fast = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
         var fastEvents = h.engine.events(fast).makeAsyncIterator()
         for _ in 0..<3 { _ = try await nextEvent(&fastEvents) }
         var seenByFast = 0
         for i in 0..<1_000 {
             h.source.send([.stat(h.tree.container, ["Documents", "Item_\(i)"], h.tree.file())])
-            if i % 100 == 99 {
-                // The fast subscriber keeps up while the slow one reads nothing.
-                while seenByFast < i + 1 {
-                    guard case .update(let delta)? = try await nextEvent(&fastEvents) else {
-                        Issue.record("fast subscriber stalled at \(seenByFast)")
-                        return
-                    }
-                    seenByFast += delta.added.count
+            guard i % 100 == 99 else { continue }
+            while seenByFast < i + 1 {
+                guard case .update(let delta)? = try await nextEvent(&fastEvents) else {
+                    Issue.record("fast subscriber stalled at \(seenByFast)")
+                    return seenByFast
                 }
+                seenByFast += delta.added.count
             }
         }
         try await h.engine.synchronize()
+        return seenByFast
+    }
+
+    @Test func aSubscriberThatDoesNotReadGetsAResetAndDelaysNobody() async throws {
+        var limits = EngineLimits()
+        limits.pendingItemsPerQuery = 100
+        var h = Harness(paths: ["Documents/"], limits: limits)
+        defer { h.finish() }
+        let slow = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        let seenByFast = try await thousandFilesReadByAFastSubscriber(&h)
         var slowEvents = h.engine.events(slow).makeAsyncIterator()
         for _ in 0..<3 { _ = try await nextEvent(&slowEvents) }
         guard case .reset(let results, _)? = try await nextEvent(&slowEvents) else {
             Issue.record("expected a reset for the subscriber that fell behind")
+            return
+        }
+        #expect(results.count == 1_000)
+        #expect(seenByFast == 1_000)
+    }
+
+    /// The server's shape: one reader for many queries. One change that reaches them all comes
+    /// back as one call with each query's update; the gathering events come first, once each.
+    @Test func aGroupGetsEveryQuerysEventOfABatchInOneCall() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let group = await h.engine.makeGroup()
+        var ids: [QueryID] = []
+        for _ in 0..<10 {
+            let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+            await h.engine.join(id, group: group)
+            ids.append(id)
+        }
+        var gathering: [QueryID: [QueryEvent]] = [:]
+        while gathering.values.reduce(0, { $0 + $1.count }) < 30 {
+            guard let events = try await h.engine.nextEvents(group, within: 10) else { return }
+            #expect(Set(events.map(\.query)).count == events.count, "at most one event per query per call")
+            for e in events { gathering[e.query, default: []].append(try #require(e.event)) }
+        }
+        for id in ids {
+            let events = try #require(gathering[id])
+            #expect(events.count == 3)
+            #expect(events.first == .gatheringStarted)
+            guard case .gatheringFinished(let results, _, _)? = events.last else {
+                Issue.record("query \(id): expected gatheringFinished last, got \(events)")
+                continue
+            }
+            #expect(names(results) == ["Item_1"])
+        }
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file())])
+        let events = try #require(try await h.engine.nextEvents(group, within: 10))
+        #expect(events.map(\.query).sorted() == ids)
+        for e in events {
+            guard case .update(let delta)? = e.event else {
+                Issue.record("query \(e.query): expected an update, got \(String(describing: e.event))")
+                continue
+            }
+            #expect(names(delta.added) == ["Item_2"])
+        }
+        // Released: the query ends for the group's reader; a closed group ends the reader.
+        await h.engine.release(ids[0])
+        #expect(try await h.engine.nextEvents(group, within: 10) == [QueryGroupEvent(query: ids[0], event: nil)])
+        await h.engine.closeGroup(group)
+        #expect(await h.engine.nextEvents(group) == nil)
+    }
+
+    /// Guarantee 7 for a group: a reader that does not come back leaves each query one event in
+    /// hand and the rest coalesced (past the limit, a reset), and a lone reader is not delayed.
+    @Test func aGroupThatDoesNotReadGetsAResetAndDelaysNobody() async throws {
+        var limits = EngineLimits()
+        limits.pendingItemsPerQuery = 100
+        var h = Harness(paths: ["Documents/"], limits: limits)
+        defer { h.finish() }
+        let group = await h.engine.makeGroup()
+        let slow = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        await h.engine.join(slow, group: group)
+        let seenByFast = try await thousandFilesReadByAFastSubscriber(&h)
+        // The one event in hand (gatheringStarted), then the rest of the gathering, then the reset.
+        var seen: [QueryEvent] = []
+        while seen.count < 4 {
+            guard let events = try await h.engine.nextEvents(group, within: 10) else { return }
+            seen += events.compactMap(\.event)
+        }
+        #expect(seen.first == .gatheringStarted)
+        guard case .reset(let results, _) = seen[3] else {
+            Issue.record("expected a reset for the group that fell behind, got \(seen[3])")
             return
         }
         #expect(results.count == 1_000)

@@ -25,6 +25,8 @@ final class Session {
     /// `document.lockChanged` events of this connection's watches, written by the server in order.
     let documentEvents: AsyncStream<ServerEvent>
     let documentEventSink: AsyncStream<ServerEvent>.Continuation
+    /// Writes the events of this connection's queries; made when the first query starts.
+    var forwarder: ConnectionForwarder?
     /// The document watches this connection holds.
     var documentWatches: Set<Int> = []
     /// `kv.changed` events of this connection's key-value subscriptions (at most

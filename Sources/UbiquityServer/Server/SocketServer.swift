@@ -14,8 +14,8 @@ import UbiquityProtocol
 /// out (docs/protocol.md).
 ///
 /// One child task per connection in a discarding task group (NIO's echo-server shape); inside a
-/// connection, requests are handled in order by one task and each live query's events are
-/// forwarded by a task of their own, so a query that produces nothing never blocks a request.
+/// connection, requests are handled in order by one task and the events of all its queries are
+/// forwarded by another (``ConnectionForwarder``), so a query that produces nothing never blocks a request.
 /// A subscriber that does not read stalls only its own writes: the engine then keeps a bounded,
 /// coalesced summary for it (guarantee 7 in docs/live-queries.md).
 public final class SocketServer: Sendable {
@@ -205,6 +205,7 @@ public final class SocketServer: Sendable {
                         try? await channel.channel.closeFuture.get()
                     }
                     await session.releaseAll()
+                    await session.forwarder?.close()
                 }
             }
         } catch {
@@ -246,54 +247,19 @@ public final class SocketServer: Sendable {
         let outcome = await session.handle(line: line)
         do { try await writer.write(line: outcome.line) } catch { return false }
         if let started = outcome.startedQuery {
-            let engine = context.engine
-            let access = QueryAccess(registry: context.registry, peer: session.peer, containers: started.containers)
-            forwarders.addTask {
-                if started.live { self.state.withLock { $0.liveQueryStarted() } }
-                defer { if started.live { self.state.withLock { $0.liveQueryEnded() } } }
-                await SocketServer.forward(engine.events(started.id), query: started.id, live: started.live, access: access,
-                                           encoder: started.encoder, engine: engine, to: writer)
+            let forwarder: ConnectionForwarder
+            if let existing = session.forwarder {
+                forwarder = existing
+            } else {
+                forwarder = await ConnectionForwarder(engine: context.engine, writer: writer) { delta in
+                    self.state.withLock { $0.liveQueriesChanged(by: delta) }
+                }
+                session.forwarder = forwarder
+                forwarders.addTask { await forwarder.run() }
             }
+            let access = QueryAccess(registry: context.registry, peer: session.peer, containers: started.containers)
+            await forwarder.add(started.id, route: ConnectionForwarder.Route(live: started.live, access: access, encoder: started.encoder))
         }
         return true
-    }
-
-    /// A line at least this long (about 8,000 results) is followed by `malloc_trim` (a few ms).
-    static let trimMemoryAfterLineBytes = 1 << 20
-
-    /// Writes a query's events until it stops or the connection cannot be written.
-    ///
-    /// Before each event the peer's right to the query's containers is checked again: after a
-    /// reload that took it away, the subscriber gets one `container.forbidden`, the query stops,
-    /// and no item follows.
-    private static func forward(_ events: QueryEvents, query id: QueryID, live: Bool, access: QueryAccess,
-                                encoder: ResultEncoder<ResultItem>, engine: QueryEngine, to writer: LineWriter) async {
-        let query = Int(id)
-        do {
-            var iterator = events.makeAsyncIterator()
-            while true {
-                let written: Int
-                do {
-                    guard let event = await iterator.next() else { break }
-                    if let container = access.revoked() {
-                        try? await engine.stop(id)
-                        try await writer.write(ServerEvent.containerForbidden(query: query, container: container.rawValue,
-                            reason: "uid \(access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json)
-                        return
-                    }
-                    guard let line = WireTranslation.line(event, query: query, encoder: encoder) else { continue }
-                    written = try await writer.write(line: line)
-                }
-                // The event's results and its line are freed by now, and glibc keeps the pages.
-                // Still needed with the direct encoder: seven 100k-result answers at 1M entries
-                // left RssAnon at 294 MB without the trim against 238 MB with it (issue 14).
-                if written >= trimMemoryAfterLineBytes { malloc_trim(0) }
-            }
-            if !live {
-                try await writer.write(ServerEvent.stopped(query: query, reason: "gathering finished and the query is not live").json)
-            }
-        } catch {
-            // The peer is gone; the session releases its queries.
-        }
     }
 }

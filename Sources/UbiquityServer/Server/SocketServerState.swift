@@ -97,8 +97,8 @@ struct SocketServerState {
         update { $0.channels[id] = nil }
     }
 
-    mutating func liveQueryStarted() { update { $0.liveQueries += 1 } }
-    mutating func liveQueryEnded() { update { $0.liveQueries -= 1 } }
+    /// Live queries whose events are forwarded began (positive) or ended (negative).
+    mutating func liveQueriesChanged(by delta: Int) { update { $0.liveQueries += delta } }
 
     /// What ``SocketServer/shutdown(reason:)`` must close; nil when shutdown already began.
     struct Shutdown {
