@@ -95,7 +95,7 @@ def fanout_ours(daemon, tree, samples):
             if m.get("event") != "query.update":
                 return []
             return [os.path.basename(r["path"]) for r in m["added"] + m["changed"]]
-        return run_fanout(tree, connections, samples, names, OURS_SUBSCRIBER, "ubiquityd")
+        return run_fanout(tree, connections, samples, names, OURS_SUBSCRIBER, "ubiquityd", daemon.pid)
     finally:
         for c in connections:
             c.close()
@@ -126,7 +126,7 @@ def fanout_watchman(daemon, tree, samples):
             if not str(m.get("subscription", "")).startswith("fan") or m.get("is_fresh_instance"):
                 return []
             return [os.path.basename(f["name"]) for f in m.get("files", []) if f.get("exists")]
-        return run_fanout(tree, connections, samples, names, WATCHMAN_SUBSCRIBER, "watchman")
+        return run_fanout(tree, connections, samples, names, WATCHMAN_SUBSCRIBER, "watchman", daemon.pid)
     finally:
         for c in connections:
             c.close()
@@ -134,12 +134,15 @@ def fanout_watchman(daemon, tree, samples):
         remove_fan_files(tree)
 
 
-def run_fanout(tree, connections, samples, names, subscriber, label):
+def run_fanout(tree, connections, samples, names, subscriber, label, pid):
     """Per sample: a new Fan_k file, then every connection read until each of its subscriptions
-    named it; the time of each subscriber's first line naming it, after the creation."""
+    named it; the time of each subscriber's first line naming it, after the creation. Also the
+    daemon's CPU time per file (user + system, from /proc/PID/stat): unlike the latencies, it
+    does not depend on what else the machine runs."""
     docs = os.path.join(tree["base"], CONTAINER, "Documents")
     reader = FanoutReader([c.sock for c in connections], subscriber)
     values, slowest = [], []
+    cpu_before = cpu_ms(pid)
     try:
         for k in range(samples):
             name = f"Fan_{k}"
@@ -154,7 +157,16 @@ def run_fanout(tree, connections, samples, names, subscriber, label):
             slowest.append(arrivals[-1])
     finally:
         reader.close()
-    return summary(values, slowest, samples)
+    result = summary(values, slowest, samples)
+    result["cpu_per_file"] = (cpu_ms(pid) - cpu_before) / samples
+    return result
+
+
+def cpu_ms(pid):
+    """User + system CPU time of a process so far, in ms."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 class FanoutReader:
@@ -304,6 +316,9 @@ def report(size, results, args):
               + ("met" if o["loaded"]["p99"] <= w["loaded"]["p99"] else "not met")
               + f"; quiet p99 {ms(o['quiet']['p99'])} — " + ("met" if o["quiet"]["p99"] <= 1.0 else "not met")
               + f"; fan-out p99 {ms(o['fanout']['p99'])} — " + ("met" if o["fanout"]["p99"] <= 20 else "not met") + ".",
+              "",
+              f"Daemon CPU time (user + system) per fan-out file, 1,000 notifications: ubiquityd "
+              f"{o['fanout']['cpu_per_file']:.1f} ms, Watchman {w['fanout']['cpu_per_file']:.1f} ms.",
               ""]
     return "\n".join(lines)
 
@@ -348,7 +363,8 @@ def main():
             fan = fanout_ours if label == "ubiquityd" else fanout_watchman
             r["fanout"] = fan(make(), tree, args.fanout_samples)
             log(f"{label} fan-out: p50 {r['fanout']['p50']:.2f} ms, p99 {r['fanout']['p99']:.2f} ms, "
-                f"max {r['fanout']['max']:.2f} ms over {r['fanout']['n']:,} notifications")
+                f"max {r['fanout']['max']:.2f} ms over {r['fanout']['n']:,} notifications, "
+                f"{r['fanout']['cpu_per_file']:.1f} ms of daemon CPU per file")
             results[label] = r
     except BenchError as e:
         log(f"error: {e}")
