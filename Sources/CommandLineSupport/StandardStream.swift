@@ -7,17 +7,24 @@ public enum StandardStream {
     /// `cat` does. FileHandle.write would trap on EPIPE instead.
     public static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n >= 0 {
-                    offset += n
-                } else if errno == EPIPE {
-                    exit(0)
-                } else if errno != EINTR {
-                    return  // nothing sensible to do about a failing terminal
-                }
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), to: fd) }
+    }
+
+    /// Bytes already encoded: big outputs are written in chunks without becoming a String.
+    public static func write(_ bytes: [UInt8], to fd: Int32) {
+        bytes.withUnsafeBytes { write($0, to: fd) }
+    }
+
+    private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n >= 0 {
+                offset += n
+            } else if errno == EPIPE {
+                exit(0)
+            } else if errno != EINTR {
+                return  // nothing sensible to do about a failing terminal
             }
         }
     }

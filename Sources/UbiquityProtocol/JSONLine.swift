@@ -26,7 +26,8 @@ public enum JSONLine {
 
     // Bytes, not String appends: a 100k-item answer spent most of its time in
     // String.UnicodeScalarView.append before this wrote UTF-8 directly.
-    static func write(_ value: JSONValue, to out: inout [UInt8]) {
+    /// Appends the value as UTF-8 bytes (no `\n`): many lines into one buffer.
+    public static func write(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)

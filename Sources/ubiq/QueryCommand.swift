@@ -37,8 +37,7 @@ struct QueryCommand: AsyncParsableCommand {
             return metadataQuery.results
         }
         if options.json {
-            // The protocol's own encoder (JSONLine): JSONEncoder per item took longer than the daemon's whole answer.
-            Terminal.output(items.map { JSONLine.encode(ItemFormat.json($0)) }.joined(separator: "\n"))
+            Terminal.outputJSONLines(items.lazy.map(ItemFormat.json))
         } else if !items.isEmpty {
             Terminal.output(ItemFormat.table(items, attributes: options.shownAttributes))
         }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import UbiquityKit
 import UbiquityPredicate
+import UbiquityProtocol
 
 /// Output helpers: standard error, tables, JSON, and errors with a caret under the position.
 enum Terminal {
@@ -26,6 +27,27 @@ enum Terminal {
     /// Writes straight to standard output, unbuffered, so a reader sees each line as it is made.
     static func output(_ text: String) {
         write(text + (text.hasSuffix("\n") ? "" : "\n"), to: 1)
+    }
+
+    /// One line per value, written in chunks of about 1 MiB straight from the protocol's encoder
+    /// (JSONLine): a String per line and one joined String cost more than the daemon's answer.
+    /// No values: one empty line, as ``output(_:)`` writes for empty text.
+    static func outputJSONLines(_ values: some Sequence<JSONValue>) {
+        let chunk = 1 << 20
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(chunk + (chunk >> 4))
+        var empty = true
+        for value in values {
+            empty = false
+            JSONLine.write(value, to: &bytes)
+            bytes.append(0x0A)
+            if bytes.count >= chunk {
+                StandardStream.write(bytes, to: 1)
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if empty { bytes.append(0x0A) }
+        StandardStream.write(bytes, to: 1)
     }
 
     /// Writes unbuffered; exits quietly when the reader has gone (``StandardStream``).
