@@ -32,9 +32,11 @@ public struct GroceryItemFiles: Sendable {
                            inConflict: result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true))
     }
 
-    /// The items among query results, in the results' order; see ``item(for:)``.
+    /// The items among query results, in the results' order; see ``item(for:)``. The files are
+    /// read by four threads at once: with 10,000 items, reading them one after another was most
+    /// of `grocery list`'s time, mostly waiting for the disk when their pages had left the cache.
     public func items(for results: [MetadataItem]) throws -> [GroceryItem] {
-        try results.compactMap(item(for:))
+        try ThreadedMap.map(results, threads: 4, minimumPerThread: 256) { try item(for: $0) }
     }
 
     /// The name stored in an item file: nil when the file does not exist or is not a regular file.
