@@ -7,4 +7,12 @@ public protocol ChangeSource: Sendable {
     /// (the watcher writes a cookie file and waits for its event). A consumer that has applied
     /// that batch is up to date.
     func sync() async throws -> UInt64
+    /// ``sync()``, and with `includingTags` also every entry's tags: a source may deliver an
+    /// entry's tags in a later batch than its status (the watcher's tag pass after a crawl).
+    func sync(includingTags: Bool) async throws -> UInt64
+}
+
+extension ChangeSource {
+    /// A source whose statuses carry their tags.
+    public func sync(includingTags: Bool) async throws -> UInt64 { try await sync() }
 }

@@ -2,6 +2,9 @@
 /// (the `user.xdg.tags` extended attribute) read in the same place, relative to the same directory
 /// descriptor. The index does no I/O: everything it knows about an entry arrives here.
 ///
+/// A crawl of watched directories leaves the tags out (``tagsDeferred``): the watcher's tag pass
+/// reads them afterwards and sends them as ``FileSystemChange/tags(_:_:directoryInode:_:)``.
+///
 /// Times are nanoseconds since 1970 so the index stores no Foundation `Date`.
 public struct FileStat: Sendable, Hashable {
     public enum Kind: UInt8, Sendable, Hashable {
@@ -25,11 +28,15 @@ public struct FileStat: Sendable, Hashable {
     public var uid: UInt32
     public var gid: UInt32
     public var kind: Kind
+    /// The tags were not read with this status (a crawl): the index keeps the tags it has for
+    /// the entry until the tag pass tells. Never stored in the index. Fits in the padding after
+    /// `kind`: the struct stays 64 bytes.
+    public var tagsDeferred: Bool
 
     public init(
         kind: Kind, size: Int64 = 0, modified: Int64 = 0, created: Int64 = 0, changed: Int64 = 0,
         mode: UInt32 = 0o644, uid: UInt32 = 0, gid: UInt32 = 0, inode: UInt64 = 0,
-        tags: [String] = []
+        tags: [String] = [], tagsDeferred: Bool = false
     ) {
         self.kind = kind
         self.size = size
@@ -41,5 +48,6 @@ public struct FileStat: Sendable, Hashable {
         self.gid = gid
         self.inode = inode
         self.tags = tags
+        self.tagsDeferred = tagsDeferred
     }
 }

@@ -11,4 +11,8 @@ public enum FileSystemChange: Sendable {
     /// The complete, authoritative content of a subtree (a crawl or rescan): entries not listed
     /// are removed, listed ones inserted or updated. A listing without a root removes the subtree.
     case listing(ContainerID, [String], CrawlListing)
+    /// The tags of the entries of the directory at the path, read by the watcher's tag pass after
+    /// a crawl that deferred them (``FileStat/tagsDeferred``): entries not listed have none.
+    /// Ignored unless the directory there is still the one read (same inode).
+    case tags(ContainerID, [String], directoryInode: UInt64, [String: [String]])
 }

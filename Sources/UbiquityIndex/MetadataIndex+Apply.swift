@@ -29,6 +29,10 @@ extension MetadataIndex {
                 guard let c = containerIndex(container) else { continue }
                 reserve(listing.entries.count)
                 applyListing(container: c, path, listing, &recorder)
+            case .tags(let container, let path, let inode, let tags):
+                guard let c = containerIndex(container), let directory = lookup(container: c, path),
+                      stat(directory).inode == inode else { continue }
+                applyTags(directory, tags, &recorder)
             }
         }
         for package in recorder.dirtyPackages where isLive(package) { refreshPackage(package) }
@@ -189,6 +193,7 @@ extension MetadataIndex {
                 removeSubtree(existing, &recorder)
                 return insert(name: name, parent: parent, stat: stat, container: container, &recorder)
             }
+            let stat = Self.keepingTags(stat, of: old)
             if old != stat {
                 noteUpdate(existing, recorder: &recorder)
                 setStat(existing, stat)
@@ -196,6 +201,31 @@ extension MetadataIndex {
             return existing
         }
         return insert(name: name, parent: parent, stat: stat, container: container, &recorder)
+    }
+
+    /// A status whose tags were not read (a crawl) takes the tags the index has for the entry:
+    /// the tag pass that follows the crawl tells what they are now.
+    @inline(__always) static func keepingTags(_ stat: FileStat, of old: FileStat) -> FileStat {
+        guard stat.tagsDeferred else { return stat }
+        var kept = stat
+        kept.tags = old.tags
+        kept.tagsDeferred = false
+        return kept
+    }
+
+    /// The tag pass's answer for one directory: each regular file and directory in it has the
+    /// tags listed for its name, or none.
+    private func applyTags(_ directory: ItemID, _ tags: [String: [String]], _ recorder: inout Recorder) {
+        guard let children = children(directory) else { return }
+        for child in children.ids {
+            var stat = self.stat(child)
+            guard stat.kind == .regular || stat.kind == .directory else { continue }
+            let now = tags[name(child)] ?? []
+            guard stat.tags != now else { continue }
+            noteUpdate(child, recorder: &recorder)
+            stat.tags = now
+            setStat(child, stat)
+        }
     }
 
     /// The entry and its descendants, parents before children.
@@ -243,7 +273,7 @@ extension MetadataIndex {
             removeSubtree(source, &recorder)      // moved somewhere we do not index
             return
         }
-        let newStat = stat ?? self.stat(source)
+        let newStat = Self.keepingTags(stat ?? self.stat(source), of: self.stat(source))
         if newStat.kind != self.stat(source).kind {
             // Not the same kind of entry any more (a race with a replace): a remove and a create.
             removeSubtree(source, &recorder)

@@ -295,7 +295,8 @@ public final class MetadataIndex {
 
     // MARK: - Mutation primitives (used by MetadataIndex+Apply)
 
-    func allocate(name: String, parent: ItemID, container: UInt16, flags: Flags, stat: FileStat) -> ItemID {
+    func allocate(name: String, parent: ItemID, container: UInt16, flags: Flags, stat deferred: FileStat) -> ItemID {
+        let stat = Self.stored(deferred)
         let id: ItemID
         if let reused = free.popLast() {
             id = reused
@@ -321,7 +322,7 @@ public final class MetadataIndex {
 
     func setRoot(container: Int, stat: FileStat) -> ItemID {
         if let id = containerRoots[container] {
-            stats[Int(id)] = stat
+            stats[Int(id)] = Self.stored(stat)
             return id
         }
         let id = allocate(name: containers[container].root, parent: 0, container: UInt16(container),
@@ -335,7 +336,15 @@ public final class MetadataIndex {
         containerRoots[container] = nil
     }
 
-    func setStat(_ id: ItemID, _ stat: FileStat) { stats[Int(id)] = stat }
+    func setStat(_ id: ItemID, _ stat: FileStat) { stats[Int(id)] = Self.stored(stat) }
+    /// A status as kept: whether its tags were read is the watcher's business, not the index's
+    /// (callers have already kept the old tags for a status that deferred them).
+    @inline(__always) static func stored(_ stat: FileStat) -> FileStat {
+        guard stat.tagsDeferred else { return stat }
+        var stored = stat
+        stored.tagsDeferred = false
+        return stored
+    }
     func setFlags(_ id: ItemID, _ flags: Flags) { flagsOf[Int(id)] = flags }
     /// Makes `child` (named already) one of `parent`'s children.
     func addChild(_ parent: ItemID, _ child: ItemID) { childrenOf[parent]?.insert(child, names: names) }

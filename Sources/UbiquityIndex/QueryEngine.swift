@@ -244,9 +244,10 @@ public actor QueryEngine {
         }
     }
 
-    /// Returns once every change that happened before the call is in the index.
-    public func synchronize() async throws {
-        let target = try await source.sync()
+    /// Returns once every change that happened before the call is in the index (and with
+    /// `includingTags`, every entry's tags: ``ChangeSource/sync(includingTags:)``).
+    public func synchronize(includingTags: Bool = false) async throws {
+        let target = try await source.sync(includingTags: includingTags)
         if appliedSequence >= target { return }
         await withCheckedContinuation { continuation in
             if appliedSequence >= target {
@@ -275,7 +276,8 @@ public actor QueryEngine {
         for container in specification.containers where index.containerIndex(container) == nil {
             throw EngineError.unknownContainer(container)
         }
-        try await synchronize()
+        // Only a query that reads tags waits for the tags of a crawl (the watcher's tag pass).
+        try await synchronize(includingTags: specification.readsTags)
         let id = nextQueryID
         nextQueryID += 1
         let query = LiveQuery(specification, index: index, context: EvaluationContext())

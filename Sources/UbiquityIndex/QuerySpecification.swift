@@ -17,6 +17,13 @@ public struct QuerySpecification: Sendable {
 
     public static let defaultBatchingInterval = Duration.milliseconds(50)
 
+    /// Whether the answer depends on tags (the predicate tests them, results sort by them or
+    /// carry them): such a query waits for the tags of a crawl, every other one does not.
+    public var readsTags: Bool {
+        attributes.contains(.userTags) || sort.contains { $0.attribute == .userTags }
+            || predicate.attributes.contains(.userTags)
+    }
+
     public init(
         predicate: MetadataPredicate, containers: Set<ContainerID> = [], scopes: Set<Scope> = Set(Scope.allCases),
         sort: [MetadataSortDescriptor] = [], attributes: [Attribute] = [.name],

@@ -61,9 +61,9 @@ public final class WatchHarness: Sendable {
     }
 
     /// Syncs, waits until the index applied everything the sync covers, and asserts that the
-    /// index equals a fresh crawl (and that no cookie ever reached the index's input).
+    /// index equals a fresh crawl, tags included (and that no cookie ever reached the index's input).
     public func converge(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let sequence = try await watcher.sync()
+        let sequence = try await watcher.sync(includingTags: true)
         try await recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
         let disk = try crawlSnapshot(root: root)
         let indexed = recorder.withIndex { indexSnapshot($0, container: 0) }
@@ -81,6 +81,8 @@ public final class WatchHarness: Sendable {
         case .move(_, let from, let to, _): return cookie(from) || cookie(to)
         case .listing(_, let path, let listing):
             return cookie(path) || listing.entries.contains { $0.name.hasPrefix(Crawler.cookiePrefix) }
+        case .tags(_, let path, _, let tags):
+            return cookie(path) || tags.keys.contains { $0.hasPrefix(Crawler.cookiePrefix) }
         }
     }
 

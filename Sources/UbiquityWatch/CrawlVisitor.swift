@@ -7,6 +7,8 @@ protocol CrawlVisitor {
     /// - Parameters:
     ///   - directory: The directory's open descriptor (valid only during the call).
     ///   - path: Its components below the container root.
-    /// - Returns: Whether to call again for the directories below this one.
-    mutating func willRead(directory: Int32, path: [String]) -> Bool
+    ///   - inode: Its inode (0 when unknown).
+    /// - Returns: Whether to call again for the directories below this one. The entries of a
+    ///   directory it returned true for are listed without their tags (the tag pass reads them).
+    mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool
 }

@@ -7,7 +7,9 @@ public import UbiquityIndex
 /// The root is opened without following a final symlink (``ContainerRoot``); every directory
 /// below it relative to its parent's descriptor with `openat(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)`,
 /// read with `readdir`, and every entry is `statx`-ed with `AT_SYMLINK_NOFOLLOW` (birth time when
-/// the file system reports one) and its tags read with `getxattrat` on the same descriptor.
+/// the file system reports one) and its tags read with `getxattrat` on the same descriptor —
+/// except in directories the visitor watches: there the tags are left to the watcher's tag pass
+/// (``FileStat/tagsDeferred``), which reads them after the listing went out.
 /// Symlinks are recorded as `.symlink` entries and never followed, so a crawl cannot leave its
 /// container, and no path longer than one name is ever handed to the kernel.
 /// A directory that cannot be opened is listed with its own status, its contents are skipped and
@@ -199,8 +201,8 @@ public struct Crawler: Sendable {
         var entries: [CrawlListing.Entry] = []
         var rootStatus = rootStat
         var stack: [Frame] = [Frame(stream: rootStream, fd: fd, position: -1, visiting: true)]
-        stack[0].visiting = visitor.willRead(directory: fd, path: path)
-        if stack[0].visiting, let fresh = Crawler.restat(fd, tags: rootStat?.tags ?? []) { rootStatus = fresh }
+        stack[0].visiting = visitor.willRead(directory: fd, path: path, inode: rootStat?.inode ?? 0)
+        if stack[0].visiting, let fresh = Crawler.restat(fd, like: rootStat) { rootStatus = fresh }
 
         while let top = stack.last {
             Glibc.errno = 0
@@ -222,7 +224,8 @@ public struct Crawler: Sendable {
             }
             let stat: FileStat
             do {
-                guard let found = try System.entry(at: top.fd, namePointer, describing: System.join(containerRoot, path + [name]))
+                guard let found = try System.entry(at: top.fd, namePointer, deferringTags: top.visiting,
+                                                   describing: System.join(containerRoot, path + [name]))
                 else { continue }   // removed since readdir: its event will follow
                 stat = found
             } catch {
@@ -249,25 +252,26 @@ public struct Crawler: Sendable {
                 continue
             }
             path.append(name)
-            let visiting = top.visiting && visitor.willRead(directory: childFD, path: path)
-            if visiting, let fresh = Crawler.restat(childFD, tags: stat.tags) { entries[entries.count - 1].stat = fresh }
+            let visiting = top.visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
+            if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries[entries.count - 1].stat = fresh }
             stack.append(Frame(stream: stream, fd: childFD, position: Int32(entries.count - 1), visiting: visiting))
         }
         return Result(listing: CrawlListing(root: rootStatus, entries: entries), skipped: skipped)
     }
 
     /// A watched directory's status taken again AFTER its watch exists: an entry added between
-    /// the first `statx` and the watch changed its mtime without any event to tell. Its tags,
-    /// read with the first status, are kept: the parent was watched before they were read, so a
-    /// later change of them is an event of its own.
-    static func restat(_ fd: Int32, tags: [String] = []) -> FileStat? {
+    /// the first `statx` and the watch changed its mtime without any event to tell. Its tags
+    /// (read, or deferred, with the first status) are kept: the parent was watched before they
+    /// were read, so a later change of them is an event of its own.
+    static func restat(_ fd: Int32, like first: FileStat? = nil) -> FileStat? {
         var fresh = try? System.stat(at: fd, "", flags: UBQ_AT_EMPTY_PATH, describing: "")
-        fresh?.tags = tags
+        fresh?.tags = first?.tags ?? []
+        fresh?.tagsDeferred = first?.tagsDeferred ?? false
         return fresh
     }
 
     @inline(__always)
-    private static func isDotOrDotDot(_ name: UnsafePointer<CChar>) -> Bool {
+    static func isDotOrDotDot(_ name: UnsafePointer<CChar>) -> Bool {
         name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0))
     }
 

@@ -262,6 +262,25 @@ public final class FileWatcher: Sendable {
 
     private static let cookieCounter = Atomic<UInt64>(0)
 
+    /// ``sync(timeout:)``, and with `includingTags` also the tags of everything crawled before
+    /// the call: a crawl lists entries without their tags and the reader's tag pass reads them
+    /// after (``WatchStatus/tagPassPending``). Only a consumer that needs tags waits for that.
+    ///
+    /// - Returns: A sequence number: once batches up to it are applied, the consumer reflects
+    ///   every change made before the call, and (`includingTags`) every entry's tags.
+    public func sync(timeout: Duration? = nil, includingTags: Bool) async throws(WatchError) -> UInt64 {
+        let sequence = try await sync(timeout: timeout)
+        guard includingTags else { return sequence }
+        let shared = self.shared
+        // Like the crawl a barrier waits for, the tag pass is progress: no timeout.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !shared.send(.afterTagPass(continuation)) { continuation.resume() }
+        }
+        guard let last = shared.state.withLock({ $0.phase == .running ? $0.status.lastSequence : nil })
+        else { throw WatchError(.stopped, message: "the watcher is not running") }
+        return max(sequence, last)
+    }
+
     // MARK: - Test hooks
 
     /// Parks the reader before its next read (it then reads nothing until ``releaseReader()``):
@@ -275,6 +294,16 @@ public final class FileWatcher: Sendable {
     /// Lets a held reader read again.
     package func releaseReader() {
         shared.send(.release)
+    }
+
+    /// Stops the tag pass (the reader goes on reading events and crawling): lets tests show
+    /// what does and does not wait for it. Takes effect before any later command or read.
+    package func holdTagPass() {
+        shared.send(.holdTagPass(true))
+    }
+
+    package func releaseTagPass() {
+        shared.send(.holdTagPass(false))
     }
 
     /// Makes the reader spend `duration` in its command loop, as a long crawl does: lets tests

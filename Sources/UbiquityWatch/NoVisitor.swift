@@ -4,5 +4,5 @@ import UbiquityIndex
 
 /// A plain crawl: nobody listens.
 struct NoVisitor: CrawlVisitor {
-    func willRead(directory: Int32, path: [String]) -> Bool { false }
+    func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool { false }
 }

@@ -27,13 +27,16 @@ public struct WatchStatus: Sendable, Hashable {
     /// at most 100; ``skippedTotal`` counts them all.
     public var skippedEntries: [SkippedEntry]
     public var skippedTotal: Int
+    /// Directories whose entries' tags are still to be read after a crawl (the tag pass).
+    public var tagPassPending: Int
 
     public init(
         watchesUsed: Int = 0, watchBudget: Int = 0, kernelWatchLimit: Int? = nil,
         unwatchedSubtrees: [UnwatchedSubtree] = [], overflowCount: Int = 0, resyncCount: Int = 0,
         availableContainers: [ContainerID] = [], unavailableContainers: [ContainerID] = [],
         unavailableReasons: [ContainerID: String] = [:], lastSequence: UInt64 = 0,
-        skippedEntries: [SkippedEntry] = [], skippedTotal: Int = 0, inotifyInstances: Int = 1
+        skippedEntries: [SkippedEntry] = [], skippedTotal: Int = 0, inotifyInstances: Int = 1,
+        tagPassPending: Int = 0
     ) {
         self.watchesUsed = watchesUsed
         self.watchBudget = watchBudget
@@ -48,5 +51,6 @@ public struct WatchStatus: Sendable, Hashable {
         self.skippedEntries = skippedEntries
         self.skippedTotal = skippedTotal
         self.inotifyInstances = inotifyInstances
+        self.tagPassPending = tagPassPending
     }
 }

@@ -10,6 +10,8 @@ struct WatchTree {
         /// nil for a container root.
         var parent: Int32?
         var name: String
+        /// The directory's inode when watched: the tag pass checks it is reading this directory.
+        var inode: UInt64 = 0
         var children: [String: Int32] = [:]
     }
 
@@ -52,7 +54,7 @@ struct WatchTree {
     ///   - parent: The parent's descriptor, nil to make `wd` the root of `container`.
     /// - Returns: Descriptors that lost their place (old children, a different watch that was at
     ///   this position). The caller drops those a rescan does not link again.
-    mutating func link(_ wd: Int32, container: Int, parent: Int32?, name: String) -> [Int32] {
+    mutating func link(_ wd: Int32, container: Int, parent: Int32?, name: String, inode: UInt64 = 0) -> [Int32] {
         var displaced: [Int32] = []
         if let old = directories[wd] {
             detachFromParent(wd, old)
@@ -65,7 +67,7 @@ struct WatchTree {
             if let previous = roots[container], previous != wd { displaced.append(previous) }
             roots[container] = wd
         }
-        directories[wd] = Directory(container: container, parent: parent, name: name)
+        directories[wd] = Directory(container: container, parent: parent, name: name, inode: inode)
         return displaced
     }
 

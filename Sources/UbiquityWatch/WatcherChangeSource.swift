@@ -12,4 +12,6 @@ public struct WatcherChangeSource: ChangeSource {
     public func batches() -> AsyncStream<ChangeBatch> { watcher.batches }
 
     public func sync() async throws -> UInt64 { try await watcher.sync() }
+
+    public func sync(includingTags: Bool) async throws -> UInt64 { try await watcher.sync(includingTags: includingTags) }
 }

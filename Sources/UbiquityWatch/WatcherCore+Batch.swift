@@ -104,7 +104,8 @@ extension WatcherCore {
             watchesUsed: watchesUsed, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
             overflowCount: overflowCount, resyncCount: resyncCount, availableContainers: available.sorted(),
             unavailableContainers: unavailable.sorted(), unavailableReasons: reasons, lastSequence: sequence,
-            skippedEntries: skippedEntries, skippedTotal: skippedTotal, inotifyInstances: channels.count)
+            skippedEntries: skippedEntries, skippedTotal: skippedTotal, inotifyInstances: channels.count,
+            tagPassPending: tagPass.pending)
         shared.state.withLock { state in
             state.status = status
             state.roots = roots

@@ -82,6 +82,7 @@ extension WatcherCore {
             return nil      // only invalid paths throw, and these come from the kernel and the tree
         }
         candidates += visitor.displaced
+        tagPass.add(slot: slot, directories: visitor.visitedInOrder)
         var stale: [Int32] = []
         for wd in Set(candidates) where !visitor.visited.contains(wd) && channel.tree.directory(wd) != nil {
             stale.append(contentsOf: channel.tree.remove(subtree: wd).filter { !visitor.visited.contains($0) })

@@ -70,6 +70,8 @@ final class WatcherCore {
     var resyncCount = 0
     var nextTickAt: Int64
     var held = false
+    /// Directories whose entries' tags a crawl left out, read between reads of the queue.
+    var tagPass = TagPass()
 
     init(inotify: Inotify, shared: WatcherShared, output: AsyncStream<ChangeBatch>.Continuation,
          configuration: FileWatcher.Configuration) {
@@ -121,7 +123,9 @@ final class WatcherCore {
             let polled = held ? [] : channels
             var fds = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0)]
                 + polled.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
-            let result = poll(&fds, nfds_t(fds.count), held ? -1 : millisecondsUntilNextTimer())
+            // Tags still to read: look at the queue without waiting, then read some.
+            let timeout: Int32 = held ? -1 : tagPass.isRunnable ? 0 : millisecondsUntilNextTimer()
+            let result = poll(&fds, nfds_t(fds.count), timeout)
             if result < 0 && Glibc.errno != EINTR { break }
             if fds[0].revents != 0 {
                 var value: UInt64 = 0
@@ -132,6 +136,7 @@ final class WatcherCore {
                 guard readAndProcess(channel) else { break loop }
             }
             runTimers()
+            runTagPass()
         }
         shutdown()
     }
@@ -174,6 +179,7 @@ final class WatcherCore {
         if stopping {
             for case .hold(let continuation) in commands { continuation.resume() }
             for case .barrier(let continuation) in commands { continuation.resume() }
+            for case .afterTagPass(let continuation) in commands { continuation.resume() }
             return false
         }
         var barriers: [CheckedContinuation<Void, Never>] = []
@@ -209,6 +215,10 @@ final class WatcherCore {
                 while nanosleep(&pause, &left) == -1 && errno == EINTR { pause = left }
             case .barrier(let continuation):
                 barriers.append(continuation)
+            case .afterTagPass(let continuation):
+                tagPass.wait(continuation)
+            case .holdTagPass(let hold):
+                tagPass.held = hold
             }
         }
         serviceWaiters()
@@ -251,6 +261,7 @@ final class WatcherCore {
         output.finish()
         for waiter in waiters { waiter.resume(throwing: WatchError(.stopped, message: "the watcher stopped during sync")) }
         for waiter in stopWaiters { waiter.resume() }
+        for waiter in tagPass.takeAllWaiters() { waiter.resume() }
     }
 }
 

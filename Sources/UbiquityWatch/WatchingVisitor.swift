@@ -6,9 +6,11 @@ struct WatchingVisitor: CrawlVisitor {
     unowned let channel: WatchChannel
     let container: Int
     var visited = Set<Int32>()
+    /// The watched directories in the order read: what the tag pass reads after the crawl.
+    var visitedInOrder: [Int32] = []
     var displaced: [Int32] = []
 
-    mutating func willRead(directory: Int32, path: [String]) -> Bool {
+    mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool {
         guard let root = core.containers[container]?.descriptor.root else { return false }
         let parent: Int32?
         if path.isEmpty {
@@ -31,8 +33,8 @@ struct WatchingVisitor: CrawlVisitor {
             core.markUnwatched(container, path, reason: error.description)
             return false
         }
-        displaced += channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "")
-        visited.insert(wd)
+        displaced += channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "", inode: inode)
+        if visited.insert(wd).inserted { visitedInOrder.append(wd) }
         return true
     }
 }

@@ -41,6 +41,43 @@ struct MetadataIndexTests {
         #expect(value(index, "Documents/Item_1", .url) == .string("file:///containers/com.example.test/Documents/Item_1"))
     }
 
+    /// A crawl of watched directories lists statuses without tags (``FileStat/tagsDeferred``):
+    /// the index keeps the tags it has; the tag pass's `.tags` sets them for a whole directory,
+    /// and only for the directory it read (same inode).
+    @Test func deferredTagsAreKeptAndTheTagPassSetsThem() throws {
+        var tree = TreeBuilder()
+        let (index, _) = makeIndex(&tree, ["Documents/a", "Documents/b"])
+        let c = tree.container
+        let folder = try #require(id(index, "Documents"))
+        let inode: UInt64 = 77
+        var folderStat = index.stat(folder)
+        folderStat.inode = inode
+        index.apply([.stat(c, ["Documents"], folderStat)])
+
+        let tagged = index.apply([.tags(c, ["Documents"], directoryInode: inode, ["a": ["x", "y"]])])
+        #expect(tagged.count == 1)
+        #expect(value(index, "Documents/a", .userTags) == .list([.string("x"), .string("y")]))
+        #expect(value(index, "Documents/b", .userTags) == nil)
+
+        // Another directory at that path now (its inode differs): nothing changes.
+        #expect(index.apply([.tags(c, ["Documents"], directoryInode: inode + 1, [:])]).count == 0)
+        #expect(value(index, "Documents/a", .userTags) == .list([.string("x"), .string("y")]))
+
+        // A rescan's status without tags keeps them; its other fields change.
+        var rescanned = index.stat(try #require(id(index, "Documents/a")))
+        rescanned.tags = []
+        rescanned.tagsDeferred = true
+        rescanned.size += 5
+        #expect(index.apply([.listing(c, ["Documents", "a"], CrawlListing(root: rescanned))]).count == 1)
+        let kept = index.stat(try #require(id(index, "Documents/a")))
+        #expect(kept.tags == ["x", "y"] && !kept.tagsDeferred && kept.size == rescanned.size)
+
+        // The tag pass after it: entries not listed have no tags.
+        #expect(index.apply([.tags(c, ["Documents"], directoryInode: inode, ["b": ["z"]])]).count == 2)
+        #expect(value(index, "Documents/a", .userTags) == nil)
+        #expect(value(index, "Documents/b", .userTags) == .list([.string("z")]))
+    }
+
     @Test func hiddenNamesAndEverythingBelowThemAreHidden() {
         var tree = TreeBuilder()
         let (index, _) = makeIndex(&tree, [".git/objects/ab", "a~", "#a#", "Documents/.tmp.x", "Documents/x"])

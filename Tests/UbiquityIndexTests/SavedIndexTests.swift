@@ -135,6 +135,26 @@ struct SavedIndexTests {
         }
     }
 
+    /// Format 2: the tag pass's change and a status's deferred tags come back from the journal
+    /// as they went in (replayed, a deferred status keeps the tags the snapshot had).
+    @Test func theJournalKeepsTagChangesAndDeferredTags() throws {
+        let c = try ContainerID("com.example.test")
+        let deferred = FileStat(kind: .regular, size: 3, modified: 5, inode: 9, tagsDeferred: true)
+        let changes: [FileSystemChange] = [
+            .stat(c, ["a"], deferred),
+            .tags(c, ["d"], directoryInode: 7, ["a": ["x", "y"], "b": ["z"]]),
+        ]
+        let bytes = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch(changes, time: 1, tracking: true))
+        let decoded = try #require(try IndexJournal.decode(bytes, snapshotID: 5))
+        guard case .batch(let back, _, _)? = decoded.records.first, back.count == 2,
+              case .stat(_, _, let stat) = back[0], case .tags(_, let path, let inode, let tags) = back[1] else {
+            Issue.record("decoded \(decoded.records)")
+            return
+        }
+        #expect(stat == deferred)
+        #expect(path == ["d"] && inode == 7 && tags == ["a": ["x", "y"], "b": ["z"]])
+    }
+
     @Test func aTornLastJournalRecordIsLeftOut() async throws {
         var rig = await Rig(paths: ["Documents/Item_1"])
         try await rig.engine.saveIndex()

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import UbiquityTesting
 import Testing
 import UbiquityKit
 import UbiquityPredicate
@@ -35,6 +37,72 @@ import UbiquityWatch
             #expect(try await urgentEvents.nextUpdate().removed.map(\.path) == [file])
             let retagged = try await shownEvents.nextUpdate()
             #expect(retagged.changed.first?.value(forAttribute: "tags") == .array([.string("home")]))
+            await connection.close()
+        }
+    }
+
+    /// Files tagged before the daemon starts: the first answer of a query on tags has them
+    /// (it waits for the tag pass after the crawl), from the real daemon process.
+    @Test func tagsSetBeforeTheDaemonStartsAreInTheFirstAnswer() async throws {
+        try await withTestDaemon(prepare: { root in
+            let documents = root + "/" + Self.grocery + "/Documents"
+            for i in 0..<50 { try FS.write(documents + "/Note_\(i).txt", "n") }
+            try FS.mkdir(documents + "/Folder")
+            try TagReader.setTags(["x"], atPath: documents + "/Note_7.txt")
+            try TagReader.setTags(["y", "x"], atPath: documents + "/Folder")
+            try TagReader.setTags(["y"], atPath: documents + "/Note_8.txt")
+        }) { daemon in
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            let query = MetadataQuery(connection: connection, predicateFormat: "kMDItemUserTags == 'x'")
+            let events = NotificationRecorder.recording(try await query.start())
+            let found = try await events.gathered().map(\.path).sorted()
+            #expect(found == [daemon.documents() + "/Folder", daemon.documents() + "/Note_7.txt"])
+            await connection.close()
+        }
+    }
+
+    /// While the tag pass is held, a query that is not about tags answers (the files are in it and
+    /// the watcher says their tags are still to be read); a query on tags answers only after the
+    /// pass, exactly; a tag changed after that arrives as an update.
+    @Test func onlyQueriesOnTagsWaitForTheTagPass() async throws {
+        try await withInProcessDaemon { daemon in
+            let watcher = daemon.daemon.watcher
+            // A folder of tagged files moved in whole: the watcher crawls it and defers its tags.
+            let staged = daemon.directory + "/Batch"
+            try FS.mkdir(staged)
+            for i in 0..<20 { try FS.write(staged + "/T_\(i).txt", "t") }
+            try TagReader.setTags(["x"], atPath: staged + "/T_3.txt")
+            try TagReader.setTags(["x", "z"], atPath: staged + "/T_11.txt")
+            watcher.holdTagPass()
+            try FS.rename(staged, daemon.documents() + "/Batch")
+            let moved = daemon.documents() + "/Batch"
+
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            let tagged = MetadataQuery(connection: connection, predicateFormat: "kMDItemUserTags == 'x'")
+            tagged.notificationBatchingInterval = 0
+            let taggedAnswered = Mutex(false)
+            let taggedStart = Task {
+                let events = NotificationRecorder.recording(try await tagged.start())
+                let first = try await events.gathered(within: 60)
+                taggedAnswered.withLock { $0 = true }
+                return (events, first)
+            }
+            let names = MetadataQuery(connection: connection, predicateFormat: "kMDItemFSName LIKE 'T_*'")
+            let nameEvents = NotificationRecorder.recording(try await names.start())
+            #expect(try await nameEvents.gathered().count == 20)
+            // Answered while the tags of the folder are still to be read (held): it did not wait.
+            #expect(watcher.status.tagPassPending > 0)
+            #expect(!taggedAnswered.withLock { $0 })
+
+            watcher.releaseTagPass()
+            let (taggedEvents, first) = try await taggedStart.value
+            #expect(first.map(\.path).sorted() == [moved + "/T_11.txt", moved + "/T_3.txt"])
+            #expect(watcher.status.tagPassPending == 0)
+
+            try TagReader.setTags(["z"], atPath: moved + "/T_11.txt")
+            #expect(try await taggedEvents.nextUpdate().removed.map(\.path) == [moved + "/T_11.txt"])
+            try TagReader.setTags(["x"], atPath: moved + "/T_0.txt")
+            #expect(try await taggedEvents.nextUpdate().added.map(\.path) == [moved + "/T_0.txt"])
             await connection.close()
         }
     }

@@ -82,13 +82,22 @@ struct FileWatcherEventTests {
         }
     }
 
-    @Test func theCrawlReadsTagsAlready() async throws {
+    /// The crawl lists entries of watched directories without their tags; the tag pass after
+    /// it brings them, and a sync that includes tags covers it.
+    @Test func theTagPassBringsTheTagsACrawlLeftOut() async throws {
         try await WatchHarness.with(populate: {
             try FS.write($0 + "/tagged.txt", "x")
             try FS.mkdir($0 + "/folder")
             try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
             try TagReader.setTags(["Blue", "Green"], atPath: $0 + "/folder")
         }) { h in
+            let listed = h.recorder.recorded.changes.compactMap { change -> [FileStat]? in
+                guard case .listing(_, [], let listing) = change else { return nil }
+                return listing.entries.filter { ["tagged.txt", "folder"].contains($0.name) }.map(\.stat)
+            }.first ?? []
+            #expect(listed.count == 2 && listed.allSatisfy { $0.tagsDeferred && $0.tags.isEmpty })
+            let sequence = try await h.watcher.sync(includingTags: true)
+            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
             let tags = h.recorder.withIndex { index -> [[String]] in
                 ["tagged.txt", "folder"].map { name in
                     index.lookup(container: 0, [name]).map { IndexedItem(index, $0).tags } ?? []
@@ -270,6 +279,7 @@ struct FileWatcherEventTests {
                 switch $0 {
                 case .stat(_, let path, _), .remove(_, let path): path.count > 1 && path[0] == "escape"
                 case .listing(_, let path, let listing): path.first == "escape" && !listing.entries.isEmpty
+                case .tags(_, let path, _, _): path.first == "escape"
                 case .move: false
                 }
             }

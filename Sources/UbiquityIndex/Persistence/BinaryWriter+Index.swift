@@ -2,8 +2,10 @@
 /// as it was (history).
 extension BinaryWriter {
     /// Times other than `modified` are written as differences from it: usually 0, one byte.
+    /// The kind's byte carries ``FileStat/tagsDeferred`` in its high bit (only a journaled
+    /// crawl has it; the index never stores it).
     mutating func fileStat(_ stat: FileStat) {
-        byte(stat.kind.rawValue)
+        byte(stat.kind.rawValue | (stat.tagsDeferred ? 0x80 : 0))
         varint(UInt64(bitPattern: stat.size))
         int64(stat.modified)
         zigzag(stat.created &- stat.modified)
@@ -50,7 +52,8 @@ extension BinaryReader {
     static let maxPathBytes = 1 << 20
 
     mutating func fileStat() throws(SavedIndexError) -> FileStat {
-        guard let kind = FileStat.Kind(rawValue: try byte()) else { throw .invalid("an unknown kind of entry") }
+        let kindByte = try byte()
+        guard let kind = FileStat.Kind(rawValue: kindByte & 0x7F) else { throw .invalid("an unknown kind of entry") }
         let size = Int64(bitPattern: try varint())
         let modified = try int64()
         let created = modified &+ (try zigzag())
@@ -61,7 +64,7 @@ extension BinaryReader {
         var tags: [String] = []
         for _ in 0..<tagCount { tags.append(try string()) }
         return FileStat(kind: kind, size: size, modified: modified, created: created, changed: changed,
-                        mode: mode, uid: uid, gid: gid, inode: inode, tags: tags)
+                        mode: mode, uid: uid, gid: gid, inode: inode, tags: tags, tagsDeferred: kindByte & 0x80 != 0)
     }
 
     mutating func container() throws(SavedIndexError) -> ContainerDescriptor {

@@ -9,13 +9,16 @@
 /// payload:    1  time i64  tracking u8  n  change*  (a batch)
 ///             2  container                          (a container added or changed by a reload)
 ///             3                                     (a container removed from the configuration)
-/// change:     0 stat | 1 remove | 2 move | 3 listing, then container id, path and the rest
+/// change:     0 stat | 1 remove | 2 move | 3 listing | 4 tags, then container id, path and the rest
 /// ```
+/// Format 2 added the tags change and the deferred-tags bit of a status; a format 1 journal is
+/// read as it is (it has neither).
 /// A record cut short ends the journal (a crash in the middle of its write: its clock was never
 /// handed out); a whole record whose checksum fails is damage, and refuses the saved index.
 public enum IndexJournal {
     static let magic = Array("UBQJRNL1".utf8)
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
+    static let readableVersions: ClosedRange<UInt32> = 1...2
     static let headerSize = 8 + 4 + 8
     static let frameSize = 8
 
@@ -67,7 +70,7 @@ public enum IndexJournal {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
         var header = BinaryReader(bytes, from: magic.count)
         let version = try header.fixed32()
-        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(version) }
         guard try header.fixed64() == snapshotID else { return nil }
         var records: [Record] = []
         var offset = header.offset
@@ -125,6 +128,17 @@ extension BinaryWriter {
                 string(entry.name)
                 fileStat(entry.stat)
             }
+        case .tags(let container, let path, let inode, let tags):
+            byte(4)
+            string(container.rawValue)
+            self.path(path)
+            varint(inode)
+            varint(tags.count)
+            for (name, list) in tags.sorted(by: { $0.key < $1.key }) {
+                string(name)
+                varint(list.count)
+                for tag in list { string(tag) }
+            }
         }
     }
 }
@@ -168,6 +182,19 @@ extension BinaryReader {
                                                   stat: try fileStat()))
             }
             return .listing(container, path, CrawlListing(root: root, entries: entries))
+        case 4:
+            let inode = try varint()
+            let count = try count(minimumSize: 2)
+            var tags: [String: [String]] = [:]
+            tags.reserveCapacity(count)
+            for _ in 0..<count {
+                let name = try string(maxBytes: Self.maxNameBytes)
+                let tagCount = try self.count()
+                var list: [String] = []
+                for _ in 0..<tagCount { list.append(try string()) }
+                tags[name] = list
+            }
+            return .tags(container, path, directoryInode: inode, tags)
         case let other:
             throw .invalid("a change of kind \(other)")
         }

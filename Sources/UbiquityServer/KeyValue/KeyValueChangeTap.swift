@@ -15,7 +15,8 @@ struct KeyValueChangeTap: ChangeSource {
                 var touched: Set<ContainerID> = []
                 for change in batch.changes {
                     switch change {
-                    case .stat(let c, let path, _), .remove(let c, let path), .listing(let c, let path, _):
+                    case .stat(let c, let path, _), .remove(let c, let path), .listing(let c, let path, _),
+                         .tags(let c, let path, _, _):
                         if KeyValueChangeTap.touches(path) { touched.insert(c) }
                     case .move(let c, let from, let to, _):
                         if KeyValueChangeTap.touches(from) || KeyValueChangeTap.touches(to) { touched.insert(c) }
@@ -31,6 +32,8 @@ struct KeyValueChangeTap: ChangeSource {
     }
 
     func sync() async throws -> UInt64 { try await source.sync() }
+
+    func sync(includingTags: Bool) async throws -> UInt64 { try await source.sync(includingTags: includingTags) }
 
     /// The store's folder, a path in it, or the whole container (a crawl's listing).
     static func touches(_ path: [String]) -> Bool {

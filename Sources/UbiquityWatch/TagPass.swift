@@ -1,0 +1,98 @@
+/// The directories whose entries' tags a crawl left out (``FileStat/tagsDeferred``), and who
+/// waits for them: the reader thread reads them a few milliseconds at a time between reads of
+/// the kernel queue (``WatcherCore/runTagPass()``), so a crawl's listing, and every query that
+/// does not ask about tags, never waits for `getxattrat`.
+///
+/// Pure bookkeeping, used only on the reader thread. Each crawl's directories share a ticket; a
+/// waiter (``FileWatcher/sync(timeout:includingTags:)``) takes the newest ticket and is done
+/// when no directory of that ticket or an older one is left.
+///
+/// ```
+/// crawl 1: d1 d2 d3 (ticket 1)   crawl 2: d4 (ticket 2)   waiter W takes ticket 2
+/// chunk:   d1 d2 | events | d3 d4 → nothing ≤ 2 left: W resumes
+/// ```
+struct TagPass {
+    struct Job {
+        var slot: Int
+        /// The directory's watch: its path is looked up when it is read (renames move it).
+        var wd: Int32
+        var ticket: UInt64
+        /// Reads that found another directory at the watch's path (a rename whose events were
+        /// still queued): it is read again after the next events.
+        var attempts = 0
+    }
+
+    /// Reads of one directory that find another directory in its place before it is given up:
+    /// the events that explain the difference are already queued when the difference is seen,
+    /// so one more read of the queue settles it.
+    static let maxAttempts = 8
+
+    private var jobs: [Job] = []
+    private var head = 0
+    /// Directories left per ticket.
+    private var left: [UInt64: Int] = [:]
+    private(set) var lastTicket: UInt64 = 0
+    private var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Test hook: nothing is read while held (``FileWatcher/holdTagPass()``).
+    var held = false
+
+    /// Directories still to read.
+    var pending: Int { jobs.count - head }
+    /// Whether the reader should read some now.
+    var isRunnable: Bool { !held && pending > 0 }
+
+    /// Queues the watched directories of one crawl, in the order it read them.
+    mutating func add(slot: Int, directories: [Int32]) {
+        guard !directories.isEmpty else { return }
+        lastTicket += 1
+        left[lastTicket] = directories.count
+        jobs.reserveCapacity(pending + directories.count)
+        for wd in directories { jobs.append(Job(slot: slot, wd: wd, ticket: lastTicket)) }
+    }
+
+    mutating func next() -> Job? {
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        if head == jobs.count || head > 4096 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    /// The directory was read (or is gone, or cannot be read): its ticket has one less.
+    mutating func done(_ job: Job) {
+        guard let count = left[job.ticket] else { return }
+        left[job.ticket] = count > 1 ? count - 1 : nil
+    }
+
+    /// Another directory was found in its place: read it again later, or give up after
+    /// ``maxAttempts``.
+    mutating func retry(_ job: Job) {
+        guard job.attempts + 1 < Self.maxAttempts else { return done(job) }
+        var again = job
+        again.attempts += 1
+        jobs.append(again)
+    }
+
+    /// Resumed once everything queued before this call is read; at once when nothing is.
+    mutating func wait(_ continuation: CheckedContinuation<Void, Never>) {
+        if left.isEmpty { continuation.resume() } else { waiters.append((lastTicket, continuation)) }
+    }
+
+    /// Waiters whose tickets are all read; they leave the list.
+    mutating func finishedWaiters() -> [CheckedContinuation<Void, Never>] {
+        guard !waiters.isEmpty else { return [] }
+        let oldest = left.keys.min() ?? UInt64.max
+        let ready = waiters.filter { $0.ticket < oldest }.map(\.continuation)
+        waiters.removeAll { $0.ticket < oldest }
+        return ready
+    }
+
+    /// Every waiter, for a reader that stops.
+    mutating func takeAllWaiters() -> [CheckedContinuation<Void, Never>] {
+        defer { waiters.removeAll() }
+        return waiters.map(\.continuation)
+    }
+}

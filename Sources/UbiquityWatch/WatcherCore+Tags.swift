@@ -1,0 +1,72 @@
+import CUbiquitySystem
+import Glibc
+import UbiquityIndex
+
+/// The tag pass: after a crawl's listing went out, the tags of the entries of each watched
+/// directory it read, as ``FileSystemChange/tags(_:_:directoryInode:_:)``.
+///
+/// Each directory is read in one go between two reads of the kernel queue, relative to the held
+/// root (``DirectoryResolver``), and only when it is still the directory that was watched (same
+/// inode): what it reads is then as new as everything emitted before it, and any tag change
+/// after it comes as an event (`IN_ATTRIB`) with the entry's tags, as always.
+extension WatcherCore {
+    /// How long one chunk of the tag pass may keep the reader from the kernel queue.
+    static let tagChunkNanoseconds: Int64 = 5_000_000
+
+    /// Reads tags for up to ``tagChunkNanoseconds`` and emits them; then resumes the waiters
+    /// whose crawls are all read.
+    func runTagPass() {
+        if tagPass.isRunnable {
+            flush()     // events read before: their statuses go out before the tags read after them
+            let deadline = System.monotonicNanoseconds() + Self.tagChunkNanoseconds
+            var resolvers: [Int: DirectoryResolver] = [:]
+            defer { for slot in resolvers.keys { resolvers[slot]?.close() } }
+            // A directory retried in this chunk waits for the events of the next read.
+            var budget = tagPass.pending
+            while budget > 0, let job = tagPass.next() {
+                budget -= 1
+                readTags(job, &resolvers)
+                if System.monotonicNanoseconds() >= deadline { break }
+            }
+            flush()
+        }
+        let finished = tagPass.finishedWaiters()
+        if !finished.isEmpty {
+            publishStatus()
+            for waiter in finished { waiter.resume() }
+        }
+    }
+
+    /// Reads the tags of one directory's entries and queues them, or retries it when another
+    /// directory is at its path.
+    private func readTags(_ job: TagPass.Job, _ resolvers: inout [Int: DirectoryResolver]) {
+        let channel = channel(job.slot)
+        guard let container = containers[job.slot], container.available, let root = container.root,
+              let node = channel.tree.directory(job.wd), node.container == job.slot else {
+            return tagPass.done(job)        // the watch or its container is gone: nothing to tell
+        }
+        let path = channel.tree.path(of: job.wd)
+        if resolvers[job.slot] == nil { resolvers[job.slot] = DirectoryResolver(root: root.fd) }
+        guard let location = resolvers[job.slot]!.directory(path) else { return tagPass.retry(job) }
+        let fd = openat(location, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return Glibc.errno == EACCES ? tagPass.done(job) : tagPass.retry(job) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, node.inode == 0 || UInt64(info.st_ino) == node.inode,
+              let stream = fdopendir(fd) else {
+            close(fd)
+            return tagPass.retry(job)
+        }
+        defer { closedir(stream) }
+        var tags: [String: [String]] = [:]
+        while let entry = readdir(stream) {
+            // Symlinks carry no user attributes on Linux (the crawler reads none for them either).
+            if entry.pointee.d_type == UInt8(DT_LNK) { continue }
+            let name = ubq_dirent_name(entry)!
+            if Crawler.isDotOrDotDot(name) || Crawler.isCookie(name) { continue }
+            let found = TagReader.tags(in: fd, named: name)
+            if !found.isEmpty, let text = String(validatingCString: name) { tags[text] = found }
+        }
+        operations.append(.ready(.tags(container.descriptor.id, path, directoryInode: UInt64(info.st_ino), tags)))
+        tagPass.done(job)
+    }
+}
