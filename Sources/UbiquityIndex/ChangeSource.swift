@@ -10,9 +10,15 @@ public protocol ChangeSource: Sendable {
     /// ``sync()``, and with `includingTags` also every entry's tags: a source may deliver an
     /// entry's tags in a later batch than its status (the watcher's tag pass after a crawl).
     func sync(includingTags: Bool) async throws -> UInt64
+    /// The consumer has applied every batch up to `sequence` (the watcher's tag pass waits for
+    /// that, so that it does not compete with applying a crawl for the processor).
+    func applied(through sequence: UInt64)
 }
 
 extension ChangeSource {
+    /// A source that does not care how far its consumer is.
+    public func applied(through sequence: UInt64) {}
+
     /// A source whose statuses carry their tags.
     public func sync(includingTags: Bool) async throws -> UInt64 { try await sync() }
 }

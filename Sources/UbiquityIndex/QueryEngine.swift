@@ -171,6 +171,7 @@ public actor QueryEngine {
     public func run() async {
         for await batch in source.batches() {
             apply(batch)
+            source.applied(through: batch.sequence)
         }
     }
 

@@ -59,6 +59,10 @@ public final class FileWatcher: Sendable {
         /// own while the limit (and the kernel's `max_user_instances`, 128 by default per uid)
         /// allows, so an overflow rescans only the containers that lost events; the rest share one.
         public var maxInotifyInstances: Int
+        /// The tag pass reads only while the consumer has applied every batch emitted (it says so
+        /// with ``FileWatcher/consumed(through:)``), or someone waits for tags: on a busy machine
+        /// it then does not take the processor from applying a crawl's listing. False: at once.
+        public var tagPassFollowsConsumer = false
 
         public init(
             maxWatches: Int? = nil, rescanInterval: Duration = .seconds(10), pairingWindow: Duration = .milliseconds(10),
@@ -261,6 +265,12 @@ public final class FileWatcher: Sendable {
     }
 
     private static let cookieCounter = Atomic<UInt64>(0)
+
+    /// The consumer has applied every batch up to `sequence`
+    /// (``Configuration/tagPassFollowsConsumer``). Cheap: wakes the reader only when it waits for this.
+    public func consumed(through sequence: UInt64) {
+        shared.noteConsumed(sequence)
+    }
 
     /// ``sync(timeout:)``, and with `includingTags` also the tags of everything crawled before
     /// the call: a crawl lists entries without their tags and the reader's tag pass reads them

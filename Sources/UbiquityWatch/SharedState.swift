@@ -12,4 +12,8 @@ struct SharedState: Sendable {
     /// the reader holds there: a cookie goes only into that very directory.
     var roots: [ContainerID: RootLocation] = [:]
     var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The last batch the consumer says it applied.
+    var consumed: UInt64 = 0
+    /// The reader waits (to read tags) until the consumer has applied this batch.
+    var consumerWake: UInt64?
 }

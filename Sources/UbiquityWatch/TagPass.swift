@@ -40,6 +40,8 @@ struct TagPass {
     var pending: Int { jobs.count - head }
     /// Whether the reader should read some now.
     var isRunnable: Bool { !held && pending > 0 }
+    /// Whether someone waits for tags: the pass then runs whatever the consumer is doing.
+    var isAwaited: Bool { !waiters.isEmpty }
 
     /// Queues the watched directories of one crawl, in the order it read them.
     mutating func add(slot: Int, directories: [Int32]) {

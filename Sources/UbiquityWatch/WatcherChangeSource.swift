@@ -14,4 +14,6 @@ public struct WatcherChangeSource: ChangeSource {
     public func sync() async throws -> UInt64 { try await watcher.sync() }
 
     public func sync(includingTags: Bool) async throws -> UInt64 { try await watcher.sync(includingTags: includingTags) }
+
+    public func applied(through sequence: UInt64) { watcher.consumed(through: sequence) }
 }

@@ -13,10 +13,17 @@ extension WatcherCore {
     /// How long one chunk of the tag pass may keep the reader from the kernel queue.
     static let tagChunkNanoseconds: Int64 = 5_000_000
 
+    /// Whether to read tags now: there are some to read, and someone waits for them or the
+    /// consumer has applied everything (``FileWatcher/Configuration/tagPassFollowsConsumer``).
+    var tagPassMayRun: Bool {
+        guard tagPass.isRunnable else { return false }
+        return tagPass.isAwaited || !configuration.tagPassFollowsConsumer || shared.consumerHasApplied(sequence)
+    }
+
     /// Reads tags for up to ``tagChunkNanoseconds`` and emits them; then resumes the waiters
     /// whose crawls are all read.
     func runTagPass() {
-        if tagPass.isRunnable {
+        if tagPassMayRun {
             flush()     // events read before: their statuses go out before the tags read after them
             let deadline = System.monotonicNanoseconds() + Self.tagChunkNanoseconds
             var resolvers: [Int: DirectoryResolver] = [:]

@@ -124,7 +124,7 @@ final class WatcherCore {
             var fds = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0)]
                 + polled.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
             // Tags still to read: look at the queue without waiting, then read some.
-            let timeout: Int32 = held ? -1 : tagPass.isRunnable ? 0 : millisecondsUntilNextTimer()
+            let timeout: Int32 = held ? -1 : tagPassMayRun ? 0 : millisecondsUntilNextTimer()
             let result = poll(&fds, nfds_t(fds.count), timeout)
             if result < 0 && Glibc.errno != EINTR { break }
             if fds[0].revents != 0 {

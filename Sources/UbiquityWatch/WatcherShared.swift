@@ -71,6 +71,25 @@ final class WatcherShared: Sendable {
         }
     }
 
+    func noteConsumed(_ sequence: UInt64) {
+        state.withLock { state in
+            state.consumed = max(state.consumed, sequence)
+            guard let wake = state.consumerWake, sequence >= wake else { return }
+            state.consumerWake = nil
+            wakeLocked(state)
+        }
+    }
+
+    /// Whether the consumer has applied batch `sequence`; when not, the next ``noteConsumed(_:)``
+    /// that reaches it wakes the reader.
+    func consumerHasApplied(_ sequence: UInt64) -> Bool {
+        state.withLock { state in
+            if state.consumed >= sequence { return true }
+            state.consumerWake = sequence
+            return false
+        }
+    }
+
     // MARK: Sync waiters
 
     func register(container: ContainerID, cookie: String) -> Int {

@@ -57,7 +57,9 @@ public final class Daemon: Sendable {
         // private memory after the first answer was 394 B per entry with it, 229 B without.
         _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         let descriptors = settings.containers.map(\.descriptor)
-        watcher = try FileWatcher(containers: descriptors, configuration: settings.watcher)
+        var watching = settings.watcher
+        watching.tagPassFollowsConsumer = true      // the engine tells the watcher what it applied
+        watcher = try FileWatcher(containers: descriptors, configuration: watching)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
         let opened = settings.indexDirectory.map { Daemon.openIndexStore($0, logger: logger) }
         indexStore = try? opened?.get()

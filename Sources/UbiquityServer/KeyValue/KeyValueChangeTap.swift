@@ -35,6 +35,8 @@ struct KeyValueChangeTap: ChangeSource {
 
     func sync(includingTags: Bool) async throws -> UInt64 { try await source.sync(includingTags: includingTags) }
 
+    func applied(through sequence: UInt64) { source.applied(through: sequence) }
+
     /// The store's folder, a path in it, or the whole container (a crawl's listing).
     static func touches(_ path: [String]) -> Bool {
         path.isEmpty || path.first == KeyValueFiles.directory
