@@ -307,9 +307,15 @@ public final class FileWatcher: Sendable {
     }
 
     /// Stops the tag pass (the reader goes on reading events and crawling): lets tests show
-    /// what does and does not wait for it. Takes effect before any later command or read.
-    package func holdTagPass() {
+    /// what does and does not wait for it. Returns once the reader has taken the command in, so
+    /// a change made after it is read with the pass held: a command sent is otherwise taken in
+    /// at the reader's next turn, after the events already queued then, and a pass that runs in
+    /// that same turn would read tags the test wants left for later.
+    package func holdTagPass() async {
         shared.send(.holdTagPass(true))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !shared.send(.barrier(continuation)) { continuation.resume() }
+        }
     }
 
     package func releaseTagPass() {

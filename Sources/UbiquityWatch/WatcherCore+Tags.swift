@@ -30,10 +30,15 @@ extension WatcherCore {
             defer { for slot in resolvers.keys { resolvers[slot]?.close() } }
             // A directory retried in this chunk waits for the events of the next read.
             var budget = tagPass.pending
+            // The kernel queue and the command pipe, looked at (not read) after each directory:
+            // a sync's cookie event or a caller's command ends the chunk at once, so a query
+            // made while the pass runs waits for one directory's tags, not for the whole chunk.
+            var waiting = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0)]
+                + channels.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
             while budget > 0, let job = tagPass.next() {
                 budget -= 1
                 readTags(job, &resolvers)
-                if System.monotonicNanoseconds() >= deadline { break }
+                if System.monotonicNanoseconds() >= deadline || poll(&waiting, nfds_t(waiting.count), 0) > 0 { break }
             }
             flush()
         }

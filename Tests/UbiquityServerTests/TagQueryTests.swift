@@ -83,7 +83,7 @@ import UbiquityWatch
             for i in 0..<20 { try FS.write(staged + "/T_\(i).txt", "t") }
             try TagReader.setTags(["x"], atPath: staged + "/T_3.txt")
             try TagReader.setTags(["x", "z"], atPath: staged + "/T_11.txt")
-            watcher.holdTagPass()
+            await watcher.holdTagPass()
             try FS.rename(staged, daemon.documents() + "/Batch")
             let moved = daemon.documents() + "/Batch"
 
@@ -101,6 +101,10 @@ import UbiquityWatch
             let nameEvents = NotificationRecorder.recording(try await names.start())
             #expect(try await nameEvents.gathered().count == 20)
             // Answered while the tags of the folder are still to be read (held): it did not wait.
+            // The reader publishes its status once per turn of its loop, which can come just after
+            // the sync that answered the query: wait for it, with a deadline.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while watcher.status.tagPassPending == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
             #expect(watcher.status.tagPassPending > 0)
             #expect(!taggedAnswered.withLock { $0 })
 
