@@ -20,7 +20,13 @@ struct TagPass {
         /// Reads that found another directory at the watch's path (a rename whose events were
         /// still queued): it is read again after the next events.
         var attempts = 0
+        /// Reads given up half way because events or a caller were waiting (``putBack(_:)``).
+        var interruptions = 0
     }
+
+    /// Reads of one directory that may be given up half way for waiting events before it is
+    /// read in one go whatever waits: a directory always ends up read.
+    static let maxInterruptions = 4
 
     /// Reads of one directory that find another directory in its place before it is given up:
     /// the events that explain the difference are already queued when the difference is seen,
@@ -67,6 +73,14 @@ struct TagPass {
     mutating func done(_ job: Job) {
         guard let count = left[job.ticket] else { return }
         left[job.ticket] = count > 1 ? count - 1 : nil
+    }
+
+    /// The read stopped half way for events or a caller: read it again later (no answer was
+    /// sent for it; its ticket still counts it).
+    mutating func putBack(_ job: Job) {
+        var again = job
+        again.interruptions += 1
+        jobs.append(again)
     }
 
     /// Another directory was found in its place: read it again later, or give up after

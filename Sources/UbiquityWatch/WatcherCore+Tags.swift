@@ -12,6 +12,8 @@ import UbiquityIndex
 extension WatcherCore {
     /// How long one chunk of the tag pass may keep the reader from the kernel queue.
     static let tagChunkNanoseconds: Int64 = 5_000_000
+    /// Entries whose tags are read between two looks at the kernel queue and the command pipe.
+    static let entriesBetweenLooks = 16
 
     /// Whether to read tags now: there are some to read, and someone waits for them or the
     /// consumer has applied everything (``FileWatcher/Configuration/tagPassFollowsConsumer``).
@@ -37,8 +39,8 @@ extension WatcherCore {
                 + channels.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
             while budget > 0, let job = tagPass.next() {
                 budget -= 1
-                readTags(job, &resolvers)
-                if System.monotonicNanoseconds() >= deadline || poll(&waiting, nfds_t(waiting.count), 0) > 0 { break }
+                let finished = readTags(job, &resolvers, &waiting)
+                if !finished || System.monotonicNanoseconds() >= deadline || poll(&waiting, nfds_t(waiting.count), 0) > 0 { break }
             }
             flush()
         }
@@ -51,26 +53,50 @@ extension WatcherCore {
 
     /// Reads the tags of one directory's entries and queues them, or retries it when another
     /// directory is at its path.
-    private func readTags(_ job: TagPass.Job, _ resolvers: inout [Int: DirectoryResolver]) {
+    ///
+    /// - Returns: false when it stopped half way because the kernel queue or a caller has
+    ///   something for the reader (looked at every ``entriesBetweenLooks`` entries, unless
+    ///   someone waits for tags or the directory was interrupted often enough): the directory
+    ///   is read again later, so an event waits for a few entries' tags, not a whole directory's.
+    @discardableResult
+    private func readTags(_ job: TagPass.Job, _ resolvers: inout [Int: DirectoryResolver], _ waiting: inout [pollfd]) -> Bool {
         let channel = channel(job.slot)
         guard let container = containers[job.slot], container.available, let root = container.root,
               let node = channel.tree.directory(job.wd), node.container == job.slot else {
-            return tagPass.done(job)        // the watch or its container is gone: nothing to tell
+            tagPass.done(job)        // the watch or its container is gone: nothing to tell
+            return true
         }
         let path = channel.tree.path(of: job.wd)
         if resolvers[job.slot] == nil { resolvers[job.slot] = DirectoryResolver(root: root.fd) }
-        guard let location = resolvers[job.slot]!.directory(path) else { return tagPass.retry(job) }
+        guard let location = resolvers[job.slot]!.directory(path) else {
+            tagPass.retry(job)
+            return true
+        }
         let fd = openat(location, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return Glibc.errno == EACCES ? tagPass.done(job) : tagPass.retry(job) }
+        guard fd >= 0 else {
+            if Glibc.errno == EACCES { tagPass.done(job) } else { tagPass.retry(job) }
+            return true
+        }
         var info = stat()
         guard fstat(fd, &info) == 0, node.inode == 0 || UInt64(info.st_ino) == node.inode,
               let stream = fdopendir(fd) else {
             close(fd)
-            return tagPass.retry(job)
+            tagPass.retry(job)
+            return true
         }
         defer { closedir(stream) }
         var tags: [String: [String]] = [:]
+        let interruptible = !tagPass.isAwaited && job.interruptions < TagPass.maxInterruptions
+        var sinceLook = 0
         while let entry = readdir(stream) {
+            sinceLook += 1
+            if interruptible && sinceLook >= Self.entriesBetweenLooks {
+                sinceLook = 0
+                if poll(&waiting, nfds_t(waiting.count), 0) > 0 {
+                    tagPass.putBack(job)
+                    return false
+                }
+            }
             // Symlinks carry no user attributes on Linux (the crawler reads none for them either).
             if entry.pointee.d_type == UInt8(DT_LNK) { continue }
             let name = ubq_dirent_name(entry)!
@@ -80,5 +106,6 @@ extension WatcherCore {
         }
         operations.append(.ready(.tags(container.descriptor.id, path, directoryInode: UInt64(info.st_ino), tags)))
         tagPass.done(job)
+        return true
     }
 }
