@@ -149,15 +149,7 @@ final class LiveQuery {
         if specification.sort.isEmpty { return table.sortedPositions() }
         // Each item's sort values read once, not once per comparison.
         let values = ids.map(sortValues)
-        var positions = Array(ids.indices)
-        table.bytes.withUnsafeBufferPointer { bytes in
-            let shared = table.sharedPrefix(in: bytes)
-            positions.sort { a, b in
-                let c = compareSortValues(values[a], values[b])
-                return c != 0 ? c < 0 : table.compare(a, b, in: bytes, shared: shared) < 0
-            }
-        }
-        return positions
+        return table.sortedPositions { self.compareSortValues(values[$0], values[$1]) }
     }
 
     private func sortValues(_ id: ItemID) -> [Value?] {

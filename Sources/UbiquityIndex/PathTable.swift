@@ -40,7 +40,7 @@ struct PathTable {
     }
 
     /// Adds one entry's path at the end.
-    mutating func append(_ id: ItemID, index: MetadataIndex, directories: inout DirectoryPaths) {
+    private mutating func append(_ id: ItemID, index: MetadataIndex, directories: inout DirectoryPaths) {
         if index.flags(id).contains(.containerRoot) {
             parentOf.append(id)
             nameStarts.append(bytes.count)
@@ -62,13 +62,8 @@ struct PathTable {
     /// Path `i` as a `String` (for code that keeps one).
     func path(_ i: Int) -> String { String(decoding: bytes[start(i)..<ends[i]], as: UTF8.self) }
 
-    /// The order of paths `i` and `j`: negative, zero or positive, as `memcmp`.
-    func compare(_ i: Int, _ j: Int) -> Int {
-        bytes.withUnsafeBufferPointer { compare(i, j, in: $0) }
-    }
-
-    /// `compare(_:_:)` on a buffer the caller holds open (one `withUnsafeBufferPointer` for a
-    /// whole sort, not one per comparison).
+    /// The order of paths `i` and `j` (negative, zero or positive, as `memcmp`), read from
+    /// `bytes`, the table's buffer held open for a whole sort.
     ///
     /// - Parameter shared: How many leading bytes every path of the table has in common (they
     ///   need no comparing: the container's path, often most of each path).
@@ -85,12 +80,19 @@ struct PathTable {
         return lengthA - lengthB
     }
 
-    /// The positions `0..<count` in path order.
-    func sortedPositions() -> [Int] {
+    /// The positions `0..<count` in path order, or ordered by `first` (negative, zero or
+    /// positive) and then by path.
+    func sortedPositions(first: ((Int, Int) -> Int)? = nil) -> [Int] {
         var positions = Array(0..<count)
         bytes.withUnsafeBufferPointer { buffer in
             let shared = sharedPrefix(in: buffer)
-            positions.sort { compare($0, $1, in: buffer, shared: shared) < 0 }
+            positions.sort { a, b in
+                if let first {
+                    let c = first(a, b)
+                    if c != 0 { return c < 0 }
+                }
+                return compare(a, b, in: buffer, shared: shared) < 0
+            }
         }
         return positions
     }
@@ -109,11 +111,6 @@ struct PathTable {
             if shared == 0 { break }
         }
         return shared
-    }
-
-    /// Path `i`'s bytes, for a caller that copies them on (into a result set, onto the wire).
-    func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start(i)..<ends[i]])) }
     }
 }
 

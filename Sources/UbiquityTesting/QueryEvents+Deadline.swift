@@ -6,19 +6,10 @@ import Testing
 /// synchronisation — it returns as soon as the event is there.
 public func nextEvent(_ iterator: inout QueryEvents.AsyncIterator, within seconds: Double = 10) async throws -> QueryEvent? {
     let start = iterator
-    let result = try await withThrowingTaskGroup(of: (QueryEvent?, QueryEvents.AsyncIterator)?.self) { group in
-        group.addTask {
-            var copy = start
-            let event = await copy.next()
-            return (event, copy)
-        }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first
+    let result = try await firstWithin(seconds) {
+        var copy = start
+        let event = await copy.next()
+        return (event, copy)
     }
     guard let (event, advanced) = result else {
         Issue.record("no event within \(seconds) s")
