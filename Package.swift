@@ -67,7 +67,7 @@ let package = Package(
         /// Pure: it is fed FileSystemChange batches and never touches the file system itself.
         .target(
             name: "UbiquityIndex",
-            dependencies: ["UbiquityPredicate"],
+            dependencies: ["UbiquityPredicate", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -103,7 +103,7 @@ let package = Package(
         /// Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
-            dependencies: ["UbiquityPredicate"],
+            dependencies: ["UbiquityPredicate", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 

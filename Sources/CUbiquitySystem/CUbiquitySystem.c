@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
@@ -89,4 +90,13 @@ int ubq_renameat_exchange(int dirfd, const char *a, const char *b) {
 
 int ubq_eventfd_cloexec_nonblock(unsigned int initval) {
     return eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+void ubq_prefer_huge_pages(void *start, size_t length) {
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t address = (uintptr_t)start;
+    if (start == NULL || length < huge || length > UINTPTR_MAX - huge || address > UINTPTR_MAX - huge - length) return;
+    uintptr_t first = (address + huge - 1) & ~(huge - 1);
+    uintptr_t end = (address + length) & ~(huge - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
 }

@@ -124,7 +124,9 @@ final class LiveQuery {
 
     /// Sorts what was found and makes it the query's result set.
     func finishGathering(_ gathering: Gathering) -> ResultSet {
-        let found = Array(gathering.found)
+        // In id order, not the set's: entries listed together (one directory's) have neighbouring
+        // ids, so the paths are built reading the index in order, one directory after another.
+        let found = Array(gathering.found).sorted()
         let table = PathTable(found, index: index)
         let positions = sortedPositions(found, table)
         order = positions.map { found[$0] }

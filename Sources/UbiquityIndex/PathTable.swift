@@ -1,3 +1,4 @@
+import CUbiquitySystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,9 +30,12 @@ struct PathTable {
     init() {}
 
     init(_ ids: [ItemID], index: MetadataIndex) {
-        // Room for paths of a typical depth up front: growing a buffer of megabytes by copying
-        // it is most of what building it would otherwise cost.
-        bytes.reserveCapacity(ids.count * 96)
+        // Room for deep paths up front: growing a buffer of megabytes copies it and touches
+        // twice its pages, while room never written costs nothing (the kernel maps a big
+        // buffer page by page as it is written).
+        bytes.reserveCapacity(ids.count * 256)
+        let capacity = bytes.capacity
+        bytes.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
         ends.reserveCapacity(ids.count)
         nameStarts.reserveCapacity(ids.count)
         parentOf.reserveCapacity(ids.count)

@@ -108,6 +108,8 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
     /// Item `i`'s path.
     public func path(_ i: Int) -> String { String(decoding: pathBytes[pathStarts[i]..<pathEnds[i]], as: UTF8.self) }
 
+    /// The UTF-8 bytes of all the items' paths together.
+    public var pathByteCount: Int { zip(pathStarts, pathEnds).reduce(0) { $0 + ($1.1 - $1.0) } }
 
     /// Item `i`'s path as UTF-8, without making a `String`.
     public func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

@@ -1,3 +1,4 @@
+import CUbiquitySystem
 import UbiquityPredicate
 
 /// One JSON object being written into bytes, its keys in the order the caller gives them (the
@@ -6,12 +7,16 @@ struct JSONObjectWriter {
     private(set) var out: [UInt8]
     private var needsComma = false
 
-    /// Reserves about 160 bytes per result item (a path of a hundred bytes and a name), so a big
-    /// answer grows its buffer rarely.
-    init(reservingForItems items: Int) {
+    /// Reserves `bytes` up front (an estimate of the whole line, generous rather than short: a
+    /// big buffer is mapped by the kernel page by page as it is written, so room never written
+    /// costs nothing, while growing a buffer of megabytes copies it and touches twice the pages).
+    init(reserving bytes: Int) {
         out = []
-        out.reserveCapacity(128 + min(max(items, 0), 1 << 24) * 160)
+        out.reserveCapacity(min(max(bytes, 0), 1 << 32) + 128)
         out.append(UInt8(ascii: "{"))
+        // A buffer of megabytes: one page fault per huge page rather than one per 4 KiB.
+        let capacity = out.capacity
+        out.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
     }
 
     private init(taking out: inout [UInt8]) {
@@ -60,10 +65,15 @@ struct JSONObjectWriter {
     /// Lets a caller write a value of its own after ``key(_:)``.
     mutating func withBytes(_ body: (inout [UInt8]) -> Void) { body(&out) }
 
-    /// Closes the object and ends the line.
-    consuming func finish() -> [UInt8] {
+    /// Closes the object and ends the line, handing the bytes over (the writer is left empty).
+    ///
+    /// Mutating, not `consuming`: a consuming method may work on a copy of the writer, and its
+    /// appends then copied the whole line (megabytes) to a new buffer.
+    mutating func finish() -> [UInt8] {
         out.append(UInt8(ascii: "}"))
         out.append(0x0A)
-        return out
+        var line: [UInt8] = []
+        swap(&line, &out)
+        return line
     }
 }

@@ -43,17 +43,19 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// `query.gatheringFinished` with the full result set (`fresh`: why a `since` query got it).
     public func gatheringFinished(query: Int, results: [Item], fresh: FreshAnswer?, clock: String?) -> [UInt8] {
-        gatheringFinished(query: query, count: results.count, fresh: fresh, clock: clock) { write(fields(results[$0]), to: &$1) }
+        gatheringFinished(query: query, count: results.count, estimate: estimate(items: results.count), fresh: fresh, clock: clock) {
+            write(fields(results[$0]), to: &$1)
+        }
     }
 
     /// `query.gatheringFinished` with the full result set, read from `rows`.
     public func gatheringFinished<Rows: ResultRows>(query: Int, rows: Rows, fresh: FreshAnswer?, clock: String?) -> [UInt8] {
-        gatheringFinished(query: query, count: rows.count, fresh: fresh, clock: clock) { write(rows, $0, to: &$1) }
+        gatheringFinished(query: query, count: rows.count, estimate: estimate(rows), fresh: fresh, clock: clock) { write(rows, $0, to: &$1) }
     }
 
-    private func gatheringFinished(query: Int, count: Int, fresh: FreshAnswer?, clock: String?,
+    private func gatheringFinished(query: Int, count: Int, estimate: Int, fresh: FreshAnswer?, clock: String?,
                                    item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: count)
+        var line = JSONObjectWriter(reserving: estimate)
         if let clock { line.string("clock", clock) }
         line.integer("count", count)
         line.string("event", ServerEvent.names.gatheringFinished)
@@ -71,7 +73,7 @@ public struct ResultEncoder<Item>: Sendable {
     /// many results the query has now.
     public func gatheringFinished(query: Int, since: String, added: [Item], changed: [Item], removed: [Item], count: Int,
                                   clock: String?) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: added.count + changed.count + removed.count)
+        var line = JSONObjectWriter(reserving: estimate(items: added.count + changed.count + removed.count))
         items("added", added, &line)
         items("changed", changed, &line)
         if let clock { line.string("clock", clock) }
@@ -85,7 +87,7 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// `query.update`.
     public func update(query: Int, added: [Item], changed: [Item], removed: [Item], clock: String?) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: added.count + changed.count + removed.count)
+        var line = JSONObjectWriter(reserving: estimate(items: added.count + changed.count + removed.count))
         items("added", added, &line)
         items("changed", changed, &line)
         if let clock { line.string("clock", clock) }
@@ -97,16 +99,16 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// `query.reset`: the whole current result set.
     public func reset(query: Int, results: [Item], clock: String?) -> [UInt8] {
-        reset(query: query, count: results.count, clock: clock) { write(fields(results[$0]), to: &$1) }
+        reset(query: query, count: results.count, estimate: estimate(items: results.count), clock: clock) { write(fields(results[$0]), to: &$1) }
     }
 
     /// `query.reset`: the whole current result set, read from `rows`.
     public func reset<Rows: ResultRows>(query: Int, rows: Rows, clock: String?) -> [UInt8] {
-        reset(query: query, count: rows.count, clock: clock) { write(rows, $0, to: &$1) }
+        reset(query: query, count: rows.count, estimate: estimate(rows), clock: clock) { write(rows, $0, to: &$1) }
     }
 
-    private func reset(query: Int, count: Int, clock: String?, item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: count)
+    private func reset(query: Int, count: Int, estimate: Int, clock: String?, item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
+        var line = JSONObjectWriter(reserving: estimate)
         if let clock { line.string("clock", clock) }
         line.integer("count", count)
         line.string("event", ServerEvent.names.reset)
@@ -117,16 +119,18 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// The response to `query.results`: `{"id":…,"result":{"count":…,"query":…,"results":[…]}}`.
     public func queryResults(id: RequestID?, query: Int, results: [Item]) -> [UInt8] {
-        queryResults(id: id, query: query, count: results.count) { write(fields(results[$0]), to: &$1) }
+        queryResults(id: id, query: query, count: results.count, estimate: estimate(items: results.count)) {
+            write(fields(results[$0]), to: &$1)
+        }
     }
 
     /// The response to `query.results`, read from `rows`.
     public func queryResults<Rows: ResultRows>(id: RequestID?, query: Int, rows: Rows) -> [UInt8] {
-        queryResults(id: id, query: query, count: rows.count) { write(rows, $0, to: &$1) }
+        queryResults(id: id, query: query, count: rows.count, estimate: estimate(rows)) { write(rows, $0, to: &$1) }
     }
 
-    private func queryResults(id: RequestID?, query: Int, count: Int, item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
-        var line = JSONObjectWriter(reservingForItems: count)
+    private func queryResults(id: RequestID?, query: Int, count: Int, estimate: Int, item: (Int, inout [UInt8]) -> Void) -> [UInt8] {
+        var line = JSONObjectWriter(reserving: estimate)
         line.value("id", id?.json ?? .null)
         line.object("result") { result in
             result.integer("count", count)
@@ -134,6 +138,21 @@ public struct ResultEncoder<Item>: Sendable {
             items("results", count: count, &result, item)
         }
         return line.finish()
+    }
+
+    // MARK: - Sizes
+
+    /// A line's size for `items` items of about a hundred bytes of path and a name each.
+    private func estimate(items: Int) -> Int { min(max(items, 0), 1 << 24) * 160 }
+
+    /// A line's size for `rows`, from the bytes of their paths: each row's path, its name (at
+    /// most as long), its keys, a few dozen bytes for any other value, and room for escapes.
+    private func estimate<Rows: ResultRows>(_ rows: Rows) -> Int {
+        let count = min(max(rows.count, 0), 1 << 24)
+        let keyBytes = keys.reduce(0) { $0 + $1.key.count + ($1.attribute == .name ? 1 : 32) }
+        let path = min(max(rows.pathBytes, 0), 1 << 32)
+        let name = keys.contains { $0.attribute == .name } ? path : 0
+        return count * (32 + keyBytes) + path + name + (path + name) / 8
     }
 
     // MARK: - Items

@@ -13,8 +13,12 @@ public protocol ResultRows {
     /// Calls `body` with row `i`'s name (``Attribute/name``) as UTF-8 when the rows keep it as
     /// text; nil: the name comes from ``value(_:_:)``.
     func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R?
+    /// The UTF-8 bytes of all the rows' paths together: how big a line to expect.
+    var pathBytes: Int { get }
 }
 
 extension ResultRows {
     public func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? { nil }
+
+    public var pathBytes: Int { (0..<count).reduce(0) { total, i in total &+ withPath(i) { $0.count } } }
 }

@@ -1,7 +1,7 @@
 // CUbiquitySystem — the few Linux calls Swift cannot import through Glibc.
 //
-// Owns: prefixed C wrappers (ubq_*) for statx, extended attributes, eventfd and a directory
-//   entry's name.
+// Owns: prefixed C wrappers (ubq_*) for statx, extended attributes, eventfd, a directory
+//   entry's name, and the huge-page hint for big buffers.
 // Must not: hold state or policy: every decision about what to call and when lives in UbiquityWatch.
 // Depends on: the C library only.
 #ifndef C_UBIQUITY_SYSTEM_H
@@ -67,5 +67,11 @@ int ubq_eventfd_cloexec_nonblock(unsigned int initval);
 
 /// The NUL-terminated name of a directory entry (`d_name`, a fixed array Swift sees as a tuple).
 static inline const char *ubq_dirent_name(const struct dirent *entry) { return entry->d_name; }
+
+/// Asks the kernel to back the whole 2 MiB-aligned huge pages inside `[start, start + length)`
+/// with transparent huge pages (`madvise(MADV_HUGEPAGE)`), before they are first written: a
+/// buffer of megabytes then costs one page fault per 2 MiB instead of one per 4 KiB. Only a
+/// hint: does nothing when no whole huge page fits, THP is off, or the call fails.
+void ubq_prefer_huge_pages(void *start, size_t length);
 
 #endif

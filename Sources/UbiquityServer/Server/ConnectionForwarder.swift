@@ -1,4 +1,3 @@
-import CSystemd
 import Synchronization
 import UbiquityIndex
 import UbiquityProtocol
@@ -57,9 +56,6 @@ final class ConnectionForwarder: Sendable {
         await engine.closeGroup(group)
     }
 
-    /// A line at least this long (about 8,000 results) is followed by `malloc_trim` (a few ms).
-    static let trimMemoryAfterLineBytes = 1 << 20
-
     /// Writes events until the group closes or the connection cannot be written.
     func run() async {
         defer {
@@ -70,37 +66,35 @@ final class ConnectionForwarder: Sendable {
             if live > 0 { liveQueriesChanged(-live) }
         }
         while let events = await engine.nextEvents(group) {
-            var lines: [UInt8] = []
+            // Each event's line kept as it is: appending a 15 MB answer to a short line before it
+            // would copy it once more.
+            var lines: [[UInt8]] = []
             for next in events {
                 guard let route = routes.withLock({ $0.byQuery[next.query] }) else { continue }
                 let query = Int(next.query)
                 guard let event = next.event else {
                     remove(next.query)
                     if !route.live {
-                        lines += JSONLine.encodeLine(ServerEvent.stopped(query: query,
-                            reason: "gathering finished and the query is not live").json)
+                        lines.append(JSONLine.encodeLine(ServerEvent.stopped(query: query,
+                            reason: "gathering finished and the query is not live").json))
                     }
                     continue
                 }
                 if let container = route.access.revoked() {
                     remove(next.query)
                     try? await engine.stop(next.query)
-                    lines += JSONLine.encodeLine(ServerEvent.containerForbidden(query: query, container: container.rawValue,
-                        reason: "uid \(route.access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json)
+                    lines.append(JSONLine.encodeLine(ServerEvent.containerForbidden(query: query, container: container.rawValue,
+                        reason: "uid \(route.access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json))
                     continue
                 }
                 guard let line = WireTranslation.line(event, query: query, encoder: route.encoder) else { continue }
-                if lines.isEmpty { lines = line } else { lines += line }
+                lines.append(line)
             }
             guard !lines.isEmpty else { continue }
-            do { try await writer.write(line: lines) } catch { return }     // the peer is gone; the session releases its queries
-            // The events' results and their lines are freed by now, and glibc keeps the pages.
-            // Still needed with the direct encoder: seven 100k-result answers at 1M entries
-            // left RssAnon at 294 MB without the trim against 238 MB with it (issue 14).
-            if lines.count >= ConnectionForwarder.trimMemoryAfterLineBytes {
-                lines = []
-                malloc_trim(0)
-            }
+            // No `malloc_trim` after big lines: their buffers (and every block of 128 KiB or more,
+            // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
+            // of the small ones is about 5% of the daemon's private memory, bounded (issue 14).
+            do { try await writer.write(lines: lines) } catch { return }     // the peer is gone; the session releases its queries
         }
     }
 

@@ -1,3 +1,4 @@
+import CUbiquitySystem
 import NIOCore
 import UbiquityPredicate
 import UbiquityProtocol
@@ -17,7 +18,21 @@ struct LineWriter: Sendable {
     /// - Returns: The bytes written.
     @discardableResult
     func write(line: [UInt8]) async throws -> Int {
-        try await outbound.write(ByteBuffer(bytes: line))
+        try await outbound.write(Self.buffer(line))
         return line.count
+    }
+
+    /// Writes lines already encoded, in this order, with one flush.
+    func write(lines: [[UInt8]]) async throws {
+        try await outbound.write(contentsOf: lines.map(Self.buffer))
+    }
+
+    /// The line in a buffer of NIO's, advised for huge pages when it is big enough (see
+    /// `ubq_prefer_huge_pages`): a 24 MB answer is copied into it.
+    private static func buffer(_ line: [UInt8]) -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: line.count)
+        buffer.withUnsafeMutableWritableBytes { ubq_prefer_huge_pages($0.baseAddress, $0.count) }
+        buffer.writeBytes(line)
+        return buffer
     }
 }

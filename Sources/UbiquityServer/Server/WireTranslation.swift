@@ -118,6 +118,8 @@ struct EngineRows: ResultRows {
 
     func value(_ i: Int, _ attribute: Attribute) -> Value? { results.value(i, attribute) }
 
+    var pathBytes: Int { results.pathByteCount }
+
     func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
         try results.withName(i, body)
     }
