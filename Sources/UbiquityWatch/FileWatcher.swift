@@ -63,6 +63,10 @@ public final class FileWatcher: Sendable {
         /// with ``FileWatcher/consumed(through:)``), or someone waits for tags: on a busy machine
         /// it then does not take the processor from applying a crawl's listing. False: at once.
         public var tagPassFollowsConsumer = false
+        /// A tag pass nobody waits for reads only once the kernel queue has had no event for this
+        /// long (and a crawl ended at least this long ago): while changes keep arriving, their
+        /// notifications do not share the processor with it. Zero: no wait.
+        public var tagPassQuietPeriod: Duration = .zero
 
         public init(
             maxWatches: Int? = nil, rescanInterval: Duration = .seconds(10), pairingWindow: Duration = .milliseconds(10),

@@ -7,6 +7,10 @@
 /// waiter (``FileWatcher/sync(timeout:includingTags:)``) takes the newest ticket and is done
 /// when no directory of that ticket or an older one is left.
 ///
+/// A pass nobody waits for also waits for the kernel queue to be quiet
+/// (``FileWatcher/Configuration/tagPassQuietPeriod``): while changes keep arriving, their
+/// notifications get the processor.
+///
 /// ```
 /// crawl 1: d1 d2 d3 (ticket 1)   crawl 2: d4 (ticket 2)   waiter W takes ticket 2
 /// chunk:   d1 d2 | events | d3 d4 → nothing ≤ 2 left: W resumes
@@ -41,6 +45,9 @@ struct TagPass {
     private var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     /// Test hook: nothing is read while held (``FileWatcher/holdTagPass()``).
     var held = false
+    /// When the reader last read kernel events or finished a crawl (monotonic nanoseconds): a
+    /// pass nobody waits for starts only once the queue has been quiet for a while after it.
+    private(set) var lastActivity: Int64 = 0
 
     /// Directories still to read.
     var pending: Int { jobs.count - head }
@@ -56,6 +63,19 @@ struct TagPass {
         left[lastTicket] = directories.count
         jobs.reserveCapacity(pending + directories.count)
         for wd in directories { jobs.append(Job(slot: slot, wd: wd, ticket: lastTicket)) }
+    }
+
+    /// The kernel queue had events (or a crawl ended) at `now`.
+    mutating func noteActivity(at now: Int64) { lastActivity = max(lastActivity, now) }
+
+    /// Nanoseconds until a pass may read at `now`: 0 when someone waits for tags or the queue
+    /// has been quiet for `quietPeriod`; otherwise what is left of it. Notifications come
+    /// first: while changes keep arriving, the pass leaves the processor to them.
+    func nanosecondsUntilQuiet(at now: Int64, quietPeriod: Int64) -> Int64 {
+        guard !isAwaited, quietPeriod > 0 else { return 0 }
+        let (quietAt, overflow) = lastActivity.addingReportingOverflow(quietPeriod)
+        guard !overflow else { return 0 }
+        return max(0, quietAt &- now)
     }
 
     mutating func next() -> Job? {

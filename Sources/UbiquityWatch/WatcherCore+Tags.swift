@@ -15,11 +15,19 @@ extension WatcherCore {
     /// Entries whose tags are read between two looks at the kernel queue and the command pipe.
     static let entriesBetweenLooks = 16
 
-    /// Whether to read tags now: there are some to read, and someone waits for them or the
-    /// consumer has applied everything (``FileWatcher/Configuration/tagPassFollowsConsumer``).
+    /// Whether to read tags now: there are some to read, and someone waits for them, or the
+    /// kernel queue is quiet (``FileWatcher/Configuration/tagPassQuietPeriod``) and the consumer
+    /// has applied everything (``FileWatcher/Configuration/tagPassFollowsConsumer``).
     var tagPassMayRun: Bool {
         guard tagPass.isRunnable else { return false }
-        return tagPass.isAwaited || !configuration.tagPassFollowsConsumer || shared.consumerHasApplied(sequence)
+        if tagPass.isAwaited { return true }
+        guard nanosecondsUntilTagPassQuiet == 0 else { return false }
+        return !configuration.tagPassFollowsConsumer || shared.consumerHasApplied(sequence)
+    }
+
+    /// What is left of the quiet period a pass nobody waits for needs (0: none).
+    var nanosecondsUntilTagPassQuiet: Int64 {
+        tagPass.nanosecondsUntilQuiet(at: System.monotonicNanoseconds(), quietPeriod: configuration.tagPassQuietPeriod.nanoseconds)
     }
 
     /// Reads tags for up to ``tagChunkNanoseconds`` and emits them; then resumes the waiters

@@ -123,8 +123,9 @@ final class WatcherCore {
             let polled = held ? [] : channels
             var fds = [pollfd(fd: shared.wakeFD, events: Int16(POLLIN), revents: 0)]
                 + polled.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
-            // Tags still to read: look at the queue without waiting, then read some.
-            let timeout: Int32 = held ? -1 : tagPassMayRun ? 0 : millisecondsUntilNextTimer()
+            // Tags still to read: look at the queue without waiting, then read some; or wake when
+            // the queue has been quiet long enough for them.
+            let timeout: Int32 = held ? -1 : tagPassMayRun ? 0 : millisecondsUntilNextTimer(orTagPass: tagPass.isRunnable)
             let result = poll(&fds, nfds_t(fds.count), timeout)
             if result < 0 && Glibc.errno != EINTR { break }
             if fds[0].revents != 0 {
@@ -133,6 +134,7 @@ final class WatcherCore {
             }
             if held { continue }
             for (index, channel) in polled.enumerated() where fds[index + 1].revents != 0 {
+                tagPass.noteActivity(at: System.monotonicNanoseconds())
                 guard readAndProcess(channel) else { break loop }
             }
             runTimers()
@@ -141,10 +143,15 @@ final class WatcherCore {
         shutdown()
     }
 
-    func millisecondsUntilNextTimer() -> Int32 {
+    /// - Parameter tagPass: Whether the end of the tag pass's quiet period counts too.
+    func millisecondsUntilNextTimer(orTagPass tagPass: Bool = false) -> Int32 {
         var next = nextTickAt
         for channel in channels { if let due = channel.resync.dueAt { next = min(next, due) } }
-        let remaining = next - System.monotonicNanoseconds()
+        let now = System.monotonicNanoseconds()
+        // Only while the quiet period runs: once it is over, the pass waits for the consumer,
+        // whose progress wakes the reader (a zero timeout here would spin).
+        if tagPass, case let quiet = nanosecondsUntilTagPassQuiet, quiet > 0 { next = min(next, now &+ quiet) }
+        let remaining = next - now
         if remaining <= 0 { return 0 }
         return Int32(clamping: (remaining + 999_999) / 1_000_000)
     }

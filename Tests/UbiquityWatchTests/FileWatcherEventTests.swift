@@ -108,6 +108,27 @@ struct FileWatcherEventTests {
         }
     }
 
+    /// A pass nobody waits for waits for a quiet kernel queue (here: an hour, so never); a sync
+    /// that includes tags does not wait for quiet.
+    @Test func theTagPassWaitsForAQuietQueueUnlessSomeoneWaitsForTags() async throws {
+        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        configuration.tagPassQuietPeriod = .seconds(3600)
+        try await WatchHarness.with(configuration: configuration, populate: {
+            try FS.write($0 + "/tagged.txt", "x")
+            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
+        }) { h in
+            try FS.write(h.path("new.txt"), "12345")
+            try await h.recorder.wait(for: "stat of new.txt") { $0.hasStat("new.txt") }
+            _ = try await h.watcher.sync()
+            #expect(h.watcher.status.tagPassPending > 0)
+            let sequence = try await h.watcher.sync(includingTags: true)
+            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            let tags = h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
+            #expect(tags == ["Red"])
+            try await h.converge()
+        }
+    }
+
     @Test func deleteIsARemove() async throws {
         try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
             try FS.unlink(h.path("a.txt"))

@@ -59,6 +59,7 @@ public final class Daemon: Sendable {
         let descriptors = settings.containers.map(\.descriptor)
         var watching = settings.watcher
         watching.tagPassFollowsConsumer = true      // the engine tells the watcher what it applied
+        watching.tagPassQuietPeriod = .milliseconds(5)     // notifications before the tags a crawl left out
         watcher = try FileWatcher(containers: descriptors, configuration: watching)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
         let opened = settings.indexDirectory.map { Daemon.openIndexStore($0, logger: logger) }
