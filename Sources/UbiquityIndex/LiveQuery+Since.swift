@@ -8,6 +8,7 @@ extension LiveQuery {
     /// for items in both whose visible attributes or path differ. A slot that holds another item
     /// now than then counts as that item removed and this one added.
     func changes(since then: [ItemID: ItemSnapshot?]) -> QueryDelta {
+        buildMembers()      // the index has not changed since the gathering finished
         var delta = QueryDelta()
         for (id, before) in then {
             let now: ItemIdentity? = index.isLive(id) && index.isItem(id) ? index.identity(id) : nil

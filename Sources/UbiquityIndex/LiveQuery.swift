@@ -20,6 +20,18 @@ final class LiveQuery {
     /// without a change set that moves the member (a rename lists every entry below it).
     private(set) var members: Set<ItemIdentity> = []
     private(set) var order: [ItemID] = []
+    /// Whether ``members`` holds ``order``'s identities. A one-shot query never needs them, and a
+    /// live one builds them once its answer is on its way (at 1M entries, 97,000 identities to
+    /// hash): always before the index changes again, since they are read from it.
+    private var membersBuilt = true
+
+    /// Builds ``members`` from ``order`` if the gathering left them out. Call before the index
+    /// changes again.
+    func buildMembers() {
+        guard !membersBuilt else { return }
+        members = Set(order.map(index.identity))
+        membersBuilt = true
+    }
 
     init(_ specification: QuerySpecification, index: MetadataIndex, context: EvaluationContext) {
         self.specification = specification
@@ -123,14 +135,18 @@ final class LiveQuery {
     }
 
     /// Sorts what was found and makes it the query's result set.
-    func finishGathering(_ gathering: Gathering) -> ResultSet {
+    ///
+    /// - Parameter buildingMembers: false leaves ``members`` for ``buildMembers()``.
+    func finishGathering(_ gathering: Gathering, buildingMembers: Bool = true) -> ResultSet {
         // In id order, not the set's: entries listed together (one directory's) have neighbouring
         // ids, so the paths are built reading the index in order, one directory after another.
         let found = Array(gathering.found).sorted()
         let table = PathTable(found, index: index)
         let positions = sortedPositions(found, table)
         order = positions.map { found[$0] }
-        members = Set(order.map(index.identity))
+        members = []
+        membersBuilt = false
+        if buildingMembers { buildMembers() }
         return ResultSet(found, table: table, positions: positions, attributes: specification.attributes, index: index)
     }
 
@@ -170,6 +186,7 @@ final class LiveQuery {
 
     /// Applies one change set; returns what this query's subscribers must be told.
     func apply(_ changes: ChangeSet) -> QueryDelta {
+        assert(membersBuilt, "a query's members are built before the index changes")
         if let containerFilter, changes.containers.isDisjoint(with: containerFilter) { return QueryDelta() }
         var delta = QueryDelta()
         var leaving = Set<ItemID>()

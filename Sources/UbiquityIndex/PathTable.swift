@@ -87,18 +87,34 @@ struct PathTable {
     /// The positions `0..<count` in path order, or ordered by `first` (negative, zero or
     /// positive) and then by path.
     func sortedPositions(first: ((Int, Int) -> Int)? = nil) -> [Int] {
-        var positions = Array(0..<count)
         bytes.withUnsafeBufferPointer { buffer in
             let shared = sharedPrefix(in: buffer)
-            positions.sort { a, b in
-                if let first {
-                    let c = first(a, b)
-                    if c != 0 { return c < 0 }
+            guard let first else {
+                // Path order alone: most pairs already differ in the eight bytes after the shared
+                // prefix, compared as one integer; only ties compare the bytes.
+                var keyed = (0..<count).map { (key: prefixKey($0, after: shared, in: buffer), position: $0) }
+                keyed.sort { a, b in
+                    a.key != b.key ? a.key < b.key : compare(a.position, b.position, in: buffer, shared: shared) < 0
                 }
-                return compare(a, b, in: buffer, shared: shared) < 0
+                return keyed.map(\.position)
             }
+            var positions = Array(0..<count)
+            positions.sort { a, b in
+                let c = first(a, b)
+                return c != 0 ? c < 0 : compare(a, b, in: buffer, shared: shared) < 0
+            }
+            return positions
         }
-        return positions
+    }
+
+    /// Up to eight bytes of path `i` from `offset` on, big-endian in one integer, zeros past the
+    /// path's end: integers compare as the bytes do (no path holds a zero byte, so a path that
+    /// ends sorts before every longer one that agrees with it so far, as in ``compare``).
+    private func prefixKey(_ i: Int, after offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let from = start(i) + offset, end = ends[i]
+        var key: UInt64 = 0
+        for k in 0..<8 { key = key << 8 | UInt64(from + k < end ? bytes[from + k] : 0) }
+        return key
     }
 
     /// How many leading bytes all paths share: at most the first path's length, found by

@@ -298,7 +298,7 @@ public actor QueryEngine {
                 throw CancellationError()
             }
         }
-        let results = query.finishGathering(session.gathering!)
+        let results = query.finishGathering(session.gathering!, buildingMembers: false)
         session.gathering = nil
         let answer: SinceAnswer? = since.map { since in
             switch history.states(since: since) {
@@ -308,6 +308,9 @@ public actor QueryEngine {
         }
         perform(session.lifecycle.gathered(results, clock: history.handOut(), since: answer, live: specification.live,
                                            now: clock.now()), session)
+        // A live query's members, once its answer is on its way (written meanwhile on another
+        // thread) and before the next batch; a one-shot query never needs them.
+        if specification.live { query.buildMembers() }
         return id
     }
 
