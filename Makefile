@@ -20,7 +20,7 @@ COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
 COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
 
-.PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-load bench-sync bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-load bench-clients bench-sync bench-attacks docs clean install
 
 all: build
 
@@ -77,6 +77,7 @@ bench: deps
 	$(MAKE) bench-compare
 	$(MAKE) bench-restart
 	$(MAKE) bench-load
+	$(MAKE) bench-clients
 	$(MAKE) bench-sync
 
 # ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
@@ -103,6 +104,18 @@ bench-load: deps
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/load.py $(LOAD_ARGS) --out docs/benchmarks.md \
 	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# grocery list of 10,000 items and ubiq query --json of the 100k tree's entries against the daemon's
+# own answer time (issue 14 item 6); BEFORE=DIR runs DIR/grocery and DIR/ubiq interleaved. Writes
+# its section of docs/benchmarks.md.
+bench-clients: deps
+	$(SWIFT) build -c release --product ubiquityd
+	$(SWIFT) build -c release --product grocery
+	$(SWIFT) build -c release --product ubiq
+	python3 Benchmarks/compare/clients.py $(CLIENTS_ARGS) --out docs/benchmarks.md \
+	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd \
+	  --grocery $$($(SWIFT) build -c release --show-bin-path)/grocery \
+	  --ubiq $$($(SWIFT) build -c release --show-bin-path)/ubiq $(if $(BEFORE),--before $(BEFORE))
 
 # Two devices (the demo-sync rig, release build): files written on A; how long Syncthing takes to
 # land each on B, and how much later B's ubiquityd tells a live query. Writes its section of

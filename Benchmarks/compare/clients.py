@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Clients as fast as the daemon: `grocery list` of 10,000 items, and `ubiq query --json` of the
+100k tree's every entry against the time the daemon needs to send that answer.
+
+    clients.py --ubiquityd U --grocery G --ubiq Q [--before DIR] [--runs 7] [--items 10000]
+               [--size 100k] [--workdir DIR] [--out docs/benchmarks.md]
+
+  * grocery: a container of --items item files (Item_<UUID>, names of 3-40 bytes, some not ASCII;
+    fixed seed) under the workdir; one ubiquityd on it, running and warm (one list first); each
+    sample is the wall time of `grocery list` from fork to exit, output to /dev/null;
+  * ubiq: compare.py's tree of --size entries, one ubiquityd on it; each run times the raw answer
+    first (this harness's own client on an open connection: query.start of
+    `kMDItemFSName LIKE '*'` -> the complete gatheringFinished line, the time the daemon needs to
+    send it), then `ubiq query --json` of the same predicate from fork to exit, output to /dev/null;
+  * --before DIR: the same commands with DIR/grocery and DIR/ubiq (an older build), interleaved
+    run by run with the new ones, and their output compared byte for byte.
+Figures are min / median / max over the runs; the goals are judged on medians. Writes the section
+"clients" of --out.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from compare import (BenchError, SplitMix64, Ubiquityd, ensure_tree, human, log, make_uuid, mmm, med, parse_size,
+                     portable_path, write_section)
+
+GROCERY_CONTAINER = "com.example.grocery"
+EVERYTHING = "kMDItemFSName LIKE '*'"
+# Item names: plain words, accents, emoji; a number keeps them apart.
+WORDS = ["milk", "eggs", "free-range eggs", "bread", "apples", "Käse", "🍎 pommes", "tea", "coffee beans",
+         "olive oil", "crème fraîche", "rice"]
+GROCERY_GOAL_MS = 150
+UBIQ_GOAL_RATIO = 1.5
+
+
+def ensure_grocery(workdir, items, seed):
+    """workdir/grocery-<items>/com.example.grocery/Documents with `items` item files, reused when
+    its manifest matches."""
+    base = os.path.join(workdir, f"grocery-{items}")
+    manifest_path = base + ".json"
+    if os.path.exists(manifest_path) and os.path.isdir(base):
+        with open(manifest_path) as f:
+            if json.load(f) == {"seed": seed, "items": items}:
+                log(f"reusing the list of {items:,} items in {base}")
+                return {"base": base}
+    shutil.rmtree(base, ignore_errors=True)
+    documents = os.path.join(base, GROCERY_CONTAINER, "Documents")
+    os.makedirs(documents)
+    rng = SplitMix64(seed)
+    for i in range(items):
+        name = f"{WORDS[rng.next() % len(WORDS)]} {i}"
+        with open(os.path.join(documents, "Item_" + make_uuid(rng)), "wb") as f:
+            f.write(name.encode())
+    with open(manifest_path, "w") as f:
+        json.dump({"seed": seed, "items": items}, f)
+    log(f"wrote a list of {items:,} items in {base}")
+    return {"base": base}
+
+
+def run_client(argv, stdout=subprocess.DEVNULL):
+    """(wall seconds from fork to exit, CPU seconds user + system) of one client run."""
+    t = time.monotonic()
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - t
+    process.returncode = os.waitstatus_to_exitcode(status)
+    error = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if process.returncode != 0:
+        raise BenchError(f"{' '.join(argv)} exited with {process.returncode}: {error.strip()}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def same_output(label, argv_new, argv_old, scratch):
+    """Both builds print the same bytes (checked once, outside the timed runs)."""
+    outputs = []
+    for i, argv in enumerate((argv_new, argv_old)):
+        path = os.path.join(scratch, f"{label}-{i}.out")
+        with open(path, "wb") as f:
+            run_client(argv, stdout=f)
+        with open(path, "rb") as f:
+            outputs.append(f.read())
+    if outputs[0] != outputs[1]:
+        raise BenchError(f"{label}: the new and the old build print different output")
+    log(f"{label}: new and old output identical ({len(outputs[0]):,} bytes)")
+    return len(outputs[0])
+
+
+def raw_answer(daemon, c):
+    """Seconds from query.start to the complete gatheringFinished line, and how many results."""
+    daemon.next_id += 1
+    t = time.monotonic()
+    c.send({"id": daemon.next_id, "op": "query.start", "predicate": EVERYTHING, "scope": "documents", "live": False})
+    while True:
+        line, at = c.recv_raw(600)
+        if line is None:
+            raise BenchError("ubiquityd: no answer within 600 s")
+        if b'"event":"query.gatheringFinished"' in line[:200]:
+            return at - t, json.loads(line)["count"]
+
+
+def measure_grocery(args, scratch):
+    tree = ensure_grocery(args.workdir, args.items, args.seed)
+    daemon = Ubiquityd(args.ubiquityd, tree, scratch)
+    daemon.start()
+    try:
+        daemon.connect().close()     # answers once the first crawl is done
+        builds = [("new", args.grocery)] + ([("old", os.path.join(args.before, "grocery"))] if args.before else [])
+        argv = {label: [binary, "list", "--socket", daemon.sock_path] for label, binary in builds}
+        for label, _ in builds:      # warm: the daemon's index, the item files' pages, the binary
+            run_client(argv[label])
+        size = same_output("grocery list", argv["new"], argv["old"], scratch) if args.before else None
+        wall = {label: [] for label, _ in builds}
+        cpu = {label: [] for label, _ in builds}
+        for run in range(args.runs):
+            for label, _ in (builds if run % 2 == 0 else builds[::-1]):
+                w, c = run_client(argv[label])
+                wall[label].append(w)
+                cpu[label].append(c)
+            log(f"grocery list run {run + 1}: " + ", ".join(f"{label} {wall[label][-1] * 1000:.0f} ms" for label, _ in builds))
+        return {"wall": wall, "cpu": cpu, "output_bytes": size}
+    finally:
+        daemon.stop()
+
+
+def measure_ubiq(args, scratch):
+    tree = ensure_tree(args.workdir, parse_size(args.size), args.seed)
+    daemon = Ubiquityd(args.ubiquityd, tree, scratch)
+    daemon.start()
+    try:
+        c = daemon.connect()
+        builds = [("new", args.ubiq)] + ([("old", os.path.join(args.before, "ubiq"))] if args.before else [])
+        argv = {label: [binary, "query", "--socket", daemon.sock_path, "--json", EVERYTHING] for label, binary in builds}
+        raw_answer(daemon, c)
+        for label, _ in builds:
+            run_client(argv[label])
+        size = same_output("ubiq query --json", argv["new"], argv["old"], scratch) if args.before else None
+        raw, count = [], 0
+        wall = {label: [] for label, _ in builds}
+        cpu = {label: [] for label, _ in builds}
+        for run in range(args.runs):
+            seconds, count = raw_answer(daemon, c)
+            raw.append(seconds)
+            for label, _ in (builds if run % 2 == 0 else builds[::-1]):
+                w, u = run_client(argv[label])
+                wall[label].append(w)
+                cpu[label].append(u)
+            log(f"ubiq query run {run + 1}: daemon's answer {seconds * 1000:.0f} ms, "
+                + ", ".join(f"{label} {wall[label][-1] * 1000:.0f} ms" for label, _ in builds))
+        c.close()
+        return {"raw": raw, "count": count, "wall": wall, "cpu": cpu, "output_bytes": size}
+    finally:
+        daemon.stop()
+
+
+def report(args, g, q):
+    def ms(values):
+        return mmm(values, 1000, "{:.0f}")
+
+    before = bool(args.before)
+    lines = [
+        "## Clients: grocery list and ubiq query",
+        "",
+        f"`make bench-clients` (Benchmarks/compare/clients.py), release builds, {args.runs} runs, the daemon running "
+        "and warm. `grocery list`: a container of "
+        f"{args.items:,} item files (names of 3-40 bytes, some not ASCII), the table to /dev/null, wall time from "
+        f"fork to exit. `ubiq query --json \"{EVERYTHING}\"` on compare.py's {human(parse_size(args.size))}-entry "
+        f"tree ({q['count']:,} results), to /dev/null, against the daemon's own time for that answer: this harness "
+        "sends the same query.start on an open connection and waits for the complete gatheringFinished line, "
+        "before each run of ubiq. Both decode the daemon's lines with UbiquityKit's JSONScanner "
+        "(UbiquityProtocol), not Foundation's JSONDecoder. Milliseconds, min / median / max"
+        + (f"; \"before\": the binaries in `{portable_path(args.before)}`, run interleaved with the new ones, "
+           "their output identical byte for byte." if before else "."),
+        "",
+        "| measurement | wall | CPU (user + system) |" + (" before: wall | before: CPU |" if before else ""),
+        "|---|---|---|" + ("---|---|" if before else ""),
+    ]
+
+    def row(title, result):
+        cells = f"| {title} | {ms(result['wall']['new'])} | {ms(result['cpu']['new'])} |"
+        if before:
+            cells += f" {ms(result['wall']['old'])} | {ms(result['cpu']['old'])} |"
+        return cells
+
+    lines.append(row(f"`grocery list`, {args.items:,} items", g))
+    lines.append(f"| the daemon's answer of {q['count']:,} results (this harness's client) | {ms(q['raw'])} | – |"
+                 + (" | |" if before else ""))
+    lines.append(row(f"`ubiq query --json`, {q['count']:,} results", q))
+    grocery_ms = med(g["wall"]["new"]) * 1000
+    ratio = med(q["wall"]["new"]) / med(q["raw"])
+    lines += [
+        "",
+        "Goals (issue 14 item 6, medians):",
+        "",
+        "| goal | measured | |",
+        "|---|---|---|",
+        f"| `grocery list` of {args.items:,} items ≤ {GROCERY_GOAL_MS} ms | {grocery_ms:.0f} ms"
+        + (f" (before: {med(g['wall']['old']) * 1000:.0f} ms)" if before else "")
+        + f" | **{'met' if grocery_ms <= GROCERY_GOAL_MS else 'not met'}** |",
+        f"| `ubiq query --json` of {q['count']:,} results ≤ {UBIQ_GOAL_RATIO}× the daemon's answer | {ratio:.2f}× "
+        f"({med(q['wall']['new']) * 1000:.0f} against {med(q['raw']) * 1000:.0f} ms"
+        + (f"; before: {med(q['wall']['old']) / med(q['raw']):.2f}×" if before else "")
+        + f") | **{'met' if ratio <= UBIQ_GOAL_RATIO else 'not met'}** |",
+        "| answers decoded without Foundation's JSONDecoder | UbiquityKit's Router reads every line with "
+        "JSONScanner | **met** |",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description="grocery list and ubiq query --json against the daemon's answer.")
+    p.add_argument("--ubiquityd", required=True, help="the ubiquityd binary (release build)")
+    p.add_argument("--grocery", required=True, help="the grocery binary (release build)")
+    p.add_argument("--ubiq", required=True, help="the ubiq binary (release build)")
+    p.add_argument("--before", default=None, help="a directory with older grocery and ubiq binaries to run interleaved")
+    p.add_argument("--runs", type=int, default=7, help="timed runs of each command (default 7)")
+    p.add_argument("--items", type=int, default=10_000, help="items in the grocery list (default 10000)")
+    p.add_argument("--size", default="100k", help="the ubiq tree's size in entries (default 100k)")
+    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed (compare.py's)")
+    p.add_argument("--workdir", default=None, help="where trees go; trees with a matching manifest are reused")
+    p.add_argument("--out", default=None, help="write the section 'clients' of this report")
+    args = p.parse_args()
+    workdir_given = args.workdir is not None
+    args.workdir = args.workdir or tempfile.mkdtemp(prefix="ubiquity-clients-")
+    os.makedirs(args.workdir, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="c-", dir="/tmp")
+    try:
+        g = measure_grocery(args, scratch)
+        q = measure_ubiq(args, scratch)
+    except BenchError as e:
+        log(f"error: {e}")
+        return 1
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if not workdir_given:
+            shutil.rmtree(args.workdir, ignore_errors=True)
+    text = report(args, g, q)
+    print(text)
+    if args.out:
+        write_section(args.out, "clients", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
