@@ -67,7 +67,7 @@ public enum JSONLine {
 
     /// Escapes `"`, `\\`, control characters and U+2028/U+2029 (which some JavaScript readers
     /// treat as line ends); copies runs of every other byte at once.
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    public static func writeString(_ s: String, to out: inout [UInt8]) {
         var s = s
         s.withUTF8 { writeString(utf8: $0, to: &out) }
     }

@@ -128,18 +128,35 @@ struct JSONScanner {
     // MARK: - Strings
 
     /// Reads `"…"`. A string without escapes (nearly every path and name) is validated and
-    /// copied in one go.
+    /// copied in one go; one of ASCII only needs no validation.
     mutating func string() throws(ProtocolError) -> String {
         guard peek(UInt8(ascii: "\"")) else { throw failure("expected a string") }
         index += 1
         let start = index
+        // Every byte read, or'ed: its high bit says whether any was not ASCII.
+        var seen: UInt64 = 0
         while index < bytes.count {
+            // Eight bytes at a time while none can end the plain run (nearly all of a path): the
+            // encoder's test, whose false positives (0xE2) only cost a look at each byte.
+            if let base = bytes.baseAddress {
+                while index + 8 <= bytes.count {
+                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                    if JSONLine.mayNeedEscape(word) { break }
+                    seen |= word
+                    index += 8
+                }
+                guard index < bytes.count else { break }
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try utf8(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                // ASCII is valid UTF-8: the non-generic initialiser, without String(validating:)'s
+                // generic metadata lookups (a tenth of a 100k-item answer's reading).
+                let text = seen & 0x8080_8080_8080_8080 == 0 ? String(decoding: run, as: UTF8.self) : try utf8(run, at: start)
                 index += 1
                 return text
             }
+            seen |= UInt64(byte)
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             guard byte >= 0x20 else { throw failure("a control character inside a string must be escaped") }
             index += 1
@@ -336,24 +353,25 @@ struct JSONScanner {
         var path: String?
         var oldPath: String?
         var attributes: [String: JSONValue]?
-        var seen: Set<String> = []
+        // Which of the three keys were read: of repeated keys the first counts. Flags, not a set
+        // of every key: hashing each key cost more than reading it.
+        var seenPath = false, seenOldPath = false, seenAttributes = false
         var wellFormed = true
         try members { (scanner, key) throws(ProtocolError) in
-            guard seen.insert(key).inserted else {
-                _ = try scanner.value()     // the first of repeated keys counts
-                return
-            }
             scanner.skipWhitespace()
             switch key {
-            case "path":
+            case "path" where !seenPath:
+                seenPath = true
                 if scanner.peek(UInt8(ascii: "\"")) { path = try scanner.string() } else { wellFormed = false; _ = try scanner.value() }
-            case "oldPath":
+            case "oldPath" where !seenOldPath:
+                seenOldPath = true
                 switch try scanner.value() {
                 case .string(let text): oldPath = text
                 case .null: break
                 default: wellFormed = false
                 }
-            case "attributes":
+            case "attributes" where !seenAttributes:
+                seenAttributes = true
                 switch try scanner.value() {
                 case .object(let object): attributes = object
                 case .null: break

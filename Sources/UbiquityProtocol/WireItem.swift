@@ -20,6 +20,20 @@ public struct WireItem: Sendable, Hashable {
         return .object(object)
     }
 
+    /// Appends `{"attributes":…,"oldPath":…,"path":…}`: the bytes ``JSONLine`` writes for
+    /// ``json``, without building that dictionary first (`ubiq query --json` writes 100k of them).
+    public static func writeJSON(path: String, oldPath: String?, attributes: [String: JSONValue], to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"attributes":"#.utf8)
+        JSONLine.write(.object(attributes), to: &out)
+        if let oldPath {
+            out.append(contentsOf: #","oldPath":"#.utf8)
+            JSONLine.writeString(oldPath, to: &out)
+        }
+        out.append(contentsOf: #","path":"#.utf8)
+        JSONLine.writeString(path, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
     public init(json: JSONValue, context: String = "item") throws(ProtocolError) {
         let reader = try FieldReader(json, context: context)
         path = try reader.string("path")

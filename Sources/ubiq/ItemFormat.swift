@@ -12,6 +12,11 @@ enum ItemFormat {
         return .object(object)
     }
 
+    /// ``json(_:)`` written straight into bytes: the same text.
+    static func writeJSON(_ item: MetadataItem, to out: inout [UInt8]) {
+        WireItem.writeJSON(path: item.path, oldPath: item.oldPath, attributes: item.attributes, to: &out)
+    }
+
     /// One table cell: dates as local `YYYY-MM-DD HH:MM:SS`, lists comma-separated, missing as `-`.
     static func cell(_ item: MetadataItem, _ key: String) -> String {
         guard let value = item.value(forAttribute: key) else { return "-" }

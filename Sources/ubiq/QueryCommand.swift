@@ -37,7 +37,7 @@ struct QueryCommand: AsyncParsableCommand {
             return metadataQuery.results
         }
         if options.json {
-            Terminal.outputJSONLines(items.lazy.map(ItemFormat.json))
+            Terminal.outputLines(items, ItemFormat.writeJSON)
         } else if !items.isEmpty {
             Terminal.output(ItemFormat.table(items, attributes: options.shownAttributes))
         }

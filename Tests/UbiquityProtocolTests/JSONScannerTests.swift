@@ -35,6 +35,50 @@ struct JSONScannerTests {
         }
     }
 
+    @Test("Awkward result items read as JSONDecoder reads them: repeated keys, escapes, unicode, big numbers, missing attributes")
+    func awkwardItems() throws {
+        let items = [
+            #"{"path":"/a","path":"/b","attributes":{"kMDItemFSName":"a"},"attributes":{"kMDItemFSName":"b"}}"#,
+            #"{"oldPath":"/x","oldPath":7,"path":"/y","attributes":null}"#,
+            #"{"path":"/c/\u00e9\n\"q\"\\\/\u2028\ud83d\ude00","attributes":{"kMDItemFSName":"\t\u0001"}}"#,
+            "{\"path\":\"/d/caf\u{e9}/\u{1F34E}/\u{2028}\",\"attributes\":{\"kMDItemFSName\":\"K\u{e4}se \u{1F34E}\"}}",
+            #"{"path":"/e","attributes":{"kMDItemFSSize":18446744073709551616,"b":9223372036854775807,"c":-0.0,"d":1e2,"e":[1,"x",null]}}"#,
+            #"{"path":"/f"}"#, #"{"attributes":{},"path":"/g","extra":{"path":"/no"},"more":[{"path":1}]}"#,
+            #"{ "path" : "/h" , "attributes" : { "a" : true , "b" : false } }"#,
+            "{\"path\":\"/ascii/then/\u{e9}/0123456789abcdef0123456789abcdef\",\"oldPath\":\"/0123456789abcdef\u{e9}\"}",
+        ]
+        for item in items {
+            for event in ["query.gatheringFinished", "query.reset"] {
+                let line = #"{"clock":"c","count":1,"event":"\#(event)","query":1,"results":[\#(item),\#(item)]}"#
+                let bytes = Array(line.utf8)
+                let reference = try JSONLine.decode(bytes)
+                #expect(try Self.scan(bytes).get() == reference, "\(line)")
+                #expect(try Self.message(bytes).get() == ServerMessage(json: reference), "\(line)")
+            }
+        }
+    }
+
+    @Test("A scanned item written back with WireItem.writeJSON is what JSONLine writes for its json")
+    func writeJSON() throws {
+        for seed in UInt64(0)..<300 {
+            for (label, line, _) in ResultEncoderPropertyTests.pairs(seed: seed) {
+                guard case .event(let event) = try Self.message(Array(line.dropLast())).get() else { continue }
+                var items: [WireItem] = []
+                switch event {
+                case .gatheringFinished(_, .results(let results, _), _), .reset(_, let results, _): items = results
+                case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _),
+                     .update(_, let added, let changed, let removed, _): items = added + changed + removed
+                default: break
+                }
+                for item in items {
+                    var bytes: [UInt8] = []
+                    WireItem.writeJSON(path: item.path, oldPath: item.oldPath, attributes: item.attributes, to: &bytes)
+                    #expect(bytes == Array(JSONLine.encode(item.json).utf8), "seed \(seed), \(label)")
+                }
+            }
+        }
+    }
+
     @Test("Numbers, escapes and odd values as JSONDecoder reads them")
     func values() throws {
         let texts = ["1.0", "1e2", "-0", "-0.0", "10000000000000000000", "9223372036854775807", "-9223372036854775808",
