@@ -25,24 +25,38 @@ public struct GroceryItemFiles: Sendable {
     ///
     /// - Throws: ``GroceryError/io(path:operation:message:)`` when the file exists but cannot be read.
     public func item(for result: MetadataItem) throws -> GroceryItem? {
+        try item(for: result, in: -1)
+    }
+
+    /// ``item(for:)``, the file opened relative to `directory` (`Documents/`, open) when it is inside.
+    private func item(for result: MetadataItem, in directory: Int32) throws -> GroceryItem? {
         guard let id = GroceryItemID(fileName: result.name) else { return nil }
-        guard let (name, truncated) = try readName(at: result.path) else { return nil }
-        return GroceryItem(id: id, name: name, created: result.creationDate ?? result.modificationDate,
-                           modified: result.modificationDate, isTruncated: truncated,
+        guard let (name, truncated) = try readName(at: result.path, in: directory) else { return nil }
+        let modified = result.modificationDate
+        return GroceryItem(id: id, name: name, created: result.creationDate ?? modified,
+                           modified: modified, isTruncated: truncated,
                            inConflict: result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true))
     }
 
     /// The items among query results, in the results' order; see ``item(for:)``. The files are
     /// read by four threads at once: with 10,000 items, reading them one after another was most
     /// of `grocery list`'s time, mostly waiting for the disk when their pages had left the cache.
+    /// Each file is opened relative to `Documents/`, so the kernel walks the container's path once.
     public func items(for results: [MetadataItem]) throws -> [GroceryItem] {
-        try ThreadedMap.map(results, threads: 4, minimumPerThread: 256) { try item(for: $0) }
+        let directory = Glibc.open(documents, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // Not openable: every file by its full path, whose open then reports what is wrong.
+        defer { if directory >= 0 { close(directory) } }
+        return try ThreadedMap.map(results, threads: 4, minimumPerThread: 256) { try item(for: $0, in: directory) }
     }
 
     /// The name stored in an item file: nil when the file does not exist or is not a regular file.
     /// A file longer than the limit yields its first ``GroceryLimits/maxNameBytes`` bytes and `true`.
     public func readName(at path: String) throws -> (name: String, truncated: Bool)? {
-        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        try readName(at: path, in: -1)
+    }
+
+    private func readName(at path: String, in directory: Int32) throws -> (name: String, truncated: Bool)? {
+        let fd = open(path, in: directory)
         if fd < 0 {
             // Gone, or a symbolic link / directory where an item should be: not an item.
             if [ENOENT, ENOTDIR, ELOOP].contains(errno) { return nil }
@@ -52,19 +66,34 @@ public struct GroceryItemFiles: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw PackageFileSystem.error("stat", path) }
         guard info.st_mode & S_IFMT == S_IFREG else { return nil }
-        // One byte more than allowed tells a full-length name from a longer file.
-        let bytes = try PackageFileSystem.read(fd, atMost: GroceryLimits.maxNameBytes + 1, path: path)
-        let count = bytes.count
-        let truncated = count > GroceryLimits.maxNameBytes
-        var kept = bytes[..<min(count, GroceryLimits.maxNameBytes)]
-        // Cut at a character boundary: drop a multi-byte sequence the limit split.
-        if truncated {
-            var lead = kept.endIndex - 1
-            while lead > kept.startIndex, kept[lead] & 0xC0 == 0x80 { lead -= 1 }
-            let length = kept[lead] >= 0xF0 ? 4 : kept[lead] >= 0xE0 ? 3 : kept[lead] >= 0xC0 ? 2 : 1
-            if kept.endIndex - lead < length { kept = kept[..<lead] }
+        // One byte more than allowed tells a full-length name from a longer file. On the stack:
+        // a buffer from the heap per file cost more than the read.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: GroceryLimits.maxNameBytes + 1) { buffer in
+            // Reading stops at the size fstat gave: one read per file instead of a second for the end.
+            let count = try PackageFileSystem.read(fd, into: buffer, path: path, expecting: Int(clamping: info.st_size))
+            let truncated = count > GroceryLimits.maxNameBytes
+            var kept = UnsafeBufferPointer(buffer)[..<min(count, GroceryLimits.maxNameBytes)]
+            // Cut at a character boundary: drop a multi-byte sequence the limit split.
+            if truncated {
+                var lead = kept.endIndex - 1
+                while lead > kept.startIndex, kept[lead] & 0xC0 == 0x80 { lead -= 1 }
+                let length = kept[lead] >= 0xF0 ? 4 : kept[lead] >= 0xE0 ? 3 : kept[lead] >= 0xC0 ? 2 : 1
+                if kept.endIndex - lead < length { kept = kept[..<lead] }
+            }
+            return (String(decoding: UnsafeBufferPointer(rebasing: kept), as: UTF8.self), truncated)
         }
-        return (String(decoding: kept, as: UTF8.self), truncated)
+    }
+
+    /// Opens an item file for reading (never following a symbolic link): relative to `directory`
+    /// when that is open and the path lies below `Documents/`, else by the full path.
+    private func open(_ path: String, in directory: Int32) -> Int32 {
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        let prefix = documents.utf8.count
+        let utf8 = path.utf8
+        guard directory >= 0, utf8.count > prefix + 1, utf8.starts(with: documents.utf8),
+              utf8[utf8.index(utf8.startIndex, offsetBy: prefix)] == UInt8(ascii: "/")
+        else { return Glibc.open(path, flags) }
+        return path.withCString { Glibc.openat(directory, $0 + prefix + 1, flags) }
     }
 
     // MARK: Writing
@@ -112,13 +141,14 @@ public struct GroceryItemFiles: Sendable {
 }
 
 extension PackageFileSystem {
-    /// Reads from `fd` until end of file or `limit` bytes, whichever comes first: a file that is
-    /// larger (or grows meanwhile) is never read whole.
-    static func read(_ fd: Int32, atMost limit: Int, path: String) throws -> Data {
-        var data = Data(count: limit)
+    /// Reads from `fd` into `buffer` until end of file or the buffer is full, whichever comes
+    /// first: a file that is larger (or grows meanwhile) is never read whole. Returns the count.
+    /// With `expecting` (the size fstat gave), stops once that many bytes are read.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, path: String,
+                     expecting size: Int? = nil) throws -> Int {
         var count = 0
-        while count < limit {
-            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, limit - count) }
+        while count < buffer.count, count < size ?? Int.max, let base = buffer.baseAddress {
+            let n = Glibc.read(fd, base + count, buffer.count - count)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw error("read", path)
@@ -126,6 +156,13 @@ extension PackageFileSystem {
             if n == 0 { break }
             count += n
         }
+        return count
+    }
+
+    /// ``read(_:into:path:)`` into new `Data` of at most `limit` bytes.
+    static func read(_ fd: Int32, atMost limit: Int, path: String) throws -> Data {
+        var data = Data(count: limit)
+        let count = try data.withUnsafeMutableBytes { try read(fd, into: $0.bindMemory(to: UInt8.self), path: path) }
         return data.prefix(count)
     }
 }

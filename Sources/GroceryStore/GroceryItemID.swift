@@ -15,12 +15,22 @@ public struct GroceryItemID: Hashable, Comparable, Sendable, Codable, CustomStri
         self.init(uuid)
     }
 
-    /// Parses `Item_<UUID>`; nil for any other name (such files are not items).
+    /// Parses `Item_<UUID>`; nil for any other name (such files are not items). Only the
+    /// canonical uppercase spelling is an item (`Item_e621…` is someone else's file), so the name
+    /// is checked byte by byte, without parsing a UUID: `grocery list` checks every item's name.
     public init?(fileName: some StringProtocol) {
         guard fileName.hasPrefix(Self.fileNamePrefix) else { return nil }
-        self.init(uuidString: String(fileName.dropFirst(Self.fileNamePrefix.count)))
-        // Only the canonical uppercase spelling is an item: `Item_e621…` is someone else's file.
-        guard String(fileName.dropFirst(Self.fileNamePrefix.count)) == uuidString else { return nil }
+        let tail = fileName.utf8.dropFirst(Self.fileNamePrefix.utf8.count)
+        guard tail.count == 36 else { return nil }
+        for (offset, byte) in tail.enumerated() {
+            switch offset {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return nil }
+            default:
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                else { return nil }
+            }
+        }
+        uuidString = String(fileName.dropFirst(Self.fileNamePrefix.count))
     }
 
     public var fileName: String { Self.fileNamePrefix + uuidString }

@@ -59,12 +59,13 @@ public final class GroceryList: Sendable {
     // MARK: Reading
 
     /// The query this list's format is found by: `Documents/` of this container only, with the
-    /// dates `list --sort created` and `show` need.
+    /// dates `list --sort created` and `show` need. Not the name: it is the path's last
+    /// component (``MetadataItem/name``), and left out it makes a 10,000-item answer a sixth shorter.
     public func makeQuery(live: Bool, batchingInterval: Double? = nil) -> MetadataQuery {
         let query = MetadataQuery(connection: connection, predicateFormat: format.predicate)
         query.searchScopes = .documents
         query.containers = [container]
-        query.attributes = ["kMDItemFSName", "kMDItemFSCreationDate", "kMDItemFSContentChangeDate", "hasUnresolvedConflicts"]
+        query.attributes = ["kMDItemFSCreationDate", "kMDItemFSContentChangeDate", "hasUnresolvedConflicts"]
         query.notificationBatchingInterval = batchingInterval
         query.isLive = live
         return query

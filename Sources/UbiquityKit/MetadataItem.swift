@@ -42,7 +42,11 @@ public struct MetadataItem: Sendable, Hashable {
     /// The file name; from the path when `kMDItemFSName` was not requested.
     public var name: String {
         if case .string(let name)? = attributes[Attribute.name.canonicalName] { return name }
-        return path.split(separator: "/").last.map(String.init) ?? path
+        // The last component, found from the end: no array of every component.
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        let name = path[path.utf8.index(after: slash)...]
+        // A path ending in "/" (never sent by the daemon) names what is before it, as split did.
+        return name.isEmpty ? path.split(separator: "/").last.map(String.init) ?? path : String(name)
     }
 
     /// `kMDItemFSSize` in bytes, when requested.

@@ -10,7 +10,13 @@ public enum ISODate {
 
     /// Parses `YYYY-MM-DD[THH:MM[:SS[.fraction]]][Z|±HH:MM|±HHMM]` (a space may replace `T`).
     static func parse(_ text: String) -> Double? {
-        var s = Array(text.utf8)[...]
+        // The string's own bytes, not an Array of them: `grocery list` reads two dates per item.
+        var text = text
+        return text.withUTF8 { parse(utf8: $0[...]) }
+    }
+
+    private static func parse(utf8: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        var s = utf8
         func digits(_ n: Int) -> Int? {
             guard s.count >= n else { return nil }
             var v = 0

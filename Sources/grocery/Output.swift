@@ -43,7 +43,11 @@ enum Output {
     /// Without a header: label/value lines (`status`, `show`).
     static func table(header: [String]?, rows: [[String]], styles: [Style?] = []) -> String {
         let all = (header.map { [$0] } ?? []) + rows
-        let widths = (all.first ?? []).indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        // The last column is never padded: its width is not needed (counting characters of
+        // 10,000 names was a tenth of `grocery list`).
+        let widths = (all.first ?? []).indices.map { column in
+            column == (all.first?.count ?? 0) - 1 ? 0 : all.map { $0[column].count }.max() ?? 0
+        }
         return all.enumerated().map { (index, row) in
             row.indices.map { i in
                 var cell = i == row.count - 1 ? row[i] : row[i] + String(repeating: " ", count: widths[i] - row[i].count)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import GroceryStore
 import Testing
+import UbiquityKit
 
 /// File mode storage on a real temporary directory, without a daemon.
 @Suite struct GroceryItemFilesTests {
@@ -69,6 +70,35 @@ import Testing
         #expect(try files.readName(at: documents + "/link") == nil)
         #expect(mkfifo(documents + "/fifo", 0o600) == 0)
         #expect(try files.readName(at: documents + "/fifo") == nil, "a FIFO must not block the reader")
+    }
+
+    @Test func itemsForResultsReadRelativeToDocumentsAsEachReadOnItsOwn() throws {
+        defer { try? FileManager.default.removeItem(atPath: documents) }
+        var template = Array("/tmp/grocery-elsewhere-XXXXXX".utf8CString)
+        let elsewhere = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        // Enough items for the threaded read, and every kind of result that is not a plain item file.
+        var paths = try (0..<600).map { files.path(of: try files.add(name: "item \($0) é")) }
+        try FileManager.default.createDirectory(atPath: documents + "/sub", withIntermediateDirectories: false)
+        let nested = documents + "/sub/" + GroceryItemID().fileName, outside = elsewhere + "/" + GroceryItemID().fileName
+        try Data("nested".utf8).write(to: URL(fileURLWithPath: nested))
+        try Data("outside".utf8).write(to: URL(fileURLWithPath: outside))
+        let link = documents + "/" + GroceryItemID().fileName, directory = documents + "/" + GroceryItemID().fileName
+        #expect(symlink(paths[0], link) == 0)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        paths += [nested, outside, link, directory, documents + "/" + GroceryItemID().fileName, documents + "/Item_milk",
+                  documents + "x/" + GroceryItemID().fileName]
+        // The name as an attribute on half of them, from the path's last component on the others.
+        let results = paths.enumerated().map { index, path in
+            MetadataItem(path: path, attributes: [
+                "kMDItemFSContentChangeDate": .string("2026-11-22T10:00:0\(index % 10).123456Z"),
+                "hasUnresolvedConflicts": .bool(index % 7 == 0),
+            ].merging(index % 2 == 0 ? ["kMDItemFSName": .string(String(path.split(separator: "/").last!))] : [:]) { a, _ in a })
+        }
+        let together = try files.items(for: results)
+        #expect(together == (try results.compactMap { try files.item(for: $0) }))
+        #expect(together.count == 602)
+        #expect(together.map(\.name).suffix(2) == ["nested", "outside"])
     }
 }
 

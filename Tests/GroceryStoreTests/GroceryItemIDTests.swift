@@ -1,6 +1,7 @@
 import Foundation
 import GroceryStore
 import Testing
+import UbiquityTesting
 
 @Suite struct GroceryItemIDTests {
     let a = GroceryItemID(uuidString: "3F2A9C1E-0000-4000-8000-000000000001")!
@@ -14,6 +15,41 @@ import Testing
         #expect(GroceryItemID(fileName: "notes.txt") == nil)
         let fresh = GroceryItemID()
         #expect(fresh.uuidString == fresh.uuidString.uppercased())
+    }
+
+    @Test func onlyCanonicalUppercaseUUIDNamesAreItemsAsFoundationWouldParseThem() {
+        // The definition the byte check replaced: Foundation parses it, and its uppercase form is the name.
+        func reference(_ name: String) -> String? {
+            guard name.hasPrefix("Item_") else { return nil }
+            let tail = String(name.dropFirst(5))
+            guard let uuid = UUID(uuidString: tail), uuid.uuidString.uppercased() == tail else { return nil }
+            return tail
+        }
+        let canonical = "Item_3F2A9C1E-0000-4000-8000-00000000000A"
+        var names = [canonical, "Item_3F2A9C1E-0000-4000-8000-00000000000a", "Item_3F2A9C1E00004000800000000000000A",
+                     "Item_{3F2A9C1E-0000-4000-8000-00000000000A}", "Item_3F2A9C1E-0000-4000-8000-00000000000", "Item_",
+                     "Item_3F2A9C1E-0000-4000-8000-00000000000AB", "item_3F2A9C1E-0000-4000-8000-00000000000A",
+                     "Item_3F2A9C1E-0000-4000-8000-00000000000Ａ", "Item_3F2A9C1E-0000-4000-8000-0000000000é",
+                     "Item_3F2A9C1E-0000-4000-8000_00000000000A", " Item_3F2A9C1E-0000-4000-8000-00000000000A",
+                     "Item_3F2A9C1E-0000-4000-8000-00000000000A ", "Item_3F2A9C1E-0000-4000-8000-00000000000G"]
+        var random = SplitMix64(seed: 20_261_123)
+        let alphabet = Array("0123456789ABCDEFabcdefG-_ é")
+        for _ in 0..<500 {
+            var characters = Array(canonical)
+            for _ in 0..<random.int(1...2) {
+                let at = random.int(5...(characters.count - 1))
+                switch random.int(0...2) {
+                case 0: characters[at] = random.pick(alphabet)
+                case 1: characters.remove(at: at)
+                default: characters.insert(random.pick(alphabet), at: at)
+                }
+            }
+            names.append(String(characters))
+        }
+        for name in names {
+            #expect(GroceryItemID(fileName: name)?.uuidString == reference(name), "\(name)")
+            #expect(GroceryItemID(fileName: name[...])?.uuidString == reference(name), "\(name)")
+        }
     }
 
     @Test func shortIDsAreTheShortestUnambiguousPrefixes() throws {

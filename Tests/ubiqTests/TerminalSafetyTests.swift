@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UbiquityKit
 import UbiquityTesting
 
 /// File names in a shared container are other people's text: `ubiq` shows them on one line with
@@ -20,5 +21,25 @@ import UbiquityTesting
 
         let json = try ubiq.run(["query", "--json", "--socket", daemon.socket, "name LIKE 'Item_*'"])
         #expect(json.stdout.contains(#"Item_\u001b[31mred\u001b[2J\nforged line"#), "\(json.stdout)")
+    }
+
+    @Test func namesWithoutControlCharactersAreShownAsTheyAreAndOthersScalarByScalar() {
+        // The rule, scalar by scalar (what oneLine does for every name that has a control character).
+        func reference(_ text: String) -> String {
+            var result = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\n": result.unicodeScalars.append("↵")
+                case "\t": result.unicodeScalars.append("⇥")
+                case _ where scalar.properties.generalCategory == .control: result.unicodeScalars.append("\u{FFFD}")
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result
+        }
+        var texts = ["milk", "", "Käse 🍎", "a\u{7F}b", "a\u{80}b", "a\u{85}b", "a\u{9F}b", "a\u{A0}b", "\u{C2}", "é\u{9F}",
+                     "tab\there", "new\nline", "\u{1B}[2J", "\u{2028}", "👩‍👩‍👧", "x\u{0}y"]
+        texts += (0x00...0x2FF).map { String(UnicodeScalar($0)!) + "é" }
+        for text in texts { #expect(DisplayText.oneLine(text) == reference(text), "\(text.debugDescription)") }
     }
 }
