@@ -125,7 +125,7 @@ public final class MetadataQuery: Sendable {
         var isLive = true
     }
 
-    /// An item with its sort values, computed once when it arrives.
+    /// An item with its sort values, computed once when it arrives (while results are merged).
     fileprivate struct Entry: Sendable {
         var item: MetadataItem
         var key: [Value?]
@@ -137,14 +137,18 @@ public final class MetadataQuery: Sendable {
         var queryID: Int?
         var released = false
         var sort: [MetadataSortDescriptor] = []
-        var entries: [Entry] = []
+        /// The results in the daemon's order, and beside them each one's sort values: two arrays,
+        /// not one of entries, so that ``results`` is this array itself rather than a copy of
+        /// every item (copying and freeing 100k items took a fifth of `ubiq query`'s time).
+        var items: [MetadataItem] = []
+        var keys: [[Value?]] = []
         /// Notifications not yet taken by the reader (bounded, see ``NotificationBuffer``).
         var buffer = NotificationBuffer(limit: MetadataQuery.maxWaitingNotifications)
         /// The reader, when it waits for the next notification.
         var waiter: CheckedContinuation<Notification?, any Error>?
         /// Set when the stream ends: nil error for a normal end, after the buffer is drained.
         var end: (any Error)??
-        /// The daemon's clock as of ``entries``.
+        /// The daemon's clock as of ``items``.
         var clock: String?
         /// The daemon's clock as of the notification the reader took last.
         var takenClock: String?
@@ -239,7 +243,7 @@ public final class MetadataQuery: Sendable {
 
     /// The current results and the clock they are as of; nil until the daemon sent a clock.
     public var snapshot: Snapshot? {
-        state.withLock { state in state.clock.map { Snapshot(clock: $0, results: state.entries.map(\.item)) } }
+        state.withLock { state in state.clock.map { Snapshot(clock: $0, results: state.items) } }
     }
 
     /// The daemon's clock as of the notification the reader took last (nil before the first
@@ -248,16 +252,16 @@ public final class MetadataQuery: Sendable {
     public var clockOfLastNotification: String? { state.withLock { $0.takenClock } }
 
     /// The current results, sorted. Stays readable after ``stop()``.
-    public var results: [MetadataItem] { state.withLock { $0.entries.map(\.item) } }
+    public var results: [MetadataItem] { state.withLock { $0.items } }
     /// `results.count`, without copying.
-    public var resultCount: Int { state.withLock { $0.entries.count } }
+    public var resultCount: Int { state.withLock { $0.items.count } }
     /// One result by position, or nil when `index` is out of range.
     ///
     /// Results change under you as updates arrive: a `resultCount` read before this call may be
     /// stale. Iterate ``results`` (one consistent copy), or wrap the loop in ``disableUpdates()``
     /// / ``enableUpdates()`` as with `NSMetadataQuery`.
     public func result(at index: Int) -> MetadataItem? {
-        state.withLock { $0.entries.indices.contains(index) ? $0.entries[index].item : nil }
+        state.withLock { $0.items.indices.contains(index) ? $0.items[index] : nil }
     }
 
     // MARK: Lifecycle
@@ -277,7 +281,7 @@ public final class MetadataQuery: Sendable {
             state.phase = .starting
             // Unparsable keys are left to the daemon, which answers query.invalidSort.
             state.sort = state.configuration.sortDescriptors.compactMap { try? MetadataSortDescriptor(parsing: $0.wireForm) }
-            if let snapshot { state.entries = snapshot.results.map(state.entry) }
+            if let snapshot { state.replaceResults(snapshot.results) }
             return state.configuration
         }
         var parameters = Self.parameters(configuration)
@@ -332,7 +336,7 @@ public final class MetadataQuery: Sendable {
                 state.takenClock = state.clock
                 return waiter
             }
-            state.buffer.append(notification, clock: state.clock) { state.entries.map(\.item) }
+            state.buffer.append(notification, clock: state.clock) { state.items }
             return nil
         }
         waiter?.resume(returning: notification)
@@ -444,7 +448,7 @@ extension MetadataQuery.State {
     private mutating func gathered(_ results: [WireItem]) -> MetadataQuery.Notification {
         // The daemon sends results sorted by the query's own descriptors: keep its order.
         let items = results.map(MetadataItem.init)
-        entries = items.map(entry)
+        replaceResults(items)
         phase = .live
         return .didFinishGathering(results: items)
     }
@@ -466,7 +470,7 @@ extension MetadataQuery.State {
             return .didResume(added: added, changed: changed, removed: removed)
         case .reset(_, let results, _):
             let items = results.map(MetadataItem.init)
-            entries = items.map(entry)
+            replaceResults(items)
             return .didReset(results: items)
         case .update(_, let added, let changed, let removed, _):
             let added = added.map(MetadataItem.init), changed = changed.map(MetadataItem.init)
@@ -486,6 +490,12 @@ extension MetadataQuery.State {
         case .stopped, .shuttingDown, .documentLockChanged:
             return nil
         }
+    }
+
+    /// A whole result set, already in the daemon's order.
+    fileprivate mutating func replaceResults(_ results: [MetadataItem]) {
+        items = results
+        keys = sort.isEmpty ? Array(repeating: [], count: results.count) : results.map { entry($0).key }
     }
 
     fileprivate func entry(_ item: MetadataItem) -> MetadataQuery.Entry {
@@ -516,21 +526,33 @@ extension MetadataQuery.State {
         }
         // An added path already present would be a daemon bug; never show an item twice.
         for item in added { leaving.insert(item.path) }
-        if !leaving.isEmpty { entries.removeAll { leaving.contains($0.item.path) } }
+        if !leaving.isEmpty {
+            var keptItems: [MetadataItem] = [], keptKeys: [[Value?]] = []
+            keptItems.reserveCapacity(items.count)
+            keptKeys.reserveCapacity(items.count)
+            for i in items.indices where !leaving.contains(items[i].path) {
+                keptItems.append(items[i])
+                keptKeys.append(keys[i])
+            }
+            items = keptItems
+            keys = keptKeys
+        }
 
         let arriving = (added + changed).map(entry)
         if arriving.count > 32 {
-            entries.append(contentsOf: arriving)
-            entries.sort(by: precedes)
+            let all = (zip(items, keys).map { MetadataQuery.Entry(item: $0, key: $1) } + arriving).sorted(by: precedes)
+            items = all.map(\.item)
+            keys = all.map(\.key)
             return
         }
         for e in arriving {
-            var low = 0, high = entries.count
+            var low = 0, high = items.count
             while low < high {
                 let mid = (low + high) / 2
-                if precedes(entries[mid], e) { low = mid + 1 } else { high = mid }
+                if precedes(MetadataQuery.Entry(item: items[mid], key: keys[mid]), e) { low = mid + 1 } else { high = mid }
             }
-            entries.insert(e, at: low)
+            items.insert(e.item, at: low)
+            keys.insert(e.key, at: low)
         }
     }
 }
