@@ -59,24 +59,27 @@ public final class GroceryList: Sendable {
     // MARK: Reading
 
     /// The query this list's format is found by: `Documents/` of this container only, with the
-    /// dates `list --sort created` and `show` need. Not the name: it is the path's last
-    /// component (``MetadataItem/name``), and left out it makes a 10,000-item answer a sixth shorter.
-    public func makeQuery(live: Bool, batchingInterval: Double? = nil) -> MetadataQuery {
+    /// conflict flag and, unless `dates` is false, the dates `list --sort created` and `show` need.
+    /// Not the name: it is the path's last component (``MetadataItem/name``). Each attribute left
+    /// out shortens the answer: for 10,000 items the daemon took about 45 ms with the name and
+    /// the dates, 40 without the name, 20 without the dates.
+    public func makeQuery(live: Bool, batchingInterval: Double? = nil, dates: Bool = true) -> MetadataQuery {
         let query = MetadataQuery(connection: connection, predicateFormat: format.predicate)
         query.searchScopes = .documents
         query.containers = [container]
-        query.attributes = ["kMDItemFSCreationDate", "kMDItemFSContentChangeDate", "hasUnresolvedConflicts"]
+        query.attributes = (dates ? ["kMDItemFSCreationDate", "kMDItemFSContentChangeDate"] : []) + ["hasUnresolvedConflicts"]
         query.notificationBatchingInterval = batchingInterval
         query.isLive = live
         return query
     }
 
     /// Every item, unsorted: in file mode one query and one bounded read per item file; in
-    /// package mode one load of the package.
-    public func items() async throws -> [GroceryItem] {
+    /// package mode one load of the package. With `dates` false, items of file mode have no
+    /// dates (`created` and `modified` are nil): for a list that shows and sorts by name only.
+    public func items(dates: Bool = true) async throws -> [GroceryItem] {
         switch format {
         case .files:
-            let query = makeQuery(live: false)
+            let query = makeQuery(live: false, dates: dates)
             for try await _ in try await query.start() {}
             return try files.items(for: query.results)
         case .package:

@@ -40,9 +40,11 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let chosen = sort?.value
         let (items, format, order) = try await options.withList { list in
-            var order = chosen
-            if order == nil { order = try await list.storedSortOrder() }
-            return (try await list.items(), list.format, order ?? .name)
+            var chosenOrder = chosen
+            if chosenOrder == nil { chosenOrder = try await list.storedSortOrder() }
+            let order = chosenOrder ?? .name
+            // The table sorted by name shows no dates: not asking for them halves the daemon's answer.
+            return (try await list.items(dates: json || order == .created), list.format, order)
         }
         let sorted = order.sorted(items)
         let shortIDs = GroceryItemID.shortIDs(for: items.map(\.id))

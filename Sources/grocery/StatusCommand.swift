@@ -30,7 +30,7 @@ struct StatusCommand: AsyncParsableCommand {
         let (version, list, count) = try await options.withList { list in
             (list.connection.hello.version, (container: list.container, path: list.containerPath,
                                              documents: list.documents, format: list.format),
-             try await list.items().count)
+             try await list.items(dates: false).count)
         }
         let socket = options.socketPath
         if json {
