@@ -88,7 +88,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// statx, xattrs, eventfd and dirent names: prefixed C wrappers for what Swift cannot import.
+        /// statx, xattrs, eventfd, dirent names and mallopt: prefixed C wrappers for what Swift cannot import.
         .target(name: "CUbiquitySystem"),
 
         /// Every file-system observation: inotify watcher, raw-syscall crawler, rename pairing,
@@ -157,6 +157,7 @@ let package = Package(
         /// subcommand, and writing to stdout/stderr that ends quietly when the reader goes away.
         .target(
             name: "CommandLineSupport",
+            dependencies: ["CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 

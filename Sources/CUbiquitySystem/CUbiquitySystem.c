@@ -3,6 +3,7 @@
 #include "CUbiquitySystem.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
@@ -100,3 +101,7 @@ void ubq_prefer_huge_pages(void *start, size_t length) {
     uintptr_t end = (address + length) & ~(huge - 1);
     if (end > first) (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
 }
+
+int ubq_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
+
+int ubq_malloc_top_pad(int bytes) { return mallopt(M_TOP_PAD, bytes); }

@@ -1,9 +1,10 @@
 // CommandLineSupport — what `ubiq` and `grocery` share around swift-argument-parser.
 //
 // Owns: rewriting the command line so options that apply to every subcommand may come first;
-//   writing to standard output and error so that a reader going away ends the tool quietly.
+//   writing to standard output and error so that a reader going away ends the tool quietly;
+//   the allocator's set-up for reading big answers.
 // Must not: parse commands, format output or talk to the daemon.
-// Depends on: Glibc only.
+// Depends on: Glibc, CUbiquitySystem (mallopt).
 
 /// Options that apply to every subcommand, accepted before the subcommand's name as well as
 /// after it, as with `git -C DIR status`, `systemctl --user start`, `docker -H HOST ps`.

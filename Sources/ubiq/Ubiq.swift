@@ -40,6 +40,7 @@ struct Ubiq: AsyncParsableCommand {
     /// is an EPIPE (Terminal.write exits 0; print's buffered output is dropped) rather than death
     /// by signal; NIO would ignore it anyway once it opens the daemon's socket.
     static func main() async {
+        MallocTuning.oneGrowingHeap()
         signal(SIGPIPE, SIG_IGN)
         await main(globalOptions.hoisted(Array(CommandLine.arguments.dropFirst())))
     }

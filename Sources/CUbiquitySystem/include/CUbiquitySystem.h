@@ -1,7 +1,7 @@
 // CUbiquitySystem — the few Linux calls Swift cannot import through Glibc.
 //
 // Owns: prefixed C wrappers (ubq_*) for statx, extended attributes, eventfd, a directory
-//   entry's name, and the huge-page hint for big buffers.
+//   entry's name, two malloc options, and the huge-page hint for big buffers.
 // Must not: hold state or policy: every decision about what to call and when lives in UbiquityWatch.
 // Depends on: the C library only.
 #ifndef C_UBIQUITY_SYSTEM_H
@@ -73,5 +73,10 @@ static inline const char *ubq_dirent_name(const struct dirent *entry) { return e
 /// buffer of megabytes then costs one page fault per 2 MiB instead of one per 4 KiB. Only a
 /// hint: does nothing when no whole huge page fits, THP is off, or the call fails.
 void ubq_prefer_huge_pages(void *start, size_t length);
+
+/// `mallopt(M_ARENA_MAX, arenas)` and `mallopt(M_TOP_PAD, bytes)` (malloc.h, which Glibc does
+/// not import). Return what `mallopt` returns: 1 on success.
+int ubq_malloc_arena_max(int arenas);
+int ubq_malloc_top_pad(int bytes);
 
 #endif
