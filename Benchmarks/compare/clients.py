@@ -27,8 +27,8 @@ import sys
 import tempfile
 import time
 
-from compare import (BenchError, SplitMix64, Ubiquityd, ensure_tree, human, log, make_uuid, mmm, med, parse_size,
-                     portable_path, write_section)
+from compare import (REPO, BenchError, SplitMix64, Ubiquityd, command_output, ensure_tree, human, log, make_uuid, mmm,
+                     med, parse_size, portable_path, write_section)
 
 GROCERY_CONTAINER = "com.example.grocery"
 EVERYTHING = "kMDItemFSName LIKE '*'"
@@ -167,8 +167,10 @@ def report(args, g, q):
     lines = [
         "## Clients: grocery list and ubiq query",
         "",
-        f"`make bench-clients` (Benchmarks/compare/clients.py), release builds, {args.runs} runs, the daemon running "
-        "and warm. `grocery list`: a container of "
+        f"`make bench-clients` (Benchmarks/compare/clients.py), release builds of git commit "
+        f"{command_output(['git', '-C', REPO, 'rev-parse', '--short', 'HEAD'])}, {args.runs} runs, the daemon running "
+        f"and warm; load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+        f"({os.cpu_count()} cores, shared with other work). `grocery list`: a container of "
         f"{args.items:,} item files (names of 3-40 bytes, some not ASCII), the table to /dev/null, wall time from "
         f"fork to exit. `ubiq query --json \"{EVERYTHING}\"` on compare.py's {human(parse_size(args.size))}-entry "
         f"tree ({q['count']:,} results), to /dev/null, against the daemon's own time for that answer: this harness "
@@ -231,6 +233,7 @@ def main():
     args.workdir = args.workdir or tempfile.mkdtemp(prefix="ubiquity-clients-")
     os.makedirs(args.workdir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="c-", dir="/tmp")
+    args.load_start = os.getloadavg()[0]
     try:
         g = measure_grocery(args, scratch)
         q = measure_ubiq(args, scratch)
