@@ -12,6 +12,22 @@ public struct CrawlListing: Sendable {
         }
     }
 
+    /// A stretch of a container's listing sent ahead while its crawl goes on
+    /// (``FileSystemChange/listingPart(_:_:)``): the entries at positions
+    /// `first..<first + entries.count` of the listing that follows, each naming its parent by a
+    /// position before its own (-1 for the root).
+    public struct Part: Sendable {
+        /// The container root's status, as the listing will have it.
+        public var root: FileStat
+        public var first: Int
+        public var entries: [Entry]
+        public init(root: FileStat, first: Int, entries: [Entry]) {
+            self.root = root
+            self.first = first
+            self.entries = entries
+        }
+    }
+
     /// The status of the subtree's root; nil when it does not exist.
     public var root: FileStat?
     public var entries: [Entry]

@@ -11,8 +11,21 @@ public enum FileSystemChange: Sendable {
     /// The complete, authoritative content of a subtree (a crawl or rescan): entries not listed
     /// are removed, listed ones inserted or updated. A listing without a root removes the subtree.
     case listing(ContainerID, [String], CrawlListing)
+    /// Entries of a container's crawl sent ahead while the walk goes on; the container's
+    /// `.listing` follows them (with no other change of that container in between) and holds
+    /// them again as its first entries, so applying only that listing gives the same index.
+    /// The index applies parts as they come when that cannot be seen otherwise (the container
+    /// holds nothing and nobody records changes), and then only the rest of the listing.
+    case listingPart(ContainerID, CrawlListing.Part)
     /// The tags of the entries of the directory at the path, read by the watcher's tag pass after
     /// a crawl that deferred them (``FileStat/tagsDeferred``): entries not listed have none.
     /// Ignored unless the directory there is still the one read (same inode).
     case tags(ContainerID, [String], directoryInode: UInt64, [String: [String]])
+
+    /// Whether this is a ``listingPart(_:_:)``: the journal leaves those out (the listing after
+    /// them holds their entries).
+    public var isListingPart: Bool {
+        if case .listingPart = self { return true }
+        return false
+    }
 }

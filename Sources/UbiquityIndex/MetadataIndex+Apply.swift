@@ -13,6 +13,7 @@ extension MetadataIndex {
     public func apply(_ batch: [FileSystemChange], record: Bool = true) -> ChangeSet {
         var recorder = Recorder(enabled: record)
         for change in batch {
+            if listingInParts != nil { keepOrEndParts(before: change) }
             switch change {
             case .stat(let container, let path, let stat):
                 guard let c = containerIndex(container) else { continue }
@@ -27,12 +28,16 @@ extension MetadataIndex {
                 move(container: c, from: from, to: to, stat: stat, &recorder)
             case .listing(let container, let path, let listing):
                 guard let c = containerIndex(container) else { continue }
+                if path.isEmpty, finishParts(container: c, listing, &recorder) { continue }
                 reserve(listing.entries.count)
                 applyListing(container: c, path, listing, &recorder)
             case .tags(let container, let path, let inode, let tags):
                 guard let c = containerIndex(container), let directory = lookup(container: c, path),
                       stat(directory).inode == inode else { continue }
                 applyTags(directory, tags, &recorder)
+            case .listingPart(let container, let part):
+                guard let c = containerIndex(container) else { continue }
+                applyPart(container: c, part, &recorder)
             }
         }
         for package in recorder.dirtyPackages where isLive(package) { refreshPackage(package) }
@@ -185,7 +190,7 @@ extension MetadataIndex {
         return upsert(name: name, in: parent, stat, container: container, &recorder)
     }
 
-    private func upsert(name: String, in parent: ItemID, _ stat: FileStat, container: Int,
+    func upsert(name: String, in parent: ItemID, _ stat: FileStat, container: Int,
                         _ recorder: inout Recorder) -> ItemID {
         if let existing = child(parent, name) {
             let old = self.stat(existing)

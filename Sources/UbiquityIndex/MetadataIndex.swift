@@ -76,6 +76,8 @@ public final class MetadataIndex {
     public private(set) var containers: [ContainerDescriptor] = []
     private var containerRoots: [ItemID?] = []
     let nameIndex = NameIndex()
+    /// A container's first crawl arriving in parts, while it does (MetadataIndex+Parts.swift).
+    var listingInParts: ListingInParts?
 
     public init() {}
 

@@ -180,7 +180,9 @@ public actor QueryEngine {
         holdWakes()
         defer { releaseWakes() }
         let now = wallClock()
-        if !batch.changes.isEmpty { journal(.batch(batch.changes, time: now, tracking: history.isTracking)) }
+        if batch.changes.contains(where: { !$0.isListingPart }) {
+            journal(.batch(batch.changes, time: now, tracking: history.isTracking))
+        }
         // With no live query and no clock handed out yet (the first crawl), skip building the change set.
         let changes = index.apply(batch.changes, record: history.isTracking || sessions.values.contains { $0.lifecycle.isActive })
         history.record(changes, now: now)

@@ -83,6 +83,8 @@ public final class WatchHarness: Sendable {
             return cookie(path) || listing.entries.contains { $0.name.hasPrefix(Crawler.cookiePrefix) }
         case .tags(_, let path, _, let tags):
             return cookie(path) || tags.keys.contains { $0.hasPrefix(Crawler.cookiePrefix) }
+        case .listingPart(_, let part):
+            return part.entries.contains { $0.name.hasPrefix(Crawler.cookiePrefix) }
         }
     }
 

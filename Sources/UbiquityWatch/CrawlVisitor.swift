@@ -2,7 +2,7 @@ import CUbiquitySystem
 import Glibc
 import UbiquityIndex
 
-/// Hears about each directory of a walk before its entries are read.
+/// Hears about each directory of a walk before its entries are read, and about its entries in parts while it goes on.
 protocol CrawlVisitor {
     /// - Parameters:
     ///   - directory: The directory's open descriptor (valid only during the call).
@@ -11,4 +11,9 @@ protocol CrawlVisitor {
     /// - Returns: Whether to call again for the directories below this one. The entries of a
     ///   directory it returned true for are listed without their tags (the tag pass reads them).
     mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool
+    /// Entries per part sent ahead of the listing (``sendAhead(_:)``); 0: none, the listing goes whole.
+    var partSize: Int { get }
+    /// Takes the entries read since the last part while the walk goes on (the listing still
+    /// holds them).
+    mutating func sendAhead(_ part: CrawlListing.Part)
 }

@@ -13,7 +13,8 @@ public import UbiquityIndex
 /// Symlinks are recorded as `.symlink` entries and never followed, so a crawl cannot leave its
 /// container, and no path longer than one name is ever handed to the kernel.
 /// A directory that cannot be opened is listed with its own status, its contents are skipped and
-/// the reason is in ``Result/skipped``. No Foundation on this path.
+/// the reason is in ``Result/skipped``. A visitor may take the entries in parts while the walk
+/// goes on (``CrawlVisitor/partSize``); the listing still holds them all. No Foundation on this path.
 ///
 /// ```swift
 /// let result = try Crawler().crawl(root: "/home/me/.local/share/ubiquity/containers/com.example.grocery")
@@ -204,7 +205,13 @@ public struct Crawler: Sendable {
         stack[0].visiting = visitor.willRead(directory: fd, path: path, inode: rootStat?.inode ?? 0)
         if stack[0].visiting, let fresh = Crawler.restat(fd, like: rootStat) { rootStatus = fresh }
 
+        var sent = 0
         while let top = stack.last {
+            // Here every entry read so far is final (a directory's status was taken again above).
+            if visitor.partSize > 0, entries.count - sent >= visitor.partSize, let root = rootStatus {
+                visitor.sendAhead(CrawlListing.Part(root: root, first: sent, entries: Array(entries[sent...])))
+                sent = entries.count
+            }
             Glibc.errno = 0
             guard let entry = readdir(top.stream) else {
                 if Glibc.errno != 0 {

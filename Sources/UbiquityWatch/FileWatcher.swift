@@ -9,7 +9,10 @@ public import UbiquityIndex
 /// One watch per directory; a dedicated reader thread drains the kernel queue promptly (`poll` on
 /// the inotify descriptor plus an `eventfd` to wake it). Each read of the queue becomes one
 /// ``ChangeBatch``: renames paired by cookie into `.move`, writes coalesced into one fresh `.stat`
-/// per path, new or moved-in directories watched first and then crawled into a `.listing`.
+/// per path, new or moved-in directories watched first and then crawled into a `.listing`. A
+/// whole container's crawl also sends its entries ahead in `.listingPart`s while the walk goes on
+/// (``Configuration/crawlPartEntries``), each in a batch of its own, so the consumer can apply
+/// them meanwhile; its `.listing` still holds them all.
 ///
 /// ```
 /// kernel queue:  CREATE .x.tmp | MODIFY .x.tmp | CLOSE_WRITE .x.tmp | MOVED_FROM .x.tmp (c=7) | MOVED_TO x (c=7)
@@ -67,6 +70,10 @@ public final class FileWatcher: Sendable {
         /// long (and a crawl ended at least this long ago): while changes keep arriving, their
         /// notifications do not share the processor with it. Zero: no wait.
         public var tagPassQuietPeriod: Duration = .zero
+        /// Entries of a container's crawl sent ahead in one part while the walk goes on
+        /// (``FileSystemChange/listingPart(_:_:)``), so the consumer applies them meanwhile and
+        /// only the last part remains when the walk ends; 0: the listing goes whole at the end.
+        public var crawlPartEntries = 8192
 
         public init(
             maxWatches: Int? = nil, rescanInterval: Duration = .seconds(10), pairingWindow: Duration = .milliseconds(10),

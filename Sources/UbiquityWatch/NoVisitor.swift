@@ -5,4 +5,6 @@ import UbiquityIndex
 /// A plain crawl: nobody listens.
 struct NoVisitor: CrawlVisitor {
     func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool { false }
+    var partSize: Int { 0 }
+    func sendAhead(_ part: CrawlListing.Part) {}
 }

@@ -74,7 +74,10 @@ extension WatcherCore {
         let previouslyUnwatched = container.unwatched.filter { $0.key.starts(with: path) }
         for key in previouslyUnwatched.keys { containers[slot]?.unwatched[key] = nil }
 
-        var visitor = WatchingVisitor(core: self, channel: channel, container: slot)
+        // A whole container's entries go out in parts while the walk goes on, for the consumer
+        // to apply meanwhile (a first crawl); a subtree's listing goes whole, with its events.
+        var visitor = WatchingVisitor(core: self, channel: channel, container: slot,
+                                      partSize: path.isEmpty ? configuration.crawlPartEntries : 0)
         let result: Crawler.Result
         do {
             result = try crawler.walk(root: root.fd, rootPath: container.descriptor.root, relative: path, visitor: &visitor)
@@ -111,6 +114,14 @@ extension WatcherCore {
             recordSkipped(id, skipped.path, reason: "\(skipped.call): \(skipped.reason)")
         }
         return result.listing
+    }
+
+    /// A part of a container's crawl, out at once (``FileSystemChange/listingPart(_:_:)``) with
+    /// whatever was queued before it.
+    func sendAhead(_ slot: Int, _ part: CrawlListing.Part) {
+        guard let id = containers[slot]?.descriptor.id else { return }
+        operations.append(.ready(.listingPart(id, part)))
+        flush()
     }
 
     /// Rescans (and tries to watch again) the unwatched subtrees of a container.

@@ -1,10 +1,13 @@
 import Glibc
+import UbiquityIndex
 
-/// Puts a watch on each directory of a walk before the crawler reads it.
+/// Puts a watch on each directory of a walk before the crawler reads it, and sends a
+/// container's entries ahead in parts while the walk goes on.
 struct WatchingVisitor: CrawlVisitor {
     unowned let core: WatcherCore
     unowned let channel: WatchChannel
     let container: Int
+    let partSize: Int
     var visited = Set<Int32>()
     /// The watched directories in the order read: what the tag pass reads after the crawl.
     var visitedInOrder: [Int32] = []
@@ -36,5 +39,9 @@ struct WatchingVisitor: CrawlVisitor {
         displaced += channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "", inode: inode)
         if visited.insert(wd).inserted { visitedInOrder.append(wd) }
         return true
+    }
+
+    mutating func sendAhead(_ part: CrawlListing.Part) {
+        core.sendAhead(container, part)
     }
 }

@@ -37,6 +37,7 @@ struct DescriptorRelativeTests {
                 case .stat(_, _, let stat): stat.size == 12_345
                 case .move(_, _, _, let stat): stat?.size == 12_345
                 case .listing(_, _, let listing): listing.entries.contains { $0.stat.size == 12_345 }
+                case .listingPart(_, let part): part.entries.contains { $0.stat.size == 12_345 }
                 case .remove, .tags: false      // tags carry no status
                 }
             }

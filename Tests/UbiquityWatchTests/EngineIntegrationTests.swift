@@ -100,6 +100,39 @@ struct EngineIntegrationTests {
         runner.cancel()
     }
 
+    /// A first crawl sent in parts of 16 entries, applied while the walk goes on, with files
+    /// created, removed and renamed meanwhile: the first answer is what the disk holds.
+    @Test(arguments: 0..<3)
+    func aFirstCrawlInPartsWithChangesMeanwhileAnswersExactly(run: Int) async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ubq-parts-\(UUID().uuidString)")
+        let root = base.appendingPathComponent("com.example.parts").path
+        defer { try? FileManager.default.removeItem(at: base) }
+        for d in 0..<20 {
+            try FileManager.default.createDirectory(atPath: root + "/Documents/d\(d)", withIntermediateDirectories: true)
+            for i in 0..<30 { try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/Documents/d\(d)/Item_\(d)_\(i)")) }
+        }
+        let descriptor = ContainerDescriptor(id: try ContainerID("com.example.parts"), root: root)
+        var configuration = FileWatcher.Configuration()
+        configuration.crawlPartEntries = 16
+        let watcher = try FileWatcher(containers: [descriptor], configuration: configuration)
+        let engine = QueryEngine(containers: [descriptor], source: WatcherChangeSource(watcher))
+        try watcher.start()
+        let runner = Task { await engine.run() }
+        // While the crawl (and the parts' application) goes on.
+        for i in 0..<40 { try Data("y".utf8).write(to: URL(fileURLWithPath: root + "/Documents/d19/Item_new_\(i)")) }
+        for i in 0..<30 { #expect(unlink(root + "/Documents/d0/Item_0_\(i)") == 0) }
+        #expect(rename(root + "/Documents/d10", root + "/Documents/moved") == 0)
+        let id = try await engine.start(try spec("name LIKE 'Item_*'"))
+        let answered = Set(try await engine.results(id).map(\.path))
+        let onDisk = Set(try FileManager.default.subpathsOfDirectory(atPath: root).filter {
+            $0.split(separator: "/").last?.hasPrefix("Item_") == true
+        }.map { root + "/" + $0 })
+        #expect(onDisk.count == 610)       // 600 files, 40 new, 30 removed
+        #expect(answered == onDisk, "run \(run): \(answered.subtracting(onDisk).count) extra, \(onDisk.subtracting(answered).count) missing")
+        await watcher.stop()
+        runner.cancel()
+    }
+
     @Test func anAtomicSaveIsOneChangeAndARenameCarriesTheOldPath() async throws {
         let c = try LiveContainer()
         try c.write("Documents/Item_1", "Milk")

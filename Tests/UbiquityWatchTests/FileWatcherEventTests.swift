@@ -25,6 +25,47 @@ struct FileWatcherEventTests {
         }
     }
 
+    /// A container's crawl goes out in parts while the walk goes on, each in a batch of its own
+    /// before the listing; the listing still holds every entry, the parts' first.
+    @Test func aContainersCrawlGoesOutInPartsBeforeItsListing() async throws {
+        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        configuration.crawlPartEntries = 4
+        try await WatchHarness.with(configuration: configuration, populate: { root in
+            for d in 0..<5 {
+                try FS.mkdir(root + "/d\(d)")
+                for f in 0..<6 { try FS.write(root + "/d\(d)/f\(f)", "x") }
+            }
+        }) { h in
+            let batches = h.recorder.recorded.batches
+            let parts = batches.flatMap { batch in
+                batch.changes.compactMap { change -> CrawlListing.Part? in
+                    if case .listingPart(_, let part) = change { part } else { nil }
+                }
+            }
+            guard let listing = batches.lazy.flatMap(\.changes).compactMap({ change -> CrawlListing? in
+                if case .listing(_, [], let listing) = change { listing } else { nil }
+            }).first else {
+                Issue.record("no listing")
+                return
+            }
+            #expect(listing.entries.count == 35)
+            #expect(parts.count >= 5, "\(parts.count) parts")
+            var next = 0
+            for part in parts {
+                #expect(part.first == next)
+                next = part.first + part.entries.count
+            }
+            let sent = parts.flatMap(\.entries).map(\.name)
+            #expect(sent == Array(listing.entries.prefix(sent.count).map(\.name)))
+            #expect(parts.allSatisfy { $0.root.inode == listing.root?.inode })
+            let partBatches = batches.filter { $0.changes.contains(where: \.isListingPart) }
+            #expect(partBatches.count == parts.count, "one part per batch")
+            try FS.write(h.path("d4/late"), "y")
+            try await h.recorder.wait(for: "the late file") { $0.hasStat("d4/late") { $0.kind == .regular } }
+            try await h.converge()
+        }
+    }
+
     @Test func createdFileIsAStatWithItsSize() async throws {
         try await WatchHarness.with { h in
             try FS.write(h.path("new.txt"), "12345")
@@ -301,7 +342,7 @@ struct FileWatcherEventTests {
                 case .stat(_, let path, _), .remove(_, let path): path.count > 1 && path[0] == "escape"
                 case .listing(_, let path, let listing): path.first == "escape" && !listing.entries.isEmpty
                 case .tags(_, let path, _, _): path.first == "escape"
-                case .move: false
+                case .move, .listingPart: false     // parts are of whole containers
                 }
             }
             #expect(!leaked)

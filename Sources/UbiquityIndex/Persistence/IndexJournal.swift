@@ -10,6 +10,7 @@
 ///             2  container                          (a container added or changed by a reload)
 ///             3                                     (a container removed from the configuration)
 /// change:     0 stat | 1 remove | 2 move | 3 listing | 4 tags, then container id, path and the rest
+///             (a listing's parts are not kept: the listing after them holds their entries)
 /// ```
 /// Format 2 added the tags change and the deferred-tags bit of a status; a format 1 journal is
 /// read as it is (it has neither).
@@ -47,8 +48,10 @@ public enum IndexJournal {
             payload.byte(1)
             payload.int64(time)
             payload.bool(tracking)
-            payload.varint(changes.count)
-            for change in changes { payload.change(change) }
+            // A listing's parts are left out: the listing after them holds their entries.
+            let kept = changes.filter { !$0.isListingPart }
+            payload.varint(kept.count)
+            for change in kept { payload.change(change) }
         case .containerAdded(let descriptor):
             payload.byte(2)
             payload.container(descriptor)
@@ -128,6 +131,8 @@ extension BinaryWriter {
                 string(entry.name)
                 fileStat(entry.stat)
             }
+        case .listingPart:
+            return      // never journaled (encode(_:) leaves them out)
         case .tags(let container, let path, let inode, let tags):
             byte(4)
             string(container.rawValue)

@@ -20,6 +20,8 @@ struct KeyValueChangeTap: ChangeSource {
                         if KeyValueChangeTap.touches(path) { touched.insert(c) }
                     case .move(let c, let from, let to, _):
                         if KeyValueChangeTap.touches(from) || KeyValueChangeTap.touches(to) { touched.insert(c) }
+                    case .listingPart:
+                        break       // the container's listing follows them and tells
                     }
                 }
                 sink.yield(batch)

@@ -1,0 +1,64 @@
+/// A container's crawl applied while it is still being read: the parts sent ahead of its listing
+/// (``FileSystemChange/listingPart(_:_:)``) are placed as they come, so that when the walk ends
+/// only the rest of the listing remains to apply.
+///
+/// Only into a container that holds nothing, in a batch that records no changes (no live query,
+/// no clock handed out: the first crawl): the parts can then only add entries, and the index is
+/// the one the listing alone would give. Anything else ignores the parts, and the listing is
+/// applied whole (a diff) as ever. The journal keeps only the listing, so a replay gives the same.
+extension MetadataIndex {
+    func applyPart(container c: Int, _ part: CrawlListing.Part, _ recorder: inout Recorder) {
+        if part.first == 0 {
+            listingInParts = nil
+            guard !recorder.enabled, rootID(ofContainer: c).map({ children($0)?.isEmpty ?? true }) ?? true else { return }
+            listingInParts = ListingInParts(container: c, root: setRoot(container: c, stat: part.root))
+        }
+        guard var parts = listingInParts, parts.container == c, parts.ids.count == part.first else {
+            listingInParts = nil        // not the part that comes next: the listing is applied whole
+            return
+        }
+        listingInParts = nil            // the ids stay uniquely referenced while they grow
+        place(part.entries[...], &parts, &recorder)
+        listingInParts = parts
+    }
+
+    /// Applies the rest of a listing whose parts were placed. - Returns: false when there are
+    /// none for this container (or they do not fit it): the listing is then applied whole.
+    func finishParts(container c: Int, _ listing: CrawlListing, _ recorder: inout Recorder) -> Bool {
+        guard var parts = listingInParts, parts.container == c else { return false }
+        listingInParts = nil
+        guard let root = listing.root, parts.ids.count <= listing.entries.count else { return false }
+        _ = setRoot(container: c, stat: root)
+        place(listing.entries[parts.ids.count...], &parts, &recorder)
+        return true
+    }
+
+    /// Any other change of the container in between ends its parts: the listing is then applied
+    /// whole, which is right whatever came between.
+    func keepOrEndParts(before change: FileSystemChange) {
+        guard let parts = listingInParts else { return }
+        let container: ContainerID
+        switch change {
+        case .listingPart, .listing(_, [], _):
+            return              // the parts' own steps, checked when applied
+        case .stat(let c, _, _), .remove(let c, _), .move(let c, _, _, _), .listing(let c, _, _), .tags(let c, _, _, _):
+            container = c
+        }
+        if containerIndex(container) == parts.container { listingInParts = nil }
+    }
+
+    /// Inserts entries in listing order: each one's parent is placed already (or was not placed,
+    /// and neither is it).
+    private func place(_ entries: ArraySlice<CrawlListing.Entry>, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
+        reserve(entries.count)
+        for entry in entries {
+            let position = Int(entry.parent)
+            let parent = position == -1 ? parts.root : position >= 0 && position < parts.ids.count ? parts.ids[position] : nil
+            guard let parent, children(parent) != nil else {
+                parts.ids.append(nil)
+                continue
+            }
+            parts.ids.append(upsert(name: entry.name, in: parent, entry.stat, container: parts.container, &recorder))
+        }
+    }
+}
