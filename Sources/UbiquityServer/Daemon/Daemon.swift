@@ -221,6 +221,10 @@ public final class Daemon: Sendable {
         let line = await statusLine()
         send { n throws(SystemdError) in try n.ready(status: line) }
         logger.info("ready", metadata: ["status": "\(line)"])
+        // After the crawl's tag pass: the snapshot then holds the tags (the journal does not start
+        // with the whole pass), and the answers that waited for the crawl go out before the
+        // snapshot's encoding holds the engine.
+        try? await engine.synchronize(includingTags: true)
         // From here on a crash keeps the clocks handed out: the journal continues this snapshot.
         await saveIndex(reason: "first crawl")
     }
