@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 const int UBQ_AT_SYMLINK_NOFOLLOW = AT_SYMLINK_NOFOLLOW;
 const int UBQ_AT_EMPTY_PATH = AT_EMPTY_PATH;
 const int UBQ_O_PATH = O_PATH;
+const int UBQ_RUSAGE_THREAD = RUSAGE_THREAD;
 const unsigned int UBQ_STATX_BASIC_AND_BIRTH = STATX_BASIC_STATS | STATX_BTIME;
 
 static int64_t ubq_nanoseconds(struct statx_timestamp t) {

@@ -13,6 +13,8 @@ protocol CrawlVisitor {
     mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool
     /// Entries per part sent ahead of the listing (``sendAhead(_:)``); 0: none, the listing goes whole.
     var partSize: Int { get }
+    /// Whether a second walker reads ahead of this walk (``ReadAhead``).
+    var readAhead: FileWatcher.Configuration.ReadAhead { get }
     /// Takes the entries read since the last part while the walk goes on (the listing still
     /// holds them).
     mutating func sendAhead(_ part: CrawlListing.Part)

@@ -93,6 +93,7 @@ public struct Crawler: Sendable {
         var position: Int32
         /// Whether the visitor wants to hear about directories below this one.
         var visiting: Bool
+        var inode: UInt64
     }
 
     /// Walks the subtree, calling `visitor` with each directory's open descriptor BEFORE its
@@ -201,7 +202,13 @@ public struct Crawler: Sendable {
         var path = relative
         var entries: [CrawlListing.Entry] = []
         var rootStatus = rootStat
-        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, position: -1, visiting: true)]
+        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, position: -1, visiting: true, inode: rootStat?.inode ?? 0)]
+        // A second walker for a cold disk (ReadAhead): at once, or when one of the first
+        // directories had to be read from the disk.
+        var readAhead = visitor.readAhead == .always ? ReadAhead.start(below: fd) : nil
+        var looksForCold = visitor.readAhead == .whenCold ? Self.directoriesLookedAtForCold : 0
+        let blocksBefore = looksForCold > 0 ? Self.blocksRead() : 0
+        defer { readAhead?.stop() }
         stack[0].visiting = visitor.willRead(directory: fd, path: path, inode: rootStat?.inode ?? 0)
         if stack[0].visiting, let fresh = Crawler.restat(fd, like: rootStat) { rootStatus = fresh }
 
@@ -218,6 +225,7 @@ public struct Crawler: Sendable {
                     skip(path, WatchError.system("readdir", errno: Glibc.errno, path: System.join(containerRoot, path)))
                 }
                 closedir(top.stream)
+                readAhead?.crawlFinished(top.inode)
                 stack.removeLast()
                 if !stack.isEmpty { path.removeLast() }
                 continue
@@ -261,7 +269,15 @@ public struct Crawler: Sendable {
             path.append(name)
             let visiting = top.visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
             if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries[entries.count - 1].stat = fresh }
-            stack.append(Frame(stream: stream, fd: childFD, position: Int32(entries.count - 1), visiting: visiting))
+            stack.append(Frame(stream: stream, fd: childFD, position: Int32(entries.count - 1), visiting: visiting,
+                               inode: stat.inode))
+            if looksForCold > 0 {
+                looksForCold -= 1
+                if Self.blocksRead() > blocksBefore {
+                    readAhead = ReadAhead.start(below: stack[0].fd)
+                    looksForCold = 0
+                }
+            }
         }
         return Result(listing: CrawlListing(root: rootStatus, entries: entries), skipped: skipped)
     }
@@ -275,6 +291,16 @@ public struct Crawler: Sendable {
         fresh?.tags = first?.tags ?? []
         fresh?.tagsDeferred = first?.tagsDeferred ?? false
         return fresh
+    }
+
+    /// Directories of a crawl after which a disk that had to read none is taken for warm.
+    static let directoriesLookedAtForCold = 64
+
+    /// Blocks this thread had the disk read for it so far (`getrusage`): a warm crawl reads none.
+    static func blocksRead() -> Int {
+        var usage = rusage()
+        guard getrusage(__rusage_who_t(UBQ_RUSAGE_THREAD), &usage) == 0 else { return 0 }
+        return usage.ru_inblock
     }
 
     @inline(__always)

@@ -74,6 +74,17 @@ public final class FileWatcher: Sendable {
         /// (``FileSystemChange/listingPart(_:_:)``), so the consumer applies them meanwhile and
         /// only the last part remains when the walk ends; 0: the listing goes whole at the end.
         public var crawlPartEntries = 8192
+        /// When a container's crawl gets a second walker that reads the directories it will reach
+        /// last (``ReadAhead``): two reads in flight on a cold disk instead of one.
+        public var crawlReadAhead = ReadAhead.whenCold
+
+        public enum ReadAhead: Sendable {
+            case never
+            /// When one of the crawl's first directories had to be read from the disk.
+            case whenCold
+            /// Always (tests: the crawl's result is the same).
+            case always
+        }
 
         public init(
             maxWatches: Int? = nil, rescanInterval: Duration = .seconds(10), pairingWindow: Duration = .milliseconds(10),

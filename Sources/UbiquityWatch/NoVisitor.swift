@@ -6,5 +6,6 @@ import UbiquityIndex
 struct NoVisitor: CrawlVisitor {
     func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool { false }
     var partSize: Int { 0 }
+    var readAhead: FileWatcher.Configuration.ReadAhead { .never }
     func sendAhead(_ part: CrawlListing.Part) {}
 }

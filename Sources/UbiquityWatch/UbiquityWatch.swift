@@ -1,8 +1,9 @@
 // UbiquityWatch — every file-system observation; the only module that talks to the kernel about files.
 //
-// Owns: the crawler (raw openat/readdir/statx, never following symlinks), inotify (one instance per
-//   container) with rename pairing, overflow rescans, the watch budget and rescans of unwatched
-//   subtrees, cookie sync, and the tag reader (xattrs). Everything below a container root is read
+// Owns: the crawler (raw openat/readdir/statx, never following symlinks; a read-ahead thread when
+//   the disk is cold), inotify (one instance per container) with rename pairing, overflow
+//   rescans, the watch budget and rescans of unwatched subtrees, cookie sync, and the tag reader
+//   (xattrs). Everything below a container root is read
 //   relative to descriptors (ContainerRoot, DirectoryResolver), never by path. The decisions —
 //   which events are one rename (RenamePairing), what an event means (EventPolicy), when to rescan
 //   (ResyncSchedule), where a watch sits (WatchTree) — are pure types; WatcherCore and System are

@@ -75,9 +75,11 @@ extension WatcherCore {
         for key in previouslyUnwatched.keys { containers[slot]?.unwatched[key] = nil }
 
         // A whole container's entries go out in parts while the walk goes on, for the consumer
-        // to apply meanwhile (a first crawl); a subtree's listing goes whole, with its events.
+        // to apply meanwhile (a first crawl), and a cold disk gets a second walker; a subtree's
+        // listing goes whole, with its events.
         var visitor = WatchingVisitor(core: self, channel: channel, container: slot,
-                                      partSize: path.isEmpty ? configuration.crawlPartEntries : 0)
+                                      partSize: path.isEmpty ? configuration.crawlPartEntries : 0,
+                                      readAhead: path.isEmpty ? configuration.crawlReadAhead : .never)
         let result: Crawler.Result
         do {
             result = try crawler.walk(root: root.fd, rootPath: container.descriptor.root, relative: path, visitor: &visitor)

@@ -8,6 +8,7 @@ struct WatchingVisitor: CrawlVisitor {
     unowned let channel: WatchChannel
     let container: Int
     let partSize: Int
+    let readAhead: FileWatcher.Configuration.ReadAhead
     var visited = Set<Int32>()
     /// The watched directories in the order read: what the tag pass reads after the crawl.
     var visitedInOrder: [Int32] = []

@@ -66,6 +66,27 @@ struct FileWatcherEventTests {
         }
     }
 
+    /// A second walker reading ahead (forced here; a daemon starts one when the disk is cold)
+    /// only reads: the listing is the crawl's own, and the index equals a fresh crawl.
+    @Test func aCrawlWithAReadAheadListsWhatACrawlAloneLists() async throws {
+        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        configuration.crawlReadAhead = .always
+        try await WatchHarness.with(configuration: configuration, populate: { root in
+            for d in 0..<8 {
+                try FS.mkdir(root + "/d\(d)")
+                try FS.mkdir(root + "/d\(d)/inner")
+                for f in 0..<20 { try FS.write(root + "/d\(d)/inner/f\(f)", "x") }
+                try FS.symlink("/", root + "/d\(d)/link")
+            }
+        }) { h in
+            let listed = h.recorder.recorded.changes.lazy.compactMap { change -> Int? in
+                if case .listing(_, [], let listing) = change { listing.entries.count } else { nil }
+            }.first
+            #expect(listed == 8 * 23)
+            try await h.converge()
+        }
+    }
+
     @Test func createdFileIsAStatWithItsSize() async throws {
         try await WatchHarness.with { h in
             try FS.write(h.path("new.txt"), "12345")

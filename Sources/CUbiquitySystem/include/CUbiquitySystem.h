@@ -37,6 +37,8 @@ extern const int UBQ_AT_SYMLINK_NOFOLLOW;
 extern const int UBQ_AT_EMPTY_PATH;
 /// `O_PATH`, which the C library declares only under `_GNU_SOURCE`.
 extern const int UBQ_O_PATH;
+/// `RUSAGE_THREAD` for `getrusage`, which the C library declares only under `_GNU_SOURCE`.
+extern const int UBQ_RUSAGE_THREAD;
 /// `STATX_BASIC_STATS | STATX_BTIME`.
 extern const unsigned int UBQ_STATX_BASIC_AND_BIRTH;
 
