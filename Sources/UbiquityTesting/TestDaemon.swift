@@ -137,6 +137,17 @@ public final class TestDaemon: @unchecked Sendable {
         throw TestDaemonError("ubiquityd did not listen on \(socket) within \(seconds) s:\n\(log)")
     }
 
+    /// Polls the log until a line holds every one of `texts`, or fails with the log after `seconds`.
+    public func waitForLog(_ texts: String..., within seconds: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if log.split(separator: "\n").contains(where: { line in texts.allSatisfy(line.contains) }) { return }
+            guard process.isRunning else { throw TestDaemonError("ubiquityd exited with status \(process.terminationStatus):\n\(log)") }
+            usleep(10_000)  // polling a condition, not standing in for one
+        }
+        throw TestDaemonError("ubiquityd logged no line with \(texts) within \(seconds) s:\n\(log)")
+    }
+
     /// What the daemon wrote to stdout and stderr so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 

@@ -70,6 +70,9 @@ public final class FileWatcher: Sendable {
         /// long (and a crawl ended at least this long ago): while changes keep arriving, their
         /// notifications do not share the processor with it. Zero: no wait.
         public var tagPassQuietPeriod: Duration = .zero
+        /// However busy the kernel queue, a pass waiting for quiet still reads once this long has
+        /// passed since it last read (or since the crawl that gave it work).
+        public var tagPassLongestDeferral: Duration = .seconds(1)
         /// Entries of a container's crawl sent ahead in one part while the walk goes on
         /// (``FileSystemChange/listingPart(_:_:)``), so the consumer applies them meanwhile and
         /// only the last part remains when the walk ends; 0: the listing goes whole at the end.
@@ -306,11 +309,21 @@ public final class FileWatcher: Sendable {
         let shared = self.shared
         // Like the crawl a barrier waits for, the tag pass is progress: no timeout.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            if !shared.send(.afterTagPass(continuation)) { continuation.resume() }
+            if !shared.send(.afterTagPass(continuation, hurrying: true)) { continuation.resume() }
         }
         guard let last = shared.state.withLock({ $0.phase == .running ? $0.status.lastSequence : nil })
         else { throw WatchError(.stopped, message: "the watcher is not running") }
         return max(sequence, last)
+    }
+
+    /// Returns once the tag pass has read everything crawled before the call, without hurrying
+    /// it (it reads at its own pace: ``Configuration/tagPassQuietPeriod``); at once when it has
+    /// nothing to read or the watcher stops. The batches holding those tags are emitted by then.
+    public func tagPassFinished() async {
+        let shared = self.shared
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if !shared.send(.afterTagPass(continuation, hurrying: false)) { continuation.resume() }
+        }
     }
 
     // MARK: - Test hooks

@@ -42,19 +42,23 @@ struct TagPass {
     /// Directories left per ticket.
     private var left: [UInt64: Int] = [:]
     private(set) var lastTicket: UInt64 = 0
-    private var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Who waits for which ticket; `hurrying`: the pass runs for them at once, quiet or not.
+    private var waiters: [(ticket: UInt64, hurrying: Bool, continuation: CheckedContinuation<Void, Never>)] = []
     /// Test hook: nothing is read while held (``FileWatcher/holdTagPass()``).
     var held = false
     /// When the reader last read kernel events or finished a crawl (monotonic nanoseconds): a
     /// pass nobody waits for starts only once the queue has been quiet for a while after it.
     private(set) var lastActivity: Int64 = 0
+    /// When the pass last read (or a crawl gave it work): however busy the queue, it is not put
+    /// off for longer than a bound after it.
+    private(set) var lastRead: Int64 = 0
 
     /// Directories still to read.
     var pending: Int { jobs.count - head }
     /// Whether the reader should read some now.
     var isRunnable: Bool { !held && pending > 0 }
     /// Whether someone waits for tags: the pass then runs whatever the consumer is doing.
-    var isAwaited: Bool { !waiters.isEmpty }
+    var isAwaited: Bool { waiters.contains { $0.hurrying } }
 
     /// Queues the watched directories of one crawl, in the order it read them.
     mutating func add(slot: Int, directories: [Int32]) {
@@ -65,17 +69,32 @@ struct TagPass {
         for wd in directories { jobs.append(Job(slot: slot, wd: wd, ticket: lastTicket)) }
     }
 
+    /// Whether a pass nobody hurries reads at `now` only because it was put off for
+    /// `longestDeferral` while the queue never went quiet for `quietPeriod`.
+    func isOverdue(at now: Int64, quietPeriod: Int64, longestDeferral: Int64) -> Bool {
+        guard !isAwaited, quietPeriod > 0 else { return false }
+        let quietAt = lastActivity.addingReportingOverflow(quietPeriod)
+        let deferredUntil = lastRead.addingReportingOverflow(max(longestDeferral, 0))
+        return (quietAt.overflow || now < quietAt.partialValue) && !deferredUntil.overflow && now >= deferredUntil.partialValue
+    }
+
     /// The kernel queue had events (or a crawl ended) at `now`.
     mutating func noteActivity(at now: Int64) { lastActivity = max(lastActivity, now) }
 
-    /// Nanoseconds until a pass may read at `now`: 0 when someone waits for tags or the queue
-    /// has been quiet for `quietPeriod`; otherwise what is left of it. Notifications come
-    /// first: while changes keep arriving, the pass leaves the processor to them.
-    func nanosecondsUntilQuiet(at now: Int64, quietPeriod: Int64) -> Int64 {
+    /// The pass read a chunk (or a crawl gave it work) at `now`.
+    mutating func noteRead(at now: Int64) { lastRead = max(lastRead, now) }
+
+    /// Nanoseconds until a pass may read at `now`: 0 when someone hurries it, or the queue has
+    /// been quiet for `quietPeriod`, or the pass has been put off for `longestDeferral` since it
+    /// last read; otherwise what is left of the shorter wait. Notifications come first: while
+    /// changes keep arriving, the pass leaves the processor to them, for a while.
+    func nanosecondsUntilQuiet(at now: Int64, quietPeriod: Int64, longestDeferral: Int64) -> Int64 {
         guard !isAwaited, quietPeriod > 0 else { return 0 }
-        let (quietAt, overflow) = lastActivity.addingReportingOverflow(quietPeriod)
-        guard !overflow else { return 0 }
-        return max(0, quietAt &- now)
+        let quietAt = lastActivity.addingReportingOverflow(quietPeriod)
+        let deferredUntil = lastRead.addingReportingOverflow(max(longestDeferral, 0))
+        let readAt = min(quietAt.overflow ? Int64.max : quietAt.partialValue,
+                         deferredUntil.overflow ? Int64.max : deferredUntil.partialValue)
+        return readAt <= now ? 0 : readAt &- now
     }
 
     mutating func next() -> Job? {
@@ -113,8 +132,11 @@ struct TagPass {
     }
 
     /// Resumed once everything queued before this call is read; at once when nothing is.
-    mutating func wait(_ continuation: CheckedContinuation<Void, Never>) {
-        if left.isEmpty { continuation.resume() } else { waiters.append((lastTicket, continuation)) }
+    ///
+    /// - Parameter hurrying: Whether the pass runs at once for this waiter (a query about tags),
+    ///   or at its own pace (``FileWatcher/tagPassFinished()``).
+    mutating func wait(_ continuation: CheckedContinuation<Void, Never>, hurrying: Bool = true) {
+        if left.isEmpty { continuation.resume() } else { waiters.append((lastTicket, hurrying, continuation)) }
     }
 
     /// Waiters whose tickets are all read; they leave the list.

@@ -11,8 +11,9 @@ enum WatcherCommand: Sendable {
     /// Resumed once every command sent before it has run and its effects are published
     /// (so `sync` sees containers added just before it, e.g. at start).
     case barrier(CheckedContinuation<Void, Never>)
-    /// Resumed once the tag pass has read every directory queued before it (at once when none is).
-    case afterTagPass(CheckedContinuation<Void, Never>)
+    /// Resumed once the tag pass has read every directory queued before it (at once when none is);
+    /// `hurrying`: the pass runs at once, quiet queue or not.
+    case afterTagPass(CheckedContinuation<Void, Never>, hurrying: Bool)
     /// Test hook: the tag pass stops (true) or goes on (false).
     case holdTagPass(Bool)
 }

@@ -88,7 +88,9 @@ extension WatcherCore {
         }
         candidates += visitor.displaced
         tagPass.add(slot: slot, directories: visitor.visitedInOrder)
-        tagPass.noteActivity(at: System.monotonicNanoseconds())
+        let now = System.monotonicNanoseconds()
+        tagPass.noteActivity(at: now)
+        tagPass.noteRead(at: now)
         var stale: [Int32] = []
         for wd in Set(candidates) where !visitor.visited.contains(wd) && channel.tree.directory(wd) != nil {
             stale.append(contentsOf: channel.tree.remove(subtree: wd).filter { !visitor.visited.contains($0) })

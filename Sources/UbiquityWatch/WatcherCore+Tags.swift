@@ -27,7 +27,8 @@ extension WatcherCore {
 
     /// What is left of the quiet period a pass nobody waits for needs (0: none).
     var nanosecondsUntilTagPassQuiet: Int64 {
-        tagPass.nanosecondsUntilQuiet(at: System.monotonicNanoseconds(), quietPeriod: configuration.tagPassQuietPeriod.nanoseconds)
+        tagPass.nanosecondsUntilQuiet(at: System.monotonicNanoseconds(), quietPeriod: configuration.tagPassQuietPeriod.nanoseconds,
+                                      longestDeferral: configuration.tagPassLongestDeferral.nanoseconds)
     }
 
     /// Reads tags for up to ``tagChunkNanoseconds`` and emits them; then resumes the waiters
@@ -35,6 +36,10 @@ extension WatcherCore {
     func runTagPass() {
         if tagPassMayRun {
             flush()     // events read before: their statuses go out before the tags read after them
+            // Put off for as long as it may be (the queue never went quiet): this chunk reads
+            // its whole time whatever arrives, or a busy queue would let it read almost nothing.
+            let overdue = tagPass.isOverdue(at: System.monotonicNanoseconds(), quietPeriod: configuration.tagPassQuietPeriod.nanoseconds,
+                                            longestDeferral: configuration.tagPassLongestDeferral.nanoseconds)
             let deadline = System.monotonicNanoseconds() + Self.tagChunkNanoseconds
             var resolvers: [Int: DirectoryResolver] = [:]
             defer { for slot in resolvers.keys { resolvers[slot]?.close() } }
@@ -47,10 +52,11 @@ extension WatcherCore {
                 + channels.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
             while budget > 0, let job = tagPass.next() {
                 budget -= 1
-                let finished = readTags(job, &resolvers, &waiting)
-                if !finished || System.monotonicNanoseconds() >= deadline || poll(&waiting, nfds_t(waiting.count), 0) > 0 { break }
+                let finished = readTags(job, &resolvers, &waiting, interruptible: !overdue)
+                if !finished || System.monotonicNanoseconds() >= deadline || !overdue && poll(&waiting, nfds_t(waiting.count), 0) > 0 { break }
             }
             flush()
+            tagPass.noteRead(at: System.monotonicNanoseconds())
         }
         let finished = tagPass.finishedWaiters()
         if !finished.isEmpty {
@@ -67,7 +73,8 @@ extension WatcherCore {
     ///   someone waits for tags or the directory was interrupted often enough): the directory
     ///   is read again later, so an event waits for a few entries' tags, not a whole directory's.
     @discardableResult
-    private func readTags(_ job: TagPass.Job, _ resolvers: inout [Int: DirectoryResolver], _ waiting: inout [pollfd]) -> Bool {
+    private func readTags(_ job: TagPass.Job, _ resolvers: inout [Int: DirectoryResolver], _ waiting: inout [pollfd],
+                          interruptible mayStop: Bool) -> Bool {
         let channel = channel(job.slot)
         guard let container = containers[job.slot], container.available, let root = container.root,
               let node = channel.tree.directory(job.wd), node.container == job.slot else {
@@ -94,7 +101,7 @@ extension WatcherCore {
         }
         defer { closedir(stream) }
         var tags: [String: [String]] = [:]
-        let interruptible = !tagPass.isAwaited && job.interruptions < TagPass.maxInterruptions
+        let interruptible = mayStop && !tagPass.isAwaited && job.interruptions < TagPass.maxInterruptions
         var sinceLook = 0
         while let entry = readdir(stream) {
             sinceLook += 1

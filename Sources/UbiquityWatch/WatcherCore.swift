@@ -186,7 +186,7 @@ final class WatcherCore {
         if stopping {
             for case .hold(let continuation) in commands { continuation.resume() }
             for case .barrier(let continuation) in commands { continuation.resume() }
-            for case .afterTagPass(let continuation) in commands { continuation.resume() }
+            for case .afterTagPass(let continuation, _) in commands { continuation.resume() }
             return false
         }
         var barriers: [CheckedContinuation<Void, Never>] = []
@@ -222,8 +222,8 @@ final class WatcherCore {
                 while nanosleep(&pause, &left) == -1 && errno == EINTR { pause = left }
             case .barrier(let continuation):
                 barriers.append(continuation)
-            case .afterTagPass(let continuation):
-                tagPass.wait(continuation)
+            case .afterTagPass(let continuation, let hurrying):
+                tagPass.wait(continuation, hurrying: hurrying)
             case .holdTagPass(let hold):
                 tagPass.held = hold
             }

@@ -197,7 +197,7 @@ final class WatcherShared: Sendable {
             // Commands that will never run: wake whoever waits on them (a sync then sees `stopped`).
             for command in state.commands {
                 switch command {
-                case .barrier(let c), .hold(let c), .afterTagPass(let c): stopWaiters.append(c)
+                case .barrier(let c), .hold(let c), .afterTagPass(let c, _): stopWaiters.append(c)
                 default: break
                 }
             }

@@ -175,6 +175,7 @@ struct FileWatcherEventTests {
     @Test func theTagPassWaitsForAQuietQueueUnlessSomeoneWaitsForTags() async throws {
         var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
         configuration.tagPassQuietPeriod = .seconds(3600)
+        configuration.tagPassLongestDeferral = .seconds(3600)
         try await WatchHarness.with(configuration: configuration, populate: {
             try FS.write($0 + "/tagged.txt", "x")
             try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
@@ -185,6 +186,29 @@ struct FileWatcherEventTests {
             #expect(h.watcher.status.tagPassPending > 0)
             let sequence = try await h.watcher.sync(includingTags: true)
             try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            let tags = h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
+            #expect(tags == ["Red"])
+            try await h.converge()
+        }
+    }
+
+    /// Waiting for the pass without hurrying it: it still waits for quiet (here never) and reads
+    /// only once the longest deferral has passed since the crawl; the waiter then finds the tags
+    /// emitted. (A hurried pass would be done in milliseconds.)
+    @Test func waitingForTheTagPassDoesNotHurryIt() async throws {
+        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        configuration.tagPassQuietPeriod = .seconds(3600)
+        configuration.tagPassLongestDeferral = .seconds(2)
+        let started = ContinuousClock.now
+        try await WatchHarness.with(configuration: configuration, populate: {
+            try FS.write($0 + "/tagged.txt", "x")
+            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
+        }) { h in
+            await h.watcher.tagPassFinished()
+            #expect(ContinuousClock.now - started >= .seconds(2))
+            let sequence = try await h.watcher.sync()
+            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            #expect(h.watcher.status.tagPassPending == 0)
             let tags = h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
             #expect(tags == ["Red"])
             try await h.converge()
