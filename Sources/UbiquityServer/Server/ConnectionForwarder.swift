@@ -66,8 +66,8 @@ final class ConnectionForwarder: Sendable {
             if live > 0 { liveQueriesChanged(-live) }
         }
         while let events = await engine.nextEvents(group) {
-            // Each event's line kept as it is: appending a 15 MB answer to a short line before it
-            // would copy it once more.
+            // Each event's line kept as it is, then copied once into the connection's buffer
+            // (appending a 15 MB answer to a short line first would copy it twice).
             var lines: [[UInt8]] = []
             for next in events {
                 guard let route = routes.withLock({ $0.byQuery[next.query] }) else { continue }
