@@ -918,8 +918,9 @@ def write_report(args, results_by_size, summary, sizes, live_size, machine, vers
     w("## Goals")
     w("")
     goals = goal_rows(summary, sizes, live_size, args)
-    w("Crawl and memory goals are judged at the largest size (at 10k, starting a process outweighs the")
-    w("crawl); every size is listed. Latency and burst: the live size. Query: the largest size.")
+    w("Crawl, memory and full-answer goals are judged at every size from 100k up (at 10k, starting a")
+    w("process outweighs the crawl); every size is listed. Latency and burst: the live size. Query:")
+    w("the largest size.")
     w("")
     w("| goal | measured | |")
     w("|---|---|---|")
@@ -1106,20 +1107,20 @@ def goal_rows(summary, sizes, live_size, args):
     crawl_fc = [med(summary[n]["ubiquityd"]["crawl_cold"]) / med(summary[n]["find_cold"]) for n in cold_sizes]
     fmt = lambda xs: ", ".join(f"{human(n)} {x:.2f}×" for n, x in zip(sizes, xs))
     fmtc = lambda xs: ", ".join(f"{human(n)} {x:.2f}×" for n, x in zip(cold_sizes, xs))
-    # Judged at the largest size, where the crawl outweighs starting a process; every size is shown.
-    rows.append(("crawl ≤ 0.5× watchman (warm)", fmt(crawl_w), crawl_w[-1] <= 0.5))
+    # Judged at 100k entries and above, as the goals say (at 10k, starting a process outweighs the
+    # crawl and a process's own pages its index); every size is shown.
+    def worst(xs, at):
+        return max([x for n, x in zip(at, xs) if n >= 100_000] or xs)
+    rows.append(("crawl ≤ 0.5× watchman (warm, judged from 100k up)", fmt(crawl_w), worst(crawl_w, sizes) <= 0.5))
     if crawl_wc:
-        rows.append(("crawl ≤ 0.5× watchman (cold)", fmtc(crawl_wc), crawl_wc[-1] <= 0.5))
-    rows.append(("crawl ≤ 1.5× find (warm)", fmt(crawl_f), crawl_f[-1] <= 1.5))
+        rows.append(("crawl ≤ 0.5× watchman (cold, judged from 100k up)", fmtc(crawl_wc), worst(crawl_wc, cold_sizes) <= 0.5))
+    rows.append(("crawl ≤ 1.5× find (warm, judged from 100k up)", fmt(crawl_f), worst(crawl_f, sizes) <= 1.5))
     if crawl_fc:
-        rows.append(("crawl ≤ 1.5× find (cold)", fmtc(crawl_fc), crawl_fc[-1] <= 1.5))
+        rows.append(("crawl ≤ 1.5× find (cold, judged from 100k up)", fmtc(crawl_fc), worst(crawl_fc, cold_sizes) <= 1.5))
     mem = [med(summary[n]["ubiquityd"]["anon_per_item"]) / med(summary[n]["watchman"]["anon_per_item"]) for n in sizes]
-    # Judged at 100k entries and above, as the goal says (at 10k a process's own pages dominate).
-    judged = [x for n, x in zip(sizes, mem) if n >= 100_000] or mem
-    rows.append(("private memory (RssAnon) per entry ≤ 0.5× watchman (judged from 100k up)", fmt(mem), max(judged) <= 0.5))
+    rows.append(("private memory (RssAnon) per entry ≤ 0.5× watchman (judged from 100k up)", fmt(mem), worst(mem, sizes) <= 0.5))
     full = [med(summary[n]["ubiquityd"]["query_full"]) / med(summary[n]["watchman"]["query_full"]) for n in sizes]
-    judged = [x for n, x in zip(sizes, full) if n >= 100_000] or full
-    rows.append(("full LIKE 'Item_*' answer ≤ 0.5× watchman's (judged from 100k up)", fmt(full), max(judged) <= 0.5))
+    rows.append(("full LIKE 'Item_*' answer ≤ 0.5× watchman's (judged from 100k up)", fmt(full), worst(full, sizes) <= 0.5))
     if live_size in summary:
         u, wm = summary[live_size]["ubiquityd"], summary[live_size]["watchman"]
         up99, wp99 = med(u["lat_p99"]), med(wm["lat_p99"])

@@ -148,6 +148,21 @@ public final class TestDaemon: @unchecked Sendable {
         throw TestDaemonError("ubiquityd logged no line with \(texts) within \(seconds) s:\n\(log)")
     }
 
+    /// Removes a tree the daemon watches. The daemon may create a sync cookie in it meanwhile (a
+    /// directory then found not empty): tries again until the tree is gone, for up to `seconds`.
+    public func removeWatchedTree(_ path: String, within seconds: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+                return
+            } catch {
+                guard FileManager.default.fileExists(atPath: path) else { return }
+                if Date() >= deadline { throw error }
+            }
+        }
+    }
+
     /// What the daemon wrote to stdout and stderr so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 

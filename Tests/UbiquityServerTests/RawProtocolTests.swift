@@ -333,7 +333,7 @@ struct RawProtocolTests {
     @Test("container.url resolves the default container and creates Documents/")
     func containerURL() async throws {
         try await withTestDaemon(containers: ["com.example.grocery"]) { daemon in
-            try FileManager.default.removeItem(atPath: daemon.root + "/com.example.grocery/Documents")
+            try daemon.removeWatchedTree(daemon.root + "/com.example.grocery/Documents")
             let client = try connect(daemon.socket)
             let (response, _) = try client.request(#"{"id":1,"op":"container.url"}"#)
             #expect(response["result"]?["container"]?.stringValue == "com.example.grocery")

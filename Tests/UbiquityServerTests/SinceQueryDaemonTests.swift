@@ -142,7 +142,7 @@ import UbiquityTesting
             _ = try live.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["name","size"],"batchingInterval":0}"#)
             let gathered = try Self.next(live, "query.gatheringFinished")
             let clock = try #require(gathered["clock"]?.stringValue)
-            try FileManager.default.removeItem(atPath: daemon.root + "/com.example.other")
+            try daemon.removeWatchedTree(daemon.root + "/com.example.other")
             _ = try Self.next(live, "container.unavailable")
             let answer = try Self.gather(daemon.socket, since: clock)
             #expect(answer["fresh"] == nil, "\(answer)")
