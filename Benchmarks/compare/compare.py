@@ -782,7 +782,16 @@ def versions(args):
     return {"watchman": command_output([args.watchman, "--version"]),
             "swift": command_output(["swift", "--version"]).splitlines()[0] if shutil.which("swift") else "?",
             "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+            "linkage": linkage(args.ubiquityd),
             "python": platform.python_version()}
+
+
+def linkage(binary):
+    """How the daemon binds the Swift runtime, for the report: what `ldd` lists."""
+    libraries = command_output(["ldd", binary]) if binary else ""
+    if "libswiftCore" in libraries or not libraries:
+        return ""
+    return ", Swift runtime linked statically as the Debian package ships it"
 
 
 def summarise(results, sizes, live_size):
@@ -912,7 +921,7 @@ def write_report(args, results_by_size, summary, sizes, live_size, machine, vers
     w(f"| file system of the trees | {machine['fs']} |")
     w(f"| watchman | {vers['watchman']} (Debian package) |")
     w(f"| swift | {vers['swift']} |")
-    w(f"| ubiquityd | git commit {vers['commit']}, release build |")
+    w(f"| ubiquityd | git commit {vers['commit']}, release build{vers['linkage']} |")
     w(f"| harness | Python {vers['python']}, seed {args.seed} |")
     w("")
     w("## Goals")
