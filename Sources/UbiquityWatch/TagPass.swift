@@ -1,3 +1,5 @@
+import UbiquityIndex
+
 /// The directories whose entries' tags a crawl left out (``FileStat/tagsDeferred``), and who
 /// waits for them: the reader thread reads them a few milliseconds at a time between reads of
 /// the kernel queue (``WatcherCore/runTagPass()``), so a crawl's listing, and every query that
@@ -73,9 +75,14 @@ struct TagPass {
     /// `longestDeferral` while the queue never went quiet for `quietPeriod`.
     func isOverdue(at now: Int64, quietPeriod: Int64, longestDeferral: Int64) -> Bool {
         guard !isAwaited, quietPeriod > 0 else { return false }
-        let quietAt = lastActivity.addingReportingOverflow(quietPeriod)
-        let deferredUntil = lastRead.addingReportingOverflow(max(longestDeferral, 0))
-        return (quietAt.overflow || now < quietAt.partialValue) && !deferredUntil.overflow && now >= deferredUntil.partialValue
+        let (quietAt, deferredUntil) = readTimes(quietPeriod: quietPeriod, longestDeferral: longestDeferral)
+        return now < quietAt && now >= deferredUntil
+    }
+
+    /// When the queue counts as quiet, and when the pass has been put off long enough (clamped,
+    /// never trapping, however far the times are apart).
+    private func readTimes(quietPeriod: Int64, longestDeferral: Int64) -> (quietAt: Int64, deferredUntil: Int64) {
+        (lastActivity.saturatingAdding(quietPeriod), lastRead.saturatingAdding(max(longestDeferral, 0)))
     }
 
     /// The kernel queue had events (or a crawl ended) at `now`.
@@ -90,11 +97,9 @@ struct TagPass {
     /// changes keep arriving, the pass leaves the processor to them, for a while.
     func nanosecondsUntilQuiet(at now: Int64, quietPeriod: Int64, longestDeferral: Int64) -> Int64 {
         guard !isAwaited, quietPeriod > 0 else { return 0 }
-        let quietAt = lastActivity.addingReportingOverflow(quietPeriod)
-        let deferredUntil = lastRead.addingReportingOverflow(max(longestDeferral, 0))
-        let readAt = min(quietAt.overflow ? Int64.max : quietAt.partialValue,
-                         deferredUntil.overflow ? Int64.max : deferredUntil.partialValue)
-        return readAt <= now ? 0 : readAt &- now
+        let (quietAt, deferredUntil) = readTimes(quietPeriod: quietPeriod, longestDeferral: longestDeferral)
+        let readAt = min(quietAt, deferredUntil)
+        return readAt <= now ? 0 : readAt.saturatingSubtracting(now)
     }
 
     mutating func next() -> Job? {
