@@ -44,6 +44,7 @@ public struct BuiltExecutable: Sendable {
     /// the result says so in `stderr`, so a hanging program fails its test instead of hanging it.
     public func run(_ arguments: [String], stdin: Data? = nil,
                     environment overrides: [String: String] = [:], deadline: Double? = nil) throws -> CLIResult {
+        OwnThreads.checkMayBlock("running \(url.lastPathComponent) to its exit")
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(url.lastPathComponent)-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -37,6 +37,7 @@ public final class LineReader: @unchecked Sendable {
 
     /// The next line (without its newline), or nil when none arrives within `seconds`.
     public func next(within seconds: Double) -> String? {
+        OwnThreads.checkMayBlock("LineReader.next")
         let deadline = Date().addingTimeInterval(seconds)
         condition.lock()
         defer { condition.unlock() }

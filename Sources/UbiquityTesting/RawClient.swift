@@ -54,6 +54,7 @@ public final class RawClient {
 
     /// The next line (without `\n`), nil at end of stream; throws when nothing comes within `seconds`.
     public func readLine(within seconds: Double = 10) throws -> String? {
+        OwnThreads.checkMayBlock("RawClient.readLine")
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
@@ -81,6 +82,7 @@ public final class RawClient {
 
     /// True when the peer closed the connection within `seconds` (reads until EOF, dropping lines).
     public func waitForClose(within seconds: Double = 10) -> Bool {
+        OwnThreads.checkMayBlock("RawClient.waitForClose")
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             do {

@@ -17,6 +17,7 @@ public struct SyncthingREST: Sendable {
     /// - Throws: ``TestDaemonError`` when the socket cannot be reached or the status is not 2xx.
     @discardableResult
     public func call(_ method: String = "GET", _ path: String, timeout seconds: Double = 30) throws -> Any? {
+        OwnThreads.checkMayBlock("a Syncthing REST call")
         let fd = try UnixSocket.connected(to: socket)
         defer { close(fd) }
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: 0)

@@ -91,6 +91,7 @@ public final class TestDaemon: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         let exited = self.exited
         process.terminationHandler = { _ in exited.signal() }
+        OwnThreads.checkMayBlock("starting ubiquityd and waiting until it is ready")
         try process.run()
         try? log.close()
         if waitForSocket {
@@ -128,6 +129,7 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Polls `connect` until the daemon accepts, or fails with its log after `seconds`.
     public func waitUntilListening(within seconds: Double = 30) throws {
+        OwnThreads.checkMayBlock("TestDaemon.waitUntilListening")
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let fd = try? RawClient.connect(socket) { close(fd); return }
@@ -139,6 +141,7 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Polls the log until a line holds every one of `texts`, or fails with the log after `seconds`.
     public func waitForLog(_ texts: String..., within seconds: Double = 30) throws {
+        OwnThreads.checkMayBlock("TestDaemon.waitForLog")
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if log.split(separator: "\n").contains(where: { line in texts.allSatisfy(line.contains) }) { return }
@@ -180,6 +183,7 @@ public final class TestDaemon: @unchecked Sendable {
     /// Waits for the process to end (within `seconds`) and returns its exit status, or nil if it
     /// is still running then.
     public func waitForExit(within seconds: Double = 20) -> Int32? {
+        OwnThreads.checkMayBlock("TestDaemon.waitForExit")
         guard exited.wait(within: seconds) else { return nil }
         process.waitUntilExit()     // the status is set by now; this returns at once
         return process.terminationStatus

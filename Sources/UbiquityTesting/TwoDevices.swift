@@ -115,6 +115,7 @@ public final class TwoDevices: @unchecked Sendable {
     /// Waits until each Syncthing instance reports the other connected (asked through REST,
     /// with a deadline).
     public func waitUntilConnected(within seconds: Double = 60) throws {
+        OwnThreads.checkMayBlock("TwoDevices.waitUntilConnected")
         let deadline = Date().addingTimeInterval(seconds)
         for (device, peer) in [(a, b), (b, a)] {
             while true {
@@ -133,6 +134,7 @@ public final class TwoDevices: @unchecked Sendable {
     /// Waits until each device has everything the other has (`/rest/db/completion` at 100% and
     /// nothing needed on both sides), after asking both to scan now.
     public func waitUntilInSync(within seconds: Double = 60) throws {
+        OwnThreads.checkMayBlock("TwoDevices.waitUntilInSync")
         for device in [a, b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(Self.containerID)") }
         let deadline = Date().addingTimeInterval(seconds)
         for (device, peer) in [(a, b), (b, a)] {
@@ -157,6 +159,7 @@ public final class TwoDevices: @unchecked Sendable {
 
     /// Stops both daemons and both Syncthing instances (by PID) and removes everything.
     public func stop() {
+        OwnThreads.checkMayBlock("TwoDevices.stop")
         a.daemon.stop()
         b.daemon.stop()
         if supervisor.isRunning {

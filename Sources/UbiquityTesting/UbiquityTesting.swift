@@ -4,8 +4,9 @@
 //   events and lines with a deadline, the real daemon on a temporary socket (TestDaemon), a raw
 //   JSON-lines client (RawClient), running a built or reference program (BuiltExecutable),
 //   checking every `--help` page of a built tool at 80 columns against its snapshot (HelpPages),
-//   and two devices replicating a container through real Syncthing in a private network namespace
-//   (TwoDevices, SyncthingREST).
+//   two devices replicating a container through real Syncthing in a private network namespace
+//   (TwoDevices, SyncthingREST), and running tests that block or compute on threads of their own,
+//   a few at a time (OwnThreads, ThreadPerJobExecutor, AdmissionGate).
 // Must not: be a dependency of any product (demo-sync, which runs TwoDevices for a person, is a
 //   development executable that is never installed), or stand in for a real component in a test whose
 //   feature is that component.

@@ -3,11 +3,12 @@ import Glibc
 import Synchronization
 @testable import GroceryStore
 import Testing
+import UbiquityTesting
 
 /// What another user of a shared container can put where Grocery expects its files: FIFOs,
 /// devices, symbolic links. Every case ends in a clear error at once — never a hang, never an
 /// unbounded read, never a write or delete through the link.
-@Suite struct GroceryHostileFilesTests {
+@Suite(.ownThreads) struct GroceryHostileFilesTests {
     /// Runs `body` on another thread and returns the error it threw as text. If it has not
     /// returned within 5 s it is blocked (on the FIFO `fifo`): the FIFO is then opened for
     /// writing, which releases the blocked reader, and the result says so.

@@ -4,7 +4,7 @@ import Testing
 import UbiquityTesting
 
 /// GroceryList and GroceryLiveList in-process, against the real daemon.
-@Suite struct GroceryListTests {
+@Suite(.ownThreads) struct GroceryListTests {
     @Test func anItemDeletedBetweenTheQueryAndTheReadIsSkipped() async throws {
         try await withTestDaemon { daemon in
             let list = try await GroceryList.open(socketPath: daemon.socket, container: "com.example.grocery", format: .files)

@@ -5,7 +5,7 @@ import UbiquityKit
 import UbiquityTesting
 
 /// The package against the real `ubiquityd`: one item, whose every update is one `changed`.
-@Suite struct GroceryPackageDaemonTests {
+@Suite(.ownThreads) struct GroceryPackageDaemonTests {
     static let container = "com.example.grocery"
 
     static func package(_ daemon: TestDaemon) -> GroceryPackage {

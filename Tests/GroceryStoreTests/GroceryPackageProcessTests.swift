@@ -1,10 +1,11 @@
 import Foundation
 import GroceryStore
 import Testing
+import UbiquityTesting
 
 /// Writers in separate processes: this test bundle runs itself again, once per writer, with
 /// only ``writerProcess()`` enabled (by the environment) — real processes sharing one package.
-@Suite struct GroceryPackageProcessTests {
+@Suite(.ownThreads) struct GroceryPackageProcessTests {
     static let documentsVariable = "GROCERY_PACKAGE_WRITER_DOCUMENTS"
     static let tagVariable = "GROCERY_PACKAGE_WRITER_TAG"
     static let updatesPerWriter = 30

@@ -85,7 +85,7 @@ struct ModelTree {
     }
 }
 
-@Suite("Live queries")
+@Suite("Live queries", .ownThreads)
 struct LiveQueryTests {
     static let context = EvaluationContext(now: 1_795_341_600, timeZone: TimeZone(identifier: "UTC")!)
 

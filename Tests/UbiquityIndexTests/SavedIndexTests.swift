@@ -7,7 +7,7 @@ import UbiquityTesting
 /// The saved index: snapshot and journal written by one engine, restored into another as after a
 /// restart (or a `kill -9`: whatever the journal holds), and every damaged or hostile file
 /// refused. The daemon writing them to its state directory is in UbiquityServerTests.
-@Suite("Saved index")
+@Suite("Saved index", .ownThreads)
 struct SavedIndexTests {
     /// What the daemon's store keeps on disk, kept in memory.
     final class MemoryPersistence: IndexPersistence {

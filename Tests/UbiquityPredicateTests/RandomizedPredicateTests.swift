@@ -520,7 +520,7 @@ struct Renderer {
 
 // MARK: - Tests
 
-@Suite("Randomized")
+@Suite("Randomized", .ownThreads)
 struct RandomizedPredicateTests {
     static let iterations = 2_000
 

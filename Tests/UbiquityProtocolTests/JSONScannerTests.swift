@@ -7,7 +7,7 @@ import UbiquityTesting
 /// The client's scanner against `JSONDecoder` (through `JSONLine.decode`), the reader it
 /// replaced: the same values for every line the daemon writes, and no line accepted that
 /// `JSONDecoder` refuses.
-@Suite("JSON scanner: the same values as JSONDecoder")
+@Suite("JSON scanner: the same values as JSONDecoder", .ownThreads)
 struct JSONScannerTests {
     static func scan(_ bytes: [UInt8]) -> Result<JSONValue, ProtocolError> {
         bytes.withUnsafeBufferPointer { buffer in

@@ -8,7 +8,7 @@ import UbiquityTesting
 /// random items — odd names, every kind of value, missing values, renames — every line with
 /// results must be byte for byte what `ServerEvent.json` (or `Response.json`) through
 /// `JSONLine.encodeLine` writes, and valid JSON.
-@Suite("Result encoder: the same bytes as the JSONValue path")
+@Suite("Result encoder: the same bytes as the JSONValue path", .ownThreads)
 struct ResultEncoderPropertyTests {
     /// One test item: what the engine's `ResultItem` hands the encoder.
     struct Item {

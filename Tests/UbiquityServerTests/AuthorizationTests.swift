@@ -7,7 +7,7 @@ import UbiquityTesting
 
 /// SO_PEERCRED authorisation with a real second uid: the test runs as root and talks to the
 /// daemon through `setpriv --reuid=54321 socat` (no user account needed).
-@Suite("Authorisation by SO_PEERCRED with two uids")
+@Suite("Authorisation by SO_PEERCRED with two uids", .ownThreads)
 struct AuthorizationTests {
     static let otherUID: UInt32 = 54321
 

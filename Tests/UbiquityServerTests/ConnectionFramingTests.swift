@@ -10,7 +10,7 @@ import UbiquityTesting
 
 /// The connection's framing and answering, on `NIOAsyncTestingChannel`: the server's own pipeline
 /// and session, no socket, bytes in exactly the pieces the test chooses.
-@Suite struct ConnectionFramingTests {
+@Suite(.ownThreads) struct ConnectionFramingTests {
     static let maxLine = 256
     static let hello = #"{"id":1,"op":"hello","version":1}"#
 

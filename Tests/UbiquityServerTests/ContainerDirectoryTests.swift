@@ -6,7 +6,7 @@ import UbiquityTesting
 
 /// A container's owner controls what is inside it; running as root, the daemon must never chown,
 /// create or report through a link the owner put there (`Documents -> /etc/profile.d`).
-@Suite struct ContainerDirectoryTests {
+@Suite(.ownThreads) struct ContainerDirectoryTests {
     @Test func aDocumentsLinkIsNeverFollowedAtStartReloadOrContainerURL() async throws {
         var template = Array("/tmp/ubqc-XXXXXX".utf8CString)
         let base = String(cString: try #require(mkdtemp(&template)))

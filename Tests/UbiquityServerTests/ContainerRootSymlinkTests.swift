@@ -9,7 +9,7 @@ import UbiquityTesting
 /// A container root swapped for a symlink (to a directory its owner may not read) is never
 /// followed: the container becomes unavailable with the reason in `status`, live and after a
 /// restart, and nothing from the link's target ever reaches a client. Real daemon process.
-@Suite struct ContainerRootSymlinkTests {
+@Suite(.ownThreads) struct ContainerRootSymlinkTests {
     static let query = #"{"id":1,"op":"query.start","container":"com.example.grocery","predicate":"name LIKE 'Item_*'","batchingInterval":0}"#
 
     /// Reads lines until one satisfies `done`; every line read is checked for the secret.

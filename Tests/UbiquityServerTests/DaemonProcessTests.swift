@@ -7,7 +7,7 @@ import UbiquityTesting
 
 /// The real `ubiquityd` process and its service-manager surface: sd_notify, socket activation,
 /// log format, --check-config, group access and configuration reload.
-@Suite("ubiquityd as a service")
+@Suite("ubiquityd as a service", .ownThreads)
 struct DaemonProcessTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 

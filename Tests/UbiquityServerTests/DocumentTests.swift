@@ -7,7 +7,7 @@ import UbiquityTesting
 
 /// UbiquityKit's `Document` and `FileVersion` against the real daemon: two writers that read the
 /// same version never lose a save, the lock shows as editingDisabled, conflicts as inConflict.
-@Suite struct DocumentTests {
+@Suite(.ownThreads) struct DocumentTests {
     /// Waits for the first state that satisfies `condition`, with a deadline.
     static func waitFor(_ document: Document, within seconds: Double = 10,
                         _ condition: @escaping @Sendable (DocumentState) -> Bool) async throws -> DocumentState {

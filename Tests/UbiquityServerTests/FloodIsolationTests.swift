@@ -8,7 +8,7 @@ import UbiquityTesting
 /// One user flooding their own container with changes (past the kernel's event queue) does not
 /// disturb another user: the other user's queries start and answer correctly meanwhile, and their
 /// container is never rescanned for it. Real daemon process, real uids (needs root for setpriv).
-@Suite struct FloodIsolationTests {
+@Suite(.ownThreads) struct FloodIsolationTests {
     static let flooder: UInt32 = 54321, other: UInt32 = 54322
 
     /// Creates `count` files in `directory` as `uid` (each `touch` is CREATE, ATTRIB, CLOSE_WRITE).

@@ -7,7 +7,7 @@ import UbiquityTesting
 
 /// An expensive gathering costs its own client time, not everyone else's: while one client's
 /// `MATCHES` query gathers, another client's requests keep being answered. Real daemon process.
-@Suite struct GatheringFairnessTests {
+@Suite(.ownThreads) struct GatheringFairnessTests {
     @Test func anotherClientIsAnsweredWhileAnExpensiveQueryGathers() async throws {
         try await withTestDaemon { daemon in
             let documents = daemon.documents()

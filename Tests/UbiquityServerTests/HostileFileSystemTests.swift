@@ -5,7 +5,7 @@ import UbiquityPredicate
 import UbiquityTesting
 
 /// What any writer of a container can put on disk, against the real daemon process.
-@Suite struct HostileFileSystemTests {
+@Suite(.ownThreads) struct HostileFileSystemTests {
     /// Two sparse files of 5 EiB in one package (possible on tmpfs, XFS, btrfs) once trapped the
     /// daemon in the package size sum, at every start. Now the package reports Int64.max.
     @Test func sparseExbibyteFilesInAPackageDoNotCrashTheDaemon() async throws {

@@ -8,7 +8,7 @@ import UbiquityTesting
 /// The key-value store through the real daemon on a real socket (docs/kv-store.md). Serialized:
 /// each test runs a daemon, and the inotify instances of every daemon a test run has at once share
 /// one per-user limit (128 by default).
-@Suite("Key-value store against the real daemon", .serialized)
+@Suite("Key-value store against the real daemon", .serialized, .ownThreads)
 struct KeyValueDaemonTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 

@@ -10,7 +10,7 @@ import UbiquityTesting
 /// acknowledged, while the next ones are being written; after each restart every acknowledged
 /// write is there and the store loads undamaged. `make test` runs 20 kill points;
 /// `UBIQUITY_KV_KILL_POINTS=200` runs more over the same 1,000 writes.
-@Suite("Key-value durability: kill -9 during writes")
+@Suite("Key-value durability: kill -9 during writes", .ownThreads)
 struct KeyValueDurabilityTests {
     static let writes = 1_000
     static let killPoints = Int(ProcessInfo.processInfo.environment["UBIQUITY_KV_KILL_POINTS"] ?? "") ?? 20

@@ -6,7 +6,7 @@ import UbiquityProtocol
 import UbiquityTesting
 
 /// UbiquityKit's KeyValueStore against the real daemon: NSUbiquitousKeyValueStore's shape.
-@Suite("UbiquityKit KeyValueStore", .serialized)
+@Suite("UbiquityKit KeyValueStore", .serialized, .ownThreads)
 struct KeyValueStoreKitTests {
     /// The next external change within a deadline.
     func next(_ iterator: inout AsyncStream<KeyValueStoreChange>.Iterator, within seconds: Double = 10) async throws -> KeyValueStoreChange {

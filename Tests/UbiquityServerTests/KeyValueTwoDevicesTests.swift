@@ -7,7 +7,7 @@ import UbiquityTesting
 /// The key-value store across two devices replicated by real Syncthing (TwoDevices): changes
 /// arrive as kv.changed, concurrent writes converge, and Syncthing never makes a conflict of it.
 /// Needs root (unshare).
-@Suite(.serialized) struct KeyValueTwoDevicesTests {
+@Suite(.serialized, .ownThreads) struct KeyValueTwoDevicesTests {
     static func connect(_ device: TwoDevices.Device, subscribe: Bool = true) throws -> RawClient {
         let client = try RawClient(socket: device.socket)
         _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)

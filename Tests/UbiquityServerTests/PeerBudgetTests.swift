@@ -6,7 +6,7 @@ import UbiquityTesting
 
 /// One user's queries and gathered results are bounded across all its connections, so a local
 /// user cannot take the system service's memory from the others.
-@Suite struct PeerBudgetTests {
+@Suite(.ownThreads) struct PeerBudgetTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
     static func start(_ client: RawClient, _ predicate: String) throws -> JSONValue {

@@ -9,7 +9,7 @@ import UbiquityTesting
 /// way the system unit's `ProtectProc=invisible` hides it: the daemon runs as uid 54320 in a mount
 /// namespace whose `/proc` is mounted `hidepid=invisible`, so it cannot read the client's
 /// `/proc/PID/status`. Needs root (setpriv, unshare, mount).
-@Suite struct PeerGroupsTests {
+@Suite(.ownThreads) struct PeerGroupsTests {
     /// "Did you mean" names only containers the asking peer may read.
     @Test func suggestionsNeverNameAContainerThePeerMayNotRead() async throws {
         try await withTestDaemon { daemon in

@@ -10,7 +10,7 @@ import UbiquityTesting
 /// matches any value; a reply may arrive before or after events of the same moment), `#!`
 /// lines run in bash with `$DOCUMENTS` set; `$QUERY`, `$LOCK`, `$WATCH` and `$CLOCK` in a sent line
 /// stand for the first query, lock and watch numbers and clock token the session received.
-@Suite("docs/protocol.md sessions replay against the real daemon")
+@Suite("docs/protocol.md sessions replay against the real daemon", .ownThreads)
 struct ProtocolDocumentationTests {
     static let docRoot = "/home/alice/.local/share/ubiquity/containers"
 

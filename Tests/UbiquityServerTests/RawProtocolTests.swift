@@ -5,7 +5,7 @@ import UbiquityPredicate
 import UbiquityTesting
 
 /// The real daemon over raw JSON lines: what any language sees on the wire.
-@Suite("Raw protocol against the real daemon")
+@Suite("Raw protocol against the real daemon", .ownThreads)
 struct RawProtocolTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 

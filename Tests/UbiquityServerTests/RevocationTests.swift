@@ -8,7 +8,7 @@ import UbiquityTesting
 /// A reload that takes a container away from a user stops that user's live queries at once:
 /// one `container.forbidden` event, no item after it, and the query's results refused.
 /// Needs root (the client runs as uid 54321 through setpriv).
-@Suite struct RevocationTests {
+@Suite(.ownThreads) struct RevocationTests {
     static let user: UInt32 = 54321
 
     /// An interactive socat session as another uid: lines in, JSON lines out with a deadline.

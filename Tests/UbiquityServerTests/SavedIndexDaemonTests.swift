@@ -7,7 +7,7 @@ import UbiquityTesting
 /// The saved index over the real daemon: a client holding a token from before a restart — a
 /// `kill -9` or a clean SIGTERM — hears exactly what changed while the daemon was down, checked
 /// against the file system; a damaged saved index is discarded and the answer is marked fresh.
-@Suite struct SavedIndexDaemonTests {
+@Suite(.ownThreads) struct SavedIndexDaemonTests {
     typealias Since = SinceQueryDaemonTests
 
     /// The same root, socket and state directory as `first` (which must be stopped). Its own

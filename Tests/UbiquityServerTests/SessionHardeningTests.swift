@@ -5,7 +5,7 @@ import UbiquityTesting
 
 /// Requests a hostile or careless client can send, against the real daemon: each gets its
 /// documented error, and nothing it does reaches another connection's queries.
-@Suite struct SessionHardeningTests {
+@Suite(.ownThreads) struct SessionHardeningTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
     @Test func anotherConnectionsQueryCannotBeStoppedPausedOrResumed() async throws {

@@ -6,7 +6,7 @@ import UbiquityTesting
 
 /// Clock tokens and `since` over the real daemon, real files and a real socket: a client that
 /// went away comes back with its last clock and hears exactly what changed meanwhile.
-@Suite struct SinceQueryDaemonTests {
+@Suite(.ownThreads) struct SinceQueryDaemonTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
     /// The next event named `name`, skipping others.

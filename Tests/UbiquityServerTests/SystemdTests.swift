@@ -13,7 +13,7 @@ import UbiquityTesting
 
 /// Everything that reads or writes the process environment lives here, run one test at a time:
 /// `sd_notify` and `sd_listen_fds` read `NOTIFY_SOCKET` and `LISTEN_*` from the process itself.
-@Suite(.serialized)
+@Suite(.serialized, .ownThreads)
 struct SystemdEnvironmentTests {
     @Test func readySendsReadyAndStatusInOneDatagram() throws {
         try withNotifySocket { listener, notifier throws in
@@ -134,7 +134,7 @@ struct SystemdEnvironmentTests {
 
 // MARK: - Watchdog interval (pure)
 
-@Suite struct WatchdogIntervalTests {
+@Suite(.ownThreads) struct WatchdogIntervalTests {
     @Test func halfOfWatchdogUsec() {
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"], pid: 42) == .seconds(15))
         #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "3"], pid: 42) == .nanoseconds(1500))
@@ -156,7 +156,7 @@ struct SystemdEnvironmentTests {
 
 // MARK: - Socket activation: what a passed descriptor is
 
-@Suite struct SocketActivationCheckTests {
+@Suite(.ownThreads) struct SocketActivationCheckTests {
     @Test func aListeningUnixStreamSocketPasses() throws {
         let directory = try TemporaryDirectory()
         let fd = try unixSocket(SOCK_STREAM, boundTo: directory.path + "/s.sock", listening: true)
@@ -209,7 +209,7 @@ struct SystemdEnvironmentTests {
 
 // MARK: - Log handlers
 
-@Suite struct StderrSyslogLogHandlerTests {
+@Suite(.ownThreads) struct StderrSyslogLogHandlerTests {
     @Test func oneLineWithPriorityPrefixAndMetadata() {
         let (logger, lines) = collectingLogger()
         logger.info("hello", metadata: ["container": "com.example.x"])
@@ -273,7 +273,7 @@ struct SystemdEnvironmentTests {
     }
 }
 
-@Suite struct JournaldLogHandlerTests {
+@Suite(.ownThreads) struct JournaldLogHandlerTests {
     @Test(arguments: [
         ("container", "CONTAINER"), ("query", "QUERY"), ("peer_uid", "PEER_UID"), ("peerUID", "PEER_UID"),
         ("query-id", "QUERY_ID"), ("items2Go", "ITEMS2_GO"), ("_PID", "PID"), ("__secret", "SECRET"),
@@ -321,7 +321,7 @@ struct SystemdEnvironmentTests {
     }
 }
 
-@Suite struct DaemonLoggingTests {
+@Suite(.ownThreads) struct DaemonLoggingTests {
     @Test func journalStreamMustMatchDeviceAndInode() {
         #expect(DaemonLogging.destination(journalStream: "8:1234", device: 8, inode: 1234) == .journald)
         #expect(DaemonLogging.destination(journalStream: "8:1235", device: 8, inode: 1234) == .stderr)

@@ -8,7 +8,7 @@ import UbiquityWatch
 
 /// Tags travel with the watcher's changes: a live query on tags hears a tag added, changed and
 /// removed, and a query that shows tags sees the new list, from the real daemon and real xattrs.
-@Suite struct TagQueryTests {
+@Suite(.ownThreads) struct TagQueryTests {
     static let grocery = "com.example.grocery"
 
     @Test func aLiveQueryOnTagsHearsTagsAddedChangedAndRemoved() async throws {

@@ -6,7 +6,7 @@ import UbiquityTesting
 /// Two devices replicating one container through real Syncthing (two instances in a private
 /// network namespace) and two real daemons: a change on one device reaches the other device's
 /// live query. Needs root (unshare).
-@Suite struct TwoDevicesTests {
+@Suite(.ownThreads) struct TwoDevicesTests {
     /// Starts a live `name LIKE 'Item_*'` query and returns the client and the gathered names.
     static func liveQuery(_ device: TwoDevices.Device) throws -> (RawClient, [String]) {
         let client = try RawClient(socket: device.socket)
@@ -112,7 +112,7 @@ import UbiquityTesting
 
 /// What Syncthing does on disk to put a received version in place, without Syncthing: the
 /// daemon reports it as the atomic save it is.
-@Suite struct EngineReplaceTests {
+@Suite(.ownThreads) struct EngineReplaceTests {
     @Test func deleteThenRenameOfTheEnginesTemporaryFileIsOneChange() async throws {
         try await withTestDaemon { daemon in
             let item = try daemon.place("Item_1", contents: "milk")

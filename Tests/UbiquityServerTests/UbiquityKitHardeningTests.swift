@@ -6,7 +6,7 @@ import UbiquityTesting
 
 /// UbiquityKit facing a slow reader, a hostile socket and a racing reader: bounded memory, no
 /// bytes to an untrusted process, no trap.
-@Suite struct UbiquityKitHardeningTests {
+@Suite(.ownThreads) struct UbiquityKitHardeningTests {
     static let grocery = "com.example.grocery"
 
     // MARK: The notification buffer (pure)

@@ -6,7 +6,7 @@ import UbiquityPredicate
 import UbiquityProtocol
 
 /// UbiquityKit against the real `ubiquityd` process on a real socket.
-@Suite struct UbiquityKitTests {
+@Suite(.ownThreads) struct UbiquityKitTests {
     static let grocery = "com.example.grocery"
 
     /// What a fresh one-shot query answers now: the truth `results` must equal.
@@ -245,7 +245,7 @@ import UbiquityProtocol
 
 /// `MetadataQuery.start(resumingFrom:)` against the real daemon: a query on a new connection
 /// picks up from an earlier query's snapshot, and its results equal a fresh query's.
-@Suite struct MetadataQueryResumeTests {
+@Suite(.ownThreads) struct MetadataQueryResumeTests {
     @Test func aQueryResumedFromASnapshotHearsOnlyWhatChangedAndEndsWithTheTruth() async throws {
         try await withInProcessDaemon { daemon in
             let grocery = UbiquityKitTests.grocery

@@ -7,7 +7,7 @@ import UbiquityTesting
 /// A name that is not UTF-8 cannot be an item (every name the protocol carries is a JSON
 /// string), but it is never silently invisible: `status` lists it under `skipped` (with a
 /// degraded sentence) and the journal says "not indexed" — found by the crawl or by an event.
-@Suite struct UndecodableNameTests {
+@Suite(.ownThreads) struct UndecodableNameTests {
     /// Creates `Documents/Item_<0xFF>` with raw bytes: Swift's file APIs only take valid strings.
     static func createUndecodable(in documents: String, suffix: UInt8) -> Bool {
         var path = Array(documents.utf8) + Array("/Item_".utf8) + [0xFF, suffix, 0]

@@ -7,7 +7,7 @@ import UbiquityTesting
 
 /// `versions.list`, `version.read` and `version.resolve` against the real daemon, with conflict
 /// copies made the way Syncthing names them.
-@Suite struct VersionsTests {
+@Suite(.ownThreads) struct VersionsTests {
     static let copyA = "Item_1.sync-conflict-20261122-103000-AAAAAAA"
     static let copyB = "Item_1.sync-conflict-20261122-103500-BBBBBBB"
 

@@ -12,7 +12,7 @@ import UbiquityTOML
 //   - anything else (random one-character mutations): both refuse, or both accept the same
 //     values, or we refuse with one of the documented narrowings (isDocumentedNarrowing).
 
-@Suite("TOML subset against Python's tomllib")
+@Suite("TOML subset against Python's tomllib", .ownThreads)
 struct TOMLDifferentialTests {
     /// What tomllib made of one document: its value, or its error message.
     struct ReferenceResult: Decodable {

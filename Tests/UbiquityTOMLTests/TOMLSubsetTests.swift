@@ -1,4 +1,5 @@
 import Testing
+import UbiquityTesting
 import UbiquityTOML
 
 // The TOML subset parser on its own: every construct it accepts, and every refusal with its
@@ -6,7 +7,7 @@ import UbiquityTOML
 
 // MARK: - The TOML subset
 
-@Suite("TOML subset")
+@Suite("TOML subset", .ownThreads)
 struct TOMLSubsetTests {
     @Test func parsesEveryConstruct() throws {
         let text = """

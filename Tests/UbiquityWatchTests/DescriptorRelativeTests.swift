@@ -7,7 +7,7 @@ import UbiquityTesting
 /// Every status and tag the watcher reads is relative to a directory descriptor reached from the
 /// held container root without following a symlink: a directory swapped for a symlink leaks
 /// nothing, and changes deeper than `PATH_MAX` are seen like any other. Real inotify throughout.
-@Suite("Descriptor-relative reads")
+@Suite("Descriptor-relative reads", .ownThreads)
 struct DescriptorRelativeTests {
     @Test func aFileCreatedInADirectoryRenamedInTheSameReadIsIndexedAtItsNewPlace() async throws {
         try await WatchHarness.with(populate: { try FS.mkdir($0 + "/a") }) { h in

@@ -7,7 +7,7 @@ import UbiquityWatch
 import UbiquityTesting
 
 /// The whole engine on real inotify: FileWatcher → WatcherChangeSource → QueryEngine.
-@Suite("Engine on real inotify", .serialized)
+@Suite("Engine on real inotify", .serialized, .ownThreads)
 struct EngineIntegrationTests {
     /// A temporary container with a running watcher and engine.
     final class LiveContainer {

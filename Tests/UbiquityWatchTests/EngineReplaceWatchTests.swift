@@ -7,7 +7,7 @@ import UbiquityTesting
 
 /// A sync engine's replace on real directories through a real watcher: the index stays equal to
 /// a fresh crawl, and the item keeps its identity.
-@Suite struct EngineReplaceWatchTests {
+@Suite(.ownThreads) struct EngineReplaceWatchTests {
     @Test(arguments: [false, true])
     func aReceivedVersionReplacesTheItem(inConflict: Bool) async throws {
         let harness = try await WatchHarness.start()

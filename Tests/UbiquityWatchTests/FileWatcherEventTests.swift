@@ -7,7 +7,7 @@ import UbiquityTesting
 /// Every event path, on real inotify and real directories. Each test waits for the change it
 /// expects, then proves the stronger property: after `sync()`, the index fed with every emitted
 /// batch equals a fresh crawl.
-@Suite("FileWatcher events")
+@Suite("FileWatcher events", .ownThreads)
 struct FileWatcherEventTests {
     @Test func startsWithAListingOfTheRootAndAnAvailabilityNotice() async throws {
         try await WatchHarness.with(populate: { root in

@@ -5,7 +5,7 @@ import UbiquityTesting
 @testable import UbiquityWatch
 
 /// Overflow, the watch budget, containers coming and going, sync and shutdown — all on real inotify.
-@Suite("FileWatcher recovery")
+@Suite("FileWatcher recovery", .ownThreads)
 struct FileWatcherRecoveryTests {
     /// Creates enough files while the reader is held to overflow the kernel queue
     /// (each file is CREATE + MODIFY + CLOSE_WRITE).

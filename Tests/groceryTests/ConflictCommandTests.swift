@@ -6,7 +6,7 @@ import UbiquityTesting
 /// `grocery list`, `conflicts` and `resolve` against the real daemon, with the conflict copies a
 /// sync engine leaves (made here the way Syncthing names them; the two-device tests make them
 /// with real Syncthing).
-@Suite struct ConflictCommandTests {
+@Suite(.ownThreads) struct ConflictCommandTests {
     @Test func listMarksTheItemConflictsShowsEveryVersionAndResolveKeepsTheChosenOne() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

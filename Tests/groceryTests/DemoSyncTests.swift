@@ -5,7 +5,7 @@ import UbiquityTesting
 
 /// `demo-sync` as a person runs it: the commands it prints work as printed, and SIGTERM stops
 /// every process it started and removes its directories. Needs root (unshare).
-@Suite struct DemoSyncTests {
+@Suite(.ownThreads) struct DemoSyncTests {
     @Test func thePrintedCommandsReachTheOtherDeviceAndSIGTERMLeavesNothingBehind() throws {
         let demo = Process()
         let pipe = Pipe()

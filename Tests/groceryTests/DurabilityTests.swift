@@ -5,7 +5,7 @@ import UbiquityTesting
 /// What `grocery add` does on disk before it prints the id, as the kernel saw it (strace): the
 /// item file is fsynced, renamed into place, and then `Documents/` itself is fsynced, so the new
 /// name survives a power loss once the id is printed.
-@Suite struct DurabilityTests {
+@Suite(.ownThreads) struct DurabilityTests {
     @Test func addFsyncsTheDocumentsDirectoryAfterTheRename() async throws {
         try await withTestDaemon { daemon in
             let log = daemon.directory + "/strace.log"

@@ -6,7 +6,7 @@ import UbiquityTesting
 
 /// The `grocery` binary against the real daemon: one command per process, output and exit status
 /// as a user sees them.
-@Suite struct GroceryCommandTests {
+@Suite(.ownThreads) struct GroceryCommandTests {
     /// A socket that accepts but never answers (socket activation of a daemon that fails to
     /// start): list, status, add and watch give up after --timeout with a sentence, exit 3.
     @Test func aSilentSocketTimesOutWithAClearMessage() throws {

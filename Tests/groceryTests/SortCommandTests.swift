@@ -3,7 +3,7 @@ import Testing
 import UbiquityTesting
 
 /// `grocery sort`: the list's order lives in the container's key-value store.
-@Suite struct SortCommandTests {
+@Suite(.ownThreads) struct SortCommandTests {
     @Test func theStoredOrderIsUsedByListUntilOverridden() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

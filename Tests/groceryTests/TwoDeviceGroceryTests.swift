@@ -6,7 +6,7 @@ import UbiquityTesting
 
 /// Grocery on two devices replicating one container through real Syncthing (two instances in a
 /// private network namespace) and two real daemons. Needs root (unshare).
-@Suite struct TwoDeviceGroceryTests {
+@Suite(.ownThreads) struct TwoDeviceGroceryTests {
     static func run(_ arguments: [String], on device: TwoDevices.Device) throws -> (status: Int32, stdout: String, stderr: String) {
         let r = try grocery.run(arguments + ["--socket", device.socket])
         return (r.status, r.stdout, r.stderr)

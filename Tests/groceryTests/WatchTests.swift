@@ -5,7 +5,7 @@ import Testing
 import UbiquityTesting
 
 /// `grocery watch --json` in one process while other `grocery` processes change the list.
-@Suite struct WatchTests {
+@Suite(.ownThreads) struct WatchTests {
     @Test func fileModeShowsEachChangeFromAnotherProcessInOrder() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

@@ -4,7 +4,7 @@ import Testing
 import UbiquityTesting
 
 /// `ubiq query`, `watch`, `containers` and `status` against the real daemon.
-@Suite struct DaemonCommandTests {
+@Suite(.ownThreads) struct DaemonCommandTests {
     @Test func queryPrintsATableAndNDJSON() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

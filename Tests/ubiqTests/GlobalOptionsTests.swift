@@ -4,7 +4,7 @@ import Testing
 import UbiquityTesting
 
 /// Options that apply to every subcommand work before its name too, like `git -C` or `docker -H`.
-@Suite struct GlobalOptionsTests {
+@Suite(.ownThreads) struct GlobalOptionsTests {
     let options = GlobalOptions(valued: ["--socket", "--container"], flags: ["--json"])
 
     @Test func leadingGlobalOptionsMoveAfterTheSubcommand() {

@@ -4,7 +4,7 @@ import UbiquityTesting
 /// The `--help` of `ubiq` and every subcommand, as a reader at an 80-column terminal sees it: it matches
 /// Snapshots/ (regenerate with UPDATE_SNAPSHOTS=1, see HelpPages), no line is wider than 80
 /// columns, paragraphs are not hard-wrapped in the source and examples are not broken.
-@Suite struct UbiqHelpPageTests {
+@Suite(.ownThreads) struct UbiqHelpPageTests {
     static let pages = HelpPages(ubiq)
 
     @Test(arguments: try pages.commandPaths())

@@ -4,7 +4,7 @@ import UbiquityTesting
 
 /// `Packaging/install.sh` (what `make install` runs) into a staging root, with the built
 /// binaries: completions generated from the commands' own definitions, man pages copied.
-@Suite struct InstallTests {
+@Suite(.ownThreads) struct InstallTests {
     @Test func installStagesCompletionsAndManPages() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("ubq-install-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

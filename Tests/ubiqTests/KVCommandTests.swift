@@ -4,7 +4,7 @@ import Testing
 import UbiquityTesting
 
 /// `ubiq kv` against the real daemon.
-@Suite(.serialized) struct KVCommandTests {
+@Suite(.serialized, .ownThreads) struct KVCommandTests {
     @Test func setGetListRemoveWithAndWithoutJSON() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

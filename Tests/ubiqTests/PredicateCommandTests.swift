@@ -2,7 +2,7 @@ import Testing
 import UbiquityTesting
 
 /// `ubiq predicate ...` run as a real process: stdout, stderr and exit status.
-@Suite struct PredicateCommandTests {
+@Suite(.ownThreads) struct PredicateCommandTests {
     @Test func checkPrintsTheCanonicalForm() throws {
         let r = try ubiq.run(["predicate", "check", "name like 'Item_*' or size > 10 and isHidden == NO"])
         #expect(r.status == 0)

@@ -6,7 +6,7 @@ import UbiquityTesting
 /// File names in a shared container are other people's text: `ubiq` shows them on one line with
 /// control characters replaced, so a name cannot recolour, clear or forge the terminal's output.
 /// `--json` keeps them exact.
-@Suite struct TerminalSafetyTests {
+@Suite(.ownThreads) struct TerminalSafetyTests {
     static let hostile = "Item_\u{1B}[31mred\u{1B}[2J\nforged line"
 
     @Test func escapesAndNewlinesInNamesNeverReachTheTerminal() throws {

@@ -4,7 +4,7 @@ import UbiquityTesting
 
 /// One version for the whole project: `ubiq`, `grocery` and `ubiquityd` print the same
 /// `--version`, the one the daemon reports in `hello` and `status`.
-@Suite struct VersionTests {
+@Suite(.ownThreads) struct VersionTests {
     @Test(arguments: ["ubiq", "grocery", "ubiquityd"])
     func everyExecutablePrintsTheSharedVersion(_ name: String) throws {
         let r = try BuiltExecutable(name).run(["--version"], deadline: 20)

@@ -7,7 +7,7 @@ let daemon = BuiltExecutable("ubiquityd")
 /// The `--help` of `ubiquityd`, as a reader at an 80-column terminal sees it: it matches
 /// Snapshots/ (regenerate with UPDATE_SNAPSHOTS=1, see HelpPages), no line is wider than 80
 /// columns, paragraphs are not hard-wrapped in the source and examples are not broken.
-@Suite struct DaemonHelpPageTests {
+@Suite(.ownThreads) struct DaemonHelpPageTests {
     static let pages = HelpPages(daemon)
 
     @Test(arguments: try pages.commandPaths())
