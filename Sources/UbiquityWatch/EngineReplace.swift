@@ -24,9 +24,11 @@ import UbiquityIndex
 /// ```
 enum EngineReplace {
     /// How long a read that ends half-way through such a replace waits for the rest, when the
-    /// engine's temporary file for the name is there (the engine renames it right after; under
-    /// load that can take a few milliseconds).
-    static let window: Duration = .milliseconds(50)
+    /// engine's temporary file for the name is there. The engine renames it right after, but a
+    /// loaded machine can hold it between the two system calls for hundreds of milliseconds;
+    /// the wait ends as soon as anything arrives, so the bound matters only when the rename
+    /// never comes (a temporary file left beside an item deleted by hand).
+    static let window: Duration = .milliseconds(500)
 
     /// The indices of `DELETE` events that are the first step of such a replace.
     static func firstSteps(in events: [InotifyEvent]) -> Set<Int> {

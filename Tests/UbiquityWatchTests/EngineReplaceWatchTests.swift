@@ -8,8 +8,11 @@ import UbiquityTesting
 /// A sync engine's replace on real directories through a real watcher: the index stays equal to
 /// a fresh crawl, and the item keeps its identity.
 @Suite(.ownThreads) struct EngineReplaceWatchTests {
-    @Test(arguments: [false, true])
-    func aReceivedVersionReplacesTheItem(inConflict: Bool) async throws {
+    /// `gap`: how long the engine takes between its two steps. A loaded machine can hold the
+    /// engine that long between two system calls; the watcher waits for the rename (up to
+    /// `EngineReplace.window`) while the engine's temporary file is there.
+    @Test(arguments: [false, true], [0, 300])
+    func aReceivedVersionReplacesTheItem(inConflict: Bool, gapMilliseconds gap: Int) async throws {
         let harness = try await WatchHarness.start()
         do {
             try FS.mkdir(harness.path("Documents"))
@@ -24,6 +27,7 @@ import UbiquityTesting
             } else {
                 #expect(unlink(harness.path("Documents/Item_1")) == 0)
             }
+            if gap > 0 { usleep(useconds_t(gap * 1000)) }     // the engine descheduled: the scenario, not a wait
             #expect(rename(harness.path("Documents/.syncthing.Item_1.tmp"), harness.path("Documents/Item_1")) == 0)
             try await harness.converge()
             let changes = harness.recorder.recorded.changes.dropFirst(before)
