@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
 
-/// A task executor that runs every job on a new thread of its own: a job that blocks (a process wait, a blocking socket read, a poll
-/// with a deadline) holds only its own thread. Tests reach it through the ``OwnThreads`` trait.
+/// A task executor that runs every job on a new thread of its own: a job that blocks (a process
+/// wait, a blocking socket read, a poll with a deadline) holds only its own thread. Tests reach it
+/// through the ``OwnThreads`` trait.
 ///
-/// A thread per job costs tens of microseconds; a test runs a few thousand jobs at most, and
-/// what it buys is that no test's blocking can delay another test's awaits.
+/// A thread start per job is slower than the shared pool, but a test runs a few thousand jobs at
+/// most, and what it buys is that no test's blocking can delay another test's awaits.
 public final class ThreadPerJobExecutor: TaskExecutor {
     public static let shared = ThreadPerJobExecutor()
 

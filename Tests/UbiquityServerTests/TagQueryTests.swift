@@ -87,8 +87,11 @@ import UbiquityWatch
             try FS.rename(staged, daemon.documents() + "/Batch")
             let moved = daemon.documents() + "/Batch"
 
+            // Two connections: a connection answers its requests in order, so a query sent after
+            // the one on tags on the same connection would wait for it (docs/protocol.md).
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
-            let tagged = MetadataQuery(connection: connection, predicateFormat: "kMDItemUserTags == 'x'")
+            let taggedConnection = try await UbiquityConnection.connect(to: daemon.socket)
+            let tagged = MetadataQuery(connection: taggedConnection, predicateFormat: "kMDItemUserTags == 'x'")
             tagged.notificationBatchingInterval = 0
             let taggedAnswered = Mutex(false)
             let taggedStart = Task {
@@ -118,6 +121,7 @@ import UbiquityWatch
             try TagReader.setTags(["x"], atPath: moved + "/T_0.txt")
             #expect(try await taggedEvents.nextUpdate().added.map(\.path) == [moved + "/T_0.txt"])
             await connection.close()
+            await taggedConnection.close()
         }
     }
 }
