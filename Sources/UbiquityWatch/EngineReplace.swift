@@ -81,8 +81,11 @@ enum EngineReplace {
 
     /// Whether a read ends half-way: with a file's `DELETE` (the kernel queues the engine's rename
     /// right after it, but a read can end between them), with the rename of a file to its own
-    /// conflict copy, or between the halves of the rename of an engine's temporary file. The
-    /// caller reads on (``WatcherCore/readRestOfEngineReplace(_:in:)``).
+    /// conflict copy, between the halves of the rename of an engine's temporary file, or with a
+    /// file's `DELETE` followed by other events but not by the name coming back (the engine can
+    /// touch its temporary file, or another file change can land, between its two steps). The
+    /// caller reads on (``WatcherCore/readRestOfEngineReplace(_:in:)``), waiting only while the
+    /// engine's temporary file or the name is there.
     static func pending(in events: [InotifyEvent]) -> Pending? {
         guard let last = events.last, !last.mask.contains(.isDirectory), let name = last.name else { return nil }
         if last.mask.contains(.delete) {
@@ -95,7 +98,25 @@ enum EngineReplace {
         if last.mask.contains(.movedFrom), SyncEngineFiles.isTemporary(name) {
             return Pending(wd: last.wd, item: name, temporaryNames: [name], renameUnderway: true)
         }
+        // A first step with other events after it (the engine touching its temporary file,
+        // another file): the rename can still be coming, unless the read already shows the name back.
+        if let index = events.lastIndex(where: { isFileDelete($0) || isRenameToOwnConflictCopy($0, in: events) }),
+           let item = events[index].mask.contains(.delete) ? events[index].name : events[index].name.flatMap({ ConflictCopyName.parse($0)?.original }) {
+            let back = events[(index + 1)...].contains { $0.wd == events[index].wd && $0.name == item
+                && ($0.mask.contains(.create) || $0.mask.contains(.movedTo)) }
+            if !back {
+                return Pending(wd: events[index].wd, item: item, temporaryNames: SyncEngineFiles.temporaryNames(for: item),
+                               renameUnderway: false)
+            }
+        }
         return nil
+    }
+
+    /// `MOVED_TO` of a file's own conflict copy, its `MOVED_FROM` (the file) in `events`.
+    private static func isRenameToOwnConflictCopy(_ event: InotifyEvent, in events: [InotifyEvent]) -> Bool {
+        guard event.mask.contains(.movedTo), !event.mask.contains(.isDirectory), let name = event.name,
+              let original = ConflictCopyName.parse(name)?.original else { return false }
+        return events.contains { $0.mask.contains(.movedFrom) && $0.cookie == event.cookie && $0.wd == event.wd && $0.name == original }
     }
 
     private static func isFileDelete(_ event: InotifyEvent) -> Bool {

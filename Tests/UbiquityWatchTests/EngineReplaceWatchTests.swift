@@ -11,8 +11,10 @@ import UbiquityTesting
     /// `gap`: how long the engine takes between its two steps. A loaded machine can hold the
     /// engine that long between two system calls; the watcher waits for the rename (up to
     /// `EngineReplace.window`) while the engine's temporary file is there.
-    @Test(arguments: [false, true], [0, 300])
-    func aReceivedVersionReplacesTheItem(inConflict: Bool, gapMilliseconds gap: Int) async throws {
+    /// `between`: another file appears between the two steps, so the read with the first step
+    /// does not end with it.
+    @Test(arguments: [false, true], [(0, false), (300, false), (300, true)])
+    func aReceivedVersionReplacesTheItem(inConflict: Bool, gap: (milliseconds: Int, between: Bool)) async throws {
         let harness = try await WatchHarness.start()
         do {
             try FS.mkdir(harness.path("Documents"))
@@ -27,7 +29,8 @@ import UbiquityTesting
             } else {
                 #expect(unlink(harness.path("Documents/Item_1")) == 0)
             }
-            if gap > 0 { usleep(useconds_t(gap * 1000)) }     // the engine descheduled: the scenario, not a wait
+            if gap.between { try FS.write(harness.path("Documents/notes.txt"), "meanwhile") }
+            if gap.milliseconds > 0 { usleep(useconds_t(gap.milliseconds * 1000)) }     // the engine descheduled: the scenario, not a wait
             #expect(rename(harness.path("Documents/.syncthing.Item_1.tmp"), harness.path("Documents/Item_1")) == 0)
             try await harness.converge()
             let changes = harness.recorder.recorded.changes.dropFirst(before)

@@ -62,7 +62,11 @@ struct WatcherDecisionTests {
         #expect(pending?.wd == 3)
         #expect(pending?.item == "Item_1")
         #expect(pending?.temporaryNames == [".syncthing.Item_1.tmp", "~syncthing~Item_1.tmp"])
-        #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "a")]) == nil)
+        // Other events after the delete: its rename can still come, unless the name is back.
+        #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "a")])?.item == "Item_1")
+        #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "Item_1")]) == nil)
+        #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "a"),
+                                           Self.event(.movedFrom, "b", cookie: 9), Self.event(.movedTo, "Item_1", cookie: 9)]) == nil)
         #expect(pending?.renameUnderway == false)
     }
 
