@@ -164,20 +164,30 @@ public struct GroceryLiveList: Sendable {
         case .package:
             return .init(items: try await list.items(for: query.results))
         case .files:
-            var next = current
-            for item in removed {
-                if let id = GroceryItemID(fileName: item.name) { next[id] = nil }
-            }
-            for item in changed {
-                let oldName = item.oldPath.map { String($0.split(separator: "/").last ?? "") }
-                if let oldName, let id = GroceryItemID(fileName: oldName) { next[id] = nil }
-            }
-            for result in added + changed {
-                guard let id = GroceryItemID(fileName: result.name) else { continue }
-                // nil: deleted again since the update was sent; the next update says so too.
-                next[id] = try list.files.item(for: result)
-            }
-            return next
+            return try Self.merged(current, added: added, changed: changed, removed: removed, read: list.files.item(for:))
         }
+    }
+
+    /// The list after an update in file mode: `read` reads an item's file now (nil when it is not
+    /// there). Only a removal in the update takes an item away. A file missing when it is read
+    /// keeps the item as it was: either it was deleted (the next update removes it) or a sync
+    /// engine is putting a new version in place (Syncthing deletes the file, then renames its
+    /// temporary file over it) and the next update brings that version. Taking the item away there
+    /// showed a resolved conflict as the item removed and added again.
+    static func merged(_ current: [GroceryItemID: GroceryItem], added: [MetadataItem], changed: [MetadataItem],
+                       removed: [MetadataItem], read: (MetadataItem) throws -> GroceryItem?) rethrows -> [GroceryItemID: GroceryItem] {
+        var next = current
+        for item in removed {
+            if let id = GroceryItemID(fileName: item.name) { next[id] = nil }
+        }
+        for item in changed {
+            let oldName = item.oldPath.map { String($0.split(separator: "/").last ?? "") }
+            if let oldName, oldName != item.name, let id = GroceryItemID(fileName: oldName) { next[id] = nil }
+        }
+        for result in added + changed {
+            guard let id = GroceryItemID(fileName: result.name), let item = try read(result) else { continue }
+            next[id] = item
+        }
+        return next
     }
 }

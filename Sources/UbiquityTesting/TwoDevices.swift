@@ -182,19 +182,27 @@ public final class TwoDevices: @unchecked Sendable {
     static func configured(_ config: String, listen: Int, gui: String, folder: String, ids: [String], peer: String,
                            peerName: String, peerPort: Int) -> String {
         var text = config
-        text = text.replacingOccurrences(of: "<listenAddress>default</listenAddress>",
-                                         with: "<listenAddress>tcp://127.0.0.1:\(listen)</listenAddress>")
+        // `syncthing generate` writes `default`, or a random port when 22000 looked taken on the
+        // host (another rig generating at the same moment): whatever it wrote, one address of ours.
+        text = text.replacing(/\s*<listenAddress>[^<]*<\/listenAddress>/, with: "")
+        if let options = text.range(of: "<options>") {
+            text.insert(contentsOf: "\n        <listenAddress>tcp://127.0.0.1:\(listen)</listenAddress>", at: options.upperBound)
+        }
         text = text.replacing(/\s*<globalAnnounceServer>[^<]*<\/globalAnnounceServer>/, with: "")
         text = text.replacing(/\s*<stunServer>[^<]*<\/stunServer>/, with: "")
         let options = ["globalAnnounceEnabled": "false", "localAnnounceEnabled": "false", "relaysEnabled": "false",
                        "natEnabled": "false", "crashReportingEnabled": "false", "startBrowser": "false",
                        "announceLANAddresses": "false", "urAccepted": "-1", "autoUpgradeIntervalH": "0",
-                       "stunKeepaliveStartS": "0", "stunKeepaliveMinS": "0", "apikey": apiKey]
+                       "stunKeepaliveStartS": "0", "stunKeepaliveMinS": "0", "apikey": apiKey,
+                       // A first dial before the peer listens (a loaded machine starts them apart)
+                       // is retried after this; Syncthing's 60 s outlasted waitUntilConnected.
+                       "reconnectionIntervalS": "1"]
         for (tag, value) in options {
             text = text.replacing(try! Regex("<\(tag)>[^<]*</\(tag)>"), with: "<\(tag)>\(value)</\(tag)>")
         }
-        // A path as the GUI address: Syncthing listens on a Unix socket there.
-        text = text.replacing(/<address>127\.0\.0\.1:8384<\/address>/, with: "<address>\(gui)</address>")
+        // A path as the GUI address: Syncthing listens on a Unix socket there (8384, or the random
+        // port generate chose when 8384 looked taken).
+        text = text.replacing(/<address>127\.0\.0\.1:[0-9]+<\/address>/, with: "<address>\(gui)</address>")
         let devices = ids.map { "            <device id=\"\($0)\"></device>" }.joined(separator: "\n")
         // maxConflicts must be written: without it Syncthing keeps no conflict copies at all.
         let additions = """

@@ -1,0 +1,30 @@
+import Testing
+@testable import UbiquityTesting
+
+/// The rig's Syncthing configuration, whatever `syncthing generate` chose (pure).
+@Suite struct TwoDevicesConfigurationTests {
+    /// `generate` writes `default` and 8384, or random ports when those looked taken on the host
+    /// (another rig generating at the same moment): either way, one listen address of ours and
+    /// the GUI on the rig's socket.
+    @Test(arguments: [("default", "127.0.0.1:8384"), ("tcp://0.0.0.0:41083", "127.0.0.1:41817")])
+    func listenAndGUIAddressesAreTheRigsWhateverGenerateWrote(generated: (listen: String, gui: String)) {
+        let config = """
+            <configuration version="37">
+                <gui enabled="true" tls="false" debugging="false">
+                    <address>\(generated.gui)</address>
+                </gui>
+                <options>
+                    <listenAddress>\(generated.listen)</listenAddress>
+                    <reconnectionIntervalS>60</reconnectionIntervalS>
+                </options>
+            </configuration>
+            """
+        let written = TwoDevices.configured(config, listen: 22101, gui: "/tmp/rig/rest.sock", folder: "/tmp/rig/a",
+                                            ids: ["A", "B"], peer: "B", peerName: "b", peerPort: 22102)
+        #expect(written.matches(of: /<listenAddress>/).count == 1)
+        #expect(written.contains("<listenAddress>tcp://127.0.0.1:22101</listenAddress>"))
+        #expect(written.contains("<address>/tmp/rig/rest.sock</address>"))
+        #expect(!written.contains(generated.gui))
+        #expect(written.contains("<reconnectionIntervalS>1</reconnectionIntervalS>"))
+    }
+}
