@@ -57,10 +57,11 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
 
     private static let gate = AdmissionGate(limit: concurrency)
 
-    /// Records an issue when the caller is a task on Swift's shared pool, about to block a thread
-    /// with `what`. Threads of their own, the main thread and threads outside any task are fine.
+    /// Records an issue when the caller is a test's task on Swift's shared pool, about to block a
+    /// thread with `what`. Threads of their own, the main thread, threads outside any task and
+    /// programs that are not tests (demo-sync, the benchmarks) are fine.
     public static func checkMayBlock(_ what: @autoclosure () -> String) {
-        guard !Thread.isMainThread, !ThreadPerJobExecutor.isCurrentThreadOwn,
+        guard Test.current != nil, !Thread.isMainThread, !ThreadPerJobExecutor.isCurrentThreadOwn,
               withUnsafeCurrentTask(body: { $0 != nil }) else { return }
         Issue.record("""
             \(what()) blocks a thread of Swift's shared pool, where it can starve every other test \
