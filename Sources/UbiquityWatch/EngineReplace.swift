@@ -87,29 +87,19 @@ enum EngineReplace {
     /// caller reads on (``WatcherCore/readRestOfEngineReplace(_:in:)``), waiting only while the
     /// engine's temporary file or the name is there.
     static func pending(in events: [InotifyEvent]) -> Pending? {
-        guard let last = events.last, !last.mask.contains(.isDirectory), let name = last.name else { return nil }
-        if last.mask.contains(.delete) {
-            return Pending(wd: last.wd, item: name, temporaryNames: SyncEngineFiles.temporaryNames(for: name), renameUnderway: false)
-        }
-        if last.mask.contains(.movedTo), let original = ConflictCopyName.parse(name)?.original,
-           events.contains(where: { $0.mask.contains(.movedFrom) && $0.cookie == last.cookie && $0.name == original }) {
-            return Pending(wd: last.wd, item: original, temporaryNames: SyncEngineFiles.temporaryNames(for: original), renameUnderway: false)
-        }
-        if last.mask.contains(.movedFrom), SyncEngineFiles.isTemporary(name) {
+        if let last = events.last, !last.mask.contains(.isDirectory), let name = last.name,
+           last.mask.contains(.movedFrom), SyncEngineFiles.isTemporary(name) {
             return Pending(wd: last.wd, item: name, temporaryNames: [name], renameUnderway: true)
         }
-        // A first step with other events after it (the engine touching its temporary file,
-        // another file): the rename can still be coming, unless the read already shows the name back.
-        if let index = events.lastIndex(where: { isFileDelete($0) || isRenameToOwnConflictCopy($0, in: events) }),
-           let item = events[index].mask.contains(.delete) ? events[index].name : events[index].name.flatMap({ ConflictCopyName.parse($0)?.original }) {
-            let back = events[(index + 1)...].contains { $0.wd == events[index].wd && $0.name == item
-                && ($0.mask.contains(.create) || $0.mask.contains(.movedTo)) }
-            if !back {
-                return Pending(wd: events[index].wd, item: item, temporaryNames: SyncEngineFiles.temporaryNames(for: item),
-                               renameUnderway: false)
-            }
-        }
-        return nil
+        // The last first step of a replace, whatever came after it (the engine touching its
+        // temporary file, another file or directory): its rename can still be coming, unless the
+        // read already shows the name back.
+        guard let index = events.lastIndex(where: { isFileDelete($0) || isRenameToOwnConflictCopy($0, in: events) }),
+              let name = events[index].name,
+              let item = events[index].mask.contains(.delete) ? name : ConflictCopyName.parse(name)?.original else { return nil }
+        let wd = events[index].wd
+        let back = events[(index + 1)...].contains { $0.wd == wd && $0.name == item && ($0.mask.contains(.create) || $0.mask.contains(.movedTo)) }
+        return back ? nil : Pending(wd: wd, item: item, temporaryNames: SyncEngineFiles.temporaryNames(for: item), renameUnderway: false)
     }
 
     /// `MOVED_TO` of a file's own conflict copy, its `MOVED_FROM` (the file) in `events`.

@@ -65,6 +65,8 @@ struct WatcherDecisionTests {
         // Other events after the delete: its rename can still come, unless the name is back.
         #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "a")])?.item == "Item_1")
         #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "Item_1")]) == nil)
+        // A directory's event after it, or one about the watched directory itself (no name): the same.
+        #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event([.create, .isDirectory], "d")])?.item == "Item_1")
         #expect(EngineReplace.pending(in: [Self.event(.delete, "Item_1"), Self.event(.create, "a"),
                                            Self.event(.movedFrom, "b", cookie: 9), Self.event(.movedTo, "Item_1", cookie: 9)]) == nil)
         #expect(pending?.renameUnderway == false)
