@@ -32,16 +32,9 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
         // leave the body on the shared pool until its first suspension, and a synchronous test
         // has none.
         try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) {
-            if testCase == nil {
-                // The suite: its tests are admitted one by one below.
-                async let body: Void = function()
-                try await body
-            } else {
-                try await Self.gate.admitted {
-                    async let body: Void = function()
-                    try await body
-                }
-            }
+            // A suite (no test case) is not admitted: its tests are, one by one.
+            async let body: Void = testCase == nil ? function() : Self.gate.admitted { try await function() }
+            try await body
         }
     }
 
