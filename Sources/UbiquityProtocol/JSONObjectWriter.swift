@@ -11,12 +11,18 @@ struct JSONObjectWriter {
     /// big buffer is mapped by the kernel page by page as it is written, so room never written
     /// costs nothing, while growing a buffer of megabytes copies it and touches twice the pages).
     init(reserving bytes: Int) {
-        out = []
-        out.reserveCapacity(min(max(bytes, 0), 1 << 32) + 128)
+        out = Self.reservedBuffer(bytes)
         out.append(UInt8(ascii: "{"))
-        // A buffer of megabytes: one page fault per huge page rather than one per 4 KiB.
+    }
+
+    /// An empty buffer with room for `bytes` (and a little more); a buffer of megabytes is
+    /// advised for huge pages: one page fault per huge page rather than one per 4 KiB.
+    static func reservedBuffer(_ bytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(max(bytes, 0), 1 << 32) + 128)
         let capacity = out.capacity
         out.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
+        return out
     }
 
     private init(taking out: inout [UInt8]) {
@@ -60,6 +66,22 @@ struct JSONObjectWriter {
         body(&inner)
         inner.out.append(UInt8(ascii: "}"))
         swap(&out, &inner.out)
+    }
+
+    /// Opens a member whose value is an object (`"name":{`): the members written next are its
+    /// own, and whoever ends the line closes it.
+    mutating func openObject(_ name: StaticString) {
+        key(name)
+        out.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// The bytes so far, the object left open (the rest of the line follows them); the writer
+    /// is left empty.
+    mutating func takeOpen() -> [UInt8] {
+        var bytes: [UInt8] = []
+        swap(&bytes, &out)
+        return bytes
     }
 
     /// Lets a caller write a value of its own after ``key(_:)``.

@@ -74,8 +74,9 @@ struct HugePageAdviceTests {
     @Test("a line of several megabytes is written into a buffer advised for huge pages")
     func bigLineIsAdvised() throws {
         let rows = Rows(paths: (0..<40_000).map { "/home/someone/.local/share/ubiquity/containers/com.example.app/Documents/Item_\($0)" })
-        let line = ResultEncoder<Never>(attributes: [.name]) { _ in fatalError("rows only") }
+        var whole = ResultEncoder<Never>(attributes: [.name]) { _ in fatalError("rows only") }
             .gatheringFinished(query: 1, rows: rows, fresh: nil, clock: nil)
+        let line = whole.whole()
         #expect(line.count > 2 * Self.hugePage)
         #expect(line.last == 0x0A)
         let middle = line.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress! + $0.count / 2) }

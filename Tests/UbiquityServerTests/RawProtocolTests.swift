@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UbiquityPredicate
+import UbiquityProtocol
 import UbiquityTesting
 
 /// The real daemon over raw JSON lines: what any language sees on the wire.
@@ -285,6 +286,8 @@ struct RawProtocolTests {
         var sawShutdown = false
         while let line = try client.readLine(within: 20) {
             if line.contains(#""event":"server.shuttingDown""#) { sawShutdown = true }
+            // The shutdown line never lands inside an answer written in pieces.
+            #expect((try? JSONLine.decode(Array(line.utf8))) != nil, "not one JSON line: \(line.prefix(200))…")
         }
         #expect(sawShutdown)
         #expect(daemon.waitForExit() == 0)

@@ -47,7 +47,7 @@ struct SessionErrorRenderingTests {
     }
 
     func answer(_ session: Session, _ line: String) async -> String {
-        String(decoding: await session.handle(line: Array(line.utf8)).line.dropLast(), as: UTF8.self)
+        String(decoding: await session.handle(line: Array(line.utf8)).line.whole().dropLast(), as: UTF8.self)
     }
 
     @Test("An unexpected error answers internal with the fixed sentence; the journal gets the error, request id and peer uid")

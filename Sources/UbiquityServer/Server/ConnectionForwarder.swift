@@ -66,25 +66,24 @@ final class ConnectionForwarder: Sendable {
             if live > 0 { liveQueriesChanged(-live) }
         }
         while let events = await engine.nextEvents(group) {
-            // Each event's line kept as it is, then copied once into the connection's buffer
-            // (appending a 15 MB answer to a short line first would copy it twice).
-            var lines: [[UInt8]] = []
+            // Written together, a whole result set a piece at a time (``LineWriter``).
+            var lines: [OutgoingLine] = []
             for next in events {
                 guard let route = routes.withLock({ $0.byQuery[next.query] }) else { continue }
                 let query = Int(next.query)
                 guard let event = next.event else {
                     remove(next.query)
                     if !route.live {
-                        lines.append(JSONLine.encodeLine(ServerEvent.stopped(query: query,
-                            reason: "gathering finished and the query is not live").json))
+                        lines.append(.bytes(JSONLine.encodeLine(ServerEvent.stopped(query: query,
+                            reason: "gathering finished and the query is not live").json)))
                     }
                     continue
                 }
                 if let container = route.access.revoked() {
                     remove(next.query)
                     try? await engine.stop(next.query)
-                    lines.append(JSONLine.encodeLine(ServerEvent.containerForbidden(query: query, container: container.rawValue,
-                        reason: "uid \(route.access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json))
+                    lines.append(.bytes(JSONLine.encodeLine(ServerEvent.containerForbidden(query: query, container: container.rawValue,
+                        reason: "uid \(route.access.peer.uid) may no longer read this container (the configuration changed); the query is stopped").json)))
                     continue
                 }
                 guard let line = WireTranslation.line(event, query: query, encoder: route.encoder) else { continue }

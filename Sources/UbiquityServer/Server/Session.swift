@@ -50,17 +50,17 @@ final class Session {
 
     /// What a request produced: the response's line, and a query whose events must now be forwarded.
     struct Outcome {
-        /// The response, `\n` included.
-        var line: [UInt8]
+        /// The response.
+        var line: OutgoingLine
         var startedQuery: StartedQuery?
 
         init(response: Response, startedQuery: StartedQuery? = nil) {
-            line = JSONLine.encodeLine(response.json)
+            line = .bytes(JSONLine.encodeLine(response.json))
             self.startedQuery = startedQuery
         }
 
         /// A response written by a ``ResultEncoder``.
-        init(line: [UInt8]) {
+        init(line: OutgoingLine) {
             self.line = line
         }
     }
@@ -182,7 +182,7 @@ final class Session {
             let id = try readable(q)
             let results = (try? await context.engine.results(id)) ?? ResultSet()
             let encoder = encoders[id] ?? WireTranslation.encoder(attributes: [.name])
-            return Outcome(line: encoder.queryResults(id: request.id, query: q, rows: EngineRows(results)))
+            return Outcome(line: .results(encoder.queryResults(id: request.id, query: q, rows: EngineRows(results))))
         case .queryDisableUpdates(let q):
             try await context.engine.disableUpdates(try readable(q))
             return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))

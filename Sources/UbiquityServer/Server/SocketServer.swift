@@ -64,6 +64,12 @@ public final class SocketServer: Sendable {
     /// by the daemon until written either way.
     static let sendBufferBytes = 4 << 20
 
+    /// How many bytes written but not yet taken by a connection's socket stop a writer
+    /// (``LineWriter``), and how few let it go on. NIO's default (64 / 32 KiB) stopped it after
+    /// every piece of a long answer; a few hundred KiB in hand keep the socket busy while the
+    /// next pieces are encoded. Per connection, so 256 connections hold at most 256 MiB.
+    static let pendingWrites = ChannelOptions.Types.WriteBufferWaterMark(low: 256 << 10, high: 1 << 20)
+
     // MARK: - Running
 
     /// Accepts connections until graceful shutdown (SIGTERM) or cancellation; then tells every
@@ -75,6 +81,7 @@ public final class SocketServer: Sendable {
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.socketOption(.so_sndbuf), value: SocketServer.sendBufferBytes)
+            .childChannelOption(.writeBufferWaterMark, value: SocketServer.pendingWrites)
         let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = { channel in
             channel.eventLoop.makeCompletedFuture { try SocketServer.configure(channel, maxLineBytes: maxLine) }
         }
@@ -136,8 +143,9 @@ public final class SocketServer: Sendable {
         shutdown.listener?.close(promise: nil)
         let line = JSONLine.encodeLine(ServerEvent.shuttingDown(reason: reason).json)
         for channel in shutdown.connections {
-            // Written straight to the channel: a subscriber that does not read must not hold us up.
-            channel.writeAndFlush(ByteBuffer(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
+            // Written straight to the channel (between two lines: ``LineBoundaryHandler``), closed
+            // after a second at most: a subscriber that does not read must not hold us up.
+            channel.triggerUserOutboundEvent(LineBoundaryHandler.ClosingLine(bytes: line)).whenComplete { _ in channel.close(promise: nil) }
             channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
         }
     }
@@ -145,9 +153,11 @@ public final class SocketServer: Sendable {
     // MARK: - One connection
 
     /// A connection's pipeline: lines in (at most `maxLineBytes` buffered while one is
-    /// incomplete), buffers out. Runs on the channel's event loop.
+    /// incomplete), buffers out, the server's own lines kept between them. Runs on the channel's
+    /// event loop.
     static func configure(_ channel: any Channel, maxLineBytes: Int) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxLineBytes))
+        try channel.pipeline.syncOperations.addHandler(LineBoundaryHandler())
         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
     }
 
@@ -245,7 +255,7 @@ public final class SocketServer: Sendable {
     private func answer(_ line: ByteBufferView, session: Session, writer: LineWriter,
                         forwarders: inout DiscardingTaskGroup) async throws -> Bool {
         let outcome = await session.handle(line: line)
-        do { try await writer.write(line: outcome.line) } catch { return false }
+        do { try await writer.write(lines: [outcome.line]) } catch { return false }
         if let started = outcome.startedQuery {
             let forwarder: ConnectionForwarder
             if let existing = session.forwarder {

@@ -59,26 +59,27 @@ enum WireTranslation {
         ResultEncoder(attributes: attributes) { ResultFields(path: $0.path, oldPath: $0.oldPath, values: $0.values) }
     }
 
-    /// The line of an engine event, `\n` included: events with results through `encoder`, the
-    /// others through their ``ServerEvent``. Nil for `accessChanged`, which the server acts on itself.
-    static func line(_ event: QueryEvent, query: Int, encoder: ResultEncoder<ResultItem>) -> [UInt8]? {
+    /// The line of an engine event: whole result sets through `encoder`, written in pieces;
+    /// other events with items through `encoder`, the rest through their ``ServerEvent``. Nil
+    /// for `accessChanged`, which the server acts on itself.
+    static func line(_ event: QueryEvent, query: Int, encoder: ResultEncoder<ResultItem>) -> OutgoingLine? {
         switch event {
         case .gatheringFinished(let results, let clock, let since):
             switch since {
-            case nil: encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: nil, clock: clock?.token)
+            case nil: .results(encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: nil, clock: clock?.token))
             case .fresh(let reason)?:
-                encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: FreshAnswer(code: reason.code, reason: reason.sentence),
-                                          clock: clock?.token)
+                .results(encoder.gatheringFinished(query: query, rows: EngineRows(results),
+                                                   fresh: FreshAnswer(code: reason.code, reason: reason.sentence), clock: clock?.token))
             case .changes(let delta, let since)?:
-                encoder.gatheringFinished(query: query, since: since.token, added: delta.added, changed: delta.changed,
-                                          removed: delta.removed, count: results.count, clock: clock?.token)
+                .bytes(encoder.gatheringFinished(query: query, since: since.token, added: delta.added, changed: delta.changed,
+                                                 removed: delta.removed, count: results.count, clock: clock?.token))
             }
         case .update(let delta):
-            encoder.update(query: query, added: delta.added, changed: delta.changed, removed: delta.removed, clock: delta.clock?.token)
+            .bytes(encoder.update(query: query, added: delta.added, changed: delta.changed, removed: delta.removed, clock: delta.clock?.token))
         case .reset(let results, let clock):
-            encoder.reset(query: query, rows: EngineRows(results), clock: clock?.token)
+            .results(encoder.reset(query: query, rows: EngineRows(results), clock: clock?.token))
         default:
-            self.event(event, query: query).map { JSONLine.encodeLine($0.json) }
+            self.event(event, query: query).map { .bytes(JSONLine.encodeLine($0.json)) }
         }
     }
 
@@ -105,7 +106,7 @@ enum WireTranslation {
 
 /// An engine result set as the rows the encoder reads: here, where the index and the wire meet,
 /// because neither module knows the other.
-struct EngineRows: ResultRows {
+struct EngineRows: ResultRows, Sendable {
     let results: ResultSet
 
     init(_ results: ResultSet) { self.results = results }

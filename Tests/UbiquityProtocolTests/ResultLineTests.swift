@@ -1,0 +1,111 @@
+import Testing
+import UbiquityPredicate
+@testable import UbiquityProtocol
+import UbiquityTesting
+
+/// A result set read from rows and written in pieces (what the daemon sends) against the same
+/// items written whole from ``ResultFields`` (which `ResultEncoderPropertyTests` holds to the
+/// general `JSONValue` path): the pieces, however small or large, make exactly those bytes.
+@Suite("Result lines written in pieces", .ownThreads)
+struct ResultLineTests {
+    typealias Item = ResultEncoderPropertyTests.Item
+
+    /// Items as rows; with `namesFromPaths`, names are read from the paths as the engine's are.
+    struct Rows: ResultRows {
+        var items: [Item]
+        var namesFromPaths: Bool
+        var count: Int { items.count }
+        func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            var path = items[i].path
+            return try path.withUTF8(body)
+        }
+        func value(_ i: Int, _ attribute: Attribute) -> Value? { items[i].values[attribute] }
+        func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+            guard namesFromPaths else { return nil }
+            let path = Array(items[i].path.utf8)
+            let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+            return try path[start...].withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// The items a gathering hands out: no old paths, no values the query did not ask for, and
+    /// with names read from paths, the name is the path's last component.
+    static func items(_ random: inout SplitMix64, attributes: [Attribute], namesFromPaths: Bool) -> [Item] {
+        (0..<random.int(0...40)).map { _ in
+            var item = ResultEncoderPropertyTests.item(&random, attributes: attributes)
+            item.oldPath = nil
+            item.values = item.values.filter { attributes.contains($0.key) }
+            if namesFromPaths {
+                let name = String(item.path.split(separator: "/", omittingEmptySubsequences: false).last!)
+                item.values[.name] = attributes.contains(.name) ? .string(name) : nil
+            }
+            return item
+        }
+    }
+
+    /// The line's pieces joined; each call asks for at least `sizes()` bytes more.
+    static func pieces<Rows>(_ line: ResultLine<Rows>, sizes: () -> Int) -> (bytes: [UInt8], calls: Int) {
+        var line = line, out: [UInt8] = [], calls = 0
+        while !line.isFinished {
+            line.write(to: &out, atLeast: out.count + sizes())
+            calls += 1
+        }
+        return (out, calls)
+    }
+
+    @Test("Pieces of any size make the whole line's bytes, for 1,500 seeds")
+    func piecesMakeTheWholeLine() {
+        for seed in UInt64(0)..<1_500 {
+            var random = SplitMix64(seed: seed)
+            var attributes = (0..<random.int(0...5)).map { _ in random.pick(Attribute.all) }
+            let namesFromPaths = random.chance(0.5)
+            if namesFromPaths && random.chance(0.8) { attributes.append(.name) }
+            let encoder = ResultEncoderPropertyTests.encoder(attributes)
+            let items = Self.items(&random, attributes: attributes, namesFromPaths: namesFromPaths)
+            let rows = Rows(items: items, namesFromPaths: namesFromPaths)
+            let fresh = random.chance(0.5) ? FreshAnswer(code: "clock.otherEpoch", reason: ResultEncoderPropertyTests.text(&random)) : nil
+            let clock = random.chance(0.8) ? "c1-\(String(random.next(), radix: 16))-\(random.int(0...99))" : nil
+            let id: RequestID? = random.pick([.number(7), .text(ResultEncoderPropertyTests.text(&random)), nil])
+            let lines: [(String, ResultLine<Rows>, [UInt8])] = [
+                ("gatheringFinished", encoder.gatheringFinished(query: 5, rows: rows, fresh: fresh, clock: clock),
+                 encoder.gatheringFinished(query: 5, results: items, fresh: fresh, clock: clock)),
+                ("reset", encoder.reset(query: 5, rows: rows, clock: clock), encoder.reset(query: 5, results: items, clock: clock)),
+                ("query.results", encoder.queryResults(id: id, query: 5, rows: rows), encoder.queryResults(id: id, query: 5, results: items)),
+            ]
+            for (label, line, expected) in lines {
+                var whole = line
+                let small = Self.pieces(line) { random.int(0...300) }
+                guard whole.whole() == expected, small.bytes == expected else {
+                    Issue.record("seed \(seed), \(label): the pieces differ from the line written whole")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test("A piece stops at the first row (or the head) past the size asked for; the tail comes with the last row")
+    func pieceBoundaries() {
+        let items = (0..<10).map { Item(path: "/c/Documents/Item_\($0)", oldPath: nil, values: [:]) }
+        let encoder = ResultEncoderPropertyTests.encoder([.name])
+        var line = encoder.reset(query: 1, rows: Rows(items: items, namesFromPaths: true), clock: nil)
+        var first: [UInt8] = []
+        line.write(to: &first, atLeast: 1)
+        #expect(String(decoding: first, as: UTF8.self) == #"{"count":10,"event":"query.reset","query":1,"results":["#)
+        line.write(to: &first, atLeast: first.count + 1)
+        #expect(String(decoding: first, as: UTF8.self)
+            == #"{"count":10,"event":"query.reset","query":1,"results":[{"attributes":{"kMDItemFSName":"Item_0"},"path":"/c/Documents/Item_0"}"#)
+        #expect(!line.isFinished)
+        var rest: [UInt8] = []
+        line.write(to: &rest, atLeast: .max)
+        #expect(line.isFinished)
+        #expect(rest.starts(with: Array(#",{"attributes":{"kMDItemFSName":"Item_1"}"#.utf8)))
+        #expect(Array(rest.suffix(4)) == Array("}]}\n".utf8))
+        var after: [UInt8] = []
+        line.write(to: &after, atLeast: .max)
+        #expect(after.isEmpty)
+
+        let empty = encoder.queryResults(id: .number(2), query: 1, rows: Rows(items: [], namesFromPaths: true))
+        #expect(String(decoding: Self.pieces(empty) { 0 }.bytes, as: UTF8.self)
+            == #"{"id":2,"result":{"count":0,"query":1,"results":[]}}"# + "\n")
+    }
+}
