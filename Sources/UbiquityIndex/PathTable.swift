@@ -22,8 +22,6 @@ struct PathTable {
     private(set) var ends: [Int] = []
     /// Where path `i`'s last component starts: paths of entries in one directory agree up to it.
     private var nameStarts: [Int] = []
-    /// Each entry's directory, to find those that share one.
-    private var parentOf: [ItemID] = []
 
     var count: Int { ends.count }
 
@@ -38,7 +36,6 @@ struct PathTable {
         bytes.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
         ends.reserveCapacity(ids.count)
         nameStarts.reserveCapacity(ids.count)
-        parentOf.reserveCapacity(ids.count)
         var directories = DirectoryPaths(index: index)
         for id in ids { append(id, index: index, directories: &directories) }
     }
@@ -46,13 +43,11 @@ struct PathTable {
     /// Adds one entry's path at the end.
     private mutating func append(_ id: ItemID, index: MetadataIndex, directories: inout DirectoryPaths) {
         if index.flags(id).contains(.containerRoot) {
-            parentOf.append(id)
             nameStarts.append(bytes.count)
         } else {
             let parent = index.parent(id)
             directories.append(parent, to: &bytes)
             bytes.append(UInt8(ascii: "/"))
-            parentOf.append(parent)
             nameStarts.append(bytes.count)
         }
         index.appendName(id, to: &bytes)
@@ -66,55 +61,27 @@ struct PathTable {
     /// Path `i` as a `String` (for code that keeps one).
     func path(_ i: Int) -> String { String(decoding: bytes[start(i)..<ends[i]], as: UTF8.self) }
 
-    /// The order of paths `i` and `j` (negative, zero or positive, as `memcmp`), read from
-    /// `bytes`, the table's buffer held open for a whole sort.
-    ///
-    /// - Parameter shared: How many leading bytes every path of the table has in common (they
-    ///   need no comparing: the container's path, often most of each path).
-    func compare(_ i: Int, _ j: Int, in bytes: UnsafeBufferPointer<UInt8>, shared: Int = 0) -> Int {
-        // Entries in one directory agree up to their names: compare from there.
-        let from = parentOf[i] == parentOf[j] ? max(nameStarts[i] - start(i), shared) : shared
-        let a = start(i) + from, b = start(j) + from
-        let lengthA = ends[i] - a, lengthB = ends[j] - b
-        let common = min(lengthA, lengthB)
-        if common > 0, let base = bytes.baseAddress {
-            let c = memcmp(base + a, base + b, common)
-            if c != 0 { return Int(c) }
-        }
-        return lengthA - lengthB
-    }
-
     /// The positions `0..<count` in path order, or ordered by `first` (negative, zero or
     /// positive) and then by path.
+    ///
+    /// Path order is ``PathOrder``'s, from where the paths part (the container's path, often
+    /// most of each path, is not compared). With `first`, each path's rank in that order breaks
+    /// ties: one integer comparison, no bytes read.
     func sortedPositions(first: ((Int, Int) -> Int)? = nil) -> [Int] {
-        bytes.withUnsafeBufferPointer { buffer in
-            let shared = sharedPrefix(in: buffer)
-            guard let first else {
-                // Path order alone: most pairs already differ in the eight bytes after the shared
-                // prefix, compared as one integer; only ties compare the bytes.
-                var keyed = (0..<count).map { (key: prefixKey($0, after: shared, in: buffer), position: $0) }
-                keyed.sort { a, b in
-                    a.key != b.key ? a.key < b.key : compare(a.position, b.position, in: buffer, shared: shared) < 0
-                }
-                return keyed.map(\.position)
+        let order = bytes.withUnsafeBufferPointer { buffer in
+            ends.withUnsafeBufferPointer { ends in
+                let order = PathOrder(bytes: buffer, ends: ends)
+                let shared = sharedPrefix(in: buffer)
+                return first == nil ? order.sorted(from: shared) : order.ranks(from: shared)
             }
-            var positions = Array(0..<count)
-            positions.sort { a, b in
-                let c = first(a, b)
-                return c != 0 ? c < 0 : compare(a, b, in: buffer, shared: shared) < 0
-            }
-            return positions
         }
-    }
-
-    /// Up to eight bytes of path `i` from `offset` on, big-endian in one integer, zeros past the
-    /// path's end: integers compare as the bytes do (no path holds a zero byte, so a path that
-    /// ends sorts before every longer one that agrees with it so far, as in ``compare``).
-    private func prefixKey(_ i: Int, after offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let from = start(i) + offset, end = ends[i]
-        var key: UInt64 = 0
-        for k in 0..<8 { key = key << 8 | UInt64(from + k < end ? bytes[from + k] : 0) }
-        return key
+        guard let first else { return order }
+        var positions = Array(0..<count)
+        positions.sort { a, b in
+            let c = first(a, b)
+            return c != 0 ? c < 0 : order[a] < order[b]
+        }
+        return positions
     }
 
     /// How many leading bytes all paths share: at most the first path's length, found by
@@ -122,9 +89,12 @@ struct PathTable {
     func sharedPrefix(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard count > 0 else { return 0 }
         var shared = ends[0]
+        guard let base = bytes.baseAddress else { return 0 }
         for i in 1..<count {
             let s = start(i)
             shared = min(shared, ends[i] - s)
+            // Most paths agree all the way: one memcmp says so; only the others are walked.
+            if memcmp(base, base + s, shared) == 0 { continue }
             var k = 0
             while k < shared && bytes[k] == bytes[s + k] { k += 1 }
             shared = k
