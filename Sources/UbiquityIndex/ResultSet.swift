@@ -111,6 +111,11 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
     /// The UTF-8 bytes of all the items' paths together.
     public var pathByteCount: Int { zip(pathStarts, pathEnds).reduce(0) { $0 + ($1.1 - $1.0) } }
 
+    /// Calls `body` with the bytes of every item's path together, in no particular order.
+    public func withAllPathBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try pathBytes.withUnsafeBufferPointer(body)
+    }
+
     /// Item `i`'s path as UTF-8, without making a `String`.
     public func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try pathBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pathStarts[i]..<pathEnds[i]])) }

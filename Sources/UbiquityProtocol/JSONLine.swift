@@ -83,6 +83,19 @@ public enum JSONLine {
         return (below0x20 | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C)) | hasZero(word ^ (ones &* 0xE2))) != 0
     }
 
+    /// Whether ``writeString(utf8:to:)`` might escape any of these bytes (a `"`, `\\`, a control
+    /// character or U+2028/U+2029 among them; the test is conservative): when not, the text can
+    /// be copied between quotes as it is.
+    public static func mayNeedEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return false }
+        var index = 0
+        while index + 8 <= utf8.count {
+            if mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return true }
+            index += 8
+        }
+        return utf8[index...].contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xE2 }
+    }
+
     /// ``writeString(_:to:)`` for text already in UTF-8 (valid UTF-8: it comes from a `String`).
     static func writeString(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))

@@ -49,9 +49,10 @@ public struct ResultLine<Rows: ResultRows> {
             headWritten = true
         }
         let count = max(rows.count, 0)
+        let plain = rows.textNeedsNoEscaping
         while next < count && out.count < atLeast {
             if next > 0 { out.append(UInt8(ascii: ",")) }
-            write(row: next, to: &out)
+            write(row: next, plain: plain, to: &out)
             next += 1
         }
         if next >= count {
@@ -67,15 +68,22 @@ public struct ResultLine<Rows: ResultRows> {
         return out
     }
 
-    /// Row `i` as `{"attributes":{…},"path":"…"}`, the attributes in ``keys``' order.
-    private func write(row i: Int, to out: inout [UInt8]) {
+    /// Row `i` as `{"attributes":{…},"path":"…"}`, the attributes in ``keys``' order; `plain`:
+    /// its path and name need no escaping.
+    private func write(row i: Int, plain: Bool, to out: inout [UInt8]) {
+        func text(_ utf8: UnsafeBufferPointer<UInt8>) {
+            guard plain else { return JSONLine.writeString(utf8: utf8, to: &out) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: utf8)
+            out.append(UInt8(ascii: "\""))
+        }
         out.append(contentsOf: #"{"attributes":{"#.utf8)
         var written = 0
         for key in keys {
             if key.attribute == .name, let _ = rows.withName(i, { name in
                 if written > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: key.bytes)
-                JSONLine.writeString(utf8: name, to: &out)
+                text(name)
                 written += 1
             }) { continue }
             guard let value = rows.value(i, key.attribute) else { continue }
@@ -85,7 +93,7 @@ public struct ResultLine<Rows: ResultRows> {
             written += 1
         }
         out.append(contentsOf: #"},"path":"#.utf8)
-        rows.withPath(i) { JSONLine.writeString(utf8: $0, to: &out) }
+        rows.withPath(i) { text($0) }
         out.append(UInt8(ascii: "}"))
     }
 

@@ -15,10 +15,15 @@ public protocol ResultRows {
     func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R?
     /// The UTF-8 bytes of all the rows' paths together: how big a line to expect.
     var pathBytes: Int { get }
+    /// True when no row's path or name holds a byte JSON escapes: they are then copied as they
+    /// are, not looked at eight bytes at a time.
+    var textNeedsNoEscaping: Bool { get }
 }
 
 extension ResultRows {
     public func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? { nil }
 
     public var pathBytes: Int { (0..<count).reduce(0) { total, i in total &+ withPath(i) { $0.count } } }
+
+    public var textNeedsNoEscaping: Bool { false }
 }

@@ -14,6 +14,13 @@ struct ResultLineTests {
     struct Rows: ResultRows {
         var items: [Item]
         var namesFromPaths: Bool
+        /// As the server's rows say it: from every path's bytes.
+        var textNeedsNoEscaping: Bool {
+            !items.contains { item in
+                var path = item.path
+                return path.withUTF8(JSONLine.mayNeedEscaping)
+            }
+        }
         var count: Int { items.count }
         func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
             var path = items[i].path
@@ -61,7 +68,17 @@ struct ResultLineTests {
             let namesFromPaths = random.chance(0.5)
             if namesFromPaths && random.chance(0.8) { attributes.append(.name) }
             let encoder = ResultEncoderPropertyTests.encoder(attributes)
-            let items = Self.items(&random, attributes: attributes, namesFromPaths: namesFromPaths)
+            var items = Self.items(&random, attributes: attributes, namesFromPaths: namesFromPaths)
+            if random.chance(0.3) {
+                // Paths with nothing to escape (most real ones), written without a look at each byte.
+                items = items.enumerated().map { i, item in
+                    var plain = item
+                    plain.path = "/home/alice/Documents/Item_\(i)_\u{E9}\u{1F600}" + String(repeating: "x", count: i % 11)
+                    if namesFromPaths && attributes.contains(.name) { plain.values[.name] = .string(String(plain.path.split(separator: "/").last!)) }
+                    return plain
+                }
+                #expect(items.isEmpty || Rows(items: items, namesFromPaths: namesFromPaths).textNeedsNoEscaping)
+            }
             let rows = Rows(items: items, namesFromPaths: namesFromPaths)
             let fresh = random.chance(0.5) ? FreshAnswer(code: "clock.otherEpoch", reason: ResultEncoderPropertyTests.text(&random)) : nil
             let clock = random.chance(0.8) ? "c1-\(String(random.next(), radix: 16))-\(random.int(0...99))" : nil
@@ -81,6 +98,21 @@ struct ResultLineTests {
                 }
             }
         }
+    }
+
+    @Test("Text that may need escaping is found, whatever its length; text that needs none is copied as it is")
+    func escapingIsFound() {
+        var random = SplitMix64(seed: 9)
+        for _ in 0..<2_000 {
+            let text = ResultEncoderPropertyTests.text(&random, maxPieces: 20)
+            var copy = text
+            let flagged = copy.withUTF8(JSONLine.mayNeedEscaping)
+            var written: [UInt8] = []
+            JSONLine.writeString(text, to: &written)
+            // Never missed: text the writer escapes is always flagged.
+            if written != [UInt8(ascii: "\"")] + Array(text.utf8) + [UInt8(ascii: "\"")] { #expect(flagged, "\(text.debugDescription)") }
+        }
+        #expect(!Array("/home/alice/Documents/Item_1_\u{E9}".utf8).withUnsafeBufferPointer(JSONLine.mayNeedEscaping))
     }
 
     @Test("A piece stops at the first row (or the head) past the size asked for; the tail comes with the last row")

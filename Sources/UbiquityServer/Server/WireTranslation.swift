@@ -108,8 +108,13 @@ enum WireTranslation {
 /// because neither module knows the other.
 struct EngineRows: ResultRows, Sendable {
     let results: ResultSet
+    /// Names are read from the paths, so the paths' bytes say it for both.
+    let textNeedsNoEscaping: Bool
 
-    init(_ results: ResultSet) { self.results = results }
+    init(_ results: ResultSet) {
+        self.results = results
+        textNeedsNoEscaping = !results.withAllPathBytes(JSONLine.mayNeedEscaping)
+    }
 
     var count: Int { results.count }
 
