@@ -25,6 +25,9 @@ struct PathTable {
 
     var count: Int { ends.count }
 
+    /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``).
+    static let prefetchDistance = 12
+
     init() {}
 
     init(_ ids: [ItemID], index: MetadataIndex) {
@@ -36,22 +39,33 @@ struct PathTable {
         bytes.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
         ends.reserveCapacity(ids.count)
         nameStarts.reserveCapacity(ids.count)
-        var directories = DirectoryPaths(index: index)
-        for id in ids { append(id, index: index, directories: &directories) }
-    }
-
-    /// Adds one entry's path at the end.
-    private mutating func append(_ id: ItemID, index: MetadataIndex, directories: inout DirectoryPaths) {
-        if index.flags(id).contains(.containerRoot) {
-            nameStarts.append(bytes.count)
-        } else {
-            let parent = index.parent(id)
-            directories.append(parent, to: &bytes)
-            bytes.append(UInt8(ascii: "/"))
-            nameStarts.append(bytes.count)
+        // The index's columns held open for the whole build: no exclusivity check or retain of
+        // a column per entry.
+        index.names.withUnsafeBufferPointer { names in
+            index.parents.withUnsafeBufferPointer { parents in
+                index.flagsOf.withUnsafeBufferPointer { flags in
+                    var directories = DirectoryPaths(names: names, parents: parents, flags: flags)
+                    for (k, id) in ids.enumerated() {
+                        // The ids are scattered over columns of megabytes: every slot read
+                        // would be a cache miss, one after another, without asking ahead.
+                        if k + Self.prefetchDistance < ids.count {
+                            let ahead = Int(ids[k + Self.prefetchDistance])
+                            ubq_prefetch(names.baseAddress.map { $0 + ahead })
+                            ubq_prefetch(parents.baseAddress.map { $0 + ahead })
+                            ubq_prefetch(flags.baseAddress.map { $0 + ahead })
+                        }
+                        let i = Int(id)
+                        if !flags[i].contains(.containerRoot) {
+                            directories.append(parents[i], to: &bytes)
+                            bytes.append(UInt8(ascii: "/"))
+                        }
+                        nameStarts.append(bytes.count)
+                        DirectoryPaths.appendName(names[i], to: &bytes)
+                        ends.append(bytes.count)
+                    }
+                }
+            }
         }
-        index.appendName(id, to: &bytes)
-        ends.append(bytes.count)
     }
 
     func start(_ i: Int) -> Int { i == 0 ? 0 : ends[i - 1] }
@@ -101,52 +115,5 @@ struct PathTable {
             if shared == 0 { break }
         }
         return shared
-    }
-}
-
-/// Directory paths written once each, for the entries in them (see ``PathTable``).
-struct DirectoryPaths {
-    private let index: MetadataIndex
-    private var bytes: [UInt8] = []
-    private var ranges: [ItemID: Range<Int>] = [:]
-    /// The last directory asked for: entries arrive grouped by directory more often than not.
-    private var last: (id: ItemID, range: Range<Int>)?
-
-    init(index: MetadataIndex) { self.index = index }
-
-    /// Appends directory `id`'s absolute path to `out`.
-    mutating func append(_ id: ItemID, to out: inout [UInt8]) {
-        let range = self.range(of: id)
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
-    private mutating func range(of id: ItemID) -> Range<Int> {
-        if let last, last.id == id { return last.range }
-        if let known = ranges[id] {
-            last = (id, known)
-            return known
-        }
-        // Walk up to the first directory already written (or the container root), then write
-        // each one below it, parent before child: no recursion, however deep the tree.
-        var chain: [ItemID] = []
-        var current = id
-        while ranges[current] == nil {
-            chain.append(current)
-            if index.flags(current).contains(.containerRoot) { break }
-            current = index.parent(current)
-        }
-        for directory in chain.reversed() {
-            let start = bytes.count
-            if !index.flags(directory).contains(.containerRoot) {
-                let parentRange = ranges[index.parent(directory)]!     // written just before
-                for offset in parentRange { bytes.append(bytes[offset]) }   // no slice: it would copy the buffer
-                bytes.append(UInt8(ascii: "/"))
-            }
-            index.appendName(directory, to: &bytes)
-            ranges[directory] = start..<bytes.count
-        }
-        let range = ranges[id]!
-        last = (id, range)
-        return range
     }
 }
