@@ -33,6 +33,30 @@ struct ResultSetTests {
         #expect(relative.firstIndex(of: "a/b")! < relative.firstIndex(of: "a0")!)
     }
 
+    /// With a sort descriptor, ties on its key (one name in many directories, names equal when
+    /// folded) go in path order, byte by byte.
+    @Test(arguments: [["name"], ["-name"], ["displayName"]])
+    func sortKeyTiesGoInPathOrder(_ sort: [String]) throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        let names = ["x", "X", "a.b", "\u{E9}"]
+        let paths = Self.awkward.flatMap { directory in names.map { directory + "/" + $0 } }
+        _ = index.apply([tree.listing(paths)])
+        let query = try Self.query("TRUEPREDICATE", index, sort: sort, attributes: [.name, .displayName])
+        let results = Array(query.gather())
+        let descriptors = try sort.map { try MetadataSortDescriptor(parsing: $0) }
+        let expected = results.sorted { a, b in
+            for descriptor in descriptors {
+                let c = MetadataSortDescriptor.order(a.values[descriptor.attribute], b.values[descriptor.attribute])
+                if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
+            }
+            return a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+        }
+        #expect(results.count >= paths.count)
+        #expect(results.map(\.path) == expected.map(\.path))
+    }
+
     @Test func aTableHoldsTheIndexPaths() throws {
         var tree = TreeBuilder()
         let index = MetadataIndex()
