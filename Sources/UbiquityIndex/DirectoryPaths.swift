@@ -12,15 +12,21 @@ struct DirectoryPaths {
     private let names: UnsafeBufferPointer<String>
     private let parents: UnsafeBufferPointer<ItemID>
     private let flags: UnsafeBufferPointer<MetadataIndex.Flags>
-    private var bytes: [UInt8] = []
-    /// Each directory's path in `bytes`, in the order they were written.
-    private var ranges: [Range<Int>] = []
-    /// Open addressing, linear probing: a slot holds `id << 32 | (n + 1)` for the directory
-    /// whose range is `ranges[n]`, or 0 when free. Kept at most half full.
+    /// Every directory's path, one after another, in the order they were written (a directory
+    /// after its own).
+    private(set) var bytes: [UInt8] = []
+    /// Directory `n`'s path in `bytes` (`n` counts directories in the order they were written).
+    private(set) var ranges: [Range<Int>] = []
+    /// Where directory `n`'s name starts in `bytes` (for a container root, its path).
+    private(set) var nameStarts: [Int] = []
+    /// The directory that directory `n` is in, or -1 for a container root.
+    private(set) var parentDirectories: [Int] = []
+    /// Open addressing, linear probing: a slot holds `id << 32 | (n + 1)` for directory `n`, or
+    /// 0 when free. Kept at most half full.
     private var slots: [UInt64]
     private var shift: Int
     /// The last directory asked for: entries arrive grouped by directory more often than not.
-    private var last: (id: ItemID, range: Range<Int>)?
+    private var last: (id: ItemID, directory: Int)?
 
     /// - Parameters: the index's columns, held open while this lives.
     init(names: UnsafeBufferPointer<String>, parents: UnsafeBufferPointer<ItemID>,
@@ -41,13 +47,18 @@ struct DirectoryPaths {
     }
 
     /// Appends directory `id`'s absolute path to `out`.
-    mutating func append(_ id: ItemID, to out: inout [UInt8]) {
-        let range = self.range(of: id)
+    ///
+    /// - Returns: Its number, `n`.
+    @discardableResult
+    mutating func append(_ id: ItemID, to out: inout [UInt8]) -> Int {
+        let directory = self.directory(id)
+        let range = ranges[directory]
         bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
+        return directory
     }
 
-    private mutating func range(of id: ItemID) -> Range<Int> {
-        if let last, last.id == id { return last.range }
+    private mutating func directory(_ id: ItemID) -> Int {
+        if let last, last.id == id { return last.directory }
         if let known = find(id) {
             last = (id, known)
             return known
@@ -56,7 +67,7 @@ struct DirectoryPaths {
         // each one below it, parent before child: no recursion, however deep the tree.
         var chain: [ItemID] = []
         var current = id
-        var above: Range<Int>?
+        var above = -1
         while true {
             chain.append(current)
             if flags[Int(current)].contains(.containerRoot) { break }
@@ -68,8 +79,9 @@ struct DirectoryPaths {
         }
         for directory in chain.reversed() {
             let start = bytes.count
-            if let parent = above {
+            if above >= 0 {
                 // Copied from earlier in the same buffer: grown first, then one memory copy.
+                let parent = ranges[above]
                 bytes.append(contentsOf: repeatElement(0, count: parent.count))
                 bytes.withUnsafeMutableBufferPointer { buffer in
                     guard let base = buffer.baseAddress else { return }
@@ -77,37 +89,38 @@ struct DirectoryPaths {
                 }
                 bytes.append(UInt8(ascii: "/"))
             }
+            nameStarts.append(bytes.count)
             Self.appendName(names[Int(directory)], to: &bytes)
-            above = start..<bytes.count
-            insert(directory, start..<bytes.count)
+            ranges.append(start..<bytes.count)
+            parentDirectories.append(above)
+            above = ranges.count - 1
+            insert(directory, above)
         }
-        let range = above!     // the chain holds `id` at least: written last
-        last = (id, range)
-        return range
+        last = (id, above)
+        return above
     }
 
     @inline(__always)
     private func slot(_ id: ItemID) -> Int { Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift)) }
 
-    private func find(_ id: ItemID) -> Range<Int>? {
+    private func find(_ id: ItemID) -> Int? {
         var s = slot(id)
         while true {
             let entry = slots[s]
             if entry == 0 { return nil }
-            if UInt32(truncatingIfNeeded: entry >> 32) == id { return ranges[Int(entry & 0xFFFF_FFFF) - 1] }
+            if UInt32(truncatingIfNeeded: entry >> 32) == id { return Int(entry & 0xFFFF_FFFF) - 1 }
             s = (s + 1) & (slots.count - 1)
         }
     }
 
-    private mutating func insert(_ id: ItemID, _ range: Range<Int>) {
-        ranges.append(range)
+    private mutating func insert(_ id: ItemID, _ directory: Int) {
         if ranges.count * 2 > slots.count {
             let old = slots
             slots = [UInt64](repeating: 0, count: old.count * 2)
             shift -= 1
             for entry in old where entry != 0 { place(entry) }
         }
-        place(UInt64(id) << 32 | UInt64(ranges.count))
+        place(UInt64(id) << 32 | UInt64(directory + 1))
     }
 
     private mutating func place(_ entry: UInt64) {
