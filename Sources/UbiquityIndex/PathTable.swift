@@ -179,7 +179,8 @@ struct PathTable {
                 }
             }
         }
-        // Sorted by group first: group g's children are sorted[groupStarts[g]..<groupStarts[g + 1]].
+        // Group g's children, in order, are sorted[groupStarts[g]..<groupStarts[g + 1]]: walk
+        // down from the top, a directory's children in place of its key.
         var order: [Int] = []
         order.reserveCapacity(count)
         var walk = [(next: groupStarts[0], end: groupStarts[1])]
