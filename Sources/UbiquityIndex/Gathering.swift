@@ -23,4 +23,26 @@ struct Gathering {
     var settled: Set<ItemID> = []
 
     var isComplete: Bool { next >= candidates.count }
+
+    /// ``found`` in id order. Ids are slots of the index, dense below `bound`: a bitmap of
+    /// `bound` bits (128 KB at a million slots) is filled and read in order, cheaper than
+    /// sorting (an id at or past `bound`, which the index never hands out, gets the sort).
+    func foundInIDOrder(below bound: Int) -> [ItemID] {
+        var words = [UInt64](repeating: 0, count: (max(bound, 0) + 63) / 64)
+        for id in found {
+            let word = Int(id) / 64
+            guard word < words.count else { return found.sorted() }
+            words[word] |= 1 << UInt64(id % 64)
+        }
+        var ids: [ItemID] = []
+        ids.reserveCapacity(found.count)
+        for (w, word) in words.enumerated() {
+            var bits = word
+            while bits != 0 {
+                ids.append(ItemID(truncatingIfNeeded: w * 64 + bits.trailingZeroBitCount))
+                bits &= bits - 1
+            }
+        }
+        return ids
+    }
 }

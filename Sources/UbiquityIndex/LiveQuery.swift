@@ -140,7 +140,7 @@ final class LiveQuery {
     func finishGathering(_ gathering: Gathering, buildingMembers: Bool = true) -> ResultSet {
         // In id order, not the set's: entries listed together (one directory's) have neighbouring
         // ids, so the paths are built reading the index in order, one directory after another.
-        let found = Array(gathering.found).sorted()
+        let found = gathering.foundInIDOrder(below: index.names.count)
         let table = PathTable(found, index: index)
         let positions = sortedPositions(found, table)
         order = positions.map { found[$0] }

@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// The byte order of strings laid end to end in one buffer (`memcmp`'s order, a string that is
-/// a prefix of another first): how result paths are sorted (``PathTable``).
+/// The byte order of strings in one buffer (`memcmp`'s order, a string that is a prefix of
+/// another first): how result paths are sorted (``PathTable``).
 ///
 /// A multikey quicksort on cached keys. Each string's next fifteen bytes are read once into a
 /// two-word key beside its position; a three-way partition on those keys then sorts the
@@ -25,9 +25,11 @@ import Glibc
 /// order:   "a" < "a.b" < "a/x" < "a0"        ("." 0x2E < "/" 0x2F < "0" 0x30)
 /// ```
 struct PathOrder {
-    /// Every string, one after another.
+    /// Every string, one after another (or anywhere, given ``starts``).
     let bytes: UnsafeBufferPointer<UInt8>
-    /// Where string `i` ends in `bytes` (it starts where string `i - 1` ends).
+    /// Where string `i` starts in `bytes`; nil: where string `i - 1` ends.
+    let starts: UnsafeBufferPointer<Int>?
+    /// Where string `i` ends in `bytes`.
     let ends: UnsafeBufferPointer<Int>
     /// Partitions allowed per level of a group's size (its bit count) before the group counts
     /// as defeating the pivot; zero sends every group to the fallback (for tests).
@@ -39,9 +41,27 @@ struct PathOrder {
     /// The largest group finished by insertion sort.
     static let insertionLimit = 16
 
+    /// Strings laid end to end: string `i` is `bytes[ends[i - 1]..<ends[i]]` (from 0 for the first).
+    init(bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>) {
+        self.bytes = bytes
+        starts = nil
+        self.ends = ends
+    }
+
+    /// Strings anywhere in `bytes`: string `i` is `bytes[starts[i]..<ends[i]]` (as many starts as ends).
+    init(bytes: UnsafeBufferPointer<UInt8>, starts: UnsafeBufferPointer<Int>, ends: UnsafeBufferPointer<Int>) {
+        self.bytes = bytes
+        self.starts = starts
+        self.ends = ends
+    }
+
     var count: Int { ends.count }
 
-    func start(_ i: Int) -> Int { i == 0 ? 0 : ends[i - 1] }
+    @inline(__always)
+    func start(_ i: Int) -> Int {
+        if let starts { return starts[i] }
+        return i == 0 ? 0 : ends[i - 1]
+    }
 
     /// The positions `0..<count` in byte order of their strings.
     ///
@@ -54,14 +74,6 @@ struct PathOrder {
         defer { keys.deallocate() }
         positions.withUnsafeMutableBufferPointer { sort($0, keys, depth: depth) }
         return positions
-    }
-
-    /// Each position's place in byte order (`ranks[i]` is where string `i` sorts): a tie-break
-    /// for another order that costs one integer comparison.
-    func ranks(from depth: Int = 0) -> [Int] {
-        var ranks = [Int](repeating: 0, count: count)
-        for (rank, position) in sorted(from: depth).enumerated() { ranks[position] = rank }
-        return ranks
     }
 
     /// Up to fifteen bytes of a string, big-endian across the two words, then how many bytes
@@ -116,8 +128,16 @@ struct PathOrder {
     /// already holds their keys at `depth`; `budget`: partitions left before the fallback.
     private typealias Work = (low: Int, high: Int, depth: Int, keyed: Bool, budget: Int)
 
-    /// Sorts `positions` in place; `keys` (as long) is scratch space, kept parallel to them.
-    private func sort(_ positions: UnsafeMutableBufferPointer<Int>, _ keys: UnsafeMutableBufferPointer<Key>, depth: Int) {
+    /// Sorts `positions` (any of `0..<count`, all agreeing up to `depth`) in place; `keys`, at
+    /// least as long, is scratch space kept parallel to them: many small groups sorted one by
+    /// one share one.
+    func sort(_ positions: UnsafeMutableBufferPointer<Int>, _ keys: UnsafeMutableBufferPointer<Key>, depth: Int) {
+        if positions.count <= Self.insertionLimit {
+            // A small group needs no stack (an allocation).
+            for k in positions.indices { keys[k] = key(positions[k], at: depth) }
+            insertionSort(positions, keys, 0, positions.count, depth: depth)
+            return
+        }
         var stack: [Work] = [(0, positions.count, depth, false, budget(positions.count))]
         while let work = stack.popLast() {
             let low = work.low, high = work.high, depth = work.depth

@@ -7,7 +7,8 @@ import Glibc
 /// result set without a `String` per path.
 ///
 /// Built in one pass over the index: each directory's path is written once into a side buffer
-/// and copied, never rebuilt, for every entry in it. Paths compare byte by byte (the order of
+/// (``DirectoryPaths``) and copied, never rebuilt, for every entry in it; the directories are
+/// kept, to sort the paths directory by directory (``pathOrder()``). Paths compare byte by byte (the order of
 /// their Unicode scalars), which is also how the file system tells names apart: two names that
 /// are canonically equivalent but spelt with other bytes are two entries, and stay apart.
 ///
@@ -22,8 +23,17 @@ struct PathTable {
     private(set) var ends: [Int] = []
     /// Where path `i`'s last component starts: paths of entries in one directory agree up to it.
     private var nameStarts: [Int] = []
+    /// The directory path `i` is in (a number of ``directories``), or -1 for a container root.
+    private var entryDirectories: [Int] = []
+    /// The directories of the entries and those above them, up to their container roots (see
+    /// ``DirectoryPaths``): where each one's name starts in its path, its path's length, and the
+    /// directory it is in (-1 for a container root). Their names are read from the entries' paths.
+    private var directories: (nameOffsets: [Int], lengths: [Int], parents: [Int]) = ([], [], [])
 
     var count: Int { ends.count }
+
+    /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``).
+    static let prefetchDistance = 12
 
     init() {}
 
@@ -36,22 +46,38 @@ struct PathTable {
         bytes.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
         ends.reserveCapacity(ids.count)
         nameStarts.reserveCapacity(ids.count)
-        var directories = DirectoryPaths(index: index)
-        for id in ids { append(id, index: index, directories: &directories) }
-    }
-
-    /// Adds one entry's path at the end.
-    private mutating func append(_ id: ItemID, index: MetadataIndex, directories: inout DirectoryPaths) {
-        if index.flags(id).contains(.containerRoot) {
-            nameStarts.append(bytes.count)
-        } else {
-            let parent = index.parent(id)
-            directories.append(parent, to: &bytes)
-            bytes.append(UInt8(ascii: "/"))
-            nameStarts.append(bytes.count)
+        entryDirectories.reserveCapacity(ids.count)
+        // The index's columns held open for the whole build: no exclusivity check or retain of
+        // a column per entry.
+        index.names.withUnsafeBufferPointer { names in
+            index.parents.withUnsafeBufferPointer { parents in
+                index.flagsOf.withUnsafeBufferPointer { flags in
+                    var directories = DirectoryPaths(names: names, parents: parents, flags: flags)
+                    for (k, id) in ids.enumerated() {
+                        // The ids are scattered over columns of megabytes: every slot read
+                        // would be a cache miss, one after another, without asking ahead.
+                        if k + Self.prefetchDistance < ids.count {
+                            let ahead = Int(ids[k + Self.prefetchDistance])
+                            ubq_prefetch(names.baseAddress.map { $0 + ahead })
+                            ubq_prefetch(parents.baseAddress.map { $0 + ahead })
+                            ubq_prefetch(flags.baseAddress.map { $0 + ahead })
+                        }
+                        let i = Int(id)
+                        if flags[i].contains(.containerRoot) {
+                            entryDirectories.append(-1)
+                        } else {
+                            entryDirectories.append(directories.append(parents[i], to: &bytes))
+                            bytes.append(UInt8(ascii: "/"))
+                        }
+                        nameStarts.append(bytes.count)
+                        DirectoryPaths.appendName(names[i], to: &bytes)
+                        ends.append(bytes.count)
+                    }
+                    self.directories = (zip(directories.nameStarts, directories.ranges).map { $0 - $1.lowerBound },
+                                        directories.ranges.map(\.count), directories.parentDirectories)
+                }
+            }
         }
-        index.appendName(id, to: &bytes)
-        ends.append(bytes.count)
     }
 
     func start(_ i: Int) -> Int { i == 0 ? 0 : ends[i - 1] }
@@ -62,26 +88,135 @@ struct PathTable {
     func path(_ i: Int) -> String { String(decoding: bytes[start(i)..<ends[i]], as: UTF8.self) }
 
     /// The positions `0..<count` in path order, or ordered by `first` (negative, zero or
-    /// positive) and then by path.
-    ///
-    /// Path order is ``PathOrder``'s, from where the paths part (the container's path, often
-    /// most of each path, is not compared). With `first`, each path's rank in that order breaks
-    /// ties: one integer comparison, no bytes read.
+    /// positive) and then by path: each path's rank in path order breaks the ties, one integer
+    /// comparison, no bytes read.
     func sortedPositions(first: ((Int, Int) -> Int)? = nil) -> [Int] {
-        let order = bytes.withUnsafeBufferPointer { buffer in
-            ends.withUnsafeBufferPointer { ends in
-                let order = PathOrder(bytes: buffer, ends: ends)
-                let shared = sharedPrefix(in: buffer)
-                return first == nil ? order.sorted(from: shared) : order.ranks(from: shared)
-            }
-        }
+        let order = pathOrder()
         guard let first else { return order }
+        var rank = [Int](repeating: 0, count: count)
+        for (r, position) in order.enumerated() { rank[position] = r }
         var positions = Array(0..<count)
         positions.sort { a, b in
             let c = first(a, b)
-            return c != 0 ? c < 0 : order[a] < order[b]
+            return c != 0 ? c < 0 : rank[a] < rank[b]
         }
         return positions
+    }
+
+    /// The positions in path order, found directory by directory: in each directory, its
+    /// entries by name and the directories below it by name and "/" (byte order of the paths
+    /// below them), each directory's children sorted apart (most by insertion sort alone, on
+    /// names read where they stand in the paths); then a walk down the tree lists them.
+    ///
+    /// ```
+    /// /r: "a" "a.b" "a/"   a: "b"       walk: /r/a /r/a.b /r/a/b /r/a0
+    ///     "a0"
+    /// ```
+    ///
+    /// A path's order against another is decided within the first component where they part,
+    /// compared with the "/" that follows a directory's name: no name holds a "/", so no key is
+    /// a prefix of another but a name of the same name and "/", whose path comes first. Where a
+    /// container root lies inside another, that holds no more at the top, and the paths are
+    /// sorted whole.
+    func pathOrder() -> [Int] {
+        let directoryCount = directories.parents.count
+        // For each directory, an entry below it: its path starts with the directory's and "/".
+        // Directories come after the one they are in, so one pass from the end hands them up.
+        var witness = [Int](repeating: -1, count: directoryCount)
+        for i in 0..<count where entryDirectories[i] >= 0 && witness[entryDirectories[i]] < 0 {
+            witness[entryDirectories[i]] = start(i)
+        }
+        for n in stride(from: directoryCount - 1, through: 0, by: -1) {
+            let parent = directories.parents[n]
+            if parent >= 0 && witness[parent] < 0 { witness[parent] = witness[n] }
+        }
+        let wholePaths = count < 2 || witness.contains { $0 < 0 } || bytes.withUnsafeBufferPointer { rootsNest($0, witness) }
+        if wholePaths {
+            return bytes.withUnsafeBufferPointer { buffer in
+                ends.withUnsafeBufferPointer { PathOrder(bytes: buffer, ends: $0).sorted(from: sharedPrefix(in: buffer)) }
+            }
+        }
+        // The keys: each entry's name, then each directory's name and "/", where they stand in
+        // the paths. A directory's children form a group: group 0 the container roots (and any
+        // root that is an entry), group n + 1 directory n's children.
+        let children = count + directoryCount
+        var keyStarts = nameStarts, keyEnds = ends
+        var groupOf = entryDirectories.map { $0 + 1 }
+        keyStarts.reserveCapacity(children)
+        keyEnds.reserveCapacity(children)
+        groupOf.reserveCapacity(children)
+        for n in 0..<directoryCount {
+            keyStarts.append(witness[n] + directories.nameOffsets[n])
+            keyEnds.append(witness[n] + directories.lengths[n] + 1)
+            groupOf.append(directories.parents[n] + 1)
+        }
+        // Children by group (a counting sort), then each group by name.
+        var groupStarts = [Int](repeating: 0, count: directoryCount + 2)
+        for group in groupOf { groupStarts[group + 1] += 1 }
+        var largest = 0
+        for group in 1..<groupStarts.count {
+            largest = max(largest, groupStarts[group])
+            groupStarts[group] += groupStarts[group - 1]
+        }
+        var sorted = [Int](repeating: 0, count: children)
+        var next = groupStarts
+        for (child, group) in groupOf.enumerated() {
+            sorted[next[group]] = child
+            next[group] += 1
+        }
+        bytes.withUnsafeBufferPointer { table in
+            keyStarts.withUnsafeBufferPointer { keyStarts in
+                keyEnds.withUnsafeBufferPointer { keyEnds in
+                    let order = PathOrder(bytes: table, starts: keyStarts, ends: keyEnds)
+                    let scratch = UnsafeMutableBufferPointer<PathOrder.Key>.allocate(capacity: largest)
+                    defer { scratch.deallocate() }
+                    sorted.withUnsafeMutableBufferPointer { sorted in
+                        for group in 0..<(groupStarts.count - 1) where groupStarts[group + 1] - groupStarts[group] > 1 {
+                            order.sort(UnsafeMutableBufferPointer(rebasing: sorted[groupStarts[group]..<groupStarts[group + 1]]),
+                                       scratch, depth: 0)
+                        }
+                    }
+                }
+            }
+        }
+        // Group g's children, in order, are sorted[groupStarts[g]..<groupStarts[g + 1]]: walk
+        // down from the top, a directory's children in place of its key.
+        var order: [Int] = []
+        order.reserveCapacity(count)
+        var walk = [(next: groupStarts[0], end: groupStarts[1])]
+        while let (next, end) = walk.last {
+            guard next < end else {
+                walk.removeLast()
+                continue
+            }
+            walk[walk.count - 1].next = next + 1
+            let child = sorted[next]
+            if child < count {
+                order.append(child)
+            } else {
+                let group = child - count + 1
+                walk.append((groupStarts[group], groupStarts[group + 1]))
+            }
+        }
+        return order
+    }
+
+    /// Whether a container root's directory lies inside another's, or holds another entry at
+    /// the top: the order by first components does not hold there.
+    private func rootsNest(_ table: UnsafeBufferPointer<UInt8>, _ witness: [Int]) -> Bool {
+        var roots: [UnsafeBufferPointer<UInt8>] = []
+        for n in directories.parents.indices where directories.parents[n] < 0 {
+            roots.append(UnsafeBufferPointer(rebasing: table[witness[n]..<(witness[n] + directories.lengths[n])]))
+        }
+        var tops = roots
+        for i in 0..<count where entryDirectories[i] < 0 { tops.append(UnsafeBufferPointer(rebasing: table[start(i)..<ends[i]])) }
+        for root in roots {
+            for top in tops where top.count > root.count && top[root.count] == UInt8(ascii: "/")
+            && top.starts(with: root) {
+                return true
+            }
+        }
+        return false
     }
 
     /// How many leading bytes all paths share: at most the first path's length, found by
@@ -101,52 +236,5 @@ struct PathTable {
             if shared == 0 { break }
         }
         return shared
-    }
-}
-
-/// Directory paths written once each, for the entries in them (see ``PathTable``).
-struct DirectoryPaths {
-    private let index: MetadataIndex
-    private var bytes: [UInt8] = []
-    private var ranges: [ItemID: Range<Int>] = [:]
-    /// The last directory asked for: entries arrive grouped by directory more often than not.
-    private var last: (id: ItemID, range: Range<Int>)?
-
-    init(index: MetadataIndex) { self.index = index }
-
-    /// Appends directory `id`'s absolute path to `out`.
-    mutating func append(_ id: ItemID, to out: inout [UInt8]) {
-        let range = self.range(of: id)
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
-    private mutating func range(of id: ItemID) -> Range<Int> {
-        if let last, last.id == id { return last.range }
-        if let known = ranges[id] {
-            last = (id, known)
-            return known
-        }
-        // Walk up to the first directory already written (or the container root), then write
-        // each one below it, parent before child: no recursion, however deep the tree.
-        var chain: [ItemID] = []
-        var current = id
-        while ranges[current] == nil {
-            chain.append(current)
-            if index.flags(current).contains(.containerRoot) { break }
-            current = index.parent(current)
-        }
-        for directory in chain.reversed() {
-            let start = bytes.count
-            if !index.flags(directory).contains(.containerRoot) {
-                let parentRange = ranges[index.parent(directory)]!     // written just before
-                for offset in parentRange { bytes.append(bytes[offset]) }   // no slice: it would copy the buffer
-                bytes.append(UInt8(ascii: "/"))
-            }
-            index.appendName(directory, to: &bytes)
-            ranges[directory] = start..<bytes.count
-        }
-        let range = ranges[id]!
-        last = (id, range)
-        return range
     }
 }

@@ -33,6 +33,69 @@ struct ResultSetTests {
         #expect(relative.firstIndex(of: "a/b")! < relative.firstIndex(of: "a0")!)
     }
 
+    /// With a sort descriptor, ties on its key (one name in many directories, names equal when
+    /// folded) go in path order, byte by byte.
+    @Test(arguments: [["name"], ["-name"], ["displayName"]])
+    func sortKeyTiesGoInPathOrder(_ sort: [String]) throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        let names = ["x", "X", "a.b", "\u{E9}"]
+        let paths = Self.awkward.flatMap { directory in names.map { directory + "/" + $0 } }
+        _ = index.apply([tree.listing(paths)])
+        let query = try Self.query("TRUEPREDICATE", index, sort: sort, attributes: [.name, .displayName])
+        let results = Array(query.gather())
+        let descriptors = try sort.map { try MetadataSortDescriptor(parsing: $0) }
+        let expected = results.sorted { a, b in
+            for descriptor in descriptors {
+                let c = MetadataSortDescriptor.order(a.values[descriptor.attribute], b.values[descriptor.attribute])
+                if c != 0 { return descriptor.ascending ? c < 0 : c > 0 }
+            }
+            return a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+        }
+        #expect(results.count >= paths.count)
+        #expect(results.map(\.path) == expected.map(\.path))
+    }
+
+    /// A table's path order (directory by directory, then a walk down the tree) against sorting
+    /// the whole paths, on random trees whose names part around "/" ("a", "a.b", "a/…", "a0"),
+    /// in two containers whose roots part the same way, and a third inside the first (where the
+    /// tree walk gives way to sorting whole paths).
+    @Test(arguments: 1...6 as ClosedRange<UInt64>)
+    func tablePathOrderMatchesWholePaths(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let index = MetadataIndex()
+        var trees = [TreeBuilder(), TreeBuilder("com.example.test.b")]
+        var roots = [TreeBuilder.root, TreeBuilder.root + ".b"]
+        if seed % 2 == 0 {
+            trees.append(TreeBuilder("com.example.inner"))
+            roots.append(TreeBuilder.root + "/Documents/a")
+        }
+        let stems = ["a", "a.b", "a0", "a!", "ab", "\u{E9}", "e\u{301}", "Item_0FB", "Item_0FBx"]
+        for (n, root) in roots.enumerated() {
+            index.addContainer(ContainerDescriptor(id: trees[n].container, root: root, packageTypes: [:]))
+            var paths: [String] = []
+            for _ in 0..<random.int(20...120) {
+                let depth = random.int(1...4)
+                paths.append((0..<depth).map { _ in random.pick(stems) }.joined(separator: "/"))
+            }
+            // A name used as a file and as a directory in one listing keeps the first: make it unique.
+            paths = paths.filter { path in !paths.contains { $0.hasPrefix(path + "/") } }
+            _ = index.apply([trees[n].listing(paths.map { "Documents/" + $0 })])
+        }
+        var ids = index.allItems(inContainers: nil)
+        ids.shuffle(using: &random)
+        let table = PathTable(ids, index: index)
+        let paths = ids.map { index.path(of: $0) }
+        let byPath = paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        #expect(table.sortedPositions().map { paths[$0] } == byPath)
+        let key = ids.map { Int($0) % 3 }
+        let byKeyThenPath = paths.indices.sorted { a, b in
+            key[a] != key[b] ? key[a] < key[b] : paths[a].utf8.lexicographicallyPrecedes(paths[b].utf8)
+        }
+        #expect(table.sortedPositions { key[$0] - key[$1] } == byKeyThenPath)
+    }
+
     @Test func aTableHoldsTheIndexPaths() throws {
         var tree = TreeBuilder()
         let index = MetadataIndex()

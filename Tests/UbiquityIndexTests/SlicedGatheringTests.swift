@@ -17,6 +17,22 @@ struct SlicedGatheringTests {
         items.map { "\($0.path) \($0.values[.size].map { "\($0)" } ?? "-")" }
     }
 
+    /// The found ids in id order, read from a bitmap: as sorting them would give, on word edges,
+    /// and with an id past the bound (which the bitmap cannot hold) sorted instead.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func foundIDsComeInIDOrder(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let bound = random.int(1...5000)
+        var found = Set((0..<random.int(0...bound)).map { _ in ItemID(random.int(0...(bound - 1))) })
+        found.formUnion([0, ItemID(bound - 1)].filter { _ in random.chance(0.5) })
+        found.formUnion([63, 64, 127, 128].filter { $0 < bound })
+        let gathering = Gathering(candidates: [], found: found)
+        #expect(gathering.foundInIDOrder(below: bound) == found.sorted())
+        let beyond = Gathering(candidates: [], found: found.union([ItemID(bound), ItemID.max]))
+        #expect(beyond.foundInIDOrder(below: bound) == beyond.found.sorted())
+        #expect(Gathering(candidates: []).foundInIDOrder(below: 0).isEmpty)
+    }
+
     @Test(arguments: [11, 12, 13] as [UInt64])
     func batchesAppliedWhileAGatheringRunsAreFoldedInExactly(seed: UInt64) async throws {
         var limits = EngineLimits()

@@ -70,6 +70,11 @@ int ubq_eventfd_cloexec_nonblock(unsigned int initval);
 /// The NUL-terminated name of a directory entry (`d_name`, a fixed array Swift sees as a tuple).
 static inline const char *ubq_dirent_name(const struct dirent *entry) { return entry->d_name; }
 
+/// Asks the processor to start loading the cache line holding `address` (`__builtin_prefetch`):
+/// a walk that reads scattered slots of a big array names the slots it will read a few steps
+/// ahead, so that their cache misses overlap. Only a hint: never faults, whatever the address.
+static inline void ubq_prefetch(const void *address) { __builtin_prefetch(address); }
+
 /// Asks the kernel to back the whole 2 MiB-aligned huge pages inside `[start, start + length)`
 /// with transparent huge pages (`madvise(MADV_HUGEPAGE)`), before they are first written: a
 /// buffer of megabytes then costs one page fault per 2 MiB instead of one per 4 KiB. Only a
