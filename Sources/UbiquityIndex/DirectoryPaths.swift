@@ -1,12 +1,15 @@
 /// The absolute paths of directories, each written once into one buffer, for the entries in
 /// them (see ``PathTable``), read from the index's columns.
 ///
-/// A directory is found by id in an open-addressed table sized by the directories met, not by
-/// the index: a table per query, a few hundred kilobytes at 20,000 directories.
+/// Directories are numbered as they are written, a directory after the one it is in, and
+/// found by id in an open-addressed table sized by the directories met, not by the index: a
+/// table per query, a few hundred kilobytes at 20,000 directories. ``PathTable`` keeps their
+/// numbers, names and parents to sort paths directory by directory.
 ///
 /// ```
-/// bytes: /r/r/d/r/d/e     ("/r" root, d in it, e in d)
-/// slots: [r → 0..<2, d → 2..<6, e → 6..<12]   (hashed; each path copied from its parent's)
+/// bytes:   /r/r/d/r/d/e     ("/r" root, d in it, e in d; each path copied from its parent's)
+/// ranges:  0..<2  2..<6  6..<12       parentDirectories: -1  0  1
+/// slots:   r → 0, d → 1, e → 2        (hashed by id)
 /// ```
 struct DirectoryPaths {
     private let names: UnsafeBufferPointer<String>
