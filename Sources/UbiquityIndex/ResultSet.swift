@@ -1,3 +1,4 @@
+import CUbiquitySystem
 public import UbiquityPredicate
 
 /// A whole result set as the engine hands it out (a gathering's answer, a reset): paths as UTF-8
@@ -114,6 +115,16 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
     /// Calls `body` with the bytes of every item's path together, in no particular order.
     public func withAllPathBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try pathBytes.withUnsafeBufferPointer(body)
+    }
+
+    /// Item `i`'s path will be read soon: starts fetching its first bytes into the cache.
+    public func prefetchPath(_ i: Int) {
+        guard pathStarts.indices.contains(i) else { return }
+        let start = pathStarts[i]
+        pathBytes.withUnsafeBufferPointer { bytes in
+            ubq_prefetch(bytes.baseAddress.map { $0 + start })
+            ubq_prefetch(bytes.baseAddress.map { $0 + start + 64 })
+        }
     }
 
     /// Item `i`'s path as UTF-8, without making a `String`.

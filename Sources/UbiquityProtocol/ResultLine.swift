@@ -29,6 +29,8 @@ public struct ResultLine<Rows: ResultRows> {
     private var next = 0
     private var headWritten = false
     public private(set) var isFinished = false
+    /// How many rows ahead ``ResultRows/prefetch(_:)`` is asked for.
+    private static var prefetchDistance: Int { 8 }
     /// About how many bytes the whole line takes (room to reserve for ``whole()``).
     public let estimatedBytes: Int
 
@@ -51,6 +53,9 @@ public struct ResultLine<Rows: ResultRows> {
         let count = max(rows.count, 0)
         let plain = rows.textNeedsNoEscaping
         while next < count && out.count < atLeast {
+            // Rows are read in result order, scattered in their buffer: ask for the bytes of a
+            // row a few ahead so that its cache misses overlap the writing of these.
+            if next + Self.prefetchDistance < count { rows.prefetch(next + Self.prefetchDistance) }
             if next > 0 { out.append(UInt8(ascii: ",")) }
             write(row: next, plain: plain, to: &out)
             next += 1

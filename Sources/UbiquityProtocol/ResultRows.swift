@@ -18,6 +18,9 @@ public protocol ResultRows {
     /// True when no row's path or name holds a byte JSON escapes: they are then copied as they
     /// are, not looked at eight bytes at a time.
     var textNeedsNoEscaping: Bool { get }
+    /// Row `i` will be read soon: a hint to start fetching its bytes into the cache (the rows of
+    /// a sorted result set sit scattered in their buffer).
+    func prefetch(_ i: Int)
 }
 
 extension ResultRows {
@@ -26,4 +29,6 @@ extension ResultRows {
     public var pathBytes: Int { (0..<count).reduce(0) { total, i in total &+ withPath(i) { $0.count } } }
 
     public var textNeedsNoEscaping: Bool { false }
+
+    public func prefetch(_ i: Int) {}
 }

@@ -124,6 +124,8 @@ struct EngineRows: ResultRows, Sendable {
 
     func value(_ i: Int, _ attribute: Attribute) -> Value? { results.value(i, attribute) }
 
+    func prefetch(_ i: Int) { results.prefetchPath(i) }
+
     var pathBytes: Int { results.pathByteCount }
 
     func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
