@@ -83,6 +83,13 @@ public enum JSONLine {
         return (below0x20 | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C)) | hasZero(word ^ (ones &* 0xE2))) != 0
     }
 
+    /// Whether one byte may need a closer look: below 0x20, `"`, `\\`, or 0xE2 (``mayNeedEscape(_:)``
+    /// for one byte).
+    @inline(__always)
+    static func mayNeedEscape(byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
+    }
+
     /// Whether ``writeString(utf8:to:)`` might escape any of these bytes (a `"`, `\\`, a control
     /// character or U+2028/U+2029 among them; the test is conservative): when not, the text can
     /// be copied between quotes as it is.
@@ -93,7 +100,7 @@ public enum JSONLine {
             if mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return true }
             index += 8
         }
-        return utf8[index...].contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xE2 }
+        return utf8[index...].contains(where: mayNeedEscape(byte:))
     }
 
     /// ``writeString(_:to:)`` for text already in UTF-8 (valid UTF-8: it comes from a `String`).
@@ -111,7 +118,7 @@ public enum JSONLine {
             guard index < utf8.count else { break }
             let byte = utf8[index]
             // Nearly every byte of a path needs nothing: one test, then on to the next.
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 else {
+            guard mayNeedEscape(byte: byte) else {
                 index += 1
                 continue
             }

@@ -31,15 +31,15 @@ public struct ResultLine<Rows: ResultRows> {
     public private(set) var isFinished = false
     /// How many rows ahead ``ResultRows/prefetch(_:)`` is asked for.
     private static var prefetchDistance: Int { 8 }
-    /// About how many bytes the whole line takes (room to reserve for ``whole()``).
-    public let estimatedBytes: Int
+    /// About how many bytes the whole line takes (room to reserve for ``whole()``): counted
+    /// only when asked, as it reads every row's path length.
+    public var estimatedBytes: Int { head.count + tail.count + Self.estimate(rows, keys) }
 
     init(head: [UInt8], rows: Rows, keys: [ResultKey], tail: [UInt8]) {
         self.head = head
         self.rows = rows
         self.keys = keys
         self.tail = tail
-        estimatedBytes = head.count + tail.count + Self.estimate(rows, keys)
     }
 
     /// Appends the line's next bytes to `out` until `out` holds at least `atLeast` bytes (the

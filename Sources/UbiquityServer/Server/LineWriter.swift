@@ -48,7 +48,7 @@ struct LineWriter: Sendable {
             for line in lines {
                 switch line {
                 case .bytes(let bytes):
-                    pieces.current.append(contentsOf: bytes)
+                    try await pieces.add(bytes)
                 case .results(var results):
                     while true {
                         results.write(to: &pieces.current, atLeast: Self.pieceBytes)
@@ -71,6 +71,15 @@ struct LineWriter: Sendable {
         init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
             self.outbound = outbound
             current.reserveCapacity(LineWriter.pieceBytes + LineWriter.pieceBytes / 4)
+        }
+
+        /// A line already encoded: into the current piece, or, when it is a piece or more
+        /// itself (a big update), straight into a buffer of its own rather than copied twice.
+        mutating func add(_ line: [UInt8]) async throws {
+            guard line.count >= LineWriter.pieceBytes else { return current.append(contentsOf: line) }
+            if !current.isEmpty { try await endPiece() }
+            ready.append(ByteBuffer(bytes: line))
+            if ready.count >= LineWriter.piecesPerHandOver { try await handOver() }
         }
 
         /// Copies the current piece into one of NIO's buffers; hands the ready ones on when
