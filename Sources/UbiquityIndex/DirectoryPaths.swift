@@ -1,5 +1,5 @@
-/// The absolute paths of directories, each written once into one buffer, for the entries in
-/// them (see ``PathTable``), read from the index's columns.
+/// The absolute paths of directories, each written once into one buffer with the "/" that
+/// ends it, for the entries in them (see ``PathTable``), read from the index's columns.
 ///
 /// Directories are numbered as they are written, a directory after the one it is in, and
 /// found by id in an open-addressed table sized by the directories met, not by the index: a
@@ -7,18 +7,19 @@
 /// numbers, names and parents to sort paths directory by directory.
 ///
 /// ```
-/// bytes:   /r/r/d/r/d/e     ("/r" root, d in it, e in d; each path copied from its parent's)
-/// ranges:  0..<2  2..<6  6..<12       parentDirectories: -1  0  1
+/// bytes:   /r//r/d//r/d/e/  ("/r" root, d in it, e in d; each path copied from its parent's)
+/// ranges:  0..<3  3..<8  8..<15       parentDirectories: -1  0  1
 /// slots:   r → 0, d → 1, e → 2        (hashed by id)
 /// ```
 struct DirectoryPaths {
     private let names: UnsafeBufferPointer<String>
     private let parents: UnsafeBufferPointer<ItemID>
     private let flags: UnsafeBufferPointer<MetadataIndex.Flags>
-    /// Every directory's path, one after another, in the order they were written (a directory
-    /// after its own).
+    /// Every directory's path and "/", one after another, in the order they were written (a
+    /// directory after its own).
     private(set) var bytes: [UInt8] = []
-    /// Directory `n`'s path in `bytes` (`n` counts directories in the order they were written).
+    /// Directory `n`'s path and "/" in `bytes` (`n` counts directories in the order they were
+    /// written; each range starts where the one before ends).
     private(set) var ranges: [Range<Int>] = []
     /// Where directory `n`'s name starts in `bytes` (for a container root, its path).
     private(set) var nameStarts: [Int] = []
@@ -49,18 +50,8 @@ struct DirectoryPaths {
         }
     }
 
-    /// Appends directory `id`'s absolute path to `out`.
-    ///
-    /// - Returns: Its number, `n`.
-    @discardableResult
-    mutating func append(_ id: ItemID, to out: inout [UInt8]) -> Int {
-        let directory = self.directory(id)
-        let range = ranges[directory]
-        bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
-        return directory
-    }
-
-    private mutating func directory(_ id: ItemID) -> Int {
+    /// Directory `id`'s number, `n`: its path is written first if it is not yet.
+    mutating func directory(_ id: ItemID) -> Int {
         if let last, last.id == id { return last.directory }
         if let known = find(id) {
             last = (id, known)
@@ -90,10 +81,10 @@ struct DirectoryPaths {
                     guard let base = buffer.baseAddress else { return }
                     (base + start).update(from: base + parent.lowerBound, count: parent.count)
                 }
-                bytes.append(UInt8(ascii: "/"))
             }
             nameStarts.append(bytes.count)
             Self.appendName(names[Int(directory)], to: &bytes)
+            bytes.append(UInt8(ascii: "/"))
             ranges.append(start..<bytes.count)
             parentDirectories.append(above)
             above = ranges.count - 1

@@ -3,34 +3,42 @@ import CUbiquitySystem
 import Glibc
 #endif
 
-/// The absolute paths of a list of entries, as UTF-8 in one buffer, for sorting and sending a
-/// result set without a `String` per path.
+/// The absolute paths of a list of entries, each as its directory's path and its name, for
+/// sorting and sending a result set without a whole path, let alone a `String`, per entry.
 ///
-/// Built in one pass over the index: each directory's path is written once into a side buffer
-/// (``DirectoryPaths``) and copied, never rebuilt, for every entry in it; the directories are
-/// kept, to sort the paths directory by directory (``pathOrder()``). Paths compare byte by byte (the order of
-/// their Unicode scalars), which is also how the file system tells names apart: two names that
-/// are canonically equivalent but spelt with other bytes are two entries, and stay apart.
+/// Built in one pass over the index: each directory's path is written once, with the "/"
+/// that ends it (``DirectoryPaths``), and each entry keeps the number of its directory and its
+/// name; an entry's path is the two one after the other. A result set of 97,707 entries of a
+/// million-entry tree holds 4 MB of names and the paths of the few thousand directories they
+/// are in, where whole paths took 27 MB. Paths compare byte by byte (the order of their
+/// Unicode scalars), which is also how the file system tells names apart: two names that are
+/// canonically equivalent but spelt with other bytes are two entries, and stay apart.
 ///
 /// ```
 /// ids:   [7, 3]          (3 = "a.txt" in /r/d, 7 = "b" in /r)
-/// bytes: /r/b/r/d/a.txt  ends: [4, 14]  nameStarts: [3, 9]
+/// directories: /r//r/d/   ranges: 0..<3, 3..<8
+/// names: ba.txt           nameEnds: [1, 6]   entryDirectories: [0, 1]
 /// ```
 struct PathTable {
-    /// Every path, one after another, in the order of the ids it was built from.
-    private(set) var bytes: [UInt8] = []
-    /// Where path `i` ends in `bytes` (it starts where path `i - 1` ends).
-    private(set) var ends: [Int] = []
-    /// Where path `i`'s last component starts: paths of entries in one directory agree up to it.
-    private var nameStarts: [Int] = []
-    /// The directory path `i` is in (a number of ``directories``), or -1 for a container root.
-    private var entryDirectories: [Int] = []
-    /// The directories of the entries and those above them, up to their container roots (see
-    /// ``DirectoryPaths``): where each one's name starts in its path, its path's length, and the
-    /// directory it is in (-1 for a container root). Their names are read from the entries' paths.
-    private var directories: (nameOffsets: [Int], lengths: [Int], parents: [Int]) = ([], [], [])
+    /// Every directory's path and "/", one after another (see ``DirectoryPaths``).
+    private(set) var directoryBytes: [UInt8] = []
+    /// Where each directory's path ends in ``directoryBytes`` (it starts where the one before ends).
+    private(set) var directoryEnds: [Int] = []
+    /// Where each directory's name starts, and the directory it is in (-1 for a container root).
+    private var directoryNameStarts: [Int] = []
+    private var directoryParents: [Int] = []
+    /// Every entry's name, one after another, in the order of the ids it was built from; then
+    /// each directory's name and "/", its key when paths are sorted (``pathOrder()``).
+    private(set) var names: [UInt8] = []
+    /// Where entry `i`'s name ends in ``names`` (it starts where entry `i - 1`'s ends).
+    private(set) var nameEnds: [Int] = []
+    /// Where directory `n`'s name and "/" end in ``names`` (after the entries' names).
+    private var directoryKeyEnds: [Int] = []
+    /// The directory entry `i` is in (a number of the directories), or -1 for a container root,
+    /// whose path is its name.
+    private(set) var entryDirectories: [Int32] = []
 
-    var count: Int { ends.count }
+    var count: Int { nameEnds.count }
 
     /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``).
     static let prefetchDistance = 12
@@ -38,14 +46,8 @@ struct PathTable {
     init() {}
 
     init(_ ids: [ItemID], index: MetadataIndex) {
-        // Room for deep paths up front: growing a buffer of megabytes copies it and touches
-        // twice its pages, while room never written costs nothing (the kernel maps a big
-        // buffer page by page as it is written).
-        bytes.reserveCapacity(ids.count * 256)
-        let capacity = bytes.capacity
-        bytes.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
-        ends.reserveCapacity(ids.count)
-        nameStarts.reserveCapacity(ids.count)
+        names.reserveCapacity(ids.count * 48)
+        nameEnds.reserveCapacity(ids.count)
         entryDirectories.reserveCapacity(ids.count)
         // The index's columns held open for the whole build: no exclusivity check or retain of
         // a column per entry.
@@ -66,26 +68,45 @@ struct PathTable {
                         if flags[i].contains(.containerRoot) {
                             entryDirectories.append(-1)
                         } else {
-                            entryDirectories.append(directories.append(parents[i], to: &bytes))
-                            bytes.append(UInt8(ascii: "/"))
+                            entryDirectories.append(Int32(truncatingIfNeeded: directories.directory(parents[i])))
                         }
-                        nameStarts.append(bytes.count)
-                        DirectoryPaths.appendName(names[i], to: &bytes)
-                        ends.append(bytes.count)
+                        DirectoryPaths.appendName(names[i], to: &self.names)
+                        nameEnds.append(self.names.count)
                     }
-                    self.directories = (zip(directories.nameStarts, directories.ranges).map { $0 - $1.lowerBound },
-                                        directories.ranges.map(\.count), directories.parentDirectories)
+                    directoryBytes = directories.bytes
+                    directoryEnds = directories.ranges.map(\.upperBound)
+                    directoryNameStarts = directories.nameStarts
+                    directoryParents = directories.parentDirectories
                 }
+            }
+        }
+        // The directories' keys beside the names: the sort reads every key from one buffer.
+        directoryKeyEnds.reserveCapacity(directoryEnds.count)
+        directoryBytes.withUnsafeBufferPointer { directories in
+            for n in directoryEnds.indices {
+                names.append(contentsOf: UnsafeBufferPointer(rebasing: directories[directoryNameStarts[n]..<directoryEnds[n]]))
+                directoryKeyEnds.append(names.count)
             }
         }
     }
 
-    func start(_ i: Int) -> Int { i == 0 ? 0 : ends[i - 1] }
+    func nameStart(_ i: Int) -> Int { i == 0 ? 0 : nameEnds[i - 1] }
 
-    func nameStart(_ i: Int) -> Int { nameStarts[i] }
+    func directoryStart(_ n: Int) -> Int { n == 0 ? 0 : directoryEnds[n - 1] }
+
+    /// Path `i`'s bytes: its directory's path (nothing for a container root), then its name.
+    func appendPath(_ i: Int, to out: inout [UInt8]) {
+        let directory = Int(entryDirectories[i])
+        if directory >= 0 { out.append(contentsOf: directoryBytes[directoryStart(directory)..<directoryEnds[directory]]) }
+        out.append(contentsOf: names[nameStart(i)..<nameEnds[i]])
+    }
 
     /// Path `i` as a `String` (for code that keeps one).
-    func path(_ i: Int) -> String { String(decoding: bytes[start(i)..<ends[i]], as: UTF8.self) }
+    func path(_ i: Int) -> String {
+        var bytes: [UInt8] = []
+        appendPath(i, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// The positions `0..<count` in path order, or ordered by `first` (negative, zero or
     /// positive) and then by path: each path's rank in path order breaks the ties, one integer
@@ -105,8 +126,8 @@ struct PathTable {
 
     /// The positions in path order, found directory by directory: in each directory, its
     /// entries by name and the directories below it by name and "/" (byte order of the paths
-    /// below them), each directory's children sorted apart (most by insertion sort alone, on
-    /// names read where they stand in the paths); then a walk down the tree lists them.
+    /// below them), each directory's children sorted apart (most by insertion sort alone); then
+    /// a walk down the tree lists them.
     ///
     /// ```
     /// /r: "a" "a.b" "a/"   a: "b"       walk: /r/a /r/a.b /r/a/b /r/a0
@@ -119,37 +140,20 @@ struct PathTable {
     /// container root lies inside another, that holds no more at the top, and the paths are
     /// sorted whole.
     func pathOrder() -> [Int] {
-        let directoryCount = directories.parents.count
-        // For each directory, an entry below it: its path starts with the directory's and "/".
-        // Directories come after the one they are in, so one pass from the end hands them up.
-        var witness = [Int](repeating: -1, count: directoryCount)
-        for i in 0..<count where entryDirectories[i] >= 0 && witness[entryDirectories[i]] < 0 {
-            witness[entryDirectories[i]] = start(i)
-        }
-        for n in stride(from: directoryCount - 1, through: 0, by: -1) {
-            let parent = directories.parents[n]
-            if parent >= 0 && witness[parent] < 0 { witness[parent] = witness[n] }
-        }
-        let wholePaths = count < 2 || witness.contains { $0 < 0 } || bytes.withUnsafeBufferPointer { rootsNest($0, witness) }
-        if wholePaths {
-            return bytes.withUnsafeBufferPointer { buffer in
-                ends.withUnsafeBufferPointer { PathOrder(bytes: buffer, ends: $0).sorted(from: sharedPrefix(in: buffer)) }
-            }
-        }
-        // The keys: each entry's name, then each directory's name and "/", where they stand in
-        // the paths. A directory's children form a group: group 0 the container roots (and any
+        let directoryCount = directoryParents.count
+        if count < 2 || rootsNest() { return wholePathOrder() }
+        // The keys: each entry's name, then each directory's name and "/", one after another in
+        // ``names``. A directory's children form a group: group 0 the container roots (and any
         // root that is an entry), group n + 1 directory n's children.
         let children = count + directoryCount
-        var keyStarts = nameStarts, keyEnds = ends
-        var groupOf = entryDirectories.map { $0 + 1 }
+        var keyEnds = nameEnds
+        keyEnds.append(contentsOf: directoryKeyEnds)
+        var keyStarts = [0]
         keyStarts.reserveCapacity(children)
-        keyEnds.reserveCapacity(children)
+        keyStarts.append(contentsOf: keyEnds.dropLast())
+        var groupOf = entryDirectories.map { Int($0) + 1 }
         groupOf.reserveCapacity(children)
-        for n in 0..<directoryCount {
-            keyStarts.append(witness[n] + directories.nameOffsets[n])
-            keyEnds.append(witness[n] + directories.lengths[n] + 1)
-            groupOf.append(directories.parents[n] + 1)
-        }
+        groupOf.append(contentsOf: directoryParents.lazy.map { $0 + 1 })
         // Children by group (a counting sort), then each group by name.
         var groupStarts = [Int](repeating: 0, count: directoryCount + 2)
         for group in groupOf { groupStarts[group + 1] += 1 }
@@ -164,7 +168,7 @@ struct PathTable {
             sorted[next[group]] = child
             next[group] += 1
         }
-        bytes.withUnsafeBufferPointer { table in
+        names.withUnsafeBufferPointer { table in
             keyStarts.withUnsafeBufferPointer { keyStarts in
                 keyEnds.withUnsafeBufferPointer { keyEnds in
                     let order = PathOrder(bytes: table, starts: keyStarts, ends: keyEnds)
@@ -201,17 +205,38 @@ struct PathTable {
         return order
     }
 
+    /// The whole paths, one after another, and where each ends.
+    func wholePaths() -> (bytes: [UInt8], ends: [Int]) {
+        var bytes: [UInt8] = [], ends: [Int] = []
+        ends.reserveCapacity(count)
+        for i in 0..<count {
+            appendPath(i, to: &bytes)
+            ends.append(bytes.count)
+        }
+        return (bytes, ends)
+    }
+
+    /// Path order by sorting whole paths, built for it.
+    private func wholePathOrder() -> [Int] {
+        let (bytes, ends) = wholePaths()
+        return bytes.withUnsafeBufferPointer { buffer in
+            ends.withUnsafeBufferPointer { ends in
+                PathOrder(bytes: buffer, ends: ends).sorted(from: Self.sharedPrefix(buffer, ends))
+            }
+        }
+    }
+
     /// Whether a container root's directory lies inside another's, or holds another entry at
     /// the top: the order by first components does not hold there.
-    private func rootsNest(_ table: UnsafeBufferPointer<UInt8>, _ witness: [Int]) -> Bool {
-        var roots: [UnsafeBufferPointer<UInt8>] = []
-        for n in directories.parents.indices where directories.parents[n] < 0 {
-            roots.append(UnsafeBufferPointer(rebasing: table[witness[n]..<(witness[n] + directories.lengths[n])]))
+    private func rootsNest() -> Bool {
+        var roots: [ArraySlice<UInt8>] = []
+        for n in directoryParents.indices where directoryParents[n] < 0 {
+            roots.append(directoryBytes[directoryStart(n)..<(directoryEnds[n] - 1)])
         }
         var tops = roots
-        for i in 0..<count where entryDirectories[i] < 0 { tops.append(UnsafeBufferPointer(rebasing: table[start(i)..<ends[i]])) }
+        for i in 0..<count where entryDirectories[i] < 0 { tops.append(names[nameStart(i)..<nameEnds[i]]) }
         for root in roots {
-            for top in tops where top.count > root.count && top[root.count] == UInt8(ascii: "/")
+            for top in tops where top.count > root.count && top[top.startIndex + root.count] == UInt8(ascii: "/")
             && top.starts(with: root) {
                 return true
             }
@@ -221,12 +246,11 @@ struct PathTable {
 
     /// How many leading bytes all paths share: at most the first path's length, found by
     /// comparing every path with the first only as far as they all still agree.
-    func sharedPrefix(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        guard count > 0 else { return 0 }
+    static func sharedPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ ends: UnsafeBufferPointer<Int>) -> Int {
+        guard let base = bytes.baseAddress, !ends.isEmpty else { return 0 }
         var shared = ends[0]
-        guard let base = bytes.baseAddress else { return 0 }
-        for i in 1..<count {
-            let s = start(i)
+        for i in 1..<ends.count {
+            let s = ends[i - 1]
             shared = min(shared, ends[i] - s)
             // Most paths agree all the way: one memcmp says so; only the others are walked.
             if memcmp(base, base + s, shared) == 0 { continue }

@@ -1,65 +1,82 @@
-import CUbiquitySystem
 public import UbiquityPredicate
 
-/// A whole result set as the engine hands it out (a gathering's answer, a reset): paths as UTF-8
-/// in one buffer and the attribute values in one array, in result order.
+/// A whole result set as the engine hands it out (a gathering's answer, a reset): each item's
+/// path as its directory's path and its name (``PathTable``), and the attribute values in one
+/// array, in result order.
 ///
 /// A 100k-item answer is then a handful of allocations instead of a `String` and a dictionary
-/// per item, and the server writes it to the wire from these buffers directly. Read as a
-/// collection it gives ``ResultItem``s, built on demand, for code that wants them one by one.
+/// per item, and the server writes it to the wire from these buffers directly: the names one
+/// after another in result order, each directory's path once. Read as a collection it gives
+/// ``ResultItem``s, built on demand, for code that wants them one by one.
 public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStringConvertible {
     /// The attributes every item carries a value slot for, in the query's order.
     public let attributes: [Attribute]
     private let identities: [ItemIdentity]
-    /// The paths, in any order (a set put together from a ``PathTable`` keeps the table's).
-    private let pathBytes: [UInt8]
-    /// Where item `i`'s path starts and ends in `pathBytes`, and where its name starts: the
-    /// name (``Attribute/name``) is read from the path, never kept twice.
-    private let pathStarts: [Int]
-    private let pathEnds: [Int]
-    private let nameStarts: [Int]
+    /// Directory paths, each with the "/" that ends it, one after another, and where each ends.
+    public let directoryBytes: [UInt8]
+    public let directoryEnds: [Int]
+    /// The items' names (the last components of their paths), in any order, and where item
+    /// `i`'s starts and ends.
+    public let nameBytes: [UInt8]
+    public let nameStarts: [Int]
+    public let nameEnds: [Int]
+    /// The directory each item is in (a number of the directories), or -1: its path is its name.
+    public let itemDirectories: [Int32]
     /// `attributes.count` slots per item; nil: the item has no value for that attribute.
     private let values: [Value?]
     /// Whether names are read from the paths (the name's slots in `values` are then empty): a
     /// set made from the index; a set made of hand-made ``ResultItem``s keeps what they say.
-    private let namesFromPaths: Bool
+    public let namesFromPaths: Bool
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { identities.count }
 
     /// An empty result set.
     public init() {
-        self.init(attributes: [], identities: [], pathBytes: [], pathStarts: [], pathEnds: [], nameStarts: [], values: [],
-                  namesFromPaths: false)
+        self.init(attributes: [], identities: [], directoryBytes: [], directoryEnds: [], nameBytes: [], nameStarts: [],
+                  nameEnds: [], itemDirectories: [], values: [], namesFromPaths: false)
     }
 
-    private init(attributes: [Attribute], identities: [ItemIdentity], pathBytes: [UInt8], pathStarts: [Int], pathEnds: [Int],
-                 nameStarts: [Int], values: [Value?], namesFromPaths: Bool) {
+    private init(attributes: [Attribute], identities: [ItemIdentity], directoryBytes: [UInt8], directoryEnds: [Int],
+                 nameBytes: [UInt8], nameStarts: [Int], nameEnds: [Int], itemDirectories: [Int32], values: [Value?],
+                 namesFromPaths: Bool) {
         self.attributes = attributes
         self.identities = identities
-        self.pathBytes = pathBytes
-        self.pathStarts = pathStarts
-        self.pathEnds = pathEnds
+        self.directoryBytes = directoryBytes
+        self.directoryEnds = directoryEnds
+        self.nameBytes = nameBytes
         self.nameStarts = nameStarts
+        self.nameEnds = nameEnds
+        self.itemDirectories = itemDirectories
         self.values = values
         self.namesFromPaths = namesFromPaths
     }
 
-    /// The given items, in this order (a result set put together from ``ResultItem``s).
+    /// The given items, in this order (a result set put together from ``ResultItem``s): each
+    /// path split after its last "/".
     public init(_ items: [ResultItem], attributes: [Attribute]) {
-        var bytes: [UInt8] = []
-        var starts: [Int] = [], ends: [Int] = [], nameStarts: [Int] = []
+        var directoryBytes: [UInt8] = [], directoryEnds: [Int] = []
+        var nameBytes: [UInt8] = [], nameStarts: [Int] = [], nameEnds: [Int] = [], itemDirectories: [Int32] = []
         var values: [Value?] = []
         values.reserveCapacity(items.count * attributes.count)
         for item in items {
-            starts.append(bytes.count)
-            bytes.append(contentsOf: item.path.utf8)
-            ends.append(bytes.count)
-            nameStarts.append((bytes[starts.last!...].lastIndex(of: UInt8(ascii: "/")) ?? starts.last! - 1) + 1)
+            let utf8 = Array(item.path.utf8)
+            let split = (utf8.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+            if split > 0 {
+                directoryBytes.append(contentsOf: utf8[..<split])
+                directoryEnds.append(directoryBytes.count)
+                itemDirectories.append(Int32(truncatingIfNeeded: directoryEnds.count - 1))
+            } else {
+                itemDirectories.append(-1)
+            }
+            nameStarts.append(nameBytes.count)
+            nameBytes.append(contentsOf: utf8[split...])
+            nameEnds.append(nameBytes.count)
             for attribute in attributes { values.append(item.values[attribute]) }
         }
-        self.init(attributes: attributes, identities: items.map(\.identity), pathBytes: bytes, pathStarts: starts, pathEnds: ends,
-                  nameStarts: nameStarts, values: values, namesFromPaths: false)
+        self.init(attributes: attributes, identities: items.map(\.identity), directoryBytes: directoryBytes,
+                  directoryEnds: directoryEnds, nameBytes: nameBytes, nameStarts: nameStarts, nameEnds: nameEnds,
+                  itemDirectories: itemDirectories, values: values, namesFromPaths: false)
     }
 
     /// The given items, in this order, carrying the attributes any of them has a value for.
@@ -71,10 +88,10 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
     /// The entries at `positions` of `table` (built from `ids`), in that order, with the values
     /// of `attributes` read from the index now. The table's bytes are kept as they are.
     init(_ ids: [ItemID], table: PathTable, positions: [Int], attributes: [Attribute], index: MetadataIndex) {
-        var starts: [Int] = [], ends: [Int] = [], nameStarts: [Int] = []
-        starts.reserveCapacity(positions.count)
-        ends.reserveCapacity(positions.count)
+        var nameStarts: [Int] = [], nameEnds: [Int] = [], itemDirectories: [Int32] = []
         nameStarts.reserveCapacity(positions.count)
+        nameEnds.reserveCapacity(positions.count)
+        itemDirectories.reserveCapacity(positions.count)
         var identities: [ItemIdentity] = []
         identities.reserveCapacity(positions.count)
         var values: [Value?] = []
@@ -82,17 +99,18 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
         let others = attributes.contains { $0 != .name }
         values.reserveCapacity(others ? positions.count * attributes.count : 0)
         for position in positions {
-            starts.append(table.start(position))
-            ends.append(table.ends[position])
             nameStarts.append(table.nameStart(position))
+            nameEnds.append(table.nameEnds[position])
+            itemDirectories.append(table.entryDirectories[position])
             let id = ids[position]
             identities.append(index.identity(id))
             guard others else { continue }
             let item = IndexedItem(index, id)
             for attribute in attributes { values.append(attribute == .name ? nil : item.value(of: attribute)) }
         }
-        self.init(attributes: attributes, identities: identities, pathBytes: table.bytes, pathStarts: starts, pathEnds: ends,
-                  nameStarts: nameStarts, values: values, namesFromPaths: true)
+        self.init(attributes: attributes, identities: identities, directoryBytes: table.directoryBytes,
+                  directoryEnds: table.directoryEnds, nameBytes: table.names, nameStarts: nameStarts, nameEnds: nameEnds,
+                  itemDirectories: itemDirectories, values: values, namesFromPaths: true)
     }
 
     public subscript(position: Int) -> ResultItem {
@@ -106,37 +124,15 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
     /// Item `i`'s identity.
     public func identity(_ i: Int) -> ItemIdentity { identities[i] }
 
+    private func nameRange(_ i: Int) -> Range<Int> { nameStarts[i]..<nameEnds[i] }
+
     /// Item `i`'s path.
-    public func path(_ i: Int) -> String { String(decoding: pathBytes[pathStarts[i]..<pathEnds[i]], as: UTF8.self) }
-
-    /// The UTF-8 bytes of all the items' paths together.
-    public var pathByteCount: Int { zip(pathStarts, pathEnds).reduce(0) { $0 + ($1.1 - $1.0) } }
-
-    /// Calls `body` with the bytes of every item's path together, in no particular order.
-    public func withAllPathBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try pathBytes.withUnsafeBufferPointer(body)
-    }
-
-    /// Item `i`'s path will be read soon: starts fetching its first bytes into the cache.
-    public func prefetchPath(_ i: Int) {
-        guard pathStarts.indices.contains(i) else { return }
-        let start = pathStarts[i]
-        pathBytes.withUnsafeBufferPointer { bytes in
-            ubq_prefetch(bytes.baseAddress.map { $0 + start })
-            ubq_prefetch(bytes.baseAddress.map { $0 + start + 64 })
-        }
-    }
-
-    /// Item `i`'s path as UTF-8, without making a `String`.
-    public func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try pathBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pathStarts[i]..<pathEnds[i]])) }
-    }
-
-    /// Item `i`'s name as UTF-8 when the set reads names from paths (nil otherwise: ask
-    /// ``value(_:_:)``), without making a `String`.
-    public func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-        guard namesFromPaths, attributes.contains(.name) else { return nil }
-        return try pathBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[nameStarts[i]..<pathEnds[i]])) }
+    public func path(_ i: Int) -> String {
+        let directory = Int(itemDirectories[i])
+        let name = String(decoding: nameBytes[nameRange(i)], as: UTF8.self)
+        guard directory >= 0 else { return name }
+        return String(decoding: directoryBytes[(directory == 0 ? 0 : directoryEnds[directory - 1])..<directoryEnds[directory]],
+                      as: UTF8.self) + name
     }
 
     /// Item `i`'s value of `attribute`; nil when it has none or the set does not carry it.
@@ -146,7 +142,7 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
 
     private func value(_ i: Int, column: Int) -> Value? {
         if namesFromPaths && attributes[column] == .name {
-            return .string(String(decoding: pathBytes[nameStarts[i]..<pathEnds[i]], as: UTF8.self))
+            return .string(String(decoding: nameBytes[nameRange(i)], as: UTF8.self))
         }
         return values[i * attributes.count + column]
     }

@@ -106,6 +106,13 @@ public enum JSONLine {
     /// ``writeString(_:to:)`` for text already in UTF-8 (valid UTF-8: it comes from a `String`).
     static func writeString(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        writeEscaped(utf8: utf8, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A string's text without its quotes, escaped as ``writeString(utf8:to:)`` escapes it: a
+    /// path written in parts (a directory's path, then a name) is escaped part by part.
+    static func writeEscaped(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         var index = 0
         while index < utf8.count {
@@ -147,7 +154,6 @@ public enum JSONLine {
             runStart = index
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Decodes one line (without its `\n`; a trailing `\r` is tolerated).

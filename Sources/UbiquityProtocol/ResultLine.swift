@@ -9,7 +9,8 @@ import UbiquityPredicate
 /// piece while the socket carries the last one, and reuses the same few small buffers.
 ///
 /// The line is its head (`{…,"results":[`), the rows, and its tail (`]}` and the newline):
-/// ``write(to:atLeast:)`` appends the next bytes in that order; ``whole()`` writes it all at once.
+/// ``write(into:)`` writes the next bytes in that order straight into a buffer the socket is
+/// handed, ``write(to:atLeast:)`` appends them to an array; ``whole()`` writes it all at once.
 ///
 /// ```swift
 /// var line = encoder.gatheringFinished(query: 3, rows: rows, fresh: nil, clock: token)
@@ -23,23 +24,35 @@ import UbiquityPredicate
 public struct ResultLine<Rows: ResultRows> {
     private let head: [UInt8]
     private let rows: Rows
+    private let columns: ResultColumns
     private let keys: [ResultKey]
     private let tail: [UInt8]
+    /// Paths and names need no escaping.
+    private let plain: Bool
+    /// Every row has one form, copied without a look at its bytes (``write(into:)``):
+    /// `{"attributes":{` and `}`, with the name under ``nameKey`` between them, then the path.
+    private let rowsAreCopied: Bool
+    /// `"kMDItemFSName":` when the name is the one attribute of a copied row; empty when the
+    /// query asked for no attribute.
+    private let nameKey: [UInt8]
     /// The next row to write; `rows.count` once every row is written.
     private var next = 0
     private var headWritten = false
     public private(set) var isFinished = false
-    /// How many rows ahead ``ResultRows/prefetch(_:)`` is asked for.
-    private static var prefetchDistance: Int { 8 }
     /// About how many bytes the whole line takes (room to reserve for ``whole()``): counted
-    /// only when asked, as it reads every row's path length.
-    public var estimatedBytes: Int { head.count + tail.count + Self.estimate(rows, keys) }
+    /// only when asked, as it reads every row.
+    public var estimatedBytes: Int { head.count + tail.count + Self.estimate(columns, keys) }
 
     init(head: [UInt8], rows: Rows, keys: [ResultKey], tail: [UInt8]) {
         self.head = head
         self.rows = rows
+        self.columns = rows.columns
         self.keys = keys
         self.tail = tail
+        plain = rows.textNeedsNoEscaping
+        let nameOnly = keys.count == 1 && keys[0].attribute == .name && rows.namesFromPaths
+        rowsAreCopied = plain && (keys.isEmpty || nameOnly)
+        nameKey = nameOnly ? keys[0].bytes : []
     }
 
     /// Appends the line's next bytes to `out` until `out` holds at least `atLeast` bytes (the
@@ -50,20 +63,87 @@ public struct ResultLine<Rows: ResultRows> {
             out.append(contentsOf: head)
             headWritten = true
         }
-        let count = max(rows.count, 0)
-        let plain = rows.textNeedsNoEscaping
-        while next < count && out.count < atLeast {
-            // Rows are read in result order, scattered in their buffer: ask for the bytes of a
-            // row a few ahead so that its cache misses overlap the writing of these.
-            if next + Self.prefetchDistance < count { rows.prefetch(next + Self.prefetchDistance) }
-            if next > 0 { out.append(UInt8(ascii: ",")) }
-            write(row: next, plain: plain, to: &out)
-            next += 1
+        let count = columns.count
+        columns.withView { view in
+            while next < count && out.count < atLeast {
+                if next > 0 { out.append(UInt8(ascii: ",")) }
+                write(row: next, view, to: &out)
+                next += 1
+            }
         }
         if next >= count {
             out.append(contentsOf: tail)
             isFinished = true
         }
+    }
+
+    /// Writes the line's next bytes into `buffer`, as many whole rows (and the head and tail) as
+    /// fit: straight into the buffer the socket is given, with no piece copied on the way.
+    ///
+    /// - Returns: The bytes written; 0 when the next row does not fit even an empty buffer of
+    ///   this size (``write(to:atLeast:)`` writes any row, however long).
+    public mutating func write(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard !isFinished, let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+        let capacity = buffer.count
+        var at = 0
+        @inline(__always) func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress else { return }
+            (base + at).update(from: source, count: bytes.count)
+            at += bytes.count
+        }
+        @inline(__always) func copy(_ byte: UInt8) {
+            base[at] = byte
+            at += 1
+        }
+        if !headWritten {
+            guard head.count <= capacity else { return 0 }
+            head.withUnsafeBufferPointer { copy($0) }
+            headWritten = true
+        }
+        let count = columns.count
+        columns.withView { view in
+            if rowsAreCopied {
+                let opening: StaticString = #"{"attributes":{"#
+                let withName = !nameKey.isEmpty
+                let between: StaticString = withName ? #""},"path":""# : #"},"path":""#
+                let fixed = opening.utf8CodeUnitCount + (withName ? nameKey.count + 1 : 0) + between.utf8CodeUnitCount + 2
+                nameKey.withUnsafeBufferPointer { key in
+                    while next < count {
+                        let name = view.name(next), directory = view.directory(of: next)
+                        let size = fixed + (withName ? name.count : 0) + directory.count + name.count + (next > 0 ? 1 : 0)
+                        guard at + size <= capacity else { break }
+                        if next > 0 { copy(UInt8(ascii: ",")) }
+                        opening.withUTF8Buffer { copy($0) }
+                        if withName {
+                            copy(key)
+                            copy(UInt8(ascii: "\""))
+                            copy(name)
+                        }
+                        between.withUTF8Buffer { copy($0) }
+                        copy(directory)
+                        copy(name)
+                        copy(UInt8(ascii: "\""))
+                        copy(UInt8(ascii: "}"))
+                        next += 1
+                    }
+                }
+            } else {
+                var row: [UInt8] = []
+                while next < count {
+                    row.removeAll(keepingCapacity: true)
+                    if next > 0 { row.append(UInt8(ascii: ",")) }
+                    write(row: next, view, to: &row)
+                    guard at + row.count <= capacity else { break }
+                    row.withUnsafeBufferPointer { copy($0) }
+                    next += 1
+                }
+            }
+        }
+        if next >= count && at + tail.count <= capacity {
+            tail.withUnsafeBufferPointer { copy($0) }
+            isFinished = true
+        }
+        return at
     }
 
     /// The rest of the line in one buffer, room reserved once and advised for huge pages.
@@ -73,41 +153,41 @@ public struct ResultLine<Rows: ResultRows> {
         return out
     }
 
-    /// Row `i` as `{"attributes":{…},"path":"…"}`, the attributes in ``keys``' order; `plain`:
-    /// its path and name need no escaping.
-    private func write(row i: Int, plain: Bool, to out: inout [UInt8]) {
+    /// Row `i` as `{"attributes":{…},"path":"…"}`, the attributes in ``keys``' order.
+    private func write(row i: Int, _ view: ResultColumns.View, to out: inout [UInt8]) {
         func text(_ utf8: UnsafeBufferPointer<UInt8>) {
-            guard plain else { return JSONLine.writeString(utf8: utf8, to: &out) }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: utf8)
-            out.append(UInt8(ascii: "\""))
+            if plain { out.append(contentsOf: utf8) } else { JSONLine.writeEscaped(utf8: utf8, to: &out) }
         }
         out.append(contentsOf: #"{"attributes":{"#.utf8)
         var written = 0
         for key in keys {
-            if key.attribute == .name, let _ = rows.withName(i, { name in
+            if key.attribute == .name && rows.namesFromPaths {
                 if written > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(contentsOf: key.bytes)
-                text(name)
+                out.append(UInt8(ascii: "\""))
+                text(view.name(i))
+                out.append(UInt8(ascii: "\""))
                 written += 1
-            }) { continue }
+                continue
+            }
             guard let value = rows.value(i, key.attribute) else { continue }
             if written > 0 { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: key.bytes)
             ResultKey.write(value, to: &out)
             written += 1
         }
-        out.append(contentsOf: #"},"path":"#.utf8)
-        rows.withPath(i) { text($0) }
-        out.append(UInt8(ascii: "}"))
+        out.append(contentsOf: #"},"path":""#.utf8)
+        text(view.directory(of: i))
+        text(view.name(i))
+        out.append(contentsOf: #""}"#.utf8)
     }
 
-    /// The rows' bytes, from the bytes of their paths: each row's path, its name (at most as
-    /// long), its keys, a few dozen bytes for any other value, and room for escapes.
-    private static func estimate(_ rows: Rows, _ keys: [ResultKey]) -> Int {
-        let count = min(max(rows.count, 0), 1 << 24)
+    /// The rows' bytes: each row's path, its name (at most as long), its keys, a few dozen
+    /// bytes for any other value, and room for escapes.
+    private static func estimate(_ columns: ResultColumns, _ keys: [ResultKey]) -> Int {
+        let count = min(max(columns.count, 0), 1 << 24)
         let keyBytes = keys.reduce(0) { $0 + $1.bytes.count + ($1.attribute == .name ? 1 : 32) }
-        let path = min(max(rows.pathBytes, 0), 1 << 32)
+        let path = min(max(columns.pathBytes, 0), 1 << 32)
         let name = keys.contains { $0.attribute == .name } ? path : 0
         return count * (32 + keyBytes) + path + name + (path + name) / 8
     }

@@ -110,7 +110,8 @@ struct ResultSetTests {
             index.appendPath(of: id, to: &bytes)
             #expect(String(decoding: bytes, as: UTF8.self) == index.path(of: id))
         }
-        let prefix = table.bytes.withUnsafeBufferPointer { table.sharedPrefix(in: $0) }
+        let whole = table.wholePaths()
+        let prefix = whole.bytes.withUnsafeBufferPointer { bytes in whole.ends.withUnsafeBufferPointer { PathTable.sharedPrefix(bytes, $0) } }
         #expect(prefix == TreeBuilder.root.count + 1)     // "Documents" and "Library" part there
         let sorted = table.sortedPositions().map { table.path($0) }
         #expect(sorted == ids.map { index.path(of: $0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
@@ -133,8 +134,7 @@ struct ResultSetTests {
                     #expect(results[i] == expected, "seed \(seed) item \(i)")
                     #expect(results.identity(i) == expected.identity)
                     for attribute in attributes { #expect(results.value(i, attribute) == expected.values[attribute]) }
-                    let name = results.withName(i) { String(decoding: $0, as: UTF8.self) }
-                    #expect(name == (attributes.contains(.name) ? index.name(id) : nil))
+                    #expect(results.path(i) == index.path(of: id))
                 }
                 #expect(query.results == results)
             }
@@ -147,7 +147,8 @@ struct ResultSetTests {
         let set = ResultSet([item])
         #expect(set.attributes == [.name, .size])
         #expect(Array(set) == [item])
-        #expect(set.withName(0) { _ in true } == nil)
+        #expect(!set.namesFromPaths)
+        #expect(set.path(0) == "/r/x")
         #expect(set.value(0, .name) == .string("not x"))
         #expect(ResultSet().isEmpty)
         let literal: ResultSet = [item]

@@ -61,11 +61,7 @@ struct HugePageAdviceTests {
     /// Rows with long paths: enough for a line of several huge pages.
     struct Rows: ResultRows {
         var paths: [String]
-        var count: Int { paths.count }
-        func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-            var path = paths[i]
-            return try path.withUTF8(body)
-        }
+        var columns: ResultColumns { ResultColumns(paths: paths) }
         func value(_ i: Int, _ attribute: Attribute) -> Value? {
             attribute == .name ? .string(String(paths[i].split(separator: "/").last!)) : nil
         }

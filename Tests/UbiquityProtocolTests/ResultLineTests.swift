@@ -14,6 +14,7 @@ struct ResultLineTests {
     struct Rows: ResultRows {
         var items: [Item]
         var namesFromPaths: Bool
+        var columns: ResultColumns { ResultColumns(paths: items.map(\.path)) }
         /// As the server's rows say it: from every path's bytes.
         var textNeedsNoEscaping: Bool {
             !items.contains { item in
@@ -21,18 +22,7 @@ struct ResultLineTests {
                 return path.withUTF8(JSONLine.mayNeedEscaping)
             }
         }
-        var count: Int { items.count }
-        func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-            var path = items[i].path
-            return try path.withUTF8(body)
-        }
         func value(_ i: Int, _ attribute: Attribute) -> Value? { items[i].values[attribute] }
-        func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-            guard namesFromPaths else { return nil }
-            let path = Array(items[i].path.utf8)
-            let start = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
-            return try path[start...].withUnsafeBufferPointer(body)
-        }
     }
 
     /// The items a gathering hands out: no old paths, no values the query did not ask for, and
@@ -58,6 +48,21 @@ struct ResultLineTests {
             calls += 1
         }
         return (out, calls)
+    }
+
+    /// The line written as the server writes it: straight into buffers of `sizes()` bytes, a
+    /// row that fits no buffer on its own (``ResultLine/write(into:)`` returns 0 for an empty
+    /// one) through ``ResultLine/write(to:atLeast:)``.
+    static func buffers<Rows>(_ line: ResultLine<Rows>, sizes: () -> Int) -> [UInt8] {
+        var line = line, out: [UInt8] = []
+        while !line.isFinished {
+            var buffer = [UInt8](repeating: 0xEE, count: sizes())
+            let written = buffer.withUnsafeMutableBytes { line.write(into: $0) }
+            #expect(written <= buffer.count)
+            out.append(contentsOf: buffer[..<written])
+            if written == 0 && !line.isFinished { line.write(to: &out, atLeast: out.count + 1) }
+        }
+        return out
     }
 
     @Test("Pieces of any size make the whole line's bytes, for 1,500 seeds")
@@ -92,12 +97,26 @@ struct ResultLineTests {
             for (label, line, expected) in lines {
                 var whole = line
                 let small = Self.pieces(line) { random.int(0...300) }
-                guard whole.whole() == expected, small.bytes == expected else {
+                let direct = Self.buffers(line) { random.chance(0.1) ? 60 << 10 : random.int(0...400) }
+                guard whole.whole() == expected, small.bytes == expected, direct == expected else {
                     Issue.record("seed \(seed), \(label): the pieces differ from the line written whole")
                     return
                 }
             }
         }
+    }
+
+    @Test("Paths split into directories and names read back whole, neighbours sharing a directory")
+    func columnsSplitPaths() {
+        let paths = ["/r/d/a.txt", "/r/d/b", "/r/c", "/r/d/e", "c", "/x", "/r/d/", "", "/r/d/\u{E9}\"q"]
+        let columns = ResultColumns(paths: paths)
+        #expect(columns.count == paths.count)
+        #expect(paths.indices.map(columns.path) == paths)
+        #expect(columns.rowDirectories == [0, 0, 1, 2, -1, 3, 4, -1, 4])
+        #expect(String(decoding: columns.directoryBytes, as: UTF8.self) == "/r/d//r//r/d///r/d/")
+        #expect(columns.pathBytes == paths.reduce(0) { $0 + $1.utf8.count })
+        #expect(columns.mayNeedEscaping)
+        #expect(!ResultColumns(paths: paths.dropLast()).mayNeedEscaping)
     }
 
     @Test("Text that may need escaping is found, whatever its length; text that needs none is copied as it is")

@@ -4,8 +4,8 @@ import UbiquityProtocol
 
 /// Writes whole lines; many tasks may write, each line stays whole.
 ///
-/// A result set is encoded a piece (``pieceBytes``) at a time, each piece handed to the socket
-/// before the next is encoded: the client reads the first items of a 100k-item answer while the
+/// A result set is encoded a piece (``pieceBytes``) at a time, straight into the buffer the
+/// socket is handed, each piece handed on before the next is encoded: the client reads the first items of a 100k-item answer while the
 /// server still encodes the last, and the server's buffers are a few pieces, reused, instead of
 /// the whole answer freshly mapped for every answer. ``WriteTurn`` keeps other lines out of a
 /// line being written in pieces; the outbound writer's backpressure (the channel's write-buffer
@@ -14,10 +14,10 @@ struct LineWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private let turn = WriteTurn()
 
-    /// How many bytes are encoded before they are handed on: NIO rounds a buffer up to a power of
-    /// two, and one of 64 KiB stays below glibc's mmap threshold as the daemon sets it (128 KiB),
-    /// so the pieces come from the heap and are reused rather than mapped and zeroed each time
-    /// (at 64 KiB exactly, every piece of a 27 MB answer was an `mmap` and a `munmap`).
+    /// How big a piece is: NIO rounds a buffer up to a power of two, and one of 64 KiB stays
+    /// below glibc's mmap threshold as the daemon sets it (128 KiB), so the pieces come from the
+    /// heap and are reused rather than mapped and zeroed each time (at 64 KiB exactly, every
+    /// piece of a 27 MB answer was an `mmap` and a `munmap`).
     static let pieceBytes = 60 << 10
     /// How many pieces go to the event loop at once: each hand-over wakes it.
     static let piecesPerHandOver = 4
@@ -50,50 +50,63 @@ struct LineWriter: Sendable {
                 case .bytes(let bytes):
                     try await pieces.add(bytes)
                 case .results(var results):
-                    while true {
-                        results.write(to: &pieces.current, atLeast: Self.pieceBytes)
+                    while !results.isFinished {
+                        let written = pieces.current.writeWithUnsafeMutableBytes(minimumWritableBytes: 0) { results.write(into: $0) }
                         if results.isFinished { break }
-                        try await pieces.endPiece()
+                        if written == 0 && pieces.current.readableBytes == 0 {
+                            // A row longer than a whole piece: written on its own, however long.
+                            var row: [UInt8] = []
+                            results.write(to: &row, atLeast: 1)
+                            try await pieces.add(row)
+                        } else {
+                            try await pieces.endPiece()
+                        }
                     }
                 }
-                if pieces.current.count >= Self.pieceBytes { try await pieces.endPiece() }
+                if pieces.current.readableBytes >= Self.pieceBytes { try await pieces.endPiece() }
             }
             try await pieces.finish()
         }
     }
 
-    /// The pieces of one write: the one being encoded, and those ready to go.
+    /// The pieces of one write: the one being written, and those ready to go.
     private struct Pieces {
         let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-        var current: [UInt8] = []
+        /// Written into directly (``ResultLine/write(into:)``), handed on as it is.
+        var current: ByteBuffer
         var ready: [ByteBuffer] = []
 
         init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
             self.outbound = outbound
-            current.reserveCapacity(LineWriter.pieceBytes + LineWriter.pieceBytes / 4)
+            current = Self.newPiece()
         }
 
+        private static func newPiece() -> ByteBuffer { ByteBufferAllocator().buffer(capacity: LineWriter.pieceBytes) }
+
         /// A line already encoded: into the current piece, or, when it is a piece or more
-        /// itself (a big update), straight into a buffer of its own rather than copied twice.
+        /// itself (a big update), into a buffer of its own rather than through the piece.
         mutating func add(_ line: [UInt8]) async throws {
-            guard line.count >= LineWriter.pieceBytes else { return current.append(contentsOf: line) }
-            if !current.isEmpty { try await endPiece() }
+            guard line.count >= LineWriter.pieceBytes else {
+                if current.writableBytes < line.count { try await endPiece() }
+                current.writeBytes(line)
+                return
+            }
+            if current.readableBytes > 0 { try await endPiece() }
             ready.append(ByteBuffer(bytes: line))
             if ready.count >= LineWriter.piecesPerHandOver { try await handOver() }
         }
 
-        /// Copies the current piece into one of NIO's buffers; hands the ready ones on when
-        /// there are enough.
+        /// Hands the current piece on (with the others ready, when there are enough) and starts
+        /// a new one.
         mutating func endPiece() async throws {
-            var buffer = ByteBufferAllocator().buffer(capacity: current.count)
-            buffer.writeBytes(current)
-            current.removeAll(keepingCapacity: true)
-            ready.append(buffer)
+            guard current.readableBytes > 0 else { return }
+            ready.append(current)
+            current = Self.newPiece()
             if ready.count >= LineWriter.piecesPerHandOver { try await handOver() }
         }
 
         mutating func finish() async throws {
-            if !current.isEmpty { try await endPiece() }
+            try await endPiece()
             try await handOver()
         }
 

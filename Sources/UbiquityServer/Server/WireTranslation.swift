@@ -108,27 +108,19 @@ enum WireTranslation {
 /// because neither module knows the other.
 struct EngineRows: ResultRows, Sendable {
     let results: ResultSet
-    /// Names are read from the paths, so the paths' bytes say it for both.
+    let columns: ResultColumns
     let textNeedsNoEscaping: Bool
 
     init(_ results: ResultSet) {
         self.results = results
-        textNeedsNoEscaping = !results.withAllPathBytes(JSONLine.mayNeedEscaping)
+        // The set's buffers, shared, not copied.
+        columns = ResultColumns(directoryBytes: results.directoryBytes, directoryEnds: results.directoryEnds,
+                                nameBytes: results.nameBytes, nameStarts: results.nameStarts, nameEnds: results.nameEnds,
+                                rowDirectories: results.itemDirectories)
+        textNeedsNoEscaping = !columns.mayNeedEscaping
     }
 
-    var count: Int { results.count }
-
-    func withPath<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try results.withPath(i, body)
-    }
+    var namesFromPaths: Bool { results.namesFromPaths }
 
     func value(_ i: Int, _ attribute: Attribute) -> Value? { results.value(i, attribute) }
-
-    func prefetch(_ i: Int) { results.prefetchPath(i) }
-
-    var pathBytes: Int { results.pathByteCount }
-
-    func withName<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
-        try results.withName(i, body)
-    }
 }
