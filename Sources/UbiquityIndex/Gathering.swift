@@ -17,25 +17,59 @@ struct Gathering {
     let candidates: [ItemID]
     /// The first candidate not evaluated yet.
     var next = 0
-    /// Matching items found so far.
-    var found: Set<ItemID> = []
+    /// Matching items found so far: ``listed``, and those in ``found``.
+    private(set) var found: Set<ItemID> = []
+    /// Items found when the gathering began (a name hint that says all the predicate does),
+    /// each once, kept as listed: a set of 97,707 ids took more time to build than the bitmap
+    /// that puts them in order. Moved into ``found`` when a batch touches the gathering.
+    private var listed: [ItemID] = []
     /// Items a batch touched during the gathering: already decided, skipped by the walk.
     var settled: Set<ItemID> = []
 
     var isComplete: Bool { next >= candidates.count }
 
-    /// ``found`` in id order. Ids are slots of the index, dense below `bound`: a bitmap of
+    init(candidates: [ItemID], found: Set<ItemID> = []) {
+        self.candidates = candidates
+        self.found = found
+    }
+
+    /// A gathering complete from the start: `ids` (no repeats) are what it found.
+    init(found ids: [ItemID]) {
+        candidates = []
+        listed = ids
+    }
+
+    mutating func insertFound(_ id: ItemID) {
+        moveListed()
+        found.insert(id)
+    }
+
+    mutating func removeFound(_ id: ItemID) {
+        moveListed()
+        found.remove(id)
+    }
+
+    private mutating func moveListed() {
+        guard !listed.isEmpty else { return }
+        found.formUnion(listed)
+        listed = []
+    }
+
+    /// The found items in id order. Ids are slots of the index, dense below `bound`: a bitmap of
     /// `bound` bits (128 KB at a million slots) is filled and read in order, cheaper than
     /// sorting (an id at or past `bound`, which the index never hands out, gets the sort).
     func foundInIDOrder(below bound: Int) -> [ItemID] {
         var words = [UInt64](repeating: 0, count: (max(bound, 0) + 63) / 64)
-        for id in found {
+        func mark(_ id: ItemID) -> Bool {
             let word = Int(id) / 64
-            guard word < words.count else { return found.sorted() }
+            guard word < words.count else { return false }
             words[word] |= 1 << UInt64(id % 64)
+            return true
         }
+        for id in listed where !mark(id) { return Set(listed).union(found).sorted() }
+        for id in found where !mark(id) { return Set(listed).union(found).sorted() }
         var ids: [ItemID] = []
-        ids.reserveCapacity(found.count)
+        ids.reserveCapacity(listed.count + found.count)
         for (w, word) in words.enumerated() {
             var bits = word
             while bits != 0 {

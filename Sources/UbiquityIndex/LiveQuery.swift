@@ -104,7 +104,7 @@ final class LiveQuery {
         }
         let candidates = index.candidates(for: hint, accept: isInScope)
         if specification.predicate.nameHintIsComplete {
-            return Gathering(candidates: [], found: Set(candidates))
+            return Gathering(found: candidates)
         }
         return Gathering(candidates: candidates)
     }
@@ -117,7 +117,7 @@ final class LiveQuery {
         while gathering.next < gathering.candidates.count {
             let id = gathering.candidates[gathering.next]
             gathering.next += 1
-            if !gathering.settled.contains(id) && matches(id) { gathering.found.insert(id) }
+            if !gathering.settled.contains(id) && matches(id) { gathering.insertFound(id) }
             if shouldPause() { break }
         }
         return gathering.isComplete
@@ -129,8 +129,8 @@ final class LiveQuery {
         if let containerFilter, changes.containers.isDisjoint(with: containerFilter) { return }
         for change in changes.changes.values {
             gathering.settled.insert(change.id)
-            gathering.found.remove(change.id)
-            if change.kind != .removed && matches(change.id) { gathering.found.insert(change.id) }
+            gathering.removeFound(change.id)
+            if change.kind != .removed && matches(change.id) { gathering.insertFound(change.id) }
         }
     }
 

@@ -31,6 +31,18 @@ struct SlicedGatheringTests {
         let beyond = Gathering(candidates: [], found: found.union([ItemID(bound), ItemID.max]))
         #expect(beyond.foundInIDOrder(below: bound) == beyond.found.sorted())
         #expect(Gathering(candidates: []).foundInIDOrder(below: 0).isEmpty)
+        // Found at the start, as the name index lists them (in name order): the same order; a
+        // batch's insertions and removals then count as in a set.
+        var listed = Gathering(found: found.shuffled(using: &random))
+        #expect(listed.foundInIDOrder(below: bound) == found.sorted())
+        let gone = found.first
+        if let gone { listed.removeFound(gone) }
+        listed.insertFound(ItemID(bound - 1))
+        var expected = found
+        if let gone { expected.remove(gone) }
+        expected.insert(ItemID(bound - 1))
+        #expect(listed.foundInIDOrder(below: bound) == expected.sorted())
+        #expect(Gathering(found: [ItemID(bound), 0]).foundInIDOrder(below: bound) == [0, ItemID(bound)])
     }
 
     @Test(arguments: [11, 12, 13] as [UInt64])
