@@ -9,6 +9,9 @@ final class LiveQuery {
     let compiled: CompiledPredicate
     let includesHidden: Bool
     let containerFilter: Set<Int>?
+    /// ``containerFilter`` by container index, read once per candidate without hashing (an
+    /// index past its end is not in the filter).
+    private let allowedContainers: [Bool]?
     let wantsDocuments: Bool
     let wantsData: Bool
     /// Attributes whose change is visible to this query: requested, sorted by, or tested.
@@ -44,6 +47,11 @@ final class LiveQuery {
             containerFilter = nil
         } else {
             containerFilter = Set(specification.containers.compactMap { index.containerIndex($0) })
+        }
+        allowedContainers = containerFilter.map { filter in
+            var allowed = [Bool](repeating: false, count: (filter.max() ?? -1) + 1)
+            for container in filter { allowed[container] = true }
+            return allowed
         }
         var visible = specification.attributes
         for attribute in specification.predicate.attributes.union(specification.sort.map(\.attribute))
@@ -82,7 +90,9 @@ final class LiveQuery {
     /// The scope rules on their own, for an entry of the index or an item as it was (a snapshot):
     /// the container filter (nil: a container no longer indexed), documents or data, hidden files.
     func isInScope(container: Int?, inDocuments: Bool, isHidden: Bool) -> Bool {
-        if let containerFilter { guard let container, containerFilter.contains(container) else { return false } }
+        if let allowedContainers {
+            guard let container, container >= 0, container < allowedContainers.count, allowedContainers[container] else { return false }
+        }
         if !(inDocuments ? wantsDocuments : wantsData) { return false }
         return includesHidden || !isHidden
     }

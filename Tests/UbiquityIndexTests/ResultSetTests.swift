@@ -141,6 +141,24 @@ struct ResultSetTests {
         }
     }
 
+    /// Three containers; a query limited to the last answers from it alone, whether the name
+    /// index finds its candidates or every item is walked.
+    @Test func aQueryLimitedToOneContainerAnswersFromItAlone() throws {
+        let index = MetadataIndex()
+        let trees = ["com.example.one", "com.example.two", "com.example.three"].map(TreeBuilder.init)
+        for (n, var tree) in trees.enumerated() {
+            index.addContainer(ContainerDescriptor(id: tree.container, root: "/c\(n)", packageTypes: [:]))
+            _ = index.apply([tree.listing(["Documents/Item_\(n)", "Documents/other_\(n)"])])
+        }
+        let expected = ["kMDItemFSName LIKE 'Item_*'": ["/c2/Documents/Item_2"],
+                        "kMDItemFSName ENDSWITH '2'": ["/c2/Documents/Item_2", "/c2/Documents/other_2"]]
+        for (predicate, paths) in expected {
+            let spec = QuerySpecification(predicate: try MetadataPredicate(parsing: predicate), containers: [trees[2].container])
+            let results = LiveQuery(spec, index: index, context: EvaluationContext()).gather()
+            #expect(results.indices.map(results.path) == paths, "\(predicate)")
+        }
+    }
+
     @Test func aSetOfHandMadeItemsKeepsWhatTheySay() {
         let identity = ItemIdentity(id: 4, generation: 1)
         let item = ResultItem(identity: identity, path: "/r/x", values: [.name: .string("not x"), .size: .integer(3)])
