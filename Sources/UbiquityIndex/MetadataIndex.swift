@@ -1,3 +1,4 @@
+import CUbiquitySystem
 import UbiquityPredicate
 
 /// Identifies an indexed entry while it exists. Ids of removed entries are reused only after
@@ -277,18 +278,30 @@ public final class MetadataIndex {
     /// Items whose name satisfies the hint and whose flags and container pass `accept`.
     /// The name index answers with sorted runs of names, so only flags are read per item.
     func candidates(for hint: NameHint, accept: (Flags, Int) -> Bool) -> [ItemID] {
+        // The names' ids first, then their flags and containers: the ids come in name order,
+        // scattered over columns of megabytes, and reading ahead of the one at hand turns a
+        // cache miss per id into misses that overlap (97,707 ids at a million entries).
+        var named: [ItemID] = []
+        for constraint in hint.constraints {
+            nameIndex.forEach(matching: constraint, caseInsensitive: hint.caseInsensitive, names: names) { named.append($0) }
+        }
         var result: [ItemID] = []
+        result.reserveCapacity(named.count)
         var seen = Set<ItemID>()
         let dedupe = hint.constraints.count > 1
+        let ahead = 16
         flagsOf.withUnsafeBufferPointer { flagsOf in
             containerOf.withUnsafeBufferPointer { containerOf in
-                for constraint in hint.constraints {
-                    nameIndex.forEach(matching: constraint, caseInsensitive: hint.caseInsensitive, names: names) { id in
-                        let flags = flagsOf[Int(id)]
-                        guard flags.isDisjoint(with: .notAnItem), accept(flags, Int(containerOf[Int(id)])) else { return }
-                        if dedupe, !seen.insert(id).inserted { return }
-                        result.append(id)
+                for (k, id) in named.enumerated() {
+                    if k + ahead < named.count {
+                        let later = Int(named[k + ahead])
+                        ubq_prefetch(flagsOf.baseAddress.map { $0 + later })
+                        ubq_prefetch(containerOf.baseAddress.map { $0 + later })
                     }
+                    let flags = flagsOf[Int(id)]
+                    guard flags.isDisjoint(with: .notAnItem), accept(flags, Int(containerOf[Int(id)])) else { continue }
+                    if dedupe, !seen.insert(id).inserted { continue }
+                    result.append(id)
                 }
             }
         }
