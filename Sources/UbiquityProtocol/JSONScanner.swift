@@ -344,7 +344,7 @@ struct JSONScanner {
 
     /// `{"attributes":{…},"oldPath":"…","path":"…"}` in any key order; nil when it is not an
     /// object or a field is missing or of another type. The value is read whole either way.
-    private mutating func wireItem() throws(ProtocolError) -> WireItem? {
+    mutating func wireItem() throws(ProtocolError) -> WireItem? {
         skipWhitespace()
         guard peek(UInt8(ascii: "{")) else {
             _ = try value()
