@@ -19,6 +19,8 @@ struct JSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private(set) var index = 0
     private var depth = 0
+    /// Where result items kept as bytes refer to: a copy of these bytes, made for the first.
+    private var line: ReceivedLine?
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -322,22 +324,58 @@ struct JSONScanner {
     /// Reads an array of result items straight into ``WireItem``s. Nil, with the scanner back
     /// where it started, when the array is not exactly that shape: the caller then reads it as
     /// plain JSON, so that ``WireItem/init(json:context:)`` reports what is wrong.
+    ///
+    /// An item written as the daemon writes it (``CanonicalItem``, every item it sends) is kept
+    /// as its range of the line (``EncodedItems``), read into its fields only when asked; any
+    /// other is read here, as before.
     mutating func wireItems() throws(ProtocolError) -> [WireItem]? {
         let start = index
         let startDepth = depth
-        var items: [WireItem] = []
+        // Items read here, by position in the list; the others are kept as bytes, in order.
+        var read: [(position: Int, item: WireItem)] = []
+        var starts: [Int] = [], ends: [Int] = []
+        var count = 0
         var wellFormed = true
         try elements { (scanner) throws(ProtocolError) in
+            scanner.skipWhitespace()
+            if wellFormed, let end = CanonicalItem.end(in: scanner.bytes, from: scanner.index) {
+                starts.append(scanner.index)
+                ends.append(end)
+                scanner.index = end
+                count += 1
+                return
+            }
             guard let item = try scanner.wireItem() else {
                 wellFormed = false
                 return
             }
-            if wellFormed { items.append(item) }
+            if wellFormed {
+                read.append((count, item))
+                count += 1
+            }
         }
         guard wellFormed else {
             index = start
             depth = startDepth
             return nil
+        }
+        if count == 0 { return [] }
+        var kept: EncodedItems?
+        if !starts.isEmpty {
+            let line = self.line ?? ReceivedLine(copying: bytes)
+            self.line = line
+            kept = EncodedItems(line: line, starts: starts, ends: ends)
+        }
+        var items: [WireItem] = []
+        items.reserveCapacity(count)
+        var nextRead = 0
+        for position in 0..<count {
+            if nextRead < read.count, read[nextRead].position == position {
+                items.append(read[nextRead].item)
+                nextRead += 1
+            } else if let kept {
+                items.append(WireItem(kept, index: position - nextRead))
+            }
         }
         return items
     }
@@ -382,7 +420,7 @@ struct JSONScanner {
             }
         }
         guard wellFormed, let path else { return nil }
-        return WireItem(path: path, oldPath: oldPath, attributes: attributes ?? [:])
+        return WireItem(WireItem.Fields(path: path, oldPath: oldPath, attributes: attributes ?? [:]))
     }
 
     // MARK: - Bytes

@@ -31,7 +31,8 @@ public enum ServerMessage: Sendable, Hashable {
 
     /// Reads one line from the daemon (without its `\n`) in one pass, without Foundation:
     /// result items go straight into ``WireItem``s (``JSONScanner``). The same messages, and
-    /// the same errors for a malformed message, as ``init(json:)`` of the line's JSON.
+    /// the same errors for a malformed message, as ``init(json:)`` of the line's JSON. Items
+    /// the daemon wrote as it writes them are kept as bytes, in a copy of the line.
     ///
     /// - Throws: `request.malformed` when the line is not JSON (naming the byte) or not a message.
     public init(line: UnsafeBufferPointer<UInt8>) throws(ProtocolError) {
