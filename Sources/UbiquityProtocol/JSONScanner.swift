@@ -19,11 +19,18 @@ struct JSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private(set) var index = 0
     private var depth = 0
-    /// Where result items kept as bytes refer to: a copy of these bytes, made for the first.
+    /// Where result items kept as bytes refer to: the line these bytes are, or a copy made for
+    /// the first such item.
     private var line: ReceivedLine?
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+    }
+
+    /// Scans a line whose bytes result items may keep referring to.
+    init(_ line: ReceivedLine) {
+        self.bytes = line.bytes
+        self.line = line
     }
 
     /// The whole input: one value, with only whitespace around it.

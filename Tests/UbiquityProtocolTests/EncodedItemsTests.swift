@@ -168,4 +168,35 @@ struct EncodedItemsTests {
             #"{"attributes":{"kMDItemFSName":"a"},"path":"/c/a"}"#, #"{"attributes":{},"path":"/c/b"}"#,
         ])
     }
+
+    /// Memory that lives as long as this object, which says when it goes.
+    final class Owner {
+        let bytes: UnsafeMutableRawBufferPointer
+        init(_ text: String) {
+            bytes = .allocate(byteCount: text.utf8.count, alignment: 1)
+            bytes.copyBytes(from: text.utf8)
+        }
+        deinit {
+            bytes.copyBytes(from: [UInt8](repeating: UInt8(ascii: "x"), count: bytes.count))
+            bytes.deallocate()
+        }
+    }
+
+    @Test("A lent line's owner lives as long as an item of it")
+    func lentLine() throws {
+        let text = #"{"clock":"c","count":1,"event":"query.reset","query":1,"results":[{"attributes":{"kMDItemFSSize":7},"path":"/c/a"}]}"#
+        weak var gone: Owner?
+        var items: [WireItem] = []
+        do {
+            let owner = Owner(text)
+            gone = owner
+            items = Self.items(try ServerMessage(line: ReceivedLine(bytes: UnsafeRawBufferPointer(owner.bytes), keptBy: owner)))
+        }
+        #expect(gone != nil, "the owner must live while an item refers to its bytes")
+        #expect(items.count == 1 && items[0].keptAsBytes)
+        #expect(String(decoding: Self.written(items[0]), as: UTF8.self) == #"{"attributes":{"kMDItemFSSize":7},"path":"/c/a"}"#)
+        #expect(items[0].attributes == ["kMDItemFSSize": .integer(7)])
+        items = []
+        #expect(gone == nil, "the owner goes with the last item")
+    }
 }

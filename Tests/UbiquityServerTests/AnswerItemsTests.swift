@@ -75,7 +75,7 @@ import UbiquityTesting
         }
     }
 
-    /// An answer over 64 KiB, which arrives in many reads.
+    /// An answer over 64 KiB: its items are ranges of the connection's buffer itself.
     @Test func aLongAnswerReadByFourThreadsAtOnce() async throws {
         try await withTestDaemon { daemon in
             let padding = String(repeating: "p", count: 120)
