@@ -152,6 +152,38 @@ struct EncodedItemsTests {
         #expect(items[1] == plain, "a copy changed, not the list")
     }
 
+    @Test("A long list's items read right in any order and from several threads at once, block by block")
+    func blocks() async throws {
+        let count = 3 * EncodedItems.blockSize + 7
+        let results = (0..<count).map { #"{"attributes":{"kMDItemFSSize":\#($0)},"path":"/c/Item_\#($0)"}"# }
+        let bytes = Array(#"{"clock":"c","count":\#(count),"event":"query.gatheringFinished","query":1,"results":[\#(results.joined(separator: ","))]}"#.utf8)
+        func check(_ item: WireItem, _ i: Int) -> Bool {
+            item.path == "/c/Item_\(i)" && item.attribute("kMDItemFSSize") == .integer(Int64(i)) && item.oldPath == nil
+        }
+        // One item at each end of every block first, then all of them backwards.
+        let items = Self.items(try Self.message(bytes))
+        #expect(items.count == count && items.allSatisfy { $0.keptAsBytes })
+        for block in 0..<4 {
+            for i in [block * EncodedItems.blockSize + EncodedItems.blockSize - 1, block * EncodedItems.blockSize] where i < count {
+                #expect(check(items[i], i), "item \(i)")
+            }
+        }
+        for i in (0..<count).reversed() { #expect(check(items[i], i), "item \(i)") }
+        // Fresh lists, read by four tasks at once, each from its own item on.
+        for round in 0..<20 {
+            let items = Self.items(try Self.message(bytes))
+            let wrong = await withTaskGroup(of: [Int].self) { group in
+                for reader in 0..<4 {
+                    group.addTask {
+                        (0..<count).map { (reader * 211 + round + $0) % count }.filter { !check(items[$0], $0) }
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(wrong.isEmpty, "round \(round): \(wrong.prefix(5))")
+        }
+    }
+
     @Test("Items read from a buffer that is only lent for the call keep a copy of it")
     func copiedLine() throws {
         let text = #"{"clock":"c","count":2,"event":"query.gatheringFinished","query":1,"results":[{"attributes":{"kMDItemFSName":"a"},"path":"/c/a"},{"attributes":{},"path":"/c/b"}]}"#
