@@ -31,6 +31,9 @@ public struct MetadataItem: Sendable, Hashable {
         self.wire = wire
     }
 
+    /// Whether the item is still its bytes on the wire.
+    var keptAsBytes: Bool { wire.keptAsBytes }
+
     /// Appends the item as one JSON object, `{"attributes":{…},"oldPath":…,"path":…}`: compact,
     /// keys sorted, as the daemon sends it (`ubiq query --json` prints one per line). An item of
     /// an answer is copied as the daemon wrote it, without being read first.

@@ -41,12 +41,18 @@ public struct WireItem: Sendable, Hashable {
     }
 
     /// Whether the item is still its bytes on the wire.
-    var keptAsBytes: Bool {
+    public var keptAsBytes: Bool {
         if case .encoded = storage { return true }
         return false
     }
 
     var fields: Fields { withFields { copy $0 } }
+
+    /// The same item holding its own fields: no longer a place in the bytes of the line it
+    /// came in, which it would keep as long as it lives.
+    public func standalone() -> WireItem {
+        keptAsBytes ? WireItem(fields) : self
+    }
 
     /// `body` run on the fields where they are, without copying them out (nor retaining what
     /// holds them): `grocery list` reads five per item, from four threads.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UbiquityKit
+@testable import UbiquityKit
 import UbiquityPredicate
 import UbiquityProtocol
 import UbiquityTesting
@@ -94,6 +94,33 @@ import UbiquityTesting
             let expected = reference.map { $0.path + " " + JSONLine.encode(.object($0.attributes)) }.sorted()
             #expect(read.count == 4 && read.allSatisfy { $0 == expected })
             Self.check(items, against: reference)
+        }
+    }
+
+    /// A live query keeps its results for long: they hold their own fields, not the line they
+    /// came in; a one-shot query's are the daemon's bytes.
+    @Test func aLiveQueryKeepsNoLineAndAOneShotQueryItsBytes() async throws {
+        try await withTestDaemon { daemon in
+            for i in 0..<700 { _ = try daemon.place("Item_\(i)_" + String(repeating: "p", count: 100), contents: "\(i)") }
+            let predicate = "name LIKE 'Item_*'"
+            let reference = try Self.reference(daemon.socket, predicate)
+            let oneShot = try await Self.answer(daemon.socket, predicate)
+            #expect(oneShot.count == 700 && oneShot.allSatisfy { $0.keptAsBytes })
+            try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
+                let query = MetadataQuery(connection: connection, predicateFormat: predicate)
+                query.searchScopes = .documents
+                query.attributes = Self.attributes
+                var gathered: [MetadataItem] = []
+                for try await notification in try await query.start() {
+                    guard case .didFinishGathering(let results) = notification else { continue }
+                    gathered = results
+                    break
+                }
+                await query.stop()
+                #expect(gathered.count == 700 && gathered.allSatisfy { !$0.keptAsBytes })
+                #expect(query.results.allSatisfy { !$0.keptAsBytes })
+                Self.check(query.results, against: reference)
+            }
         }
     }
 }
