@@ -111,8 +111,8 @@ final class Router: Sendable {
 
     /// The line's message. A long line that is most of its buffer (an answer) lends its bytes to
     /// the result items read from it, which keep the buffer as long as they live; a short one
-    /// (an update's) is copied if anything keeps it, so that a few items kept for long (a live
-    /// query's) never hold a large buffer.
+    /// (an update's) is copied if anything keeps it, so that a few items kept for long never hold
+    /// a large buffer (a live query's results hold their own fields anyway: MetadataQuery).
     static func message(_ line: ByteBuffer) -> Result<ServerMessage, ProtocolError> {
         if line.readableBytes >= Router.minimumLentLine, line.readableBytes >= line.storageCapacity / 4 {
             return line.withUnsafeReadableBytesWithStorageManagement { raw, storage in

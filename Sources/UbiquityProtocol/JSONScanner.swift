@@ -6,7 +6,8 @@ import UbiquityPredicate
 /// `JSONDecoder` into ``JSONValue`` tries each kind of value in turn and throws on every miss;
 /// a 10,000-item answer took hundreds of milliseconds to read that way. This scanner decides a
 /// value's kind from its first byte, and reads result items (`{"attributes":…,"oldPath":…,
-/// "path":…}`) straight into ``WireItem``s, with no tree in between.
+/// "path":…}`) straight into ``WireItem``s, with no tree in between; an item written as the
+/// daemon writes it is only checked, and kept as its bytes (``wireItems()``).
 ///
 /// It reads values as `JSONDecoder` does into ``JSONValue``: a number that is a whole number
 /// and fits 64 bits is an integer (also `1.0` and `1e2`), any other finite number a double; of
