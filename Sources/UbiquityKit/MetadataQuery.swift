@@ -447,7 +447,7 @@ extension MetadataQuery.State {
 
     private mutating func gathered(_ results: [WireItem]) -> MetadataQuery.Notification {
         // The daemon sends results sorted by the query's own descriptors: keep its order.
-        let items = results.map(MetadataItem.init)
+        let items = kept(results)
         replaceResults(items)
         phase = .live
         return .didFinishGathering(results: items)
@@ -463,18 +463,16 @@ extension MetadataQuery.State {
         case .gatheringFinished(_, .results(let results, _), _):
             return gathered(results)
         case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _):
-            let added = added.map(MetadataItem.init), changed = changed.map(MetadataItem.init)
-            let removed = removed.map(MetadataItem.init)
+            let added = kept(added), changed = kept(changed), removed = kept(removed)
             merge(added: added, changed: changed, removed: removed)
             phase = .live
             return .didResume(added: added, changed: changed, removed: removed)
         case .reset(_, let results, _):
-            let items = results.map(MetadataItem.init)
+            let items = kept(results)
             replaceResults(items)
             return .didReset(results: items)
         case .update(_, let added, let changed, let removed, _):
-            let added = added.map(MetadataItem.init), changed = changed.map(MetadataItem.init)
-            let removed = removed.map(MetadataItem.init)
+            let added = kept(added), changed = kept(changed), removed = kept(removed)
             merge(added: added, changed: changed, removed: removed)
             return .didUpdate(added: added, changed: changed, removed: removed)
         case .resync(_, let container, let reason, let changes):
@@ -490,6 +488,14 @@ extension MetadataQuery.State {
         case .stopped, .shuttingDown, .documentLockChanged:
             return nil
         }
+    }
+
+    /// The items as this query keeps them. A live query's hold their own fields, read now: it
+    /// keeps its results for long, and items still in the daemon's bytes would keep the line
+    /// they came in (an answer's whole buffer, for as long as one of its items stays a result).
+    /// A one-shot query's stay bytes until asked: `ubiq query --json` prints them as they are.
+    private func kept(_ items: [WireItem]) -> [MetadataItem] {
+        configuration.isLive ? items.map { MetadataItem($0.standalone()) } : items.map(MetadataItem.init)
     }
 
     /// A whole result set, already in the daemon's order.

@@ -75,9 +75,7 @@ final class Router: Sendable {
     func receive(_ line: ByteBuffer) -> Bool {
         let message: ServerMessage
         // The scanner, not JSONDecoder: JSONDecoder took most of a second for a 10,000-item answer.
-        let parsed = line.withUnsafeReadableBytes { raw in
-            Result { () throws(ProtocolError) in try ServerMessage(line: raw.assumingMemoryBound(to: UInt8.self)) }
-        }
+        let parsed = Router.message(line)
         switch parsed {
         case .success(let read): message = read
         case .failure(let error):
@@ -110,6 +108,25 @@ final class Router: Sendable {
         }
         return true
     }
+
+    /// The line's message. A long line that is most of its buffer (an answer) lends its bytes to
+    /// the result items read from it, which keep the buffer as long as they live; a short one
+    /// (an update's) is copied if anything keeps it, so that a few items kept for long never hold
+    /// a large buffer (a live query's results hold their own fields anyway: MetadataQuery).
+    static func message(_ line: ByteBuffer) -> Result<ServerMessage, ProtocolError> {
+        if line.readableBytes >= Router.minimumLentLine, line.readableBytes >= line.storageCapacity / 4 {
+            return line.withUnsafeReadableBytesWithStorageManagement { raw, storage in
+                let received = ReceivedLine(bytes: raw, keptBy: storage.takeUnretainedValue())
+                return Result { () throws(ProtocolError) in try ServerMessage(line: received) }
+            }
+        }
+        return line.withUnsafeReadableBytes { raw in
+            Result { () throws(ProtocolError) in try ServerMessage(line: raw.assumingMemoryBound(to: UInt8.self)) }
+        }
+    }
+
+    /// Lines from this length on keep their buffer rather than a copy.
+    static let minimumLentLine = 1 << 16
 
     private func deliver(_ response: Response) {
         guard case .number(let id)? = response.id else {

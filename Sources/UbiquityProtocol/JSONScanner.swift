@@ -6,7 +6,8 @@ import UbiquityPredicate
 /// `JSONDecoder` into ``JSONValue`` tries each kind of value in turn and throws on every miss;
 /// a 10,000-item answer took hundreds of milliseconds to read that way. This scanner decides a
 /// value's kind from its first byte, and reads result items (`{"attributes":…,"oldPath":…,
-/// "path":…}`) straight into ``WireItem``s, with no tree in between.
+/// "path":…}`) straight into ``WireItem``s, with no tree in between; an item written as the
+/// daemon writes it is only checked, and kept as its bytes (``wireItems()``).
 ///
 /// It reads values as `JSONDecoder` does into ``JSONValue``: a number that is a whole number
 /// and fits 64 bits is an integer (also `1.0` and `1e2`), any other finite number a double; of
@@ -19,9 +20,18 @@ struct JSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private(set) var index = 0
     private var depth = 0
+    /// Where result items kept as bytes refer to: the line these bytes are, or a copy made for
+    /// the first such item.
+    private var line: ReceivedLine?
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+    }
+
+    /// Scans a line whose bytes result items may keep referring to.
+    init(_ line: ReceivedLine) {
+        self.bytes = line.bytes
+        self.line = line
     }
 
     /// The whole input: one value, with only whitespace around it.
@@ -322,29 +332,65 @@ struct JSONScanner {
     /// Reads an array of result items straight into ``WireItem``s. Nil, with the scanner back
     /// where it started, when the array is not exactly that shape: the caller then reads it as
     /// plain JSON, so that ``WireItem/init(json:context:)`` reports what is wrong.
+    ///
+    /// An item written as the daemon writes it (``CanonicalItem``, every item it sends) is kept
+    /// as its range of the line (``EncodedItems``), read into its fields only when asked; any
+    /// other is read here, as before.
     mutating func wireItems() throws(ProtocolError) -> [WireItem]? {
         let start = index
         let startDepth = depth
-        var items: [WireItem] = []
+        // Items read here, by position in the list; the others are kept as bytes, in order.
+        var read: [(position: Int, item: WireItem)] = []
+        var starts: [Int] = [], ends: [Int] = []
+        var count = 0
         var wellFormed = true
         try elements { (scanner) throws(ProtocolError) in
+            scanner.skipWhitespace()
+            if wellFormed, let end = CanonicalItem.end(in: scanner.bytes, from: scanner.index) {
+                starts.append(scanner.index)
+                ends.append(end)
+                scanner.index = end
+                count += 1
+                return
+            }
             guard let item = try scanner.wireItem() else {
                 wellFormed = false
                 return
             }
-            if wellFormed { items.append(item) }
+            if wellFormed {
+                read.append((count, item))
+                count += 1
+            }
         }
         guard wellFormed else {
             index = start
             depth = startDepth
             return nil
         }
+        if count == 0 { return [] }
+        var kept: EncodedItems?
+        if !starts.isEmpty {
+            let line = self.line ?? ReceivedLine(copying: bytes)
+            self.line = line
+            kept = EncodedItems(line: line, starts: starts, ends: ends)
+        }
+        var items: [WireItem] = []
+        items.reserveCapacity(count)
+        var nextRead = 0
+        for position in 0..<count {
+            if nextRead < read.count, read[nextRead].position == position {
+                items.append(read[nextRead].item)
+                nextRead += 1
+            } else if let kept {
+                items.append(WireItem(kept, index: position - nextRead))
+            }
+        }
         return items
     }
 
     /// `{"attributes":{…},"oldPath":"…","path":"…"}` in any key order; nil when it is not an
     /// object or a field is missing or of another type. The value is read whole either way.
-    private mutating func wireItem() throws(ProtocolError) -> WireItem? {
+    mutating func wireItem() throws(ProtocolError) -> WireItem? {
         skipWhitespace()
         guard peek(UInt8(ascii: "{")) else {
             _ = try value()
@@ -382,7 +428,7 @@ struct JSONScanner {
             }
         }
         guard wellFormed, let path else { return nil }
-        return WireItem(path: path, oldPath: oldPath, attributes: attributes ?? [:])
+        return WireItem(WireItem.Fields(path: path, oldPath: oldPath, attributes: attributes ?? [:]))
     }
 
     // MARK: - Bytes

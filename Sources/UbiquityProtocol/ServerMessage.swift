@@ -31,11 +31,22 @@ public enum ServerMessage: Sendable, Hashable {
 
     /// Reads one line from the daemon (without its `\n`) in one pass, without Foundation:
     /// result items go straight into ``WireItem``s (``JSONScanner``). The same messages, and
-    /// the same errors for a malformed message, as ``init(json:)`` of the line's JSON.
+    /// the same errors for a malformed message, as ``init(json:)`` of the line's JSON. Items
+    /// the daemon wrote as it writes them are kept as bytes, in a copy of the line.
     ///
     /// - Throws: `request.malformed` when the line is not JSON (naming the byte) or not a message.
     public init(line: UnsafeBufferPointer<UInt8>) throws(ProtocolError) {
-        var scanner = JSONScanner(line)
+        try self.init(JSONScanner(line))
+    }
+
+    /// ``init(line:)-(UnsafeBufferPointer<UInt8>)``, its items kept as ranges of `line` itself
+    /// (no copy): they keep the line as long as they live.
+    public init(line: ReceivedLine) throws(ProtocolError) {
+        try self.init(JSONScanner(line))
+    }
+
+    private init(_ scanner: JSONScanner) throws(ProtocolError) {
+        var scanner = scanner
         scanner.skipWhitespace()
         guard scanner.peek(UInt8(ascii: "{")) else {
             try self.init(json: try scanner.document())

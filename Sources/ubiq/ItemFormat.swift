@@ -12,9 +12,10 @@ enum ItemFormat {
         return .object(object)
     }
 
-    /// ``json(_:)`` written straight into bytes: the same text.
+    /// ``json(_:)`` written straight into bytes: the same text (an item of an answer as the
+    /// daemon wrote it, not read and written again).
     static func writeJSON(_ item: MetadataItem, to out: inout [UInt8]) {
-        WireItem.writeJSON(path: item.path, oldPath: item.oldPath, attributes: item.attributes, to: &out)
+        item.writeJSON(to: &out)
     }
 
     /// One table cell: dates as local `YYYY-MM-DD HH:MM:SS`, lists comma-separated, missing as `-`.

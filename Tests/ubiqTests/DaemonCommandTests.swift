@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import Testing
+import UbiquityPredicate
+import UbiquityProtocol
 import UbiquityTesting
 
 /// `ubiq query`, `watch`, `containers` and `status` against the real daemon.
@@ -22,6 +24,40 @@ import UbiquityTesting
         let json = try ubiq.run(["query", "--json", "--socket", daemon.socket, "name == %@", "Item_1"])
         #expect(json.status == 0)
         #expect(json.stdout == #"{"attributes":{"kMDItemFSName":"Item_1"},"path":""# + daemon.documents() + "/Item_1\"}\n")
+    }
+
+    /// `--json` prints each item as JSONLine writes the item the daemon sent (ubiq copies the
+    /// daemon's bytes of an item rather than reading and writing it): odd names, every kind of
+    /// value, an answer long enough to arrive in many reads.
+    @Test func queryJSONIsEachItemAsJSONLineWritesIt() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let names = ["Item_plain", "Item_caf\u{E9}", "Item_e\u{301}", "Item_\u{1F34E}", "Item_\"q\"", "Item_\\", "Item_\n",
+                     "Item_\t", "Item_\u{1}", "Item_\u{1B}[2J", "Item_\u{2028}\u{2029}", "Item_\u{7F}", "Item_\u{FEFF}"]
+        for i in 0..<600 { _ = try daemon.place(names[i % names.count] + "_\(i)", contents: String(repeating: "x", count: i % 7)) }
+        try FileManager.default.createDirectory(atPath: daemon.documents() + "/Item_directory", withIntermediateDirectories: false)
+        let attributes = ["name", "path", "kMDItemURL", "size", "kMDItemFSCreationDate", "kMDItemFSContentChangeDate",
+                          "kMDItemContentTypeTree", "isDirectory", "kMDItemUserTags", "hasUnresolvedConflicts"]
+        let predicate = "name LIKE 'Item_*'"
+
+        let client = try RawClient(socket: daemon.socket)
+        _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+        try client.send(JSONLine.encode(.object([
+            "id": .integer(1), "op": .string("query.start"), "predicate": .string(predicate), "live": .bool(false),
+            "attributes": .array(attributes.map { .string($0) }),
+        ])))
+        var finished = try client.readJSON(within: 30)
+        while finished["event"]?.stringValue != "query.gatheringFinished" {
+            try #require(finished["error"] == nil, "\(finished)")
+            finished = try client.readJSON(within: 30)
+        }
+        let items = try (finished["results"]?.arrayValue ?? []).map { try WireItem(json: $0) }
+        #expect(items.count == 601)
+
+        let json = try ubiq.run(["query", "--json", "--socket", daemon.socket, predicate] + attributes.flatMap { ["--attr", $0] })
+        #expect(json.status == 0)
+        // Bytes, not Strings: String's == would take "é" for "e\u{301}".
+        #expect(Array(json.stdout.utf8) == Array(items.map { JSONLine.encode($0.json) + "\n" }.joined().utf8))
     }
 
     @Test func badPredicateExits2WithACaret() throws {
