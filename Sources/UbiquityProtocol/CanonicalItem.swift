@@ -130,14 +130,7 @@ struct CanonicalItem {
         var seen: UInt64 = 0
         while true {
             // Eight bytes at a time while none needs a look (the scanner's loop).
-            if let base = bytes.baseAddress {
-                while index + 8 <= bytes.count {
-                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                    if JSONLine.mayNeedEscape(word) { break }
-                    seen |= word
-                    index += 8
-                }
-            }
+            JSONLine.skipPlainWords(bytes, from: &index, seen: &seen)
             guard index < bytes.count else { return false }
             let byte = bytes[index]
             switch byte {

@@ -148,15 +148,8 @@ struct JSONScanner {
         while index < bytes.count {
             // Eight bytes at a time while none can end the plain run (nearly all of a path): the
             // encoder's test, whose false positives (0xE2) only cost a look at each byte.
-            if let base = bytes.baseAddress {
-                while index + 8 <= bytes.count {
-                    let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                    if JSONLine.mayNeedEscape(word) { break }
-                    seen |= word
-                    index += 8
-                }
-                guard index < bytes.count else { break }
-            }
+            JSONLine.skipPlainWords(bytes, from: &index, seen: &seen)
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
