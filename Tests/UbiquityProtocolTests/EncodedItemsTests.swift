@@ -84,14 +84,7 @@ struct EncodedItemsTests {
         for seed in UInt64(0)..<1_500 {
             let (_, line, _) = ResultEncoderPropertyTests.pairs(seed: seed)[random.int(0...4)]
             var bytes = Array(line.dropLast())
-            for _ in 0..<random.int(1...3) where !bytes.isEmpty {
-                let at = random.int(0...(bytes.count - 1))
-                switch random.int(0...2) {
-                case 0: bytes[at] = random.pick(alphabet)
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(random.pick(alphabet), at: at)
-                }
-            }
+            JSONScannerTests.mutate(&bytes, alphabet: alphabet, &random)
             let scanned = Result { () throws(ProtocolError) in try Self.message(bytes) }
             // The general reader: the whole line as plain JSON values, then the message.
             let general = bytes.withUnsafeBufferPointer { buffer in

@@ -113,6 +113,19 @@ struct JSONScannerTests {
         }
     }
 
+    /// One to three random edits of `bytes`: a byte replaced by one of `alphabet`, removed, or
+    /// one inserted.
+    static func mutate(_ bytes: inout [UInt8], alphabet: [UInt8], _ random: inout SplitMix64) {
+        for _ in 0..<random.int(1...3) where !bytes.isEmpty {
+            let at = random.int(0...(bytes.count - 1))
+            switch random.int(0...2) {
+            case 0: bytes[at] = random.pick(alphabet)
+            case 1: bytes.remove(at: at)
+            default: bytes.insert(random.pick(alphabet), at: at)
+            }
+        }
+    }
+
     @Test("Mutated lines: whatever the scanner accepts, JSONDecoder accepts with the same value")
     func mutations() throws {
         var random = SplitMix64(seed: 20_261_123)
@@ -120,14 +133,7 @@ struct JSONScannerTests {
         for seed in UInt64(0)..<300 {
             let (_, line, _) = ResultEncoderPropertyTests.pairs(seed: seed)[random.int(0...4)]
             var bytes = Array(line.dropLast())
-            for _ in 0..<random.int(1...3) where !bytes.isEmpty {
-                let at = random.int(0...(bytes.count - 1))
-                switch random.int(0...2) {
-                case 0: bytes[at] = random.pick(alphabet)
-                case 1: bytes.remove(at: at)
-                default: bytes.insert(random.pick(alphabet), at: at)
-                }
-            }
+            JSONScannerTests.mutate(&bytes, alphabet: alphabet, &random)
             guard case .success(let scanned) = Self.scan(bytes) else { continue }
             let reference = try? JSONLine.decode(bytes)
             #expect(reference == scanned, "seed \(seed): \(String(decoding: bytes, as: UTF8.self))")
