@@ -72,14 +72,14 @@ final class Router: Sendable {
     }
 
     /// Handles one line. Returns false when the connection must be closed (unreadable line).
-    func receive(_ line: ByteBuffer) -> Bool {
+    func receive(_ line: ServerLine) -> Bool {
         let message: ServerMessage
         // The scanner, not JSONDecoder: JSONDecoder took most of a second for a 10,000-item answer.
-        let parsed = Router.message(line)
+        let parsed = Router.message(line.bytes, itemScan: line.itemScan)
         switch parsed {
         case .success(let read): message = read
         case .failure(let error):
-            let shown = String(decoding: line.readableBytesView.prefix(120), as: UTF8.self)
+            let shown = String(decoding: line.bytes.readableBytesView.prefix(120), as: UTF8.self)
             let detail = error.message
             closeReason = "unreadable line from ubiquityd"
             fail(.invalidServerMessage("\(detail): \(shown)"))
@@ -113,15 +113,18 @@ final class Router: Sendable {
     /// the result items read from it, which keep the buffer as long as they live; a short one
     /// (an update's) is copied if anything keeps it, so that a few items kept for long never hold
     /// a large buffer (a live query's results hold their own fields anyway: MetadataQuery).
-    static func message(_ line: ByteBuffer) -> Result<ServerMessage, ProtocolError> {
+    /// `itemScan`: what ``ServerLineDecoder`` checked of the line's items as it arrived.
+    static func message(_ line: ByteBuffer, itemScan: ItemListScan? = nil) -> Result<ServerMessage, ProtocolError> {
         if line.readableBytes >= Router.minimumLentLine, line.readableBytes >= line.storageCapacity / 4 {
             return line.withUnsafeReadableBytesWithStorageManagement { raw, storage in
                 let received = ReceivedLine(bytes: raw, keptBy: storage.takeUnretainedValue())
-                return Result { () throws(ProtocolError) in try ServerMessage(line: received) }
+                return Result { () throws(ProtocolError) in try ServerMessage(line: received, itemScan: itemScan) }
             }
         }
         return line.withUnsafeReadableBytes { raw in
-            Result { () throws(ProtocolError) in try ServerMessage(line: raw.assumingMemoryBound(to: UInt8.self)) }
+            Result { () throws(ProtocolError) in
+                try ServerMessage(line: raw.assumingMemoryBound(to: UInt8.self), itemScan: itemScan)
+            }
         }
     }
 

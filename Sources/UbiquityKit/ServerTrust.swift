@@ -10,12 +10,15 @@ import UbiquityProtocol
 /// feed the client invented results. The kernel's `SO_PEERCRED` says which uid created the
 /// listening socket, whatever the path.
 enum ServerTrust {
-    /// The uids this process trusts, computed once (the service user is looked up by name).
-    static let trustedUIDs: Set<UInt32> = {
-        var uids: Set<UInt32> = [0, geteuid()]
-        if let account = getpwnam(WireProtocol.serviceUserName) { uids.insert(account.pointee.pw_uid) }
-        return uids
-    }()
+    /// Whether a server running as `uid` is trusted.
+    static func trusts(_ uid: UInt32) -> Bool {
+        uid == 0 || uid == geteuid() || uid == serviceUID
+    }
+
+    /// The service user's uid, looked up by name once, and only when a server is neither root nor
+    /// this user: the lookup goes through NSS (nsswitch.conf, /etc/passwd, libnss_systemd), a few
+    /// milliseconds of a short command's start otherwise.
+    static let serviceUID: UInt32? = getpwnam(WireProtocol.serviceUserName)?.pointee.pw_uid
 
     /// Throws ``UbiquityKitError/untrustedServer(socketPath:uid:)`` unless the peer is trusted.
     static func check(_ channel: any Channel, socketPath: String) async throws {
@@ -29,7 +32,7 @@ enum ServerTrust {
         } catch {
             throw UbiquityKitError.connectFailed(socketPath: socketPath, reason: "cannot read the server's credentials (SO_PEERCRED): \(error)")
         }
-        guard trustedUIDs.contains(credentials.uid) else {
+        guard trusts(credentials.uid) else {
             throw UbiquityKitError.untrustedServer(socketPath: socketPath, uid: credentials.uid)
         }
     }

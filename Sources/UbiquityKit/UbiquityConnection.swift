@@ -67,6 +67,10 @@ public final class UbiquityConnection: Sendable {
         channel.close(promise: nil)
     }
 
+    /// Reads from the socket grow up to 1 MiB while they come back full (NIO's default stops at
+    /// 64 KiB): a 100k-item answer is 20–30 MB, and each read goes through the pipeline once.
+    static let reads = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2_048, maximum: 1 << 20)
+
     /// Connects to the daemon and says `hello`.
     ///
     /// - Parameters:
@@ -84,14 +88,15 @@ public final class UbiquityConnection: Sendable {
     public static func connect(to socketPath: String = defaultSocketPath, clientName: String? = nil,
                                maxLineBytes: Int = defaultMaxLineBytes,
                                helloTimeout: Duration = defaultHelloTimeout) async throws -> UbiquityConnection {
-        let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let asyncChannel: NIOAsyncChannel<ServerLine, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.recvAllocator, value: UbiquityConnection.reads)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maxLineBytes))
-                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                            ByteToMessageHandler(ServerLineDecoder(), maximumBufferSize: maxLineBytes))
+                        return try NIOAsyncChannel<ServerLine, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
@@ -117,7 +122,7 @@ public final class UbiquityConnection: Sendable {
                     for try await line in inbound {
                         // The decoder's buffer limit bounds memory, but a line that arrived whole in
                         // one read is decoded whatever its length: check it here as well.
-                        guard line.readableBytes <= maxLineBytes else {
+                        guard line.bytes.readableBytes <= maxLineBytes else {
                             router.closeReason = "line too long"
                             router.fail(.responseTooLarge(limit: maxLineBytes))
                             break
@@ -129,6 +134,9 @@ public final class UbiquityConnection: Sendable {
             } catch is ByteToMessageDecoderError.PayloadTooLargeError {
                 writerSlot.finish()
                 router.fail(.responseTooLarge(limit: maxLineBytes))
+            } catch let error as UbiquityKitError {
+                writerSlot.finish()     // a line cut short by the daemon's closing (ServerLineDecoder)
+                router.fail(router.closeReason.map { .disconnected(reason: $0) } ?? error)
             } catch {
                 writerSlot.finish()
                 router.fail(.disconnected(reason: router.closeReason ?? "\(error)"))

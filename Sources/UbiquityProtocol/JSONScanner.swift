@@ -23,15 +23,21 @@ struct JSONScanner {
     /// Where result items kept as bytes refer to: the line these bytes are, or a copy made for
     /// the first such item.
     private var line: ReceivedLine?
+    /// The line's first list of items, already checked while the line arrived.
+    private let itemScan: ItemListScan?
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// `itemScan`, if any, was advanced over these bytes as they arrived.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, itemScan: ItemListScan? = nil) {
         self.bytes = bytes
+        self.itemScan = itemScan
     }
 
-    /// Scans a line whose bytes result items may keep referring to.
-    init(_ line: ReceivedLine) {
+    /// Scans a line whose bytes result items may keep referring to; `itemScan`, if any, was
+    /// advanced over this line's bytes.
+    init(_ line: ReceivedLine, itemScan: ItemListScan? = nil) {
         self.bytes = line.bytes
         self.line = line
+        self.itemScan = itemScan
     }
 
     /// The whole input: one value, with only whitespace around it.
@@ -116,6 +122,12 @@ struct JSONScanner {
             depth -= 1
             return
         }
+        try entries(closing: closing, of: kind, entry)
+    }
+
+    /// The rest of a sequence already entered, from the start of an entry up to its `closing`.
+    private mutating func entries(closing: Unicode.Scalar, of kind: String,
+                                  _ entry: (inout JSONScanner) throws(ProtocolError) -> Void) throws(ProtocolError) {
         while true {
             try entry(&self)
             skipWhitespace()
@@ -337,7 +349,7 @@ struct JSONScanner {
         var starts: [Int] = [], ends: [Int] = []
         var count = 0
         var wellFormed = true
-        try elements { (scanner) throws(ProtocolError) in
+        func readItem(_ scanner: inout JSONScanner) throws(ProtocolError) {
             scanner.skipWhitespace()
             if wellFormed, let end = CanonicalItem.end(in: scanner.bytes, from: scanner.index) {
                 starts.append(scanner.index)
@@ -354,6 +366,19 @@ struct JSONScanner {
                 read.append((count, item))
                 count += 1
             }
+        }
+        if let itemScan, itemScan.covers(listAt: start) {
+            // Checked as the line arrived (ItemListScan): go on after the last item it accepted.
+            starts = itemScan.starts
+            ends = itemScan.ends
+            count = starts.count
+            index = itemScan.next
+            if !itemScan.finished {
+                depth += 1      // inside the list, as `elements` would be; `entries` leaves it
+                try entries(closing: "]", of: "an array", readItem)
+            }
+        } else {
+            try elements(readItem)
         }
         guard wellFormed else {
             index = start
@@ -379,6 +404,29 @@ struct JSONScanner {
             }
         }
         return items
+    }
+
+    /// Where the list under the object's first member named one of ``WireItem/listKeys`` starts
+    /// (its `[`), for ``ItemListScan`` on the bytes of a line so far; nil when they end first, or
+    /// are not an object's members, or that member is not a list.
+    mutating func firstItemListStart() -> Int? {
+        skipWhitespace()
+        guard peek(UInt8(ascii: "{")) else { return nil }
+        index += 1
+        depth = 1
+        while true {
+            skipWhitespace()
+            guard peek(UInt8(ascii: "\"")), let key = try? string() else { return nil }
+            skipWhitespace()
+            guard peek(UInt8(ascii: ":")) else { return nil }
+            index += 1
+            skipWhitespace()
+            if WireItem.listKeys.contains(key) { return peek(UInt8(ascii: "[")) ? index : nil }
+            guard (try? value()) != nil else { return nil }
+            skipWhitespace()
+            guard peek(UInt8(ascii: ",")) else { return nil }
+            index += 1
+        }
     }
 
     /// `{"attributes":{…},"oldPath":"…","path":"…"}` in any key order; nil when it is not an
