@@ -112,15 +112,16 @@ bench-load: deps
 
 # grocery list of 10,000 items and ubiq query --json of the 100k tree's entries against the daemon's
 # own answer time (issue 14 item 6); BEFORE=DIR runs DIR/grocery and DIR/ubiq interleaved. Writes
-# its section of docs/benchmarks.md.
+# its section of docs/benchmarks.md. The binaries as the Debian package ships them, like the daemon
+# above: a short command's start is mostly loading the shared Swift libraries otherwise (about 6 ms).
 bench-clients: deps
-	$(SWIFT) build -c release --product ubiquityd
-	$(SWIFT) build -c release --product grocery
-	$(SWIFT) build -c release --product ubiq
+	$(PACKAGED_BUILD) --product ubiquityd
+	$(PACKAGED_BUILD) --product grocery
+	$(PACKAGED_BUILD) --product ubiq
 	python3 Benchmarks/compare/clients.py $(CLIENTS_ARGS) --out docs/benchmarks.md \
-	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd \
-	  --grocery $$($(SWIFT) build -c release --show-bin-path)/grocery \
-	  --ubiq $$($(SWIFT) build -c release --show-bin-path)/ubiq $(if $(BEFORE),--before $(BEFORE))
+	  --ubiquityd $$($(PACKAGED_BUILD) --show-bin-path)/ubiquityd \
+	  --grocery $$($(PACKAGED_BUILD) --show-bin-path)/grocery \
+	  --ubiq $$($(PACKAGED_BUILD) --show-bin-path)/ubiq $(if $(BEFORE),--before $(BEFORE))
 
 # Two devices (the demo-sync rig, release build): files written on A; how long Syncthing takes to
 # land each on B, and how much later B's ubiquityd tells a live query. Writes its section of

@@ -167,7 +167,8 @@ def report(args, g, q):
     lines = [
         "## Clients: grocery list and ubiq query",
         "",
-        f"`make bench-clients` (Benchmarks/compare/clients.py), release builds of git commit "
+        f"`make bench-clients` (Benchmarks/compare/clients.py), release builds as the Debian package ships them "
+        f"(the Swift runtime linked statically) of git commit "
         f"{command_output(['git', '-C', REPO, 'rev-parse', '--short', 'HEAD'])}, {args.runs} runs, the daemon running "
         f"and warm; load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
         f"({os.cpu_count()} cores, shared with other work). `grocery list`: a container of "
@@ -175,7 +176,8 @@ def report(args, g, q):
         f"fork to exit. `ubiq query --json \"{EVERYTHING}\"` on compare.py's {human(parse_size(args.size))}-entry "
         f"tree ({q['count']:,} results), to /dev/null, against the daemon's own time for that answer: this harness "
         "sends the same query.start on an open connection and waits for the complete gatheringFinished line, "
-        "before each run of ubiq. Both decode the daemon's lines with UbiquityKit's JSONScanner "
+        "before each run of ubiq (compare.py's client: one receive buffer kept for the connection, the clock read "
+        "when the newline arrives; see its Method). Both decode the daemon's lines with UbiquityKit's JSONScanner "
         "(UbiquityProtocol), not Foundation's JSONDecoder. Milliseconds, min / median / max"
         + (f"; \"before\": the binaries in `{portable_path(args.before)}`, run interleaved with the new ones, "
            "their output identical byte for byte." if before else "."),
