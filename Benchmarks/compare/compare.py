@@ -209,8 +209,8 @@ class JsonLines:
             i = self.buffer.find(b"\n", searched, self.end)
             if i >= 0:
                 at = time.monotonic()  # taken before the line is copied out: that copy is ours
-                with memoryview(self.buffer) as view:
-                    line = bytes(view[self.start:i])
+                with memoryview(self.buffer) as view, view[self.start:i] as text:
+                    line = bytes(text)
                 self.start = i + 1
                 if self.start == self.end:
                     self.start = self.end = 0
@@ -225,8 +225,8 @@ class JsonLines:
             if self.end == len(self.buffer):
                 self.make_room()
                 searched = self.end
-            with memoryview(self.buffer) as view:
-                received = self.sock.recv_into(view[self.end:])
+            with memoryview(self.buffer) as view, view[self.end:] as free:
+                received = self.sock.recv_into(free)
             if received == 0:
                 raise BenchError("the daemon closed the connection")
             self.end += received
@@ -235,8 +235,8 @@ class JsonLines:
         """Moves the unread bytes to the front, and doubles the buffer when they fill it."""
         unread = self.end - self.start
         if self.start > 0:
-            with memoryview(self.buffer) as view:
-                view[:unread] = view[self.start:self.end]
+            with memoryview(self.buffer) as view, view[self.start:self.end] as kept:
+                view[:unread] = kept
             self.start, self.end = 0, unread
         if unread == len(self.buffer):
             self.buffer += bytes(len(self.buffer))
@@ -1212,8 +1212,8 @@ METHOD_TEXT = """
   with every created file in the view. A difference stops the harness with exit status 1.
 * Times are `time.monotonic()` in the harness process, so they include the client's share (socket
   reads; parsing is excluded: the clock stops at the newline of the answer).
-* **The client** reads both daemons alike: one receive buffer per connection, kept and grown
-  (never shrunk) for the connection's life, that the kernel copies each chunk straight into
+* **The client** reads both daemons alike: one receive buffer per connection (1 MiB at first),
+  kept and grown (never shrunk) for the connection's life (the harness's memory, not measured), that the kernel copies each chunk straight into
   (`recv_into`); the newline is searched for in the new bytes only, and the clock is read as soon
   as it is found, before the line is copied out. An earlier client took a fresh 1 MiB object per
   `recv`, appended it to a buffer that shrank after every line, and copied the line twice before

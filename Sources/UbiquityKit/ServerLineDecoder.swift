@@ -34,8 +34,8 @@ struct ServerLineDecoder: ByteToMessageDecoder {
             context.fireChannelRead(wrapInboundOut(line))
         }
         if buffer.readableBytes > 0 {
-            throw UbiquityKitError.disconnected(
-                reason: "ubiquityd closed the connection in the middle of a line (\(buffer.readableBytes) bytes without their end)")
+            let how = seenEOF ? "ubiquityd closed the connection" : "the connection stopped being read"
+            throw UbiquityKitError.disconnected(reason: "\(how) in the middle of a line (\(buffer.readableBytes) bytes without their end)")
         }
         return .needMoreData
     }
@@ -57,8 +57,16 @@ struct ServerLineDecoder: ByteToMessageDecoder {
         }
         guard let end = found else { return nil }
         let dropsReturn = end > 0 && buffer.getInteger(at: buffer.readerIndex + end - 1, as: UInt8.self) == UInt8(ascii: "\r")
+        let length = dropsReturn ? end - 1 : end
+        if itemScan != nil {
+            // The items of the last read too, here: the list's arrays then pass to the message as
+            // they are, never appended to (a copy of both) while it is read.
+            buffer.withUnsafeReadableBytes { raw in
+                itemScan?.advance(over: UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[..<length]))
+            }
+        }
         // Never nil: `end` bytes are readable.
-        let bytes = buffer.readSlice(length: dropsReturn ? end - 1 : end) ?? ByteBuffer()
+        let bytes = buffer.readSlice(length: length) ?? ByteBuffer()
         buffer.moveReaderIndex(forwardBy: dropsReturn ? 2 : 1)
         let line = ServerLine(bytes: bytes, itemScan: itemScan)
         searched = 0

@@ -28,11 +28,22 @@ struct CanonicalItem {
     /// Where the canonical item starting at `start` ends (one past its `}`); nil when the bytes
     /// there are not one.
     static func end(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        guard start >= 0, start <= bytes.count else { return nil }
-        var reader = CanonicalItem(bytes, start)
-        guard reader.item() else { return nil }
-        return reader.index
+        check(in: bytes, from: start).end
     }
+
+    /// ``end(in:from:)``, and where the check stopped when the bytes are not a canonical item. A
+    /// check looks at most ``lookahead`` bytes past where it stops, so an item of a line still
+    /// arriving that stopped further than that from the last byte received will never be one;
+    /// one that stopped closer may only be cut short (``ItemListScan``).
+    static func check(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int?, stoppedAt: Int) {
+        guard start >= 0, start <= bytes.count else { return (nil, start) }
+        var reader = CanonicalItem(bytes, start)
+        let accepted = reader.item()
+        return (accepted ? reader.index : nil, reader.index)
+    }
+
+    /// The longest literal, `{"attributes":`, is 14 bytes; an escape, 6.
+    static let lookahead = 16
 
     private mutating func item() -> Bool {
         guard literal(#"{"attributes":"#), object(depth: 0) else { return false }

@@ -8,12 +8,13 @@
 /// Call ``advance(over:)`` with the bytes of the line received so far (always the same line, from
 /// its first byte); ``JSONScanner/wireItems()`` then starts where the scan stopped. The scan only
 /// keeps items ``CanonicalItem`` accepts, each together with the `,` or `]` after it; at the first
-/// anything else — whitespace, an item that is not canonical, a malformed line — it stops, and the
-/// whole line's reading takes over from there, reporting what it finds as it always did. An item
+/// anything else — whitespace, an item that is not canonical, a malformed line — it stops (as soon
+/// as enough bytes past it have arrived to tell it from an item cut short), and the whole line's
+/// reading takes over from there, reporting what it finds as it always did. An item
 /// accepted from a prefix ends where it ends in the whole line: the check looks at no byte after
 /// the item's closing `}` (`ItemListScanTests` compare both readings on random lines cut at
 /// random places).
-public struct ItemListScan: Sendable {
+package struct ItemListScan: Sendable {
     /// Where the list's `[` is in the line; nil until the members before it have arrived.
     private(set) var listStart: Int?
     /// The items accepted: where each starts and ends in the line.
@@ -31,28 +32,32 @@ public struct ItemListScan: Sendable {
     /// whole afterwards as before.
     static let lookahead = 1 << 16
 
-    public init() {}
+    package init() {}
 
     /// Scans what `received` (the line's bytes so far) adds to what was scanned before.
-    public mutating func advance(over received: UnsafeBufferPointer<UInt8>) {
+    package mutating func advance(over received: UnsafeBufferPointer<UInt8>) {
         guard !finished, !stopped else { return }
         if listStart == nil {
             var scanner = JSONScanner(received)
             guard let start = scanner.firstItemListStart() else {
-                if received.count > ItemListScan.lookahead { stopped = true }
+                if received.count >= ItemListScan.lookahead { stopped = true }
                 return
             }
             listStart = start
             next = start + 1
-            if next < received.count, received[next] == UInt8(ascii: "]") {
-                next += 1
+        }
+        while next < received.count {
+            if starts.isEmpty, received[next] == UInt8(ascii: "]") {
+                next += 1   // `[]`
                 finished = true
                 return
             }
-        }
-        while next < received.count {
-            guard let end = CanonicalItem.end(in: received, from: next) else {
-                if received.count - next >= ItemListScan.lookahead { stopped = true }
+            let (accepted, stoppedAt) = CanonicalItem.check(in: received, from: next)
+            guard let end = accepted else {
+                // Cut short, perhaps: wait for more bytes. Anything else will never be accepted.
+                if received.count - stoppedAt >= CanonicalItem.lookahead || received.count - next >= ItemListScan.lookahead {
+                    stopped = true
+                }
                 return
             }
             guard end < received.count else { return }  // its `,` or `]` has not arrived yet
@@ -74,7 +79,8 @@ public struct ItemListScan: Sendable {
 
     /// Whether the line's reading can start from this scan for a list whose `[` is at `start`:
     /// the scan found that list, and accepted at least one item of it (or read it whole).
-    func covers(listAt start: Int) -> Bool {
-        listStart == start && (finished || !starts.isEmpty)
+    func covers(listAt start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // The offsets are checked against the bytes too: a scan of other bytes is not used.
+        listStart == start && (finished || !starts.isEmpty) && next <= bytes.count
     }
 }

@@ -367,7 +367,7 @@ struct JSONScanner {
                 count += 1
             }
         }
-        if let itemScan, itemScan.covers(listAt: start) {
+        if let itemScan, itemScan.covers(listAt: start, in: bytes) {
             // Checked as the line arrived (ItemListScan): go on after the last item it accepted.
             starts = itemScan.starts
             ends = itemScan.ends

@@ -32,18 +32,27 @@ public enum ServerMessage: Sendable, Hashable {
     /// Reads one line from the daemon (without its `\n`) in one pass, without Foundation:
     /// result items go straight into ``WireItem``s (``JSONScanner``). The same messages, and
     /// the same errors for a malformed message, as ``init(json:)`` of the line's JSON. Items
-    /// the daemon wrote as it writes them are kept as bytes, in a copy of the line. `itemScan`,
-    /// advanced over this line's bytes as they arrived, spares checking again the items it accepted.
+    /// the daemon wrote as it writes them are kept as bytes, in a copy of the line.
     ///
     /// - Throws: `request.malformed` when the line is not JSON (naming the byte) or not a message.
-    public init(line: UnsafeBufferPointer<UInt8>, itemScan: ItemListScan? = nil) throws(ProtocolError) {
-        try self.init(JSONScanner(line, itemScan: itemScan))
+    public init(line: UnsafeBufferPointer<UInt8>) throws(ProtocolError) {
+        try self.init(JSONScanner(line))
     }
 
     /// ``init(line:)-(UnsafeBufferPointer<UInt8>)``, its items kept as ranges of `line` itself
-    /// (no copy): they keep the line as long as they live. `itemScan`, advanced over this line's
-    /// bytes as they arrived, spares checking again the items it accepted.
-    public init(line: ReceivedLine, itemScan: ItemListScan? = nil) throws(ProtocolError) {
+    /// (no copy): they keep the line as long as they live.
+    public init(line: ReceivedLine) throws(ProtocolError) {
+        try self.init(JSONScanner(line))
+    }
+
+    /// The same, for a line whose items `itemScan` checked as they arrived (UbiquityKit's line
+    /// decoder): the items it accepted are not checked again.
+    package init(line: ReceivedLine, itemScan: ItemListScan?) throws(ProtocolError) {
+        try self.init(JSONScanner(line, itemScan: itemScan))
+    }
+
+    /// The same, for a line that is not kept (its kept items get a copy).
+    package init(line: UnsafeBufferPointer<UInt8>, itemScan: ItemListScan?) throws(ProtocolError) {
         try self.init(JSONScanner(line, itemScan: itemScan))
     }
 

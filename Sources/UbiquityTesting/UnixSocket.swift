@@ -16,7 +16,7 @@ public enum UnixSocket {
     }
 
     /// A new socket of `type`, bound to `path` (and listening, when asked).
-    public static func bound(to path: String, type: __socket_type, listening: Bool) throws -> Int32 {
+    public static func bound(to path: String, type: __socket_type = SOCK_STREAM, listening: Bool) throws -> Int32 {
         let fd = try make(type)
         let result = try withAddress(path) { bind(fd, $0, $1) }
         guard result == 0, !listening || listen(fd, 8) == 0 else {

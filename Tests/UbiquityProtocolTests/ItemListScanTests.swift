@@ -107,16 +107,54 @@ struct ItemListScanTests {
         #expect(results.map(\.path) == ["/c/a", "/c/b"] + Array(repeating: "/c/a", count: list.count - 2))
         #expect(results.map(\.keptAsBytes) == [true, false] + Array(repeating: true, count: list.count - 2))
 
-        // With less after it, the scan waits for more bytes instead: the line's reading decides.
+        // Cut close to it, the scan cannot tell it from an item cut short, and waits; a few more
+        // bytes, and it stops there.
         let short = Array(#"{"count":3,"event":"query.reset","query":1,"results":[\#(plain),\#(spaced),\#(plain)]}"#.utf8)
+        let spacedAt = short.count - 2 - plain.utf8.count - 1 - spaced.utf8.count
         var waiting = ItemListScan()
-        short.withUnsafeBufferPointer { waiting.advance(over: $0) }
-        #expect(waiting.starts.count == 1 && !waiting.stopped && !waiting.finished)
+        for (received, stops) in [(spacedAt + 5, false), (spacedAt + CanonicalItem.lookahead, true)] {
+            short.withUnsafeBufferPointer { waiting.advance(over: UnsafeBufferPointer(rebasing: $0[..<received])) }
+            #expect(waiting.starts.count == 1 && waiting.stopped == stops && waiting.next == spacedAt, "after \(received) bytes")
+        }
         guard case .event(.reset(_, let three, _)) = try Self.message(short, itemScan: waiting).get() else {
             Issue.record("not a reset")
             return
         }
         #expect(three.map(\.path) == ["/c/a", "/c/b", "/c/a"])
+    }
+
+    @Test("Repeated keys: the first counts, and the scan is used only for the list the message reads")
+    func repeatedKeys() throws {
+        let item = #"{"attributes":{},"path":"/c/a"}"#, other = #"{"attributes":{},"path":"/c/b"}"#
+        for text in [#"{"count":1,"event":"query.reset","query":1,"results":5,"results":[\#(item)]}"#,
+                     #"{"count":1,"event":"query.reset","query":1,"results":[\#(item)],"results":[\#(other)]}"#,
+                     #"{"added":5,"changed":[\#(item)],"clock":"c","event":"query.update","query":1,"removed":[]}"#,
+                     #"{"added":[\#(item),\#(other)],"changed":[\#(other)],"clock":"c","event":"query.update","query":1,"removed":[\#(item)]}"#] {
+            let bytes = Array(text.utf8)
+            var scan = ItemListScan()
+            bytes.withUnsafeBufferPointer { scan.advance(over: $0) }
+            let scanned = Self.message(bytes, itemScan: scan), whole = Self.message(bytes, itemScan: nil)
+            switch (scanned, whole) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(text)")
+            case (.failure(let a), .failure(let b)): #expect(a.message == b.message, "\(text)")
+            case (let a, let b): Issue.record("\(text): \(a) against \(b)")
+            }
+        }
+    }
+
+    @Test("A scan of other bytes is not used: its offsets do not fit the line")
+    func aScanOfAnotherLineIsIgnored() throws {
+        let item = #"{"attributes":{},"path":"/c/a"}"#
+        let long = Array(#"{"count":3,"event":"query.reset","query":1,"results":[\#(item),\#(item),\#(item)]}"#.utf8)
+        let short = Array(#"{"count":1,"event":"query.reset","query":1,"results":[\#(item)]}"#.utf8)
+        var scan = ItemListScan()
+        long.withUnsafeBufferPointer { scan.advance(over: $0) }
+        #expect(scan.finished && scan.next > short.count)
+        guard case .event(.reset(_, let results, _)) = try Self.message(short, itemScan: scan).get() else {
+            Issue.record("not a reset")
+            return
+        }
+        #expect(results.map(\.path) == ["/c/a"])
     }
 
     @Test("Members before the list longer than the lookahead stop the scan; an empty list is read whole")

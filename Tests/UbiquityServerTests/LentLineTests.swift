@@ -14,6 +14,15 @@ struct LentLineTests {
         return Array(#"{"count":\#(count),"event":"query.reset","query":1,"results":[\#(items.joined(separator: ","))]}"#.utf8)
     }
 
+    /// How many items a ``line(items:)`` holds.
+    static func count(_ line: [UInt8]) -> Int {
+        line.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes)
+            guard case .object(let object)? = try? scanner.document(), case .integer(let count)? = object["count"] else { return -1 }
+            return Int(count)
+        }
+    }
+
     /// Reads `bytes` from a buffer of `capacity` bytes; whether the items keep its storage.
     static func keepsBuffer(_ bytes: [UInt8], capacity: Int) throws -> Bool {
         weak var storage: AnyObject?

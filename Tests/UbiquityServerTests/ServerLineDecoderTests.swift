@@ -48,6 +48,8 @@ struct ServerLineDecoderTests {
                 }
                 if bytes.count < ServerLineDecoder.scannedFrom { #expect(line.itemScan == nil) }
                 guard let scan = line.itemScan else { continue }
+                // Scanned to the end when the newline came: every item, the list closed.
+                #expect(scan.finished && scan.starts.count == LentLineTests.count(bytes), "round \(round)")
                 let scanned = try Router.message(line.bytes, itemScan: scan).get()
                 #expect(scanned == (try Router.message(line.bytes).get()), "round \(round)")
             }
@@ -61,6 +63,18 @@ struct ServerLineDecoderTests {
         let channel = try Self.channel()
         try channel.writeInbound(ByteBuffer(string: "{\"a\":1}\r\n\n{\"b\":2}\n\r\n"))
         #expect(try Self.received(channel).map { String(buffer: $0.bytes) } == ["{\"a\":1}", "", "{\"b\":2}", ""])
+        _ = try channel.finish()
+    }
+
+    @Test("A long line ending in a carriage return: the return is not part of it, its items are scanned")
+    func longLineWithCarriageReturn() throws {
+        let bytes = LentLineTests.line(items: 2_000)
+        let channel = try Self.channel()
+        try channel.writeInbound(ByteBuffer(bytes: bytes[..<70_000]))
+        try channel.writeInbound(ByteBuffer(bytes: bytes[70_000...] + Array("\r\n".utf8)))
+        let lines = try Self.received(channel)
+        #expect(lines.map { Array($0.bytes.readableBytesView) } == [bytes])
+        #expect(lines.first?.itemScan?.finished == true && lines.first?.itemScan?.starts.count == 2_000)
         _ = try channel.finish()
     }
 
