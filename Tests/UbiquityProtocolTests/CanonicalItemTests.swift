@@ -64,15 +64,7 @@ struct CanonicalItemTests {
         var accepted = 0
         for seed in UInt64(0)..<3_000 {
             for var bytes in Self.daemonItemBytes(seed: seed) where !bytes.isEmpty {
-                for _ in 0..<random.int(1...3) {
-                    let at = random.int(0...(bytes.count - 1))
-                    switch random.int(0...2) {
-                    case 0: bytes[at] = random.pick(alphabet)
-                    case 1: bytes.remove(at: at)
-                    default: bytes.insert(random.pick(alphabet), at: at)
-                    }
-                    if bytes.isEmpty { break }
-                }
+                JSONScannerTests.mutate(&bytes, alphabet: alphabet, &random)
                 guard let end = Self.end(bytes) else { continue }
                 accepted += 1
                 let item = Array(bytes[..<end])
