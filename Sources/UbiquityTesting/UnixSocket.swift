@@ -1,4 +1,5 @@
 public import Glibc
+import Foundation
 
 /// `AF_UNIX` sockets for the test helpers: one place that fills a `sockaddr_un` and says what
 /// went wrong, for clients (``connected(to:type:)``) and listeners (``bound(to:type:listening:)``).
@@ -13,6 +14,18 @@ public enum UnixSocket {
             throw TestDaemonError("connect \(path): \(reason)")
         }
         return fd
+    }
+
+    /// Whether a socket bound to `path` is listening (`/proc/net/unix`: the `__SO_ACCEPTCON`
+    /// flag, 0x10000): a bound path alone still refuses connections.
+    public static func isListening(_ path: String) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        // Num RefCount Protocol Flags Type St Inode Path
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 8, let flags = UInt32(fields[3], radix: 16) else { return false }
+            return flags & 0x10000 != 0 && fields[7...].joined(separator: " ") == path
+        }
     }
 
     /// A new socket of `type`, bound to `path` (and listening, when asked).

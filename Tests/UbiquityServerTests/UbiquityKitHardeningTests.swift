@@ -107,9 +107,10 @@ import UbiquityTesting
         listener.arguments = ["--reuid=54321", "--regid=54321", "--clear-groups",
                               "socat", "-u", "UNIX-LISTEN:\(socket)", "CREATE:\(received)"]
         try listener.run()
-        defer { if listener.isRunning { listener.terminate() }; listener.waitUntilExit() }
-        let deadline = Date().addingTimeInterval(10)
-        while access(socket, F_OK) != 0 && Date() < deadline { usleep(5_000) }    // polling for the bind, not a wait
+        defer { if listener.isRunning { listener.terminate() } }   // no unbounded wait: the body waits with a deadline
+        // Listening, not merely bound: socat binds the path before it listens, and a client in
+        // between is refused ("not running"), after which socat would wait for it forever.
+        try await FS.waitUntil("socat listens on \(socket)") { UnixSocket.isListening(socket) }
 
         let attempt = Task { try await UbiquityConnection.connect(to: socket) }
         let watchdog = Task { try await Task.sleep(for: .seconds(10)); attempt.cancel() }
@@ -117,7 +118,7 @@ import UbiquityTesting
         await #expect(throws: UbiquityKitError.untrustedServer(socketPath: socket, uid: 54321)) {
             _ = try await attempt.value
         }
-        listener.waitUntilExit()    // socat ends when the client closes
+        try await FS.waitUntil("socat sees the client close") { !listener.isRunning }
         let bytes = (try? Data(contentsOf: URL(fileURLWithPath: received))) ?? Data()
         #expect(bytes.isEmpty, "the client sent \(bytes.count) bytes to an untrusted server")
     }
@@ -135,6 +136,20 @@ import UbiquityTesting
             #expect(seen.allSatisfy { if case .didFinishGathering = $0 { false } else { true } }, "\(seen)")
             #expect(UbiquityKitError.responseTooLarge(limit: 2_000).description.contains("2000 bytes"))
         }
+    }
+
+    /// The wait above tells a bound socket from a listening one (a bound one refuses clients).
+    @Test func aBoundSocketIsNotListeningUntilItListens() throws {
+        var template = Array("/tmp/ubql-XXXXXX".utf8CString)
+        let directory = String(cString: try #require(mkdtemp(&template)))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bound = try UnixSocket.bound(to: directory + "/bound.sock", listening: false)
+        defer { close(bound) }
+        let listening = try UnixSocket.bound(to: directory + "/listening.sock", listening: true)
+        defer { close(listening) }
+        #expect(!UnixSocket.isListening(directory + "/bound.sock"))
+        #expect(UnixSocket.isListening(directory + "/listening.sock"))
+        #expect(!UnixSocket.isListening(directory + "/absent.sock"))
     }
 
     /// A server that answers `hello`, then closes the connection in the middle of its next line:
