@@ -91,6 +91,9 @@ let package = Package(
         /// statx, xattrs, eventfd, dirent names and mallopt: prefixed C wrappers for what Swift cannot import.
         .target(name: "CUbiquitySystem"),
 
+        /// Byte scans Swift does not vectorise (SSE2): the run of JSON string text that needs no look.
+        .target(name: "CUbiquityBytes"),
+
         /// Every file-system observation: inotify watcher, raw-syscall crawler, rename pairing,
         /// overflow rescans, watch budget, cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
         .target(
@@ -103,7 +106,7 @@ let package = Package(
         /// Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
-            dependencies: ["UbiquityPredicate", "CUbiquitySystem"],
+            dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CUbiquityBytes"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,3 +1,4 @@
+import CUbiquityBytes
 import Foundation
 public import UbiquityPredicate
 
@@ -83,19 +84,16 @@ public enum JSONLine {
         return (below0x20 | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C)) | hasZero(word ^ (ones &* 0xE2))) != 0
     }
 
-    /// Moves `index` past the bytes that need no look, eight at a time (``mayNeedEscape(_:)``),
-    /// or'ing them into `seen` (its high bits then say whether any was not ASCII); stops at a
-    /// word that may need one, or where fewer than eight bytes are left. The readers' fast path
-    /// through a string's text.
+    /// Moves `index` past the bytes that need no look (``mayNeedEscape(byte:)``), or'ing the high
+    /// bit into `seen` when any of them is not ASCII (its high bits then say so), and stops at the
+    /// first that may need one: the readers' fast path through a string's text, sixteen bytes at a
+    /// time (`ubq_plain_run`; eight-byte words took a fifth of `ubiq query`'s reading).
     @inline(__always)
     static func skipPlainWords(_ bytes: UnsafeBufferPointer<UInt8>, from index: inout Int, seen: inout UInt64) {
-        guard let base = bytes.baseAddress else { return }
-        while index + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            if mayNeedEscape(word) { return }
-            seen |= word
-            index += 8
-        }
+        guard let base = bytes.baseAddress, index < bytes.count else { return }
+        var high: UInt8 = 0
+        index += ubq_plain_run(base + index, bytes.count - index, &high)
+        seen |= UInt64(high)
     }
 
     /// Whether one byte may need a closer look: below 0x20, `"`, `\\`, or 0xE2 (``mayNeedEscape(_:)``

@@ -1,8 +1,10 @@
 import Testing
 @testable import UbiquityProtocol
+import UbiquityTesting
 
-/// The string writer's eight-bytes-at-a-time scan: it must never pass over a byte that needs
-/// escaping, wherever in the word it sits and whatever its neighbours are.
+/// The string writer's eight-bytes-at-a-time scan, and the readers' sixteen-at-a-time one
+/// (`ubq_plain_run`): neither may pass over a byte that needs a look, wherever it sits and
+/// whatever its neighbours are.
 struct JSONLineEscapeTests {
     static func needsLook(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 }
 
@@ -16,6 +18,39 @@ struct JSONLineEscapeTests {
                     let expected = word.contains(where: Self.needsLook)
                     #expect(JSONLine.mayNeedEscape(value) == expected, "byte \(byte) at \(position) among \(neighbour)")
                 }
+            }
+        }
+    }
+
+    /// The readers' skip stops exactly at the first byte that needs a look, from any start, and
+    /// says whether what it skipped held a byte that is not ASCII.
+    @Test func theReadersSkipStopsAtTheFirstByteToLookAt() {
+        var random = SplitMix64(seed: 20_261_124)
+        let common: [UInt8] = Array("abcxyz019/._-".utf8) + [0x80, 0xC3, 0xA9, 0xF0, 0x9F, 0xFF, 0xE3, 0x7F, 0x20]
+        for round in 0..<4_000 {
+            let count = random.int(0...80)
+            var bytes = (0..<count).map { _ in random.chance(0.02) ? UInt8(truncatingIfNeeded: random.int(0...255)) : random.pick(common) }
+            if count > 0, random.chance(0.5) { bytes[random.int(0...(count - 1))] = random.pick([0x00, 0x1F, 0x22, 0x5C, 0xE2, 0x0A]) }
+            let start = random.int(0...count)
+            let stop = bytes[start...].firstIndex(where: Self.needsLook) ?? count
+            let nonASCII = bytes[start..<stop].contains { $0 >= 0x80 }
+            var index = start
+            var seen: UInt64 = random.chance(0.5) ? 0x41 : 0
+            let before = seen
+            bytes.withUnsafeBufferPointer { JSONLine.skipPlainWords($0, from: &index, seen: &seen) }
+            #expect(index == stop, "round \(round): \(bytes) from \(start)")
+            #expect((seen & 0x8080_8080_8080_8080 != 0) == nonASCII && seen & before == before, "round \(round)")
+        }
+        // Every byte value, in every place of a 16-byte block and of the tail after it.
+        for byte in UInt8.min...UInt8.max {
+            for position in 0..<24 {
+                var bytes = [UInt8](repeating: 0x61, count: 24)
+                bytes[position] = byte
+                var index = 0
+                var seen: UInt64 = 0
+                bytes.withUnsafeBufferPointer { JSONLine.skipPlainWords($0, from: &index, seen: &seen) }
+                #expect(index == (Self.needsLook(byte) ? position : 24), "byte \(byte) at \(position)")
+                #expect((seen != 0) == (!Self.needsLook(byte) && byte >= 0x80), "byte \(byte) at \(position)")
             }
         }
     }
