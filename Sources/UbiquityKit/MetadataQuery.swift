@@ -354,6 +354,80 @@ public final class MetadataQuery: Sendable {
         if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
     }
 
+    /// Runs the query once and hands its results to `body` as they arrive, in order, a batch at
+    /// a time, without keeping them: ``results`` stays empty, and memory stays at a few batches
+    /// however big the answer. The first results come while the rest are on their way, as
+    /// `mdfind` prints them: `ubiq query --json` writes a 100k-item answer so.
+    ///
+    /// ```swift
+    /// let query = MetadataQuery(connection: connection, predicateFormat: "kMDItemFSName LIKE '*'")
+    /// query.isLive = false
+    /// let count = try await query.gather { batch in
+    ///     for item in batch { print(item.path) }
+    /// }
+    /// ```
+    ///
+    /// `body` runs on the connection's reader task: while it runs, the connection is not read, so
+    /// a slow `body` slows the daemon's sending down rather than filling memory (and events of
+    /// other queries on the same connection wait too).
+    ///
+    /// - Returns: How many results were handed over.
+    /// - Throws: ``UbiquityKitError/liveQueryCannotGather`` for a live query (``isLive``),
+    ///   ``UbiquityKitError/queryAlreadyStarted`` when called twice, ``ProtocolError`` when the
+    ///   daemon refuses the query, or a connection error. Batches handed over before a lost
+    ///   connection stand; the error says the answer did not finish.
+    public func gather(_ body: @escaping @Sendable (MetadataItemBatch) -> Void) async throws -> Int {
+        let configuration = try state.withLock { (state) throws(UbiquityKitError) -> Configuration in
+            guard state.phase == .idle else { throw .queryAlreadyStarted }
+            guard !state.configuration.isLive else { throw .liveQueryCannotGather }
+            state.phase = .gathering
+            return state.configuration
+        }
+        let handedOver = Mutex(0)
+        let take: @Sendable (MetadataItemBatch) -> Void = { batch in
+            guard !batch.isEmpty else { return }
+            handedOver.withLock { $0 += batch.count }
+            body(batch)
+        }
+        // Ends when the daemon says the query stopped (after its gathered results), or the
+        // connection fails.
+        let (stopped, stop) = AsyncThrowingStream.makeStream(of: Never.self)
+        do {
+            let arriving: Router.ResultsHandler = { pieces in
+                for piece in pieces { take(MetadataItemBatch(piece)) }
+            }
+            let id = try await connection.startQuery(Self.parameters(configuration), results: arriving) { delivery in
+                switch delivery {
+                case .success(.gatheringFinished(_, .results(let rest, _), _)): take(MetadataItemBatch(rest))
+                case .success(.stopped): stop.finish()
+                case .success: break
+                case .failure(let error): stop.finish(throwing: error)
+                }
+            }
+            state.withLock { $0.queryID = id }
+            try await withTaskCancellationHandler {
+                for try await _ in stopped {}
+            } onCancel: {
+                stop.finish(throwing: CancellationError())
+            }
+        } catch {
+            await self.stop()
+            throw error
+        }
+        state.withLock { state in
+            state.phase = .stopped
+            state.released = true
+        }
+        if let id = queryID {
+            connection.removeHandler(query: id)
+            // The daemon keeps a stopped query's results until it is released; nothing waits for
+            // the answer (every result was handed over), so the caller goes on at once.
+            let connection = connection
+            Task { _ = try? await connection.send(.queryRelease(query: id)) }
+        }
+        return handedOver.withLock { $0 }
+    }
+
     /// Holds updates back; they accumulate in the daemon, coalesced per item, until
     /// ``enableUpdates()`` releases them as one update (`NSMetadataQuery.disableUpdates()`).
     public func disableUpdates() async throws {

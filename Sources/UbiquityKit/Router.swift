@@ -12,6 +12,9 @@ final class Router: Sendable {
     typealias EventHandler = @Sendable (Result<ServerEvent, UbiquityKitError>) -> Void
     /// Receives a key-value subscription's `kv.changed` events, or the connection's end.
     typealias KeyValueHandler = @Sendable (Result<KeyValueChange, UbiquityKitError>) -> Void
+    /// Receives a query's gathered results as they arrive, before its `query.gatheringFinished`
+    /// (which then holds only the results after them).
+    typealias ResultsHandler = @Sendable ([EncodedItems]) -> Void
 
     private struct Pending {
         var promise: EventLoopPromise<JSONValue>
@@ -20,12 +23,19 @@ final class Router: Sendable {
         var handler: EventHandler?
         /// Set for `kv.subscribe`: registered under the `store` the response names.
         var keyValueHandler: KeyValueHandler?
+        /// Set for `query.start` by ``MetadataQuery/gather(_:)``.
+        var resultsHandler: ResultsHandler?
     }
 
     private struct State {
         var nextID: Int64 = 1
         var pending: [Int64: Pending] = [:]
         var handlers: [Int: EventHandler] = [:]
+        /// Queries that take their gathered results as they arrive, by query id.
+        var resultsHandlers: [Int: ResultsHandler] = [:]
+        /// Items of the line arriving now that nobody took as they came: the line's reading
+        /// gets them (``ListedItems``).
+        var heldItems: [EncodedItems] = []
         /// `document.watch` subscriptions, by watch id.
         var watchHandlers: [Int: EventHandler] = [:]
         /// `kv.subscribe` subscriptions, by store number.
@@ -44,13 +54,15 @@ final class Router: Sendable {
     }
 
     func send(_ operation: UbiquityProtocol.Operation, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop,
-              handler: EventHandler? = nil, keyValueHandler: KeyValueHandler? = nil) async throws -> JSONValue {
+              handler: EventHandler? = nil, keyValueHandler: KeyValueHandler? = nil,
+              resultsHandler: ResultsHandler? = nil) async throws -> JSONValue {
         let promise = eventLoop.makePromise(of: JSONValue.self)
         let registered: Result<Int64, any Error> = state.withLock { state in
             if let failure = state.failure { return .failure(failure) }
             let id = state.nextID
             state.nextID += 1
-            state.pending[id] = Pending(promise: promise, handler: handler, keyValueHandler: keyValueHandler)
+            state.pending[id] = Pending(promise: promise, handler: handler, keyValueHandler: keyValueHandler,
+                                        resultsHandler: resultsHandler)
             return .success(id)
         }
         let id: Int64
@@ -71,11 +83,38 @@ final class Router: Sendable {
         return try await promise.futureResult.get()
     }
 
+    /// Handles what the reader handed on. Returns false when the connection must be closed.
+    func receive(_ input: ServerInput) -> Bool {
+        switch input {
+        case .arriving(let items):
+            receive(items)
+            return true
+        case .line(let line):
+            return receive(line)
+        }
+    }
+
+    /// Items of a long line's first list, before the line: to the query that takes its gathered
+    /// results as they arrive, when they are those, or else held for the line.
+    func receive(_ arriving: ArrivingItems) {
+        let handler: ResultsHandler? = state.withLock { state in
+            if let query = arriving.head.gatheredResultsOf, let handler = state.resultsHandlers[query] { return handler }
+            state.heldItems.append(contentsOf: arriving.pieces)
+            return nil
+        }
+        handler?(arriving.pieces)
+    }
+
     /// Handles one line. Returns false when the connection must be closed (unreadable line).
     func receive(_ line: ServerLine) -> Bool {
         let message: ServerMessage
+        let held = state.withLock { state in
+            defer { state.heldItems = [] }
+            return state.heldItems
+        }
+        let listed = line.listedCount > 0 ? ListedItems(listStart: line.listStart, pieces: held, count: line.listedCount) : nil
         // The scanner, not JSONDecoder: JSONDecoder took most of a second for a 10,000-item answer.
-        let parsed = Router.message(line.bytes, itemScan: line.itemScan)
+        let parsed = Router.message(line.bytes, listed: listed)
         switch parsed {
         case .success(let read): message = read
         case .failure(let error):
@@ -101,8 +140,9 @@ final class Router: Sendable {
             }
             guard let query = event.query else { return true }
             let handler = state.withLock { state in
-                if case .stopped = event { return state.handlers.removeValue(forKey: query) }
-                return state.handlers[query]
+                guard case .stopped = event else { return state.handlers[query] }
+                state.resultsHandlers[query] = nil
+                return state.handlers.removeValue(forKey: query)
             }
             handler?(.success(event))
         }
@@ -113,17 +153,17 @@ final class Router: Sendable {
     /// the result items read from it, which keep the buffer as long as they live; a short one
     /// (an update's) is copied if anything keeps it, so that a few items kept for long never hold
     /// a large buffer (a live query's results hold their own fields anyway: MetadataQuery).
-    /// `itemScan`: what ``ServerLineDecoder`` checked of the line's items as it arrived.
-    static func message(_ line: ByteBuffer, itemScan: ItemListScan? = nil) -> Result<ServerMessage, ProtocolError> {
+    /// `listed`: the items of the line's first list, which arrived apart (``ServerLineSplitter``).
+    static func message(_ line: ByteBuffer, listed: ListedItems? = nil) -> Result<ServerMessage, ProtocolError> {
         if line.readableBytes >= Router.minimumLentLine, line.readableBytes >= line.storageCapacity / 4 {
             return line.withUnsafeReadableBytesWithStorageManagement { raw, storage in
                 let received = ReceivedLine(bytes: raw, keptBy: storage.takeUnretainedValue())
-                return Result { () throws(ProtocolError) in try ServerMessage(line: received, itemScan: itemScan) }
+                return Result { () throws(ProtocolError) in try ServerMessage(line: received, listed: listed) }
             }
         }
         return line.withUnsafeReadableBytes { raw in
             Result { () throws(ProtocolError) in
-                try ServerMessage(line: raw.assumingMemoryBound(to: UInt8.self), itemScan: itemScan)
+                try ServerMessage(line: raw.assumingMemoryBound(to: UInt8.self), listed: listed)
             }
         }
     }
@@ -148,7 +188,10 @@ final class Router: Sendable {
                 if case .object(let fields) = result, case .integer(let watch)? = fields["watch"] {
                     state.watchHandlers[Int(watch)] = handler
                 }
-                else if let query = try? Router.queryID(in: result) { state.handlers[query] = handler }
+                else if let query = try? Router.queryID(in: result) {
+                    state.handlers[query] = handler
+                    state.resultsHandlers[query] = pending.resultsHandler
+                }
             }
             return pending
         }
@@ -163,7 +206,10 @@ final class Router: Sendable {
     }
 
     func removeHandler(query: Int) {
-        _ = state.withLock { $0.handlers.removeValue(forKey: query) }
+        state.withLock { state in
+            state.handlers[query] = nil
+            state.resultsHandlers[query] = nil
+        }
     }
 
     /// Routes `document.lockChanged` events of `watch` to `handler` (nil: stop routing them).
@@ -182,6 +228,7 @@ final class Router: Sendable {
             if state.failure == nil { state.failure = error }
             defer {
                 state.pending.removeAll(); state.handlers.removeAll(); state.watchHandlers.removeAll()
+                state.resultsHandlers.removeAll(); state.heldItems.removeAll()
                 state.keyValueHandlers.removeAll()
             }
             return (Array(state.pending.values), Array(state.handlers.values) + Array(state.watchHandlers.values),

@@ -1,9 +1,12 @@
 import NIOCore
 import UbiquityProtocol
 
-/// One line from the daemon (without its `\n`), as ``ServerLineDecoder`` cut it, with its first
-/// list of result items already checked when the line was long enough to be worth it.
+/// One line from the daemon, without its `\n`, as ``ServerLineSplitter`` cut it. When the
+/// items of its first list arrived apart (``ArrivingItems``), `bytes` are the line without them
+/// (``ListedItems``): `listed` says where that list is and how many items it had.
 struct ServerLine: Sendable {
     var bytes: ByteBuffer
-    var itemScan: ItemListScan?
+    /// Where the list whose items arrived apart is, and how many items it had.
+    var listStart = 0
+    var listedCount = 0
 }

@@ -88,15 +88,14 @@ public final class UbiquityConnection: Sendable {
     public static func connect(to socketPath: String = defaultSocketPath, clientName: String? = nil,
                                maxLineBytes: Int = defaultMaxLineBytes,
                                helloTimeout: Duration = defaultHelloTimeout) async throws -> UbiquityConnection {
-        let asyncChannel: NIOAsyncChannel<ServerLine, ByteBuffer>
+        let asyncChannel: NIOAsyncChannel<ServerInput, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.recvAllocator, value: UbiquityConnection.reads)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(ServerLineDecoder(), maximumBufferSize: maxLineBytes))
-                        return try NIOAsyncChannel<ServerLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        try channel.pipeline.syncOperations.addHandler(ServerLineReader(maxLineBytes: maxLineBytes))
+                        return try NIOAsyncChannel<ServerInput, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
@@ -119,23 +118,13 @@ public final class UbiquityConnection: Sendable {
                 try await asyncChannel.executeThenClose { inbound, outbound in
                     writerSlot.yield(outbound)
                     writerSlot.finish()
-                    for try await line in inbound {
-                        // The decoder's buffer limit bounds memory, but a line that arrived whole in
-                        // one read is decoded whatever its length: check it here as well.
-                        guard line.bytes.readableBytes <= maxLineBytes else {
-                            router.closeReason = "line too long"
-                            router.fail(.responseTooLarge(limit: maxLineBytes))
-                            break
-                        }
-                        guard router.receive(line) else { break }
+                    for try await input in inbound {
+                        guard router.receive(input) else { break }
                     }
                 }
                 router.fail(.disconnected(reason: router.closeReason ?? "ubiquityd closed the connection"))
-            } catch is ByteToMessageDecoderError.PayloadTooLargeError {
-                writerSlot.finish()
-                router.fail(.responseTooLarge(limit: maxLineBytes))
             } catch let error as UbiquityKitError {
-                writerSlot.finish()     // a line cut short by the daemon's closing (ServerLineDecoder)
+                writerSlot.finish()     // a line too long, or cut short by the daemon's closing (ServerLineReader)
                 router.fail(router.closeReason.map { .disconnected(reason: $0) } ?? error)
             } catch {
                 writerSlot.finish()
@@ -206,9 +195,13 @@ public final class UbiquityConnection: Sendable {
     /// Starts a query whose events go to `handler`, in order, on the connection's reader task.
     /// The handler is registered before the next line is read, so no event can be missed; it
     /// receives a failure (and nothing after it) when the connection ends.
-    func startQuery(_ parameters: QueryParameters, handler: @escaping Router.EventHandler) async throws -> Int {
+    ///
+    /// - Parameter results: takes the query's gathered results as they arrive, before its
+    ///   `query.gatheringFinished`, which then holds only the results after them.
+    func startQuery(_ parameters: QueryParameters, results: Router.ResultsHandler? = nil,
+                    handler: @escaping Router.EventHandler) async throws -> Int {
         let result = try await router.send(.queryStart(parameters), writer: outbound, eventLoop: channel.eventLoop,
-                                           handler: handler)
+                                           handler: handler, resultsHandler: results)
         return try Router.queryID(in: result)
     }
 
@@ -251,7 +244,10 @@ public final class UbiquityConnection: Sendable {
 
     // MARK: Typed helpers
 
+    // Not inlined: inlined into `UbiquityContainer.containers(socketPath:)`, it crashed Swift
+    // 6.3.1's optimizer (signal 11 in LLVM's coroutine splitting, `emitSetAndGetSwiftErrorValueAround`).
     /// `containers.list`: the containers this user may read.
+    @inline(never)
     public func containers() async throws -> [ContainerInfo] {
         let reader = try FieldReader(try await send(.containersList), context: "containers.list result")
         return try reader.list("containers") { (value, context) throws(ProtocolError) in

@@ -28,6 +28,8 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     case queryAlreadyStarted
     /// An operation that needs a started query was called before `start()`.
     case queryNotStarted
+    /// `gather(_:)` was called on a live query: its results are never done arriving.
+    case liveQueryCannotGather
     /// A version is bigger than the caller allowed reading into memory.
     case versionTooLarge(id: String, limit: Int)
     /// Reading or writing a document's file failed (errno's text).
@@ -61,6 +63,8 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
             "the query is already started: create a new MetadataQuery to run another"
         case .queryNotStarted:
             "the query is not started: call start() first"
+        case .liveQueryCannotGather:
+            "gather(_:) runs a query once: set isLive to false first, or use start() for a live query"
         case .versionTooLarge(let id, let limit):
             "version '\(id)' is larger than \(limit) bytes; read it in windows with version.read, or from its path"
         case .documentFile(let path, let reason):
@@ -79,7 +83,7 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
         case .daemonNotRunning, .permissionDenied, .connectFailed, .disconnected, .daemonShuttingDown,
              .invalidServerMessage, .untrustedServer, .responseTooLarge, .noAnswer:
             true
-        case .queryAlreadyStarted, .queryNotStarted, .versionTooLarge, .documentFile, .documentBusy, .documentClosed:
+        case .queryAlreadyStarted, .queryNotStarted, .liveQueryCannotGather, .versionTooLarge, .documentFile, .documentBusy, .documentClosed:
             false
         }
     }

@@ -16,7 +16,7 @@ import UbiquityPredicate
 /// an item read alone behind a lock made its threads fight over the lock (1.6 s instead of
 /// 0.16 s at times), and the whole list read by the first thread made the three others wait
 /// (10 ms more CPU, 6 ms more wall time than reading the list before the threads start).
-final class EncodedItems: Sendable {
+package final class EncodedItems: Sendable {
     static let blockSize = 256
 
     private let line: ReceivedLine
@@ -49,11 +49,44 @@ final class EncodedItems: Sendable {
         slots = (0..<((ends.count + EncodedItems.blockSize - 1) / EncodedItems.blockSize)).map { _ in Slot() }
     }
 
-    var count: Int { ends.count }
+    package var count: Int { ends.count }
+
+    /// The bytes of the items, without what is between them.
+    package var byteCount: Int { zip(starts, ends).reduce(0) { $0 + ($1.1 - $1.0) } }
+
+    /// Every item, in order.
+    package var items: [WireItem] { (0..<count).map(item) }
+
+    package func item(_ index: Int) -> WireItem { WireItem(self, index: index) }
 
     /// Appends the item's bytes: its JSON text.
     func write(_ item: Int, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: line.bytes[starts[item]..<ends[item]]))
+    }
+
+    /// Appends every item and a `\n` after each. Items that follow each other with one byte
+    /// between them (a list as the daemon writes it) are copied in one go, that byte then made a
+    /// `\n`: an answer's 100k items, one at a time, cost `ubiq query --json` several milliseconds.
+    package func writeLines(to out: inout [UInt8]) {
+        guard let first = starts.first, let last = ends.last else { return }
+        var adjacent = true
+        for item in 1..<max(ends.count, 1) where starts[item] != ends[item - 1] + 1 {
+            adjacent = false
+            break
+        }
+        guard adjacent else {
+            for item in 0..<count {
+                write(item, to: &out)
+                out.append(UInt8(ascii: "\n"))
+            }
+            return
+        }
+        let base = out.count - first
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: line.bytes[first..<last]))
+        out.withUnsafeMutableBufferPointer { written in
+            for end in ends.dropLast() { written[base + end] = UInt8(ascii: "\n") }
+        }
+        out.append(UInt8(ascii: "\n"))
     }
 
     /// `body` run on the item's path and attributes; the first call for an item of a block reads

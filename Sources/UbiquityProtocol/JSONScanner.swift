@@ -23,21 +23,20 @@ struct JSONScanner {
     /// Where result items kept as bytes refer to: the line these bytes are, or a copy made for
     /// the first such item.
     private var line: ReceivedLine?
-    /// The line's first list of items, already checked while the line arrived.
-    private let itemScan: ItemListScan?
+    /// The line's first list of items, kept as they arrived; the line is without them.
+    private let listed: ListedItems?
 
-    /// `itemScan`, if any, was advanced over these bytes as they arrived.
-    init(_ bytes: UnsafeBufferPointer<UInt8>, itemScan: ItemListScan? = nil) {
+    /// `listed`, if any: these bytes are a line without the items of its first list.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, listed: ListedItems? = nil) {
         self.bytes = bytes
-        self.itemScan = itemScan
+        self.listed = listed
     }
 
-    /// Scans a line whose bytes result items may keep referring to; `itemScan`, if any, was
-    /// advanced over this line's bytes.
-    init(_ line: ReceivedLine, itemScan: ItemListScan? = nil) {
+    /// Scans a line whose bytes result items may keep referring to; `listed` as above.
+    init(_ line: ReceivedLine, listed: ListedItems? = nil) {
         self.bytes = line.bytes
         self.line = line
-        self.itemScan = itemScan
+        self.listed = listed
     }
 
     /// The whole input: one value, with only whitespace around it.
@@ -367,15 +366,19 @@ struct JSONScanner {
                 count += 1
             }
         }
-        if let itemScan, itemScan.covers(listAt: start, in: bytes) {
-            // Checked as the line arrived (ItemListScan): go on after the last item it accepted.
-            starts = itemScan.starts
-            ends = itemScan.ends
-            count = starts.count
-            index = itemScan.next
-            if !itemScan.finished {
-                depth += 1      // inside the list, as `elements` would be; `entries` leaves it
-                try entries(closing: "]", of: "an array", readItem)
+        var arrived: [WireItem] = []
+        if let listed, listed.listStart == start, listed.count > 0 {
+            // Kept as the line arrived (ItemListScan): the line goes on at the separator after them.
+            arrived = listed.items
+            index += 1
+            depth += 1      // inside the list, as `elements` would be; `entries` leaves it
+            guard index < bytes.count else { throw failure("the text ended inside an array") }
+            let separator = bytes[index]
+            index += 1
+            switch separator {
+            case UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ","): try entries(closing: "]", of: "an array", readItem)
+            default: throw failure("expected ',' or ']' in an array")
             }
         } else {
             try elements(readItem)
@@ -385,15 +388,15 @@ struct JSONScanner {
             depth = startDepth
             return nil
         }
-        if count == 0 { return [] }
+        if count == 0 { return arrived }
         var kept: EncodedItems?
         if !starts.isEmpty {
             let line = self.line ?? ReceivedLine(copying: bytes)
             self.line = line
             kept = EncodedItems(line: line, starts: starts, ends: ends)
         }
-        var items: [WireItem] = []
-        items.reserveCapacity(count)
+        var items = arrived
+        items.reserveCapacity(arrived.count + count)
         var nextRead = 0
         for position in 0..<count {
             if nextRead < read.count, read[nextRead].position == position {
@@ -406,14 +409,16 @@ struct JSONScanner {
         return items
     }
 
-    /// Where the list under the object's first member named one of ``WireItem/listKeys`` starts
-    /// (its `[`), for ``ItemListScan`` on the bytes of a line so far; nil when they end first, or
-    /// are not an object's members, or that member is not a list.
-    mutating func firstItemListStart() -> Int? {
+    /// The list under the object's first member named one of ``WireItem/listKeys``, and the
+    /// members before it (``ListHead``), for ``ItemListScan`` on the bytes of a line so far; nil
+    /// when they end first, or are not an object's members, or that member is not a list.
+    mutating func firstItemList() -> ListHead? {
         skipWhitespace()
         guard peek(UInt8(ascii: "{")) else { return nil }
         index += 1
         depth = 1
+        var event: JSONValue?
+        var query: JSONValue?
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")), let key = try? string() else { return nil }
@@ -421,8 +426,14 @@ struct JSONScanner {
             guard peek(UInt8(ascii: ":")) else { return nil }
             index += 1
             skipWhitespace()
-            if WireItem.listKeys.contains(key) { return peek(UInt8(ascii: "[")) ? index : nil }
-            guard (try? value()) != nil else { return nil }
+            if WireItem.listKeys.contains(key) {
+                guard peek(UInt8(ascii: "[")) else { return nil }
+                return ListHead(listStart: index, key: key, event: event, query: query)
+            }
+            guard let value = try? value() else { return nil }
+            // Of repeated keys the first counts, as when the whole line is read.
+            if key == "event", event == nil { event = value }
+            if key == "query", query == nil { query = value }
             skipWhitespace()
             guard peek(UInt8(ascii: ",")) else { return nil }
             index += 1

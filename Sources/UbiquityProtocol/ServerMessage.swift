@@ -45,15 +45,31 @@ public enum ServerMessage: Sendable, Hashable {
         try self.init(JSONScanner(line))
     }
 
-    /// The same, for a line whose items `itemScan` checked as they arrived (UbiquityKit's line
-    /// decoder): the items it accepted are not checked again.
-    package init(line: ReceivedLine, itemScan: ItemListScan?) throws(ProtocolError) {
-        try self.init(JSONScanner(line, itemScan: itemScan))
+    /// The same, for a line without the items of its first list, which arrived apart
+    /// (``ListedItems``, UbiquityKit's line reader).
+    package init(line: ReceivedLine, listed: ListedItems?) throws(ProtocolError) {
+        do {
+            try self.init(JSONScanner(line, listed: listed))
+        } catch {
+            try self.init(wholeLine: line.bytes, listed: listed, failure: error)
+        }
     }
 
     /// The same, for a line that is not kept (its kept items get a copy).
-    package init(line: UnsafeBufferPointer<UInt8>, itemScan: ItemListScan?) throws(ProtocolError) {
-        try self.init(JSONScanner(line, itemScan: itemScan))
+    package init(line: UnsafeBufferPointer<UInt8>, listed: ListedItems?) throws(ProtocolError) {
+        do {
+            try self.init(JSONScanner(line, listed: listed))
+        } catch {
+            try self.init(wholeLine: line, listed: listed, failure: error)
+        }
+    }
+
+    /// A line read without its listed items failed: read it whole, as any other line, for the
+    /// same outcome as a line that arrived whole — the same error, at the same byte.
+    private init(wholeLine line: UnsafeBufferPointer<UInt8>, listed: ListedItems?, failure: ProtocolError) throws(ProtocolError) {
+        guard let listed, listed.count > 0, listed.isComplete else { throw failure }
+        let whole = listed.whole(line)
+        try self.init(line: whole.withUnsafeBufferPointer { ReceivedLine(copying: $0) })
     }
 
     private init(_ scanner: JSONScanner) throws(ProtocolError) {

@@ -12,12 +12,6 @@ enum ItemFormat {
         return .object(object)
     }
 
-    /// ``json(_:)`` written straight into bytes: the same text (an item of an answer as the
-    /// daemon wrote it, not read and written again).
-    static func writeJSON(_ item: MetadataItem, to out: inout [UInt8]) {
-        item.writeJSON(to: &out)
-    }
-
     /// One table cell: dates as local `YYYY-MM-DD HH:MM:SS`, lists comma-separated, missing as `-`.
     static func cell(_ item: MetadataItem, _ key: String) -> String {
         guard let value = item.value(forAttribute: key) else { return "-" }

@@ -1,6 +1,8 @@
 import ArgumentParser
+import CommandLineSupport
 import Dispatch
 import Foundation
+import Synchronization
 import UbiquityKit
 import UbiquityPredicate
 import UbiquityProtocol
@@ -31,14 +33,30 @@ struct QueryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = query
+        if options.json {
+            // Printed as they arrive: the first lines go out while the rest of the answer is still
+            // on its way, and memory stays at a few batches however many results there are.
+            // One buffer for every batch (they come one at a time): a fresh megabyte each time
+            // is a fresh set of page faults.
+            let lines = Mutex<[UInt8]>([])
+            let count = try await connection.run(predicate: options.predicate) { connection in
+                try await options.makeQuery(on: connection, live: false).gather { batch in
+                    lines.withLock { lines in
+                        lines.removeAll(keepingCapacity: true)
+                        batch.writeJSONLines(to: &lines)
+                        StandardStream.write(lines, to: 1)
+                    }
+                }
+            }
+            if count == 0 { Terminal.output("") }
+            return
+        }
         let items = try await connection.run(predicate: options.predicate) { connection in
             let metadataQuery = options.makeQuery(on: connection, live: false)
             for try await _ in try await metadataQuery.start() {}
             return metadataQuery.results
         }
-        if options.json {
-            Terminal.outputLines(items, ItemFormat.writeJSON)
-        } else if !items.isEmpty {
+        if !items.isEmpty {
             Terminal.output(ItemFormat.table(items, attributes: options.shownAttributes))
         }
     }

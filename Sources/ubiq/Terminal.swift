@@ -29,27 +29,6 @@ enum Terminal {
         write(text + (text.hasSuffix("\n") ? "" : "\n"), to: 1)
     }
 
-    /// One line per value, its bytes appended by `write` (the protocol's encoder), written out in
-    /// chunks of about 1 MiB: a String per line and one joined String cost more than the daemon's
-    /// answer. No values: one empty line, as ``output(_:)`` writes for empty text.
-    static func outputLines<Values: Sequence>(_ values: Values, _ write: (Values.Element, inout [UInt8]) -> Void) {
-        let chunk = 1 << 20
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(chunk + (chunk >> 4))
-        var empty = true
-        for value in values {
-            empty = false
-            write(value, &bytes)
-            bytes.append(0x0A)
-            if bytes.count >= chunk {
-                StandardStream.write(bytes, to: 1)
-                bytes.removeAll(keepingCapacity: true)
-            }
-        }
-        if empty { bytes.append(0x0A) }
-        StandardStream.write(bytes, to: 1)
-    }
-
     /// Writes unbuffered; exits quietly when the reader has gone (``StandardStream``).
     static func write(_ text: String, to fd: Int32) { StandardStream.write(text, to: fd) }
 

@@ -123,6 +123,28 @@ struct EncodedItemsTests {
         ])
     }
 
+    @Test("Items written as lines: side by side in one copy, or one by one when something lies between them")
+    func writtenAsLines() throws {
+        let a = #"{"attributes":{"kMDItemFSSize":3},"path":"/c/a"}"#, b = #"{"attributes":{},"oldPath":"/c/x","path":"/c/b"}"#
+        for parts in [[a, ",", b, ",", a], [a, " ,", b, ",\n", a], [a]] {
+            let text = parts.joined()
+            var starts: [Int] = [], ends: [Int] = [], offset = 0
+            for (index, part) in parts.enumerated() {
+                if index % 2 == 0 {
+                    starts.append(offset)
+                    ends.append(offset + part.utf8.count)
+                }
+                offset += part.utf8.count
+            }
+            let line = Array(text.utf8).withUnsafeBufferPointer { ReceivedLine(copying: $0) }
+            let kept = EncodedItems(line: line, starts: starts, ends: ends)
+            var lines: [UInt8] = Array("before\n".utf8)
+            kept.writeLines(to: &lines)
+            let expected = "before\n" + stride(from: 0, to: parts.count, by: 2).map { parts[$0] + "\n" }.joined()
+            #expect(String(decoding: lines, as: UTF8.self) == expected, "\(text.debugDescription)")
+        }
+    }
+
     @Test("An item kept as bytes equals, and hashes as, the item of its fields; a changed field is written, not the bytes")
     func equalityAndChanges() throws {
         let text = #"{"attributes":{"kMDItemFSName":"a","kMDItemUserTags":["x","y"]},"oldPath":"/c/o","path":"/c/a"}"#

@@ -3,62 +3,98 @@ import UbiquityPredicate
 @testable import UbiquityProtocol
 import UbiquityTesting
 
-/// ``ItemListScan``: a line whose items were checked while it arrived, in pieces cut anywhere,
-/// reads to the same message as the line read whole — or fails with the same error.
-@Suite("Items checked while their line arrives", .ownThreads)
+/// ``ItemListScan``: a line whose first list was taken read by read, in reads cut anywhere, reads
+/// (without those items, and with them beside it) to the same message as the line read whole — or
+/// fails with the same error.
+@Suite("Items taken read by read as their line arrives", .ownThreads)
 struct ItemListScanTests {
-    /// The scan after `bytes` arrived in random pieces: advanced over each prefix, as
-    /// ServerLineDecoder does while the newline has not come.
-    static func scan(_ bytes: [UInt8], _ random: inout SplitMix64) -> ItemListScan {
+    /// One read's bytes, which stay where they are as long as this object lives (as a NIO
+    /// buffer's storage does for the items kept from it).
+    final class Read: @unchecked Sendable {
+        // @unchecked: `bytes` is written once, here, and only read afterwards.
+        let bytes: UnsafeMutableRawBufferPointer
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            self.bytes = .allocate(byteCount: bytes.count, alignment: 1)
+            bytes.withUnsafeBytes { self.bytes.copyMemory(from: $0) }
+        }
+
+        deinit { bytes.deallocate() }
+    }
+
+    /// What the client's reader leaves of `line` when it arrives in `reads` (sizes, repeated as
+    /// needed) after the list's `[`: the line without the items kept, and those items.
+    static func taken(_ line: [UInt8], reads: (inout Int) -> Int) -> (bytes: [UInt8], listed: ListedItems?, scan: ItemListScan) {
         var scan = ItemListScan()
-        var received = 0
-        while received < bytes.count {
-            received = min(bytes.count, received + random.pick([1, 2, 7, 64, 300, 4_096]))
-            bytes.withUnsafeBufferPointer { scan.advance(over: UnsafeBufferPointer(rebasing: $0[..<received])) }
+        guard let head = line.withUnsafeBytes({ ItemListScan.head(of: $0) }) else { return (line, nil, scan) }
+        var pieces: [EncodedItems] = []
+        var position = head.listStart + 1
+        var rest: [UInt8]?
+        var round = 0
+        while rest == nil, position < line.count {
+            let size = min(line.count - position, max(1, reads(&round)))
+            let read = Read(line[position..<(position + size)])
+            if let end = scan.take(UnsafeRawBufferPointer(read.bytes), keptBy: read) {
+                rest = end.prefix + Array(line[(position + end.index)...])
+            }
+            pieces += scan.takePieces()
+            position += size
         }
-        return scan
+        // A line that ends inside its list: the reader ends the scan where it is.
+        let tail = rest ?? scan.end()
+        let listed = scan.count > 0 ? ListedItems(listStart: head.listStart, pieces: pieces, count: scan.count) : nil
+        return (Array(line[...head.listStart]) + tail, listed, scan)
     }
 
-    static func message(_ bytes: [UInt8], itemScan: ItemListScan?) -> Result<ServerMessage, ProtocolError> {
+    static func taken(_ line: [UInt8], _ random: inout SplitMix64) -> (bytes: [UInt8], listed: ListedItems?, scan: ItemListScan) {
+        var draws: [Int] = (0..<64).map { _ in random.pick([1, 2, 7, 64, 300, 4_096]) }
+        draws.append(contentsOf: draws)
+        return taken(line) { round in
+            defer { round += 1 }
+            return draws[round % draws.count]
+        }
+    }
+
+    static func message(_ bytes: [UInt8], listed: ListedItems? = nil) -> Result<ServerMessage, ProtocolError> {
         bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(ProtocolError) in try ServerMessage(line: buffer, itemScan: itemScan) }
+            Result { () throws(ProtocolError) in try ServerMessage(line: buffer, listed: listed) }
         }
     }
 
-    @Test("The daemon's lines: the same messages, their items kept as bytes alike, most of them checked early")
+    @Test("The daemon's lines: the same messages, their items kept as bytes alike, most of them taken early")
     func daemonLines() throws {
         var random = SplitMix64(seed: 20_261_124)
-        var checkedEarly = 0, all = 0
+        var takenEarly = 0, all = 0
         for seed in UInt64(0)..<400 {
             for (label, line, _) in ResultEncoderPropertyTests.pairs(seed: seed) {
                 let bytes = Array(line.dropLast())
-                let scan = Self.scan(bytes, &random)
-                let scanned = try Self.message(bytes, itemScan: scan).get()
-                let whole = try Self.message(bytes, itemScan: nil).get()
-                #expect(scanned == whole, "seed \(seed), \(label)")
-                let items = EncodedItemsTests.items(scanned)
+                let (rest, listed, scan) = Self.taken(bytes, &random)
+                let read = try Self.message(rest, listed: listed).get()
+                let whole = try Self.message(bytes).get()
+                #expect(read == whole, "seed \(seed), \(label)")
+                let items = EncodedItemsTests.items(read)
                 #expect(items.map(\.keptAsBytes) == EncodedItemsTests.items(whole).map(\.keptAsBytes), "seed \(seed), \(label)")
-                checkedEarly += scan.starts.count
+                takenEarly += scan.count
                 all += items.count
             }
         }
         // Lists after the first (an update's `changed`, `removed`) and items with fractional
-        // numbers (1.0 reads as 1), and what follows them, are left to the whole line's reading.
-        #expect(checkedEarly > all / 4 && checkedEarly < all, "checked early \(checkedEarly) of \(all)")
+        // numbers (1.0 reads as 1), and what follows them, are left to the line's reading.
+        #expect(takenEarly > all / 4 && takenEarly < all, "taken early \(takenEarly) of \(all)")
     }
 
-    @Test("Mutated lines in pieces: the same message as read whole, or the same error")
+    @Test("Mutated lines in reads: the same message as read whole, or the same error")
     func mutatedLines() {
         var random = SplitMix64(seed: 20_261_126)
         let alphabet = Array(#"{}[],:"\ 0123456789.eE+-tfnul/abu"#.utf8) + [0x00, 0x80, 0xA8, 0xC3, 0xE2, 0xFF]
-        var failures = 0, checkedEarly = 0
+        var failures = 0, takenEarly = 0
         for seed in UInt64(0)..<1_500 {
             let (_, line, _) = ResultEncoderPropertyTests.pairs(seed: seed)[random.int(0...4)]
             var bytes = Array(line.dropLast())
             JSONScannerTests.mutate(&bytes, alphabet: alphabet, &random)
-            let scan = Self.scan(bytes, &random)
-            checkedEarly += scan.starts.count
-            switch (Self.message(bytes, itemScan: scan), Self.message(bytes, itemScan: nil)) {
+            let (rest, listed, scan) = Self.taken(bytes, &random)
+            takenEarly += scan.count
+            switch (Self.message(rest, listed: listed), Self.message(bytes)) {
             case (.success(let a), .success(let b)): #expect(a == b, "seed \(seed)")
             case (.failure(let a), .failure(let b)):
                 failures += 1
@@ -66,22 +102,29 @@ struct ItemListScanTests {
             case (let a, let b): Issue.record("seed \(seed): \(a) against \(b): \(String(decoding: bytes, as: UTF8.self))")
             }
         }
-        #expect(failures > 500 && checkedEarly > 1_000, "\(failures) refused, \(checkedEarly) items checked early")
+        #expect(failures > 500 && takenEarly > 1_000, "\(failures) refused, \(takenEarly) items taken early")
     }
 
-    @Test("An item is taken only with the separator after it; a list cut anywhere resumes where the scan stopped")
-    func resumesAfterTheLastWholeItem() throws {
-        let item = #"{"attributes":{"kMDItemFSSize":12},"path":"/c/a"}"#
-        let head = #"{"clock":"c","count":3,"event":"query.gatheringFinished","query":1,"results":["#
-        let bytes = Array((head + [item, item, item].joined(separator: ",") + "]}").utf8)
-        let first = head.utf8.count, second = first + item.utf8.count + 1
-        // Cut inside the size's digits, then just before the first item's comma, then after it.
-        for (received, accepted) in [(first + 32, 0), (second - 1, 0), (second, 1), (bytes.count - 2, 2), (bytes.count - 1, 3)] {
+    static let item = #"{"attributes":{"kMDItemFSSize":12},"path":"/c/a"}"#
+    static let head = #"{"clock":"c","count":3,"event":"query.gatheringFinished","query":1,"results":["#
+
+    @Test("An item is taken only with the separator after it; one cut by a read is held over and kept whole")
+    func itemsCutByReads() throws {
+        let bytes = Array((Self.head + [Self.item, Self.item, Self.item].joined(separator: ",") + "]}").utf8)
+        let list = Self.head.utf8.count, length = Self.item.utf8.count
+        // Reads cut inside the first item's digits, just before its comma, after it, and inside the last.
+        for (first, kept) in [(32, 0), (length, 0), (length + 1, 1), (2 * length + 10, 2)] {
             var scan = ItemListScan()
-            bytes.withUnsafeBufferPointer { scan.advance(over: UnsafeBufferPointer(rebasing: $0[..<received])) }
-            #expect(scan.starts.count == accepted, "after \(received) bytes")
-            #expect(scan.listStart == first - 1)
-            guard case .event(.gatheringFinished(_, .results(let results, _), _)) = try Self.message(bytes, itemScan: scan).get() else {
+            let one = Read(bytes[list..<(list + first)]), two = Read(bytes[(list + first)...])
+            #expect(scan.take(UnsafeRawBufferPointer(one.bytes), keptBy: one) == nil)
+            #expect(scan.count == kept, "first read of \(first) bytes")
+            #expect(scan.carriedBytes == first - kept * (length + 1), "first read of \(first) bytes")
+            let end = scan.take(UnsafeRawBufferPointer(two.bytes), keptBy: two)
+            // The rest starts at the list's `]`, in the second read.
+            #expect(end == .init(prefix: [], index: bytes.count - 2 - (list + first)), "first read of \(first) bytes")
+            #expect(scan.count == 3 && scan.carriedBytes == 0)
+            let listed = ListedItems(listStart: list - 1, pieces: scan.takePieces(), count: scan.count)
+            guard case .event(.gatheringFinished(_, .results(let results, _), _)) = try Self.message(Array(bytes[..<list]) + Array("]}".utf8), listed: listed).get() else {
                 Issue.record("not an answer")
                 continue
             }
@@ -90,51 +133,46 @@ struct ItemListScanTests {
         }
     }
 
-    @Test("Whitespace, or an item not written as the daemon writes it, stops the scan there")
-    func stopsAtTheFirstStrangeItem() throws {
+    @Test("Whitespace, or an item not written as the daemon writes it, ends the scan there: the rest starts at the comma before it")
+    func endsAtTheFirstStrangeItem() throws {
         let plain = #"{"attributes":{},"path":"/c/a"}"#
         let spaced = #"{ "attributes":{},"path":"/c/b"}"#
-        // Enough after it that the scan knows it is not merely cut short.
-        let list = [plain, spaced] + Array(repeating: plain, count: ItemListScan.lookahead / plain.utf8.count + 1)
+        let list = [plain, spaced] + Array(repeating: plain, count: 40)
         let line = Array(#"{"count":\#(list.count),"event":"query.reset","query":1,"results":[\#(list.joined(separator: ","))]}"#.utf8)
-        var scan = ItemListScan()
-        line.withUnsafeBufferPointer { scan.advance(over: $0) }
-        #expect(scan.starts.count == 1 && scan.stopped && !scan.finished)
-        guard case .event(.reset(_, let results, _)) = try Self.message(line, itemScan: scan).get() else {
+        let (rest, listed, scan) = Self.taken(line) { _ in line.count }
+        #expect(scan.count == 1)
+        let listStart = Array(#"{"count":42,"event":"query.reset","query":1,"results":"#.utf8).count
+        #expect(rest == Array(line[...listStart]) + Array(("," + list.dropFirst().joined(separator: ",") + "]}").utf8))
+        guard case .event(.reset(_, let results, _)) = try Self.message(rest, listed: listed).get() else {
             Issue.record("not a reset")
             return
         }
         #expect(results.map(\.path) == ["/c/a", "/c/b"] + Array(repeating: "/c/a", count: list.count - 2))
         #expect(results.map(\.keptAsBytes) == [true, false] + Array(repeating: true, count: list.count - 2))
 
-        // Cut close to it, the scan cannot tell it from an item cut short, and waits; a few more
-        // bytes, and it stops there.
-        let short = Array(#"{"count":3,"event":"query.reset","query":1,"results":[\#(plain),\#(spaced),\#(plain)]}"#.utf8)
-        let spacedAt = short.count - 2 - plain.utf8.count - 1 - spaced.utf8.count
+        // Cut close to it, the scan cannot tell it from an item cut short, and holds it over; with
+        // a few more bytes it ends there.
         var waiting = ItemListScan()
-        for (received, stops) in [(spacedAt + 5, false), (spacedAt + CanonicalItem.lookahead, true)] {
-            short.withUnsafeBufferPointer { waiting.advance(over: UnsafeBufferPointer(rebasing: $0[..<received])) }
-            #expect(waiting.starts.count == 1 && waiting.stopped == stops && waiting.next == spacedAt, "after \(received) bytes")
-        }
-        guard case .event(.reset(_, let three, _)) = try Self.message(short, itemScan: waiting).get() else {
-            Issue.record("not a reset")
-            return
-        }
-        #expect(three.map(\.path) == ["/c/a", "/c/b", "/c/a"])
+        let body = Array(list.prefix(3).joined(separator: ",").utf8)
+        let spacedAt = plain.utf8.count + 1
+        let one = Read(body[..<(spacedAt + 5)]), two = Read(body[(spacedAt + 5)...])
+        #expect(waiting.take(UnsafeRawBufferPointer(one.bytes), keptBy: one) == nil)
+        #expect(waiting.count == 1 && waiting.carriedBytes == 5)
+        let end = waiting.take(UnsafeRawBufferPointer(two.bytes), keptBy: two)
+        #expect(end == .init(prefix: Array(",".utf8) + Array(body[spacedAt..<(spacedAt + 5)]), index: 0))
     }
 
-    @Test("Repeated keys: the first counts, and the scan is used only for the list the message reads")
+    @Test("Repeated keys: the first counts, and the items taken are used only for the list the message reads")
     func repeatedKeys() throws {
         let item = #"{"attributes":{},"path":"/c/a"}"#, other = #"{"attributes":{},"path":"/c/b"}"#
         for text in [#"{"count":1,"event":"query.reset","query":1,"results":5,"results":[\#(item)]}"#,
                      #"{"count":1,"event":"query.reset","query":1,"results":[\#(item)],"results":[\#(other)]}"#,
                      #"{"added":5,"changed":[\#(item)],"clock":"c","event":"query.update","query":1,"removed":[]}"#,
-                     #"{"added":[\#(item),\#(other)],"changed":[\#(other)],"clock":"c","event":"query.update","query":1,"removed":[\#(item)]}"#] {
+                     #"{"added":[\#(item),\#(other)],"changed":[\#(other)],"clock":"c","event":"query.update","query":1,"removed":[\#(item)]}"#,
+                     #"{"event":"query.gatheringFinished","event":"query.reset","query":1,"query":2,"results":[\#(item)],"clock":"c","count":1}"#] {
             let bytes = Array(text.utf8)
-            var scan = ItemListScan()
-            bytes.withUnsafeBufferPointer { scan.advance(over: $0) }
-            let scanned = Self.message(bytes, itemScan: scan), whole = Self.message(bytes, itemScan: nil)
-            switch (scanned, whole) {
+            let (rest, listed, _) = Self.taken(bytes) { _ in 7 }
+            switch (Self.message(rest, listed: listed), Self.message(bytes)) {
             case (.success(let a), .success(let b)): #expect(a == b, "\(text)")
             case (.failure(let a), .failure(let b)): #expect(a.message == b.message, "\(text)")
             case (let a, let b): Issue.record("\(text): \(a) against \(b)")
@@ -142,42 +180,34 @@ struct ItemListScanTests {
         }
     }
 
-    @Test("A scan of other bytes is not used: its offsets do not fit the line")
-    func aScanOfAnotherLineIsIgnored() throws {
-        let item = #"{"attributes":{},"path":"/c/a"}"#
-        let long = Array(#"{"count":3,"event":"query.reset","query":1,"results":[\#(item),\#(item),\#(item)]}"#.utf8)
-        let short = Array(#"{"count":1,"event":"query.reset","query":1,"results":[\#(item)]}"#.utf8)
-        var scan = ItemListScan()
-        long.withUnsafeBufferPointer { scan.advance(over: $0) }
-        #expect(scan.finished && scan.next > short.count)
-        guard case .event(.reset(_, let results, _)) = try Self.message(short, itemScan: scan).get() else {
-            Issue.record("not a reset")
-            return
-        }
-        #expect(results.map(\.path) == ["/c/a"])
+    @Test("The head says whose gathered results a list is, with the first of repeated keys; none before the list has arrived")
+    func heads() throws {
+        func head(_ text: String) -> ListHead? { Array(text.utf8).withUnsafeBytes { ItemListScan.head(of: $0) } }
+        #expect(head(Self.head)?.gatheredResultsOf == 1)
+        #expect(head(Self.head)?.listStart == Self.head.utf8.count - 1)
+        #expect(head(#"{"clock":"c","count":3,"event":"query.gatheringFinished","query":1,"res"#) == nil)
+        #expect(head(#"{"count":3,"event":"query.reset","query":1,"results":["#)?.gatheredResultsOf == nil)
+        #expect(head(#"{"added":[],"event":"query.gatheringFinished","query":1,"results":["#)?.key == "added")
+        #expect(head(#"{"event":"query.gatheringFinished","event":"query.reset","query":4,"results":["#)?.gatheredResultsOf == 4)
+        #expect(head(#"{"event":"query.reset","event":"query.gatheringFinished","query":4,"results":["#)?.gatheredResultsOf == nil)
+        #expect(head(#"{"event":"query.gatheringFinished","query":"4","results":["#)?.gatheredResultsOf == nil)
+        #expect(head(#"{"event":"query.gatheringFinished","query":4,"results":5}"#) == nil)
     }
 
-    @Test("Members before the list longer than the lookahead stop the scan; an empty list is read whole")
-    func longMembersAndEmptyLists() throws {
-        let long = String(repeating: "x", count: ItemListScan.lookahead)
-        let line = Array(#"{"clock":"\#(long)","count":1,"event":"query.reset","query":1,"results":[{"attributes":{},"path":"/c/a"}]}"#.utf8)
-        var scan = ItemListScan()
-        line.withUnsafeBufferPointer { scan.advance(over: UnsafeBufferPointer(rebasing: $0[..<(ItemListScan.lookahead + 1)])) }
-        #expect(scan.stopped && scan.listStart == nil)
-        guard case .event(.reset(_, let results, _)) = try Self.message(line, itemScan: scan).get() else {
-            Issue.record("not a reset")
-            return
-        }
-        #expect(results.map(\.path) == ["/c/a"])
+    @Test("An empty list ends the scan at once; a line that ends inside its list ends it where it is")
+    func emptyAndUnfinishedLists() throws {
+        var empty = ItemListScan()
+        let closing = Read(ArraySlice("]}".utf8))
+        #expect(empty.take(UnsafeRawBufferPointer(closing.bytes), keptBy: closing) == .init(prefix: [], index: 0))
+        #expect(empty.count == 0)
 
-        let empty = Array(#"{"count":0,"event":"query.reset","query":1,"results":[]}"#.utf8)
-        var emptyScan = ItemListScan()
-        empty.withUnsafeBufferPointer { emptyScan.advance(over: $0) }
-        #expect(emptyScan.finished && emptyScan.starts.isEmpty)
-        guard case .event(.reset(_, let none, _)) = try Self.message(empty, itemScan: emptyScan).get() else {
-            Issue.record("not a reset")
-            return
+        let cut = Array((Self.head + Self.item + "," + Self.item.prefix(20)).utf8)
+        let (rest, listed, scan) = Self.taken(cut) { _ in 3 }
+        #expect(scan.count == 1 && listed?.count == 1)
+        #expect(rest == Array((Self.head + "," + Self.item.prefix(20)).utf8))
+        switch (Self.message(rest, listed: listed), Self.message(cut)) {
+        case (.failure(let a), .failure(let b)): #expect(a.message == b.message)
+        case (let a, let b): Issue.record("\(a) against \(b)")
         }
-        #expect(none.isEmpty)
     }
 }

@@ -155,29 +155,10 @@ import UbiquityTesting
     /// A server that answers `hello`, then closes the connection in the middle of its next line:
     /// the request waiting for it fails with a sentence saying so, and how much of the line came.
     @Test func aLineCutShortByTheServerClosingFailsTheWaitingRequestClearly() async throws {
-        var template = Array("/tmp/ubqc-XXXXXX".utf8CString)
-        let directory = String(cString: try #require(mkdtemp(&template)))
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/cut.sock"
-        let listener = try UnixSocket.bound(to: path, listening: true)
-        defer { close(listener) }
-        let hello = #"{"id":1,"result":{"limits":{"defaultBatchingInterval":0.05,"maxAttributes":64,"maxConnections":256,"maxLineBytes":1048576,"maxQueriesPerConnection":64,"maxQueriesPerPeer":1024,"maxResultItemsPerPeer":4000000,"maxSortKeys":8,"pendingItemsPerQuery":10000},"peer":{"gid":0,"uid":0},"protocol":1,"server":"ubiquityd","version":"test"}}"# + "\n"
         let cut = #"{"id":2,"result":{"contai"#
-        // The server: reads each request line; answers the first (hello), cuts the second short.
-        let server = Thread {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
-            defer { close(connection) }
-            var lines = 0, byte: UInt8 = 0
-            while lines < 2, read(connection, &byte, 1) == 1 {
-                guard byte == UInt8(ascii: "\n") else { continue }
-                lines += 1
-                let reply = lines == 1 ? hello : cut
-                _ = reply.utf8CString.withUnsafeBufferPointer { write(connection, $0.baseAddress, $0.count - 1) }
-            }
-        }
-        server.start()
-        let connection = try await UbiquityConnection.connect(to: path, helloTimeout: .seconds(10))
+        // Answers the first request (hello), cuts the second short.
+        let server = try ScriptedServer(replies: [ScriptedServer.hello, cut])
+        let connection = try await UbiquityConnection.connect(to: server.path, helloTimeout: .seconds(10))
         let reason = "ubiquityd closed the connection in the middle of a line (\(cut.utf8.count) bytes without their end)"
         await #expect(throws: UbiquityKitError.disconnected(reason: reason)) {
             try await connection.send(.status)
