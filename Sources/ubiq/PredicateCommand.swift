@@ -14,6 +14,7 @@ struct PredicateCommand: ParsableCommand {
 extension PredicateCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Parse and type-check a predicate; print its canonical form.",
             usage: "ubiq predicate check [<options>] <predicate> [<arg> ...]",
             discussion: """
@@ -56,6 +57,7 @@ extension PredicateCommand {
 
     struct Eval: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "eval",
             abstract: "Evaluate a predicate against one item given as JSON; print true or false.",
             usage: "ubiq predicate eval --item <json> [<options>] <predicate> [<arg> ...]",
             discussion: """
@@ -121,6 +123,7 @@ extension PredicateCommand {
 
     struct Attributes: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "attributes",
             abstract: "List every attribute with its aliases and type."
         )
 
