@@ -18,16 +18,20 @@ final class ServerLineReader: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
+        var failure: UbiquityKitError?
         do {
             try splitter.split(unwrapInboundIn(data), into: &lines)
         } catch {
-            failed = true
-            lines.removeAll()
-            context.fireErrorCaught(error)
-            return
+            failure = error
         }
+        // Lines completed before a failure are read all the same: a response in the same read
+        // as the start of a line too long still answers its request.
         for line in lines { context.fireChannelRead(wrapInboundOut(line)) }
         lines.removeAll(keepingCapacity: true)
+        if let failure {
+            failed = true
+            context.fireErrorCaught(failure)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -105,9 +105,11 @@ package struct ItemListScan: Sendable {
         return nil
     }
 
-    /// Whether the bytes held over hold a `\n`: the line ended inside the list, which the
-    /// daemon never does. Only ``end()`` makes sense then.
-    package var carriesNewline: Bool { carry.contains(UInt8(ascii: "\n")) }
+    /// When the bytes held over hold a `\n` (the line ended inside the list, which the daemon
+    /// never does), how many of them follow it: the next line's. Only ``end()`` makes sense then.
+    package var bytesAfterCarriedNewline: Int? {
+        carry.firstIndex(of: UInt8(ascii: "\n")).map { carry.count - $0 - 1 }
+    }
 
     /// Ends the scan where it is, for a line that ended inside the list: what follows the last
     /// item kept (a `,` when there is one) and the bytes held over.

@@ -35,6 +35,7 @@ public final class ScriptedServer: Sendable {
     public static let hello = #"{"id":1,"result":{"limits":{"defaultBatchingInterval":0.05,"maxAttributes":64,"maxConnections":256,"maxLineBytes":1048576,"maxQueriesPerConnection":64,"maxQueriesPerPeer":1024,"maxResultItemsPerPeer":4000000,"maxSortKeys":8,"pendingItemsPerQuery":10000},"peer":{"gid":0,"uid":0},"protocol":1,"server":"ubiquityd","version":"test"}}"# + "\n"
 
     deinit {
+        shutdown(listener, Int32(SHUT_RDWR))    // wakes an accept still waiting: nobody came
         close(listener)
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -88,6 +88,73 @@ struct ServerLineSplitterTests {
         #expect(listedLong > 3, "\(listedLong) long lines")
     }
 
+    @Test("Long lines the scan gives up on or never starts on, and mutated ones, in random reads: the same message or error as read whole")
+    func oddLongLines() throws {
+        var random = SplitMix64(seed: 20_261_125)
+        let plain = (0..<3_000).map { #"{"attributes":{"kMDItemFSSize":\#($0)},"path":"/c/Documents/f\#($0)"}"# }
+        var spaced = plain
+        spaced[1_000] = #"{ "attributes":{},"path":"/c/x"}"#
+        let odd: [[UInt8]] = [
+            // A spaced item a third of the way in: the scan ends there; the rest is gathered over many reads.
+            Array(#"{"count":3000,"event":"query.reset","query":1,"results":[\#(spaced.joined(separator: ","))]}"#.utf8),
+            // An update: the scan takes `added`; the long `changed` and `removed` after it are gathered.
+            Array(#"{"added":[\#(plain[0])],"changed":[\#(plain.joined(separator: ","))],"clock":"c","event":"query.update","query":1,"removed":[\#(plain.prefix(500).joined(separator: ","))]}"#.utf8),
+            // A response whose results are not a member of the line itself: gathered whole.
+            Array(#"{"id":4,"result":{"count":3000,"query":1,"results":[\#(plain.joined(separator: ","))]}}"#.utf8),
+        ]
+        let alphabet = Array(#"{}[],:"\ 0123456789.eE+-tfnul/abu"#.utf8) + [0x00, 0x0D, 0x80, 0xC3, 0xE2, 0xFF]
+        var failures = 0
+        for round in 0..<24 {
+            var lines = (0..<3).map { _ in odd[random.int(0...2)] }
+            if round >= 6 {
+                // A few bytes changed anywhere (none to a newline: the lines stay three).
+                for index in lines.indices {
+                    for _ in 0..<random.int(1...3) { lines[index][random.int(0...(lines[index].count - 1))] = random.pick(alphabet) }
+                }
+            }
+            let received = try Self.split(lines.flatMap { $0 + [UInt8(ascii: "\n")] }, &random)
+            #expect(received.messages.count == 3, "round \(round)")
+            for (index, line) in lines.enumerated() where index < received.messages.count {
+                switch (received.messages[index], Self.whole(line)) {
+                case (.success(let a), .success(let b)): #expect(a == b, "round \(round), line \(index)")
+                case (.failure(let a), .failure(let b)):
+                    failures += 1
+                    #expect(a.message == b.message, "round \(round), line \(index)")
+                case (let a, let b): Issue.record("round \(round), line \(index): \(a) against \(b)")
+                }
+            }
+        }
+        #expect(failures > 10, "\(failures) refused")
+    }
+
+    @Test("A line gathered over many reads grows in place")
+    func gatheringIsLinear() throws {
+        // 16 MiB in 64 KiB reads, a line that is not taken apart. Were the buffer held twice while
+        // it grows, each read would copy it whole: 2 GB of copying, which this makes observable
+        // as the buffers' identities rather than as time.
+        var splitter = ServerLineSplitter(maxLineBytes: 1 << 30)
+        var inputs: [ServerInput] = []
+        let read = ByteBuffer(repeating: UInt8(ascii: "x"), count: 1 << 16)
+        try splitter.split(ByteBuffer(string: #"{"id":1,"result":""#), into: &inputs)
+        // How often the buffer was replaced (counted as changes, not as distinct identities: a
+        // copy may land where the buffer before the last one was).
+        var replaced = 0
+        var storage = splitter.gatheredStorage
+        for _ in 0..<256 {
+            try splitter.split(read, into: &inputs)
+            if splitter.gatheredStorage != storage { replaced += 1 }
+            storage = splitter.gatheredStorage
+        }
+        // Grown by doubling: replaced a handful of times, not at every read.
+        #expect(replaced < 16, "replaced \(replaced) times in 256 reads")
+        try splitter.split(ByteBuffer(string: "\"}\n"), into: &inputs)
+        guard case .line(let line)? = inputs.last else {
+            Issue.record("no line")
+            return
+        }
+        #expect(line.bytes.readableBytes == (1 << 24) + #"{"id":1,"result":""}"#.utf8.count)
+    }
+
     @Test("A carriage return before the newline is dropped, as NIO's LineBasedFrameDecoder drops it; empty lines are lines")
     func carriageReturn() throws {
         var random = SplitMix64(seed: 7)
@@ -173,6 +240,23 @@ struct ServerLineSplitterTests {
             received.take(inputs)
             #expect(received.lines.count == 1 && splitter.pendingBytes == 0, "the last \(last) bytes in a read of their own")
         }
+    }
+
+    @Test("A line too long fails the connection, but a line completed before it in the same read is read first")
+    func linesBeforeAnErrorAreRead() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(ServerLineReader(maxLineBytes: 100))
+        #expect(throws: UbiquityKitError.responseTooLarge(limit: 100)) {
+            try channel.writeInbound(ByteBuffer(string: "{\"id\":1,\"result\":{}}\n" + String(repeating: "x", count: 200)))
+        }
+        guard case .line(let line)? = try channel.readInbound(as: ServerInput.self) else {
+            Issue.record("the line before the error was dropped")
+            return
+        }
+        #expect(String(buffer: line.bytes) == "{\"id\":1,\"result\":{}}")
+        // Nothing more is read once the connection failed.
+        try channel.writeInbound(ByteBuffer(string: "{\"id\":2,\"result\":{}}\n"))
+        #expect(try channel.readInbound(as: ServerInput.self) == nil)
     }
 
     @Test("The daemon closing in the middle of a line is an error saying so (the reader on a channel)")
