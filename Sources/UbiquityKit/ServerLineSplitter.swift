@@ -65,6 +65,9 @@ struct ServerLineSplitter {
             // follows a `\n` among them starts the next line, read anew.
             var held = ByteBuffer(bytes: rest)
             try gather(&held, counted: false, into: &lines)
+            // Held-over bytes hold a `\n` only when the scan took the whole read (ItemListScan's
+            // held-over bytes end the scan as soon as they do): nothing of the read is left behind them.
+            assert(held.readableBytes == 0 || read.readableBytes == 0)
             if held.readableBytes > 0 { try split(held, into: &lines) }
         }
     }
@@ -85,8 +88,8 @@ struct ServerLineSplitter {
         var line: ByteBuffer
         if let listing {
             line = listing.head
-            gathered.writeBuffer(&part)
             line.writeBuffer(&gathered)
+            line.writeBuffer(&part)
         } else if gathered.readableBytes == 0 {
             line = part
         } else {
@@ -137,7 +140,8 @@ struct ServerLineSplitter {
             // A line that ends inside its list (never sent by the daemon): end the scan, or it
             // would wait for bytes that may never come. What follows the `\n` is the next line's.
             let nextLine = listing.scan.bytesAfterCarriedNewline
-            try count(read.readableBytes - (nextLine ?? 0))
+            // Not counted: the `\n` (as for any line) and what follows it.
+            try count(read.readableBytes - (nextLine.map { $0 + 1 } ?? 0))
             read.moveReaderIndex(forwardBy: read.readableBytes)
             return nextLine == nil ? nil : listing.scan.end()
         }
