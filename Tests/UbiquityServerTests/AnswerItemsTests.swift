@@ -36,13 +36,27 @@ import UbiquityTesting
         }
     }
 
+    /// The one-shot query these tests ask: Documents, every kind of attribute.
+    static func oneShot(_ predicate: String, on connection: UbiquityConnection) -> MetadataQuery {
+        let query = MetadataQuery(connection: connection, predicateFormat: predicate)
+        query.searchScopes = .documents
+        query.attributes = attributes
+        query.isLive = false
+        return query
+    }
+
+    /// `count` items with long names (120 bytes of padding, then one of ``names``): an answer
+    /// well over 64 KiB. Returns the predicate that finds them.
+    static func placeLongNames(_ daemon: TestDaemon, count: Int) throws -> String {
+        let padding = String(repeating: "p", count: 120)
+        for i in 0..<count { _ = try daemon.place("Item_\(i)_\(padding)_\(names[i % names.count])", contents: "\(i)") }
+        return "name LIKE 'Item_*'"
+    }
+
     /// The answer through UbiquityKit; the connection is closed before the items are looked at.
     static func answer(_ socket: String, _ predicate: String) async throws -> [MetadataItem] {
         try await UbiquityConnection.withConnection(to: socket) { connection in
-            let query = MetadataQuery(connection: connection, predicateFormat: predicate)
-            query.searchScopes = .documents
-            query.attributes = attributes
-            query.isLive = false
+            let query = oneShot(predicate, on: connection)
             for try await _ in try await query.start() {}
             return query.results
         }
@@ -78,9 +92,7 @@ import UbiquityTesting
     /// An answer over 64 KiB: its items are ranges of the connection's buffer itself.
     @Test func aLongAnswerReadByFourThreadsAtOnce() async throws {
         try await withTestDaemon { daemon in
-            let padding = String(repeating: "p", count: 120)
-            for i in 0..<700 { _ = try daemon.place("Item_\(i)_\(padding)_\(Self.names[i % Self.names.count])", contents: "\(i)") }
-            let predicate = "name LIKE 'Item_*'"
+            let predicate = try Self.placeLongNames(daemon, count: 700)
             let reference = try Self.reference(daemon.socket, predicate)
             #expect(reference.count == 700)
             let items = try await Self.answer(daemon.socket, predicate)

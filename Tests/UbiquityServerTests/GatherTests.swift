@@ -12,10 +12,7 @@ import UbiquityTesting
     /// The batches of one gather, and how many results it said it handed over.
     static func gather(_ socket: String, _ predicate: String) async throws -> (batches: [MetadataItemBatch], count: Int, kept: Int) {
         try await UbiquityConnection.withConnection(to: socket) { connection in
-            let query = MetadataQuery(connection: connection, predicateFormat: predicate)
-            query.searchScopes = .documents
-            query.attributes = AnswerItemsTests.attributes
-            query.isLive = false
+            let query = AnswerItemsTests.oneShot(predicate, on: connection)
             let batches = Mutex<[MetadataItemBatch]>([])
             let count = try await query.gather { batch in batches.withLock { $0.append(batch) } }
             return (batches.withLock { $0 }, count, query.resultCount)
@@ -24,9 +21,7 @@ import UbiquityTesting
 
     @Test func aLongAnswerArrivesInManyBatchesWithEveryResultInOrder() async throws {
         try await withTestDaemon { daemon in
-            let padding = String(repeating: "p", count: 120)
-            for i in 0..<1_500 { _ = try daemon.place("Item_\(i)_\(padding)_\(AnswerItemsTests.names[i % AnswerItemsTests.names.count])", contents: "\(i)") }
-            let predicate = "name LIKE 'Item_*'"
+            let predicate = try AnswerItemsTests.placeLongNames(daemon, count: 1_500)
             let reference = try AnswerItemsTests.reference(daemon.socket, predicate)
             #expect(reference.count == 1_500)
             let (batches, count, kept) = try await Self.gather(daemon.socket, predicate)
