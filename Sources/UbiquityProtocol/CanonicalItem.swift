@@ -1,3 +1,4 @@
+import Glibc
 import UbiquityPredicate
 
 /// Recognises a result item written exactly as the client would write back the item it reads
@@ -99,23 +100,12 @@ struct CanonicalItem {
     private mutating func key() -> Range<Int>? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
-        if let base = bytes.baseAddress {
-            while index + 8 <= bytes.count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 != 0 || JSONLine.mayNeedEscape(word) { break }
-                index += 8
-            }
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return start..<(index - 1)
-            }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
-            index += 1
-        }
-        return nil
+        var seen: UInt64 = 0
+        // The bytes that need no look end at the closing quote, or at a byte that rules the key out.
+        JSONLine.skipPlainWords(bytes, from: &index, seen: &seen)
+        guard seen & 0x80 == 0, index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        return start..<(index - 1)
     }
 
     /// Byte order, a prefix first: `String`'s `<` on ASCII text.
@@ -299,12 +289,9 @@ struct CanonicalItem {
 
     private mutating func literal(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        let matches = text.withUTF8Buffer { text in
-            for k in 0..<count where bytes[index + k] != text[k] { return false }
-            return true
-        }
-        if matches { index += count }
-        return matches
+        guard bytes.count - index >= count, let base = bytes.baseAddress else { return false }
+        guard memcmp(base + index, text.utf8Start, count) == 0 else { return false }
+        index += count
+        return true
     }
 }

@@ -70,6 +70,9 @@ package struct ItemListScan: Sendable {
             }
         }
         var starts: [Int] = [], ends: [Int] = []
+        // Items are rarely under 64 bytes: room for all of them at once, not grown as they come.
+        starts.reserveCapacity(chunk.count / 64 + 1)
+        ends.reserveCapacity(chunk.count / 64 + 1)
         defer {
             if !ends.isEmpty {
                 keep(EncodedItems(line: ReceivedLine(bytes: bytes, keptBy: owner), starts: starts, ends: ends))
