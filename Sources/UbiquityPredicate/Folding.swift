@@ -16,7 +16,7 @@ enum Folding {
     static func stripDiacritics(_ s: String) -> String {
         if isASCII(s) { return s }
         var out = String.UnicodeScalarView()
-        for scalar in s.decomposedStringWithCanonicalMapping.unicodeScalars where !isMark(scalar) {
+        for scalar in s.canonicallyDecomposedScalars where !isMark(scalar) {
             out.append(scalar)
         }
         return String(out)

@@ -28,7 +28,7 @@ extension LinearRegex {
                         offsets.append(characterIndex)
                     }
                 } else {
-                    for scalar in String(character).precomposedStringWithCanonicalMapping.unicodeScalars {
+                    for scalar in String(character).canonicallyComposed.unicodeScalars {
                         source.append(scalar.value)
                         offsets.append(characterIndex)
                     }

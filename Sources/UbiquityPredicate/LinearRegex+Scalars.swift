@@ -115,15 +115,15 @@ extension LinearRegex {
         /// Canonical decomposition without combining marks, recomposed.
         static func stripDiacritics(_ string: String) -> String {
             var view = String.UnicodeScalarView()
-            for scalar in string.decomposedStringWithCanonicalMapping.unicodeScalars where !isMark(scalar) {
+            for scalar in string.canonicallyDecomposedScalars where !isMark(scalar) {
                 view.append(scalar)
             }
-            return String(view).precomposedStringWithCanonicalMapping
+            return String(view).canonicallyComposed
         }
 
         static func canonical(_ string: String, diacriticInsensitive: Bool) -> String {
             if isASCII(string) { return string }
-            return diacriticInsensitive ? stripDiacritics(string) : string.precomposedStringWithCanonicalMapping
+            return diacriticInsensitive ? stripDiacritics(string) : string.canonicallyComposed
         }
 
         static func canonical(_ scalars: [UInt32], diacriticInsensitive: Bool) -> [UInt32] {

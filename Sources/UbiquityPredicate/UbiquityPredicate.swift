@@ -5,4 +5,5 @@
 //   names (Attribute); LinearRegex, the linear-time engine behind MATCHES.
 // Must not: do I/O (no file system, no sockets, no Glibc), or know where attribute values come
 //   from: callers hand them in through AttributeProvider.
-// Depends on: the standard library and Foundation (Unicode normalisation, calendar dates).
+// Depends on: the standard library (Unicode normalisation: StringProtocol+CanonicalNormalization)
+//   and Foundation (calendar dates and time zones).

@@ -142,6 +142,10 @@ extension Conformance {
         row("name MATCHES[c] 'ÉCOLE'", Items.name("école"), true),
         row("name MATCHES 'é'", Items.name("e\u{301}"), true),              // canonical equivalence
         row("name MATCHES 'caf.'", Items.name("cafe\u{301}"), true),
+        row("name MATCHES '\u{AC00}\u{11A8}'", Items.name("\u{AC01}"), true),    // 각 as jamo (Foundation's NFC missed it)
+        row("name MATCHES '\u{AC01}'", Items.name("\u{AC00}\u{11A8}"), true),
+        row("name MATCHES '\u{1100}\u{1161}\u{11A8}'", Items.name("\u{AC01}"), true),
+        row("name == '\u{AC00}\u{11A8}'", Items.name("\u{AC01}"), true),
         row("name MATCHES '(a*)*b'", Items.name(String(repeating: "a", count: 40) + "c"), false),
         row("name MATCHES '(a|aa)*c'", Items.name(String(repeating: "a", count: 40) + "c"), true),
     ]
