@@ -69,11 +69,13 @@ public final class UbiquityConnection: Sendable {
 
     /// Every read from the socket is into a buffer of 256 KiB. A 100k-item answer is a line of
     /// 20–30 MB, and each read goes through the pipeline once. NIO reuses a read's buffer once
-    /// nothing else holds it (its pool keeps a few); buffers that grew instead (NIO's adaptive
-    /// sizes, up to 1 MiB here) were reallocated and copied as they grew, and those still held by
-    /// results on their way to the reader were fresh memory each time: about 1,300 more page
-    /// faults and 5–6 ms more for `ubiq query --json` of 100k results. 128 KiB saved a few more
-    /// faults and lost as much in reads; 512 KiB faulted more.
+    /// nothing else holds it (its pool keeps a few). Its adaptive sizes (up to 1 MiB here) grew
+    /// the buffers by reallocating and copying them, and each new buffer, while older ones were
+    /// still held by results on their way to the reader, was fresh memory to fault in: about
+    /// 1,300 more page faults and 5–7 ms more for `ubiq query --json` of 100k results. 128 KiB
+    /// saved a few more faults and lost as much in reads; 512 KiB faulted more. A result kept
+    /// keeps its read's buffer (EncodedItems); the daemon's answers fill them (71–73 of the 76
+    /// reads of a 19 MB answer were whole).
     static let reads = FixedSizeRecvByteBufferAllocator(capacity: 256 << 10)
 
     /// Connects to the daemon and says `hello`.

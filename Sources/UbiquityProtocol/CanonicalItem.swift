@@ -101,7 +101,9 @@ struct CanonicalItem {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
         var seen: UInt64 = 0
-        // The bytes that need no look end at the closing quote, or at a byte that rules the key out.
+        // The run ends at the closing quote, or at a byte no key holds (a control character, `\`,
+        // 0xE2); a non-ASCII byte inside it shows in `seen`. Such a key stops the check a little
+        // further on than a byte-by-byte look would, which only holds an item over longer.
         JSONLine.skipPlainWords(bytes, from: &index, seen: &seen)
         guard seen & 0x80 == 0, index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         index += 1
@@ -130,7 +132,7 @@ struct CanonicalItem {
         // Every byte read, or'ed: its high bit says whether the string needs a UTF-8 check.
         var seen: UInt64 = 0
         while true {
-            // Eight bytes at a time while none needs a look (the scanner's loop).
+            // Sixteen bytes at a time while none needs a look (the scanner's loop).
             JSONLine.skipPlainWords(bytes, from: &index, seen: &seen)
             guard index < bytes.count else { return false }
             let byte = bytes[index]
@@ -288,6 +290,7 @@ struct CanonicalItem {
     }
 
     private mutating func literal(_ text: StaticString) -> Bool {
+        assert(text.hasPointerRepresentation, "a literal is text, not one scalar")
         let count = text.utf8CodeUnitCount
         guard bytes.count - index >= count, let base = bytes.baseAddress else { return false }
         guard memcmp(base + index, text.utf8Start, count) == 0 else { return false }
