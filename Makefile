@@ -18,7 +18,7 @@ SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing
 # watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
 COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
-COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 2
+COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 3
 # The daemon the comparisons with Watchman measure: the release build as the Debian package ships
 # it, the Swift runtime linked statically (debian/rules), in a scratch directory of its own so the
 # plain release build is not rebuilt for it. A cold start then reads one binary, not 90 MB of
