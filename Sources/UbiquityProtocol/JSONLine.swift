@@ -73,21 +73,12 @@ public enum JSONLine {
         s.withUTF8 { writeString(utf8: $0, to: &out) }
     }
 
-    /// Whether any of eight bytes is below 0x20, `"`, `\\` or 0xE2 (the first byte of U+2028
-    /// and U+2029): the classic "has a zero byte" test on the word XOR each value, and on the
-    /// word minus 0x20 for the control characters. False positives only cost a closer look.
-    @inline(__always)
-    static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-        let below0x20 = (word &- ones &* 0x20) & ~word & highs
-        return (below0x20 | hasZero(word ^ (ones &* 0x22)) | hasZero(word ^ (ones &* 0x5C)) | hasZero(word ^ (ones &* 0xE2))) != 0
-    }
-
-    /// Moves `index` past the bytes that need no look (``mayNeedEscape(byte:)``), or'ing the high
-    /// bit into `seen` when any of them is not ASCII (its high bits then say so), and stops at the
-    /// first that may need one: the readers' fast path through a string's text, sixteen bytes at a
-    /// time (`ubq_plain_run`; eight-byte words took a fifth of `ubiq query`'s reading).
+    /// Moves `index` past the bytes that need no look (any but those below 0x20, `"`, `\\` and
+    /// 0xE2, the first byte of U+2028 and U+2029), or'ing the high bit into `seen` when any of
+    /// them is not ASCII (its high bits then say so), and stops at the first that may need one:
+    /// the fast path through a string's text, sixteen bytes at a time (`ubq_plain_run`; eight-byte
+    /// words took a fifth of `ubiq query`'s reading), for the readers and for the writers
+    /// (``mayNeedEscaping(_:)``, ``writeEscaped(utf8:to:)``) alike.
     @inline(__always)
     static func skipPlainWords(_ bytes: UnsafeBufferPointer<UInt8>, from index: inout Int, seen: inout UInt64) {
         guard let base = bytes.baseAddress, index < bytes.count else { return }
@@ -96,24 +87,13 @@ public enum JSONLine {
         seen |= UInt64(high)
     }
 
-    /// Whether one byte may need a closer look: below 0x20, `"`, `\\`, or 0xE2 (``mayNeedEscape(_:)``
-    /// for one byte).
-    @inline(__always)
-    static func mayNeedEscape(byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
-    }
-
     /// Whether ``writeString(utf8:to:)`` might escape any of these bytes (a `"`, `\\`, a control
     /// character or U+2028/U+2029 among them; the test is conservative): when not, the text can
     /// be copied between quotes as it is.
     public static func mayNeedEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = utf8.baseAddress else { return false }
-        var index = 0
-        while index + 8 <= utf8.count {
-            if mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) { return true }
-            index += 8
-        }
-        return utf8[index...].contains(where: mayNeedEscape(byte:))
+        var index = 0, seen: UInt64 = 0
+        skipPlainWords(utf8, from: &index, seen: &seen)
+        return index < utf8.count
     }
 
     /// ``writeString(_:to:)`` for text already in UTF-8 (valid UTF-8: it comes from a `String`).
@@ -129,19 +109,11 @@ public enum JSONLine {
         var runStart = 0
         var index = 0
         while index < utf8.count {
-            // Eight bytes at a time while none of them needs a look (nearly all of a path).
-            if let base = utf8.baseAddress {
-                while index + 8 <= utf8.count, !JSONLine.mayNeedEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
-                    index += 8
-                }
-            }
+            // Past the bytes that need no look at once (nearly all of a path).
+            var seen: UInt64 = 0
+            skipPlainWords(utf8, from: &index, seen: &seen)
             guard index < utf8.count else { break }
-            let byte = utf8[index]
-            // Nearly every byte of a path needs nothing: one test, then on to the next.
-            guard mayNeedEscape(byte: byte) else {
-                index += 1
-                continue
-            }
+            let byte = utf8[index]      // one that may need escaping
             let escape: String?
             switch byte {
             case UInt8(ascii: "\""): escape = "\\\""

@@ -157,7 +157,7 @@ struct JSONScanner {
         // Every byte read, or'ed: its high bit says whether any was not ASCII.
         var seen: UInt64 = 0
         while index < bytes.count {
-            // Eight bytes at a time while none can end the plain run (nearly all of a path): the
+            // Sixteen bytes at a time while none can end the plain run (nearly all of a path): the
             // encoder's test, whose false positives (0xE2) only cost a look at each byte.
             JSONLine.skipPlainWords(bytes, from: &index, seen: &seen)
             guard index < bytes.count else { break }

@@ -14,7 +14,7 @@ public protocol ResultRows {
     /// ``columns``; false: the name comes from ``value(_:_:)``.
     var namesFromPaths: Bool { get }
     /// True when no row's path or name holds a byte JSON escapes: they are then copied as they
-    /// are, not looked at eight bytes at a time.
+    /// are, not looked at sixteen bytes at a time.
     var textNeedsNoEscaping: Bool { get }
 }
 

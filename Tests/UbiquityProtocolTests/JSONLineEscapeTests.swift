@@ -2,21 +2,21 @@ import Testing
 @testable import UbiquityProtocol
 import UbiquityTesting
 
-/// The string writer's eight-bytes-at-a-time scan, and the readers' sixteen-at-a-time one
-/// (`ubq_plain_run`): neither may pass over a byte that needs a look, wherever it sits and
-/// whatever its neighbours are.
+/// The sixteen-bytes-at-a-time scan (`ubq_plain_run`) the string writer and the readers share:
+/// it may not pass over a byte that needs a look, wherever it sits and whatever its neighbours are.
 struct JSONLineEscapeTests {
     static func needsLook(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 }
 
+    /// The writer's test, on texts of one to two blocks: every byte in every position.
     @Test func everyByteInEveryPositionIsSeen() {
         for neighbour: UInt8 in [0x61, 0x80, 0xFF, 0x21, 0x1F, 0xE3, 0x00] {
             for byte in UInt8.min...UInt8.max {
-                for position in 0..<8 {
-                    var word = [UInt8](repeating: neighbour, count: 8)
-                    word[position] = byte
-                    let value = word.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-                    let expected = word.contains(where: Self.needsLook)
-                    #expect(JSONLine.mayNeedEscape(value) == expected, "byte \(byte) at \(position) among \(neighbour)")
+                for (length, position) in [(8, 0), (8, 7), (16, 0), (16, 9), (16, 15), (20, 3), (20, 17), (20, 19)] {
+                    var text = [UInt8](repeating: neighbour, count: length)
+                    text[position] = byte
+                    let expected = text.contains(where: Self.needsLook)
+                    #expect(text.withUnsafeBufferPointer(JSONLine.mayNeedEscaping) == expected,
+                            "byte \(byte) at \(position) of \(length) among \(neighbour)")
                 }
             }
         }
