@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
         .library(name: "UbiquityProtocol", targets: ["UbiquityProtocol"]),
+        .library(name: "UbiquityPaths", targets: ["UbiquityPaths"]),
         .library(name: "UbiquityKeyValue", targets: ["UbiquityKeyValue"]),
         .library(name: "UbiquityTOML", targets: ["UbiquityTOML"]),
         .library(name: "UbiquityServer", targets: ["UbiquityServer"]),
@@ -110,6 +111,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// Client paths as bytes, opened beneath a held directory descriptor without following a
+        /// link (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the one door for paths a client
+        /// names, used by the daemon (versions, locks) and by UbiquityKit (reading and resolving
+        /// versions with the client's own rights).
+        .target(
+            name: "UbiquityPaths",
+            dependencies: ["CUbiquitySystem"],
+            swiftSettings: swiftSettings
+        ),
+
         /// libsystemd: sd_notify, sd_listen_fds, sd_journal_sendv (libsystemd-dev).
         .systemLibrary(
             name: "CSystemd",
@@ -122,7 +133,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "CSystemd", "CUbiquitySystem",
+                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquityPaths", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -138,7 +149,7 @@ let package = Package(
         .target(
             name: "UbiquityKit",
             dependencies: [
-                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue",
+                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquityPaths",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -224,6 +235,13 @@ let package = Package(
         .testTarget(
             name: "UbiquityKeyValueTests",
             dependencies: ["UbiquityKeyValue"],
+            swiftSettings: swiftSettings
+        ),
+        /// Client paths: splitting on bytes, validation, and opening beneath a directory against
+        /// real symbolic links (both openat2 and the component-by-component walk), fuzzed.
+        .testTarget(
+            name: "UbiquityPathsTests",
+            dependencies: ["UbiquityPaths", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <errno.h>
 #include <stdio.h>
+#include <linux/openat2.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -89,6 +90,13 @@ int ubq_rename_exchange(const char *a, const char *b) {
 
 int ubq_renameat_exchange(int dirfd, const char *a, const char *b) {
     return renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE);
+}
+
+const unsigned long long UBQ_RESOLVE_BENEATH_NO_LINKS = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+
+int ubq_openat2(int dirfd, const char *path, int flags, unsigned int mode, unsigned long long resolve) {
+    struct open_how how = { .flags = (uint64_t)(unsigned int)flags, .mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0, .resolve = resolve };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
 int ubq_eventfd_cloexec_nonblock(unsigned int initval) {

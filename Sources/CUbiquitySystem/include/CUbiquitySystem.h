@@ -1,6 +1,6 @@
 // CUbiquitySystem — the few Linux calls Swift cannot import through Glibc.
 //
-// Owns: prefixed C wrappers (ubq_*) for statx, extended attributes, eventfd, a directory
+// Owns: prefixed C wrappers (ubq_*) for statx, openat2, extended attributes, eventfd, a directory
 //   entry's name, two malloc options, and the huge-page hint for big buffers.
 // Must not: hold state or policy: every decision about what to call and when lives in UbiquityWatch.
 // Depends on: the C library only.
@@ -63,6 +63,14 @@ int ubq_rename_exchange(const char *a, const char *b);
 /// `renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE)`: swaps two entries of one directory in one
 /// step (a package resolved to one of its conflict versions: the directories trade places).
 int ubq_renameat_exchange(int dirfd, const char *a, const char *b);
+
+/// `openat2(dirfd, path, {flags, mode, resolve})` with the resolve flags below. Returns a descriptor,
+/// or -1 with `errno` set; `ENOSYS` (kernels before 5.6), `E2BIG` or a seccomp filter's `EPERM` say
+/// the call itself is unavailable, and the caller falls back to opening one component at a time.
+int ubq_openat2(int dirfd, const char *path, int flags, unsigned int mode, unsigned long long resolve);
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS`: the path stays below `dirfd`
+/// (no `..` above it, no absolute path) and no symbolic link is followed anywhere in it.
+extern const unsigned long long UBQ_RESOLVE_BENEATH_NO_LINKS;
 
 /// `eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int ubq_eventfd_cloexec_nonblock(unsigned int initval);

@@ -29,7 +29,8 @@ enum VersionCatalog {
             }
         }
         others.sort { ($0.modified, $0.id) < ($1.modified, $1.id) }
-        return ItemVersions(item: location.path, current: current, others: others)
+        return ItemVersions(item: location.path, container: location.container.descriptor.id.rawValue,
+                            root: location.container.descriptor.root, current: current, others: others)
     }
 
     /// Walks a package: appends the conflict copies inside it and returns the size of the files
