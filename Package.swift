@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 // Ubiquity for Linux — iCloud-style ubiquity containers and live metadata queries.
+// Copyright 2026 The Ubiquity for Linux authors. Licensed under the Apache License 2.0 (LICENSE).
 // Module layout and data flow: docs/architecture.md. Pure logic first, I/O next, thin executables last.
 // Each target's doc comment below summarises its header (owns / must not / depends on) in
 // Sources/<Target>/<Target>.swift, or in the file with the entry point for an executable.

@@ -6,8 +6,10 @@
 /// | Syncthing | `Item.sync-conflict-20261122-034428-NOFER4Z.txt` | `Item.txt` |
 /// | Syncthing | `Item_2.sync-conflict-20261122-034428-NOFER4Z` | `Item_2` |
 /// | Dropbox-style | `Notes (conflicted copy 2026-11-22).txt`, `Notes (Ann's conflicted copy).txt` | `Notes.txt` |
-/// | Dropbox-style | `Notes (Case Conflict).txt`, `Notes (Case Conflict 1).txt` | `Notes.txt` |
 /// | Ubiquity (a stale coordinated save) | `Item.ubiquity-conflict-20261122-034428-laptop.txt` | `Item.txt` |
+///
+/// Dropbox's `Notes (Case Conflict).txt` is not among them: it is another file, whose name differed
+/// from `Notes.txt` only by case on a case-insensitive system, so it is an ordinary item.
 public struct ConflictCopyName: Sendable, Hashable {
     /// The name of the item this is a version of.
     public let original: String
@@ -34,14 +36,11 @@ public struct ConflictCopyName: Sendable, Hashable {
         if let match = name.wholeMatch(of: /(.+) \((?:[^()]*'s )?conflicted copy[^()]*\)(\.[^.]*)?/) {
             return ConflictCopyName(original: String(match.1) + String(match.2 ?? ""), device: nil, savedAt: nil)
         }
-        if let match = name.wholeMatch(of: /(.+) \(Case Conflict(?: \d+)?\)(\.[^.]*)?/) {
-            return ConflictCopyName(original: String(match.1) + String(match.2 ?? ""), device: nil, savedAt: nil)
-        }
         return nil
     }
 
     /// What every form above contains.
-    private static let markers: [[UInt8]] = [".sync-conflict-", ".ubiquity-conflict-", "conflicted copy", "(Case Conflict"].map { Array($0.utf8) }
+    private static let markers: [[UInt8]] = [".sync-conflict-", ".ubiquity-conflict-", "conflicted copy"].map { Array($0.utf8) }
 
     private static func utf8(of name: String, contains marker: [UInt8]) -> Bool {
         var name = name

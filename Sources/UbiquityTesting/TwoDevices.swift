@@ -166,7 +166,12 @@ public final class TwoDevices: @unchecked Sendable {
             supervisor.terminate()          // the script stops its instances by PID, then exits
             let deadline = Date().addingTimeInterval(20)
             while supervisor.isRunning && Date() < deadline { usleep(10_000) }
-            if supervisor.isRunning { kill(supervisor.processIdentifier, SIGKILL) }
+            if supervisor.isRunning {
+                kill(supervisor.processIdentifier, SIGKILL)
+                // Its Syncthing instances (and their children) outlive it: each names this rig's
+                // directory on its command line, and is killed by its PID.
+                for pid in Self.processes(naming: directory) { kill(pid, SIGKILL) }
+            }
         }
         a.daemon.cleanUp()
         b.daemon.cleanUp()
@@ -236,6 +241,15 @@ public final class TwoDevices: @unchecked Sendable {
         wait $A $B
 
         """
+    }
+
+    /// The PIDs of running processes whose command line contains `word` (read from /proc).
+    static func processes(naming word: String) -> [pid_t] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
+        return pids.filter { pid in
+            guard let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: raw.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).contains(word)
+        }
     }
 
     private static func run(_ program: String, _ arguments: [String]) throws {

@@ -1,14 +1,44 @@
 // demo-sync — the two-device rig for a person (this file holds its entry point).
 //
 // Owns: the command line (only --help), starting UbiquityTesting's TwoDevices, printing how to
-//   reach each device, and stopping everything on SIGINT or SIGTERM.
+//   reach each device, and stopping everything on SIGINT or SIGTERM — also when its output is a
+//   pipe whose reader is gone (`make demo-sync | tee log`, Ctrl-C: tee dies of the same SIGINT).
 // Must not: build the rig itself (TwoDevices does, for the tests too), or be installed
 //   (Packaging/install.sh copies ubiquityd, ubiq and grocery only).
 // Depends on: UbiquityTesting, Foundation.
 import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 import UbiquityTesting
+
+// A reader that went away must not end demo-sync before it has stopped what it started: writing
+// to its pipe fails with EPIPE instead of killing the process, and printing stops (`Output`).
+signal(SIGPIPE, SIG_IGN)
+
+/// Standard output or error, written with write(2): a write that fails (EPIPE: nobody reads any
+/// more; EIO: the terminal is gone) ends the printing to that stream, never the program — unlike
+/// FileHandle.write, which traps, and SIGPIPE, which kills.
+final class Output: Sendable {
+    let descriptor: Int32
+    private let broken = Atomic<Bool>(false)
+
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty && !broken.load(ordering: .relaxed) {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written >= 0 {
+                bytes = bytes.dropFirst(written)
+            } else if errno != EINTR {
+                broken.store(true, ordering: .relaxed)
+            }
+        }
+    }
+}
+let standardOutput = Output(STDOUT_FILENO)
+let standardError = Output(STDERR_FILENO)
 
 let usage = """
     USAGE: demo-sync
@@ -23,11 +53,11 @@ let usage = """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments == ["--help"] || arguments == ["-h"] {
-    print(usage, terminator: "")
+    standardOutput.write(usage)
     exit(0)
 }
 guard arguments.isEmpty else {
-    FileHandle.standardError.write(Data("demo-sync: unexpected argument '\(arguments[0])'\n\n\(usage)".utf8))
+    standardError.write("demo-sync: unexpected argument '\(arguments[0])'\n\n\(usage)")
     exit(64)
 }
 
@@ -44,7 +74,7 @@ let signalSources = [SIGINT, SIGTERM].map { number in
 
 /// Unbuffered, so that whoever reads a pipe sees each line as it is said.
 func say(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    standardOutput.write(text)
 }
 
 let devices: TwoDevices
@@ -52,7 +82,7 @@ do {
     say("Starting two devices (two ubiquityd, two Syncthing instances)…\n")
     devices = try await TwoDevices.start()
 } catch {
-    FileHandle.standardError.write(Data("demo-sync: \(error)\n".utf8))
+    standardError.write("demo-sync: \(error)\n")
     exit(1)
 }
 

@@ -13,10 +13,11 @@ struct ConflictCopyTests {
         #expect(ConflictCopyName.parse("grocery.sync-conflict-20261122-034428-ABCDEFG.gro")?.original == "grocery.gro")
         #expect(ConflictCopyName.parse("Notes (conflicted copy 2026-11-22).txt")?.original == "Notes.txt")
         #expect(ConflictCopyName.parse("Notes (Ann's conflicted copy).txt")?.original == "Notes.txt")
-        #expect(ConflictCopyName.parse("Notes (Case Conflict 1).txt")?.original == "Notes.txt")
         #expect(ConflictCopyName.parse("Item.ubiquity-conflict-20261122-034428-my_laptop-2.txt")
                 == ConflictCopyName(original: "Item.txt", device: "my_laptop-2", savedAt: "20261122-034428"))
-        for name in ["Item_2", "Item (1).txt", "a.sync-conflict-2026-x", "sync-conflict-20261122-034428-ABCDEFG", ".stfolder"] {
+        // Dropbox's "(Case Conflict)" names another file (its name differed only by case), no version.
+        for name in ["Item_2", "Item (1).txt", "a.sync-conflict-2026-x", "sync-conflict-20261122-034428-ABCDEFG", ".stfolder",
+                     "Notes (Case Conflict).txt", "Notes (Case Conflict 1).txt", "Notes (Case Conflict)"] {
             #expect(ConflictCopyName.parse(name) == nil, "\(name)")
         }
     }
@@ -90,6 +91,25 @@ struct ConflictCopyTests {
         let resolved = index.apply([.remove(tree.container, copy)])
         #expect(conflicted.apply(resolved).removed.map { $0.path.hasSuffix("/Item_1") } == [true])
         #expect(!IndexedItem(index, item).hasUnresolvedConflicts)
+        #expect(index.conflictCopies.isEmpty)
+    }
+
+    /// A "(Case Conflict)" file or directory is an item of its own: indexed with what it holds,
+    /// reported by queries, and no conflict of the item whose name differs only by case.
+    @Test func aCaseConflictFileOrDirectoryIsAnOrdinaryItem() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/Notes.txt", "Documents/Notes (Case Conflict).txt",
+                                   "Documents/Folder/", "Documents/Folder (Case Conflict 1)/inside.txt"])])
+        let names = LiveQuery(try Self.spec("TRUEPREDICATE"), index: index, context: EvaluationContext()).gather()
+            .compactMap { $0.path.split(separator: "/").last.map(String.init) }
+        #expect(Set(names) == ["Documents", "Notes.txt", "Notes (Case Conflict).txt", "Folder", "Folder (Case Conflict 1)", "inside.txt"],
+                "\(names)")
+        let notes = try #require(index.lookup(container: 0, ["Documents", "Notes.txt"]))
+        let folder = try #require(index.lookup(container: 0, ["Documents", "Folder"]))
+        #expect(!IndexedItem(index, notes).hasUnresolvedConflicts)
+        #expect(!IndexedItem(index, folder).hasUnresolvedConflicts)
         #expect(index.conflictCopies.isEmpty)
     }
 
