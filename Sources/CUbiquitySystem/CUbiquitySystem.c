@@ -76,6 +76,12 @@ ssize_t ubq_getxattrat(int dirfd, const char *path, const char *name, void *valu
     return read;
 }
 
+ssize_t ubq_getxattr_opath(int fd, const char *name, void *value, size_t size) {
+    char proc[32];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    return getxattr(proc, name, value, size);
+}
+
 int ubq_lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
     return lsetxattr(path, name, value, size, flags);
 }

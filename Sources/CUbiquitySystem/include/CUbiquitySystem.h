@@ -51,6 +51,12 @@ ssize_t ubq_lgetxattr(const char *path, const char *name, void *value, size_t si
 /// 6.13 lack the call: there the entry is opened with `O_PATH | O_NOFOLLOW` relative to `dirfd` and
 /// read through `/proc/self/fd`). Returns the value size, or -1 with `errno` set.
 ssize_t ubq_getxattrat(int dirfd, const char *path, const char *name, void *value, size_t size);
+/// `getxattr(2)` of the inode an `O_PATH` descriptor names, through `/proc/self/fd/N` (the kernel
+/// refuses `fgetxattr` and `getxattrat(AT_EMPTY_PATH)` on `O_PATH` descriptors, as of 6.18), so the
+/// attribute is read from the very inode that was examined, not from whatever a name leads to now.
+/// Needs `/proc` (`ProtectProc=invisible` keeps the process's own entries). Returns the value
+/// size, or -1 with `errno` set.
+ssize_t ubq_getxattr_opath(int fd, const char *name, void *value, size_t size);
 /// `lsetxattr(2)`. Returns 0, or -1 with `errno` set.
 int ubq_lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags);
 /// `lremovexattr(2)`. Returns 0, or -1 with `errno` set.

@@ -16,6 +16,10 @@ public struct VersionError: CodedClientError, Hashable {
         case stale = "version.stale"
         /// `version.read` of a directory (a package version): read its files by `path`.
         case notAFile = "version.notAFile"
+        /// The peer lacks the right the operation needs on the item, as the kernel would judge it
+        /// (mode bits, owner, group, POSIX ACL, search on every directory on the way): write for
+        /// `document.lock`, read for `document.watch` and `versions.list`; also a symbolic link as the item.
+        case forbidden = "item.forbidden"
         /// The file system refused a step (permissions, a full disk); nothing was half done.
         case fileSystem = "version.fileSystem"
         /// Another connection holds the item's coordinated-write lock.
