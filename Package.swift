@@ -162,7 +162,7 @@ let package = Package(
         /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
         .target(
             name: "GroceryStore",
-            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol"],
+            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquityPaths"],
             swiftSettings: swiftSettings
         ),
 

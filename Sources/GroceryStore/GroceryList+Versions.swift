@@ -25,8 +25,9 @@ extension GroceryList {
     /// to the other devices, where the conflict ends too. In package mode the chosen version is
     /// the whole package's.
     /// - Throws: ``GroceryError/notInConflict(_:)``, ``GroceryError/noSuchVersion(number:count:)``,
-    ///   ``GroceryError/noVersionNamed(_:names:)``, and the daemon's `version.stale` when a
-    ///   version changed while choosing.
+    ///   ``GroceryError/noVersionNamed(_:names:)``, `UbiquityKitError.versionStale` when a version
+    ///   changed while choosing, and `UbiquityKitError.versionFile` when this process may not
+    ///   rename or remove a version (the versions are moved with its own rights).
     @discardableResult
     public func resolve(_ id: GroceryItemID, keeping choice: GroceryResolution) async throws -> GroceryItemVersion {
         let versions = try await versions(of: id)

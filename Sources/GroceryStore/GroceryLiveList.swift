@@ -1,5 +1,6 @@
 import Foundation
 import UbiquityKit
+import UbiquityPaths
 
 /// The live shopping list behind `grocery watch`: gathers the list, then turns the daemon's query
 /// notifications into grocery events, and survives the daemon restarting.
@@ -181,7 +182,7 @@ public struct GroceryLiveList: Sendable {
             if let id = GroceryItemID(fileName: item.name) { next[id] = nil }
         }
         for item in changed {
-            let oldName = item.oldPath.map { String($0.split(separator: "/").last ?? "") }
+            let oldName = item.oldPath.map(PathBytes.lastComponent(of:))
             if let oldName, oldName != item.name, let id = GroceryItemID(fileName: oldName) { next[id] = nil }
         }
         for result in added + changed {

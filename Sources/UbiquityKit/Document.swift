@@ -1,6 +1,7 @@
 public import Foundation
 import Glibc
 import Synchronization
+import UbiquityPaths
 import UbiquityPredicate
 public import UbiquityProtocol
 
@@ -197,8 +198,9 @@ public final class Document: Sendable {
 
     // MARK: - Saving
 
-    private var directory: String { String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-    private var lastComponent: String { String(path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]) }
+    /// Split on the byte `/` (a `Character` may hide a separator: UbiquityPaths).
+    private var directory: String { PathBytes.directory(of: path) }
+    private var lastComponent: String { PathBytes.lastComponent(of: path) }
 
     /// `document.lock`, waiting for an unlock event while another connection holds it.
     private func takeLock(timeout: Duration) async throws -> (lock: Int, etag: ItemETag?) {

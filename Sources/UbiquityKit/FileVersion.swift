@@ -4,6 +4,11 @@ public import UbiquityProtocol
 /// One version of an item, shaped like `NSFileVersion`: the current version, or a conflict
 /// version a sync engine or a stale coordinated save left beside it (docs/versions.md).
 ///
+/// The daemon only lists versions. Reading and resolving are done here, in the calling process,
+/// with its own rights: below the container's ``root``, through descriptors, never following a
+/// symbolic link, and only while a version still has the etag it was listed with. The kernel
+/// decides with the files' own permissions what this process may read, rename or remove.
+///
 /// ```swift
 /// let conflicts = try await FileVersion.unresolvedConflictVersionsOfItem(at: path, connection: connection)
 /// if let newest = conflicts.max(by: { $0.modificationDate < $1.modificationDate }) {
@@ -27,15 +32,23 @@ public struct FileVersion: Sendable, Hashable {
     /// A conflict version (`NSFileVersion.isConflict`); false for the current version.
     public let isConflict: Bool
     public let isDirectory: Bool
+    /// What the version was when listed; reading and resolving check it is still that.
     public let etag: ItemETag
+    /// The id of the container the item is in.
+    public let container: String
+    /// The container's root directory: ``path`` is below it, and every step of reading or
+    /// resolving is taken from it, without following a symbolic link.
+    public let root: String
 
     /// Conflict versions are unresolved until chosen or removed; resolving removes them, so any
     /// version still listed as a conflict is unresolved.
     public var isResolved: Bool { !isConflict }
     public var url: URL { URL(fileURLWithPath: path) }
 
-    init(item: String, _ version: ItemVersion) {
-        itemPath = item
+    init(_ versions: ItemVersions, _ version: ItemVersion) {
+        itemPath = versions.item
+        container = versions.container
+        root = versions.root
         id = version.id
         path = version.path
         replaces = version.replaces
@@ -47,10 +60,11 @@ public struct FileVersion: Sendable, Hashable {
         etag = version.etag
     }
 
-    /// Every version of the item: the current one first, then the others, oldest first.
+    /// Every version of the item: the current one first, then the others, oldest first (at most
+    /// ``ItemVersions/maxListed`` others: the oldest).
     public static func versionsOfItem(at path: String, connection: UbiquityConnection) async throws -> [FileVersion] {
-        let versions = try ItemVersions(json: try await connection.send(.versionsList(path: path)))
-        return ([versions.current] + versions.others).map { FileVersion(item: versions.item, $0) }
+        let versions = try await list(path, connection: connection)
+        return ([versions.current] + versions.others).map { FileVersion(versions, $0) }
     }
 
     public static func currentVersionOfItem(at path: String, connection: UbiquityConnection) async throws -> FileVersion {
@@ -65,37 +79,73 @@ public struct FileVersion: Sendable, Hashable {
         try await otherVersionsOfItem(at: path, connection: connection).filter { !$0.isResolved }
     }
 
-    /// Keeps the current version and removes every other version: the conflict ends on every
-    /// device once the sync engine has carried the removals.
+    /// Keeps the current version and removes every other version, with this process's rights: the
+    /// conflict ends on every device once the sync engine has carried the removals. A version that
+    /// changed between the daemon's listing and its removal is left (``UbiquityKitError/versionsLeft(item:versions:)``).
+    /// Returns the item's etag.
     @discardableResult
     public static func removeOtherVersionsOfItem(at path: String, connection: UbiquityConnection) async throws -> ItemETag {
-        try ItemETag(rawValue: FieldReader(try await connection.send(
-            .versionResolve(path: path, keep: ItemVersion.currentID, etag: nil, removeOthers: true)), context: "version.resolve result").string("etag"))
+        let versions = try await list(path, connection: connection)
+        return try await finish(versions, removingOthers: true, connection: connection)
     }
 
-    /// Puts this version in place of the item (atomically); with `removingOthers`, the other
-    /// conflict versions go too. Fails with `version.stale` when this version changed since it
-    /// was listed. Returns the item's new etag.
+    /// Puts this version in place of the item, with this process's rights and atomically for
+    /// readers of the item's path: a file is renamed over what it replaces, a package trades places
+    /// with the current one (`renameat2(RENAME_EXCHANGE)`) and the old one is removed. With
+    /// `removingOthers`, the other versions go too. Asks the daemon for the versions first: when
+    /// this one changed since it was listed, nothing is touched
+    /// (``UbiquityKitError/versionStale(item:id:)``: list again). Returns the item's new etag.
     @discardableResult
     public func replaceItem(connection: UbiquityConnection, removingOthers: Bool = false) async throws -> ItemETag {
-        try ItemETag(rawValue: FieldReader(try await connection.send(
-            .versionResolve(path: itemPath, keep: id, etag: etag.rawValue, removeOthers: removingOthers)), context: "version.resolve result").string("etag"))
+        let versions = try await Self.list(itemPath, connection: connection)
+        guard let now = ([versions.current] + versions.others).first(where: { $0.id == id }), now.etag == etag,
+              versions.root == root else {
+            throw UbiquityKitError.versionStale(item: itemPath, id: id)
+        }
+        if now.conflict {
+            let root = try VersionFiles.Root(versions.root)
+            try VersionFiles.putInPlace(now, item: versions.item, root: root, listed: etag)
+        }
+        return try await Self.finish(versions, keeping: now.conflict ? now.id : nil, removingOthers: removingOthers, connection: connection)
     }
 
-    /// The version's bytes, read through the daemon in windows (up to `limit` bytes).
-    public func contents(connection: UbiquityConnection, limit: Int = 64 << 20) async throws -> Data {
-        var data = Data()
-        while true {
-            let reader = try FieldReader(try await connection.send(.versionRead(path: itemPath, version: id, offset: data.count, length: nil)),
-                                         context: "version.read result")
-            guard let chunk = Data(base64Encoded: try reader.string("data")) else {
-                throw UbiquityKitError.invalidServerMessage("version.read answered data that is not base64")
-            }
-            data.append(chunk)
-            if try reader.bool("eof") || chunk.isEmpty { return data }
-            guard data.count <= limit else {
-                throw UbiquityKitError.versionTooLarge(id: id, limit: limit)
+    /// The version's bytes (at most `limit`), read by this process from the file below the
+    /// container's root, without following a link, and only if it still has the etag it was
+    /// listed with (else ``UbiquityKitError/versionStale(item:id:)``: list again). A package's
+    /// version is a directory: read the files under its ``path``.
+    public func contents(limit: Int = 64 << 20) throws -> Data {
+        try VersionFiles.read(path, id: id, item: itemPath, root: root, etag: etag, limit: limit)
+    }
+
+    // MARK: - Resolving
+
+    /// How many times the others are listed and removed when the daemon lists only some of them.
+    static let maxRounds = 100
+
+    private static func list(_ path: String, connection: UbiquityConnection) async throws -> ItemVersions {
+        try ItemVersions(json: try await connection.send(.versionsList(path: path)))
+    }
+
+    /// Removes the other versions (all but `kept`, which was just put in place) when asked, listing
+    /// again while the daemon says its list was cut short; fsyncs, and returns the item's etag.
+    private static func finish(_ listed: ItemVersions, keeping kept: String? = nil, removingOthers: Bool,
+                               connection: UbiquityConnection) async throws -> ItemETag {
+        let root = try VersionFiles.Root(listed.root)
+        var versions = listed
+        var left: [String] = []
+        if removingOthers {
+            for round in 1...maxRounds {
+                for other in versions.others where other.id != kept && !left.contains(other.id) {
+                    if try !VersionFiles.remove(other, root: root) { left.append(other.id) }
+                }
+                guard versions.truncated, round < maxRounds else { break }
+                versions = try await list(listed.item, connection: connection)
             }
         }
+        guard let etag = try VersionFiles.etag(ofItem: listed.item, root: root) else {
+            throw UbiquityKitError.versionStale(item: listed.item, id: ItemVersion.currentID)
+        }
+        if !left.isEmpty { throw UbiquityKitError.versionsLeft(item: listed.item, versions: left) }
+        return etag
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import UbiquityPredicate
+import UbiquityPaths
 import UbiquityProtocol
 
 /// One result of a ``MetadataQuery``, like `NSMetadataItem`: a path and the attributes the query
@@ -58,7 +59,7 @@ public struct MetadataItem: Sendable, Hashable {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
         let name = path[path.utf8.index(after: slash)...]
         // A path ending in "/" (never sent by the daemon) names what is before it, as split did.
-        return name.isEmpty ? path.split(separator: "/").last.map(String.init) ?? path : String(name)
+        return name.isEmpty ? PathBytes.components(of: path).last ?? path : String(name)
     }
 
     /// `kMDItemFSSize` in bytes, when requested.

@@ -3,7 +3,8 @@
 // Owns: a connection that speaks UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery)
 //   and UbiquityContainer.
 // Must not: read the index or the file system to answer queries: everything comes from ubiquityd.
-// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), swift-nio (+ nio-extras).
+// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), UbiquityPaths (paths
+//   as bytes, opened beneath a directory), swift-nio (+ nio-extras).
 //
 // Pieces:
 //   UbiquityConnection  one socket: hello, requests matched by id, events routed per query,
@@ -12,6 +13,10 @@
 //                       `results` mirrors the daemon's result set at every notification.
 //   MetadataItem        one result: path, oldPath, attributes by canonical name.
 //   UbiquityContainer   one-call helpers: url(for:), containers(), status().
+//   FileVersion         NSFileVersion's shape: versions listed by the daemon, read and resolved
+//                       here with the caller's own rights (VersionFiles: below the container root,
+//                       no link followed, etag-checked); the daemon never moves or returns files.
+//   Document            UIDocument's shape: coordinated saves under the daemon's advisory lock.
 //   KeyValueStore       NSUbiquitousKeyValueStore's shape: typed getters from a local copy kept
 //                       current by kv.changed, acknowledged setters, external changes as a sequence.
 //

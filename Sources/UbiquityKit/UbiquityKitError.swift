@@ -32,6 +32,19 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
     case liveQueryCannotGather
     /// A version is bigger than the caller allowed reading into memory.
     case versionTooLarge(id: String, limit: Int)
+    /// A version changed, or went away, since it was listed (its etag is not the listed one):
+    /// nothing was read or changed. List the versions again and choose again.
+    case versionStale(item: String, id: String)
+    /// A version to read is not a regular file (a package's directory, a link, a device), or one to
+    /// put in place is neither a file nor a directory.
+    case versionNotAFile(path: String, id: String)
+    /// The file system refused a step on a version, with this process's rights (errno's text:
+    /// permission denied, a symbolic link on the way, a full disk), or the listing named a path
+    /// outside the container's root.
+    case versionFile(path: String, reason: String)
+    /// The chosen version is in place, but these other versions changed since they were listed
+    /// and were left, not removed: the item is still in conflict.
+    case versionsLeft(item: String, versions: [String])
     /// Reading or writing a document's file failed (errno's text).
     case documentFile(path: String, reason: String)
     /// Another process held the document's coordinated-write lock for longer than the save waits.
@@ -66,7 +79,15 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
         case .liveQueryCannotGather:
             "gather(_:) runs a query once: set isLive to false first, or use start() for a live query"
         case .versionTooLarge(let id, let limit):
-            "version '\(id)' is larger than \(limit) bytes; read it in windows with version.read, or from its path"
+            "version '\(id)' is larger than \(limit) bytes; pass a larger limit, or read it from its path in parts"
+        case .versionStale(let item, let id):
+            "version '\(id)' of \(item) changed or went away since it was listed; nothing was changed: list the versions again and choose again"
+        case .versionNotAFile(let path, let id):
+            "version '\(id)' at \(path) is not a regular file (a package is a directory: read the files under its path)"
+        case .versionFile(let path, let reason):
+            "\(path): \(reason)"
+        case .versionsLeft(let item, let versions):
+            "the chosen version of \(item) is in place, but \(versions.count == 1 ? "this version" : "these versions") changed since \(versions.count == 1 ? "it was" : "they were") listed and \(versions.count == 1 ? "was" : "were") left: \(versions.joined(separator: ", ")); list the versions again to resolve the rest"
         case .documentFile(let path, let reason):
             "\(path): \(reason)"
         case .documentBusy(let path, let seconds):
@@ -83,7 +104,8 @@ public enum UbiquityKitError: Error, Sendable, Hashable, CustomStringConvertible
         case .daemonNotRunning, .permissionDenied, .connectFailed, .disconnected, .daemonShuttingDown,
              .invalidServerMessage, .untrustedServer, .responseTooLarge, .noAnswer:
             true
-        case .queryAlreadyStarted, .queryNotStarted, .liveQueryCannotGather, .versionTooLarge, .documentFile, .documentBusy, .documentClosed:
+        case .queryAlreadyStarted, .queryNotStarted, .liveQueryCannotGather, .versionTooLarge, .versionStale, .versionNotAFile,
+             .versionFile, .versionsLeft, .documentFile, .documentBusy, .documentClosed:
             false
         }
     }

@@ -31,4 +31,18 @@ import UbiquityKit
             return nil
         } == before)
     }
+
+    /// A rename's old name is the old path's last component by bytes: a `/` after U+0600 (a
+    /// grapheme "prepend" character) is one Character with it, and a split on characters kept
+    /// "\u{600}/Item_…" as the name, so the renamed item stayed on the list twice.
+    @Test func aRenamedItemLeavesUnderItsOldNameWhateverPrecedesTheSlash() {
+        let newID = GroceryItemID(fileName: "Item_5C1F2B7E-3A44-4E0B-9D6A-0F6E3B2C1D11")!
+        let renamed = MetadataItem(path: "/c/Documents/" + newID.fileName,
+                                   oldPath: "/c/Documents/moved\u{600}/" + Self.id.fileName, attributes: [:])
+        let before = [Self.id: GroceryItem(id: Self.id, name: "milk")]
+        let after = GroceryLiveList.merged(before, added: [], changed: [renamed], removed: []) { _ in
+            GroceryItem(id: newID, name: "milk")
+        }
+        #expect(Array(after.keys) == [newID])
+    }
 }

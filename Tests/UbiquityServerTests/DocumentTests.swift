@@ -47,7 +47,7 @@ import UbiquityTesting
 
             let conflicts = try await FileVersion.unresolvedConflictVersionsOfItem(at: path, connection: second.connection)
             #expect(conflicts.map(\.path) == [copy])
-            #expect(try await conflicts[0].contents(connection: second.connection) == Data("Whole milk".utf8))
+            #expect(try conflicts[0].contents() == Data("Whole milk".utf8))
             #expect(conflicts[0].localizedNameOfSavingComputer != nil)
             try await conflicts[0].replaceItem(connection: second.connection, removingOthers: true)
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "Whole milk")
@@ -115,6 +115,35 @@ import UbiquityTesting
                 Issue.record("the lock of a closed connection must not outlive it")
                 return
             }
+        }
+    }
+
+    /// The document's directory and name are split on the byte `/`: a directory whose name ends in
+    /// U+0600 (a grapheme "prepend" character, which makes the `/` after it part of one Character)
+    /// still holds the saves, and a stale save's conflict version lands beside the item.
+    @Test func aSaveBesideTheItemEvenWhenAPrependCharacterHidesTheSlash() async throws {
+        try await withTestDaemon { daemon in
+            let directory = daemon.documents() + "/list.v\u{600}"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let path = try placeAtomically(directory + "/Item_1", contents: "Milk", staging: daemon.directory)
+            let document = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
+            #expect(try document.read() == Data("Milk".utf8))
+            try placeAtomically(path, contents: "Oat milk", staging: daemon.directory)     // another writer saved meanwhile
+            let outcome = try await document.save(Data("Whole milk".utf8))
+            guard case .savedAsConflictVersion(let copy) = outcome else {
+                Issue.record("a save over a version it did not read must become a conflict version, got \(outcome)")
+                return
+            }
+            #expect(copy.hasPrefix(directory + "/Item_1.ubiquity-conflict-"), "\(copy)")
+            #expect(try String(contentsOfFile: copy, encoding: .utf8) == "Whole milk")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Oat milk")
+            _ = try document.read()
+            guard case .saved = try await document.save(Data("Cream".utf8)) else {
+                Issue.record("a save of the version read must go through")
+                return
+            }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "Cream")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.documents()) == ["list.v\u{600}"], "no temporary file left beside the directory")
         }
     }
 }

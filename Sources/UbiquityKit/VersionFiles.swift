@@ -1,0 +1,189 @@
+import CUbiquitySystem
+import Foundation
+import Glibc
+import UbiquityPaths
+import UbiquityProtocol
+
+/// Reading and resolving versions with the caller's own rights (docs/versions.md): every step is
+/// relative to the container root held open, every path below it opened through ``Beneath`` (no
+/// symbolic link is ever followed), and every version checked against the etag it was listed with
+/// just before it is read, moved or removed. The kernel applies the files' own permissions.
+enum VersionFiles {
+    /// The container root, opened by its path (`O_PATH | O_DIRECTORY | O_NOFOLLOW`: its own parents
+    /// are the administrator's); everything else is opened below it.
+    final class Root {
+        let fd: Int32
+        let path: String
+
+        init(_ path: String) throws(UbiquityKitError) {
+            let fd = Glibc.open(path, UBQ_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw .versionFile(path: path, reason: "cannot open the container root: \(errorText(errno))") }
+            self.fd = fd
+            self.path = path
+        }
+
+        deinit { close(fd) }
+
+        /// `path` as a path below the root, compared byte by byte.
+        func relative(_ path: String) throws(UbiquityKitError) -> RelativePath {
+            guard let below = PathBytes.relative(path.utf8, below: self.path.utf8) else {
+                throw .versionFile(path: path, reason: "is not below the container root \(self.path)")
+            }
+            do {
+                return try RelativePath(below)
+            } catch {
+                throw .versionFile(path: path, reason: "\(error)")
+            }
+        }
+
+        /// Opens `path` below the root with `flags` (never following a link).
+        func open(_ path: String, flags: Int32) throws(UbiquityKitError) -> Int32 {
+            switch Beneath.open(try relative(path), in: fd, flags: flags) {
+            case .success(let opened): return opened
+            case .failure(let error): throw .versionFile(path: path, reason: "cannot open it: \(error)")
+            }
+        }
+
+        /// Opens the directory holding `path`'s entry, and gives that entry's name; nil when a
+        /// directory on the way is not there.
+        func entry(_ path: String) throws(UbiquityKitError) -> Entry? {
+            let relative = try relative(path)
+            switch Beneath.openParent(of: relative, in: fd) {
+            case .success(let directory): return Entry(directory: directory, name: relative.name, path: path)
+            case .failure(let error) where error.errno == ENOENT: return nil
+            case .failure(let error):
+                throw .versionFile(path: PathBytes.directory(of: path), reason: "cannot open the directory: \(error)")
+            }
+        }
+    }
+
+    /// One name in a directory held open (`O_RDONLY | O_DIRECTORY`, for `*at` calls and `fsync`).
+    final class Entry {
+        let directory: Int32
+        let name: [UInt8]
+        /// The absolute path, for messages.
+        let path: String
+
+        init(directory: Int32, name: [UInt8], path: String) {
+            self.directory = directory
+            self.name = name
+            self.path = path
+        }
+
+        deinit { close(directory) }
+
+        /// `fstatat` without following a link; nil when nothing is there.
+        func status(of name: [UInt8]? = nil) throws(UbiquityKitError) -> stat? {
+            var info = stat()
+            let result = Beneath.withCString(name ?? self.name) { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }
+            guard result == 0 else {
+                if errno == ENOENT { return nil }
+                throw .versionFile(path: path, reason: "cannot examine it: \(errorText(errno))")
+            }
+            return info
+        }
+
+        /// Flushes the directory's entries (a rename or removal in it) to disk.
+        func sync() { _ = fsync(directory) }
+    }
+
+    /// The etag of what `info` describes (docs/versions.md#etags).
+    static func etag(_ info: stat) -> ItemETag {
+        ItemETag(inode: UInt64(info.st_ino), modifiedSeconds: Int64(info.st_mtim.tv_sec),
+                 modifiedNanoseconds: Int64(info.st_mtim.tv_nsec), size: Int64(info.st_size))
+    }
+
+    static func isRegularFile(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+    static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
+
+    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    // MARK: - Reading
+
+    /// At most `limit` bytes of the regular file `path` below `root`, which must still have `etag`
+    /// (from `fstat` of the descriptor read through).
+    static func read(_ path: String, id: String, item: String, root: String, etag: ItemETag, limit: Int) throws(UbiquityKitError) -> Data {
+        let root = try Root(root)
+        // O_NONBLOCK: a FIFO put where a version was must not hang the reader; O_NOCTTY: nor a terminal adopt it.
+        let fd = try root.open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .versionFile(path: path, reason: "cannot examine it: \(errorText(errno))") }
+        guard isRegularFile(info) else { throw .versionNotAFile(path: path, id: id) }
+        guard Self.etag(info) == etag else { throw .versionStale(item: item, id: id) }
+        guard Int64(info.st_size) <= Int64(limit) else { throw .versionTooLarge(id: id, limit: limit) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: min(1 << 16, limit + 1))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .versionFile(path: path, reason: "cannot read it: \(errorText(errno))") }
+            if n == 0 { return data }
+            // Grown since fstat (an append in place): never more than the caller allowed.
+            guard data.count + n <= limit else { throw .versionTooLarge(id: id, limit: limit) }
+            data.append(contentsOf: buffer[..<n])
+        }
+    }
+
+    // MARK: - Resolving
+
+    /// Puts `version` (a conflict version, as listed just now) in place of what it replaces: a file
+    /// is renamed over it; a directory, or anything over a directory, trades places with it in one
+    /// `renameat2(RENAME_EXCHANGE)` and the replaced one is removed after. `listed` is the etag the
+    /// caller chose it by; nothing is touched when the entry does not have it now.
+    static func putInPlace(_ version: ItemVersion, item: String, root: Root, listed: ItemETag) throws(UbiquityKitError) {
+        guard let entry = try root.entry(version.path) else { throw .versionStale(item: item, id: version.id) }
+        // What it replaces is beside it (a copy inside a package lives beside the file it is a version of).
+        let itemPath = try root.relative(item)
+        let replaces: RelativePath
+        do { replaces = try RelativePath(version.replaces) } catch {
+            throw .versionFile(path: version.path, reason: "replaces '\(version.replaces)', which \(error)")
+        }
+        let target = try root.relative(version.path)
+        guard Array(itemPath.parentComponents) + Array(replaces.parentComponents) == Array(target.parentComponents) else {
+            throw .versionFile(path: version.path, reason: "is not beside '\(version.replaces)', which it replaces")
+        }
+        guard let info = try entry.status(), etag(info) == listed else { throw .versionStale(item: item, id: version.id) }
+        guard isRegularFile(info) || isDirectory(info) else { throw .versionNotAFile(path: version.path, id: version.id) }
+        let replacedPath = PathBytes.directory(of: version.path) + "/" + replaces.nameText
+        let replaced = try entry.status(of: replaces.name)
+        if let replaced, isDirectory(replaced) || isDirectory(info) {
+            let exchanged = Beneath.withCString(entry.name) { name in
+                Beneath.withCString(replaces.name) { ubq_renameat_exchange(entry.directory, name, $0) }
+            }
+            guard exchanged == 0 else {
+                throw .versionFile(path: version.path, reason: "cannot exchange it with \(replacedPath): \(errorText(errno))")
+            }
+            // The replaced version now has the copy's name; the item's path never showed a partial one.
+            if let failure = DirectoryEntries.remove(entry.name, in: entry.directory) {
+                entry.sync()
+                throw .versionFile(path: version.path, reason: "is in place, but the version it replaced (now under this name) could not be removed: \(failure)")
+            }
+        } else {
+            let renamed = Beneath.withCString(entry.name) { name in
+                Beneath.withCString(replaces.name) { renameat(entry.directory, name, entry.directory, $0) }
+            }
+            guard renamed == 0 else {
+                throw .versionFile(path: version.path, reason: "cannot rename it to \(replacedPath): \(errorText(errno))")
+            }
+        }
+        entry.sync()
+    }
+
+    /// Removes `version` (as listed just now) unless it changed since: true when removed or already
+    /// gone, false when it changed and was left.
+    static func remove(_ version: ItemVersion, root: Root) throws(UbiquityKitError) -> Bool {
+        guard let entry = try root.entry(version.path), let info = try entry.status() else { return true }
+        guard etag(info) == version.etag else { return false }
+        if let failure = DirectoryEntries.remove(entry.name, in: entry.directory) {
+            throw .versionFile(path: version.path, reason: "cannot remove it: \(failure)")
+        }
+        entry.sync()
+        return true
+    }
+
+    /// The item's etag now (it may be missing: the caller removed it).
+    static func etag(ofItem item: String, root: Root) throws(UbiquityKitError) -> ItemETag? {
+        try root.entry(item)?.status().map(etag)
+    }
+}
