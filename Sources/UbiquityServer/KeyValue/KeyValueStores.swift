@@ -87,8 +87,12 @@ public final class KeyValueStores: Sendable {
 
     func finish() { noticeSink.finish() }
 
-    /// `status`'s lines about damaged files of the stores of `containers` (loading them first).
+    /// `status`'s lines about damaged files of the stores of `containers` (loading them first), or
+    /// why there is no key-value store at all.
     func problems(in containers: [ResolvedContainer]) async -> [String] {
+        if case .failure(let problem) = device, !containers.isEmpty {
+            return ["the key-value store is unavailable: \(problem.message)"]
+        }
         var lines: [String] = []
         for container in containers {
             guard let store = try? store(for: container) else { continue }

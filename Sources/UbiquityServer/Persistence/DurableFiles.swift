@@ -82,4 +82,36 @@ enum DurableFiles {
         }
         return nil
     }
+
+    /// Opens the daemon's state directory (the device id, the saved index), making it and any
+    /// missing parent with mode 0700, and checks it before anything in it is trusted: it must be
+    /// a directory (not a link: `O_NOFOLLOW | O_DIRECTORY`), owned by the daemon's effective uid
+    /// and not writable by group or others. Otherwise someone else could replace the device id,
+    /// plant a saved index, or swap the files under the daemon. The caller closes the descriptor.
+    static func openStateDirectory(_ path: String) -> Result<Int32, FileProblem> {
+        if let failure = makeDirectories(path) { return .failure(FileProblem(failure)) }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            let why = code == ELOOP ? "it is a symbolic link" : code == ENOTDIR ? "it is not a directory" : String(cString: strerror(code))
+            return .failure(FileProblem("cannot use the state directory \(path): \(why); set STATE_DIRECTORY to a directory of the daemon's own"))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let failure = String(cString: strerror(errno))
+            close(fd)
+            return .failure(FileProblem("cannot examine the state directory \(path): \(failure)"))
+        }
+        let me = geteuid(), mode = info.st_mode & 0o7777
+        guard info.st_uid == me, mode & 0o022 == 0 else {
+            close(fd)
+            let octal = String(mode, radix: 8)
+            return .failure(FileProblem(
+                "the state directory \(path) belongs to uid \(info.st_uid) and has mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal): "
+                + "it must belong to uid \(me) (the daemon) and not be writable by group or others, or another user could "
+                + "replace the device id or the saved index; fix it with `chown \(me) \(path) && chmod 700 \(path)`, "
+                + "or set STATE_DIRECTORY to a directory of the daemon's own"))
+        }
+        return .success(fd)
+    }
 }
