@@ -72,6 +72,76 @@ struct KeyValueHostileTests {
         #"{"format":"ubiquity.kv","version":1,"device":"\#(device)","entries":{\#(entries)}}"# + "\n"
     }
 
+    @Test("FIFOs, links and hard links planted at this device's file and write names: writes answer, nothing outside is written, other stores live on, SIGTERM stops")
+    func plantedFilesAtTheWriteNames() async throws {
+        try await withTestDaemon(containers: ["com.example.grocery", "com.example.mine"]) { daemon in
+            try handOver("com.example.mine", of: daemon)
+            let device = try String(contentsOfFile: daemon.directory + "/state/device-id", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let folder = daemon.root + "/com.example.mine/.ubiquity-kv"
+            // A subscriber of another user's store, to show it still hears remote changes.
+            let other = try connect(daemon.socket)
+            _ = try result(other, #"{"id":1,"op":"kv.subscribe","container":"com.example.grocery"}"#)
+            _ = try result(other, #"{"id":2,"op":"kv.set","container":"com.example.grocery","key":"start","value":1}"#)
+
+            // The attacker's store is loaded and its folder made by a first, ordinary write.
+            #expect(try attackerSet("first", "1", in: "com.example.mine", socket: daemon.socket)?["result"]?["stored"] == .bool(true))
+            // A root-owned file outside the container, hard-linked at the old temporary name (what
+            // fs.protected_hardlinks=0 lets anyone do to a file they can read).
+            let victim = daemon.directory + "/victim"
+            try "root's secret\n".write(toFile: victim, atomically: false, encoding: .utf8)
+            chmod(victim, 0o600)
+            let writing = folder + "/.\(device).json.writing"
+            try FS.link(victim, writing)
+            #expect(try attackerSet("hardlink", "2", in: "com.example.mine", socket: daemon.socket)?["result"]?["stored"] == .bool(true))
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret\n")
+            // A symbolic link there, and in place of this device's file.
+            unlink(writing)
+            try FS.symlink(victim, writing)
+            try? FS.unlink(folder + "/\(device).json")
+            try FS.symlink(victim, folder + "/\(device).json")
+            #expect(try attackerSet("symlink", "3", in: "com.example.mine", socket: daemon.socket)?["result"]?["stored"] == .bool(true))
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "root's secret\n")
+            // A FIFO at the temporary name: the write must not wait for a reader.
+            unlink(writing)
+            #expect(mkfifo(writing, 0o666) == 0)
+            chown(writing, Self.attacker, Self.attacker)
+            let answer = try attackerSet("fifo", "4", in: "com.example.mine", socket: daemon.socket)
+            #expect(answer?["result"]?["stored"] == .bool(true), "\(answer.map(JSONLine.encode) ?? "no answer within 2 s")")
+            let values = try result(connect(daemon.socket), #"{"id":3,"op":"kv.all","container":"com.example.mine"}"#)["values"]
+            #expect(values == .object(["first": .integer(1), "hardlink": .integer(2), "symlink": .integer(3), "fifo": .integer(4)]))
+
+            // Another user's store still hears another device's file arrive.
+            let grocery = daemon.root + "/com.example.grocery/.ubiquity-kv"
+            try placeAtomically(grocery + "/remote.json", contents: Self.replica(device: "remote", #""arrived":{"modified":5,"value":true}"#),
+                                staging: daemon.directory)
+            #expect(try change(other, naming: "arrived")["reason"] != nil)
+            daemon.signal(SIGTERM)
+            #expect(daemon.waitForExit(within: 15) != nil, "the daemon did not stop on SIGTERM")
+        }
+    }
+
+    @Test("A FIFO planted at this device's file before the store loads is reported, never opened; the first write replaces it")
+    func fifoAtTheStoreFile() async throws {
+        try await withTestDaemon(containers: ["com.example.grocery", "com.example.mine"]) { daemon in
+            try handOver("com.example.mine", of: daemon)
+            let device = try String(contentsOfFile: daemon.directory + "/state/device-id", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let folder = daemon.root + "/com.example.mine/.ubiquity-kv"
+            try FS.mkdir(folder)
+            chown(folder, Self.attacker, Self.attacker)
+            #expect(mkfifo(folder + "/\(device).json", 0o666) == 0)
+            #expect(mkfifo(folder + "/.\(device).json.writing", 0o666) == 0)
+            #expect(mkfifo(folder + "/other.json", 0o666) == 0)
+            let answer = try attackerSet("k", "1", in: "com.example.mine", socket: daemon.socket)
+            #expect(answer?["result"]?["stored"] == .bool(true), "\(answer.map(JSONLine.encode) ?? "no answer within 2 s")")
+            let lines = try degraded(connect(daemon.socket))
+            #expect(lines.contains { $0.contains("other.json") && $0.contains("not a regular file") }, "\(lines)")
+            var info = stat()
+            #expect(lstat(folder + "/\(device).json", &info) == 0 && info.st_mode & S_IFMT == S_IFREG)
+        }
+    }
+
     @Test("A state directory that others may write, or that another user owns, is refused with what to do; kv.* then fails saying so")
     func unsafeStateDirectory() async throws {
         for (mode, owner) in [(mode_t(0o777), UInt32(0)), (mode_t(0o700), Self.attacker)] {
