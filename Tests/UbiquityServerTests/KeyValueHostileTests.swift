@@ -142,6 +142,40 @@ struct KeyValueHostileTests {
         }
     }
 
+    @Test("Remote files past the store's bounds (one file's bytes and values, all files' bytes, the number of files) are skipped and reported")
+    func boundedRemoteFiles() async throws {
+        try await withTestDaemon { daemon in
+            let folder = daemon.root + "/com.example.grocery/.ubiquity-kv"
+            try FS.mkdir(folder)
+            func plant(_ name: String, _ entries: String) throws {
+                try Self.replica(device: String(name.dropLast(5)), entries).write(toFile: folder + "/" + name, atomically: false, encoding: .utf8)
+            }
+            // One file past 2 MiB (a 3 MiB string).
+            try plant("huge.json", #""huge":{"modified":1,"value":"\#(String(repeating: "x", count: 3 << 20))"}"#)
+            // One file of 300,000 values in 600 kB.
+            try plant("many.json", #""many":{"modified":1,"value":[\#(Array(repeating: "0", count: 300_000).joined(separator: ","))]}"#)
+            // Five files of 1.9 MB each (removals, mostly): together past 8 MiB, so the last one is not read.
+            for i in 1...5 {
+                let removals = (0..<47_000).map { #""r\#(i)-\#($0)":{"modified":1,"removed":true}"# }.joined(separator: ",")
+                try plant("part\(i).json", #""part\#(i)":{"modified":1,"value":\#(i)},"# + removals)
+            }
+            // Seventy small files: only the first 64 files of the store (by name) are read.
+            for i in 0..<70 { try plant(String(format: "small%02d.json", i), #""small\#(i)":{"modified":1,"value":\#(i)}"#) }
+            let client = try connect(daemon.socket)
+            _ = try result(client, #"{"id":1,"op":"kv.synchronize"}"#)
+            let values = try result(client, #"{"id":2,"op":"kv.all"}"#)["values"]
+            #expect(values?["huge"] == nil && values?["many"] == nil)
+            #expect(values?["part1"] != nil && values?["part4"] != nil && values?["part5"] == nil)
+            // huge, many, part1-5 and small00-56 are the first 64 names.
+            #expect(values?["small56"] != nil && values?["small57"] == nil && values?["small69"] == nil)
+            let lines = try degraded(client)
+            #expect(lines.contains { $0.contains("huge.json") && $0.contains("2097152") }, "\(lines)")
+            #expect(lines.contains { $0.contains("many.json") && $0.contains("262144") })
+            #expect(lines.contains { $0.contains("part5.json") && $0.contains("8388608") })
+            #expect(lines.contains { $0.contains("small69.json") && $0.contains("64 files") })
+        }
+    }
+
     @Test("A state directory that others may write, or that another user owns, is refused with what to do; kv.* then fails saying so")
     func unsafeStateDirectory() async throws {
         for (mode, owner) in [(mode_t(0o777), UInt32(0)), (mode_t(0o700), Self.attacker)] {
