@@ -142,6 +142,44 @@ struct KeyValueHostileTests {
         }
     }
 
+    @Test("A far-future entry neither pins the clock nor wins: left out and reported until this device's clock reaches it")
+    func farFutureEntry() async throws {
+        try await withTestDaemon { daemon in
+            let folder = daemon.root + "/com.example.grocery/.ubiquity-kv"
+            try FS.mkdir(folder)
+            let year9999: Int64 = 253_402_300_799_999_999
+            try placeAtomically(folder + "/zzzz.json", contents: Self.replica(device: "zzzz", #""B":{"modified":\#(year9999),"value":"future"}"#),
+                                staging: daemon.directory)
+            let client = try connect(daemon.socket)
+            _ = try result(client, #"{"id":1,"op":"kv.synchronize"}"#)
+            #expect(try result(client, #"{"id":2,"op":"kv.get","key":"B"}"#)["value"] == .null)
+            let lines = try degraded(client)
+            #expect(lines.contains { $0.contains("zzzz.json") && $0.contains("'B'") && $0.contains("ahead") }, "\(lines)")
+            #expect(try String(contentsOfFile: daemon.logPath, encoding: .utf8).contains("ahead of this device"))
+
+            #expect(try result(client, #"{"id":3,"op":"kv.set","key":"A","value":1}"#)["stored"] == .bool(true))
+            #expect(try result(client, #"{"id":4,"op":"kv.get","key":"A"}"#)["value"] == .integer(1))
+            // The write's time is this device's clock, not the planted one.
+            let device = try String(contentsOfFile: daemon.directory + "/state/device-id", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let own = try JSONLine.decode(Array(try String(contentsOfFile: folder + "/\(device).json", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+            let stamped = own["entries"]?["A"]?["modified"]?.intValue ?? Int.max
+            let now = Int(Date().timeIntervalSince1970 * 1_000_000)
+            #expect(stamped <= now + 60_000_000, "A was stamped \(stamped), now is \(now)")
+            // The other device then writes A after seeing that write: it wins, and ours after it wins again.
+            try placeAtomically(folder + "/zzzz.json", contents: Self.replica(device: "zzzz",
+                #""B":{"modified":\#(year9999),"value":"future"},"A":{"modified":\#(stamped + 1),"value":"theirs"}"#),
+                staging: daemon.directory)
+            _ = try result(client, #"{"id":5,"op":"kv.synchronize"}"#)
+            #expect(try result(client, #"{"id":6,"op":"kv.get","key":"A"}"#)["value"] == .string("theirs"))
+            #expect(try result(client, #"{"id":7,"op":"kv.set","key":"A","value":2}"#)["stored"] == .bool(true))
+            #expect(try result(client, #"{"id":8,"op":"kv.get","key":"A"}"#)["value"] == .integer(2))
+            #expect(try result(client, #"{"id":9,"op":"kv.set","key":"B","value":3}"#)["stored"] == .bool(true))
+            #expect(try result(client, #"{"id":10,"op":"kv.get","key":"B"}"#)["value"] == .integer(3))
+        }
+    }
+
     @Test("Remote files past the store's bounds (one file's bytes and values, all files' bytes, the number of files) are skipped and reported")
     func boundedRemoteFiles() async throws {
         try await withTestDaemon { daemon in

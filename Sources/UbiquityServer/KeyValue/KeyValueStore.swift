@@ -30,6 +30,8 @@ actor KeyValueStore {
     private var costs: [String: KeyValueFiles.Cost] = [:]
     /// Files that could not be read, by name, with why: skipped, logged once, shown in `status`.
     private(set) var problems: [String: String] = [:]
+    /// The report of entries stamped ahead of this device's clock last logged, by file.
+    private var loggedAhead: [String: String] = [:]
     private var subscribers: [Int: KeyValueSubscriber] = [:]
     /// Whether a load, reload or write is under way; who waits for its turn.
     private var busy = false
@@ -97,9 +99,11 @@ actor KeyValueStore {
         }
         problems[name] = nil
         costs[name] = KeyValueFiles.Cost(bytes: bytes.count, values: KVReplica.measure(bytes, limits: limits).values)
-        let changed = state.replace([name: own])
+        let changed = state.replace([name: own], now: now)
+        reportAhead()
         notify(.serverChange, keys: changed, except: connection)
-        // Never say "stored" for a value the key does not have.
+        // By construction the write is later than every entry that counts; never say "stored"
+        // for a value the key does not have.
         guard state.merged[key] == own.entries[key] else {
             throw KeyValueError(.storageFailed, "the write of '\(key)' was stored but another device's entry wins over it",
                                 details: ["container": .string(container), "key": .string(key)])
@@ -186,15 +190,17 @@ actor KeyValueStore {
         loaded = true
         logger.info("key-value store loaded", metadata: [
             "container": "\(container)", "keys": "\(state.usage.keys)", "files": "\(state.files.count)",
-            "damaged": "\(problems.count)"])
+            "damaged": "\(problems.count)", "ahead": "\(state.ahead.count)"])
     }
 
-    /// `status`'s lines about this store: files skipped (damaged or past a bound).
+    /// `status`'s lines about this store: files skipped (damaged or past a bound), entries left
+    /// out for being stamped ahead of this device's clock.
     func problemLines() -> [String] {
         var lines: [String] = []
         for (name, reason) in problems.sorted(by: { $0.key < $1.key }) {
             lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container) is skipped: \(reason)")
         }
+        for (name, text) in aheadReports() { lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container) \(text)") }
         return lines
     }
 
@@ -228,7 +234,32 @@ actor KeyValueStore {
         for (name, reason) in reading.problems { problems[name] = reason }
         for name in costs.keys where name != skipping && reading.costs[name] == nil { costs[name] = nil }
         for (name, cost) in reading.costs { costs[name] = cost }
-        return state.replace(reading.changes)
+        let changed = state.replace(reading.changes, now: KeyValueStore.now())
+        reportAhead()
+        return changed
+    }
+
+    /// Entries stamped ahead of this device's clock, by file: what `status` and the journal say.
+    private func aheadReports() -> [(String, String)] {
+        let byFile = Dictionary(grouping: state.ahead, by: \.file)
+        return byFile.keys.sorted().map { name in
+            let entries = byFile[name] ?? []
+            let shown = entries.prefix(3).map { "'\($0.key)' (\(KVDate.format($0.modified / 1000)))" }.joined(separator: ", ")
+            return (name, "has \(entries.count) \(entries.count == 1 ? "entry" : "entries") stamped more than "
+                    + "\(KVStoreState.maxAhead / 1_000_000) s ahead of this device's clock, left out until then: \(shown)"
+                    + (entries.count > 3 ? ", …" : ""))
+        }
+    }
+
+    /// Journals what changed in ``aheadReports()``.
+    private func reportAhead() {
+        let reports = aheadReports()
+        guard reports.count != loggedAhead.count || reports.contains(where: { loggedAhead[$0.0] != $0.1 }) else { return }
+        for (name, text) in reports where loggedAhead[name] != text {
+            logger.error("key-value entries stamped ahead of this device's clock; left out", metadata: [
+                "container": "\(container)", "file": "\(KeyValueFiles.directory)/\(name)", "reason": "\(text)"])
+        }
+        loggedAhead = Dictionary(reports, uniquingKeysWith: { a, _ in a })
     }
 
     private func unopenable(_ problem: FileProblem) -> KeyValueError {
