@@ -13,8 +13,6 @@ import UbiquityProtocol
 public struct KVReplica: Sendable, Hashable {
     public static let format = "ubiquity.kv"
     public static let version = 1
-    /// A file larger than this is not read (it is reported as damaged).
-    public static let maxFileBytes = 16 << 20
     /// Removals a device keeps in its file; past this, the oldest are forgotten (docs/kv-store.md).
     public static let maxRemovals = 1_024
     /// The latest `modified` accepted: 9999-12-31, in microseconds.
@@ -49,12 +47,45 @@ public struct KVReplica: Sendable, Hashable {
         ]))
     }
 
-    /// Reads a file; the error says what is wrong with it, for the log and `status`.
-    public init(bytes: [UInt8]) throws(KVFileProblem) {
-        guard bytes.count <= KVReplica.maxFileBytes else {
-            throw KVFileProblem("it is \(bytes.count) bytes, more than the \(KVReplica.maxFileBytes) a store file may have")
+    /// Counts a file's JSON values and nesting without parsing it: a scan that skips strings
+    /// and counts `[`, `{` and `,`. Stops as soon as either passes `limits`' per-file bound.
+    public static func measure(_ bytes: [UInt8], limits: KVReadLimits) -> KVReadLimits.Cost {
+        var values = 1, depth = 0, deepest = 0
+        var inString = false, escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
+                continue
+            }
+            switch byte {
+            case 0x22: inString = true
+            case 0x5B, 0x7B:
+                depth += 1
+                values += 1
+                deepest = max(deepest, depth)
+            case 0x5D, 0x7D: depth -= 1
+            case 0x2C: values += 1
+            default: continue
+            }
+            if values > limits.fileValues || deepest > limits.depth { break }
+        }
+        return KVReadLimits.Cost(values: values, depth: deepest)
+    }
+
+    /// Reads a file within `limits` (its bytes, values and nesting, checked before it is parsed);
+    /// the error says what is wrong with it, for the log and `status`.
+    public init(bytes: [UInt8], limits: KVReadLimits = KVReadLimits()) throws(KVFileProblem) {
+        guard bytes.count <= limits.fileBytes else {
+            throw KVFileProblem("it is \(bytes.count) bytes, more than the \(limits.fileBytes) a store file may have")
         }
         guard !bytes.isEmpty else { throw KVFileProblem("it is empty (a store file always holds one JSON object)") }
+        let cost = KVReplica.measure(bytes, limits: limits)
+        guard cost.depth <= limits.depth else {
+            throw KVFileProblem("a value nests deeper than \(KVValue.maxDepth) arrays or dictionaries")
+        }
+        guard cost.values <= limits.fileValues else {
+            throw KVFileProblem("it holds more than the \(limits.fileValues) JSON values a store file may have")
+        }
         var body = bytes[...]
         while let last = body.last, last == 0x0A || last == 0x0D || last == 0x20 { body = body.dropLast() }
         let json: JSONValue

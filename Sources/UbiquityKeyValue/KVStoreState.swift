@@ -8,8 +8,16 @@ public struct KVStoreState: Sendable {
     public private(set) var files: [String: KVReplica] = [:]
     /// The winning entry of every key across ``files`` (removals included).
     public private(set) var merged: [String: KVEntry] = [:]
-    /// The latest `modified` seen in any file: a new write is never older.
+    /// The latest `modified` of any entry in ``merged``: a new write is never older. Entries
+    /// stamped ahead of this device's clock (``ahead``) never move it.
     public private(set) var clock: Int64 = 0
+    /// Entries left out of ``merged`` at the last ``replace(_:now:)`` because they are stamped
+    /// more than ``maxAhead`` after this device's clock, by file name then key. Obeying one would
+    /// pin ``clock`` there: every later write would tie with it, and lose to a greater device id.
+    /// They count again once this device's clock reaches them (checked on every replace).
+    public private(set) var ahead: [KVAheadEntry] = []
+    /// How far (microseconds) an entry's `modified` may be ahead of this device's clock: 60 s.
+    public static let maxAhead: Int64 = 60_000_000
 
     public init(device: String, quota: KVQuota) {
         self.device = device
@@ -53,7 +61,13 @@ public struct KVStoreState: Sendable {
     ///   `maxKeys` or bytes past `maxBytes`; `invalidKey` / `quotaExceeded` for the key itself.
     public func writing(_ value: KVValue?, forKey key: String, now: Int64) throws(KeyValueError) -> KVReplica {
         try quota.check(key: key)
+        let horizon = KVStoreState.horizon(now)
         let modified = max(min(now, KVReplica.maxModified), clock == KVReplica.maxModified ? clock : clock + 1)
+        // ``clock`` is at most the horizon, so this happens only when an entry sits exactly on it.
+        guard modified <= horizon else {
+            throw KeyValueError(.storageFailed, "another device's entry is stamped \(KVStoreState.maxAhead / 1_000_000) s ahead of this device's clock; nothing was written, try again",
+                                details: ["key": .string(key)])
+        }
         var own = self.own
         own.entries[key] = KVEntry(value: value, modified: modified, device: device)
         own.trimRemovals()
@@ -74,15 +88,36 @@ public struct KVStoreState: Sendable {
     }
 
     /// Records the files now on disk: `changes` maps a file name to its content (nil: gone or
-    /// unreadable). Returns the keys whose value changed.
+    /// unreadable). `now` is this device's clock (microseconds): entries stamped more than
+    /// ``maxAhead`` after it are left out (``ahead``), every file's entries checked again.
+    /// Returns the keys whose value changed.
     @discardableResult
-    public mutating func replace(_ changes: [String: KVReplica?]) -> [String] {
+    public mutating func replace(_ changes: [String: KVReplica?], now: Int64) -> [String] {
         for (name, replica) in changes { files[name] = replica }
-        let next = KVStoreState.merge(files.values)
-        for replica in files.values { for entry in replica.entries.values { clock = max(clock, entry.modified) } }
+        let horizon = KVStoreState.horizon(now)
+        var next: [String: KVEntry] = [:]
+        var ahead: [KVAheadEntry] = []
+        for (name, replica) in files {
+            for (key, entry) in replica.entries {
+                guard entry.modified <= horizon else {
+                    ahead.append(KVAheadEntry(file: name, key: key, modified: entry.modified))
+                    continue
+                }
+                clock = max(clock, entry.modified)
+                if let current = next[key], !entry.wins(over: current) { continue }
+                next[key] = entry
+            }
+        }
+        self.ahead = ahead.sorted { ($0.file, $0.key) < ($1.file, $1.key) }
         let changed = Set(next.keys).union(merged.keys).filter { next[$0]?.value != merged[$0]?.value }
         merged = next
         return changed.sorted()
+    }
+
+    /// `now` plus ``maxAhead``, without overflow.
+    static func horizon(_ now: Int64) -> Int64 {
+        let (sum, overflow) = now.addingReportingOverflow(maxAhead)
+        return overflow ? .max : sum
     }
 
     /// The winning entry of every key: last writer wins, ties to the greater device id.
@@ -95,5 +130,18 @@ public struct KVStoreState: Sendable {
             }
         }
         return result
+    }
+}
+
+/// An entry stamped too far ahead of this device's clock to count yet (``KVStoreState/ahead``).
+public struct KVAheadEntry: Sendable, Hashable {
+    public var file: String
+    public var key: String
+    public var modified: Int64
+
+    public init(file: String, key: String, modified: Int64) {
+        self.file = file
+        self.key = key
+        self.modified = modified
     }
 }

@@ -12,6 +12,11 @@ import UbiquityProtocol
 /// elsewhere — another process, another device — arrive on ``externalChanges()`` after the local
 /// copy already holds them; this store's own writes are not reported there.
 ///
+/// Memory stays bounded whoever reads or does not: at most ``maxWaitingChanges`` changes wait for
+/// each ``externalChanges()`` consumer (past that the oldest are dropped: the local copy is current
+/// anyway), and at most ``maxWaitingChanges`` of the daemon's events wait to be applied (past that
+/// they fold into one change naming every key they named).
+///
 /// ```swift
 /// let store = try await KeyValueStore.open(connection: connection)
 /// try await store.set("name", forKey: "sortOrder")
@@ -25,18 +30,26 @@ public final class KeyValueStore: Sendable {
     /// The `kv.subscribe` number.
     private let subscription: Int
     private let state = Mutex(State())
-    /// `kv.changed` events in arrival order, applied one at a time.
-    private let incoming: AsyncStream<Result<KeyValueChange, UbiquityKitError>>.Continuation
+    /// Wakes the task that applies ``State/pending`` (one wake-up waits at most: it takes them all).
+    private let incoming: AsyncStream<Void>.Continuation
+
+    /// How many changes wait, at most, for an ``externalChanges()`` consumer that does not read
+    /// (the oldest are dropped past it), and how many of the daemon's `kv.changed` events wait to be
+    /// applied (past it they fold into one naming every key).
+    public static let maxWaitingChanges = 256
 
     private struct State {
         var values: [String: KVValue] = [:]
         var observers: [Int: AsyncStream<KeyValueStoreChange>.Continuation] = [:]
         var nextObserver = 0
         var closed = false
+        /// `kv.changed` events received and not yet applied, in arrival order.
+        var pending: [KeyValueChange] = []
+        /// The connection was lost: apply what is pending, then end.
+        var ended = false
     }
 
-    private init(container: String, connection: UbiquityConnection, subscription: Int,
-                 incoming: AsyncStream<Result<KeyValueChange, UbiquityKitError>>.Continuation) {
+    private init(container: String, connection: UbiquityConnection, subscription: Int, incoming: AsyncStream<Void>.Continuation) {
         self.container = container
         self.connection = connection
         self.subscription = subscription
@@ -45,14 +58,44 @@ public final class KeyValueStore: Sendable {
 
     /// Subscribes to the store of `container` (nil: the default container) and loads it.
     public static func open(_ container: String? = nil, connection: UbiquityConnection) async throws -> KeyValueStore {
-        let (events, sink) = AsyncStream.makeStream(of: Result<KeyValueChange, UbiquityKitError>.self)
-        let result = try await connection.subscribeKeyValue(container: container) { sink.yield($0) }
+        let (wakeUps, sink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // Events that come before the store exists wait beside it, bounded the same way.
+        let box = Mutex<(store: KeyValueStore?, early: [Result<KeyValueChange, UbiquityKitError>])>((nil, []))
+        let result = try await connection.subscribeKeyValue(container: container) { event in
+            box.withLock { box in
+                if let store = box.store { store.receive(event); return }
+                box.early.append(event)
+                if box.early.count > maxWaitingChanges { box.early.removeFirst() }
+            }
+        }
         let reader = try FieldReader(result, context: "kv.subscribe result")
         let store = KeyValueStore(container: try reader.string("container"), connection: connection,
                                   subscription: try reader.int("store"), incoming: sink)
+        box.withLock { box in
+            box.store = store
+            for event in box.early { store.receive(event) }
+            box.early = []
+        }
         try await store.reloadAll()
-        Task { await store.apply(events) }
+        Task { await store.apply(wakeUps) }
         return store
+    }
+
+    /// Keeps one event of the daemon for ``apply(_:)``, folding them all into one past
+    /// ``maxWaitingChanges``.
+    private func receive(_ event: Result<KeyValueChange, UbiquityKitError>) {
+        state.withLock { state in
+            switch event {
+            case .failure: state.ended = true
+            case .success(let change):
+                state.pending.append(change)
+                if state.pending.count > KeyValueStore.maxWaitingChanges {
+                    let keys = Set(state.pending.flatMap(\.keys)).sorted()
+                    state.pending = [KeyValueChange(store: change.store, container: change.container, reason: change.reason, keys: keys)]
+                }
+            }
+        }
+        incoming.yield()
     }
 
     // MARK: Reading (from the local copy)
@@ -142,8 +185,12 @@ public final class KeyValueStore: Sendable {
 
     /// Changes made elsewhere, from now on, each delivered after the local copy holds it. Ends
     /// when the store is closed or the connection is lost. Every call returns its own sequence.
+    ///
+    /// At most ``maxWaitingChanges`` changes wait for a consumer that does not read; past that the
+    /// oldest are dropped (the local copy, which the getters read, is current regardless).
     public func externalChanges() -> AsyncStream<KeyValueStoreChange> {
-        let (stream, sink) = AsyncStream.makeStream(of: KeyValueStoreChange.self)
+        let (stream, sink) = AsyncStream.makeStream(of: KeyValueStoreChange.self,
+                                                    bufferingPolicy: .bufferingNewest(KeyValueStore.maxWaitingChanges))
         let id: Int? = state.withLock { state in
             guard !state.closed else { return nil }
             state.nextObserver += 1
@@ -169,19 +216,19 @@ public final class KeyValueStore: Sendable {
         state.withLock { $0.values = decoded }
     }
 
-    /// Applies each `kv.changed` in order: refreshes its keys, then tells observers.
-    private func apply(_ events: AsyncStream<Result<KeyValueChange, UbiquityKitError>>) async {
-        for await event in events {
-            guard case .success(let change) = event else { break }
-            for key in change.keys {
-                guard let result = try? await connection.send(.kvGet(container: container, key: key)),
-                      case .object(let fields) = result, let wire = fields["value"] else { continue }
-                let value = wire == .null ? nil : try? KVValue(wire: wire)
-                state.withLock { $0.values[key] = value }
+    /// Applies each `kv.changed` in order: refreshes its keys, then tells observers. Ends when
+    /// the store is closed or the connection is lost.
+    private func apply(_ wakeUps: AsyncStream<Void>) async {
+        wakeUps: for await _ in wakeUps {
+            while true {
+                let (batch, ended) = state.withLock { state in
+                    defer { state.pending.removeAll() }
+                    return (state.pending, state.ended)
+                }
+                for change in batch { await apply(change) }
+                if ended { break wakeUps }
+                if batch.isEmpty { break }
             }
-            let reason = KVChangeReason(rawValue: change.reason) ?? .serverChange
-            let observers = state.withLock { Array($0.observers.values) }
-            for observer in observers { observer.yield(KeyValueStoreChange(reason: reason, keys: change.keys)) }
         }
         let observers = state.withLock { state in
             state.closed = true
@@ -189,5 +236,17 @@ public final class KeyValueStore: Sendable {
             return Array(state.observers.values)
         }
         for observer in observers { observer.finish() }
+    }
+
+    private func apply(_ change: KeyValueChange) async {
+        for key in change.keys {
+            guard let result = try? await connection.send(.kvGet(container: container, key: key)),
+                  case .object(let fields) = result, let wire = fields["value"] else { continue }
+            let value = wire == .null ? nil : try? KVValue(wire: wire)
+            state.withLock { $0.values[key] = value }
+        }
+        let reason = KVChangeReason(rawValue: change.reason) ?? .serverChange
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers { observer.yield(KeyValueStoreChange(reason: reason, keys: change.keys)) }
     }
 }

@@ -45,4 +45,27 @@ struct KVReplicaTests {
         #expect(replica.entries.count == KVReplica.maxRemovals + 1)
         #expect(replica.entries["k0"] == nil && replica.entries["k\(KVReplica.maxRemovals + 4)"] != nil && replica.entries["live"] != nil)
     }
+
+    @Test("Files past the read limits are refused from a scan, before parsing: bytes, values, nesting")
+    func readLimits() {
+        let limits = KVReadLimits()
+        #expect(limits.fileBytes == 2 << 20 && limits.storeBytes == 8 << 20 && limits.files == 64)
+        #expect(limits.fileValues == 262_144 && limits.storeValues == 1_048_576)
+        #expect(KVReadLimits(quota: KVQuota(maxKeys: 1_024, maxBytes: 4 << 20, maxKeyBytes: 64)).fileBytes == 8 << 20)
+        #expect(KVReadLimits(quota: KVQuota(maxKeys: 1_024, maxBytes: .max, maxKeyBytes: 64)).storeBytes == .max)
+        func wrap(_ value: String) -> [UInt8] {
+            Array(#"{"format":"ubiquity.kv","version":1,"device":"d","entries":{"k":{"modified":1,"value":\#(value)}}}"#.utf8)
+        }
+        // Brackets and commas inside strings are not structure: 1 + three objects + four commas.
+        #expect(KVReplica.measure(wrap(#""[,[,{\"""#), limits: limits) == KVReadLimits.Cost(values: 8, depth: 3))
+        let many = "[" + Array(repeating: "0", count: 262_144).joined(separator: ",") + "]"
+        #expect(throws: KVFileProblem.self) { try KVReplica(bytes: wrap(many), limits: limits) }
+        let fewer = "[" + Array(repeating: "0", count: 200_000).joined(separator: ",") + "]"
+        #expect((try? KVReplica(bytes: wrap(fewer), limits: limits)) != nil)
+        let deepest = String(repeating: "[", count: 33) + String(repeating: "]", count: 33)
+        #expect((try? KVReplica(bytes: wrap(deepest), limits: limits)) != nil)
+        let deeper = String(repeating: "[", count: 34) + String(repeating: "]", count: 34)
+        #expect { try KVReplica(bytes: wrap(deeper), limits: limits) } throws: { "\($0)".contains("nests deeper than 32") }
+        #expect { try KVReplica(bytes: [UInt8](repeating: 0x20, count: (2 << 20) + 1), limits: limits) } throws: { "\($0)".contains("2097152") }
+    }
 }

@@ -12,7 +12,7 @@ struct KVStoreStateTests {
     @discardableResult
     func write(_ s: inout KVStoreState, _ key: String, _ value: KVValue?, at now: Int64 = 1_000) throws(KeyValueError) -> [String] {
         let own = try s.writing(value, forKey: key, now: now)
-        return s.replace([s.ownFile: own])
+        return s.replace([s.ownFile: own], now: now)
     }
 
     @Test("The later write wins across devices; a tie goes to the greater device id; both sides agree")
@@ -21,14 +21,14 @@ struct KVStoreStateTests {
         try write(&a, "k", .string("from a"), at: 5_000)
         try write(&b, "k", .string("from b"), at: 5_000)
         try write(&a, "only-a", .integer(1), at: 5_000)
-        a.replace([b.ownFile: b.own])
-        b.replace([a.ownFile: a.own])
+        a.replace([b.ownFile: b.own], now: 0)
+        b.replace([a.ownFile: a.own], now: 0)
         #expect(a.values == b.values)
         #expect(a.value(forKey: "k") == .string("from b"))
         #expect(a.value(forKey: "only-a") == .integer(1))
         // A later write on a, after seeing b's, wins everywhere.
         try write(&a, "k", .string("a again"), at: 1)
-        b.replace([a.ownFile: a.own])
+        b.replace([a.ownFile: a.own], now: 0)
         #expect(b.value(forKey: "k") == .string("a again"))
     }
 
@@ -36,9 +36,9 @@ struct KVStoreStateTests {
     func removal() throws {
         var a = state("aaaa"), b = state("bbbb")
         try write(&b, "k", .bool(true), at: 10)
-        a.replace([b.ownFile: b.own])
+        a.replace([b.ownFile: b.own], now: 0)
         #expect(try write(&a, "k", nil, at: 20) == ["k"])
-        b.replace([a.ownFile: a.own])
+        b.replace([a.ownFile: a.own], now: 0)
         #expect(b.value(forKey: "k") == nil)
         #expect(b.values.isEmpty)
     }
@@ -47,9 +47,9 @@ struct KVStoreStateTests {
     func clock() throws {
         var a = state("zzzz"), b = state("bbbb")
         try write(&a, "k", .string("future"), at: 9_000_000)
-        b.replace([a.ownFile: a.own])
+        b.replace([a.ownFile: a.own], now: 0)
         try write(&b, "k", .string("later, slow clock"), at: 1)
-        a.replace([b.ownFile: b.own])
+        a.replace([b.ownFile: b.own], now: 0)
         #expect(a.value(forKey: "k") == .string("later, slow clock"))
     }
 
@@ -85,5 +85,41 @@ struct KVStoreStateTests {
         #expect { try write(&s, String(repeating: "a", count: 65), .integer(1)) } throws: { ($0 as? KeyValueError)?.code == .quotaExceeded }
         #expect { try write(&s, "", .integer(1)) } throws: { ($0 as? KeyValueError)?.code == .invalidKey }
         #expect(s.value(forKey: sixtyFour) == .integer(1))
+    }
+
+    @Test("An entry stamped more than 60 s ahead is left out and reported, never moves the clock, and counts once the clock reaches it")
+    func entryAheadOfTheClock() throws {
+        let now: Int64 = 1_800_000_000_000_000
+        var s = state("aaaa")
+        let remote = KVReplica(device: "zzzz", entries: [
+            "B": KVEntry(value: .string("future"), modified: KVReplica.maxModified, device: "zzzz"),
+            "C": KVEntry(value: .string("soon"), modified: now + 61_000_000, device: "zzzz"),
+            "D": KVEntry(value: .string("within"), modified: now + 59_000_000, device: "zzzz"),
+        ])
+        #expect(s.replace(["zzzz.json": remote], now: now) == ["D"])
+        #expect(s.ahead == [KVAheadEntry(file: "zzzz.json", key: "B", modified: KVReplica.maxModified),
+                            KVAheadEntry(file: "zzzz.json", key: "C", modified: now + 61_000_000)])
+        #expect(s.clock == now + 59_000_000)
+        // Writes made after it are stamped by this device's clock, and win.
+        try write(&s, "A", .integer(1), at: now)
+        #expect(s.own.entries["A"]?.modified == now + 59_000_001)
+        #expect(s.value(forKey: "A") == .integer(1))
+        try write(&s, "B", .integer(2), at: now + 1)
+        #expect(s.value(forKey: "B") == .integer(2))
+        // Two seconds later, C is within a minute: it counts (and wins over nothing written since).
+        #expect(s.replace([:], now: now + 2_000_000) == ["C"])
+        #expect(s.value(forKey: "C") == .string("soon"))
+        #expect(s.ahead.map(\.key) == ["B"])
+    }
+
+    @Test("A write is refused, not lost, when an entry sits exactly on the one-minute horizon")
+    func writeOnTheHorizon() throws {
+        let now: Int64 = 1_800_000_000_000_000
+        var s = state("aaaa")
+        s.replace(["zzzz.json": KVReplica(device: "zzzz", entries: [
+            "A": KVEntry(value: .string("theirs"), modified: now + 60_000_000, device: "zzzz")])], now: now)
+        #expect { try write(&s, "A", .integer(1), at: now) } throws: { ($0 as? KeyValueError)?.code == .storageFailed }
+        try write(&s, "A", .integer(1), at: now + 2)
+        #expect(s.value(forKey: "A") == .integer(1))
     }
 }

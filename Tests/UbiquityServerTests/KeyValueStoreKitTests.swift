@@ -76,6 +76,27 @@ struct KeyValueStoreKitTests {
             #expect(try await next(&theirChanges) == KeyValueStoreChange(reason: .serverChange, keys: ["own"]))
         }
     }
+
+    @Test("A consumer that never reads externalChanges() holds at most 256 waiting changes, the newest")
+    func unreadChangesAreBounded() async throws {
+        try await withTestDaemon { daemon in
+            let store = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
+            let unread = store.externalChanges()
+            let writer = try RawClient(socket: daemon.socket)
+            _ = try writer.request(#"{"id":0,"op":"hello","version":1}"#)
+            let writes = 1_000
+            for i in 0..<writes { _ = try writer.request(#"{"id":1,"op":"kv.set","key":"k\#(i)","value":\#(i)}"#) }
+            // The local copy has every write: every kv.changed was applied and offered to the consumer.
+            try await FS.waitUntil("the store applied every change", timeout: .seconds(60)) {
+                store.longLong(forKey: "k\(writes - 1)") == Int64(writes - 1)
+            }
+            await store.close()
+            var kept: [KeyValueStoreChange] = []
+            for await change in unread { kept.append(change) }
+            #expect(kept.count <= 256, "\(kept.count) changes waited for a consumer that never read")
+            #expect(kept.last?.keys == ["k\(writes - 1)"])
+        }
+    }
 }
 
 /// Lets a test hand an iterator to a child task and get it back (the test awaits the task).

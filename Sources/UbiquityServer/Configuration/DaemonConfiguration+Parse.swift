@@ -25,7 +25,7 @@ extension DaemonConfiguration {
         static let maxResultItemsPerPeer: ClosedRange<Int64> = 1...1_000_000_000
         /// uid_t / gid_t, without (uid_t)-1, which chown reads as "leave unchanged".
         static let keyValueMaxKeys: ClosedRange<Int64> = 1...1_000_000
-        /// At most 8 MiB, so that a full store's file stays well inside ``KVReplica/maxFileBytes``.
+        /// At most 8 MiB: the read limits (``KVReadLimits``, twice this per file) stay bounded.
         static let keyValueMaxBytes: ClosedRange<Int64> = 1...(8 << 20)
         static let keyValueMaxKeyBytes: ClosedRange<Int64> = 1...4096
         static let accountID: ClosedRange<Int64> = 0...Int64(UInt32.max - 1)

@@ -19,14 +19,27 @@ enum DeviceIdentity {
         return "/var/lib/ubiquity"
     }
 
-    /// Reads the id, or makes and stores a new one.
+    /// Reads the id, or makes and stores a new one. The state directory must be the daemon's own
+    /// (``DurableFiles/openStateDirectory(_:)``): otherwise there is no id, and why says what to do.
     static func load(stateDirectory: String) -> Result<String, FileProblem> {
-        if let text = try? readSmallFile(stateDirectory + "/" + fileName) {
+        let fd: Int32
+        switch DurableFiles.openStateDirectory(stateDirectory) {
+        case .success(let value): fd = value
+        case .failure(let problem): return .failure(problem)
+        }
+        defer { close(fd) }
+        switch DurableFiles.read(fileName, in: fd, limit: 256) {
+        case .success(let bytes)?:
+            let text = String(decoding: bytes, as: UTF8.self)
             let id = text.split(whereSeparator: { $0 == "\n" || $0 == " " || $0 == "\r" || $0 == "\t" }).first.map(String.init) ?? ""
             guard KVReplica.isDeviceID(id) else {
                 return .failure(FileProblem("\(stateDirectory)/\(fileName) does not hold a device id (1 to 64 of A-Z a-z 0-9 - _)"))
             }
             return .success(id)
+        case .failure(let problem)?:
+            return .failure(FileProblem("\(stateDirectory)/\(fileName): \(problem.message)"))
+        case nil:
+            break
         }
         var made = ""
         var generator = SystemRandomNumberGenerator()
@@ -34,23 +47,9 @@ enum DeviceIdentity {
             let byte = UInt8.random(in: 0...255, using: &generator)
             made += String(byte >> 4, radix: 16) + String(byte & 15, radix: 16)
         }
-        if let failure = DurableFiles.makeDirectories(stateDirectory) { return .failure(FileProblem(failure)) }
-        let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(FileProblem("cannot open \(stateDirectory): \(String(cString: strerror(errno)))")) }
-        defer { close(fd) }
-        if let failure = KeyValueFiles.write(Array((made + "\n").utf8), to: fileName, in: fd) {
+        if let failure = DurableFiles.replace(fileName, in: fd, with: Array((made + "\n").utf8)) {
             return .failure(FileProblem("\(stateDirectory): \(failure)"))
         }
         return .success(made)
-    }
-
-    private static func readSmallFile(_ path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileProblem("cannot open \(path)") }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let n = read(fd, &buffer, buffer.count)
-        guard n >= 0 else { throw FileProblem("cannot read \(path)") }
-        return String(decoding: buffer[..<n], as: UTF8.self)
     }
 }

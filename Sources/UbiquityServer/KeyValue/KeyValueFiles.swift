@@ -36,18 +36,105 @@ enum KeyValueFiles {
     /// The store files in the folder: `*.json` not starting with a dot (a sync engine's temporary
     /// files and our own `.writing` files start with one). Conflict copies a sync engine may make
     /// (`X.sync-conflict-….json`) are read too: merging them is harmless.
-    static func names(in directory: Int32) -> [String] {
-        DirectoryEntries.names(in: directory).filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
-    }
-
-    /// A file's bytes, at most ``KVReplica/maxFileBytes`` (+1, so that a larger one is seen as such).
-    /// nil when it is gone.
-    static func read(_ name: String, in directory: Int32) -> Result<[UInt8], KVFileProblem>? {
-        DurableFiles.read(name, in: directory, limit: KVReplica.maxFileBytes).map { $0.mapError { KVFileProblem($0.message) } }
+    static func names(in entries: [String]) -> [String] {
+        entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
     }
 
     /// Replaces `name` durably (``DurableFiles/replace(_:in:with:mode:)``).
     static func write(_ bytes: [UInt8], to name: String, in directory: Int32) -> String? {
         DurableFiles.replace(name, in: directory, with: bytes)
+    }
+
+    /// What one file costs against ``KVReadLimits``.
+    struct Cost: Sendable, Hashable {
+        var bytes = 0
+        var values = 0
+    }
+
+    /// One reading of a store's folder (``read(root:own:skippingOwn:retained:limits:)``).
+    struct Reading: Sendable {
+        /// Files to record: read well (a replica), or dropped (nil: kept while absent, then past the bounds).
+        var changes: [String: KVReplica?] = [:]
+        /// What every file kept now costs, by name (the caller's `retained` updated).
+        var costs: [String: Cost] = [:]
+        /// Why each present file that was not read was not (damaged, or past a bound).
+        var problems: [String: String] = [:]
+        /// Every store file name in the folder.
+        var present: Set<String> = []
+    }
+
+    /// Reads the store's folder of the container at `root` within `limits` — blocking file I/O
+    /// and JSON parsing of files anyone who can write the container controls, so the caller runs
+    /// it on a thread of its own, never on Swift's cooperative pool.
+    ///
+    /// This device's file `own` comes first (unless `skippingOwn`, when its `retained` cost
+    /// counts), then the others in name order while the store's bounds last; a file that is gone
+    /// keeps what was last read of it (`retained`) while that still fits, and is dropped otherwise.
+    /// A file that does not read keeps its last content too. nil: the folder does not exist.
+    static func read(root: String, own: String, skippingOwn: Bool, cleaning: Bool, retained: [String: Cost],
+                     limits: KVReadLimits) -> Result<Reading, FileProblem>? {
+        let fd: Int32
+        switch openDirectory(root: root, create: false, owner: nil, group: nil) {
+        case nil: return nil
+        case .failure(let problem)?: return .failure(problem)
+        case .success(let value)?: fd = value
+        }
+        defer { close(fd) }
+        let entries = DirectoryEntries.names(in: fd)
+        if cleaning { DurableFiles.removeTemporaries(of: own, in: fd, among: entries) }
+        var reading = Reading()
+        let names = Self.names(in: entries)
+        reading.present = Set(names)
+        var used = Cost(), files = 0
+        func keep(_ name: String, _ cost: Cost) {
+            used.bytes = used.bytes.addingReportingOverflow(cost.bytes).overflow ? .max : used.bytes + cost.bytes
+            used.values = used.values.addingReportingOverflow(cost.values).overflow ? .max : used.values + cost.values
+            reading.costs[name] = cost
+        }
+        if skippingOwn, let cost = retained[own] { keep(own, cost); files += 1 }
+        let order = (reading.present.contains(own) && !skippingOwn ? [own] : []) + names.filter { $0 != own }
+        for name in order {
+            if files >= limits.files {
+                reading.problems[name] = "the store already has \(limits.files) files, the most read in one store; this one is not read"
+                continue
+            }
+            files += 1      // every file looked at counts, read well or not: each may cost a read
+            switch DurableFiles.read(name, in: fd, limit: limits.fileBytes) {
+            case nil:
+                reading.present.remove(name)
+            case .failure(let problem)?:
+                reading.problems[name] = problem.message
+            case .success(let bytes)?:
+                let cost = Cost(bytes: bytes.count, values: KVReplica.measure(bytes, limits: limits).values)
+                if cost.bytes <= limits.fileBytes && used.bytes > limits.storeBytes - cost.bytes {
+                    reading.problems[name] = "the store's files would pass \(limits.storeBytes) bytes together, the most read in one store; this one is not read"
+                    continue
+                }
+                if cost.values <= limits.fileValues && used.values > limits.storeValues - cost.values {
+                    reading.problems[name] = "the store's files would hold more than \(limits.storeValues) JSON values together, the most read in one store; this one is not read"
+                    continue
+                }
+                do {
+                    reading.changes[name] = try KVReplica(bytes: bytes, limits: limits)
+                    keep(name, cost)
+                } catch {
+                    reading.problems[name] = error.reason
+                }
+            }
+        }
+        // Files kept from before and not read now (gone: a sync engine replacing them; or
+        // unreadable this time): their last content stays while it fits the bounds.
+        for (name, cost) in retained.sorted(by: { $0.key < $1.key })
+        where reading.costs[name] == nil && !(skippingOwn && name == own) {
+            let fits = files < limits.files && cost.bytes <= limits.storeBytes && used.bytes <= limits.storeBytes - cost.bytes
+                && cost.values <= limits.storeValues && used.values <= limits.storeValues - cost.values
+            if fits {
+                keep(name, cost)
+                files += 1
+            } else {
+                reading.changes[name] = .some(nil)
+            }
+        }
+        return .success(reading)
     }
 }

@@ -1,5 +1,7 @@
 import Glibc
 import Logging
+import NIOPosix
+import Synchronization
 import UbiquityKeyValue
 import UbiquityProtocol
 
@@ -8,78 +10,146 @@ import UbiquityProtocol
 /// Reads come from memory. A write is acknowledged only once this device's file is durably
 /// replaced (``KeyValueFiles/write(_:to:in:)``); the memory changes only then. Other devices'
 /// files are read again whenever the watcher sees the store's folder change (``reload()``).
+///
+/// Every file operation — opening the folder, reading and parsing files anyone who can write the
+/// container controls, writing and fsyncing — runs on `io`, threads of the daemon's own, never on
+/// Swift's cooperative pool: a slow disk or a hostile container holds one of those threads at most,
+/// never the threads every other store and connection runs on. Loads, reloads and writes of one
+/// store take turns (``takeTurn()``), so each sees the last one's result.
 actor KeyValueStore {
     let container: String
     let root: String
     private let owner: UInt32?
     private let group: UInt32?
     private let logger: Logger
+    private let io: NIOThreadPool
+    private let limits: KVReadLimits
     private var state: KVStoreState
     private var loaded = false
+    /// What each file kept in `state` costs against `limits`.
+    private var costs: [String: KeyValueFiles.Cost] = [:]
     /// Files that could not be read, by name, with why: skipped, logged once, shown in `status`.
     private(set) var problems: [String: String] = [:]
+    /// The report of entries stamped ahead of this device's clock last logged, by file.
+    private var loggedAhead: [String: String] = [:]
     private var subscribers: [Int: KeyValueSubscriber] = [:]
+    /// Whether a load, reload or write is under way; who waits for its turn.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// Reloads the watcher asked for: whether one runs, and whether another was asked for since
+    /// it started (``KeyValueStores/run()`` keeps one task per store at most).
+    private let reloads = Mutex<(running: Bool, again: Bool)>((false, false))
 
-    init(container: String, root: String, owner: UInt32?, group: UInt32?, device: String, quota: KVQuota, logger: Logger) {
+    init(container: String, root: String, owner: UInt32?, group: UInt32?, device: String, quota: KVQuota,
+         io: NIOThreadPool, logger: Logger) {
         self.container = container
         self.root = root
         self.owner = owner
         self.group = group
         self.logger = logger
+        self.io = io
+        limits = KVReadLimits(quota: quota)
         state = KVStoreState(device: device, quota: quota)
     }
 
     var quota: KVQuota { state.quota }
 
-    func value(forKey key: String) throws(KeyValueError) -> KVValue? {
-        try ensureLoaded()
+    func value(forKey key: String) async throws(KeyValueError) -> KVValue? {
+        try await ensureLoaded()
         return state.value(forKey: key)
     }
 
-    func all() throws(KeyValueError) -> (values: [String: KVValue], usage: KVUsage) {
-        try ensureLoaded()
+    func all() async throws(KeyValueError) -> (values: [String: KVValue], usage: KVUsage) {
+        try await ensureLoaded()
         return (state.values, state.usage)
     }
 
     /// Sets (`value`) or removes (nil) `key` for `connection`; returns whether the key had a value.
-    func write(_ value: KVValue?, forKey key: String, connection: UInt64) throws(KeyValueError) -> Bool {
-        try ensureLoaded()
+    func write(_ value: KVValue?, forKey key: String, connection: UInt64) async throws(KeyValueError) -> Bool {
+        try await ensureLoaded()
+        await takeTurn()
+        defer { endTurn() }
+        let now = KeyValueStore.now()
         let existed = state.value(forKey: key) != nil
         let own: KVReplica
-        do { own = try state.writing(value, forKey: key, now: KeyValueStore.now()) } catch {
+        do { own = try state.writing(value, forKey: key, now: now) } catch {
             if error.code == .quotaExceeded { notify(.quotaViolationChange, keys: [key], except: nil) }
             throw error
         }
-        guard let fd = try openDirectory(create: true) else { throw KeyValueError(.storageFailed, "the store's folder vanished") }
-        defer { close(fd) }
-        if let failure = KeyValueFiles.write(own.bytes, to: state.ownFile, in: fd) {
+        let bytes = own.bytes
+        guard bytes.count <= limits.fileBytes else {
+            throw KeyValueError(.storageFailed, "nothing was written: this device's file of '\(container)' would be \(bytes.count) bytes, "
+                                + "more than the \(limits.fileBytes) a store file may have (other devices would skip it); remove keys first",
+                                details: ["container": .string(container)])
+        }
+        let (root, owner, group, name) = (self.root, self.owner, self.group, state.ownFile)
+        let failure: String? = await onIO {
+            switch KeyValueFiles.openDirectory(root: root, create: true, owner: owner, group: group) {
+            case nil: return "the store's folder vanished"
+            case .failure(let problem)?: return problem.message
+            case .success(let fd)?:
+                defer { close(fd) }
+                return KeyValueFiles.write(bytes, to: name, in: fd)
+            }
+        } ?? "the daemon is stopping"
+        if let failure {
             logger.error("key-value write failed", metadata: ["container": "\(container)", "key": "\(key)", "error": "\(failure)"])
             throw KeyValueError(.storageFailed, "the store of '\(container)' could not be written (\(failure)); nothing changed",
                                 details: ["container": .string(container)])
         }
-        problems[state.ownFile] = nil
-        let changed = state.replace([state.ownFile: own])
+        problems[name] = nil
+        costs[name] = KeyValueFiles.Cost(bytes: bytes.count, values: KVReplica.measure(bytes, limits: limits).values)
+        let changed = state.replace([name: own], now: now)
+        reportAhead()
         notify(.serverChange, keys: changed, except: connection)
+        // By construction the write is later than every entry that counts; never say "stored"
+        // for a value the key does not have.
+        guard state.merged[key] == own.entries[key] else {
+            throw KeyValueError(.storageFailed, "the write of '\(key)' was stored but another device's entry wins over it",
+                                details: ["container": .string(container), "key": .string(key)])
+        }
         return existed
     }
 
     /// Reads every other device's file again and tells subscribers what changed. Returns the keys.
     @discardableResult
-    func reload() -> [String] {
-        guard loaded else { try? ensureLoaded(); return [] }
-        let fd: Int32
-        do { fd = try openDirectory(create: false) ?? -1 } catch { return [] }
-        defer { if fd >= 0 { close(fd) } }
+    func reload() async -> [String] {
+        guard loaded else { try? await ensureLoaded(); return [] }
+        await takeTurn()
+        defer { endTurn() }
+        guard let reading = await read(skippingOwn: true) else { return [] }
         let hadOthers = state.hasOtherDevices, wasOver = state.isOverQuota
-        let changed = state.replace(readFiles(fd, skipping: state.ownFile))
+        let changed = record(reading, skipping: state.ownFile)
         guard !changed.isEmpty else { return [] }
         notify(hadOthers || !state.hasOtherDevices ? .serverChange : .initialSyncChange, keys: changed, except: nil)
         if state.isOverQuota && !wasOver { notify(.quotaViolationChange, keys: changed, except: nil) }
         return changed
     }
 
-    func subscribe(_ subscriber: KeyValueSubscriber) throws(KeyValueError) {
-        try ensureLoaded()
+    /// Asks for a reload (the watcher saw the folder change): true when the caller is to run
+    /// ``reloadWhileAsked()``, false when one runs already and will read again after this one.
+    nonisolated func askForReload() -> Bool {
+        reloads.withLock { reloads in
+            if reloads.running { reloads.again = true; return false }
+            reloads.running = true
+            return true
+        }
+    }
+
+    /// Reloads until no more reloads were asked for meanwhile.
+    func reloadWhileAsked() async {
+        repeat {
+            reloads.withLock { $0.again = false }
+            await reload()
+        } while reloads.withLock({ reloads in
+            if reloads.again { return true }
+            reloads.running = false
+            return false
+        })
+    }
+
+    func subscribe(_ subscriber: KeyValueSubscriber) async throws(KeyValueError) {
+        try await ensureLoaded()
         subscribers[subscriber.store] = subscriber
     }
 
@@ -94,65 +164,125 @@ actor KeyValueStore {
 
     /// Takes the subscribers of the store this container had before it moved, and tells them
     /// `accountChange` with every key of either store.
-    func adopt(_ moved: [KeyValueSubscriber], keys: Set<String>) {
-        try? ensureLoaded()
+    func adopt(_ moved: [KeyValueSubscriber], keys: Set<String>) async {
+        try? await ensureLoaded()
         for subscriber in moved { subscribers[subscriber.store] = subscriber }
         notify(.accountChange, keys: keys.union(state.values.keys).sorted(), except: nil)
     }
 
-    /// Loads on first use; a folder that cannot be made or read is `kv.storageFailed`.
-    func ensureLoaded() throws(KeyValueError) {
+    /// Loads on first use; a folder that cannot be made or read is `kv.storageFailed`. Temporary
+    /// files of this device's own left behind (a crash, or planted) are removed then.
+    func ensureLoaded() async throws(KeyValueError) {
         guard !loaded else { return }
-        let fd = try openDirectory(create: false) ?? -1
-        defer { if fd >= 0 { close(fd) } }
-        state.replace(readFiles(fd, skipping: nil))
+        await takeTurn()
+        defer { endTurn() }
+        guard !loaded else { return }
+        let reading: KeyValueFiles.Reading?
+        switch await onIO({ [root, limits, own = state.ownFile] in
+            KeyValueFiles.read(root: root, own: own, skippingOwn: false, cleaning: true, retained: [:], limits: limits)
+        }) {
+        case nil: throw KeyValueError(.storageFailed, "the daemon is stopping")
+        case .failure(let problem)??: throw unopenable(problem)
+        case .success(let value)??: reading = value
+        case .some(nil): reading = nil
+        }
+        if let reading { record(reading, skipping: nil) }
         loaded = true
         logger.info("key-value store loaded", metadata: [
             "container": "\(container)", "keys": "\(state.usage.keys)", "files": "\(state.files.count)",
-            "damaged": "\(problems.count)"])
+            "damaged": "\(problems.count)", "ahead": "\(state.ahead.count)"])
     }
 
-    /// The content of every store file that reads well, noting the problems of the others. A
-    /// file that is gone or unreadable is left out, so the store keeps what it last read of it:
-    /// a sync engine replaces a file by deleting it and renaming the new one into place, and
-    /// that moment must not look like the other device's keys were removed. `fd` -1: the folder
-    /// does not exist (yet): no files.
-    private func readFiles(_ fd: Int32, skipping: String?) -> [String: KVReplica?] {
-        var result: [String: KVReplica?] = [:]
-        var present: Set<String> = []
-        for name in fd < 0 ? [] : KeyValueFiles.names(in: fd) where name != skipping {
-            present.insert(name)
-            switch KeyValueFiles.read(name, in: fd) {
-            case nil: present.remove(name)
-            case .success(let bytes)?:
-                do {
-                    result[name] = try KVReplica(bytes: bytes)
-                    problems[name] = nil
-                } catch { damaged(name, error.reason) }
-            case .failure(let problem)?: damaged(name, problem.reason)
-            }
+    /// `status`'s lines about this store: files skipped (damaged or past a bound), entries left
+    /// out for being stamped ahead of this device's clock.
+    func problemLines() -> [String] {
+        var lines: [String] = []
+        for (name, reason) in problems.sorted(by: { $0.key < $1.key }) {
+            lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container) is skipped: \(reason)")
         }
-        for name in problems.keys where !present.contains(name) && name != skipping { problems[name] = nil }
-        return result
+        for (name, text) in aheadReports() { lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container) \(text)") }
+        return lines
     }
 
-    private func damaged(_ name: String, _ reason: String) {
-        if problems[name] != reason {
-            logger.error("key-value file damaged; skipped", metadata: [
+    // MARK: - Reading
+
+    /// The folder read on `io` (this device's file left out when `skippingOwn`); nil when it
+    /// cannot be read now (the store keeps what it has; a failure is logged).
+    private func read(skippingOwn: Bool) async -> KeyValueFiles.Reading? {
+        let result = await onIO { [root, limits, costs, own = state.ownFile] in
+            KeyValueFiles.read(root: root, own: own, skippingOwn: skippingOwn, cleaning: false, retained: costs, limits: limits)
+        }
+        switch result {
+        case .success(let reading)??: return reading
+        case .failure(let problem)??:
+            logger.error("key-value folder unreadable; kept as last read", metadata: ["container": "\(container)", "error": "\(problem.message)"])
+            return nil
+        case .some(nil), nil: return nil
+        }
+    }
+
+    /// Records a reading: the files, their costs, the problems of the others (logged once each).
+    @discardableResult
+    private func record(_ reading: KeyValueFiles.Reading, skipping: String?) -> [String] {
+        for (name, reason) in reading.problems where problems[name] != reason {
+            logger.error("key-value file skipped", metadata: [
                 "container": "\(container)", "file": "\(KeyValueFiles.directory)/\(name)", "reason": "\(reason)"])
         }
-        problems[name] = reason
+        for name in problems.keys where name != skipping && (!reading.present.contains(name) || reading.problems[name] == nil) {
+            problems[name] = nil
+        }
+        for (name, reason) in reading.problems { problems[name] = reason }
+        for name in costs.keys where name != skipping && reading.costs[name] == nil { costs[name] = nil }
+        for (name, cost) in reading.costs { costs[name] = cost }
+        let changed = state.replace(reading.changes, now: KeyValueStore.now())
+        reportAhead()
+        return changed
     }
 
-    /// The store's folder (made when `create`); nil when it does not exist and not `create`.
-    private func openDirectory(create: Bool) throws(KeyValueError) -> Int32? {
-        switch KeyValueFiles.openDirectory(root: root, create: create, owner: owner, group: group) {
-        case nil: return nil
-        case .success(let fd)?: return fd
-        case .failure(let problem)?:
-            throw KeyValueError(.storageFailed, "the store of '\(container)' cannot be opened: \(problem.message)",
-                                details: ["container": .string(container)])
+    /// Entries stamped ahead of this device's clock, by file: what `status` and the journal say.
+    private func aheadReports() -> [(String, String)] {
+        let byFile = Dictionary(grouping: state.ahead, by: \.file)
+        return byFile.keys.sorted().map { name in
+            let entries = byFile[name] ?? []
+            let shown = entries.prefix(3).map { "'\($0.key)' (\(KVDate.format($0.modified / 1000)))" }.joined(separator: ", ")
+            return (name, "has \(entries.count) \(entries.count == 1 ? "entry" : "entries") stamped more than "
+                    + "\(KVStoreState.maxAhead / 1_000_000) s ahead of this device's clock, left out until then: \(shown)"
+                    + (entries.count > 3 ? ", …" : ""))
         }
+    }
+
+    /// Journals what changed in ``aheadReports()``.
+    private func reportAhead() {
+        let reports = aheadReports()
+        guard reports.count != loggedAhead.count || reports.contains(where: { loggedAhead[$0.0] != $0.1 }) else { return }
+        for (name, text) in reports where loggedAhead[name] != text {
+            logger.error("key-value entries stamped ahead of this device's clock; left out", metadata: [
+                "container": "\(container)", "file": "\(KeyValueFiles.directory)/\(name)", "reason": "\(text)"])
+        }
+        loggedAhead = Dictionary(reports, uniquingKeysWith: { a, _ in a })
+    }
+
+    private func unopenable(_ problem: FileProblem) -> KeyValueError {
+        KeyValueError(.storageFailed, "the store of '\(container)' cannot be opened: \(problem.message)",
+                      details: ["container": .string(container)])
+    }
+
+    /// Runs `body` on `io`; nil when the pool no longer runs (the daemon is stopping).
+    private func onIO<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+        try? await io.runIfActive(body)
+    }
+
+    // MARK: - Turns
+
+    /// Waits until no load, reload or write of this store is under way, and starts one.
+    private func takeTurn() async {
+        guard busy else { busy = true; return }
+        await withCheckedContinuation { waiting.append($0) }
+        // The turn was handed over by endTurn(): busy stayed true.
+    }
+
+    private func endTurn() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 
     private func notify(_ reason: KVChangeReason, keys: [String], except connection: UInt64?) {

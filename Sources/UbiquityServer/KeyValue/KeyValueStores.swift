@@ -1,4 +1,5 @@
 public import Logging
+import NIOPosix
 import Synchronization
 import UbiquityIndex
 public import UbiquityKeyValue
@@ -15,12 +16,18 @@ public final class KeyValueStores: Sendable {
     private let notices: AsyncStream<ContainerID>
     private let noticeSink: AsyncStream<ContainerID>.Continuation
     private let subscriptions = Atomic<Int>(0)
+    /// Where every store's file operations run (``KeyValueStore``): two threads of the daemon's
+    /// own, so that reading hostile files or waiting for a disk never holds Swift's cooperative
+    /// pool. Started here; it lives as long as the daemon.
+    private let io: NIOThreadPool
 
     /// - Parameter stateDirectory: Where the device id is kept (``DeviceIdentity``).
     public init(stateDirectory: String, quota: KVQuota, logger: Logger) {
         self.quota = quota
         self.logger = logger
         device = DeviceIdentity.load(stateDirectory: stateDirectory)
+        io = NIOThreadPool(numberOfThreads: KeyValueStores.ioThreads)
+        io.start()
         // One pending notice per container is enough: a reload reads whatever is there by then.
         (notices, noticeSink) = AsyncStream.makeStream(of: ContainerID.self, bufferingPolicy: .bufferingNewest(4096))
         switch device {
@@ -46,7 +53,7 @@ public final class KeyValueStores: Sendable {
         return stores.withLock { stores in
             if let store = stores[key], store.root == container.descriptor.root { return store }
             let store = KeyValueStore(container: key, root: container.descriptor.root, owner: container.ownerUID,
-                                      group: container.groupGID, device: id, quota: quota, logger: logger)
+                                      group: container.groupGID, device: id, quota: quota, io: io, logger: logger)
             stores[key] = store
             return store
         }
@@ -77,25 +84,34 @@ public final class KeyValueStores: Sendable {
     /// The watcher saw the store's folder of `container` change.
     func filesChanged(in container: ContainerID) { noticeSink.yield(container) }
 
-    /// Reloads stores as notices arrive, until the notices end.
+    /// Threads of ``io``.
+    static let ioThreads = 2
+
+    /// Reloads stores as notices arrive, until the notices end. Each store reloads in a task of
+    /// its own, at most one at a time (a notice during a reload makes it read once more after):
+    /// one container's reload never waits for another's.
     func run() async {
-        for await container in notices {
-            let store = stores.withLock { $0[container.rawValue] }
-            await store?.reload()
+        await withDiscardingTaskGroup { group in
+            for await container in notices {
+                guard let store = stores.withLock({ $0[container.rawValue] }), store.askForReload() else { continue }
+                group.addTask { await store.reloadWhileAsked() }
+            }
         }
     }
 
     func finish() { noticeSink.finish() }
 
-    /// `status`'s lines about damaged files of the stores of `containers` (loading them first).
+    /// `status`'s lines about the stores of `containers` (loading them first): files skipped,
+    /// entries left out; or why there is no key-value store at all.
     func problems(in containers: [ResolvedContainer]) async -> [String] {
+        if case .failure(let problem) = device, !containers.isEmpty {
+            return ["the key-value store is unavailable: \(problem.message)"]
+        }
         var lines: [String] = []
         for container in containers {
             guard let store = try? store(for: container) else { continue }
             try? await store.ensureLoaded()
-            for (name, reason) in await store.problems.sorted(by: { $0.key < $1.key }) {
-                lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container.descriptor.id) is damaged and skipped: \(reason)")
-            }
+            lines += await store.problemLines()
         }
         return lines
     }

@@ -49,11 +49,14 @@ final class IndexStore: IndexPersistence, Sendable {
         close(directory)
     }
 
-    /// Opens (creating it, mode 0700) the state directory and takes its lock.
+    /// Opens (creating it, mode 0700) the state directory, refusing one that is not the daemon's
+    /// own (``DurableFiles/openStateDirectory(_:)``), and takes its lock.
     static func open(stateDirectory: String) -> Result<IndexStore, FileProblem> {
-        if let failure = DurableFiles.makeDirectories(stateDirectory) { return .failure(FileProblem(failure)) }
-        let directory = Glibc.open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return .failure(FileProblem("cannot open \(stateDirectory): \(String(cString: strerror(errno)))")) }
+        let directory: Int32
+        switch DurableFiles.openStateDirectory(stateDirectory) {
+        case .success(let fd): directory = fd
+        case .failure(let problem): return .failure(problem)
+        }
         let lock = openat(directory, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else {
             let failure = String(cString: strerror(errno))
