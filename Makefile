@@ -58,6 +58,9 @@ test: deps
 	@# Seconds: the repository must not point outside itself (its --self-test proves the check bites).
 	scripts/check-self-contained --self-test
 	scripts/check-self-contained
+	@# Seconds: no Swift code may split a path as a String (a grapheme can swallow the '/').
+	scripts/check-byte-paths --self-test
+	scripts/check-byte-paths
 	$(SWIFT) build --build-tests
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
 	@# release-build the daemon so make install and make bench cannot silently break.

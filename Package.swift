@@ -228,7 +228,7 @@ let package = Package(
         /// snapshots to compare).
         .target(
             name: "UbiquityTesting",
-            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch"],
+            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquityPaths"],
             swiftSettings: swiftSettings
         ),
 

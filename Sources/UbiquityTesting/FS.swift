@@ -1,3 +1,4 @@
+import UbiquityPaths
 import Foundation
 public import Glibc
 
@@ -26,7 +27,7 @@ public enum FS {
     /// `mkdir -p`, one level after the other as the tool does.
     public static func mkdirs(_ path: String) throws {
         var current = ""
-        for component in path.split(separator: "/") {
+        for component in PathBytes.components(of: path) {
             current += "/" + component
             if Glibc.mkdir(current, 0o755) != 0 && errno != EEXIST { try check(-1, "mkdir \(current)") }
         }

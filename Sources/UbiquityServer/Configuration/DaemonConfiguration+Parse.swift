@@ -1,3 +1,4 @@
+import UbiquityPaths
 import UbiquityKeyValue
 import Glibc
 import UbiquityIndex
@@ -385,7 +386,7 @@ private struct SchemaReader {
             else if raw.hasPrefix("~") { "'\(key)' starts with '~', which is not expanded; write the absolute path (e.g. /home/alice/...)" }
             else if raw.contains("$") { "'\(key)' contains '$': environment variables such as $HOME are not expanded; write the absolute path" }
             else if !raw.hasPrefix("/") { "'\(key)' must be an absolute path starting with '/', found '\(raw)'" }
-            else if raw.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+            else if PathBytes.components(of: raw).contains(where: { $0 == "." || $0 == ".." }) {
                 "'\(key)' must not contain '.' or '..' components, found '\(raw)'"
             } else { nil }
         if let problem {

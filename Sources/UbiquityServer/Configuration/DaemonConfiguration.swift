@@ -1,3 +1,4 @@
+import UbiquityPaths
 public import UbiquityIndex
 public import UbiquityKeyValue
 public import UbiquityProtocol
@@ -192,8 +193,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Collapses repeated slashes and drops a trailing one (`/a//b/` → `/a/b`).
     static func normalize(_ path: String) -> String {
         let absolute = path.hasPrefix("/")
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        let joined = parts.joined(separator: "/")
+        let joined = PathBytes.components(of: path).joined(separator: "/")
         return absolute ? "/" + joined : joined
     }
 }

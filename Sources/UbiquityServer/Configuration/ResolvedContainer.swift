@@ -1,3 +1,4 @@
+import UbiquityPaths
 public import UbiquityIndex
 import Glibc
 
@@ -173,8 +174,8 @@ extension DaemonConfiguration {
         let privateMode: mode_t = group == nil ? 0o700 : 0o750
         let parentMode: mode_t = geteuid() == 0 ? 0o755 : 0o700
         var parent = ""
-        let parts = path.split(separator: "/")
-        guard let name = parts.last.map(String.init) else { return "\(path) names no directory" }
+        let parts = PathBytes.components(of: path)
+        guard let name = parts.last else { return "\(path) names no directory" }
         for part in parts.dropLast() {
             parent += "/" + part
             if let problem = makeDirectory(parent, mode: parentMode) { return problem }

@@ -1,4 +1,5 @@
 import Glibc
+import UbiquityPaths
 
 /// Files the daemon keeps for itself (the key-value store's, the saved index, the device id),
 /// written and read through a directory descriptor, never following a link.
@@ -132,7 +133,7 @@ enum DurableFiles {
     /// `mkdir -p` with mode 0700 for the parts it makes; nil, or what failed.
     static func makeDirectories(_ path: String) -> String? {
         var current = ""
-        for part in path.split(separator: "/") {
+        for part in PathBytes.components(of: path) {
             current += "/" + part
             if mkdir(current, 0o700) != 0 && errno != EEXIST {
                 return "cannot create \(current): \(String(cString: strerror(errno)))"

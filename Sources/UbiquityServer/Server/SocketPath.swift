@@ -1,3 +1,4 @@
+import UbiquityPaths
 import Glibc
 import UbiquityProtocol
 
@@ -13,7 +14,7 @@ enum SocketPath {
         guard path.utf8.count < 108 else {
             throw Problem(description: "the socket path '\(path)' is \(path.utf8.count) bytes; Unix sockets allow 107")
         }
-        let directory = String(path[..<path.lastIndex(of: "/")!])
+        let directory = PathBytes.directory(of: path)
         if !directory.isEmpty { try makeDirectory(directory) }
         var info = stat()
         if lstat(path, &info) == 0 {
@@ -32,7 +33,7 @@ enum SocketPath {
     private static func makeDirectory(_ directory: String) throws(Problem) {
         let mode: mode_t = geteuid() == 0 ? 0o755 : 0o700
         var prefix = ""
-        for component in directory.split(separator: "/") {
+        for component in PathBytes.components(of: directory) {
             prefix += "/" + component
             if mkdir(prefix, mode) != 0 && errno != EEXIST {
                 throw Problem(description: "cannot create the socket directory '\(prefix)': \(String(cString: strerror(errno)))")
