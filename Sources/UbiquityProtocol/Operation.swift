@@ -17,12 +17,6 @@ public enum Operation: Sendable, Hashable {
     case status
     /// An item's current version and its conflict versions (`NSFileVersion`).
     case versionsList(path: String)
-    /// Up to `length` bytes of one version's content from `offset`, as base64.
-    case versionRead(path: String, version: String, offset: Int, length: Int?)
-    /// Ends a conflict: keeps `keep` (`"current"` or a version id) as the item and, unless
-    /// `removeOthers` is false, removes every other conflict version. `etag`, when given, must
-    /// still be the kept version's.
-    case versionResolve(path: String, keep: String, etag: String?, removeOthers: Bool)
     /// Takes the coordinated-write lock of an item (docs/versions.md): until `document.unlock` or
     /// the connection closes, no other coordinated writer may save it.
     case documentLock(path: String)
@@ -56,8 +50,6 @@ public enum Operation: Sendable, Hashable {
         case .queryRelease: Operation.names.queryRelease
         case .status: Operation.names.status
         case .versionsList: Operation.names.versionsList
-        case .versionRead: Operation.names.versionRead
-        case .versionResolve: Operation.names.versionResolve
         case .documentLock: Operation.names.documentLock
         case .documentUnlock: Operation.names.documentUnlock
         case .documentWatch: Operation.names.documentWatch
@@ -85,8 +77,6 @@ public enum Operation: Sendable, Hashable {
         public static let queryRelease = "query.release"
         public static let status = "status"
         public static let versionsList = "versions.list"
-        public static let versionRead = "version.read"
-        public static let versionResolve = "version.resolve"
         public static let documentLock = "document.lock"
         public static let documentUnlock = "document.unlock"
         public static let documentWatch = "document.watch"
@@ -100,8 +90,15 @@ public enum Operation: Sendable, Hashable {
         public static let kvUnsubscribe = "kv.unsubscribe"
         public static let all = [hello, containersList, containerURL, queryStart, queryResults,
                                  queryDisableUpdates, queryEnableUpdates, queryStop, queryRelease, status,
-                                 versionsList, versionRead, versionResolve,
+                                 versionsList,
                                  documentLock, documentUnlock, documentWatch, documentUnwatch,
                                  kvGet, kvSet, kvRemove, kvAll, kvSynchronize, kvSubscribe, kvUnsubscribe]
+
+        /// Operations this protocol no longer has, with what to do instead: the daemon serves
+        /// every local user and never reads or moves file contents for them (docs/versions.md).
+        public static let retired: [String: String] = [
+            "version.read": "the daemon no longer returns file contents: read the version at its 'path' from versions.list yourself (UbiquityKit: FileVersion.contents())",
+            "version.resolve": "the daemon no longer renames or removes files: resolve with your own rights as docs/versions.md describes (UbiquityKit: FileVersion.replaceItem, removeOtherVersionsOfItem)",
+        ]
     }
 }

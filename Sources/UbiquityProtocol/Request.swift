@@ -46,12 +46,6 @@ public struct Request: Sendable, Hashable {
         case names.queryRelease: return .queryRelease(query: try reader.int("query"))
         case names.status: return .status
         case names.versionsList: return .versionsList(path: try reader.string("path"))
-        case names.versionRead:
-            return .versionRead(path: try reader.string("path"), version: try reader.string("version"),
-                                offset: try reader.optionalInt("offset") ?? 0, length: try reader.optionalInt("length"))
-        case names.versionResolve:
-            return .versionResolve(path: try reader.string("path"), keep: try reader.string("keep"),
-                                   etag: try reader.optionalString("etag"), removeOthers: try reader.optionalBool("removeOthers") ?? true)
         case names.documentLock: return .documentLock(path: try reader.string("path"))
         case names.documentUnlock: return .documentUnlock(lock: try reader.int("lock"))
         case names.documentWatch: return .documentWatch(path: try reader.string("path"))
@@ -66,6 +60,9 @@ public struct Request: Sendable, Hashable {
         case names.kvSubscribe: return .kvSubscribe(container: try reader.optionalString("container"))
         case names.kvUnsubscribe: return .kvUnsubscribe(store: try reader.int("store"))
         default:
+            if let instead = names.retired[op] {
+                throw ProtocolError(.requestUnknownOperation, "operation '\(op)' was removed; \(instead)", details: ["op": .string(op)])
+            }
             let hint = NameSuggestion.nearest(to: op, in: names.all).map { "; did you mean '\($0)'?" } ?? ""
             throw ProtocolError(.requestUnknownOperation, "unknown operation '\(op)'\(hint)",
                                 details: ["op": .string(op)])
@@ -88,12 +85,6 @@ public struct Request: Sendable, Hashable {
             object = ["query": .integer(Int64(q))]
         case .versionsList(let path), .documentLock(let path), .documentWatch(let path):
             object = ["path": .string(path)]
-        case .versionRead(let path, let version, let offset, let length):
-            object = ["path": .string(path), "version": .string(version), "offset": .integer(Int64(offset))]
-            if let length { object["length"] = .integer(Int64(length)) }
-        case .versionResolve(let path, let keep, let etag, let removeOthers):
-            object = ["path": .string(path), "keep": .string(keep), "removeOthers": .bool(removeOthers)]
-            if let etag { object["etag"] = .string(etag) }
         case .documentUnlock(let lock): object = ["lock": .integer(Int64(lock))]
         case .documentUnwatch(let watch): object = ["watch": .integer(Int64(watch))]
         case .kvGet(let container, let key), .kvRemove(let container, let key):

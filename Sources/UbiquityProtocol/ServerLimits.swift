@@ -22,6 +22,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// Result items one user may hold across all its queries (counted when each gathers):
     /// what bounds the memory a user's queries take, whatever the depth of paths.
     public var maxResultItemsPerPeer: Int = 4_000_000
+    /// Document lock watches (`document.watch`) one connection, and one user across its
+    /// connections, may hold; each keeps at most one pending `document.lockChanged`.
+    public var maxDocumentWatchesPerConnection: Int = 256
+    public var maxDocumentWatchesPerPeer: Int = 4_096
+    /// Coordinated-write locks (`document.lock`) one connection, and one user, may hold at once.
+    public var maxDocumentLocksPerConnection: Int = 64
+    public var maxDocumentLocksPerPeer: Int = 1_024
 
     public init() {}
 
@@ -36,6 +43,10 @@ public struct ServerLimits: Sendable, Hashable {
             "maxAttributes": .integer(Int64(maxAttributes)),
             "maxQueriesPerPeer": .integer(Int64(maxQueriesPerPeer)),
             "maxResultItemsPerPeer": .integer(Int64(maxResultItemsPerPeer)),
+            "maxDocumentWatchesPerConnection": .integer(Int64(maxDocumentWatchesPerConnection)),
+            "maxDocumentWatchesPerPeer": .integer(Int64(maxDocumentWatchesPerPeer)),
+            "maxDocumentLocksPerConnection": .integer(Int64(maxDocumentLocksPerConnection)),
+            "maxDocumentLocksPerPeer": .integer(Int64(maxDocumentLocksPerPeer)),
         ])
     }
 
@@ -50,5 +61,9 @@ public struct ServerLimits: Sendable, Hashable {
         maxAttributes = try object.optionalInt("maxAttributes") ?? maxAttributes
         maxQueriesPerPeer = try object.optionalInt("maxQueriesPerPeer") ?? maxQueriesPerPeer
         maxResultItemsPerPeer = try object.optionalInt("maxResultItemsPerPeer") ?? maxResultItemsPerPeer
+        maxDocumentWatchesPerConnection = try object.optionalInt("maxDocumentWatchesPerConnection") ?? maxDocumentWatchesPerConnection
+        maxDocumentWatchesPerPeer = try object.optionalInt("maxDocumentWatchesPerPeer") ?? maxDocumentWatchesPerPeer
+        maxDocumentLocksPerConnection = try object.optionalInt("maxDocumentLocksPerConnection") ?? maxDocumentLocksPerConnection
+        maxDocumentLocksPerPeer = try object.optionalInt("maxDocumentLocksPerPeer") ?? maxDocumentLocksPerPeer
     }
 }

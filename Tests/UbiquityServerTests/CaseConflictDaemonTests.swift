@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import UbiquityPredicate
+import UbiquityKit
 import UbiquityProtocol
 import UbiquityTesting
 
 /// Dropbox's `X (Case Conflict).ext` is another file (its name differed from `X.ext` only by case
 /// on a case-insensitive system), not a version of `X.ext`: the real daemon lists it as no version,
-/// `version.resolve keep=current` leaves it (and a directory of that form) alone, and queries
+/// resolving with keep=current leaves it (and a directory of that form) alone, and queries
 /// report it as an item.
 @Suite(.ownThreads) struct CaseConflictDaemonTests {
     static let caseConflict = "Notes (Case Conflict).txt"
@@ -35,8 +36,10 @@ import UbiquityTesting
             let others = (listed["result"]?["others"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
             #expect(others == [Self.conflictedCopy], "\(listed)")
 
-            let resolved = try Self.request(client, ["op": .string("version.resolve"), "path": .string(item), "keep": .string("current")])
-            #expect(resolved["result"]?["removed"]?.arrayValue == [.string(Self.conflictedCopy)], "\(resolved)")
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            try await FileVersion.removeOtherVersionsOfItem(at: item, connection: connection)
+            await connection.close()
+            #expect(!FileManager.default.fileExists(atPath: documents + "/" + Self.conflictedCopy))
             #expect(try String(contentsOfFile: documents + "/" + Self.caseConflict, encoding: .utf8) == "MILK, another file")
             #expect(try String(contentsOfFile: documents + "/" + Self.caseConflictDirectory + "/inside", encoding: .utf8) == "kept")
 

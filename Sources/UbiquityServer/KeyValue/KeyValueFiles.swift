@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityKeyValue
+import UbiquityPaths
 
 /// The store's files on disk (docs/kv-store.md): `<container>/.ubiquity-kv/<device>.json`, read and
 /// written through the directory's descriptor, never following a link.
@@ -27,7 +28,7 @@ enum KeyValueFiles {
                 return .failure(problem)
             }
         }
-        let inner = DirectoryEntries.open(directory, in: fd)
+        let inner = openat(fd, directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if inner >= 0 { return .success(inner) }
         if errno == ENOENT && !create { return nil }
         return .failure(FileProblem("cannot open \(root)/\(directory): \(String(cString: strerror(errno)))"))
@@ -80,7 +81,7 @@ enum KeyValueFiles {
         case .success(let value)?: fd = value
         }
         defer { close(fd) }
-        let entries = DirectoryEntries.names(in: fd)
+        let entries = DirectoryEntries.textNames(in: fd)
         if cleaning { DurableFiles.removeTemporaries(of: own, in: fd, among: entries) }
         var reading = Reading()
         let names = Self.names(in: entries)

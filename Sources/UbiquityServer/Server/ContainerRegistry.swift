@@ -2,21 +2,58 @@ import Synchronization
 public import UbiquityIndex
 public import UbiquityProtocol
 
-/// The containers the daemon serves right now. Replaced whole on SIGHUP; read by every session.
+/// The containers the daemon serves right now, and their held root directories. Replaced whole
+/// on SIGHUP; read by every session.
 public final class ContainerRegistry: Sendable {
-    private let state: Mutex<[ResolvedContainer]>
+    private struct State {
+        var containers: [ResolvedContainer]
+        /// Each container's root, held open (``HeldRoot``); missing while it cannot be opened.
+        var roots: [ContainerID: HeldRoot] = [:]
+    }
 
-    public init(_ containers: [ResolvedContainer]) { state = Mutex(containers) }
+    private let state: Mutex<State>
+
+    public init(_ containers: [ResolvedContainer]) {
+        state = Mutex(State(containers: containers, roots: Self.hold(containers, keeping: [:])))
+    }
 
     /// In configuration order: the first is the default container of `container.url`.
-    public var all: [ResolvedContainer] { state.withLock { $0 } }
+    public var all: [ResolvedContainer] { state.withLock { $0.containers } }
 
-    public func replace(with containers: [ResolvedContainer]) { state.withLock { $0 = containers } }
+    public func replace(with containers: [ResolvedContainer]) {
+        let kept = state.withLock { $0.roots }
+        let roots = Self.hold(containers, keeping: kept)
+        state.withLock { $0 = State(containers: containers, roots: roots) }
+    }
 
     public func setAvailable(_ id: ContainerID, _ available: Bool) {
-        state.withLock { list in
-            for i in list.indices where list[i].descriptor.id == id { list[i].available = available }
+        state.withLock { state in
+            for i in state.containers.indices where state.containers[i].descriptor.id == id { state.containers[i].available = available }
         }
+    }
+
+    /// The held root of `container`; opened now (once) if it could not be at registration, nil
+    /// while it still cannot.
+    func heldRoot(of container: ResolvedContainer) -> HeldRoot? {
+        let id = container.descriptor.id
+        if let held = state.withLock({ $0.roots[id] }), held.path == container.descriptor.root { return held }
+        guard let opened = HeldRoot.open(container.descriptor.root) else { return nil }
+        return state.withLock { state in
+            if let raced = state.roots[id], raced.path == container.descriptor.root { return raced }
+            state.roots[id] = opened
+            return opened
+        }
+    }
+
+    /// Opens the roots of `containers`, keeping those already held at the same path.
+    private static func hold(_ containers: [ResolvedContainer], keeping held: [ContainerID: HeldRoot]) -> [ContainerID: HeldRoot] {
+        var roots: [ContainerID: HeldRoot] = [:]
+        for container in containers {
+            let id = container.descriptor.id
+            if let kept = held[id], kept.path == container.descriptor.root { roots[id] = kept }
+            else if let opened = HeldRoot.open(container.descriptor.root) { roots[id] = opened }
+        }
+        return roots
     }
 
     /// Resolves a client-supplied id for a peer: `container.invalid`, `container.unknown` or

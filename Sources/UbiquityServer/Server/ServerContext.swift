@@ -24,7 +24,7 @@ public struct ServerContext: Sendable {
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
                 itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget(),
-                documentLocks: DocumentLocks = DocumentLocks(), keyValue: KeyValueStores? = nil) {
+                documentLocks: DocumentLocks? = nil, keyValue: KeyValueStores? = nil) {
         self.engine = engine
         self.registry = registry
         self.limits = limits
@@ -32,7 +32,7 @@ public struct ServerContext: Sendable {
         self.status = status
         self.itemCounts = itemCounts
         self.budget = budget
-        self.documentLocks = documentLocks
+        self.documentLocks = documentLocks ?? DocumentLocks(limits: limits)
         self.keyValue = keyValue ?? KeyValueStores(logger: logger)
     }
 

@@ -22,9 +22,8 @@ final class Session {
     private var heldItems: [QueryID: Int] = [:]
     /// Identifies this connection to the shared ``DocumentLocks``.
     let connection: UInt64
-    /// `document.lockChanged` events of this connection's watches, written by the server in order.
-    let documentEvents: AsyncStream<ServerEvent>
-    let documentEventSink: AsyncStream<ServerEvent>.Continuation
+    /// `document.lockChanged` events of this connection's watches: the latest state per watch.
+    let documentOutbox = DocumentEventOutbox()
     /// Writes the events of this connection's queries; made when the first query starts.
     var forwarder: ConnectionForwarder?
     /// The document watches this connection holds.
@@ -43,7 +42,6 @@ final class Session {
         self.peer = peer
         self.context = context
         connection = Session.connections.add(1, ordering: .relaxed).newValue
-        (documentEvents, documentEventSink) = AsyncStream.makeStream(of: ServerEvent.self)
         (keyValueEvents, keyValueEventSink) = AsyncStream.makeStream(of: KeyValueChange.self,
                                                                      bufferingPolicy: .bufferingNewest(Session.keyValueEventBuffer))
     }
@@ -200,8 +198,8 @@ final class Session {
             return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
         case .status:
             return answer(await context.status(peer).json)
-        case .versionsList, .versionRead, .versionResolve, .documentLock, .documentUnlock, .documentWatch, .documentUnwatch:
-            return answer(try handleVersions(request.operation))
+        case .versionsList, .documentLock, .documentUnlock, .documentWatch, .documentUnwatch:
+            return answer(try await handleVersions(request.operation))
         case .kvGet, .kvSet, .kvRemove, .kvAll, .kvSynchronize, .kvSubscribe, .kvUnsubscribe:
             return answer(try await handleKeyValue(request.operation))
         }
@@ -230,7 +228,7 @@ final class Session {
     func releaseAll() async {
         context.documentLocks.releaseAll(connection: connection)
         documentWatches.removeAll()
-        documentEventSink.finish()
+        documentOutbox.finish()
         await releaseKeyValue()
         for id in queries.keys {
             await context.engine.release(id)

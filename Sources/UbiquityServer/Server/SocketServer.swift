@@ -200,9 +200,11 @@ public final class SocketServer: Sendable {
                 logger.debug("connected", metadata: ["pid": "\(peer.pid)"])
                 let session = Session(peer: peer, context: context)
                 await withDiscardingTaskGroup { forwarders in
-                    let documentEvents = session.documentEvents
+                    let documentOutbox = session.documentOutbox
                     forwarders.addTask {
-                        for await event in documentEvents { _ = try? await writer.write(event.json) }
+                        while let events = await documentOutbox.next() {
+                            guard (try? await writer.write(lines: events.map { .bytes(JSONLine.encodeLine($0.json)) })) != nil else { return }
+                        }
                     }
                     let keyValueEvents = session.keyValueEvents
                     forwarders.addTask {

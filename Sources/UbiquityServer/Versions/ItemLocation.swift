@@ -1,27 +1,34 @@
 import Glibc
 import UbiquityIndex
+import UbiquityPaths
 import UbiquityPredicate
 import UbiquityProtocol
 
-/// An item named by its absolute path, inside a container the peer may use, with the directory
-/// that holds it open. Every directory on the way is opened with `O_NOFOLLOW` relative to the one
-/// before, so a symbolic link inside the container can never redirect a versions operation.
+/// An item named by a client's absolute path, inside a container the peer may use, with the
+/// directory that holds it open.
+///
+/// The one door for client paths in the daemon: the path is bytes (split on `/` only, never on
+/// characters), the container is found by comparing bytes, and the rest is opened beneath the
+/// container's held root descriptor without following any link (``Beneath``): a link anywhere
+/// inside the container answers `item.notFound`, nothing outside is ever reached.
 final class ItemLocation {
     let container: ResolvedContainer
+    /// The container's root, held by the registry.
+    let root: HeldRoot
+    /// The item's path below the root.
+    let relative: RelativePath
     /// The directory holding the item (owned: closed on deinit).
     let directory: Int32
     let name: String
     /// The item's absolute path, as queries report it.
     let path: String
 
-    /// At most this many bytes in a path (`PATH_MAX`), and 255 in a component (`NAME_MAX`).
-    static let maxPathBytes = 4096
-    static let maxComponentBytes = 255
-
-    private init(container: ResolvedContainer, directory: Int32, name: String, path: String) {
+    private init(container: ResolvedContainer, root: HeldRoot, relative: RelativePath, directory: Int32, path: String) {
         self.container = container
+        self.root = root
+        self.relative = relative
         self.directory = directory
-        self.name = name
+        self.name = relative.nameText
         self.path = path
     }
 
@@ -34,15 +41,18 @@ final class ItemLocation {
     }
 
     /// Finds `path` for `peer`: the container it is in (which the peer must be allowed to use),
-    /// its directory opened component by component.
+    /// and the directory holding it, opened beneath the held root.
     static func resolve(_ path: String, registry: ContainerRegistry, peer: PeerCredentials) throws -> ItemLocation {
         func invalid(_ why: String) -> VersionError {
             VersionError(.invalidPath, "'\(path)' \(why)", details: ["path": .string(path)])
         }
-        guard path.utf8.count <= maxPathBytes else { throw invalid("is longer than \(maxPathBytes) bytes") }
-        guard path.hasPrefix("/") else { throw invalid("is not an absolute path") }
-        let inside = registry.all.filter { path.hasPrefix($0.descriptor.root.hasSuffix("/") ? $0.descriptor.root : $0.descriptor.root + "/") }
-        guard let container = inside.max(by: { $0.descriptor.root.count < $1.descriptor.root.count }) else {
+        let bytes = Array(path.utf8)
+        guard bytes.count <= RelativePath.maxPathBytes else { throw invalid("is longer than \(RelativePath.maxPathBytes) bytes") }
+        guard bytes.first == PathBytes.separator else { throw invalid("is not an absolute path") }
+        let inside = registry.all.compactMap { container in
+            PathBytes.relative(bytes, below: Array(container.descriptor.root.utf8)).map { (container, $0) }
+        }
+        guard let (container, rest) = inside.max(by: { $0.0.descriptor.root.utf8.count < $1.0.descriptor.root.utf8.count }) else {
             throw invalid("is not inside a container served here")
         }
         guard Authorization.mayRead(container, peer: peer) else {
@@ -50,34 +60,21 @@ final class ItemLocation {
                                 "uid \(peer.uid) may not use container '\(container.descriptor.id)': only its owner, root and members of its group may",
                                 details: ["container": .string(container.descriptor.id.rawValue)])
         }
-        let root = container.descriptor.root
-        let relative = path.dropFirst(root.hasSuffix("/") ? root.count : root.count + 1)
-        let components = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
-            throw invalid("has an empty, '.' or '..' component, or names the container itself")
-        }
-        if let long = components.first(where: { $0.utf8.count > maxComponentBytes }) {
-            throw invalid("has a component longer than \(maxComponentBytes) bytes ('\(long.prefix(32))…')")
-        }
-        let name = components.last!
+        let relative: RelativePath
+        do { relative = try RelativePath(rest) } catch { throw invalid(error.description) }
+        let name = relative.nameText
         if SyncEngineFiles.isOwn(name) || ConflictCopyName.parse(name) != nil {
             throw invalid("is a sync engine's file or a conflict version, not an item; ask for the versions of the item it belongs to")
         }
-        var fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ProtocolError(.containerUnavailable, "container '\(container.descriptor.id)' cannot be opened: \(String(cString: strerror(errno)))",
+        guard let root = registry.heldRoot(of: container) else {
+            throw ProtocolError(.containerUnavailable, "container '\(container.descriptor.id)' cannot be opened (missing, or not a directory)",
                                 details: ["container": .string(container.descriptor.id.rawValue)])
         }
-        for component in components.dropLast() {
-            let next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let error = errno
-            close(fd)
-            guard next >= 0 else {
-                throw VersionError(.notFound, "no item at '\(path)': '\(component)' \(error == ELOOP || error == ENOTDIR ? "is not a directory (links are never followed)" : String(cString: strerror(error)))",
-                                   details: ["path": .string(path)])
-            }
-            fd = next
+        switch Beneath.openParent(of: relative, in: root.fd) {
+        case .success(let directory):
+            return ItemLocation(container: container, root: root, relative: relative, directory: directory, path: path)
+        case .failure(let error):
+            throw VersionError(.notFound, "no item at '\(path)': the way to it \(error.description)", details: ["path": .string(path)])
         }
-        return ItemLocation(container: container, directory: fd, name: name, path: path)
     }
 }

@@ -10,12 +10,6 @@ public struct VersionError: CodedClientError, Hashable {
         case invalidPath = "item.invalidPath"
         /// Nothing is at `path` (or a directory on the way is missing or a symbolic link).
         case notFound = "item.notFound"
-        /// No version with that id beside the item (already chosen, removed, or never there).
-        case unknownVersion = "version.unknown"
-        /// The version changed since the client listed it: its `etag` is not the one given.
-        case stale = "version.stale"
-        /// `version.read` of a directory (a package version): read its files by `path`.
-        case notAFile = "version.notAFile"
         /// The peer lacks the right the operation needs on the item, as the kernel would judge it
         /// (mode bits, owner, group, POSIX ACL, search on every directory on the way): write for
         /// `document.lock`, read for `document.watch` and `versions.list`; also a symbolic link as the item.
@@ -36,11 +30,5 @@ public struct VersionError: CodedClientError, Hashable {
         self.code = code
         self.message = message
         self.details = details
-    }
-
-    /// `version.unknown`, listing the ids the item has now.
-    static func unknown(_ id: String, in versions: ItemVersions) -> VersionError {
-        VersionError(.unknownVersion, "'\(versions.item)' has no version '\(id)'",
-                     details: ["version": .string(id), "versions": .array(([versions.current] + versions.others).map { .string($0.id) })])
     }
 }
