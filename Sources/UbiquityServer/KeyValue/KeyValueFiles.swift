@@ -11,16 +11,12 @@ enum KeyValueFiles {
     /// The folder in every container (one of ``SyncEngineFiles``' names: never an item).
     static let directory = ".ubiquity-kv"
 
-    /// Opens the store's folder of the container at `root`, creating it (as root, for the
-    /// container's owner) when missing and `create`; nil when it is missing and not `create`.
-    /// The caller closes the descriptor.
-    static func openDirectory(root: String, create: Bool, owner: UInt32?, group: UInt32?) -> Result<Int32, FileProblem>? {
-        let fd: Int32
-        switch ContainerDirectory.open(root) {
-        case .success(let value): fd = value
-        case .failure(let problem): return .failure(problem)
-        }
-        defer { close(fd) }
+    /// Opens the store's folder below the container's held root (never the root by path again),
+    /// creating it (as root, for the container's owner) when missing and `create`; nil when it
+    /// is missing and not `create`, or the root is not held. The caller closes the descriptor.
+    static func openDirectory(root held: HeldRoot?, create: Bool, owner: UInt32?, group: UInt32?) -> Result<Int32, FileProblem>? {
+        guard let held else { return create ? .failure(FileProblem("the container's directory cannot be opened")) : nil }
+        let fd = held.fd, root = held.path
         if create {
             let asRoot = geteuid() == 0
             if case .failure(let problem) = ContainerDirectory.ensure(directory, in: fd, parentPath: root, mode: 0o755,
@@ -72,7 +68,7 @@ enum KeyValueFiles {
     /// counts), then the others in name order while the store's bounds last; a file that is gone
     /// keeps what was last read of it (`retained`) while that still fits, and is dropped otherwise.
     /// A file that does not read keeps its last content too. nil: the folder does not exist.
-    static func read(root: String, own: String, skippingOwn: Bool, cleaning: Bool, retained: [String: Cost],
+    static func read(root: HeldRoot?, own: String, skippingOwn: Bool, cleaning: Bool, retained: [String: Cost],
                      limits: KVReadLimits) -> Result<Reading, FileProblem>? {
         let fd: Int32
         switch openDirectory(root: root, create: false, owner: nil, group: nil) {

@@ -18,7 +18,10 @@ import UbiquityProtocol
 /// store take turns (``takeTurn()``), so each sees the last one's result.
 actor KeyValueStore {
     let container: String
+    /// The container's root path: which store this is (a container that moves has another).
     let root: String
+    /// The container's held root descriptor, every file operation's base (``ContainerRegistry``).
+    private let rootDirectory: @Sendable () -> HeldRoot?
     private let owner: UInt32?
     private let group: UInt32?
     private let logger: Logger
@@ -40,10 +43,11 @@ actor KeyValueStore {
     /// it started (``KeyValueStores/run()`` keeps one task per store at most).
     private let reloads = Mutex<(running: Bool, again: Bool)>((false, false))
 
-    init(container: String, root: String, owner: UInt32?, group: UInt32?, device: String, quota: KVQuota,
-         io: NIOThreadPool, logger: Logger) {
+    init(container: String, root: String, rootDirectory: @escaping @Sendable () -> HeldRoot?, owner: UInt32?, group: UInt32?,
+         device: String, quota: KVQuota, io: NIOThreadPool, logger: Logger) {
         self.container = container
         self.root = root
+        self.rootDirectory = rootDirectory
         self.owner = owner
         self.group = group
         self.logger = logger
@@ -82,7 +86,7 @@ actor KeyValueStore {
                                 + "more than the \(limits.fileBytes) a store file may have (other devices would skip it); remove keys first",
                                 details: ["container": .string(container)])
         }
-        let (root, owner, group, name) = (self.root, self.owner, self.group, state.ownFile)
+        let (root, owner, group, name) = (rootDirectory(), self.owner, self.group, state.ownFile)
         let failure: String? = await onIO {
             switch KeyValueFiles.openDirectory(root: root, create: true, owner: owner, group: group) {
             case nil: return "the store's folder vanished"
@@ -178,7 +182,7 @@ actor KeyValueStore {
         defer { endTurn() }
         guard !loaded else { return }
         let reading: KeyValueFiles.Reading?
-        switch await onIO({ [root, limits, own = state.ownFile] in
+        switch await onIO({ [root = rootDirectory(), limits, own = state.ownFile] in
             KeyValueFiles.read(root: root, own: own, skippingOwn: false, cleaning: true, retained: [:], limits: limits)
         }) {
         case nil: throw KeyValueError(.storageFailed, "the daemon is stopping")
@@ -209,7 +213,7 @@ actor KeyValueStore {
     /// The folder read on `io` (this device's file left out when `skippingOwn`); nil when it
     /// cannot be read now (the store keeps what it has; a failure is logged).
     private func read(skippingOwn: Bool) async -> KeyValueFiles.Reading? {
-        let result = await onIO { [root, limits, costs, own = state.ownFile] in
+        let result = await onIO { [root = rootDirectory(), limits, costs, own = state.ownFile] in
             KeyValueFiles.read(root: root, own: own, skippingOwn: skippingOwn, cleaning: false, retained: costs, limits: limits)
         }
         switch result {

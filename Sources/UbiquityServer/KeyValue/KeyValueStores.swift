@@ -20,6 +20,9 @@ public final class KeyValueStores: Sendable {
     /// own, so that reading hostile files or waiting for a disk never holds Swift's cooperative
     /// pool. Started here; it lives as long as the daemon.
     private let io: NIOThreadPool
+    /// Where the containers' held roots come from (``attach(_:)``); until then a store opens its
+    /// root once when first asked (tests that make stores without a server).
+    private let registry = Mutex<ContainerRegistry?>(nil)
 
     /// - Parameter stateDirectory: Where the device id is kept (``DeviceIdentity``).
     public init(stateDirectory: String, quota: KVQuota, logger: Logger) {
@@ -41,6 +44,9 @@ public final class KeyValueStores: Sendable {
         self.init(stateDirectory: DeviceIdentity.stateDirectory(environment: ProcessEnvironment.values(of: ["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"])), quota: KVQuota(), logger: logger)
     }
 
+    /// Takes the containers' held roots from `registry` (the server's).
+    func attach(_ registry: ContainerRegistry) { self.registry.withLock { $0 = registry } }
+
     /// The store of `container`, made (not yet loaded) on first use.
     func store(for container: ResolvedContainer) throws(KeyValueError) -> KeyValueStore {
         let id: String
@@ -52,7 +58,16 @@ public final class KeyValueStores: Sendable {
         let key = container.descriptor.id.rawValue
         return stores.withLock { stores in
             if let store = stores[key], store.root == container.descriptor.root { return store }
-            let store = KeyValueStore(container: key, root: container.descriptor.root, owner: container.ownerUID,
+            let registry = self.registry.withLock { $0 }
+            let fallback = Mutex<HeldRoot?>(nil)
+            let rootDirectory: @Sendable () -> HeldRoot? = {
+                if let registry { return registry.heldRoot(of: container) }
+                return fallback.withLock { held in
+                    if held == nil { held = HeldRoot.open(container.descriptor.root) }
+                    return held
+                }
+            }
+            let store = KeyValueStore(container: key, root: container.descriptor.root, rootDirectory: rootDirectory, owner: container.ownerUID,
                                       group: container.groupGID, device: id, quota: quota, io: io, logger: logger)
             stores[key] = store
             return store

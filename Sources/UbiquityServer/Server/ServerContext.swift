@@ -34,6 +34,7 @@ public struct ServerContext: Sendable {
         self.budget = budget
         self.documentLocks = documentLocks ?? DocumentLocks(limits: limits)
         self.keyValue = keyValue ?? KeyValueStores(logger: logger)
+        self.keyValue.attach(registry)
     }
 
     var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }
