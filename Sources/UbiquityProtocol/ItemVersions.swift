@@ -4,7 +4,8 @@ public import UbiquityPredicate
 /// first, with the container they are in — the client reads and resolves them itself, with its own
 /// rights, below `root` (the daemon never returns or moves file contents).
 public struct ItemVersions: Sendable, Hashable {
-    /// The most versions one answer lists; past it ``truncated`` is true and the oldest are listed.
+    /// The most versions one answer lists (the daemon also stops at 1 MiB of them); past it
+    /// ``truncated`` is true and the oldest are listed.
     public static let maxListed = 1_000
 
     public var item: String
@@ -13,7 +14,7 @@ public struct ItemVersions: Sendable, Hashable {
     public var root: String
     public var current: ItemVersion
     public var others: [ItemVersion]
-    /// More than ``maxListed`` other versions exist; only the oldest are in ``others``.
+    /// More other versions exist than one answer carries; only the oldest are in ``others``.
     public var truncated: Bool
 
     public init(item: String, container: String, root: String, current: ItemVersion, others: [ItemVersion], truncated: Bool = false) {

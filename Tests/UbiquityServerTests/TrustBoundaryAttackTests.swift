@@ -205,6 +205,27 @@ struct TrustBoundaryAttackTests {
         }
     }
 
+    @Test("versions.list of an item with 1,005 conflict copies of 200-byte names lists the oldest that fit 1,000 and 1 MiB, and says it is truncated")
+    func versionsListIsBounded() async throws {
+        try await withTestDaemon { daemon in
+            let name = "Item_" + String(repeating: "p", count: 170)
+            let item = try daemon.place(name, contents: "x")
+            let documents = daemon.documents()
+            for n in 0..<1_005 {
+                let time = String(format: "%02d%02d%02d", n / 3600, n / 60 % 60, n % 60)
+                try FS.write(documents + "/\(name).sync-conflict-20261122-\(time)-NOFER4Z", "copy")
+            }
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            let listed = try client.request(Self.request(1, "versions.list", ["path": .string(item)])).response
+            let others = listed["result"]?["others"]?.arrayValue ?? []
+            #expect(listed["result"]?["truncated"] == .bool(true))
+            #expect(others.count > 100 && others.count <= 1_000, "\(others.count) listed")
+            #expect(JSONLine.encode(listed).utf8.count <= ServerLimits().maxLineBytes + 4_096)
+            #expect(others.first?["id"]?.stringValue?.contains("-20261122-000000-") == true)
+        }
+    }
+
     /// `VmRSS` of a process, in bytes.
     static func residentBytes(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

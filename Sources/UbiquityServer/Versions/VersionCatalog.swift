@@ -13,6 +13,8 @@ import UbiquityProtocol
 enum VersionCatalog {
     /// The most entries one listing looks at inside a package, in all its directories.
     static let maxVisited = 100_000
+    /// The most bytes of versions one answer carries (the protocol's default line limit).
+    static let maxAnswerBytes = ServerLimits().maxLineBytes
 
     /// The versions of the item at `location`, others oldest first.
     static func versions(of location: ItemLocation) throws -> ItemVersions {
@@ -39,8 +41,15 @@ enum VersionCatalog {
             }
         }
         others.sort { ($0.modified, $0.id) < ($1.modified, $1.id) }
-        let truncated = others.count > ItemVersions.maxListed
-        if truncated { others.removeLast(others.count - ItemVersions.maxListed) }
+        // At most maxListed, and an answer no longer than a request may be (paths can be 4 KiB).
+        var kept = 0, bytes = JSONLine.encodeLine(current.json).count
+        for version in others.prefix(ItemVersions.maxListed) {
+            bytes += JSONLine.encodeLine(version.json).count
+            guard bytes <= maxAnswerBytes else { break }
+            kept += 1
+        }
+        let truncated = kept < others.count
+        if truncated { others.removeLast(others.count - kept) }
         return ItemVersions(item: location.path, container: location.container.descriptor.id.rawValue,
                             root: location.container.descriptor.root, current: current, others: others, truncated: truncated)
     }
