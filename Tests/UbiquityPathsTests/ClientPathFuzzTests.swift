@@ -41,34 +41,6 @@ struct ClientPathFuzzTests {
         }
     }
 
-    static let pieces: [[UInt8]] = [
-        Array("/".utf8), Array("..".utf8), Array(".".utf8), [0], Array("L\u{600}".utf8), Array("\u{600}".utf8),
-        Array("\u{6DD}".utf8), Array("\u{D4E}".utf8), Array("e\u{301}".utf8), Array("\u{301}".utf8), [0xFF], [0xC0, 0xAF],
-        [0xE0, 0x80, 0xAF], Array("Documents".utf8), Array("root".utf8), Array("other".utf8), Array("up".utf8),
-        Array("magic".utf8), Array("sub".utf8), Array("Item_1".utf8), Array("Item_2".utf8), Array("etc".utf8),
-        Array("secret".utf8), Array("outside".utf8), Array(repeating: UInt8(ascii: "a"), count: 255),
-        Array(repeating: UInt8(ascii: "b"), count: 300), Array("proc".utf8), Array("self".utf8),
-    ]
-
-    /// A random path: half of them walk the real tree (so that many open, and links are met on
-    /// the way), the others 1 to 12 pieces glued with or without separators.
-    static func randomPath(_ random: inout SplitMix64) -> [UInt8] {
-        var bytes: [UInt8] = []
-        if random.chance(0.5) {
-            let trunk: [[UInt8]] = [Array("Documents".utf8)] + (random.chance(0.5) ? [Array("sub".utf8)] : [])
-            let leaves: [[UInt8]] = ["Item_1", "Item_2", "root", "other", "up", "magic", "L\u{600}", "etc", "secret"].map { Array($0.utf8) }
-            bytes = Array((trunk + [random.pick(leaves)]).joined(separator: [PathBytes.separator]))
-            if random.chance(0.3) { bytes += [PathBytes.separator] + random.pick(pieces) }
-            return bytes
-        }
-        for _ in 0..<random.int(1...12) {
-            bytes += random.pick(pieces)
-            if random.chance(0.6) { bytes.append(PathBytes.separator) }
-        }
-        if random.chance(0.5) { bytes.removeLast(bytes.last == PathBytes.separator ? 1 : 0) }
-        return bytes
-    }
-
     /// Where `fd` really is (`/proc/self/fd`), as bytes.
     static func location(of fd: Int32) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: 8192)
@@ -84,7 +56,7 @@ struct ClientPathFuzzTests {
         let inside = Array(fixture.container.utf8) + [PathBytes.separator]
         var opened = 0, refused = 0, invalid = 0
         for _ in 0..<50_000 {
-            let raw = Self.randomPath(&random)
+            let raw = HostilePaths.random(&random)
             // Absolute or not: a client path is made relative by the caller; here both are tried.
             let relative = raw.first == PathBytes.separator ? Array(raw.drop { $0 == PathBytes.separator }) : raw
             guard let path = try? RelativePath(relative) else { invalid += 1; continue }
