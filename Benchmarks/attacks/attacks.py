@@ -9,7 +9,7 @@ With --before, every attack runs against both binaries and the table has a colum
 switching for the flood, chown) and tmpfs at /dev/shm (sparse 5 EiB files). Loopback Unix
 sockets only; every process it starts is stopped by PID.
 """
-import argparse, ctypes, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, base64, ctypes, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 def log(text):
     print("…", text, file=sys.stderr, flush=True)
@@ -341,6 +341,196 @@ def root_symlink(binary, work):
         shutil.rmtree(private, ignore_errors=True)
         shutil.rmtree(os.path.join(work, "link"), ignore_errors=True)
 
+# --- the trust boundary's second round: file contents and writes (as another uid) ----------------
+
+MALLORY = 54321
+MALLORY_GROUP = 54400
+
+def as_uid(uid, groups, function, *args):
+    """Runs function(*args) in a child process as uid (gid uid, the given groups); its JSON result."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            os.setgroups(groups)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            result = function(*args)
+        except BaseException as error:          # the child must never return into the caller's code
+            result = {"failed": f"{type(error).__name__}: {error}"}
+        os.write(write_end, json.dumps(result).encode())
+        os._exit(0)
+    os.close(write_end)
+    chunks = []
+    while True:
+        chunk = os.read(read_end, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks) or b"{}")
+
+def mallory_container(root):
+    """com.example.mallory, owned by uid 54321; the root and work directories reachable by it."""
+    container = make_container(root, "com.example.mallory")
+    for path in (container, os.path.join(container, "Documents")):
+        os.chown(path, MALLORY, MALLORY)
+    return container
+
+def reachable(*paths):
+    for path in paths:
+        os.chmod(path, 0o755)
+
+def prepend_escape(binary, work):
+    """'L\u0600' -> / in one's own container; version.read of 'L\u0600/<root-only file>'."""
+    root = os.path.join(work, "root"); make_container(root); container = mallory_container(root)
+    secret = os.path.join(work, "secret"); marker = "TOP-SECRET-%d" % os.getpid()
+    with open(secret, "w") as f:
+        f.write(marker)
+    os.chmod(secret, 0o600)
+    reachable(work, root)
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        def attack():
+            os.symlink("/", os.path.join(container, "L\u0600"))
+            c = Client(d.socket); c.hello()
+            path = os.path.join(container, "L\u0600") + secret
+            codes, leaked = [], 0
+            for request in ({"op": "version.read", "path": path, "version": "current"},
+                            {"op": "versions.list", "path": path}, {"op": "document.lock", "path": path}):
+                response, _ = c.request(request)
+                text = json.dumps(response)
+                leaked += marker in text or base64.b64encode(marker.encode()).decode()[:12] in text
+                codes.append(response.get("error", {}).get("code", "answered"))
+            return {"codes": codes, "leaked": leaked}
+        result = as_uid(MALLORY, [], attack)
+        if "failed" in result:
+            return "measurement failed: " + result["failed"]
+        what = "read the root-only file's bytes" if result["leaked"] else "nothing read"
+        return f"{what}; version.read/versions.list/document.lock: {', '.join(result['codes'])}"
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def group_reader(binary, work):
+    """a group member reads a 0600 file of root through the daemon and removes a conflict copy."""
+    root = os.path.join(work, "root"); container = make_container(root)
+    documents = os.path.join(container, "Documents")
+    config = os.path.join(work, "ubiquityd.toml")
+    with open(config, "w") as f:
+        f.write(f'[[containers]]\nid = "com.example.grocery"\npath = "{container}"\nowner = 0\ngroup = {MALLORY_GROUP}\n')
+    for path in (container, documents):
+        os.chown(path, 0, MALLORY_GROUP); os.chmod(path, 0o750)
+    marker = "ROOT-ONLY-%d" % os.getpid()
+    item, copy = os.path.join(documents, "Secret"), os.path.join(documents, "Secret.sync-conflict-20261122-100001-NOFER4Z")
+    for path in (item, copy):
+        with open(path, "w") as f:
+            f.write(marker)
+        os.chmod(path, 0o600)
+    reachable(work, root)
+    d = Daemon(binary, ["--config", config], work)
+    try:
+        d.wait_listening()
+        def attack():
+            c = Client(d.socket); c.hello()
+            read, _ = c.request({"op": "version.read", "path": item, "version": "current"})
+            resolved, _ = c.request({"op": "version.resolve", "path": item, "keep": "current"})
+            locked, _ = c.request({"op": "document.lock", "path": item})
+            return {"read": marker in base64.b64decode(read.get("result", {}).get("data", "")).decode(errors="replace"),
+                    "codes": [m.get("error", {}).get("code", "answered") for m in (read, resolved, locked)]}
+        result = as_uid(MALLORY, [MALLORY_GROUP], attack)
+        if "failed" in result:
+            return "measurement failed: " + result["failed"]
+        removed = not os.path.exists(copy)
+        return (f"{'read' if result['read'] else 'did not read'} the 0600 file, {'removed' if removed else 'kept'} the copy; "
+                f"read/resolve/lock: {', '.join(result['codes'])}")
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def silent_watches(binary, work, watches=5000, seconds=3):
+    """5,000 document.watch on a connection that stops reading, another locks and unlocks."""
+    root = os.path.join(work, "root"); make_container(root); container = mallory_container(root)
+    document = os.path.join(container, "Documents", "doc.txt")
+    with open(document, "w") as f:
+        f.write("hi")
+    os.chown(document, MALLORY, MALLORY)
+    reachable(work, root)
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        before = d.kib("VmRSS")
+        def attack():
+            watcher = Client(d.socket); watcher.hello()
+            accepted = 0
+            for _ in range(watches):
+                response, _ = watcher.request({"op": "document.watch", "path": document})
+                accepted += "result" in response
+            locker = Client(d.socket); locker.hello()
+            cycles, deadline = 0, time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                lock, _ = locker.request({"op": "document.lock", "path": document})
+                locker.request({"op": "document.unlock", "lock": lock["result"]["lock"]})
+                cycles += 1
+            return {"accepted": accepted, "cycles": cycles, "rss": d.kib("VmRSS")}
+        result = as_uid(MALLORY, [], attack)
+        if "failed" in result:
+            return "measurement failed: " + result["failed"]
+        return (f"{result['accepted']:,} watches accepted; {result['cycles']:,} lock/unlock in {seconds} s; "
+                f"RSS {mib(before)} -> {mib(result['rss'])}")
+    finally:
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+def kv_fifo(binary, work):
+    """a FIFO at the key-value store's temporary name, then kv.set."""
+    root = os.path.join(work, "root"); make_container(root); container = mallory_container(root)
+    reachable(work, root)
+    state = os.path.join(work, "state"); os.makedirs(state, mode=0o700)
+    env_state = {"STATE_DIRECTORY": state}
+    os.environ.update(env_state)
+    d = Daemon(binary, ["--root", root], work)
+    try:
+        d.wait_listening()
+        def attack():
+            c = Client(d.socket); c.hello()
+            c.request({"op": "kv.set", "container": "com.example.mallory", "key": "k", "value": 1})
+            folder = os.path.join(container, ".ubiquity-kv")
+            device = [n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith(".")][0]
+            os.mkfifo(os.path.join(folder, "." + device + ".writing"))
+            start = time.monotonic()
+            try:
+                response, _ = c.request({"op": "kv.set", "container": "com.example.mallory", "key": "k", "value": 2}, timeout=5)
+                answered = f"kv.set answered in {(time.monotonic() - start) * 1000:.0f} ms ({'stored' if 'result' in response else response.get('error', {}).get('code')})"
+            except (TimeoutError, socket.timeout):
+                answered = "kv.set did not answer in 5 s"
+            return {"answered": answered}
+        result = as_uid(MALLORY, [], attack)
+        if "failed" in result:
+            return "measurement failed: " + result["failed"]
+        other = d.client()
+        try:
+            response, _ = other.request({"op": "kv.all", "container": "com.example.grocery"}, timeout=5)
+            others = "another container's kv.all answered"
+        except (TimeoutError, socket.timeout):
+            others = "another container's kv.all did not answer in 5 s"
+        start = time.monotonic()
+        d.process.send_signal(signal.SIGTERM)
+        try:
+            d.process.wait(10)
+            stopped = f"SIGTERM stopped it in {time.monotonic() - start:.1f} s"
+        except subprocess.TimeoutExpired:
+            stopped = "SIGTERM did not stop it in 10 s"
+        return f"{result['answered']}; {others}; {stopped}"
+    finally:
+        for key in ("STATE_DIRECTORY",):
+            os.environ.pop(key, None)
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
 ATTACKS = [
     ("two sparse 5 EiB files in one package", sparse_files),
     ("10,000 sort keys over 2,000 items", sort_keys),
@@ -349,6 +539,10 @@ ATTACKS = [
     ("flooding one container past the kernel queue", flood),
     ("a file created 4,840 bytes deep (past PATH_MAX)", deep_change),
     ("container root swapped for a symlink to a private directory", root_symlink),
+    ("grapheme-prepend '/' and a link to / in one's own container", prepend_escape),
+    ("a group member: version.read and version.resolve of root's 0600 file", group_reader),
+    ("5,000 document watches never read while another connection locks and unlocks for 3 s", silent_watches),
+    ("a FIFO at the key-value store's temporary name, then kv.set", kv_fifo),
 ]
 
 def main():
