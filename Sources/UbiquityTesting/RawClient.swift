@@ -16,6 +16,20 @@ public final class RawClient {
 
     deinit { close(fd) }
 
+    /// A client connected to `path` that has said `hello`.
+    public static func greeted(socket path: String) throws -> RawClient {
+        let client = try RawClient(socket: path)
+        _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+        return client
+    }
+
+    /// The `result` of the request `line`; throws, naming the whole response, when it is an error.
+    public func result(_ line: String, within seconds: Double = 10) throws -> JSONValue {
+        let response = try request(line, within: seconds).response
+        guard let result = response["result"] else { throw TestDaemonError("no result for \(line): \(JSONLine.encode(response))") }
+        return result
+    }
+
     /// A connected `AF_UNIX` stream socket.
     public static func connect(_ path: String) throws -> Int32 { try UnixSocket.connected(to: path) }
 

@@ -12,17 +12,9 @@ import UbiquityTesting
 struct KeyValueDaemonTests {
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
-    func connect(_ socket: String) throws -> RawClient {
-        let client = try RawClient(socket: socket)
-        _ = try client.request(Self.hello)
-        return client
-    }
+    func connect(_ socket: String) throws -> RawClient { try RawClient.greeted(socket: socket) }
 
-    func result(_ client: RawClient, _ line: String) throws -> JSONValue {
-        let response = try client.request(line).response
-        guard let result = response["result"] else { throw TestDaemonError("no result for \(line): \(JSONLine.encode(response))") }
-        return result
-    }
+    func result(_ client: RawClient, _ line: String) throws -> JSONValue { try client.result(line) }
 
     func errorOf(_ client: RawClient, _ line: String) throws -> JSONValue? { try client.request(line).response["error"] }
 
