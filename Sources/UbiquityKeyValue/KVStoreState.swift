@@ -16,6 +16,11 @@ public struct KVStoreState: Sendable {
     /// pin ``clock`` there: every later write would tie with it, and lose to a greater device id.
     /// They count again once this device's clock reaches them (checked on every replace).
     public private(set) var ahead: [KVAheadEntry] = []
+    /// Keys left out of ``merged`` at the last ``replace(_:now:)`` because the store's quotas do
+    /// not hold them (other devices' files can carry anything): a key too long, or past
+    /// `maxKeys`/`maxBytes` once the older keys are counted — the oldest values are kept, so a
+    /// flood of new keys never pushes out what the store had. Sorted.
+    public private(set) var overQuota: [String] = []
     /// How far (microseconds) an entry's `modified` may be ahead of this device's clock: 60 s.
     public static let maxAhead: Int64 = 60_000_000
 
@@ -48,11 +53,8 @@ public struct KVStoreState: Sendable {
         return usage
     }
 
-    /// Whether the merged store is past a quota (values from other devices can put it there).
-    public var isOverQuota: Bool {
-        let u = usage
-        return u.keys > quota.maxKeys || u.bytes > quota.maxBytes
-    }
+    /// Whether other devices' values would put the store past a quota (the keys left out: ``overQuota``).
+    public var isOverQuota: Bool { !overQuota.isEmpty }
 
     /// This device's file after setting (`value`) or removing (nil) `key` at `now` (microseconds):
     /// nothing changes until ``replace(file:with:)`` records it once it is on disk.
@@ -109,9 +111,34 @@ public struct KVStoreState: Sendable {
             }
         }
         self.ahead = ahead.sorted { ($0.file, $0.key) < ($1.file, $1.key) }
+        overQuota = KVStoreState.applyQuota(quota, to: &next)
         let changed = Set(next.keys).union(merged.keys).filter { next[$0]?.value != merged[$0]?.value }
         merged = next
         return changed.sorted()
+    }
+
+    /// Leaves out of `entries` what `quota` does not hold: keys it refuses, then — oldest value
+    /// first, ties by key, so every device that read the same files keeps the same keys — every
+    /// value past `maxKeys` or `maxBytes`. Returns the keys left out, sorted.
+    static func applyQuota(_ quota: KVQuota, to entries: inout [String: KVEntry]) -> [String] {
+        var out: [String] = []
+        for key in entries.keys where (try? quota.check(key: key)) == nil { out.append(key) }
+        for key in out { entries[key] = nil }
+        let live = entries.compactMap { key, entry in entry.value.map { (key, entry.modified, $0) } }
+            .sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+        var keys = 0, bytes = 0
+        for (key, _, value) in live {
+            let size = KVQuota.bytes(key: key, value: value)
+            let (total, overflow) = bytes.addingReportingOverflow(size)
+            guard keys < quota.maxKeys, !overflow, total <= quota.maxBytes else {
+                entries[key] = nil
+                out.append(key)
+                continue
+            }
+            keys += 1
+            bytes = total
+        }
+        return out.sorted()
     }
 
     /// `now` plus ``maxAhead``, without overflow.

@@ -122,4 +122,33 @@ struct KVStoreStateTests {
         try write(&s, "A", .integer(1), at: now + 2)
         #expect(s.value(forKey: "A") == .integer(1))
     }
+
+    @Test("Other devices' files past the quotas: the merged view keeps the oldest values within maxKeys and maxBytes, leaves out too-long keys, says which, and every reading order agrees")
+    func quotasHoldForTheMergedView() throws {
+        var mine = state("aaaa")
+        try write(&mine, "kept", .string("mine"), at: 1)
+        var flood: [String: KVEntry] = [:]
+        for n in 0..<2_000 { flood["k\(n)"] = KVEntry(value: .integer(Int64(n)), modified: Int64(10 + n), device: "zzzz") }
+        flood[String(repeating: "x", count: 65)] = KVEntry(value: .bool(true), modified: 5, device: "zzzz")
+        let remote = KVReplica(device: "zzzz", entries: flood)
+        mine.replace(["zzzz.json": remote], now: 1_000_000)
+        #expect(mine.usage.keys == 1_024)
+        #expect(mine.usage.bytes <= mine.quota.maxBytes)
+        #expect(mine.value(forKey: "kept") == .string("mine"))       // the oldest stay
+        #expect(mine.value(forKey: "k1022") == .integer(1022) && mine.value(forKey: "k1023") == nil)
+        #expect(mine.overQuota.count == 2_000 - 1_023 + 1)
+        #expect(mine.overQuota.contains(String(repeating: "x", count: 65)))
+        #expect(mine.isOverQuota)
+        // Another device reading the same two files keeps the same keys.
+        var other = state("bbbb")
+        other.replace(["zzzz.json": remote, mine.ownFile: mine.own], now: 1_000_000)
+        #expect(other.values == mine.values)
+        // Bytes: a few large values, the oldest that fit are kept.
+        var bytes = state("cccc")
+        let big = KVValue.string(String(repeating: "v", count: 400_000))
+        bytes.replace(["zzzz.json": KVReplica(device: "zzzz", entries: [
+            "a": KVEntry(value: big, modified: 1, device: "zzzz"), "b": KVEntry(value: big, modified: 2, device: "zzzz"),
+            "c": KVEntry(value: big, modified: 3, device: "zzzz")])], now: 1_000_000)
+        #expect(bytes.values.keys.sorted() == ["a", "b"] && bytes.overQuota == ["c"])
+    }
 }

@@ -124,9 +124,9 @@ actor KeyValueStore {
         guard let reading = await read(skippingOwn: true) else { return [] }
         let hadOthers = state.hasOtherDevices, wasOver = state.isOverQuota
         let changed = record(reading, skipping: state.ownFile)
+        if state.isOverQuota && !wasOver { notify(.quotaViolationChange, keys: state.overQuota, except: nil) }
         guard !changed.isEmpty else { return [] }
         notify(hadOthers || !state.hasOtherDevices ? .serverChange : .initialSyncChange, keys: changed, except: nil)
-        if state.isOverQuota && !wasOver { notify(.quotaViolationChange, keys: changed, except: nil) }
         return changed
     }
 
@@ -205,6 +205,7 @@ actor KeyValueStore {
             lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container) is skipped: \(reason)")
         }
         for (name, text) in aheadReports() { lines.append("key-value file \(KeyValueFiles.directory)/\(name) of container \(container) \(text)") }
+        if let over = overQuotaReport() { lines.append(over) }
         return lines
     }
 
@@ -238,8 +239,12 @@ actor KeyValueStore {
         for (name, reason) in reading.problems { problems[name] = reason }
         for name in costs.keys where name != skipping && reading.costs[name] == nil { costs[name] = nil }
         for (name, cost) in reading.costs { costs[name] = cost }
+        let wasOver = state.overQuota
         let changed = state.replace(reading.changes, now: KeyValueStore.now())
         reportAhead()
+        if state.overQuota != wasOver, let report = overQuotaReport() {
+            logger.error("key-value keys past the quotas; left out", metadata: ["container": "\(container)", "reason": "\(report)"])
+        }
         return changed
     }
 
@@ -253,6 +258,16 @@ actor KeyValueStore {
                     + "\(KVStoreState.maxAhead / 1_000_000) s ahead of this device's clock, left out until then: \(shown)"
                     + (entries.count > 3 ? ", …" : ""))
         }
+    }
+
+    /// Keys other devices' files hold past the store's quotas, left out (``KVStoreState/overQuota``).
+    private func overQuotaReport() -> String? {
+        let keys = state.overQuota
+        guard !keys.isEmpty else { return nil }
+        let shown = keys.prefix(3).map { "'\($0)'" }.joined(separator: ", ") + (keys.count > 3 ? ", …" : "")
+        return "the key-value store of container \(container) leaves out \(keys.count) \(keys.count == 1 ? "key" : "keys") that other devices' "
+            + "files hold past its quotas (at most \(state.quota.maxKeys) keys, \(state.quota.maxBytes) bytes, keys of \(state.quota.maxKeyBytes) bytes; "
+            + "the oldest values are kept): \(shown)"
     }
 
     /// Journals what changed in ``aheadReports()``.
