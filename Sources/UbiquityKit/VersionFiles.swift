@@ -113,7 +113,7 @@ enum VersionFiles {
         guard Self.etag(info) == etag else { throw .versionStale(item: item, id: id) }
         guard Int64(info.st_size) <= Int64(limit) else { throw .versionTooLarge(id: id, limit: limit) }
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: min(1 << 16, limit + 1))
+        var buffer = [UInt8](repeating: 0, count: min(1 << 16, limit == .max ? limit : limit + 1))
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }

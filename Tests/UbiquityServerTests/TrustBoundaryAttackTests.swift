@@ -226,6 +226,29 @@ struct TrustBoundaryAttackTests {
         }
     }
 
+    @Test("Item paths go below the root the daemon holds: a container moved away and replaced is not followed by path until a reload opens it again")
+    func itemPathsUseTheHeldRoot() async throws {
+        try await withTestDaemon { daemon in
+            let container = daemon.root + "/com.example.grocery"
+            let original = try daemon.place("Item_A", contents: "held")
+            #expect(rename(container, container + ".moved") == 0)
+            try FS.mkdirs(container + "/Documents")
+            try FS.write(container + "/Documents/Item_B", "new")
+            let client = try RawClient.greeted(socket: daemon.socket)
+            func listed(_ path: String) throws -> String? {
+                let answer = try client.request(Self.request(1, "versions.list", ["path": .string(path)])).response
+                return answer["error"]?["code"]?.stringValue ?? (answer["result"] != nil ? "ok" : nil)
+            }
+            #expect(try listed(original) == "ok")                              // the held directory
+            #expect(try listed(container + "/Documents/Item_B") == "item.notFound")
+            daemon.signal(SIGHUP)
+            try await FS.waitUntil("the reload opens the new root", timeout: .seconds(20)) {
+                try listed(container + "/Documents/Item_B") == "ok"
+            }
+            #expect(try listed(original) == "item.notFound")
+        }
+    }
+
     /// `VmRSS` of a process, in bytes.
     static func residentBytes(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

@@ -81,7 +81,8 @@ enum DurableFiles {
     /// Never opens a FIFO, a device or a link: `fstatat(AT_SYMLINK_NOFOLLOW)` must say "regular
     /// file" before the `openat(O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)`, and the descriptor's
     /// `fstat` must then name the same inode, still regular (the name may be swapped between).
-    /// A file larger than `limit` is refused from its size, without reading it.
+    /// A file larger than `limit` is refused from its size, without reading it, and a file with
+    /// more than one hard link is refused too.
     static func read(_ name: String, in directory: Int32, limit: Int) -> Result<[UInt8], FileProblem>? {
         var named = stat()
         guard fstatat(directory, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
@@ -89,6 +90,11 @@ enum DurableFiles {
             return .failure(FileProblem("cannot examine it: \(String(cString: strerror(errno)))"))
         }
         if let problem = notRegular(named) { return .failure(problem) }
+        // A second name elsewhere (another container's store, linked in where
+        // fs.protected_hardlinks is off) is not this folder's file to read.
+        guard named.st_nlink <= 1 else {
+            return .failure(FileProblem("it has \(named.st_nlink) hard links; a file the daemon reads must have one name"))
+        }
         if Int(clamping: named.st_size) > limit { return .failure(tooLarge(Int(clamping: named.st_size), limit: limit)) }
         let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else {

@@ -14,15 +14,16 @@ public final class ContainerRegistry: Sendable {
     private let state: Mutex<State>
 
     public init(_ containers: [ResolvedContainer]) {
-        state = Mutex(State(containers: containers, roots: Self.hold(containers, keeping: [:])))
+        state = Mutex(State(containers: containers, roots: Self.hold(containers)))
     }
 
     /// In configuration order: the first is the default container of `container.url`.
     public var all: [ResolvedContainer] { state.withLock { $0.containers } }
 
+    /// The containers after a reload, their roots opened afresh: a root deleted and made again,
+    /// or moved away and replaced, since the last reload is the directory at its path now.
     public func replace(with containers: [ResolvedContainer]) {
-        let kept = state.withLock { $0.roots }
-        let roots = Self.hold(containers, keeping: kept)
+        let roots = Self.hold(containers)
         state.withLock { $0 = State(containers: containers, roots: roots) }
     }
 
@@ -45,13 +46,11 @@ public final class ContainerRegistry: Sendable {
         }
     }
 
-    /// Opens the roots of `containers`, keeping those already held at the same path.
-    private static func hold(_ containers: [ResolvedContainer], keeping held: [ContainerID: HeldRoot]) -> [ContainerID: HeldRoot] {
+    /// Opens the roots of `containers` (those that cannot be opened are left out).
+    private static func hold(_ containers: [ResolvedContainer]) -> [ContainerID: HeldRoot] {
         var roots: [ContainerID: HeldRoot] = [:]
         for container in containers {
-            let id = container.descriptor.id
-            if let kept = held[id], kept.path == container.descriptor.root { roots[id] = kept }
-            else if let opened = HeldRoot.open(container.descriptor.root) { roots[id] = opened }
+            if let opened = HeldRoot.open(container.descriptor.root) { roots[container.descriptor.id] = opened }
         }
         return roots
     }

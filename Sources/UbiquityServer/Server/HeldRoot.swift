@@ -2,11 +2,14 @@ import CUbiquitySystem
 import Glibc
 
 /// A container's root directory as the server holds it: one `O_PATH | O_DIRECTORY | O_NOFOLLOW`
-/// descriptor, opened when the container is registered (at start, on SIGHUP, or on first use if
-/// it did not exist yet), and the base of every path a client names in it (``ItemLocation``).
+/// descriptor, opened when the container is registered (at start and on every reload, or on
+/// first use if it did not exist then), and the base of every path a client names in it
+/// (``ItemLocation``) and of the key-value store's folder.
 ///
-/// Requests never open the root by path again: a root renamed away and replaced by a link to
-/// somewhere else after it was held still leads to the directory that was registered.
+/// Requests never open the root by path: a root renamed away and replaced after it was held
+/// still leads to the directory that was registered, until the next reload opens the path again
+/// (a link there is refused). The watcher holds its own descriptor of the root and checks it by
+/// device and inode on every event about it.
 public final class HeldRoot: Sendable {
     public let fd: Int32
     public let path: String

@@ -37,12 +37,16 @@ public final class DocumentLocks: Sendable {
         var outbox: DocumentEventOutbox
     }
 
+    /// An item's path as the kernel names it: its bytes. Never the `String`, which would make
+    /// canonically equivalent spellings (a precomposed and a decomposed `é`) — two files — one lock.
+    private typealias Key = [UInt8]
+
     private struct State {
         var nextHandle = 1
-        var holders: [String: Holder] = [:]
+        var holders: [Key: Holder] = [:]
         var lockPaths: [Int: String] = [:]
         var watchers: [Int: Watcher] = [:]
-        var watchersOfPath: [String: Set<Int>] = [:]
+        var watchersOfPath: [Key: Set<Int>] = [:]
         var locks = Tally()
         var watches = Tally()
     }
@@ -78,7 +82,7 @@ public final class DocumentLocks: Sendable {
     /// lock back.
     func lock(_ path: String, connection: UInt64, uid: UInt32) -> Result<Int, Refusal> {
         state.withLock { state in
-            if let holder = state.holders[path] {
+            if let holder = state.holders[Array(path.utf8)] {
                 return holder.connection == connection ? .success(holder.lock) : .failure(.held)
             }
             if let reached = state.locks.take(connection: connection, uid: uid, perConnection: limits.maxDocumentLocksPerConnection,
@@ -87,7 +91,7 @@ public final class DocumentLocks: Sendable {
             }
             let id = state.nextHandle
             state.nextHandle += 1
-            state.holders[path] = Holder(connection: connection, lock: id, uid: uid)
+            state.holders[Array(path.utf8)] = Holder(connection: connection, lock: id, uid: uid)
             state.lockPaths[id] = path
             Self.announce(path, in: state)
             return .success(id)
@@ -97,9 +101,9 @@ public final class DocumentLocks: Sendable {
     /// Gives a lock back; the path it was for, or nil when `connection` holds no such lock.
     func unlock(_ lock: Int, connection: UInt64) -> String? {
         state.withLock { state in
-            guard let path = state.lockPaths[lock], let holder = state.holders[path], holder.connection == connection else { return nil }
+            guard let path = state.lockPaths[lock], let holder = state.holders[Array(path.utf8)], holder.connection == connection else { return nil }
             state.lockPaths[lock] = nil
-            state.holders[path] = nil
+            state.holders[Array(path.utf8)] = nil
             state.locks.give(connection: connection, uid: holder.uid)
             Self.announce(path, in: state)
             return path
@@ -117,8 +121,8 @@ public final class DocumentLocks: Sendable {
             let id = state.nextHandle
             state.nextHandle += 1
             state.watchers[id] = Watcher(connection: connection, uid: uid, path: path, outbox: outbox)
-            state.watchersOfPath[path, default: []].insert(id)
-            return .success((id, state.holders[path]))
+            state.watchersOfPath[Array(path.utf8), default: []].insert(id)
+            return .success((id, state.holders[Array(path.utf8)]))
         }
     }
 
@@ -139,12 +143,13 @@ public final class DocumentLocks: Sendable {
                 Self.remove(id, watcher, from: &state)
             }
             let mine = state.holders.filter { $0.value.connection == connection }
-            for (path, holder) in mine {
-                state.holders[path] = nil
-                state.lockPaths[holder.lock] = nil
+            var freed: [String] = []
+            for (key, holder) in mine {
+                state.holders[key] = nil
+                if let path = state.lockPaths.removeValue(forKey: holder.lock) { freed.append(path) }
                 state.locks.give(connection: connection, uid: holder.uid)
             }
-            for path in mine.keys { Self.announce(path, in: state) }
+            for path in freed { Self.announce(path, in: state) }
         }
     }
 
@@ -153,16 +158,17 @@ public final class DocumentLocks: Sendable {
 
     private static func remove(_ id: Int, _ watcher: Watcher, from state: inout State) {
         state.watchers[id] = nil
-        state.watchersOfPath[watcher.path]?.remove(id)
-        if state.watchersOfPath[watcher.path]?.isEmpty == true { state.watchersOfPath[watcher.path] = nil }
+        let key = Array(watcher.path.utf8)
+        state.watchersOfPath[key]?.remove(id)
+        if state.watchersOfPath[key]?.isEmpty == true { state.watchersOfPath[key] = nil }
         state.watches.give(connection: watcher.connection, uid: watcher.uid)
     }
 
     /// Posts `path`'s state now to each of its watchers' outboxes. Inside the lock, so the latest
     /// state posted is the latest state; a post replaces one entry and never blocks.
     private static func announce(_ path: String, in state: State) {
-        let holder = state.holders[path]
-        for id in state.watchersOfPath[path] ?? [] {
+        let holder = state.holders[Array(path.utf8)]
+        for id in state.watchersOfPath[Array(path.utf8)] ?? [] {
             guard let watcher = state.watchers[id] else { continue }
             watcher.outbox.post(watch: id, path: path, locked: holder != nil, yours: holder?.connection == watcher.connection)
         }

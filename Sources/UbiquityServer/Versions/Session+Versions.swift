@@ -18,12 +18,11 @@ extension Session {
                 return try VersionCatalog.versions(of: location).json
             }
         case .documentLock(let path):
-            let location = try locate(path)
             // A lock holds off every other writer: only one who may write the item itself may take it.
-            try Self.require(.write, location, peer: peer)
-            switch context.documentLocks.lock(location.path, connection: connection, uid: peer.uid) {
+            let item = try await examine(path, needing: .write)
+            switch context.documentLocks.lock(item.path, connection: connection, uid: peer.uid) {
             case .success(let lock):
-                return .object(["lock": .integer(Int64(lock)), "path": .string(location.path), "etag": currentETag(location)])
+                return .object(["lock": .integer(Int64(lock)), "path": .string(item.path), "etag": item.etag])
             case .failure(.held):
                 // Who holds it is not said: another user's uid and pid are none of this peer's business.
                 throw VersionError(.locked, "'\(path)' is being saved by another connection; try again when it is unlocked (document.watch tells)",
@@ -35,16 +34,15 @@ extension Session {
             guard let path = context.documentLocks.unlock(lock, connection: connection) else {
                 throw VersionError(.unknownHandle, "no lock \(lock) on this connection", details: ["lock": .integer(Int64(lock))])
             }
-            let etag = (try? locate(path)).map(currentETag) ?? .null
+            let etag = (try? await examine(path, needing: nil))?.etag ?? .null
             return .object(["lock": .integer(Int64(lock)), "unlocked": .bool(true), "etag": etag])
         case .documentWatch(let path):
-            let location = try locate(path)
-            try Self.require(.read, location, peer: peer)
-            switch context.documentLocks.watch(location.path, connection: connection, uid: peer.uid, outbox: documentOutbox) {
+            let item = try await examine(path, needing: .read)
+            switch context.documentLocks.watch(item.path, connection: connection, uid: peer.uid, outbox: documentOutbox) {
             case .success(let (watch, holder)):
                 documentWatches.insert(watch)
-                return .object(["watch": .integer(Int64(watch)), "path": .string(location.path), "locked": .bool(holder != nil),
-                                "yours": .bool(holder?.connection == connection), "etag": currentETag(location)])
+                return .object(["watch": .integer(Int64(watch)), "path": .string(item.path), "locked": .bool(holder != nil),
+                                "yours": .bool(holder?.connection == connection), "etag": item.etag])
             case .failure(let reached):
                 throw Self.overLimit("watches", reached, release: "document.unwatch")
             }
@@ -72,8 +70,16 @@ extension Session {
         }
     }
 
-    private func locate(_ path: String) throws -> ItemLocation {
-        try ItemLocation.resolve(path, registry: context.registry, peer: peer)
+    /// What a lock or watch needs of an item: its path, checked for `right` (none: only found),
+    /// and its etag now. Path walks, permission reads and `statx` wait on the disk: on a thread of
+    /// NIO's pool, never on the cooperative pool every connection shares.
+    private func examine(_ path: String, needing right: PeerAccess.Right?) async throws -> (path: String, etag: JSONValue) {
+        let registry = context.registry, peer = self.peer
+        return try await NIOThreadPool.singleton.runIfActive {
+            let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
+            if let right { try Self.require(right, location, peer: peer) }
+            return (location.path, Self.currentETag(location))
+        }
     }
 
     /// `server.busy` for a connection or user at its limit of locks or watches.
@@ -85,7 +91,7 @@ extension Session {
     }
 
     /// The item's etag now, or null when nothing is there (a lock may be taken to create it).
-    private func currentETag(_ location: ItemLocation) -> JSONValue {
+    private static func currentETag(_ location: ItemLocation) -> JSONValue {
         guard case .success(let status?) = FileStatus.of(location.name, in: location.directory) else { return .null }
         return .string(status.etag.rawValue)
     }
