@@ -172,6 +172,25 @@ struct KeyValueHostileTests {
         }
     }
 
+    @Test("A store file with a second hard link (another container's file linked in) is not read, and says why")
+    func hardLinkedStoreFile() async throws {
+        try await withTestDaemon(containers: ["com.example.grocery", "com.example.mine"]) { daemon in
+            let theirs = daemon.root + "/com.example.grocery/.ubiquity-kv"
+            let mine = daemon.root + "/com.example.mine/.ubiquity-kv"
+            try FS.mkdir(theirs)
+            try FS.mkdir(mine)
+            try Self.replica(device: "victim", #""secret":{"modified":1,"value":"their value"}"#)
+                .write(toFile: theirs + "/victim.json", atomically: false, encoding: .utf8)
+            try FS.link(theirs + "/victim.json", mine + "/victim.json")
+            let client = try connect(daemon.socket)
+            _ = try result(client, #"{"id":1,"op":"kv.synchronize","container":"com.example.mine"}"#)
+            let values = try result(client, #"{"id":2,"op":"kv.all","container":"com.example.mine"}"#)["values"]
+            #expect(values?["secret"] == nil, "\(String(describing: values))")
+            let lines = try degraded(client)
+            #expect(lines.contains { $0.contains("com.example.mine") && $0.contains("hard links") }, "\(lines)")
+        }
+    }
+
     @Test("Remote files past the store's bounds (one file's bytes and values, all files' bytes, the number of files) are skipped and reported")
     func boundedRemoteFiles() async throws {
         try await withTestDaemon { daemon in
