@@ -72,15 +72,31 @@ public struct GroceryItemFiles: Sendable {
             // Reading stops at the size fstat gave: one read per file instead of a second for the end.
             let count = try PackageFileSystem.read(fd, into: buffer, path: path, expecting: Int(clamping: info.st_size))
             let truncated = count > GroceryLimits.maxNameBytes
-            var kept = UnsafeBufferPointer(buffer)[..<min(count, GroceryLimits.maxNameBytes)]
-            // Cut at a character boundary: drop a multi-byte sequence the limit split.
-            if truncated {
-                var lead = kept.endIndex - 1
-                while lead > kept.startIndex, kept[lead] & 0xC0 == 0x80 { lead -= 1 }
-                let length = kept[lead] >= 0xF0 ? 4 : kept[lead] >= 0xE0 ? 3 : kept[lead] >= 0xC0 ? 2 : 1
-                if kept.endIndex - lead < length { kept = kept[..<lead] }
-            }
-            return (String(decoding: UnsafeBufferPointer(rebasing: kept), as: UTF8.self), truncated)
+            return (Self.name(UnsafeBufferPointer(buffer)[..<min(count, GroceryLimits.maxNameBytes)], truncated: truncated), truncated)
+        }
+    }
+
+    /// An item's name from the first bytes of its file: `truncated` ones are cut at a character
+    /// boundary (a multi-byte sequence the limit split is dropped).
+    static func name<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, truncated: Bool) -> String where Bytes.Index == Int {
+        var kept = bytes[...]
+        if truncated, let last = kept.indices.last {
+            var lead = last
+            while lead > kept.startIndex, kept[lead] & 0xC0 == 0x80 { lead -= 1 }
+            let length = kept[lead] >= 0xF0 ? 4 : kept[lead] >= 0xE0 ? 3 : kept[lead] >= 0xC0 ? 2 : 1
+            if kept.endIndex - lead < length { kept = kept[..<lead] }
+        }
+        return String(decoding: kept, as: UTF8.self)
+    }
+
+    /// The name in one version of an item (read by this process below the container's root, no
+    /// link followed, etag-checked: ``FileVersion/prefix(_:)``); nil when the version is not a file.
+    static func name(of version: FileVersion) throws -> String? {
+        do {
+            let (data, truncated) = try version.prefix(GroceryLimits.maxNameBytes)
+            return name(Array(data), truncated: truncated)
+        } catch UbiquityKitError.versionNotAFile {
+            return nil
         }
     }
 

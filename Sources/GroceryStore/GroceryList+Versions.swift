@@ -11,7 +11,7 @@ extension GroceryList {
         case .files:
             let versions = try await FileVersion.versionsOfItem(at: files.path(of: id), connection: connection)
             return try versions.enumerated().map { index, version in
-                GroceryItemVersion(number: index + 1, version: version, name: try files.readName(at: version.path)?.name)
+                GroceryItemVersion(number: index + 1, version: version, name: try GroceryItemFiles.name(of: version))
             }
         case .package:
             let versions = try await FileVersion.versionsOfItem(at: package.path, connection: connection)
@@ -68,11 +68,18 @@ extension GroceryList {
         }
     }
 
-    /// The list as one version of the package holds it.
+    /// The list as one version of the package holds it, read by this process below the container's
+    /// root (no link followed, etag-checked: ``FileVersion``).
     private func contents(of version: FileVersion) throws -> GroceryPackageContents {
         if !version.isConflict { return try package.load() }
-        if version.isDirectory { return try GroceryPackage.contents(ofItemsFile: version.path + "/" + GroceryPackage.itemsFileName) }
-        if version.replaces.hasSuffix("/" + GroceryPackage.itemsFileName) { return try GroceryPackage.contents(ofItemsFile: version.path) }
+        let limit = GroceryLimits.maxPackageIndexBytes
+        if version.isDirectory {
+            let data = try version.contents(ofFile: GroceryPackage.itemsFileName, limit: limit)
+            return try PackageDocument.decode(data, file: version.path + "/" + GroceryPackage.itemsFileName)
+        }
+        if version.replaces.hasSuffix("/" + GroceryPackage.itemsFileName) {
+            return try PackageDocument.decode(try version.contents(limit: limit), file: version.path)
+        }
         // A copy of an image: the list itself is the current one.
         return try package.load()
     }

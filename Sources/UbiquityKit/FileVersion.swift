@@ -114,7 +114,20 @@ public struct FileVersion: Sendable, Hashable {
     /// listed with (else ``UbiquityKitError/versionStale(item:id:)``: list again). A package's
     /// version is a directory: read the files under its ``path``.
     public func contents(limit: Int = 64 << 20) throws -> Data {
-        try VersionFiles.read(path, id: id, item: itemPath, root: root, etag: etag, limit: limit)
+        try VersionFiles.read(path, id: id, item: itemPath, root: root, etag: etag, limit: limit).data
+    }
+
+    /// The first `limit` bytes of this version (a file), read as ``contents(limit:)`` reads, but a
+    /// longer file is cut rather than refused: `truncated` says more followed.
+    public func prefix(_ limit: Int) throws -> (data: Data, truncated: Bool) {
+        try VersionFiles.read(path, id: id, item: itemPath, root: root, etag: etag, limit: limit, truncating: true)
+    }
+
+    /// The bytes of the file `relative` (such as `items.json`) inside this version, a directory (a
+    /// package's version), at most `limit`: read by this process below the container's root, no
+    /// link followed on the way, and only while the directory still has the etag it was listed with.
+    public func contents(ofFile relative: String, limit: Int = 64 << 20) throws -> Data {
+        try VersionFiles.read(relative, inside: path, id: id, item: itemPath, root: root, etag: etag, limit: limit)
     }
 
     // MARK: - Resolving

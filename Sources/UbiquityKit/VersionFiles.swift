@@ -101,8 +101,10 @@ enum VersionFiles {
     // MARK: - Reading
 
     /// At most `limit` bytes of the regular file `path` below `root`, which must still have `etag`
-    /// (from `fstat` of the descriptor read through).
-    static func read(_ path: String, id: String, item: String, root: String, etag: ItemETag, limit: Int) throws(UbiquityKitError) -> Data {
+    /// (from `fstat` of the descriptor read through). A longer file is refused, or with
+    /// `truncating` cut at `limit` (`truncated` then says more followed).
+    static func read(_ path: String, id: String, item: String, root: String, etag: ItemETag, limit: Int,
+                     truncating: Bool = false) throws(UbiquityKitError) -> (data: Data, truncated: Bool) {
         let root = try Root(root)
         // O_NONBLOCK: a FIFO put where a version was must not hang the reader; O_NOCTTY: nor a terminal adopt it.
         let fd = try root.open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
@@ -111,16 +113,50 @@ enum VersionFiles {
         guard fstat(fd, &info) == 0 else { throw .versionFile(path: path, reason: "cannot examine it: \(errorText(errno))") }
         guard isRegularFile(info) else { throw .versionNotAFile(path: path, id: id) }
         guard Self.etag(info) == etag else { throw .versionStale(item: item, id: id) }
-        guard Int64(info.st_size) <= Int64(limit) else { throw .versionTooLarge(id: id, limit: limit) }
+        return try readAll(fd, path: path, id: id, size: info.st_size, limit: limit, truncating: truncating)
+    }
+
+    /// At most `limit` bytes of the regular file `relative` inside the directory version `path`
+    /// below `root`; the directory must still have `etag`, and nothing on the way is a link.
+    static func read(_ relative: String, inside path: String, id: String, item: String, root: String, etag: ItemETag,
+                     limit: Int) throws(UbiquityKitError) -> Data {
+        let root = try Root(root)
+        let directory = try root.open(path, flags: O_RDONLY | O_DIRECTORY)
+        defer { close(directory) }
+        var info = stat()
+        guard fstat(directory, &info) == 0 else { throw .versionFile(path: path, reason: "cannot examine it: \(errorText(errno))") }
+        guard Self.etag(info) == etag else { throw .versionStale(item: item, id: id) }
+        let inner: RelativePath
+        do { inner = try RelativePath(relative) } catch { throw .versionFile(path: path + "/" + relative, reason: "\(error)") }
+        let fd: Int32
+        switch Beneath.open(inner, in: directory, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY) {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw .versionFile(path: path + "/" + relative, reason: "cannot open it: \(error)")
+        }
+        defer { close(fd) }
+        guard fstat(fd, &info) == 0 else { throw .versionFile(path: path + "/" + relative, reason: "cannot examine it: \(errorText(errno))") }
+        guard isRegularFile(info) else { throw .versionNotAFile(path: path + "/" + relative, id: id) }
+        return try readAll(fd, path: path + "/" + relative, id: id, size: info.st_size, limit: limit, truncating: false).data
+    }
+
+    /// Reads `fd` to its end, at most `limit` bytes (`size` from `fstat` refuses a larger file
+    /// before reading, unless `truncating`).
+    private static func readAll(_ fd: Int32, path: String, id: String, size: off_t, limit: Int,
+                                truncating: Bool) throws(UbiquityKitError) -> (data: Data, truncated: Bool) {
+        guard truncating || Int64(size) <= Int64(limit) else { throw .versionTooLarge(id: id, limit: limit) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: min(1 << 16, limit == .max ? limit : limit + 1))
         while true {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else { throw .versionFile(path: path, reason: "cannot read it: \(errorText(errno))") }
-            if n == 0 { return data }
-            // Grown since fstat (an append in place): never more than the caller allowed.
-            guard data.count + n <= limit else { throw .versionTooLarge(id: id, limit: limit) }
+            if n == 0 { return (data, false) }
+            if data.count + n > limit {
+                // Grown since fstat (an append in place), or longer than asked for.
+                guard truncating else { throw .versionTooLarge(id: id, limit: limit) }
+                data.append(contentsOf: buffer[..<(limit - data.count)])
+                return (data, true)
+            }
             data.append(contentsOf: buffer[..<n])
         }
     }

@@ -85,6 +85,9 @@ import UbiquityTesting
             #expect(try current.contents() == Data("Milk".utf8))
             #expect(try b.contents() == Data("Whole milk!".utf8))
             #expect(try b.contents(limit: 11) == Data("Whole milk!".utf8))
+            // A prefix cuts instead of refusing.
+            #expect(try b.prefix(5) == (Data("Whole".utf8), true))
+            #expect(try b.prefix(11) == (Data("Whole milk!".utf8), false))
             await Self.expectError("a version over the limit", { $0 == .versionTooLarge(id: Self.copyB, limit: 10) }) {
                 try b.contents(limit: 10)
             }
@@ -280,12 +283,24 @@ import UbiquityTesting
                 try placeAtomically(directory + "/items.json", contents: #"{"items":[{"name":"\#(list)"}]}"#, staging: daemon.directory)
                 try placeAtomically(directory + "/images/\(list).png", contents: list, staging: daemon.directory)
             }
+            try FileManager.default.createDirectory(atPath: copy + "/extra", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: copy + "/extra/link.png", withDestinationPath: "/etc/hostname")
+            try FileManager.default.createSymbolicLink(atPath: copy + "/etc", withDestinationPath: "/etc")
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let versions = try await FileVersion.versionsOfItem(at: package, connection: connection)
             #expect(versions.map(\.path) == [package, copy])
             let chosen = versions[1]
             #expect(chosen.isDirectory && chosen.replaces == "grocery.gro")
             await Self.expectError("reading a directory", { $0 == .versionNotAFile(path: copy, id: chosen.id) }) { try chosen.contents() }
+            // A file inside a package's version, read below the root; a link inside it is refused.
+            #expect(try chosen.contents(ofFile: "items.json") == Data(#"{"items":[{"name":"Bread"}]}"#.utf8))
+            #expect(try chosen.contents(ofFile: "images/Bread.png") == Data("Bread".utf8))
+            await Self.expectError("a link as the file", { if case .versionFile = $0 { true } else { false } }) {
+                try chosen.contents(ofFile: "extra/link.png")
+            }
+            await Self.expectError("a link on the way", { if case .versionFile = $0 { true } else { false } }) {
+                try chosen.contents(ofFile: "etc/hostname")
+            }
             let copyInode = Self.inode(copy)
             try await chosen.replaceItem(connection: connection, removingOthers: true)
             #expect(Self.inode(package) == copyInode, "the copy's directory itself took the package's place")
