@@ -8,6 +8,6 @@
 //   know the wire protocol.
 // Depends on: CUbiquitySystem (openat2), the C library.
 //
-// Why bytes: Swift's `String.split(separator: "/")` splits by grapheme cluster, and a `/` after a
+// Why bytes: splitting a Swift `String` on the character "/" works by grapheme cluster, and a `/` after a
 // grapheme "prepend" character (U+0600, U+06DD, U+0D4E, …) is not a separator there — the kernel,
 // which sees bytes, then walks through a symbolic link hidden in the "one" component.
