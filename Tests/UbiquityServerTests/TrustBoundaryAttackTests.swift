@@ -111,6 +111,12 @@ struct TrustBoundaryAttackTests {
         try FS.mkdir(documents + "/private", mode: 0o700)
         let hidden = documents + "/private/Item"
         try FS.write(hidden, marker)
+        // A directory the group may enter but not list: its item can be read, its copies not listed.
+        try FS.mkdir(documents + "/unlisted", mode: 0o711)
+        chmod(documents + "/unlisted", 0o711)
+        let unlisted = documents + "/unlisted/Item"
+        try FS.write(unlisted, "readable"); chmod(unlisted, 0o644)
+        try FS.write(documents + "/unlisted/Item.sync-conflict-20261122-100001-NOFER4Z", marker)
         func send(_ id: Int, _ op: String, _ fields: [String: JSONValue]) -> String { Self.request(id, op, fields) }
         let replies = try AuthorizationTests.exchange(as: Self.mallory, groups: [group], socket: daemon.socket, [
             #"{"id":0,"op":"hello","version":1}"#,
@@ -124,6 +130,8 @@ struct TrustBoundaryAttackTests {
             send(8, "versions.list", ["path": .string(shared)]),
             send(9, "versions.list", ["path": .string(hidden)]),
             send(10, "document.lock", ["path": .string(documents + "/New")]),
+            send(11, "versions.list", ["path": .string(unlisted)]),
+            send(12, "document.watch", ["path": .string(unlisted)]),
         ])
         func code(_ id: Int) -> String? {
             let reply = replies.first { $0["id"]?.intValue == id }
@@ -139,6 +147,8 @@ struct TrustBoundaryAttackTests {
         #expect(code(8) == "ok")
         #expect(code(9) == "item.forbidden")        // may not search private/
         #expect(code(10) == "item.forbidden")       // may not create in Documents/
+        #expect(code(11) == "item.forbidden")       // may read the item, not list its directory
+        #expect(code(12) == "ok")
         let everything = replies.map(JSONLine.encode).joined()
         #expect(!everything.contains(marker) && !everything.contains(Data(marker.utf8).base64EncodedString().prefix(12)))
         #expect(FileManager.default.fileExists(atPath: copy))

@@ -80,6 +80,16 @@ extension PeerAccess {
         return allows(right, item, peer: peer) ? .success(()) : refuse(currentName, .notPermitted(right, listing(item, currentName)))
     }
 
+    /// Whether `peer` has every one of `rights` on the directory (or file) open at `fd`, judged
+    /// from its mode, owner, group and ACL: for a walk that already holds the descriptor (the
+    /// directories of a package ``VersionCatalog`` lists). False when it cannot be examined.
+    static func allows(_ rights: [Right], at fd: Int32, peer: PeerCredentials) -> Bool {
+        guard case .success(let entry) = examine(fd, or: { PeerAccessDenial(uid: peer.uid, component: [], reason: $0) }) else {
+            return false
+        }
+        return rights.allSatisfy { allows($0, entry, peer: peer) }
+    }
+
     /// The mode, owner, group and ACL of the inode `fd` names. A link's ACL is not read (the
     /// caller refuses links anyway, and `/proc/self/fd/N` of a link would not name the link).
     private static func examine(_ fd: Int32, or denial: (PeerAccessDenial.Reason) -> PeerAccessDenial) -> Result<Entry, PeerAccessDenial> {

@@ -15,7 +15,7 @@ extension Session {
             return try await NIOThreadPool.singleton.runIfActive {
                 let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
                 try Self.require(.read, location, peer: peer)
-                return try VersionCatalog.versions(of: location).json
+                return try VersionCatalog.versions(of: location, for: peer).json
             }
         case .documentLock(let path):
             // A lock holds off every other writer: only one who may write the item itself may take it.

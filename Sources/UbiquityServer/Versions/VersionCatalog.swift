@@ -8,7 +8,7 @@ import UbiquityProtocol
 /// `hasUnresolvedConflicts`; what a client acts on is always read fresh here — metadata only: the
 /// client reads and resolves versions itself, with its own rights (docs/versions.md).
 ///
-/// Bounded: at most ``ItemVersions/maxListed`` others are listed (the oldest; `truncated` says so),
+/// Only what the peer could list itself is listed (``PeerAccess``). Bounded: at most ``ItemVersions/maxListed`` others are listed (the oldest; `truncated` says so),
 /// and a package walk visits at most ``maxVisited`` entries, ``DirectoryEntries/maxDepth`` deep.
 enum VersionCatalog {
     /// The most entries one listing looks at inside a package, in all its directories.
@@ -16,8 +16,10 @@ enum VersionCatalog {
     /// The most bytes of versions one answer carries (the protocol's default line limit).
     static let maxAnswerBytes = ServerLimits().maxLineBytes
 
-    /// The versions of the item at `location`, others oldest first.
-    static func versions(of location: ItemLocation) throws -> ItemVersions {
+    /// The versions of the item at `location`, others oldest first, as `peer` may see them: the
+    /// copies beside the item only when it may list the item's directory (else `item.forbidden`),
+    /// those inside a package only from directories it may list and enter.
+    static func versions(of location: ItemLocation, for peer: PeerCredentials) throws -> ItemVersions {
         guard let status = try FileStatus.of(location.name, in: location.directory).get() else {
             throw VersionError(.notFound, "no item at '\(location.path)'", details: ["path": .string(location.path)])
         }
@@ -25,6 +27,10 @@ enum VersionCatalog {
         var current = ItemVersion(id: ItemVersion.currentID, path: location.path, replaces: location.name,
                                   modified: status.modified, size: status.size, device: nil, conflict: false,
                                   isDirectory: status.isDirectory, etag: status.etag)
+        guard PeerAccess.allows([.read], at: location.directory, peer: peer) else {
+            throw VersionError(.forbidden, "uid \(peer.uid) may not list the directory holding '\(location.path)', where its versions are",
+                               details: ["path": .string(location.path)])
+        }
         var others: [ItemVersion] = []
         for name in DirectoryEntries.textNames(in: location.directory) {
             guard let copy = ConflictCopyName.parse(name), copy.original == location.name,
@@ -35,7 +41,7 @@ enum VersionCatalog {
             let package = openat(location.directory, location.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if package >= 0 {
                 defer { close(package) }
-                var walk = PackageWalk(directoryPath: directoryPath)
+                var walk = PackageWalk(directoryPath: directoryPath, peer: peer)
                 current.size = walk.insideCopies(of: package, prefix: location.name, depth: 0)
                 others += walk.others
             }
@@ -57,6 +63,7 @@ enum VersionCatalog {
     /// A walk through a package: the conflict copies inside it, and the size of what is not a copy.
     private struct PackageWalk {
         let directoryPath: String
+        let peer: PeerCredentials
         var others: [ItemVersion] = []
         var visited = 0
 
@@ -64,6 +71,8 @@ enum VersionCatalog {
         /// copies (saturating). Stops looking once ``maxVisited`` entries were seen.
         mutating func insideCopies(of directory: Int32, prefix: String, depth: Int) -> Int64 {
             var size: Int64 = 0
+            // What the peer could not list itself is not listed for it.
+            guard PeerAccess.allows([.read, .search], at: directory, peer: peer) else { return size }
             for name in DirectoryEntries.textNames(in: directory) where !SyncEngineFiles.isOwn(name) {
                 visited += 1
                 guard visited <= VersionCatalog.maxVisited else { break }
