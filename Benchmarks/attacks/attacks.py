@@ -379,6 +379,13 @@ def mallory_container(root):
         os.chown(path, MALLORY, MALLORY)
     return container
 
+def write_private(path, text, owner=0, group=0):
+    """A file only its owner may read (0600)."""
+    with open(path, "w") as f:
+        f.write(text)
+    os.chown(path, owner, group)
+    os.chmod(path, 0o600)
+
 def reachable(*paths):
     for path in paths:
         os.chmod(path, 0o755)
@@ -387,9 +394,7 @@ def prepend_escape(binary, work):
     """'L\u0600' -> / in one's own container; version.read of 'L\u0600/<root-only file>'."""
     root = os.path.join(work, "root"); make_container(root); container = mallory_container(root)
     secret = os.path.join(work, "secret"); marker = "TOP-SECRET-%d" % os.getpid()
-    with open(secret, "w") as f:
-        f.write(marker)
-    os.chmod(secret, 0o600)
+    write_private(secret, marker)
     reachable(work, root)
     d = Daemon(binary, ["--root", root], work)
     try:
@@ -427,9 +432,7 @@ def group_reader(binary, work):
     marker = "ROOT-ONLY-%d" % os.getpid()
     item, copy = os.path.join(documents, "Secret"), os.path.join(documents, "Secret.sync-conflict-20261122-100001-NOFER4Z")
     for path in (item, copy):
-        with open(path, "w") as f:
-            f.write(marker)
-        os.chmod(path, 0o600)
+        write_private(path, marker)
     reachable(work, root)
     d = Daemon(binary, ["--config", config], work)
     try:

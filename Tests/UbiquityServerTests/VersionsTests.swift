@@ -38,6 +38,14 @@ import UbiquityTesting
     }
 
     /// Runs `body`, which must throw a `UbiquityKitError` that `matches`; records an issue otherwise.
+    /// `Item_1` ("Milk") with its two conflict copies ``copyA`` ("Oat milk") and ``copyB`` ("Whole milk").
+    static func placeItemWithTwoCopies(_ daemon: TestDaemon) throws -> String {
+        let item = try daemon.place("Item_1", contents: "Milk")
+        try daemon.place(copyA, contents: "Oat milk")
+        try daemon.place(copyB, contents: "Whole milk")
+        return item
+    }
+
     static func expectError<T>(_ what: String, _ matches: (UbiquityKitError) -> Bool, sourceLocation: SourceLocation = #_sourceLocation,
                                _ body: () async throws -> T) async {
         do {
@@ -97,9 +105,7 @@ import UbiquityTesting
     @Test func replacingWithAVersionPutsItInPlaceRemovesTheOthersAndEndsTheConflictForSubscribers() async throws {
         try await withTestDaemon { daemon in
             let documents = daemon.documents()
-            let item = try daemon.place("Item_1", contents: "Milk")
-            try daemon.place(Self.copyA, contents: "Oat milk")
-            try daemon.place(Self.copyB, contents: "Whole milk")
+            let item = try Self.placeItemWithTwoCopies(daemon)
             let watcher = try Self.hello(daemon.socket)
             _ = try watcher.request(#"{"id":1,"op":"query.start","predicate":"hasUnresolvedConflicts == YES","batchingInterval":0}"#)
             var gathered: JSONValue?
@@ -131,9 +137,7 @@ import UbiquityTesting
     @Test func keepingTheCurrentVersionRemovesTheCopiesAndKeepingACopyLeavesTheOthers() async throws {
         try await withTestDaemon { daemon in
             let documents = daemon.documents()
-            let item = try daemon.place("Item_1", contents: "Milk")
-            try daemon.place(Self.copyA, contents: "Oat milk")
-            try daemon.place(Self.copyB, contents: "Whole milk")
+            let item = try Self.placeItemWithTwoCopies(daemon)
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
 
             // A copy, without removing the others: the other copy stays a conflict.
@@ -155,9 +159,7 @@ import UbiquityTesting
     @Test func aVersionThatChangedSinceItWasListedIsRefusedAndNothingIsTouched() async throws {
         try await withTestDaemon { daemon in
             let documents = daemon.documents()
-            let item = try daemon.place("Item_1", contents: "Milk")
-            try daemon.place(Self.copyA, contents: "Oat milk")
-            try daemon.place(Self.copyB, contents: "Whole milk")
+            let item = try Self.placeItemWithTwoCopies(daemon)
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let versions = try await FileVersion.versionsOfItem(at: item, connection: connection)
             let a = versions[1], b = versions[2]
@@ -318,9 +320,7 @@ import UbiquityTesting
         try await withTestDaemon { daemon in
             let documents = daemon.documents()
             chmod(daemon.directory, 0o755)      // mkdtemp's 0700: let the other uid reach the container
-            let item = try daemon.place("Item_1", contents: "Milk")
-            try daemon.place(Self.copyA, contents: "Oat milk")
-            try daemon.place(Self.copyB, contents: "Whole milk")
+            let item = try Self.placeItemWithTwoCopies(daemon)
             chmod(item, 0o644)
             chmod(documents + "/" + Self.copyA, 0o600)
             chmod(documents + "/" + Self.copyB, 0o644)
