@@ -1,15 +1,13 @@
 public import UbiquityPredicate
 
 /// `kv.all`: every key's value in a container's key-value store, and the quota used.
-public struct KVAll: ProtocolOperation {
+public struct KVAll: KeyValueStoreOperation {
     public static let name = "kv.all"
 
     /// nil: the default container.
     public var container: String?
 
     public init(container: String? = nil) { self.container = container }
-    public init(_ request: FieldReader) throws(ProtocolError) { container = try request.optionalString("container") }
-    public var fields: [String: JSONValue] { [:].adding("container", container) }
 
     public struct Result: OperationResult, Hashable {
         public var container: String

@@ -1,7 +1,7 @@
 public import UbiquityPredicate
 
 /// `kv.get`: one key's value in a container's key-value store (docs/kv-store.md).
-public struct KVGet: ProtocolOperation {
+public struct KVGet: KeyValueKeyOperation {
     public static let name = "kv.get"
 
     /// nil: the default container.
@@ -12,13 +12,6 @@ public struct KVGet: ProtocolOperation {
         self.container = container
         self.key = key
     }
-
-    public init(_ request: FieldReader) throws(ProtocolError) {
-        container = try request.optionalString("container")
-        key = try request.string("key")
-    }
-
-    public var fields: [String: JSONValue] { ["key": .string(key)].adding("container", container) }
 
     public struct Result: OperationResult, Hashable {
         public var container: String

@@ -1,7 +1,7 @@
 public import UbiquityPredicate
 
 /// `kv.remove`: removes one key; answered once the removal is on disk.
-public struct KVRemove: ProtocolOperation {
+public struct KVRemove: KeyValueKeyOperation {
     public static let name = "kv.remove"
 
     /// nil: the default container.
@@ -12,13 +12,6 @@ public struct KVRemove: ProtocolOperation {
         self.container = container
         self.key = key
     }
-
-    public init(_ request: FieldReader) throws(ProtocolError) {
-        container = try request.optionalString("container")
-        key = try request.string("key")
-    }
-
-    public var fields: [String: JSONValue] { ["key": .string(key)].adding("container", container) }
 
     public struct Result: OperationResult, Hashable {
         public var container: String

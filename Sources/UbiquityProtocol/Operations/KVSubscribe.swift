@@ -1,15 +1,13 @@
 public import UbiquityPredicate
 
 /// `kv.subscribe`: `kv.changed` events for the store's changes made elsewhere.
-public struct KVSubscribe: ProtocolOperation {
+public struct KVSubscribe: KeyValueStoreOperation {
     public static let name = "kv.subscribe"
 
     /// nil: the default container.
     public var container: String?
 
     public init(container: String? = nil) { self.container = container }
-    public init(_ request: FieldReader) throws(ProtocolError) { container = try request.optionalString("container") }
-    public var fields: [String: JSONValue] { [:].adding("container", container) }
 
     public struct Result: OperationResult, Hashable {
         /// The subscription's number: its `kv.changed` events and `kv.unsubscribe` name it.

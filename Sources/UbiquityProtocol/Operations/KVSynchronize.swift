@@ -1,15 +1,13 @@
 public import UbiquityPredicate
 
 /// `kv.synchronize`: reads every device's file of the store again now.
-public struct KVSynchronize: ProtocolOperation {
+public struct KVSynchronize: KeyValueStoreOperation {
     public static let name = "kv.synchronize"
 
     /// nil: the default container.
     public var container: String?
 
     public init(container: String? = nil) { self.container = container }
-    public init(_ request: FieldReader) throws(ProtocolError) { container = try request.optionalString("container") }
-    public var fields: [String: JSONValue] { [:].adding("container", container) }
 
     public struct Result: OperationResult, Hashable {
         public var container: String
