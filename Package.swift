@@ -104,8 +104,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// The wire protocol: JSON lines, requests, responses, events, error codes and limits.
-        /// Shared by the daemon and every client; no sockets here.
+        /// The wire protocol: JSON lines, the operations (one file each, listed in one registry),
+        /// responses, events, error codes and limits. Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
             dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CUbiquityBytes"],
@@ -129,8 +129,8 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
-        /// The daemon as a library: configuration, the socket server and its sessions,
-        /// authorisation, systemd glue (notify, watchdog, socket activation, journald).
+        /// The daemon as a library: configuration, the socket server and its sessions, one
+        /// handler per protocol operation, authorisation, systemd glue (notify, watchdog, socket activation, journald).
         .target(
             name: "UbiquityServer",
             dependencies: [
