@@ -39,6 +39,9 @@ public actor QueryEngine {
     /// Whether batches go to the journal: only after a snapshot was written by this engine (a
     /// journal without its snapshot is worth nothing), and not after a journal write failed.
     private var isJournaling = false
+    /// Who is told when a batch changes a folder at the top of a container (the daemon's
+    /// key-value stores reload from it).
+    private let folderChanges: FolderChanges?
     /// What the journal holds since the last snapshot.
     public private(set) var journalRecords = 0
     public private(set) var journalBytes = 0
@@ -72,6 +75,19 @@ public actor QueryEngine {
         var ready: [QueryGroupEvent] = []
         var waiter: CheckedContinuation<[QueryGroupEvent]?, Never>?
         var wakeQueued = false
+        /// A reader that polls (``takeEvents(_:)``) instead of waiting: told, once, when events
+        /// are ready after a poll found none.
+        let onReady: (@Sendable () -> Void)?
+        var pollerWaits: Bool
+
+        init(onReady: (@Sendable () -> Void)?) {
+            self.onReady = onReady
+            // A poller is told of the first events (its queries' `gatheringStarted`) before it polls.
+            pollerWaits = onReady != nil
+        }
+
+        /// Whether a reader waits for this group: one suspended in ``nextEvents(_:)``, or a poller.
+        var readerWaits: Bool { waiter != nil || pollerWaits }
 
         /// What is ready, for the reader; the queries it had events of are asked again when it comes back.
         func handOut() -> [QueryGroupEvent] {
@@ -89,11 +105,14 @@ public actor QueryEngine {
     ///   - restored: an index and history brought back from a saved index: the engine goes on
     ///     from them (same epoch), and `history` is ignored.
     ///   - persistence: where ``saveIndex()`` writes and batches are journaled.
+    ///   - folderChanges: told, as each batch is applied, which containers' folder it names changed.
     public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
                           clock: C = ContinuousClock(), history: ChangeHistory? = nil,
                           wallClock: (@Sendable () -> Int64)? = nil, restored: sending RestoredIndex? = nil,
-                          persistence: (any IndexPersistence)? = nil) where C.Duration == Duration {
+                          persistence: (any IndexPersistence)? = nil,
+                          folderChanges: FolderChanges? = nil) where C.Duration == Duration {
         self.source = source
+        self.folderChanges = folderChanges
         self.clock = EngineClock(clock)
         self.limits = limits
         self.index = restored?.index ?? MetadataIndex()
@@ -200,6 +219,10 @@ public actor QueryEngine {
             }
         }
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
+        if let folderChanges {
+            let touched = batch.containers(touching: folderChanges.folder)
+            if !touched.isEmpty { folderChanges.changed(touched) }
+        }
         if !sequenceWaiters.isEmpty {
             let ready = sequenceWaiters.filter { $0.sequence <= appliedSequence }
             sequenceWaiters.removeAll { $0.sequence <= appliedSequence }
@@ -210,22 +233,10 @@ public actor QueryEngine {
     private func broadcast(_ notice: ChangeNotice, realChanges: Int) {
         trackUnwatched(notice)
         guard notice.reachesSubscribers else { return }
-        let event: QueryEvent
+        var changes = 0
+        if case .resync = notice { changes = realChanges }
+        let event = QueryEvent.notice(notice, changes: changes)
         let container = notice.container
-        switch notice {
-        case .resync(let c, _):
-            event = .resync(container: c, reason: notice.reason, changes: realChanges)
-        case .subtreeUnwatched(let subtree):
-            event = .unwatched(container: subtree.container, path: subtree.path.joined(separator: "/"), reason: notice.reason)
-        case .containerUnavailable(let c):
-            event = .containerUnavailable(c)
-        case .containerAvailable(let c):
-            event = .containerAvailable(c)
-        case .accessChanged(let c):
-            event = .accessChanged(c)
-        case .subtreeWatched, .subtreeGone, .skipped:
-            return
-        }
         for session in sessions.values where session.lifecycle.isActive {
             let wanted = session.query.specification.containers
             guard wanted.isEmpty || wanted.contains(container) else { continue }
@@ -420,7 +431,7 @@ public actor QueryEngine {
             group.members.remove(session.id)
             session.group = nil
         }
-        guard group.waiter != nil else { return }
+        guard group.readerWaits else { return }
         if holdingWakes > 0 {
             if !group.wakeQueued {
                 group.wakeQueued = true
@@ -432,9 +443,15 @@ public actor QueryEngine {
     }
 
     private func wake(_ group: Group) {
-        guard let waiter = group.waiter, !group.ready.isEmpty else { return }
-        group.waiter = nil
-        waiter.resume(returning: group.handOut())
+        guard !group.ready.isEmpty else { return }
+        if let waiter = group.waiter {
+            group.waiter = nil
+            waiter.resume(returning: group.handOut())
+        } else if group.pollerWaits {
+            // The poller takes the events itself (``takeEvents(_:)``); it only needs the nudge.
+            group.pollerWaits = false
+            group.onReady?()
+        }
     }
 
     private func holdWakes() { holdingWakes += 1 }
@@ -478,10 +495,14 @@ public actor QueryEngine {
 
     /// A new group of queries read together; add queries with ``join(_:group:)``, read them with
     /// ``nextEvents(_:)``, end it with ``closeGroup(_:)``.
-    public func makeGroup() -> QueryGroupID {
+    ///
+    /// - Parameter onReady: for a reader that polls with ``takeEvents(_:)`` rather than waiting in
+    ///   ``nextEvents(_:)``: called (on this actor; it must not block) when events are ready
+    ///   after a poll found none.
+    public func makeGroup(onReady: (@Sendable () -> Void)? = nil) -> QueryGroupID {
         let id = QueryGroupID(rawValue: nextGroupID)
         nextGroupID += 1
-        groups[id] = Group()
+        groups[id] = Group(onReady: onReady)
         return id
     }
 
@@ -510,6 +531,26 @@ public actor QueryEngine {
 
     private func waitForEvents(_ id: QueryGroupID) async -> [QueryGroupEvent]? {
         guard let group = groups[id], group.waiter == nil, !Task.isCancelled else { return nil }
+        if let events = rearm(group) { return events }
+        return await withCheckedContinuation { continuation in
+            group.waiter = continuation
+        }
+    }
+
+    /// The events of a group's queries that are due now, without waiting: ``nextEvents(_:)`` for
+    /// a reader that waits for several things at once (the server's per-connection outbox).
+    /// Empty: none is due, and the group's `onReady` is called once when some are. As with
+    /// ``nextEvents(_:)``, the queries handed out are asked for their next event only at the
+    /// next call. Nil when the group is closed.
+    public func takeEvents(_ id: QueryGroupID) -> [QueryGroupEvent]? {
+        guard let group = groups[id] else { return nil }
+        if let events = rearm(group) { return events }
+        group.pollerWaits = true
+        return []
+    }
+
+    /// Asks the queries handed out last time for their next event; what is ready then, or nil.
+    private func rearm(_ group: Group) -> [QueryGroupEvent]? {
         holdWakes()
         let unarmed = group.unarmed
         group.unarmed.removeAll(keepingCapacity: true)
@@ -523,10 +564,7 @@ public actor QueryEngine {
             perform(session.lifecycle.readerWaits(now: clock.now()), session)
         }
         releaseWakes()
-        if !group.ready.isEmpty { return group.handOut() }
-        return await withCheckedContinuation { continuation in
-            group.waiter = continuation
-        }
+        return group.ready.isEmpty ? nil : group.handOut()
     }
 
     /// Ends a group: its reader gets nil, its queries are read by no one (release them).

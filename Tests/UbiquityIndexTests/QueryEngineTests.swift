@@ -256,7 +256,7 @@ struct QueryEngineTests {
         h.source.send([listing], notices: [.resync(h.tree.container, reason: .queueOverflow)])
         var sawResync = false
         for _ in 0..<3 where !sawResync {
-            if case .resync(let container, _, let changes)? = try await nextEvent(&events) {
+            if case .notice(.resync(let container, _), let changes)? = try await nextEvent(&events) {
                 #expect(container == h.tree.container)
                 #expect(changes >= 1)
                 sawResync = true
@@ -282,7 +282,7 @@ struct QueryEngineTests {
         #expect(names(results) == ["Item_1"])
         let cap = EngineLimits().pendingNoticesPerQuery
         for _ in 0..<cap {
-            #expect(try await nextEvent(&events) == .containerAvailable(h.tree.container))
+            #expect(try await nextEvent(&events) == .notice(.containerAvailable(h.tree.container)))
         }
         try await h.engine.stop(id)
         #expect(try await nextEvent(&events) == nil)            // no more than the cap
@@ -306,7 +306,7 @@ struct QueryEngineTests {
                 #expect(names(delta.added) == ["Item_2"])
                 break
             }
-            #expect(event == .containerAvailable(h.tree.container))
+            #expect(event == .notice(.containerAvailable(h.tree.container)))
             notices += 1
         }
         #expect(notices == EngineLimits().pendingNoticesPerQuery)

@@ -8,6 +8,7 @@ extension KVUnsubscribe: AnsweredOperation {
             throw KeyValueError(.unknownStore, "no key-value subscription \(number) on this connection", details: ["store": .integer(Int64(number))])
         }
         await session.context.keyValue.unsubscribe(number, container: container)
+        session.outbox.forget(store: number)
         return Result(store: number)
     }
 }

@@ -2,7 +2,7 @@ import UbiquityIndex
 import UbiquityProtocol
 
 extension QueryStart: SessionOperation {
-    /// Answers and hands the query to the connection's forwarder (``Session/Outcome/startedQuery``).
+    /// Answers and hands the query to the connection's outbox (``Session/Outcome/startedQuery``).
     func respond(to requestID: RequestID, in session: Session) async throws -> Session.Outcome {
         let context = session.context, peer = session.peer
         guard session.queries.count < context.limits.maxQueriesPerConnection else {

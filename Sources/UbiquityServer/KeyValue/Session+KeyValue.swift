@@ -16,6 +16,5 @@ extension Session {
     func releaseKeyValue() async {
         for (number, container) in keyValueSubscriptions { await context.keyValue.unsubscribe(number, container: container) }
         keyValueSubscriptions.removeAll()
-        keyValueEventSink.finish()
     }
 }

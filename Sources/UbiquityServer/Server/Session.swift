@@ -7,7 +7,8 @@ import UbiquityProtocol
 
 /// One client connection's protocol state: hello, the queries it holds, and how each request is
 /// answered. Used by the connection's reading task only (requests are handled one at a time, in
-/// order), so it needs no lock; event forwarding happens in separate tasks that never touch it.
+/// order), so it needs no lock; events leave through the connection's ``ConnectionOutbox``,
+/// written by a task of its own that never touches the session.
 final class Session {
     let peer: PeerCredentials
     let context: ServerContext
@@ -22,28 +23,20 @@ final class Session {
     var heldItems: [QueryID: Int] = [:]
     /// Identifies this connection to the shared ``DocumentLocks``.
     let connection: UInt64
-    /// `document.lockChanged` events of this connection's watches: the latest state per watch.
-    let documentOutbox = DocumentEventOutbox()
-    /// Writes the events of this connection's queries; made when the first query starts.
-    var forwarder: ConnectionForwarder?
+    /// Every event of this connection — its queries', `document.lockChanged`, `kv.changed` — leaves through it.
+    let outbox: ConnectionOutbox
     /// The document watches this connection holds.
     var documentWatches: Set<Int> = []
-    /// `kv.changed` events of this connection's key-value subscriptions (at most
-    /// ``keyValueEventBuffer`` unread; past that the oldest are dropped).
-    let keyValueEvents: AsyncStream<KeyValueChange>
-    let keyValueEventSink: AsyncStream<KeyValueChange>.Continuation
     /// The key-value subscriptions this connection holds: number → container id.
     var keyValueSubscriptions: [Int: String] = [:]
-    static let keyValueEventBuffer = 1_024
 
     private static let connections = Atomic<UInt64>(0)
 
-    init(peer: PeerCredentials, context: ServerContext) {
+    init(peer: PeerCredentials, context: ServerContext, outbox: ConnectionOutbox? = nil) {
         self.peer = peer
         self.context = context
+        self.outbox = outbox ?? ConnectionOutbox(engine: context.engine)
         connection = Session.connections.add(1, ordering: .relaxed).newValue
-        (keyValueEvents, keyValueEventSink) = AsyncStream.makeStream(of: KeyValueChange.self,
-                                                                     bufferingPolicy: .bufferingNewest(Session.keyValueEventBuffer))
     }
 
     /// What a request produced: the response's line, and a query whose events must now be forwarded.
@@ -140,7 +133,6 @@ final class Session {
     func releaseAll() async {
         context.documentLocks.releaseAll(connection: connection)
         documentWatches.removeAll()
-        documentOutbox.finish()
         await releaseKeyValue()
         for id in queries.keys {
             await context.engine.release(id)
