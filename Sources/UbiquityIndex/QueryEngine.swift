@@ -7,8 +7,10 @@ public import UbiquityPredicate
 /// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
 /// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md). A
 /// query is read alone (``events(_:)``) or with others in a group (``nextEvents(_:)``), which
-/// hands its reader every query's due event at once: the server reads each connection's queries
-/// that way, so a change that reaches many queries wakes each connection once.
+/// hands its reader every query's due event at once — or, for a reader that waits for other
+/// things too, ``takeEvents(_:)`` with a nudge when events are ready: the server's per-connection
+/// outbox reads each connection's queries that way, so a change that reaches many queries wakes
+/// each connection once.
 /// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
 /// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
