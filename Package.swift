@@ -169,10 +169,14 @@ let package = Package(
         // MARK: Executables (argument parsing and wiring only)
 
         /// What ubiq and grocery share around the argument parser: global options before the
-        /// subcommand, and writing to stdout/stderr that ends quietly when the reader goes away.
+        /// subcommand, the daemon's `--socket`/`--timeout`, the exit statuses of failures, and
+        /// writing to stdout/stderr that ends quietly when the reader goes away.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["CUbiquitySystem"],
+            dependencies: [
+                "CUbiquitySystem", "UbiquityKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 

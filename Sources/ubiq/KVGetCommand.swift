@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
@@ -37,7 +38,7 @@ struct KVGetCommand: AsyncParsableCommand {
         if options.json { Terminal.output(try Terminal.json(result)) }
         guard let wire, wire != .null else {
             if !options.json { Terminal.error("'\(key)' has no value") }
-            throw ExitCode(DaemonFailure.daemonError)
+            throw ExitCode(CommandFailure.failed)
         }
         if !options.json { Terminal.output(KVValueText.show(try KVValue(wire: wire))) }
     }
