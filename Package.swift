@@ -86,7 +86,7 @@ let package = Package(
         /// device's file (last writer wins) and the quotas. Pure: the daemon does its I/O.
         .target(
             name: "UbiquityKeyValue",
-            dependencies: ["UbiquityProtocol", "UbiquityPredicate", "UbiquityErrors"],
+            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityErrors"],
             swiftSettings: swiftSettings
         ),
 
@@ -95,6 +95,14 @@ let package = Package(
 
         /// Byte scans Swift does not vectorise (SSE2): the run of JSON string text that needs no look.
         .target(name: "CUbiquityBytes"),
+
+        /// JSON as text (JSONLine): one value per line, compact, keys sorted, and parsed back;
+        /// the wire's lines and the key-value store's files. No I/O, no protocol.
+        .target(
+            name: "UbiquityJSON",
+            dependencies: ["UbiquityPredicate", "CUbiquityBytes"],
+            swiftSettings: swiftSettings
+        ),
 
         /// Every file-system observation: inotify watcher, raw-syscall crawler, rename pairing,
         /// overflow rescans, watch budget, cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
@@ -108,7 +116,7 @@ let package = Package(
         /// Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
-            dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CUbiquityBytes"],
+            dependencies: ["UbiquityPredicate", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
             swiftSettings: swiftSettings
         ),
 
