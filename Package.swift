@@ -50,7 +50,8 @@ let package = Package(
     targets: [
         // MARK: Pure logic (no I/O, no Glibc)
 
-        /// How every module declares its stable error codes (one `String` enum per error type).
+        /// How every module declares its stable error codes (one `String` enum per error type),
+        /// and `CodedError` (code, message, details) for the errors that are only that.
         /// Below everything, so that the predicate, index and watch modules can use it too.
         .target(
             name: "UbiquityErrors",
