@@ -113,8 +113,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// The wire protocol: JSON lines, requests, responses, events, error codes and limits.
-        /// Shared by the daemon and every client; no sockets here.
+        /// The wire protocol: JSON lines, the operations (one file each, listed in one registry),
+        /// responses, events, error codes and limits. Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
             dependencies: ["UbiquityPredicate", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
@@ -138,8 +138,8 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
-        /// The daemon as a library: configuration, the socket server and its sessions,
-        /// authorisation, systemd glue (notify, watchdog, socket activation, journald).
+        /// The daemon as a library: configuration, the socket server and its sessions, one
+        /// handler per protocol operation, authorisation, systemd glue (notify, watchdog, socket activation, journald).
         .target(
             name: "UbiquityServer",
             dependencies: [

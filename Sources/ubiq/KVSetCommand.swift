@@ -54,8 +54,8 @@ struct KVSetCommand: AsyncParsableCommand {
             Terminal.error("\(error)")
             throw ExitCode(CommandFailure.invalidInput)
         }
-        let operation = Operation.kvSet(container: options.container, key: key, value: parsed.wire)
+        let operation = KVSet(container: options.container, key: key, value: parsed.wire)
         let result = try await connection.run { try await $0.send(operation) }
-        if options.json { Terminal.output(try Terminal.json(result)) }
+        if options.json { Terminal.output(try Terminal.json(result.json)) }
     }
 }
