@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
@@ -36,7 +37,7 @@ struct KVGetCommand: AsyncParsableCommand {
         if options.json { Terminal.output(try Terminal.json(result.json)) }
         guard let wire = result.value else {
             if !options.json { Terminal.error("'\(key)' has no value") }
-            throw ExitCode(DaemonFailure.daemonError)
+            throw ExitCode(CommandFailure.failed)
         }
         if !options.json { Terminal.output(KVValueText.show(try KVValue(wire: wire))) }
     }
