@@ -252,6 +252,14 @@ let package = Package(
             dependencies: ["UbiquityProtocol", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
+        /// UbiquityKit without a daemon: the client's reading of the daemon's stream (lines cut at
+        /// random, lent buffers) and the README's example kept compiling.
+        .testTarget(
+            name: "UbiquityKitTests",
+            dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityTesting",
+                           .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         /// Configuration, systemd glue and the server, in-process; plus the real `ubiquityd`
         /// process on a real socket (TestDaemon), through UbiquityKit and raw JSON lines.
         .testTarget(
