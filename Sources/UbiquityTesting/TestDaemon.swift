@@ -8,7 +8,7 @@ import Glibc
 /// `init` returns once the daemon says it is ready: the test is its `NOTIFY_SOCKET` and waits for
 /// the `READY=1` the daemon sends after binding its socket and crawling every container (with a
 /// deadline; no connection is made to find out, so none is left for `status` to count). With a
-/// launcher or a notify socket of the caller's, it waits for the `ready` line of its log instead.
+/// launcher or a notify socket of the caller's, it connects instead, each time the log grows.
 /// `stop` sends SIGTERM and waits for the exit. Use ``withTestDaemon(containers:arguments:environment:_:)``
 /// so the process is stopped even when the test throws.
 ///
@@ -97,11 +97,18 @@ public final class TestDaemon: @unchecked Sendable {
         try process.run()
         try? log.close()
         if waitForSocket {
-            if let readiness {
-                defer { close(readiness) }
-                try waitUntilReady(readiness)
-            } else {
-                try waitUntilListening()
+            do {
+                if let readiness {
+                    defer { close(readiness) }
+                    try waitUntilReady(readiness)
+                } else {
+                    try waitUntilListening()
+                }
+            } catch {
+                // Nobody gets this daemon to stop it: it must not outlive the test.
+                signal(SIGKILL)
+                _ = exited.wait(within: 5)
+                throw error
             }
         }
     }
@@ -129,21 +136,23 @@ public final class TestDaemon: @unchecked Sendable {
         try UnixSocket.bound(to: path, type: SOCK_DGRAM, listening: false)
     }
 
-    /// Waits until the daemon says it is ready in its log (it logs `ready` where it sends
-    /// `READY=1`: after binding its socket and crawling every container), then checks that it
-    /// accepts a connection; fails with its log after `seconds`. For a daemon whose `READY=1` goes
-    /// elsewhere (a launcher, the caller's notify socket).
+    /// Waits until the socket accepts a connection, trying again each time the log grows (a
+    /// launcher such as `systemd-socket-activate` says `Listening on`, the daemon `listening`), or
+    /// fails with the log after `seconds`. For a daemon whose `READY=1` goes elsewhere (a launcher,
+    /// the caller's notify socket); `systemd-socket-activate` starts the daemon only at this connection.
     public func waitUntilListening(within seconds: Double = 30) throws {
         OwnThreads.checkMayBlock("TestDaemon.waitUntilListening")
-        try waitForLog("ready", "status=", within: seconds)
-        guard let fd = try? RawClient.connect(socket) else { throw TestDaemonError("ubiquityd is ready but \(socket) refuses:\n\(log)") }
-        close(fd)
+        try waitForLogLines(within: seconds, "listening socket at \(socket)") { _ in
+            guard let fd = try? RawClient.connect(socket) else { return false }
+            close(fd)
+            return true
+        }
     }
 
     /// Waits until a line of the log holds every one of `texts`, or fails with the log after `seconds`.
     public func waitForLog(_ texts: String..., within seconds: Double = 30) throws {
         OwnThreads.checkMayBlock("TestDaemon.waitForLog")
-        try waitForLogLines(within: seconds, "a line with \(texts)") { lines in
+        try waitForLogLines(within: seconds, "log line with \(texts)") { lines in
             lines.contains { line in texts.allSatisfy(line.contains) }
         }
     }
@@ -155,7 +164,7 @@ public final class TestDaemon: @unchecked Sendable {
         let ended = { (line: Substring) in line.contains("reloaded containers=") || line.contains("reload failed") }
         let before = log.split(separator: "\n").filter(ended).count
         signal(SIGHUP)
-        try waitForLogLines(within: seconds, "the end of a reload") { $0.filter(ended).count > before }
+        try waitForLogLines(within: seconds, "end of a reload in the log") { $0.filter(ended).count > before }
     }
 
     /// Reads the log again each time it grows (inotify) until `satisfied` holds for its lines, or
@@ -170,7 +179,7 @@ public final class TestDaemon: @unchecked Sendable {
             // A slice at most, so that a daemon that exits without writing is noticed promptly.
             growth.wait(within: min(0.2, deadline.timeIntervalSinceNow))
         }
-        throw TestDaemonError("ubiquityd logged no \(what) within \(seconds) s:\n\(log)")
+        throw TestDaemonError("ubiquityd: no \(what) within \(seconds) s:\n\(log)")
     }
 
     /// Removes a tree the daemon watches (see ``removeWatchedTree(_:within:)``).
