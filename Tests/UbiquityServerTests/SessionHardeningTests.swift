@@ -32,7 +32,9 @@ import UbiquityTesting
     }
 
     @Test func sortKeysAndAttributesAreLimited() async throws {
-        try await withDaemon { daemon in
+        // As a process: decoding 100,000 sort keys on a test process's shared pool, behind other
+        // in-process daemons, took over the 10 s deadline on a loaded two-core machine.
+        try await withTestDaemon { daemon in
             let client = try RawClient(socket: daemon.socket)
             let hello = try client.request(Self.hello).response
             let limits = try #require(hello["result"]?["limits"])
