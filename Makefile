@@ -61,6 +61,9 @@ test: deps
 	@# Seconds: no Swift code may split a path as a String (a grapheme can swallow the '/').
 	scripts/check-byte-paths --self-test
 	scripts/check-byte-paths
+	@# Seconds: no test or test helper sleeps in place of waiting for an event (// sleep-ok: says why one may).
+	scripts/check-test-waits --self-test
+	scripts/check-test-waits
 	$(SWIFT) build --build-tests
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
 	@# release-build the daemon so make install and make bench cannot silently break.

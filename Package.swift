@@ -232,8 +232,9 @@ let package = Package(
         // MARK: Tests
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
-        /// query, reading events with a deadline, the real daemon on a temporary socket
-        /// (TestDaemon), a raw JSON-lines client, running a built CLI or a reference program
+        /// query, waiting for an event with a deadline (firstWithin), the real daemon inside the
+        /// test process on a temporary socket (withDaemon, the default) or as a process for what
+        /// needs one (TestDaemon), a raw JSON-lines client, running a built CLI or a reference program
         /// such as python3 (BuiltExecutable, Snapshot), checking and snapshotting every `--help`
         /// page at 80 columns (HelpPages, HelpLayout), reading a child's output lines with a
         /// deadline (LineReader), and a container watched by a real FileWatcher feeding a real
@@ -241,7 +242,8 @@ let package = Package(
         /// snapshots to compare).
         .target(
             name: "UbiquityTesting",
-            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquityPaths"],
+            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquityPaths", "UbiquityServer",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 
@@ -261,6 +263,14 @@ let package = Package(
         .testTarget(
             name: "UbiquityProtocolTests",
             dependencies: ["UbiquityProtocol", "UbiquityTesting"],
+            swiftSettings: swiftSettings
+        ),
+        /// UbiquityKit without a daemon: the client's reading of the daemon's stream (lines cut at
+        /// random, lent buffers) and the README's example kept compiling.
+        .testTarget(
+            name: "UbiquityKitTests",
+            dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityTesting",
+                           .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         /// Configuration, systemd glue and the server, in-process; plus the real `ubiquityd`

@@ -89,7 +89,7 @@ public final class Recorder: Sendable {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(for: timeout)     // sleep-ok: the deadline itself; the waiter above is resumed by the event
                 guard let continuation = self.state.withLock({ $0.waiters.removeValue(forKey: id)?.continuation }) else {
                     return                  // satisfied meanwhile
                 }

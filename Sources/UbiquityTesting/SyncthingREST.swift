@@ -43,4 +43,20 @@ public struct SyncthingREST: Sendable {
         }
         return body.isEmpty ? nil : try JSONSerialization.jsonObject(with: body)
     }
+
+    /// Waits until the instance reports an event of `types` (comma-separated, e.g.
+    /// `DeviceConnected,StateChanged`) newer than `since`, or `seconds` pass: Syncthing's own long
+    /// poll (`/rest/events`). - Returns: the newest event id seen (`since` when none came). While the
+    /// instance does not answer yet, waits for its REST socket to change, a second at most.
+    public func nextEvent(of types: String, since: Int, within seconds: Double) -> Int {
+        let wait = max(1, Int(seconds.rounded(.up)))
+        do {
+            let events = try call("GET", "/rest/events?since=\(since)&timeout=\(wait)&events=\(types)", timeout: Double(wait) + 5) as? [[String: Any]]
+            return events?.compactMap { $0["id"] as? Int }.max() ?? since
+        } catch {
+            let directory = URL(fileURLWithPath: socket).deletingLastPathComponent().path
+            (try? FileEvents(watching: directory, mask: UInt32(IN_CREATE | IN_ATTRIB)))?.wait(within: min(1, seconds))
+            return since
+        }
+    }
 }

@@ -1,13 +1,15 @@
 public import Foundation
 import Glibc
 
-/// The real `ubiquityd` process on a temporary root and socket, for integration tests.
+/// The real `ubiquityd` process on a temporary root and socket, for what needs a process: signals,
+/// `sd_notify`, socket activation, other uids, `kill -9`, the binary's output and exit status.
+/// Every other test meets the daemon in-process (``withDaemon``).
 ///
 /// `init` returns once the daemon says it is ready: the test is its `NOTIFY_SOCKET` and waits for
 /// the `READY=1` the daemon sends after binding its socket and crawling every container (with a
 /// deadline; no connection is made to find out, so none is left for `status` to count). With a
-/// launcher or a notify socket of the caller's, it polls `connect` instead. `stop` sends SIGTERM
-/// and waits for the exit. Use ``withTestDaemon(containers:arguments:environment:_:)``
+/// launcher or a notify socket of the caller's, it connects instead, each time the log grows.
+/// `stop` sends SIGTERM and waits for the exit. Use ``withTestDaemon(containers:arguments:environment:_:)``
 /// so the process is stopped even when the test throws.
 ///
 /// ```swift
@@ -95,11 +97,18 @@ public final class TestDaemon: @unchecked Sendable {
         try process.run()
         try? log.close()
         if waitForSocket {
-            if let readiness {
-                defer { close(readiness) }
-                try waitUntilReady(readiness)
-            } else {
-                try waitUntilListening()
+            do {
+                if let readiness {
+                    defer { close(readiness) }
+                    try waitUntilReady(readiness)
+                } else {
+                    try waitUntilListening()
+                }
+            } catch {
+                // Nobody gets this daemon to stop it: it must not outlive the test.
+                signal(SIGKILL)
+                _ = exited.wait(within: 5)
+                throw error
             }
         }
     }
@@ -127,43 +136,55 @@ public final class TestDaemon: @unchecked Sendable {
         try UnixSocket.bound(to: path, type: SOCK_DGRAM, listening: false)
     }
 
-    /// Polls `connect` until the daemon accepts, or fails with its log after `seconds`.
+    /// Waits until the socket accepts a connection, trying again each time the log grows (a
+    /// launcher such as `systemd-socket-activate` says `Listening on`, the daemon `listening`), or
+    /// fails with the log after `seconds`. For a daemon whose `READY=1` goes elsewhere (a launcher,
+    /// the caller's notify socket); `systemd-socket-activate` starts the daemon only at this connection.
     public func waitUntilListening(within seconds: Double = 30) throws {
         OwnThreads.checkMayBlock("TestDaemon.waitUntilListening")
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let fd = try? RawClient.connect(socket) { close(fd); return }
-            guard process.isRunning else { throw TestDaemonError("ubiquityd exited with status \(process.terminationStatus):\n\(log)") }
-            usleep(10_000)  // polling a condition, not standing in for one
+        try waitForLogLines(within: seconds, "listening socket at \(socket)") { _ in
+            guard let fd = try? RawClient.connect(socket) else { return false }
+            close(fd)
+            return true
         }
-        throw TestDaemonError("ubiquityd did not listen on \(socket) within \(seconds) s:\n\(log)")
     }
 
-    /// Polls the log until a line holds every one of `texts`, or fails with the log after `seconds`.
+    /// Waits until a line of the log holds every one of `texts`, or fails with the log after `seconds`.
     public func waitForLog(_ texts: String..., within seconds: Double = 30) throws {
         OwnThreads.checkMayBlock("TestDaemon.waitForLog")
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if log.split(separator: "\n").contains(where: { line in texts.allSatisfy(line.contains) }) { return }
-            guard process.isRunning else { throw TestDaemonError("ubiquityd exited with status \(process.terminationStatus):\n\(log)") }
-            usleep(10_000)  // polling a condition, not standing in for one
+        try waitForLogLines(within: seconds, "log line with \(texts)") { lines in
+            lines.contains { line in texts.allSatisfy(line.contains) }
         }
-        throw TestDaemonError("ubiquityd logged no line with \(texts) within \(seconds) s:\n\(log)")
     }
 
-    /// Removes a tree the daemon watches. The daemon may create a sync cookie in it meanwhile (a
-    /// directory then found not empty): tries again until the tree is gone, for up to `seconds`.
-    public func removeWatchedTree(_ path: String, within seconds: Double = 10) throws {
+    /// SIGHUP, then waits until the daemon has applied it: its log says `reloaded` (or that the
+    /// reload failed) once more than before. What the reload changed is then in place.
+    public func reload(within seconds: Double = 30) throws {
+        OwnThreads.checkMayBlock("TestDaemon.reload")
+        let ended = { (line: Substring) in line.contains("reloaded containers=") || line.contains("reload failed") }
+        let before = log.split(separator: "\n").filter(ended).count
+        signal(SIGHUP)
+        try waitForLogLines(within: seconds, "end of a reload in the log") { $0.filter(ended).count > before }
+    }
+
+    /// Reads the log again each time it grows (inotify) until `satisfied` holds for its lines, or
+    /// fails with the log after `seconds` or when the daemon exits.
+    private func waitForLogLines(within seconds: Double, _ what: String, _ satisfied: ([Substring]) -> Bool) throws {
+        let growth = try FileEvents(watching: logPath, mask: UInt32(IN_MODIFY))
         let deadline = Date().addingTimeInterval(seconds)
         while true {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-                return
-            } catch {
-                guard FileManager.default.fileExists(atPath: path) else { return }
-                if Date() >= deadline { throw error }
-            }
+            if satisfied(log.split(separator: "\n")) { return }
+            guard process.isRunning else { throw TestDaemonError("ubiquityd exited with status \(process.terminationStatus):\n\(log)") }
+            guard Date() < deadline else { break }
+            // A slice at most, so that a daemon that exits without writing is noticed promptly.
+            growth.wait(within: min(0.2, deadline.timeIntervalSinceNow))
         }
+        throw TestDaemonError("ubiquityd: no \(what) within \(seconds) s:\n\(log)")
+    }
+
+    /// Removes a tree the daemon watches (see ``removeWatchedTree(_:within:)``).
+    public func removeWatchedTree(_ path: String, within seconds: Double = 10) throws {
+        try UbiquityTesting.removeWatchedTree(path, within: seconds)
     }
 
     /// What the daemon wrote to stdout and stderr so far.
@@ -199,7 +220,7 @@ public final class TestDaemon: @unchecked Sendable {
         guard process.isRunning else { return process.terminationStatus }
         signal(SIGTERM)
         let killer = Task {
-            try await Task.sleep(for: .seconds(20))     // a deadline, not a wait for the event
+            try await Task.sleep(for: .seconds(20))     // sleep-ok: the deadline for SIGKILL, not a wait for the exit
             signal(SIGKILL)
         }
         await exit()

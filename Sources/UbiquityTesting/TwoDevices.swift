@@ -46,12 +46,14 @@ public final class TwoDevices: @unchecked Sendable {
     public let a: Device
     public let b: Device
     private let supervisor: Process
+    private let supervisorExit: ProcessExit
 
-    private init(directory: String, a: Device, b: Device, supervisor: Process) {
+    private init(directory: String, a: Device, b: Device, supervisor: Process, supervisorExit: ProcessExit) {
         self.directory = directory
         self.a = a
         self.b = b
         self.supervisor = supervisor
+        self.supervisorExit = supervisorExit
     }
 
     /// Creates both devices and returns once both daemons listen and the Syncthing instances are
@@ -90,6 +92,7 @@ public final class TwoDevices: @unchecked Sendable {
             supervisor.standardInput = FileHandle.nullDevice
             supervisor.standardOutput = FileHandle.nullDevice
             supervisor.standardError = FileHandle.nullDevice
+            let supervisorExit = ProcessExit.of(supervisor)
             try supervisor.run()
             func device(_ name: String) throws -> Device {
                 let root = directory + "/" + name + "/root"
@@ -98,7 +101,8 @@ public final class TwoDevices: @unchecked Sendable {
                               syncthing: SyncthingREST(socket: directory + "/" + name + "/syncthing/rest.sock", apiKey: apiKey),
                               deviceID: ids[name]!)
             }
-            let devices = TwoDevices(directory: directory, a: try device("a"), b: try device("b"), supervisor: supervisor)
+            let devices = TwoDevices(directory: directory, a: try device("a"), b: try device("b"), supervisor: supervisor,
+                                     supervisorExit: supervisorExit)
             do {
                 try devices.waitUntilConnected(within: seconds)
             } catch {
@@ -118,6 +122,7 @@ public final class TwoDevices: @unchecked Sendable {
         OwnThreads.checkMayBlock("TwoDevices.waitUntilConnected")
         let deadline = Date().addingTimeInterval(seconds)
         for (device, peer) in [(a, b), (b, a)] {
+            var seen = 0
             while true {
                 if let answer = try? device.syncthing.call("GET", "/rest/system/connections") as? [String: Any],
                    let connections = answer["connections"] as? [String: Any],
@@ -126,7 +131,8 @@ public final class TwoDevices: @unchecked Sendable {
                 }
                 guard supervisor.isRunning else { throw TestDaemonError("the Syncthing instances exited:\n\(logs)") }
                 guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) did not connect within \(seconds) s:\n\(logs)") }
-                usleep(50_000)      // polling a condition with a deadline, not standing in for one
+                // At most 5 s, then the state is asked again: a change no event of these types announces still counts.
+                seen = device.syncthing.nextEvent(of: "DeviceConnected", since: seen, within: min(5, deadline.timeIntervalSinceNow))
             }
         }
     }
@@ -138,6 +144,7 @@ public final class TwoDevices: @unchecked Sendable {
         for device in [a, b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(Self.containerID)") }
         let deadline = Date().addingTimeInterval(seconds)
         for (device, peer) in [(a, b), (b, a)] {
+            var seen = 0
             while true {
                 let completion = try device.syncthing.call("GET", "/rest/db/completion?folder=\(Self.containerID)&device=\(peer.deviceID)") as? [String: Any]
                 let status = try device.syncthing.call("GET", "/rest/db/status?folder=\(Self.containerID)") as? [String: Any]
@@ -146,7 +153,8 @@ public final class TwoDevices: @unchecked Sendable {
                     break
                 }
                 guard Date() < deadline else { throw TestDaemonError("\(device.name) and \(peer.name) did not get in sync within \(seconds) s") }
-                usleep(50_000)      // polling a condition with a deadline
+                seen = device.syncthing.nextEvent(of: "FolderCompletion,StateChanged,FolderSummary,RemoteIndexUpdated,LocalIndexUpdated",
+                                                  since: seen, within: min(5, deadline.timeIntervalSinceNow))
             }
         }
     }
@@ -164,9 +172,7 @@ public final class TwoDevices: @unchecked Sendable {
         b.daemon.stop()
         if supervisor.isRunning {
             supervisor.terminate()          // the script stops its instances by PID, then exits
-            let deadline = Date().addingTimeInterval(20)
-            while supervisor.isRunning && Date() < deadline { usleep(10_000) }
-            if supervisor.isRunning {
+            if !supervisorExit.wait(within: 20) {
                 kill(supervisor.processIdentifier, SIGKILL)
                 // Its Syncthing instances (and their children) outlive it: each names this rig's
                 // directory on its command line, and is killed by its PID.

@@ -1,7 +1,9 @@
 // UbiquityTesting — helpers shared by the test targets.
 //
 // Owns: seeded randomness (SplitMix64), a subscriber's view of a live query (ClientView), reading
-//   events and lines with a deadline, the real daemon on a temporary socket (TestDaemon), a raw
+//   events and lines with a deadline (firstWithin, the one deadline), the real daemon on a temporary
+//   socket inside the test process (InProcessDaemon, withDaemon: the default) or as a process for
+//   what needs one (TestDaemon), a raw
 //   JSON-lines client (RawClient), running a built or reference program (BuiltExecutable),
 //   checking every `--help` page of a built tool at 80 columns against its snapshot (HelpPages),
 //   two devices replicating a container through real Syncthing in a private network namespace
@@ -10,4 +12,5 @@
 // Must not: be a dependency of any product (demo-sync, which runs TwoDevices for a person, is a
 //   development executable that is never installed), or stand in for a real component in a test whose
 //   feature is that component.
-// Depends on: UbiquityIndex, UbiquityProtocol, Foundation.
+// Depends on: UbiquityServer (the in-process daemon), UbiquityIndex, UbiquityProtocol, UbiquityWatch,
+//   UbiquityPaths, swift-log, Foundation.

@@ -15,17 +15,18 @@ import UbiquityTesting
     static func errorText(releasing fifo: String? = nil, _ body: @escaping @Sendable () throws -> Void) async -> String {
         let done = Mutex<String?>(nil)
         let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let bodyEnded = DispatchSemaphore(value: 0)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             finished.withLock { $0 = continuation }
             Thread.detachNewThread {
                 let text: String
                 do { try body(); text = "no error" } catch { text = "\(error)" }
                 done.withLock { $0 = $0 ?? text }
+                bodyEnded.signal()
                 finished.withLock { $0?.resume(); $0 = nil }
             }
             Thread.detachNewThread {
-                let deadline = Date().addingTimeInterval(5)
-                while Date() < deadline, done.withLock({ $0 == nil }) { usleep(10_000) }
+                _ = bodyEnded.wait(timeout: .now() + 5)     // the body's end, or the deadline
                 guard done.withLock({ value in
                     if value == nil { value = "blocked for 5 s" ; return true }
                     return false

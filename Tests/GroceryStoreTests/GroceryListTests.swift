@@ -6,7 +6,7 @@ import UbiquityTesting
 /// GroceryList and GroceryLiveList in-process, against the real daemon.
 @Suite(.ownThreads) struct GroceryListTests {
     @Test func anItemDeletedBetweenTheQueryAndTheReadIsSkipped() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let list = try await GroceryList.open(socketPath: daemon.socket, container: "com.example.grocery", format: .files)
             let added = try list.add(["milk", "eggs", "bread"])
             let query = list.makeQuery(live: false)
@@ -20,7 +20,7 @@ import UbiquityTesting
     }
 
     @Test func theLiveListTurnsNotificationsIntoGroceryEvents() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             try daemon.place("notes.txt", contents: "not an item")
             let live = GroceryLiveList(socketPath: daemon.socket, container: "com.example.grocery", format: .files,
                                        batchingInterval: 0)
@@ -73,7 +73,7 @@ private actor Inbox {
         let event = await withCheckedContinuation { continuation in
             waiter = continuation
             Task {
-                try? await Task.sleep(for: .seconds(seconds))
+                try? await Task.sleep(for: .seconds(seconds))     // sleep-ok: the deadline; the event resumes the waiter itself
                 self.expire(mine)
             }
         }

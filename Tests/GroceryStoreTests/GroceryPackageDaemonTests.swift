@@ -8,7 +8,7 @@ import UbiquityTesting
 @Suite(.ownThreads) struct GroceryPackageDaemonTests {
     static let container = "com.example.grocery"
 
-    static func package(_ daemon: TestDaemon) -> GroceryPackage {
+    static func package(_ daemon: InProcessDaemon) -> GroceryPackage {
         GroceryPackage(documentsDirectory: daemon.documents(Self.container), lockDirectory: daemon.root + "/" + Self.container)
     }
 
@@ -24,7 +24,7 @@ import UbiquityTesting
     }
 
     /// A fresh one-shot query's result paths.
-    static func fresh(_ daemon: TestDaemon, _ predicate: String) async throws -> [String] {
+    static func fresh(_ daemon: InProcessDaemon, _ predicate: String) async throws -> [String] {
         try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
             let query = MetadataQuery(connection: connection, predicateFormat: predicate)
             query.searchScopes = .documents
@@ -45,7 +45,7 @@ import UbiquityTesting
     }
 
     @Test func thePackageIsOneItemAndEachUpdateIsOneChangeOfIt() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let package = Self.package(daemon)
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "kMDItemFSName LIKE '*'")
@@ -55,7 +55,7 @@ import UbiquityTesting
             var events = try await query.start().makeAsyncIterator()
             // A missing event ends the stream (and fails the test) instead of hanging it.
             let watchdog = Task {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: .seconds(60))     // sleep-ok: the deadline of the whole test, cancelled at its end
                 await query.stop()
             }
             defer { watchdog.cancel() }

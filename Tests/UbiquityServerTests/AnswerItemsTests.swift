@@ -47,7 +47,7 @@ import UbiquityTesting
 
     /// `count` items with long names (120 bytes of padding, then one of ``names``): an answer
     /// well over 64 KiB. Returns the predicate that finds them.
-    static func placeLongNames(_ daemon: TestDaemon, count: Int) throws -> String {
+    static func placeLongNames(_ daemon: InProcessDaemon, count: Int) throws -> String {
         let padding = String(repeating: "p", count: 120)
         for i in 0..<count { _ = try daemon.place("Item_\(i)_\(padding)_\(names[i % names.count])", contents: "\(i)") }
         return "name LIKE 'Item_*'"
@@ -79,7 +79,7 @@ import UbiquityTesting
     }
 
     @Test func oddNamesAndEveryKindOfValueReadAndWriteAsTheDaemonSentThem() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             for (i, name) in Self.names.enumerated() { _ = try daemon.place(name, contents: String(repeating: "x", count: i)) }
             try FileManager.default.createDirectory(atPath: daemon.documents() + "/Item_directory \u{E9}", withIntermediateDirectories: false)
             let predicate = "name LIKE 'Item_*'"
@@ -91,7 +91,7 @@ import UbiquityTesting
 
     /// An answer over 64 KiB: its items are ranges of the connection's buffer itself.
     @Test func aLongAnswerReadByFourThreadsAtOnce() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let predicate = try Self.placeLongNames(daemon, count: 700)
             let reference = try Self.reference(daemon.socket, predicate)
             #expect(reference.count == 700)
@@ -112,7 +112,7 @@ import UbiquityTesting
     /// A live query keeps its results for long: they hold their own fields, not the line they
     /// came in; a one-shot query's are the daemon's bytes.
     @Test func aLiveQueryKeepsNoLineAndAOneShotQueryItsBytes() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             for i in 0..<700 { _ = try daemon.place("Item_\(i)_" + String(repeating: "p", count: 100), contents: "\(i)") }
             let predicate = "name LIKE 'Item_*'"
             let reference = try Self.reference(daemon.socket, predicate)

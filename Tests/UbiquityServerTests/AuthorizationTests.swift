@@ -43,15 +43,11 @@ struct AuthorizationTests {
             #expect(FileManager.default.createFile(atPath: mine + "/Documents/Item_mine", contents: nil))
             #expect(FileManager.default.createFile(atPath: daemon.root + "/com.example.grocery/Documents/Item_secret", contents: nil))
             // Restart-free: SIGHUP re-reads owners.
-            daemon.signal(SIGHUP)
+            try daemon.reload(within: 10)
             let root = try RawClient(socket: daemon.socket)
             _ = try root.request(#"{"id":0,"op":"hello","version":1}"#)
-            let deadline = Date().addingTimeInterval(10)
-            var owner: Int?
-            repeat {
-                let list = try root.request(#"{"id":1,"op":"containers.list"}"#).response
-                owner = list["result"]?["containers"]?.arrayValue?.first { $0["id"]?.stringValue == "com.example.mine" }?["owner"]?.intValue
-            } while owner != Int(Self.otherUID) && Date() < deadline && usleep(20_000) == 0
+            let list = try root.request(#"{"id":1,"op":"containers.list"}"#).response
+            let owner = list["result"]?["containers"]?.arrayValue?.first { $0["id"]?.stringValue == "com.example.mine" }?["owner"]?.intValue
             #expect(owner == Int(Self.otherUID))
 
             let replies = try Self.exchange(as: Self.otherUID, socket: daemon.socket, [

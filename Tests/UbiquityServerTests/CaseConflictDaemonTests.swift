@@ -21,7 +21,7 @@ import UbiquityTesting
     }
 
     @Test func versionsOfAnItemNeverListNorRemoveItsCaseConflictFile() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let item = try daemon.place("Notes.txt", contents: "Milk")
             try daemon.place(Self.caseConflict, contents: "MILK, another file")

@@ -16,7 +16,7 @@ struct ClientPathDaemonFuzzTests {
 
     @Test("3,000 random paths × versions.list, document.lock, document.watch: nothing outside the container is listed, locked or watched")
     func nothingOutsideThroughTheDaemon() async throws {
-        try await withTestDaemon(containers: ["com.example.grocery", "com.example.other"]) { daemon in
+        try await withDaemon(containers: ["com.example.grocery", "com.example.other"]) { daemon in
             let container = daemon.root + "/com.example.grocery"
             let documents = daemon.documents()
             try FS.mkdir(documents + "/sub")

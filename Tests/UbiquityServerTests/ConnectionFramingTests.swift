@@ -43,15 +43,7 @@ import UbiquityTesting
         /// The next line the server wrote, within 10 seconds.
         func line() async throws -> JSONValue {
             let channel = self.channel
-            let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-                group.addTask { try await channel.waitForOutboundWrite(as: ByteBuffer.self) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(10))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
-            }
+            let buffer = try await firstWithin(10) { try await channel.waitForOutboundWrite(as: ByteBuffer.self) }
             guard let buffer else { throw TestDaemonError("the server wrote nothing within 10 s") }
             return try JSONLine.decode(Array(buffer.readableBytesView.prefix { $0 != 0x0A }))
         }

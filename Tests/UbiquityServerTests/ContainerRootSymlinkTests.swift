@@ -52,7 +52,7 @@ import UbiquityTesting
         let arguments = ["--root", root, "--socket", "{socket}"]
         var seen: [String] = []
 
-        try await withTestDaemon(containers: [], arguments: arguments) { daemon in
+        try await withDaemon(containers: [], arguments: arguments) { daemon in
             let client = try RawClient(socket: daemon.socket)
             _ = try Self.request(client, #"{"id":0,"op":"hello","version":1}"#, seen: &seen)
             let started = try Self.request(client, Self.query, seen: &seen)
@@ -79,7 +79,7 @@ import UbiquityTesting
         path = "\(container)"
         owner = 0
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        try await withTestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
+        try await withDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
             let client = try RawClient(socket: daemon.socket)
             _ = try Self.request(client, #"{"id":0,"op":"hello","version":1}"#, seen: &seen)
             let started = try Self.request(client, Self.query, seen: &seen)
@@ -92,7 +92,7 @@ import UbiquityTesting
 
         // Started again on the root, where containers are found by listing it: a link is no
         // container at all, and the journal says why.
-        try await withTestDaemon(containers: [], arguments: arguments) { daemon in
+        try await withDaemon(containers: [], arguments: arguments) { daemon in
             let client = try RawClient(socket: daemon.socket)
             _ = try Self.request(client, #"{"id":0,"op":"hello","version":1}"#, seen: &seen)
             let started = try Self.request(client, Self.query, seen: &seen)

@@ -149,12 +149,9 @@ struct DaemonProcessTests {
             if message["event"]?.stringValue == "container.unavailable" && message["query"]?.intValue == old { unavailable = message }
         }
         #expect(unavailable?["container"]?.stringValue == "com.example.old")
-        var ids: [String] = []
-        let deadline = Date().addingTimeInterval(20)
-        repeat {
-            let list = try client.request(#"{"id":3,"op":"containers.list"}"#).response
-            ids = (list["result"]?["containers"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
-        } while ids != ["com.example.team", "com.example.private", "com.example.new"] && Date() < deadline && usleep(20_000) == 0
+        try daemon.waitForLog("reloaded containers=3", within: 20)
+        let list = try client.request(#"{"id":3,"op":"containers.list"}"#).response
+        let ids = (list["result"]?["containers"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
         #expect(ids == ["com.example.team", "com.example.private", "com.example.new"])
         #expect(FileManager.default.fileExists(atPath: directory.path + "/com.example.new/Documents"), "create = true by default")
         // The team query was never dropped.

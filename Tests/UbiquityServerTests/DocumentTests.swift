@@ -12,18 +12,16 @@ import UbiquityTesting
     static func waitFor(_ document: Document, within seconds: Double = 10,
                         _ condition: @escaping @Sendable (DocumentState) -> Bool) async throws -> DocumentState {
         let states = document.states()
-        return try await withThrowingTaskGroup(of: DocumentState?.self) { group in
-            group.addTask { for await state in states where condition(state) { return state }; return nil }
-            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            guard let first else { throw TestDaemonError("no matching state within \(seconds) s; now \(document.documentState)") }
-            return first
+        let first = try await firstWithin(seconds) { () -> DocumentState? in
+            for await state in states where condition(state) { return state }
+            return nil
         }
+        guard let first = first ?? nil else { throw TestDaemonError("no matching state within \(seconds) s; now \(document.documentState)") }
+        return first
     }
 
     @Test func aStaleSaveBecomesAConflictVersionAndLatestWinsOverwrites() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let path = try daemon.place("Item_1", contents: "Milk")
             let first = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
             let second = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
@@ -68,7 +66,7 @@ import UbiquityTesting
     }
 
     @Test func anotherWritersLockDisablesEditingAndASaveWaitsForIt() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let path = try daemon.place("Item_2", contents: "Eggs")
             let document = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
             _ = try document.read()
@@ -89,7 +87,7 @@ import UbiquityTesting
 
             let save = Task { try await document.save(Data("Brown eggs".utf8)) }
             // The save cannot finish while the lock is held; giving it back lets it through.
-            try await Task.sleep(for: .milliseconds(200))   // not synchronisation: a window for a wrong save to show
+            try await Task.sleep(for: .milliseconds(200))   // sleep-ok: not synchronisation: a window for a wrong save to show
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "Eggs")
             _ = try other.request(#"{"id":2,"op":"document.unlock","lock":\#(lock)}"#)
             guard case .saved = try await save.value else {
@@ -102,7 +100,7 @@ import UbiquityTesting
     }
 
     @Test func aClosedConnectionGivesItsLockBack() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let path = try daemon.place("Item_3", contents: "Bread")
             let document = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
             do {
@@ -125,7 +123,7 @@ import UbiquityTesting
     /// U+0600 (a grapheme "prepend" character, which makes the `/` after it part of one Character)
     /// still holds the saves, and a stale save's conflict version lands beside the item.
     @Test func aSaveBesideTheItemEvenWhenAPrependCharacterHidesTheSlash() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let directory = daemon.documents() + "/list.v\u{600}"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = try placeAtomically(directory + "/Item_1", contents: "Milk", staging: daemon.directory)

@@ -20,7 +20,7 @@ import UbiquityTesting
     }
 
     @Test func aLongAnswerArrivesInManyBatchesWithEveryResultInOrder() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let predicate = try AnswerItemsTests.placeLongNames(daemon, count: 1_500)
             let reference = try AnswerItemsTests.reference(daemon.socket, predicate)
             #expect(reference.count == 1_500)
@@ -38,7 +38,7 @@ import UbiquityTesting
     }
 
     @Test func aShortAnswerWithOddNamesIsOneBatch() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             for (i, name) in AnswerItemsTests.names.enumerated() { _ = try daemon.place(name, contents: String(repeating: "x", count: i)) }
             let predicate = "name LIKE 'Item_*'"
             let reference = try AnswerItemsTests.reference(daemon.socket, predicate)
@@ -56,7 +56,7 @@ import UbiquityTesting
     }
 
     @Test func aLiveQueryARepeatedCallAndARefusedPredicateAreErrors() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
                 let live = MetadataQuery(connection: connection, predicateFormat: "name LIKE '*'")
                 await #expect(throws: UbiquityKitError.liveQueryCannotGather) { try await live.gather { _ in } }
@@ -103,7 +103,7 @@ import UbiquityTesting
 
     /// The daemon keeps a stopped query's results until they are released: gather releases them.
     @Test func theQueryIsReleasedAfterwards() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             for i in 0..<20 { _ = try daemon.place("Item_\(i)", contents: "x") }
             try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
                 let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
@@ -115,7 +115,8 @@ import UbiquityTesting
                 while !released, ContinuousClock.now < deadline {
                     do {
                         _ = try await connection.send(QueryResults(query: id))
-                        try await Task.sleep(for: .milliseconds(5))     // the release is on its way: ask again
+                        // sleep-ok: the client sends the release from a task of its own and nothing says when it arrived: ask again
+                        try await Task.sleep(for: .milliseconds(5))
                     } catch let error as ProtocolError {
                         released = error.code.rawValue == "query.unknown"
                         #expect(released, "\(error)")

@@ -9,7 +9,7 @@ import UbiquityTesting
 /// `MATCHES` query gathers, another client's requests keep being answered. Real daemon process.
 @Suite(.ownThreads) struct GatheringFairnessTests {
     @Test func anotherClientIsAnsweredWhileAnExpensiveQueryGathers() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             for i in 0..<600 {
                 #expect(FileManager.default.createFile(atPath: documents + "/name-with-some-length-\(i)", contents: nil))

@@ -47,7 +47,7 @@ struct KeyValueDaemonTests {
 
     @Test("Every value type round-trips; unicode and 64-byte keys work; bad values and keys are refused clearly")
     func valuesAndKeys() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let client = try connect(daemon.socket)
             let values = [#""text ✓""#, "-42", "9223372036854775807", "2.5", "true", #"{"$data":"AAEC"}"#,
                           #"{"$date":"2026-11-22T10:30:00.250Z"}"#, #"[1,"a",{"$data":""}]"#, #"{"a":{"b":[false]}}"#]
@@ -112,7 +112,7 @@ struct KeyValueDaemonTests {
 
     @Test("Two processes: a subscriber in another process (socat) is told of the writer's set and remove; told with the right keys")
     func twoProcesses() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             // The subscriber is socat, a separate process, reading the daemon's lines.
             let subscriber = Process()
             subscriber.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
@@ -140,7 +140,7 @@ struct KeyValueDaemonTests {
 
     @Test("Damaged files (truncated, garbage) are skipped, logged and shown in status; the other files still make the store")
     func damagedFiles() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let folder = daemon.root + "/com.example.grocery/.ubiquity-kv"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let good = #"{"format":"ubiquity.kv","version":1,"device":"good","entries":{"kept":{"modified":5,"value":"yes"}}}"#
@@ -167,7 +167,7 @@ struct KeyValueDaemonTests {
             #expect(degraded.contains { $0.contains("huge.json") && $0.contains("more than the 2097152") })
             #expect(degraded.contains { $0.contains("dir.json") && $0.contains("not a regular file") })
             #expect(degraded.contains { $0.contains("deep.json") && $0.contains("nests deeper than 32") })
-            let log = try String(contentsOfFile: daemon.logPath, encoding: .utf8)
+            let log = daemon.log
             #expect(log.contains("truncated.json") && log.contains("garbage.json"))
             // Writing still works, and the damage stays reported.
             _ = try result(client, #"{"id":3,"op":"kv.set","key":"new","value":1}"#)
@@ -209,7 +209,7 @@ struct KeyValueDaemonTests {
 
     @Test("The store's files are never items: queries over every scope, and item counts, leave them out")
     func neverItems() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let client = try connect(daemon.socket)
             _ = try result(client, #"{"id":1,"op":"kv.set","key":"k","value":1}"#)
             _ = try result(client, #"{"id":2,"op":"kv.synchronize"}"#)

@@ -39,16 +39,11 @@ struct KeyValueHostileTests {
         chmod(daemon.directory, 0o755)
         let path = daemon.root + "/" + container
         for inner in ["", "/Documents"] { chown(path + inner, Self.attacker, Self.attacker) }
-        daemon.signal(SIGHUP)
+        try daemon.reload(within: 10)
         let root = try connect(daemon.socket)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let list = try result(root, #"{"id":1,"op":"containers.list"}"#)
-            let owner = list["containers"]?.arrayValue?.first { $0["id"]?.stringValue == container }?["owner"]?.intValue
-            if owner == Int(Self.attacker) { return }
-            usleep(20_000)  // polling a condition (the reload's result), not standing in for one
-        }
-        throw TestDaemonError("the daemon did not see \(container) change owner")
+        let list = try result(root, #"{"id":1,"op":"containers.list"}"#)
+        let owner = list["containers"]?.arrayValue?.first { $0["id"]?.stringValue == container }?["owner"]?.intValue
+        guard owner == Int(Self.attacker) else { throw TestDaemonError("the daemon did not see \(container) change owner") }
     }
 
     /// The attacker's `kv.set` of `key` in `container`: its answer, or nil when none came while
@@ -136,7 +131,7 @@ struct KeyValueHostileTests {
 
     @Test("A far-future entry neither pins the clock nor wins: left out and reported until this device's clock reaches it")
     func farFutureEntry() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let folder = daemon.root + "/com.example.grocery/.ubiquity-kv"
             try FS.mkdir(folder)
             let year9999: Int64 = 253_402_300_799_999_999
@@ -147,7 +142,7 @@ struct KeyValueHostileTests {
             #expect(try result(client, #"{"id":2,"op":"kv.get","key":"B"}"#)["value"] == .null)
             let lines = try degraded(client)
             #expect(lines.contains { $0.contains("zzzz.json") && $0.contains("'B'") && $0.contains("ahead") }, "\(lines)")
-            #expect(try String(contentsOfFile: daemon.logPath, encoding: .utf8).contains("ahead of this device"))
+            #expect(daemon.log.contains("ahead of this device"))
 
             #expect(try result(client, #"{"id":3,"op":"kv.set","key":"A","value":1}"#)["stored"] == .bool(true))
             #expect(try result(client, #"{"id":4,"op":"kv.get","key":"A"}"#)["value"] == .integer(1))
@@ -174,7 +169,7 @@ struct KeyValueHostileTests {
 
     @Test("A store file with a second hard link (another container's file linked in) is not read, and says why")
     func hardLinkedStoreFile() async throws {
-        try await withTestDaemon(containers: ["com.example.grocery", "com.example.mine"]) { daemon in
+        try await withDaemon(containers: ["com.example.grocery", "com.example.mine"]) { daemon in
             let theirs = daemon.root + "/com.example.grocery/.ubiquity-kv"
             let mine = daemon.root + "/com.example.mine/.ubiquity-kv"
             try FS.mkdir(theirs)
@@ -193,7 +188,7 @@ struct KeyValueHostileTests {
 
     @Test("Remote files past the store's bounds (one file's bytes and values, all files' bytes, the number of files) are skipped and reported")
     func boundedRemoteFiles() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let folder = daemon.root + "/com.example.grocery/.ubiquity-kv"
             try FS.mkdir(folder)
             func plant(_ name: String, _ entries: String) throws {
@@ -236,7 +231,7 @@ struct KeyValueHostileTests {
             let state = directory + "/state"
             try FS.mkdir(state)
             #expect(chmod(state, mode) == 0 && chown(state, owner, owner) == 0)
-            try await withTestDaemon(environment: ["STATE_DIRECTORY": state]) { daemon in
+            try await withDaemon(environment: ["STATE_DIRECTORY": state]) { daemon in
                 let client = try connect(daemon.socket)
                 let error = try client.request(#"{"id":1,"op":"kv.set","key":"k","value":1}"#).response["error"]
                 #expect(error?["code"] == .string("kv.storageFailed"))
@@ -252,7 +247,7 @@ struct KeyValueHostileTests {
 
     @Test("A state directory the daemon makes is 0700")
     func madeStateDirectory() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             var info = stat()
             #expect(stat(daemon.directory + "/state", &info) == 0 && info.st_mode & 0o777 == 0o700)
         }

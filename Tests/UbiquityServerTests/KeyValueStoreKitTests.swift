@@ -11,13 +11,7 @@ struct KeyValueStoreKitTests {
     /// The next external change within a deadline.
     func next(_ iterator: inout AsyncStream<KeyValueStoreChange>.Iterator, within seconds: Double = 10) async throws -> KeyValueStoreChange {
         let box = UncheckedIterator(iterator)
-        let change = try await withThrowingTaskGroup(of: KeyValueStoreChange?.self) { group in
-            group.addTask { await box.next() }
-            group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }   // a deadline, not a wait
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let change = try await firstWithin(seconds) { await box.next() } ?? nil
         iterator = box.iterator
         guard let change else { throw TestDaemonError("no external change within \(seconds) s") }
         return change
@@ -25,7 +19,7 @@ struct KeyValueStoreKitTests {
 
     @Test("Typed setters and getters round-trip; absent keys read as Apple's defaults")
     func typedValues() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let store = try await KeyValueStore.open(connection: connection)
             #expect(store.container == "com.example.grocery")
@@ -62,7 +56,7 @@ struct KeyValueStoreKitTests {
 
     @Test("Another process's write arrives as serverChange with its keys, after the local copy has it; own writes do not")
     func externalChanges() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let mine = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
             let theirs = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
             var changes = mine.externalChanges().makeAsyncIterator()
@@ -79,7 +73,7 @@ struct KeyValueStoreKitTests {
 
     @Test("A consumer that never reads externalChanges() holds at most 256 waiting changes, the newest")
     func unreadChangesAreBounded() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let store = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: daemon.socket))
             let unread = store.externalChanges()
             let writer = try RawClient(socket: daemon.socket)

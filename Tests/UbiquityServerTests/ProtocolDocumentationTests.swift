@@ -62,7 +62,7 @@ struct ProtocolDocumentationTests {
     func replay(_ session: Session) async throws {
         // The files are there before the daemon starts: its first crawl has them, so a session's
         // first answer (status counts items without waiting for the watcher) never races them.
-        try await withTestDaemon(prepare: { root in
+        try await withDaemon(prepare: { root in
             for (name, content) in [("Item_1", "Milk"), ("Item_2", "Eggs"), ("notes.txt", "hello")] {
                 try Data(content.utf8).write(to: URL(fileURLWithPath: root + "/com.example.grocery/Documents/" + name))
             }

@@ -35,7 +35,7 @@ struct RawProtocolTests {
 
     @Test("Live query lifecycle: gathering in order, then added, renamed (oldPath), removed; results, pause, stop, release")
     func lifecycle() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.root + "/com.example.grocery/Documents"
             for name in ["Item_B", "Item_A", "Other"] { touch(documents + "/" + name, Data(name.utf8)) }
             let client = try connect(daemon.socket)
@@ -89,7 +89,7 @@ struct RawProtocolTests {
 
     @Test("stop, disableUpdates, enableUpdates and results of a query another connection holds answer query.unknown")
     func anotherConnectionsQueryIsUnknown() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let owner = try connect(daemon.socket)
             let (started, _) = try owner.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE"}"#)
             let query = try #require(started["result"]?["query"]?.intValue)
@@ -112,7 +112,7 @@ struct RawProtocolTests {
 
     @Test("hello comes first and names a version the server speaks")
     func helloRules() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let client = try RawClient(socket: daemon.socket)
             let (early, _) = try client.request(#"{"id":"a","op":"status"}"#)
             #expect(errorCode(early) == "request.helloRequired")
@@ -129,7 +129,7 @@ struct RawProtocolTests {
     /// Every malformed request gets one clear error with a stable code; the connection stays usable.
     @Test("Bad input battery: each line gets its error code and the connection stays usable")
     func badInput() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let client = try connect(daemon.socket)
             let cases: [(line: String, code: String, mentions: String)] = [
                 (#"{"id":1,"op":"status""#, "request.malformed", "not valid JSON"),
@@ -192,7 +192,7 @@ struct RawProtocolTests {
 
     @Test("A line over the limit gets request.tooLarge and the connection closes; others are served")
     func oversizedLine() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon(arguments: ["--root", "{root}", "--socket", "{socket}", "--log-level", "debug"]) { daemon in
             let big = try connect(daemon.socket)
             let other = try connect(daemon.socket)
             var line = Array(#"{"id":1,"op":"query.start","predicate":""#.utf8)
@@ -204,19 +204,16 @@ struct RawProtocolTests {
             #expect(errorCode(response) == "request.tooLarge")
             #expect(response["error"]?["limit"]?.intValue == 1 << 20)
             #expect(big.waitForClose())
-            // The daemon forgets the connection just after closing it: poll, with a deadline.
-            var connections: Int?
-            let deadline = Date().addingTimeInterval(10)
-            repeat {
-                connections = try other.request(#"{"id":2,"op":"status"}"#).response["result"]?["connections"]?.intValue
-            } while connections != 1 && Date() < deadline && usleep(20_000) == 0
+            // The daemon forgets the connection just after closing it, then logs it (debug).
+            try await daemon.waitForLog("disconnected", within: 10)
+            let connections = try other.request(#"{"id":2,"op":"status"}"#).response["result"]?["connections"]?.intValue
             #expect(connections == 1)
         }
     }
 
     @Test("Many connections each get the full answer")
     func manyConnections() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.root + "/com.example.grocery/Documents"
             for i in 0..<50 { touch(documents + "/Item_\(i)", nil) }
             let clients = try (0..<40).map { _ in try connect(daemon.socket) }
@@ -307,19 +304,13 @@ struct RawProtocolTests {
             try FileManager.default.createDirectory(atPath: daemon.root + "/com.example.new/Documents", withIntermediateDirectories: true)
             touch(daemon.root + "/com.example.new/Documents/Item_new", nil)
             try FileManager.default.moveItem(atPath: daemon.root + "/com.example.old", toPath: daemon.directory + "/old-away")
-            daemon.signal(SIGHUP)
+            try daemon.reload(within: 20)
 
             _ = try next("container.unavailable", query: old, from: client)
-            // The new container becomes queryable once the reload is done.
-            let deadline = Date().addingTimeInterval(20)
-            var found: JSONValue?
-            var id = 10
-            while found == nil && Date() < deadline {
-                id += 1
-                let (response, _) = try client.request(#"{"id":\#(id),"op":"query.start","container":"com.example.new","predicate":"name like 'Item_*'","live":false}"#)
-                if response["result"] != nil { found = response } else { #expect(errorCode(response) == "container.unknown"); usleep(50_000) }
-            }
-            let newQuery = try #require(found?["result"]?["query"]?.intValue)
+            // The new container is queryable once the reload is done.
+            let (found, _) = try client.request(#"{"id":11,"op":"query.start","container":"com.example.new","predicate":"name like 'Item_*'","live":false}"#)
+            #expect(errorCode(found) == nil)
+            let newQuery = try #require(found["result"]?["query"]?.intValue)
             let gathered = try next("query.gatheringFinished", query: newQuery, from: client)
             #expect(names(gathered["results"]) == ["Item_new"])
 
@@ -335,7 +326,7 @@ struct RawProtocolTests {
 
     @Test("container.url resolves the default container and creates Documents/")
     func containerURL() async throws {
-        try await withTestDaemon(containers: ["com.example.grocery"]) { daemon in
+        try await withDaemon(containers: ["com.example.grocery"]) { daemon in
             try daemon.removeWatchedTree(daemon.root + "/com.example.grocery/Documents")
             let client = try connect(daemon.socket)
             let (response, _) = try client.request(#"{"id":1,"op":"container.url"}"#)

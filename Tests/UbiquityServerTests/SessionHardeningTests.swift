@@ -9,7 +9,7 @@ import UbiquityTesting
     static let hello = #"{"id":0,"op":"hello","version":1}"#
 
     @Test func anotherConnectionsQueryCannotBeStoppedPausedOrResumed() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let owner = try RawClient(socket: daemon.socket), intruder = try RawClient(socket: daemon.socket)
             _ = try owner.request(Self.hello)
             _ = try intruder.request(Self.hello)
@@ -32,6 +32,8 @@ import UbiquityTesting
     }
 
     @Test func sortKeysAndAttributesAreLimited() async throws {
+        // As a process: decoding 100,000 sort keys on a test process's shared pool, behind other
+        // in-process daemons, took over the 10 s deadline on a loaded two-core machine.
         try await withTestDaemon { daemon in
             let client = try RawClient(socket: daemon.socket)
             let hello = try client.request(Self.hello).response
@@ -61,7 +63,7 @@ import UbiquityTesting
         let base = String(cString: try #require(mkdtemp(&template)))
         defer { try? FileManager.default.removeItem(atPath: base) }
         try "[limits]\nmax_line_bytes = 1024\n[[roots]]\npath = \"\(base)\"\n".write(toFile: base + "/u.toml", atomically: true, encoding: .utf8)
-        try await withTestDaemon(containers: [], arguments: ["--config", base + "/u.toml", "--socket", "{socket}"]) { daemon in
+        try await withDaemon(containers: [], arguments: ["--config", base + "/u.toml", "--socket", "{socket}"]) { daemon in
             let client = try RawClient(socket: daemon.socket)
             let padding = String(repeating: "x", count: 2000)
             try client.send(#"{"id":0,"op":"hello","version":1,"client":"\#(padding)"}"#)

@@ -64,7 +64,7 @@ import UbiquityTesting
     }
 
     @Test func aClientThatWentAwayHearsExactlyWhatChangedMeanwhile() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             for (name, text) in [("Item_1", "a"), ("Item_2", "bb"), ("Item_3", "ccc"), ("other", "x")] {
                 _ = try daemon.place(name, contents: text)
@@ -108,7 +108,7 @@ import UbiquityTesting
     }
 
     @Test func tokensTheDaemonCannotAnswerGetEverythingMarkedFresh() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             _ = try daemon.place("Item_1", contents: "a")
             let clock = try #require(try Self.gather(daemon.socket)["clock"]?.stringValue)
             let parts = clock.split(separator: "-")
@@ -134,7 +134,7 @@ import UbiquityTesting
 
     /// A container directory deleted after the clock: its items are `removed` for that client.
     @Test func aTokenFromBeforeAContainerWentAwayHearsItsItemsRemoved() async throws {
-        try await withTestDaemon(containers: ["com.example.grocery", "com.example.other"]) { daemon in
+        try await withDaemon(containers: ["com.example.grocery", "com.example.other"]) { daemon in
             _ = try daemon.place("Item_1", contents: "a")
             _ = try daemon.place("Item_2", in: "com.example.other", contents: "b")
             let live = try RawClient(socket: daemon.socket)
@@ -167,7 +167,7 @@ import UbiquityTesting
         id = "com.example.grocery"
         path = "\(container)"
         """.write(toFile: base + "/ubiquityd.toml", atomically: true, encoding: .utf8)
-        try await withTestDaemon(containers: [], arguments: ["--config", base + "/ubiquityd.toml", "--socket", "{socket}"]) { daemon in
+        try await withDaemon(containers: [], arguments: ["--config", base + "/ubiquityd.toml", "--socket", "{socket}"]) { daemon in
             let live = try RawClient(socket: daemon.socket)
             _ = try live.request(Self.hello)
             _ = try live.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","batchingInterval":0}"#)

@@ -21,7 +21,7 @@ import UbiquityTesting
     }
 
     @Test func requestsAnsweredDuringABigAnswerStayOutOfIt() async throws {
-        try await withTestDaemon(prepare: Self.prepare) { daemon in
+        try await withDaemon(prepare: Self.prepare) { daemon in
             let client = try RawClient(socket: daemon.socket)
             _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
             // The query, then status requests at once: the session answers them while the

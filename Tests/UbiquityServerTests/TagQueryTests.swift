@@ -12,7 +12,7 @@ import UbiquityWatch
     static let grocery = "com.example.grocery"
 
     @Test func aLiveQueryOnTagsHearsTagsAddedChangedAndRemoved() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             let file = try daemon.place("Plan.txt", in: Self.grocery, contents: "x")
             _ = try daemon.place("Other.txt", in: Self.grocery, contents: "y")
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
@@ -47,7 +47,7 @@ import UbiquityWatch
         // Enough directories that the tag pass is still reading when the query comes (a query
         // that did not wait for it would miss the tags read last).
         let folders = 300
-        try await withTestDaemon(prepare: { root in
+        try await withDaemon(prepare: { root in
             let documents = root + "/" + Self.grocery + "/Documents"
             for f in 0..<folders {
                 try FS.mkdir(documents + "/F\(f)")
@@ -75,7 +75,7 @@ import UbiquityWatch
     /// the watcher says their tags are still to be read); a query on tags answers only after the
     /// pass, exactly; a tag changed after that arrives as an update.
     @Test func onlyQueriesOnTagsWaitForTheTagPass() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             let watcher = daemon.daemon.watcher
             // A folder of tagged files moved in whole: the watcher crawls it and defers its tags.
             let staged = daemon.directory + "/Batch"
@@ -106,8 +106,7 @@ import UbiquityWatch
             // Answered while the tags of the folder are still to be read (held): it did not wait.
             // The reader publishes its status once per turn of its loop, which can come just after
             // the sync that answered the query: wait for it, with a deadline.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while watcher.status.tagPassPending == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            try await FS.waitUntil("the reader publishes the held tag pass") { watcher.status.tagPassPending > 0 }
             #expect(watcher.status.tagPassPending > 0)
             #expect(!taggedAnswered.withLock { $0 })
 

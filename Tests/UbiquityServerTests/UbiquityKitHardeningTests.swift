@@ -49,7 +49,7 @@ import UbiquityTesting
     /// notifications however many updates arrive, and what it finally reads ends with results
     /// equal to a fresh query.
     @Test func aQueryNobodyReadsHoldsABoundedNumberOfNotifications() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let ignored = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             ignored.notificationBatchingInterval = 0
@@ -69,8 +69,7 @@ import UbiquityTesting
                 }
             }
             // The ignored query received the same updates; wait until its results show them all.
-            let deadline = Date().addingTimeInterval(20)
-            while ignored.resultCount < creations && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try await FS.waitUntil("the ignored query holds every creation", timeout: .seconds(20)) { ignored.resultCount >= creations }
             #expect(ignored.resultCount == creations)
             await ignored.stop()
             var notifications: [MetadataQuery.Notification] = []
@@ -107,25 +106,24 @@ import UbiquityTesting
         listener.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         listener.arguments = ["--reuid=54321", "--regid=54321", "--clear-groups",
                               "socat", "-u", "UNIX-LISTEN:\(socket)", "CREATE:\(received)"]
+        let listenerExit = ProcessExit.of(listener)
         try listener.run()
         defer { if listener.isRunning { listener.terminate() } }   // no unbounded wait: the body waits with a deadline
         // Listening, not merely bound: socat binds the path before it listens, and a client in
         // between is refused ("not running"), after which socat would wait for it forever.
         try await FS.waitUntil("socat listens on \(socket)") { UnixSocket.isListening(socket) }
 
-        let attempt = Task { try await UbiquityConnection.connect(to: socket) }
-        let watchdog = Task { try await Task.sleep(for: .seconds(10)); attempt.cancel() }
-        defer { watchdog.cancel() }
         await #expect(throws: UbiquityKitError.untrustedServer(socketPath: socket, uid: 54321)) {
-            _ = try await attempt.value
+            // Within a deadline: a connection that neither fails nor succeeds is no error, and fails the expectation.
+            _ = try await firstWithin(10) { try await UbiquityConnection.connect(to: socket) }
         }
-        try await FS.waitUntil("socat sees the client close") { !listener.isRunning }
+        guard try await firstWithin(10, { await listenerExit.wait() }) != nil else { throw TestDaemonError("socat did not see the client close within 10 s") }
         let bytes = (try? Data(contentsOf: URL(fileURLWithPath: received))) ?? Data()
         #expect(bytes.isEmpty, "the client sent \(bytes.count) bytes to an untrusted server")
     }
 
     @Test func aLineLongerThanTheClientsLimitEndsTheConnectionWithAClearError() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             for i in 0..<50 { _ = try daemon.place("Item_\(i)", in: Self.grocery, contents: "") }
             let connection = try await UbiquityConnection.connect(to: daemon.socket, maxLineBytes: 2_000)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
@@ -176,22 +174,14 @@ import UbiquityTesting
         let listener = try SilentListener(path: path)      // the kernel accepts; nobody ever reads
         defer { withExtendedLifetime(listener) {} }
         // Raced against a deadline of the test's own, so a client that hangs fails instead of hanging.
-        let outcome = await withTaskGroup(of: String.self) { group in
-            group.addTask {
-                do {
-                    _ = try await UbiquityConnection.connect(to: path, helloTimeout: .seconds(1))
-                    return "connected"
-                } catch {
-                    return "\(error)"
-                }
+        let outcome = try await firstWithin(30) { () -> String in
+            do {
+                _ = try await UbiquityConnection.connect(to: path, helloTimeout: .seconds(1))
+                return "connected"
+            } catch {
+                return "\(error)"
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(30))
-                return "still waiting after 30 s"
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? ""
-        }
+        } ?? "still waiting after 30 s"
         #expect(outcome == UbiquityKitError.noAnswer(socketPath: path, seconds: 1).description)
         #expect(UbiquityKitError.noAnswer(socketPath: path, seconds: 1).isUnreachable)
         #expect(UbiquityKitError.noAnswer(socketPath: path, seconds: 1).description.contains("did not answer within 1 s"))

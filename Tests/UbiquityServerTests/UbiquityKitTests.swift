@@ -21,7 +21,7 @@ import UbiquityProtocol
     }
 
     @Test func fullLifecycleKeepsResultsEqualToAFreshQuery() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "milk")
             _ = try daemon.place("Item_2", in: Self.grocery, contents: "bread and butter")
             _ = try daemon.place("Notes.txt", in: Self.grocery, contents: "x")
@@ -77,7 +77,7 @@ import UbiquityProtocol
     }
 
     @Test func changesWhileDisabledArriveAsOneUpdateAfterEnable() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.notificationBatchingInterval = 0
@@ -109,7 +109,7 @@ import UbiquityProtocol
     }
 
     @Test func stoppedQueryReceivesNothingMore() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
             query.notificationBatchingInterval = 0
@@ -130,7 +130,7 @@ import UbiquityProtocol
     }
 
     @Test func severalQueriesShareOneConnection() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "1")
             _ = try daemon.place("Photo.png", in: Self.grocery, contents: "png")
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
@@ -151,7 +151,7 @@ import UbiquityProtocol
     }
 
     @Test func twentyConcurrentClientsEachGetTheFullAnswer() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             for i in 0..<5 { _ = try daemon.place("Item_\(i)", in: Self.grocery, contents: "\(i)") }
             let socket = daemon.socket
             let counts = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -173,7 +173,7 @@ import UbiquityProtocol
     }
 
     @Test func predicateErrorIsAProtocolErrorWithItsOffset() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
             let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE )")
             do {
@@ -191,7 +191,7 @@ import UbiquityProtocol
     }
 
     @Test func containerURLCreatesDocuments() async throws {
-        try await withInProcessDaemon(containers: ["com.example.notes"]) { daemon in
+        try await withDaemon(containers: ["com.example.notes"]) { daemon in
             let documents = daemon.documents("com.example.notes")
             try FileManager.default.removeItem(atPath: documents)
             let url = try await UbiquityContainer.url(for: "com.example.notes", socketPath: daemon.socket)
@@ -207,7 +207,7 @@ import UbiquityProtocol
     }
 
     @Test func statusReportsContainersAndItems() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             _ = try daemon.place("Item_1", in: Self.grocery, contents: "1")
             let status = try await UbiquityContainer.status(socketPath: daemon.socket)
             #expect(status.pid == Int(daemon.pid))
@@ -247,7 +247,7 @@ import UbiquityProtocol
 /// picks up from an earlier query's snapshot, and its results equal a fresh query's.
 @Suite(.ownThreads) struct MetadataQueryResumeTests {
     @Test func aQueryResumedFromASnapshotHearsOnlyWhatChangedAndEndsWithTheTruth() async throws {
-        try await withInProcessDaemon { daemon in
+        try await withDaemon { daemon in
             let grocery = UbiquityKitTests.grocery
             for (name, text) in [("Item_1", "a"), ("Item_2", "bb"), ("Item_3", "ccc")] {
                 _ = try daemon.place(name, in: grocery, contents: text)

@@ -19,7 +19,7 @@ import UbiquityTesting
         return true
     }
 
-    static func skipped(_ daemon: TestDaemon) throws -> [JSONValue] {
+    static func skipped(_ daemon: InProcessDaemon) throws -> [JSONValue] {
         let client = try RawClient(socket: daemon.socket)
         _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
         return try client.request(#"{"id":1,"op":"status"}"#).response["result"]?["skipped"]?.arrayValue ?? []
@@ -33,7 +33,7 @@ import UbiquityTesting
         try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true)
         #expect(Self.createUndecodable(in: documents, suffix: UInt8(ascii: "a")))   // seen by the crawl
 
-        try await withTestDaemon(containers: [], arguments: ["--root", base, "--socket", "{socket}"]) { daemon in
+        try await withDaemon(containers: [], arguments: ["--root", base, "--socket", "{socket}"]) { daemon in
             #expect(Self.createUndecodable(in: documents, suffix: UInt8(ascii: "b")))   // seen as an event
             // A query synchronises with the watcher, so the event has been handled after it.
             let client = try RawClient(socket: daemon.socket)
@@ -45,10 +45,9 @@ import UbiquityTesting
             #expect(skipped.contains { $0["path"]?.stringValue == "Documents/Item_\u{FFFD}a" })
             #expect(skipped.contains { $0["path"]?.stringValue == "Documents/Item_\u{FFFD}b" })
             // The journal: the status loop writes it within its period (5 s).
-            let deadline = Date().addingTimeInterval(20)
-            let journalled = { daemon.log.contains("Item_\u{FFFD}a") && daemon.log.contains("Item_\u{FFFD}b") }
-            while !journalled() && Date() < deadline { usleep(50_000) }   // polling the log file, with a deadline
-            #expect(journalled(), "\(daemon.log)")
+            try await daemon.waitForLog("Item_\u{FFFD}a", within: 20)
+            try await daemon.waitForLog("Item_\u{FFFD}b", within: 20)
+            #expect(daemon.log.contains("Item_\u{FFFD}a") && daemon.log.contains("Item_\u{FFFD}b"), "\(daemon.log)")
         }
     }
 }

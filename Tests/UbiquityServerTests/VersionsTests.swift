@@ -39,7 +39,7 @@ import UbiquityTesting
 
     /// Runs `body`, which must throw a `UbiquityKitError` that `matches`; records an issue otherwise.
     /// `Item_1` ("Milk") with its two conflict copies ``copyA`` ("Oat milk") and ``copyB`` ("Whole milk").
-    static func placeItemWithTwoCopies(_ daemon: TestDaemon) throws -> String {
+    static func placeItemWithTwoCopies(_ daemon: InProcessDaemon) throws -> String {
         let item = try daemon.place("Item_1", contents: "Milk")
         try daemon.place(copyA, contents: "Oat milk")
         try daemon.place(copyB, contents: "Whole milk")
@@ -68,7 +68,7 @@ import UbiquityTesting
     }
 
     @Test func listingShowsTheCurrentVersionAndEachConflictCopyAndTheClientReadsThem() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let item = try daemon.place("Item_1", contents: "Milk")
             try daemon.place(Self.copyA, contents: "Oat milk")
@@ -103,7 +103,7 @@ import UbiquityTesting
     }
 
     @Test func replacingWithAVersionPutsItInPlaceRemovesTheOthersAndEndsTheConflictForSubscribers() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let item = try Self.placeItemWithTwoCopies(daemon)
             let watcher = try Self.hello(daemon.socket)
@@ -135,7 +135,7 @@ import UbiquityTesting
     }
 
     @Test func keepingTheCurrentVersionRemovesTheCopiesAndKeepingACopyLeavesTheOthers() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let item = try Self.placeItemWithTwoCopies(daemon)
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
@@ -157,7 +157,7 @@ import UbiquityTesting
     }
 
     @Test func aVersionThatChangedSinceItWasListedIsRefusedAndNothingIsTouched() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let item = try Self.placeItemWithTwoCopies(daemon)
             let connection = try await UbiquityConnection.connect(to: daemon.socket)
@@ -185,7 +185,7 @@ import UbiquityTesting
     }
 
     @Test func pathsOutsideAContainerOrThroughALinkAreRefusedByTheListing() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             try daemon.place("Item_1", contents: "Milk")
             try daemon.place(Self.copyA, contents: "Oat milk")
             let outside = daemon.directory + "/outside"
@@ -205,7 +205,7 @@ import UbiquityTesting
     /// A link planted at a version's name, or at the directory it is in, after the listing: the
     /// client never follows it, and nothing outside the container is read, moved or removed.
     @Test func aLinkPlantedAtAVersionOrItsDirectoryIsNeverFollowed() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let outside = daemon.directory + "/outside"
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
@@ -256,7 +256,7 @@ import UbiquityTesting
     }
 
     @Test func aCopyInsideAPackageReplacesTheFileItIsAVersionOf() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let package = daemon.documents() + "/grocery.gro"
             try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: true)
             try placeAtomically(package + "/items.json", contents: #"{"items":[{"name":"Milk"}]}"#, staging: daemon.directory)
@@ -277,7 +277,7 @@ import UbiquityTesting
     /// A whole package's copy trades places with the package in one step: the package's path never
     /// shows a missing or half-made package; the replaced one is removed after.
     @Test func aPackageCopyTradesPlacesWithThePackage() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             let package = documents + "/grocery.gro", copy = documents + "/grocery.sync-conflict-20261122-103000-DDDDDDD.gro"
             for (directory, list) in [(package, "Milk"), (copy, "Bread")] {
@@ -317,7 +317,7 @@ import UbiquityTesting
     /// uid, which drops root's overrides), a root-only copy cannot be read while the others can.
     /// The daemon runs as root and used to read it for anyone. Needs root.
     @Test func readingIsDecidedByTheKernelWithTheReadersRights() async throws {
-        try await withTestDaemon { daemon in
+        try await withDaemon { daemon in
             let documents = daemon.documents()
             chmod(daemon.directory, 0o755)      // mkdtemp's 0700: let the other uid reach the container
             let item = try Self.placeItemWithTwoCopies(daemon)

@@ -21,7 +21,7 @@ import UbiquityTesting
                 #expect(unlink(harness.path("Documents/Item_1")) == 0)
             }
             if gap.between { try FS.write(harness.path("Documents/notes.txt"), "meanwhile") }
-            if gap.milliseconds > 0 { usleep(useconds_t(gap.milliseconds * 1000)) }     // the engine descheduled: the scenario, not a wait
+            if gap.milliseconds > 0 { usleep(useconds_t(gap.milliseconds * 1000)) }     // sleep-ok: the engine descheduled: the scenario, not a wait
             #expect(rename(harness.path("Documents/.syncthing.Item_1.tmp"), harness.path("Documents/Item_1")) == 0)
         }
     }

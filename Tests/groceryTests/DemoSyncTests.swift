@@ -86,7 +86,8 @@ import UbiquityTesting
         let deadline = Date().addingTimeInterval(30)
         var left = started.filter { Self.isRunning($0.pid) }
         while !left.isEmpty && Date() < deadline {
-            usleep(20_000)      // polling a condition with a deadline
+            // sleep-ok: these are demo-sync's processes, not ours: no exit of theirs reaches this process
+            usleep(20_000)
             left = left.filter { Self.isRunning($0.pid) }
         }
         #expect(left.isEmpty, "still running: \(left)")

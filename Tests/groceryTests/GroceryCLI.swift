@@ -9,6 +9,7 @@ let grocery = BuiltExecutable("grocery")
 final class Watcher {
     let process = Process()
     let lines: LineReader
+    private let exited: ProcessExit
 
     init(_ arguments: [String], json: Bool = true) throws {
         let pipe = Pipe()
@@ -18,6 +19,7 @@ final class Watcher {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        exited = ProcessExit.of(process)
         try process.run()
         lines = LineReader(pipe.fileHandleForReading)
     }
@@ -58,8 +60,8 @@ final class Watcher {
     /// SIGINT, then the exit status (nil if it did not exit within 10 s).
     func interrupt() -> Int32? {
         kill(process.processIdentifier, SIGINT)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(10_000) }  // polling the exit, not standing in for it
-        return process.isRunning ? nil : process.terminationStatus
+        guard exited.wait(within: 10) else { return nil }
+        process.waitUntilExit()     // the status is set by now; this returns at once
+        return process.terminationStatus
     }
 }

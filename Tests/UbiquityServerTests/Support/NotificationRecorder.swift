@@ -57,7 +57,7 @@ actor NotificationRecorder {
             }
             guard ContinuousClock.now < deadline else { throw TestDaemonError("no notification within \(seconds) s") }
             let timer = Task { [weak self] in
-                try? await Task.sleep(until: deadline)
+                try? await Task.sleep(until: deadline)     // sleep-ok: the deadline; a notification wakes the waiter itself
                 await self?.wake()
             }
             await withCheckedContinuation { waiter = $0 }
