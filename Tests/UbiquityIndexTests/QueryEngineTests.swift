@@ -242,18 +242,10 @@ struct QueryEngineTests {
         func nudge() { sink.yield() }
 
         func wait(within seconds: Double) async throws {
-            let nudged = try await withThrowingTaskGroup(of: Bool.self) { tasks in
-                tasks.addTask { [stream] in
-                    var next = stream.makeAsyncIterator()
-                    return await next.next() != nil
-                }
-                tasks.addTask {
-                    try await Task.sleep(for: .seconds(seconds))
-                    return false
-                }
-                defer { tasks.cancelAll() }
-                return try await tasks.next() ?? false
-            }
+            let nudged = try await firstWithin(seconds) { [stream] in
+                var next = stream.makeAsyncIterator()
+                return await next.next() != nil
+            } ?? false
             if !nudged { throw TestDaemonError("no nudge within \(seconds) s") }
         }
     }
