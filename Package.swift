@@ -235,11 +235,11 @@ let package = Package(
         /// query, waiting for an event with a deadline (firstWithin), the real daemon inside the
         /// test process on a temporary socket (withDaemon, the default) or as a process for what
         /// needs one (TestDaemon), a raw JSON-lines client, running a built CLI or a reference program
-        /// such as python3 (BuiltExecutable, Snapshot), checking and snapshotting every `--help`
+        /// such as python3 (BuiltExecutable, ExpectedOutput), checking and comparing every `--help`
         /// page at 80 columns (HelpPages, HelpLayout), reading a child's output lines with a
         /// deadline (LineReader), and a container watched by a real FileWatcher feeding a real
         /// index with waits on what it recorded (WatchHarness, Recorder, FS, and crawl/index
-        /// snapshots to compare).
+        /// expected pages to compare).
         .target(
             name: "UbiquityTesting",
             dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquityPaths", "UbiquityServer",
@@ -312,26 +312,26 @@ let package = Package(
             dependencies: ["GroceryStore", "UbiquityTesting", "ubiquityd"],
             swiftSettings: swiftSettings
         ),
-        /// Runs the built `ubiq` binary; `--help` output is compared with Snapshots/.
+        /// Runs the built `ubiq` binary; `--help` output is compared with Expected/.
         .testTarget(
             name: "ubiqTests",
             dependencies: ["ubiq", "ubiquityd", "grocery", "UbiquityTesting", "UbiquityProtocol", "CommandLineSupport"],
-            exclude: ["Snapshots"],
+            exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `grocery` binary against the real daemon: watch in one process, changes
-        /// from another; `--help` output is compared with Snapshots/; `demo-sync`'s printed commands.
+        /// from another; `--help` output is compared with Expected/; `demo-sync`'s printed commands.
         .testTarget(
             name: "groceryTests",
             dependencies: ["grocery", "ubiquityd", "demo-sync", "UbiquityTesting", "GroceryStore"],
-            exclude: ["Snapshots"],
+            exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),
-        /// Runs the built `ubiquityd` binary; its `--help` output is compared with Snapshots/.
+        /// Runs the built `ubiquityd` binary; its `--help` output is compared with Expected/.
         .testTarget(
             name: "ubiquitydTests",
             dependencies: ["ubiquityd", "UbiquityTesting"],
-            exclude: ["Snapshots"],
+            exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -63,7 +63,7 @@ public struct GroceryLiveList: Sendable {
     ///   lost daemon is retried for ever.
     public func run(_ emit: (Event) async -> Void) async throws {
         var known: [GroceryItemID: GroceryItem]?
-        var resume: MetadataQuery.Snapshot?
+        var resume: MetadataQuery.ResumePoint?
         var backoff = self.backoff
         var lostReason: String?
         while !Task.isCancelled {
@@ -100,12 +100,12 @@ public struct GroceryLiveList: Sendable {
     ///
     /// - Parameter resume: the previous connection's results and clock, to resume from; set to
     ///   this connection's when its query ends (every notification was taken by then).
-    private func follow(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, resume: inout MetadataQuery.Snapshot?,
+    private func follow(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, resume: inout MetadataQuery.ResumePoint?,
                         regathering: Bool, backoff: inout ReconnectBackoff, _ emit: (Event) async -> Void) async throws {
         let query = list.makeQuery(live: true, batchingInterval: batchingInterval)
         var current = known ?? [:]
         let stream = try await query.start(resumingFrom: regathering && known != nil ? resume : nil)
-        defer { if let snapshot = query.snapshot { resume = snapshot } }
+        defer { if let point = query.resumePoint { resume = point } }
         for try await notification in stream {
             switch notification {
             case .didFinishGathering(let results), .didReset(let results):

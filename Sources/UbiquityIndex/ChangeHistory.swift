@@ -28,7 +28,7 @@ public struct ChangeHistory: Sendable {
         let sequence: UInt64
         let id: ItemID
         /// The item just before this change; nil when it was not an item (it was inserted).
-        let before: ItemSnapshot?
+        let before: FrozenItem?
         /// Seconds since the epoch of the wall clock.
         let time: Int64
     }
@@ -115,12 +115,12 @@ public struct ChangeHistory: Sendable {
 
     /// For every item changed since `clock`, its state then: the snapshot before its first
     /// change after `clock`, or nil when it was not an item then.
-    public func states(since clock: HistoryClock) -> Result<[ItemID: ItemSnapshot?], FreshReason> {
+    public func states(since clock: HistoryClock) -> Result<[ItemID: FrozenItem?], FreshReason> {
         guard clock.epoch == epoch else { return .failure(.otherEpoch) }
         guard clock.sequence <= sequence else { return .failure(.ahead) }
         guard clock.sequence >= horizon else { return .failure(.pastRetention) }
         if let containerRemovedAt, clock.sequence <= containerRemovedAt { return .failure(.containerRemoved) }
-        var states: [ItemID: ItemSnapshot?] = [:]
+        var states: [ItemID: FrozenItem?] = [:]
         // Entries are in sequence order: find the first after `clock`, then keep each item's first.
         var low = first, high = entries.count
         while low < high {

@@ -6,7 +6,7 @@ public struct ChangeSet: Sendable {
         public let id: ItemID
         public internal(set) var kind: Kind
         /// The item before the batch (updated and removed items).
-        public internal(set) var before: ItemSnapshot?
+        public internal(set) var before: FrozenItem?
         /// The path before the batch, when a rename changed it.
         public internal(set) var oldPath: String?
     }

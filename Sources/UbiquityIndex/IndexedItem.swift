@@ -24,5 +24,5 @@ public struct IndexedItem: ItemFacts {
     public var tags: [String] { index.stat(id).tags }
     public var hasUnresolvedConflicts: Bool { index.hasUnresolvedConflicts(id) }
     public var identity: ItemIdentity { index.identity(id) }
-    public func snapshot() -> ItemSnapshot { ItemSnapshot(self) }
+    public func frozen() -> FrozenItem { FrozenItem(self) }
 }

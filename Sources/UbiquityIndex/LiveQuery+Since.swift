@@ -7,7 +7,7 @@ extension LiveQuery {
     /// that match now and did not then, `removed` (as they were then) for the reverse, `changed`
     /// for items in both whose visible attributes or path differ. A slot that holds another item
     /// now than then counts as that item removed and this one added.
-    func changes(since then: [ItemID: ItemSnapshot?]) -> QueryDelta {
+    func changes(since then: [ItemID: FrozenItem?]) -> QueryDelta {
         buildMembers()      // the index has not changed since the gathering finished
         var delta = QueryDelta()
         for (id, before) in then {
@@ -35,7 +35,7 @@ extension LiveQuery {
 
     /// Whether an item as it was (a snapshot) matched this query: the same scope rules and
     /// predicate as ``matches(_:)``.
-    func wouldHaveMatched(_ item: ItemSnapshot) -> Bool {
+    func wouldHaveMatched(_ item: FrozenItem) -> Bool {
         isInScope(container: index.containerIndex(item.containerID), inDocuments: item.scope == .documents, isHidden: item.isHidden)
             && compiled.evaluate(item)
     }

@@ -81,7 +81,7 @@ extension MetadataIndex {
             return
         }
         recorder.changeSet.changes[id] = ChangeSet.Change(
-            id: id, kind: .updated, before: IndexedItem(self, id).snapshot(), oldPath: oldPath)
+            id: id, kind: .updated, before: IndexedItem(self, id).frozen(), oldPath: oldPath)
     }
 
     private func noteUpdate(_ id: ItemID, recorder: inout Recorder) {
@@ -120,7 +120,7 @@ extension MetadataIndex {
             return
         }
         recorder.changeSet.changes[id] = ChangeSet.Change(
-            id: id, kind: .removed, before: IndexedItem(self, id).snapshot(), oldPath: nil)
+            id: id, kind: .removed, before: IndexedItem(self, id).frozen(), oldPath: nil)
     }
 
     // MARK: - Operations

@@ -88,11 +88,11 @@ public final class MetadataQuery: Sendable {
         /// stopped the query. The last notification; ``MetadataQuery/results`` stay as they were.
         case containerForbidden(String)
         /// In place of ``didFinishGathering(results:)`` for a query started with
-        /// ``start(resumingFrom:)``: the daemon proved what changed since the snapshot, and
-        /// ``MetadataQuery/results`` are the snapshot's results with these applied.
+        /// ``start(resumingFrom:)``: the daemon proved what changed since the resume point, and
+        /// ``MetadataQuery/results`` are the resume point's results with these applied.
         case didResume(added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem])
-        /// The daemon could not prove what changed since the snapshot (it restarted without its
-        /// saved index, the snapshot is older than its history, ...): `code` (`clock.otherEpoch`,
+        /// The daemon could not prove what changed since the resume point (it restarted without its
+        /// saved index, the resume point is older than its history, ...): `code` (`clock.otherEpoch`,
         /// `clock.pastRetention`, `clock.ahead`) and why. ``didFinishGathering(results:)`` follows
         /// with the full result set.
         case couldNotResume(code: String, reason: String)
@@ -100,7 +100,7 @@ public final class MetadataQuery: Sendable {
 
     /// The results and the daemon's clock they are as of: what ``start(resumingFrom:)`` needs to
     /// pick up where an earlier query (on a lost connection, in an earlier run) left off.
-    public struct Snapshot: Sendable, Hashable {
+    public struct ResumePoint: Sendable, Hashable {
         /// The daemon's clock token (opaque; see docs/protocol.md).
         public let clock: String
         public let results: [MetadataItem]
@@ -242,8 +242,8 @@ public final class MetadataQuery: Sendable {
     public var queryID: Int? { state.withLock { $0.queryID } }
 
     /// The current results and the clock they are as of; nil until the daemon sent a clock.
-    public var snapshot: Snapshot? {
-        state.withLock { state in state.clock.map { Snapshot(clock: $0, results: state.items) } }
+    public var resumePoint: ResumePoint? {
+        state.withLock { state in state.clock.map { ResumePoint(clock: $0, results: state.items) } }
     }
 
     /// The daemon's clock as of the notification the reader took last (nil before the first
@@ -268,24 +268,24 @@ public final class MetadataQuery: Sendable {
 
     /// Sends `query.start` and returns the notifications.
     ///
-    /// - Parameter snapshot: an earlier query's ``snapshot``, with the same configuration: the
+    /// - Parameter resumePoint: an earlier query's ``resumePoint``, with the same configuration: the
     ///   daemon answers what changed since then (``Notification/didResume(added:changed:removed:)``)
     ///   instead of everything, or says why it cannot (``Notification/couldNotResume(code:reason:)``,
     ///   then the full set). Either way ``results`` end up as the daemon's current results.
     /// - Throws: ``ProtocolError`` when the daemon refuses the query (`predicate.syntax` with
     ///   an `offset` detail, `container.unknown`, `query.invalidSort`...),
     ///   ``UbiquityKitError/queryAlreadyStarted`` when called twice, or a connection error.
-    public func start(resumingFrom snapshot: Snapshot? = nil) async throws -> AsyncThrowingStream<Notification, any Error> {
+    public func start(resumingFrom resumePoint: ResumePoint? = nil) async throws -> AsyncThrowingStream<Notification, any Error> {
         let configuration = try state.withLock { (state) throws(UbiquityKitError) -> Configuration in
             guard state.phase == .idle else { throw .queryAlreadyStarted }
             state.phase = .starting
             // Unparsable keys are left to the daemon, which answers query.invalidSort.
             state.sort = state.configuration.sortDescriptors.compactMap { try? MetadataSortDescriptor(parsing: $0.wireForm) }
-            if let snapshot { state.replaceResults(snapshot.results) }
+            if let resumePoint { state.replaceResults(resumePoint.results) }
             return state.configuration
         }
         var parameters = Self.parameters(configuration)
-        parameters.since = snapshot?.clock
+        parameters.since = resumePoint?.clock
         do {
             let id = try await connection.startQuery(parameters) { [self] event in handle(event) }
             state.withLock { $0.queryID = id }

@@ -27,11 +27,11 @@ public struct ClientView: Sendable {
         return nil
     }
 
-    public var snapshot: Set<String> { snapshotOf(Array(items.values)) }
+    public var summary: Set<String> { summaryOf(Array(items.values)) }
 }
 
 /// Path and values of each result in a stable order (dictionaries print in random order).
-public func snapshotOf(_ results: some Collection<ResultItem>) -> Set<String> {
+public func summaryOf(_ results: some Collection<ResultItem>) -> Set<String> {
     Set(results.map { item in
         item.path + " " + item.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     })

@@ -1,26 +1,26 @@
 import Foundation
 
 /// Every `--help` page of a built tool (the tool itself and each subcommand, found by following
-/// the SUBCOMMANDS sections), as a reader sees it, and the committed snapshot of each.
+/// the SUBCOMMANDS sections), as a reader sees it, and the committed expected page of each.
 ///
-/// Snapshots live in `Snapshots/<name>-help.txt` beside the test file (`ubiq-help.txt` for the
+/// Expected pages live in `Expected/<name>-help.txt` beside the test file (`ubiq-help.txt` for the
 /// tool, `predicate-check-help.txt` for `ubiq predicate check`). To regenerate them after an
-/// intended change, run the tests with `UPDATE_SNAPSHOTS=1` in the environment and review the diff:
+/// intended change, run the tests with `UPDATE_EXPECTED=1` in the environment and review the diff:
 ///
 /// ```
-/// UPDATE_SNAPSHOTS=1 swift test --skip-build --filter HelpPageTests
+/// UPDATE_EXPECTED=1 swift test --skip-build --filter HelpPageTests
 /// ```
 public struct HelpPages: Sendable {
-    /// Pages are checked and snapshotted at a classic terminal's width.
+    /// Pages are checked and compared at a classic terminal's width.
     public static let columns = 80
     /// So wide that the parser wraps nothing: each line is printed as the source wrote it.
     public static let unwrappedColumns = 10_000
 
     public let tool: BuiltExecutable
-    /// The test source whose `Snapshots/` folder holds the pages (``Snapshot``).
+    /// The test source whose `Expected/` folder holds the pages (``ExpectedOutput``).
     let testFile: String
 
-    public init(_ tool: BuiltExecutable, snapshotsBeside file: String = #filePath) {
+    public init(_ tool: BuiltExecutable, expectedBeside file: String = #filePath) {
         self.tool = tool
         testFile = file
     }
@@ -73,17 +73,17 @@ public struct HelpPages: Sendable {
         return found
     }
 
-    public func snapshotName(_ path: [String]) -> String {
+    public func expectedName(_ path: [String]) -> String {
         (path.isEmpty ? [tool.url.lastPathComponent] : path).joined(separator: "-") + "-help.txt"
     }
 
-    /// The help snapshots committed, to find those of commands that no longer exist.
-    public func snapshotNamesOnDisk() throws -> Set<String> {
-        Set(try Snapshot.names(beside: testFile).filter { $0.hasSuffix("-help.txt") })
+    /// The expected help pages committed, to find those of commands that no longer exist.
+    public func expectedNamesOnDisk() throws -> Set<String> {
+        Set(try ExpectedOutput.names(beside: testFile).filter { $0.hasSuffix("-help.txt") })
     }
 
-    /// The committed snapshot of `path`; with UPDATE_SNAPSHOTS=1, `current` is written there first.
-    public func snapshot(_ path: [String], current: String) throws -> String {
-        try Snapshot.text(snapshotName(path), beside: testFile, current: current)
+    /// The committed expected page of `path`; with UPDATE_EXPECTED=1, `current` is written there first.
+    public func expectedPage(_ path: [String], current: String) throws -> String {
+        try ExpectedOutput.text(expectedName(path), beside: testFile, current: current)
     }
 }

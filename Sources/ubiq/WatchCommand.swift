@@ -61,7 +61,7 @@ struct WatchCommand: AsyncParsableCommand {
         defer { signals.forEach { $0.cancel() } }
         let options = query, batching = batching
         // The results as of the clock are not known here: the difference is printed as it comes.
-        let resume = since.map { MetadataQuery.Snapshot(clock: $0, results: []) }
+        let resume = since.map { MetadataQuery.ResumePoint(clock: $0, results: []) }
         try await connection.run(predicate: options.predicate) { connection in
             let metadataQuery = options.makeQuery(on: connection, live: true)
             metadataQuery.notificationBatchingInterval = batching

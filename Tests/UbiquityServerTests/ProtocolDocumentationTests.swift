@@ -14,20 +14,20 @@ import UbiquityTesting
 struct ProtocolDocumentationTests {
     static let docRoot = "/home/alice/.local/share/ubiquity/containers"
 
-    struct Session: CustomStringConvertible {
+    struct DocumentedSession: CustomStringConvertible {
         var line: Int
         var steps: [(kind: Character, text: String)]
         var description: String { "session at docs/protocol.md:\(line)" }
     }
 
-    static let sessions: [Session] = {
+    static let sessions: [DocumentedSession] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
-        var sessions: [Session] = []
-        var current: Session?
+        var sessions: [DocumentedSession] = []
+        var current: DocumentedSession?
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line == "```session" { current = Session(line: number + 1, steps: []); continue }
+            if line == "```session" { current = DocumentedSession(line: number + 1, steps: []); continue }
             guard var session = current else { continue }
             if line == "```" { sessions.append(session); current = nil; continue }
             if line.hasPrefix("> ") { session.steps.append((">", String(line.dropFirst(2)))) }
@@ -59,7 +59,7 @@ struct ProtocolDocumentationTests {
     }
 
     @Test("Each session replays", arguments: sessions)
-    func replay(_ session: Session) async throws {
+    func replay(_ session: DocumentedSession) async throws {
         // The files are there before the daemon starts: its first crawl has them, so a session's
         // first answer (status counts items without waiting for the watcher) never races them.
         try await withDaemon(prepare: { root in

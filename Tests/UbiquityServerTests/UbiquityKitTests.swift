@@ -254,15 +254,15 @@ import UbiquityProtocol
             }
             let predicate = "name LIKE 'Item_*'"
             let sort = [MetadataQuery.SortDescriptor(key: "size", ascending: false)]
-            let snapshot = try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
+            let point = try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
                 let query = MetadataQuery(connection: connection, predicateFormat: predicate)
                 query.sortDescriptors = sort
                 query.isLive = false
                 for try await _ in try await query.start() {}
-                #expect(query.clockOfLastNotification == query.snapshot?.clock)
-                return try #require(query.snapshot)
+                #expect(query.clockOfLastNotification == query.resumePoint?.clock)
+                return try #require(query.resumePoint)
             }
-            #expect(snapshot.results.count == 3)
+            #expect(point.results.count == 3)
             let docs = daemon.documents(grocery)
             #expect(rename(docs + "/Item_1", docs + "/Item_9") == 0)
             #expect(unlink(docs + "/Item_2") == 0)
@@ -273,7 +273,7 @@ import UbiquityProtocol
                 query.sortDescriptors = sort
                 query.isLive = false
                 var notifications: [MetadataQuery.Notification] = []
-                for try await notification in try await query.start(resumingFrom: snapshot) { notifications.append(notification) }
+                for try await notification in try await query.start(resumingFrom: point) { notifications.append(notification) }
                 let resumed = notifications.compactMap { notification -> ([String], [String], [String])? in
                     guard case .didResume(let added, let changed, let removed) = notification else { return nil }
                     return (added.map(\.name), changed.map(\.name), removed.map(\.name))
@@ -282,11 +282,11 @@ import UbiquityProtocol
                 #expect(resumed.first?.0 == ["Item_4"] && resumed.first?.1 == ["Item_9"] && resumed.first?.2 == ["Item_2"])
                 #expect(!notifications.contains { if case .didFinishGathering = $0 { true } else { false } })
                 #expect(query.results.map(\.path) == (try await UbiquityKitTests.fresh(daemon.socket, predicate, sort: sort)))
-                #expect(query.snapshot?.clock != snapshot.clock)
+                #expect(query.resumePoint?.clock != point.clock)
             }
 
-            // A snapshot the daemon cannot answer: told why, then everything.
-            let foreign = MetadataQuery.Snapshot(clock: "c1-0000000000000001-1", results: snapshot.results)
+            // A resume point the daemon cannot answer: told why, then everything.
+            let foreign = MetadataQuery.ResumePoint(clock: "c1-0000000000000001-1", results: point.results)
             try await UbiquityConnection.withConnection(to: daemon.socket) { connection in
                 let query = MetadataQuery(connection: connection, predicateFormat: predicate)
                 query.isLive = false

@@ -2,7 +2,7 @@ import Testing
 import UbiquityTesting
 
 /// The `--help` of `ubiq` and every subcommand, as a reader at an 80-column terminal sees it: it matches
-/// Snapshots/ (regenerate with UPDATE_SNAPSHOTS=1, see HelpPages), no line is wider than 80
+/// Expected/ (regenerate with UPDATE_EXPECTED=1, see HelpPages), no line is wider than 80
 /// columns, paragraphs are not hard-wrapped in the source and examples are not broken.
 @Suite(.ownThreads) struct UbiqHelpPageTests {
     static let pages = HelpPages(ubiq)
@@ -14,16 +14,16 @@ import UbiquityTesting
     }
 
     @Test(arguments: try pages.commandPaths())
-    func matchesSnapshot(path: [String]) throws {
+    func matchesExpectedPage(path: [String]) throws {
         let r = try Self.pages.page(path)
         #expect(r.status == 0)
-        #expect(r.stdout == (try Self.pages.snapshot(path, current: r.stdout)),
-                "update Tests/ubiqTests/Snapshots/\(Self.pages.snapshotName(path)) if intended (UPDATE_SNAPSHOTS=1)")
+        #expect(r.stdout == (try Self.pages.expectedPage(path, current: r.stdout)),
+                "update Tests/ubiqTests/Expected/\(Self.pages.expectedName(path)) if intended (UPDATE_EXPECTED=1)")
     }
 
-    /// A snapshot for every command and none for a command that is gone.
-    @Test func everyCommandHasOneSnapshot() throws {
-        let expected = Set(try Self.pages.commandPaths().map(Self.pages.snapshotName))
-        #expect(expected == (try Self.pages.snapshotNamesOnDisk()))
+    /// An expected page for every command and none for a command that is gone.
+    @Test func everyCommandHasOneExpectedPage() throws {
+        let expected = Set(try Self.pages.commandPaths().map(Self.pages.expectedName))
+        #expect(expected == (try Self.pages.expectedNamesOnDisk()))
     }
 }

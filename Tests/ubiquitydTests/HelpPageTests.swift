@@ -5,7 +5,7 @@ import UbiquityTesting
 let daemon = BuiltExecutable("ubiquityd")
 
 /// The `--help` of `ubiquityd`, as a reader at an 80-column terminal sees it: it matches
-/// Snapshots/ (regenerate with UPDATE_SNAPSHOTS=1, see HelpPages), no line is wider than 80
+/// Expected/ (regenerate with UPDATE_EXPECTED=1, see HelpPages), no line is wider than 80
 /// columns, paragraphs are not hard-wrapped in the source and examples are not broken.
 @Suite(.ownThreads) struct DaemonHelpPageTests {
     static let pages = HelpPages(daemon)
@@ -17,16 +17,16 @@ let daemon = BuiltExecutable("ubiquityd")
     }
 
     @Test(arguments: try pages.commandPaths())
-    func matchesSnapshot(path: [String]) throws {
+    func matchesExpectedPage(path: [String]) throws {
         let r = try Self.pages.page(path)
         #expect(r.status == 0)
-        #expect(r.stdout == (try Self.pages.snapshot(path, current: r.stdout)),
-                "update Tests/ubiquitydTests/Snapshots/\(Self.pages.snapshotName(path)) if intended (UPDATE_SNAPSHOTS=1)")
+        #expect(r.stdout == (try Self.pages.expectedPage(path, current: r.stdout)),
+                "update Tests/ubiquitydTests/Expected/\(Self.pages.expectedName(path)) if intended (UPDATE_EXPECTED=1)")
     }
 
-    /// A snapshot for every command and none for a command that is gone.
-    @Test func everyCommandHasOneSnapshot() throws {
-        let expected = Set(try Self.pages.commandPaths().map(Self.pages.snapshotName))
-        #expect(expected == (try Self.pages.snapshotNamesOnDisk()))
+    /// An expected page for every command and none for a command that is gone.
+    @Test func everyCommandHasOneExpectedPage() throws {
+        let expected = Set(try Self.pages.commandPaths().map(Self.pages.expectedName))
+        #expect(expected == (try Self.pages.expectedNamesOnDisk()))
     }
 }

@@ -30,7 +30,7 @@ extension BinaryWriter {
     }
 
     /// `containers`: the container's position in the saved list, by id.
-    mutating func itemSnapshot(_ item: ItemSnapshot, containers: [ContainerID: Int]) {
+    mutating func itemSnapshot(_ item: FrozenItem, containers: [ContainerID: Int]) {
         varint(item.identity.id)
         varint(item.identity.generation)
         string(item.name)
@@ -81,7 +81,7 @@ extension BinaryReader {
         return ContainerDescriptor(id: id, root: root, packageTypes: types)
     }
 
-    mutating func itemSnapshot(containers: [ContainerDescriptor]) throws(SavedIndexError) -> ItemSnapshot {
+    mutating func itemSnapshot(containers: [ContainerDescriptor]) throws(SavedIndexError) -> FrozenItem {
         let id = try uint32()
         let generation = try uint32()
         let name = try string(maxBytes: Self.maxNameBytes)
@@ -93,7 +93,7 @@ extension BinaryReader {
         let packageSize = try int64()
         let packageModified = try int64()
         let path = try string(maxBytes: Self.maxPathBytes)
-        return ItemSnapshot(identity: ItemIdentity(id: id, generation: generation), name: name, stat: stat,
+        return FrozenItem(identity: ItemIdentity(id: id, generation: generation), name: name, stat: stat,
                             isPackage: bits & 1 != 0, isHidden: bits & 2 != 0, scope: bits & 4 != 0 ? .documents : .data,
                             containerID: containers[container].id, packageType: packageType, packageSize: packageSize,
                             packageModified: packageModified, path: path, hasUnresolvedConflicts: bits & 8 != 0)

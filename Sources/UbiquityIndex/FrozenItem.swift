@@ -1,5 +1,5 @@
 /// An item's facts frozen at one moment: what a `removed` event reports after the entry is gone.
-public struct ItemSnapshot: ItemFacts, Sendable, Hashable {
+public struct FrozenItem: ItemFacts, Sendable, Hashable {
     public let id: ItemID
     public let identity: ItemIdentity
     public let name: String
