@@ -61,6 +61,9 @@ test: deps
 	@# Seconds: no Swift code may split a path as a String (a grapheme can swallow the '/').
 	scripts/check-byte-paths --self-test
 	scripts/check-byte-paths
+	@# Seconds: fsync, fdatasync and renameat only in the door (UbiquitySystem), whose waiting calls are noasync.
+	scripts/check-door --self-test
+	scripts/check-door
 	$(SWIFT) build --build-tests
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
 	@# release-build the daemon so make install and make bench cannot silently break.

@@ -1,5 +1,6 @@
 import CUbiquitySystem
 import Glibc
+import UbiquitySystem
 
 /// Reads and writes Finder-style tags: the `user.xdg.tags` extended attribute, comma-separated.
 ///
@@ -71,14 +72,14 @@ public enum TagReader {
         let cleaned = tags.map(trimmed).filter { !$0.isEmpty }
         if cleaned.isEmpty {
             do throws(WatchError) {
-                try System.call("lremovexattr", path: path) { ubq_lremovexattr(path, attributeName) }
+                try System.call("lremovexattr", path: path, as: WatchError.self) { ubq_lremovexattr(path, attributeName) }
             } catch {
                 if error.errno != ENODATA { throw error }
             }
             return
         }
         let value = Array(cleaned.joined(separator: ",").utf8)
-        try System.call("lsetxattr", path: path) {
+        try System.call("lsetxattr", path: path, as: WatchError.self) {
             value.withUnsafeBytes { ubq_lsetxattr(path, attributeName, $0.baseAddress, $0.count, 0) }
         }
     }

@@ -1,4 +1,4 @@
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityKeyValue
 import Glibc
 import UbiquityIndex

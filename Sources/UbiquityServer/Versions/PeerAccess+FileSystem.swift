@@ -1,6 +1,6 @@
 import CUbiquitySystem
 import Glibc
-public import UbiquityPaths
+public import UbiquitySystem
 
 /// The file-system half of ``PeerAccess``: a walk from a held container root to an item, judging
 /// the peer's search right on the root and every directory on the way, then the right it wants
