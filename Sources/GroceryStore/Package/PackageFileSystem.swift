@@ -104,9 +104,11 @@ enum PackageFileSystem {
             throw GroceryError.io(path: path, operation: "read", message: "it is not a regular file")
         }
         if info.st_size > limit { throw tooLarge(Int(clamping: info.st_size)) }
-        let data = try read(fd, atMost: limit + 1, path: path)
-        guard data.count <= limit else { throw tooLarge(data.count) }
-        return data
+        let bytes = try door { () throws(SystemCallError) in
+            try Directory.readAll(fd, limit: limit, sizeHint: Int(clamping: info.st_size), path: path)
+        }
+        guard bytes.count <= limit else { throw tooLarge(bytes.count) }
+        return Data(bytes)
     }
 
     enum Kind { case missing, directory, other }
