@@ -187,6 +187,7 @@ public final class Directory: Sendable {
     @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
     public func replace(_ name: [UInt8], with bytes: UnsafeRawBufferPointer, mode: UInt32 = 0o644,
                         temporary: [UInt8]? = nil) throws(SystemCallError) {
+        System.noteWait("replace", path(of: name))
         var generator = SystemRandomNumberGenerator()
         var chosen = temporary ?? Self.temporaryName(of: name, generator: &generator)
         var fd: Int32 = -1
@@ -226,6 +227,7 @@ public final class Directory: Sendable {
     /// The directory is not `fsync`ed: call ``sync()`` after the last of several.
     @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
     public func createFile(_ name: [UInt8], with bytes: UnsafeRawBufferPointer, mode: UInt32 = 0o644) throws(SystemCallError) {
+        System.noteWait("createFile", path(of: name))
         let fd = try createExclusive(name, mode: mode)
         defer { close(fd) }
         try System.writeAll(bytes, to: fd, path: path(of: name))
@@ -235,6 +237,7 @@ public final class Directory: Sendable {
     /// Makes creations, renames and removals in the directory durable (`fsync` of its descriptor).
     @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
     public func sync() throws(SystemCallError) {
+        System.noteWait("fsync", path)
         try System.call("fsync", path: path) { fsync(fd) }
     }
 
@@ -279,6 +282,7 @@ public final class Directory: Sendable {
     /// ``maxDepth`` levels the walk stops: the directory there is not empty (`ENOTEMPTY`).
     @available(*, noasync, message: "a recursive removal waits for the disk: run it on an NIOThreadPool or a thread of its own")
     public func removeTree(_ name: [UInt8]) throws(SystemCallError) {
+        System.noteWait("removeTree", path(of: name))
         try removeTree(name, depth: 0)
     }
 

@@ -12,8 +12,9 @@
 //   back to one `O_NOFOLLOW` component at a time).
 // Must not: decide who may do what (the daemon's authorisation does), know the wire protocol,
 //   hold state, or wait for the disk on Swift's cooperative pool: the calls that wait (`fsync`,
-//   the durable replace, recursive removal) are `noasync`, and `scripts/check-door` fails when
-//   `fsync`, `fdatasync` or `renameat` is called anywhere else.
+//   the durable replace, recursive removal) are `noasync`, report a call made on a task to the
+//   task-local `WaitRecorder` tests install, and `scripts/check-door` fails when `fsync`,
+//   `fdatasync` or `renameat` is called anywhere else.
 // Depends on: UbiquityErrors (the stable code), CUbiquitySystem (openat2, renameat2), the C library.
 //
 // Why bytes: splitting a Swift `String` on the character "/" works by grapheme cluster, and a `/` after a

@@ -12,6 +12,7 @@ enum PackageFileSystem {
 
     /// Runs calls through the door; a failed one is ``GroceryError/io(path:operation:message:)``
     /// naming the call and its path.
+    @discardableResult
     static func door<T>(_ body: () throws(SystemCallError) -> T) throws(GroceryError) -> T {
         do {
             return try body()
