@@ -137,14 +137,11 @@ public final class Document: Sendable {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw UbiquityKitError.documentFile(path: path, reason: "not a regular file")
         }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw UbiquityKitError.documentFile(path: path, reason: String(cString: strerror(errno))) }
-            if n == 0 { break }
-            data.append(contentsOf: buffer[..<n])
+        let data: Data
+        do {
+            data = Data(try Directory.readAll(fd, limit: .max, sizeHint: Int(clamping: info.st_size), path: path))
+        } catch {
+            throw UbiquityKitError.documentFile(path: path, reason: error.message)
         }
         let etag = ItemETag(inode: UInt64(info.st_ino), modifiedSeconds: Int64(info.st_mtim.tv_sec),
                             modifiedNanoseconds: Int64(info.st_mtim.tv_nsec), size: Int64(info.st_size))

@@ -35,6 +35,17 @@ public enum System {
         }
     }
 
+    /// `body` again while it fails with `EINTR` (`-1` and `errno`); its result otherwise, with
+    /// `errno` left as the call set it: for callers that decide by `errno` themselves (a walk
+    /// that tells "not found" from "a link" from "refused").
+    @inline(__always)
+    public static func retrying<Result: FixedWidthInteger>(_ body: () -> Result) -> Result {
+        while true {
+            let result = body()
+            if result != -1 || Glibc.errno != EINTR { return result }
+        }
+    }
+
     /// For calls that return a negative `errno` instead of setting it (libsystemd's `sd_*`):
     /// the result when it is not negative, else the error (`EINTR` is retried).
     @discardableResult
