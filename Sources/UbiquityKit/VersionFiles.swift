@@ -143,21 +143,16 @@ enum VersionFiles {
     private static func readAll(_ fd: Int32, path: String, id: String, size: off_t, limit: Int,
                                 truncating: Bool) throws(UbiquityKitError) -> (data: Data, truncated: Bool) {
         guard truncating || Int64(size) <= Int64(limit) else { throw .versionTooLarge(id: id, limit: limit) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: min(1 << 16, limit == .max ? limit : limit + 1))
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .versionFile(path: path, reason: "cannot read it: \(errorText(errno))") }
-            if n == 0 { return (data, false) }
-            if data.count + n > limit {
-                // Grown since fstat (an append in place), or longer than asked for.
-                guard truncating else { throw .versionTooLarge(id: id, limit: limit) }
-                data.append(contentsOf: buffer[..<(limit - data.count)])
-                return (data, true)
-            }
-            data.append(contentsOf: buffer[..<n])
+        let bytes: [UInt8]
+        do {
+            bytes = try Directory.readAll(fd, limit: limit, sizeHint: min(Int(clamping: size), limit), path: path)
+        } catch {
+            throw .versionFile(path: path, reason: "cannot read it: \(error.message)")
         }
+        guard bytes.count > limit else { return (Data(bytes), false) }
+        // Grown since fstat (an append in place), or longer than asked for.
+        guard truncating else { throw .versionTooLarge(id: id, limit: limit) }
+        return (Data(bytes[..<limit]), true)
     }
 
     // MARK: - Resolving

@@ -37,13 +37,9 @@ public enum TagReader {
     private static func read(_ get: (UnsafeMutableRawPointer?, Int) -> Int) -> [String] {
         var capacity = 256
         let first: [String]?? = withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
-            while true {
-                let size = get(buffer.baseAddress, buffer.count)
-                if size >= 0 { return .some(parse(ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[..<min(size, buffer.count)])))) }
-                let error = Glibc.errno
-                if error == EINTR { continue }
-                return error == ERANGE ? .none : .some(nil)     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
-            }
+            let size = System.retrying { get(buffer.baseAddress, buffer.count) }
+            if size >= 0 { return .some(parse(ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[..<min(size, buffer.count)])))) }
+            return Glibc.errno == ERANGE ? .none : .some(nil)     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
         }
         switch first {
         case .some(let tags?): return tags
@@ -53,11 +49,9 @@ public enum TagReader {
         capacity = max(get(nil, 0), capacity * 2)
         while capacity <= maxValueBytes {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let size = buffer.withUnsafeMutableBytes { get($0.baseAddress, $0.count) }
+            let size = System.retrying { buffer.withUnsafeMutableBytes { get($0.baseAddress, $0.count) } }
             if size >= 0 { return parse(buffer[..<min(size, capacity)]) }
-            let error = Glibc.errno
-            if error == EINTR { continue }
-            guard error == ERANGE else { return [] }     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
+            guard Glibc.errno == ERANGE else { return [] }     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
             let needed = get(nil, 0)
             capacity = needed > capacity ? needed : capacity * 2
         }
