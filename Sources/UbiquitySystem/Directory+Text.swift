@@ -1,5 +1,3 @@
-public import Glibc
-
 /// The same calls with names given as text (names the program makes itself: `index.snapshot`,
 /// `items.json`); a client's names stay bytes.
 extension Directory {

@@ -161,8 +161,11 @@ public final class Directory: Sendable {
     /// Reads `fd` to its end, at most `limit` + 1 bytes (so that a file larger than `limit` is
     /// seen as such); `sizeHint` (from `fstat`) sizes the first buffer.
     public static func readAll(_ fd: Int32, limit: Int, sizeHint: Int = 0, path: String? = nil) throws(SystemCallError) -> [UInt8] {
-        let cap = limit.addingReportingOverflow(1).overflow ? limit : limit + 1
-        var bytes = [UInt8](repeating: 0, count: min(cap, max(0, sizeHint).addingReportingOverflow(1).partialValue))
+        let limit = max(0, limit), cap = limit == .max ? limit : limit + 1
+        // One more than the size, to see the end in the first read; a size from a file's status
+        // is not trusted to be small (nothing here may trap on it).
+        let hinted = max(0, sizeHint), first = hinted == .max ? hinted : hinted + 1
+        var bytes = [UInt8](repeating: 0, count: min(cap, first))
         var count = 0
         while count < cap {
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(cap - count, 64 << 10))) }

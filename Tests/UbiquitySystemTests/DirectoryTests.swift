@@ -96,6 +96,12 @@ struct DirectoryTests {
         try FS.link(fixture.base + "/outside/secret", fixture.base + "/inside/hard")
         #expect(fixture.inside.read("hard", limit: 99, singleLink: true) == .failure(.hardLinks(2)))
         #expect(try fixture.inside.read("hard", limit: 99)?.get() == Array("secret".utf8))
+        // Sizes and limits from outside never trap: a size hint of Int.max, a negative limit.
+        let fd = open(fixture.base + "/inside/ten", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        #expect(try Directory.readAll(fd, limit: 4, sizeHint: .max) == Array("01234".utf8))
+        #expect(try Directory.readAll(fd, limit: -1, sizeHint: -5) == Array("5".utf8))
+        #expect(try Directory.readAll(fd, limit: .max) == Array("6789".utf8))
     }
 
     @Test func removeTreeIsBoundedAndNeverFollowsALink() throws {
