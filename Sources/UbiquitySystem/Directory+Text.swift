@@ -25,6 +25,11 @@ extension Directory {
     }
 
     @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
+    public func createNew(_ name: String, with bytes: UnsafeRawBufferPointer, mode: UInt32 = 0o644, temporary: String? = nil) throws(SystemCallError) {
+        try createNew(Array(name.utf8), with: bytes, mode: mode, temporary: temporary.map { Array($0.utf8) })
+    }
+
+    @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
     public func createFile(_ name: String, with bytes: UnsafeRawBufferPointer, mode: UInt32 = 0o644) throws(SystemCallError) {
         try createFile(Array(name.utf8), with: bytes, mode: mode)
     }

@@ -191,6 +191,36 @@ public final class Directory: Sendable {
     public func replace(_ name: [UInt8], with bytes: UnsafeRawBufferPointer, mode: UInt32 = 0o644,
                         temporary: [UInt8]? = nil) throws(SystemCallError) {
         System.noteWait("replace", path(of: name))
+        let chosen = try writeTemporary(for: name, bytes, mode: mode, temporary: temporary)
+        do {
+            try rename(chosen, to: name)
+        } catch {
+            _ = Self.withCString(chosen) { unlinkat(self.fd, $0, 0) }
+            throw error
+        }
+        try sync()
+    }
+
+    /// Creates `name` durably, never replacing anything there: the bytes go to a hidden temporary
+    /// file as in ``replace(_:with:mode:temporary:)``, which is then hard-linked to `name`
+    /// (`linkat` fails with `EEXIST` when anything is there, a link included) and removed, and
+    /// the directory is `fsync`ed.
+    @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
+    public func createNew(_ name: [UInt8], with bytes: UnsafeRawBufferPointer, mode: UInt32 = 0o644,
+                          temporary: [UInt8]? = nil) throws(SystemCallError) {
+        System.noteWait("createNew", path(of: name))
+        let chosen = try writeTemporary(for: name, bytes, mode: mode, temporary: temporary)
+        defer { _ = Self.withCString(chosen) { unlinkat(self.fd, $0, 0) } }
+        try System.call("linkat", path: path(of: name)) {
+            Self.withCString(chosen) { from in Self.withCString(name) { linkat(fd, from, fd, $0, 0) } }
+        }
+        try sync()
+    }
+
+    /// A fresh temporary file in this directory holding `bytes`, `fsync`ed; its name. Removed again
+    /// when a step fails.
+    private func writeTemporary(for name: [UInt8], _ bytes: UnsafeRawBufferPointer, mode: UInt32,
+                                temporary: [UInt8]?) throws(SystemCallError) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         var chosen = temporary ?? Self.temporaryName(of: name, generator: &generator)
         var fd: Int32 = -1
@@ -211,13 +241,7 @@ public final class Directory: Sendable {
             throw error
         }
         close(fd)
-        do {
-            try rename(chosen, to: name)
-        } catch {
-            _ = Self.withCString(chosen) { unlinkat(self.fd, $0, 0) }
-            throw error
-        }
-        try sync()
+        return chosen
     }
 
     /// ``replace(_:with:mode:temporary:)`` of an array's bytes.

@@ -5,7 +5,8 @@
 //   held by descriptor in which every name is opened with `O_NOFOLLOW`, read bounded, listed,
 //   written, renamed and removed (a tree, bounded); the one durable replace
 //   (`Directory.replace`: hidden temporary file made `O_CREAT | O_EXCL | O_NOFOLLOW`, written
-//   whole, `fsync`, `renameat` over the name, `fsync` of the directory), used by the daemon,
+//   whole, `fsync`, `renameat` over the name, `fsync` of the directory; `Directory.createNew`
+//   links it to a name that must not exist instead), used by the daemon,
 //   UbiquityKit and GroceryStore alike; and client paths as bytes (split on the byte 0x2F, never
 //   on characters), validated and opened beneath a held directory descriptor without following
 //   any link (`openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)`, falling

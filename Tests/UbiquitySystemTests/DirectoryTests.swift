@@ -62,6 +62,24 @@ struct DirectoryTests {
         #expect(try fixture.names() == [".b.tmp", "a.json"])
     }
 
+    @Test func createNewNeverReplacesAnythingAndLeavesNoTemporaryFile() throws {
+        let fixture = try Fixture()
+        defer { try? FS.removeTree(fixture.base) }
+        try Array("one".utf8).withUnsafeBytes { try fixture.inside.createNew("a", with: $0) }
+        #expect(fixture.text(fixture.base + "/inside/a") == "one")
+        // Anything at the name, a dangling link included: EEXIST, nothing replaced, no temporary left.
+        try FS.symlink(fixture.base + "/outside/none", fixture.base + "/inside/b")
+        for name in ["a", "b"] {
+            #expect {
+                try Array("two".utf8).withUnsafeBytes { try fixture.inside.createNew(name, with: $0) }
+            } throws: { error in
+                (error as? SystemCallError)?.call == "linkat" && (error as? SystemCallError)?.errno == EEXIST
+            }
+        }
+        #expect(fixture.text(fixture.base + "/inside/a") == "one")
+        #expect(try fixture.names() == ["a", "b"])
+    }
+
     @Test func aLinkInPlaceOfTheDirectoryIsRefusedAndALinkAtTheNameIsReplacedNotFollowed() throws {
         let fixture = try Fixture()
         defer { try? FS.removeTree(fixture.base) }

@@ -56,29 +56,9 @@ enum PackageFileSystem {
         return try body()
     }
 
-    /// Creates `path` (it must not exist, and is never a link), writes `data` and fsyncs it
-    /// before returning (``Directory/createFile(_:with:mode:)``).
-    static func writeNewFile(_ path: String, _ data: Data) throws {
-        try door { () throws(SystemCallError) in
-            let directory = try Directory.open(PathBytes.directory(of: path), followingLink: true)
-            try data.withUnsafeBytes { bytes in
-                Result { () throws(SystemCallError) in try directory.createFile(PathBytes.lastComponent(of: path), with: bytes) }
-            }.get()
-        }
-    }
-
     /// Makes a rename or creation inside `directory` durable.
     static func syncDirectory(_ directory: String) throws {
         try door { () throws(SystemCallError) in try Directory.open(directory, followingLink: true).sync() }
-    }
-
-    /// rename(2); the errno is returned instead of thrown when it is one of `tolerated`.
-    @discardableResult
-    static func rename(_ source: String, _ target: String, tolerating tolerated: Set<Int32> = []) throws -> Int32 {
-        guard Glibc.rename(source, target) != 0 else { return 0 }
-        let code = errno
-        if tolerated.contains(code) { return code }
-        throw error("rename \(source) to", target, code)
     }
 
     /// Reads a whole regular file of at most `limit` bytes.
