@@ -64,6 +64,9 @@ test: deps
 	@# Seconds: no test or test helper sleeps in place of waiting for an event (// sleep-ok: says why one may).
 	scripts/check-test-waits --self-test
 	scripts/check-test-waits
+	@# Seconds: fsync, fdatasync and renameat only in the door (UbiquitySystem), whose waiting calls are noasync.
+	scripts/check-door --self-test
+	scripts/check-door
 	$(SWIFT) build --build-tests
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
 	@# release-build the daemon so make install and make bench cannot silently break.

@@ -23,7 +23,7 @@ let package = Package(
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
         .library(name: "UbiquityProtocol", targets: ["UbiquityProtocol"]),
-        .library(name: "UbiquityPaths", targets: ["UbiquityPaths"]),
+        .library(name: "UbiquitySystem", targets: ["UbiquitySystem"]),
         .library(name: "UbiquityKeyValue", targets: ["UbiquityKeyValue"]),
         .library(name: "UbiquityTOML", targets: ["UbiquityTOML"]),
         .library(name: "UbiquityServer", targets: ["UbiquityServer"]),
@@ -109,7 +109,7 @@ let package = Package(
         /// overflow rescans, watch budget, cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
         .target(
             name: "UbiquityWatch",
-            dependencies: ["UbiquityIndex", "CUbiquitySystem"],
+            dependencies: ["UbiquityIndex", "UbiquitySystem", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -121,13 +121,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// Client paths as bytes, opened beneath a held directory descriptor without following a
-        /// link (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); the one door for paths a client
-        /// names, used by the daemon (versions, locks) and by UbiquityKit (reading and resolving
-        /// versions with the client's own rights).
+        /// The one door to the kernel (the project's NIOPosix): `System.call` and one `SystemCallError`,
+        /// `Directory` (descriptor-relative, `O_NOFOLLOW`, bounded reads, listing and removal), the
+        /// one durable replace, and client paths as bytes opened beneath a held directory
+        /// (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS). Used by the watcher, the daemon,
+        /// UbiquityKit and GroceryStore.
         .target(
-            name: "UbiquityPaths",
-            dependencies: ["CUbiquitySystem"],
+            name: "UbiquitySystem",
+            dependencies: ["UbiquityErrors", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -143,7 +144,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquityPaths", "CSystemd", "CUbiquitySystem",
+                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -159,7 +160,7 @@ let package = Package(
         .target(
             name: "UbiquityKit",
             dependencies: [
-                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquityPaths",
+                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -171,7 +172,7 @@ let package = Package(
         /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
         .target(
             name: "GroceryStore",
-            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquityPaths"],
+            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -239,10 +240,10 @@ let package = Package(
         /// page at 80 columns (HelpPages, HelpLayout), reading a child's output lines with a
         /// deadline (LineReader), and a container watched by a real FileWatcher feeding a real
         /// index with waits on what it recorded (WatchHarness, Recorder, FS, and crawl/index
-        /// expected pages to compare).
+        /// summaries to compare).
         .target(
             name: "UbiquityTesting",
-            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquityPaths", "UbiquityServer",
+            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquitySystem", "UbiquityServer",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
@@ -253,11 +254,12 @@ let package = Package(
             dependencies: ["UbiquityKeyValue"],
             swiftSettings: swiftSettings
         ),
-        /// Client paths: splitting on bytes, validation, and opening beneath a directory against
-        /// real symbolic links (both openat2 and the component-by-component walk), fuzzed.
+        /// The door: system-call errors, the durable replace and `Directory` against real links,
+        /// FIFOs and failures; client paths: splitting on bytes, validation, and opening beneath a
+        /// directory against real symbolic links (both openat2 and the component-by-component walk), fuzzed.
         .testTarget(
-            name: "UbiquityPathsTests",
-            dependencies: ["UbiquityPaths", "UbiquityTesting"],
+            name: "UbiquitySystemTests",
+            dependencies: ["UbiquitySystem", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -303,7 +305,7 @@ let package = Package(
         /// Real inotify on real temporary directories, and the engine on top of it.
         .testTarget(
             name: "UbiquityWatchTests",
-            dependencies: ["UbiquityWatch", "UbiquityTesting"],
+            dependencies: ["UbiquityWatch", "UbiquitySystem", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// Grocery's ids, storage formats and live list; the live list against the real daemon.

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/openat2.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -121,3 +122,7 @@ void ubq_prefer_huge_pages(void *start, size_t length) {
 int ubq_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
 
 int ubq_malloc_top_pad(int bytes) { return mallopt(M_TOP_PAD, bytes); }
+
+const char *ubq_errno_name(int error) {
+    return strerrorname_np(error);
+}

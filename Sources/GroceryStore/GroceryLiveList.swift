@@ -1,6 +1,6 @@
 import Foundation
 import UbiquityKit
-import UbiquityPaths
+import UbiquitySystem
 
 /// The live shopping list behind `grocery watch`: gathers the list, then turns the daemon's query
 /// notifications into grocery events, and survives the daemon restarting.

@@ -6,4 +6,5 @@
 //   through UbiquityKit's coordinated Document (lock and etag), the way a client should write.
 // Must not: touch the daemon's internals. Grocery talks to ubiquityd only through UbiquityKit
 //   and the container's files, exactly as a third-party app would.
-// Depends on: UbiquityKit, UbiquityPredicate, Foundation.
+// Depends on: UbiquityKit, UbiquityPredicate, UbiquitySystem (the door: the package is written
+//   through its Directory and durable replace), Foundation.

@@ -1,7 +1,7 @@
 public import Foundation
 import Glibc
 import Synchronization
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityProtocol
 
 extension Document {
@@ -17,30 +17,21 @@ extension Document {
     /// - Throws: ``UbiquityKitError/documentFile(path:reason:)`` when `path` exists or a step fails.
     public static func create(_ path: String, contents data: Data) throws {
         let directory = PathBytes.directory(of: path), name = PathBytes.lastComponent(of: path)
-        func failure(_ step: String, _ code: Int32 = errno) -> UbiquityKitError {
-            .documentFile(path: path, reason: "\(step): \(String(cString: strerror(code)))")
-        }
-        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw failure("cannot open its directory") }
-        defer { Glibc.close(folder) }
         // Below zero: never the name of a save's attempt (those count up from 1 per document).
         let attempt = -createAttempts.add(1, ordering: .relaxed).newValue
         let temporary = CoordinatedSave.temporaryName(pid: getpid(), attempt: attempt)
-        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure("cannot create a temporary file") }
-        // Closing flushes nothing: the handle's synchronize is the fsync before the link.
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
+        do throws(SystemCallError) {
+            // The door's durable create: the temporary file written and fsynced, linked to the
+            // name (EEXIST when anything is there), removed, the directory fsynced.
+            let folder = try Directory.open(directory, followingLink: true)
+            try data.withUnsafeBytes { bytes in
+                Result { () throws(SystemCallError) in try folder.createNew(name, with: bytes, temporary: temporary) }
+            }.get()
+        } catch where error.call == "linkat" && error.errno == EEXIST {
+            throw UbiquityKitError.documentFile(path: path, reason: "it already exists")
         } catch {
-            unlinkat(folder, temporary, 0)
-            throw UbiquityKitError.documentFile(path: path, reason: "cannot write it: \(error.localizedDescription)")
+            throw UbiquityKitError.documentFile(path: path, reason: "cannot write it: \(error)")
         }
-        let linked = linkat(folder, temporary, folder, name, 0), code = errno
-        unlinkat(folder, temporary, 0)
-        guard linked == 0 else { throw failure(code == EEXIST ? "it already exists" : "cannot link it into place", code) }
-        guard fsync(folder) == 0 else { throw failure("cannot flush its directory") }
     }
 }
 

@@ -1,7 +1,8 @@
 public import Foundation
 import Glibc
+import NIOPosix
 import Synchronization
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityPredicate
 public import UbiquityProtocol
 
@@ -136,14 +137,11 @@ public final class Document: Sendable {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw UbiquityKitError.documentFile(path: path, reason: "not a regular file")
         }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw UbiquityKitError.documentFile(path: path, reason: String(cString: strerror(errno))) }
-            if n == 0 { break }
-            data.append(contentsOf: buffer[..<n])
+        let data: Data
+        do {
+            data = Data(try Directory.readAll(fd, limit: .max, sizeHint: Int(clamping: info.st_size), path: path))
+        } catch {
+            throw UbiquityKitError.documentFile(path: path, reason: error.message)
         }
         let etag = ItemETag(inode: UInt64(info.st_ino), modifiedSeconds: Int64(info.st_mtim.tv_sec),
                             modifiedNanoseconds: Int64(info.st_mtim.tv_nsec), size: Int64(info.st_size))
@@ -166,13 +164,13 @@ public final class Document: Sendable {
             let expected = etag
             let outcome: SaveOutcome
             if policy == .latestWins || current == expected {
-                try write(data, as: lastComponent, attempt: attempt)
+                try await write(data, as: lastComponent, attempt: attempt)
                 let etag = try await connection.send(DocumentUnlock(lock: lock)).etag
                 changeState { $0.etag = etag; $0.savingError = false }
                 outcome = .saved(etag ?? ItemETag(rawValue: ""))
             } else {
                 let name = try conflictVersionName()
-                try write(data, as: name, attempt: attempt)
+                try await write(data, as: name, attempt: attempt)
                 try await connection.send(DocumentUnlock(lock: lock))
                 changeState { $0.savingError = false; $0.inConflict = true }
                 outcome = .savedAsConflictVersion(path: directory + "/" + name)
@@ -195,7 +193,7 @@ public final class Document: Sendable {
 
     // MARK: - Saving
 
-    /// Split on the byte `/` (a `Character` may hide a separator: UbiquityPaths).
+    /// Split on the byte `/` (a `Character` may hide a separator: UbiquitySystem).
     private var directory: String { PathBytes.directory(of: path) }
     private var lastComponent: String { PathBytes.lastComponent(of: path) }
 
@@ -228,35 +226,26 @@ public final class Document: Sendable {
         }
     }
 
-    /// Writes `data` to a temporary file in the item's directory, flushes it, renames it to
-    /// `name` and flushes the directory: `name` holds the old bytes or the new, never a part.
-    private func write(_ data: Data, as name: String, attempt: Int) throws {
-        func failure(_ step: String) -> UbiquityKitError {
-            .documentFile(path: path, reason: "\(step): \(String(cString: strerror(errno)))")
-        }
-        let folder = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw failure("cannot open its directory") }
-        defer { Glibc.close(folder) }
+    /// Writes `data` as `name` in the item's directory with the door's durable replace
+    /// (``Directory/replace(_:with:mode:temporary:)``: a temporary file of this process's
+    /// documented name, written, `fsync`ed, renamed over `name`, the directory `fsync`ed): `name`
+    /// holds the old bytes or the new, never a part. It waits for the disk, so it runs on NIO's
+    /// thread pool, never on the cooperative pool the caller's tasks share.
+    private func write(_ data: Data, as name: String, attempt: Int) async throws {
+        let (directory, path) = (self.directory, self.path)
         let temporary = CoordinatedSave.temporaryName(pid: getpid(), attempt: attempt)
-        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failure("cannot create a temporary file") }
-        var written = 0
-        let ok = data.withUnsafeBytes { bytes -> Bool in
-            while written < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                written += n
+        try await NIOThreadPool.singleton.runIfActive {
+            do throws(SystemCallError) {
+                let folder = try Directory.open(directory, followingLink: true)
+                // The name carries this process's id: one there is a leftover of an earlier process with it.
+                try? folder.remove(temporary)
+                try data.withUnsafeBytes { bytes in
+                    Result { () throws(SystemCallError) in try folder.replace(name, with: bytes, temporary: temporary) }
+                }.get()
+            } catch {
+                throw UbiquityKitError.documentFile(path: path, reason: "cannot write it: \(error)")
             }
-            return fsync(fd) == 0
         }
-        Glibc.close(fd)
-        guard ok, renameat(folder, temporary, folder, name) == 0 else {
-            let error = failure("cannot write it")
-            unlinkat(folder, temporary, 0)
-            throw error
-        }
-        fsync(folder)
     }
 
     /// A conflict name not taken yet: this host, the UTC time, and a counter if needed.

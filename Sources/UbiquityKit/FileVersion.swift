@@ -1,4 +1,5 @@
 public import Foundation
+import NIOPosix
 public import UbiquityProtocol
 
 /// One version of an item, shaped like `NSFileVersion`: the current version, or a conflict
@@ -103,8 +104,13 @@ public struct FileVersion: Sendable, Hashable {
             throw UbiquityKitError.versionStale(item: itemPath, id: id)
         }
         if now.conflict {
-            let root = try VersionFiles.Root(versions.root)
-            try VersionFiles.putInPlace(now, item: versions.item, root: root, listed: etag)
+            // Renames, a recursive removal and fsync wait for the disk: on NIO's thread pool,
+            // never on the cooperative pool the caller's tasks share.
+            let (item, listed) = (versions.item, etag)
+            try await NIOThreadPool.singleton.runIfActive {
+                let root = try VersionFiles.Root(versions.root)
+                try VersionFiles.putInPlace(now, item: item, root: root, listed: listed)
+            }
         }
         return try await Self.finish(versions, keeping: now.conflict ? now.id : nil, removingOthers: removingOthers, connection: connection)
     }
@@ -148,8 +154,10 @@ public struct FileVersion: Sendable, Hashable {
         var left: [String] = []
         if removingOthers {
             for round in 1...maxRounds {
-                for other in versions.others where other.id != kept && !left.contains(other.id) {
-                    if try !VersionFiles.remove(other, root: root) { left.append(other.id) }
+                // Recursive removals and fsync: on NIO's thread pool, as in replaceItem.
+                let removable = versions.others.filter { $0.id != kept && !left.contains($0.id) }
+                left += try await NIOThreadPool.singleton.runIfActive {
+                    try removable.filter { other throws in try !VersionFiles.remove(other, root: root) }.map(\.id)
                 }
                 guard versions.truncated, round < maxRounds else { break }
                 versions = try await list(listed.item, connection: connection)

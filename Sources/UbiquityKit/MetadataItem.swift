@@ -1,6 +1,6 @@
 public import Foundation
 public import UbiquityPredicate
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityProtocol
 
 /// One result of a ``MetadataQuery``, like `NSMetadataItem`: a path and the attributes the query

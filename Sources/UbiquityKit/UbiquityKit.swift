@@ -3,8 +3,9 @@
 // Owns: a connection that speaks UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery)
 //   and UbiquityContainer.
 // Must not: read the index or the file system to answer queries: everything comes from ubiquityd.
-// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), UbiquityPaths (paths
-//   as bytes, opened beneath a directory), swift-nio (+ nio-extras).
+// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), UbiquitySystem (the door:
+//   paths as bytes opened beneath a directory, the durable replace of Document's saves, which
+//   run on NIOThreadPool.singleton), swift-nio (+ nio-extras).
 //
 // Pieces:
 //   UbiquityConnection  one socket: hello, requests matched by id (send(_:) takes any operation of

@@ -1,7 +1,7 @@
 import CUbiquitySystem
 import Foundation
 import Glibc
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityProtocol
 
 /// Reading and resolving versions with the caller's own rights (docs/versions.md): every step is
@@ -11,7 +11,7 @@ import UbiquityProtocol
 enum VersionFiles {
     /// The container root, opened by its path (`O_PATH | O_DIRECTORY | O_NOFOLLOW`: its own parents
     /// are the administrator's); everything else is opened below it.
-    final class Root {
+    final class Root: Sendable {
         let fd: Int32
         let path: String
 
@@ -49,7 +49,8 @@ enum VersionFiles {
         func entry(_ path: String) throws(UbiquityKitError) -> Entry? {
             let relative = try relative(path)
             switch Beneath.openParent(of: relative, in: fd) {
-            case .success(let directory): return Entry(directory: directory, name: relative.name, path: path)
+            case .success(let directory):
+                return Entry(directory: Directory(adopting: directory, path: PathBytes.directory(of: path)), name: relative.name, path: path)
             case .failure(let error) where error.errno == ENOENT: return nil
             case .failure(let error):
                 throw .versionFile(path: PathBytes.directory(of: path), reason: "cannot open the directory: \(error)")
@@ -59,32 +60,30 @@ enum VersionFiles {
 
     /// One name in a directory held open (`O_RDONLY | O_DIRECTORY`, for `*at` calls and `fsync`).
     final class Entry {
-        let directory: Int32
+        let directory: Directory
         let name: [UInt8]
         /// The absolute path, for messages.
         let path: String
 
-        init(directory: Int32, name: [UInt8], path: String) {
+        init(directory: Directory, name: [UInt8], path: String) {
             self.directory = directory
             self.name = name
             self.path = path
         }
 
-        deinit { close(directory) }
-
         /// `fstatat` without following a link; nil when nothing is there.
         func status(of name: [UInt8]? = nil) throws(UbiquityKitError) -> stat? {
-            var info = stat()
-            let result = Beneath.withCString(name ?? self.name) { fstatat(directory, $0, &info, AT_SYMLINK_NOFOLLOW) }
-            guard result == 0 else {
-                if errno == ENOENT { return nil }
-                throw .versionFile(path: path, reason: "cannot examine it: \(errorText(errno))")
+            do {
+                return try directory.status(of: name ?? self.name)
+            } catch {
+                throw .versionFile(path: path, reason: "cannot examine it: \(error.message)")
             }
-            return info
         }
 
-        /// Flushes the directory's entries (a rename or removal in it) to disk.
-        func sync() { _ = fsync(directory) }
+        /// Flushes the directory's entries (a rename or removal in it) to disk; a failure here
+        /// leaves the change made, only not yet durable, so it is not reported.
+        @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
+        func sync() { try? directory.sync() }
     }
 
     /// The etag of what `info` describes (docs/versions.md#etags).
@@ -144,21 +143,16 @@ enum VersionFiles {
     private static func readAll(_ fd: Int32, path: String, id: String, size: off_t, limit: Int,
                                 truncating: Bool) throws(UbiquityKitError) -> (data: Data, truncated: Bool) {
         guard truncating || Int64(size) <= Int64(limit) else { throw .versionTooLarge(id: id, limit: limit) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: min(1 << 16, limit == .max ? limit : limit + 1))
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .versionFile(path: path, reason: "cannot read it: \(errorText(errno))") }
-            if n == 0 { return (data, false) }
-            if data.count + n > limit {
-                // Grown since fstat (an append in place), or longer than asked for.
-                guard truncating else { throw .versionTooLarge(id: id, limit: limit) }
-                data.append(contentsOf: buffer[..<(limit - data.count)])
-                return (data, true)
-            }
-            data.append(contentsOf: buffer[..<n])
+        let bytes: [UInt8]
+        do {
+            bytes = try Directory.readAll(fd, limit: limit, sizeHint: min(Int(clamping: size), limit), path: path)
+        } catch {
+            throw .versionFile(path: path, reason: "cannot read it: \(error.message)")
         }
+        guard bytes.count > limit else { return (Data(bytes), false) }
+        // Grown since fstat (an append in place), or longer than asked for.
+        guard truncating else { throw .versionTooLarge(id: id, limit: limit) }
+        return (Data(bytes[..<limit]), true)
     }
 
     // MARK: - Resolving
@@ -166,7 +160,9 @@ enum VersionFiles {
     /// Puts `version` (a conflict version, as listed just now) in place of what it replaces: a file
     /// is renamed over it; a directory, or anything over a directory, trades places with it in one
     /// `renameat2(RENAME_EXCHANGE)` and the replaced one is removed after. `listed` is the etag the
-    /// caller chose it by; nothing is touched when the entry does not have it now.
+    /// caller chose it by; nothing is touched when the entry does not have it now. Waits for the
+    /// disk (a removal, `fsync`): ``FileVersion`` runs it on NIO's thread pool.
+    @available(*, noasync, message: "waits for the disk: run it on an NIOThreadPool or a thread of its own")
     static func putInPlace(_ version: ItemVersion, item: String, root: Root, listed: ItemETag) throws(UbiquityKitError) {
         guard let entry = try root.entry(version.path) else { throw .versionStale(item: item, id: version.id) }
         // What it replaces is beside it (a copy inside a package lives beside the file it is a version of).
@@ -184,35 +180,38 @@ enum VersionFiles {
         let replacedPath = PathBytes.directory(of: version.path) + "/" + replaces.nameText
         let replaced = try entry.status(of: replaces.name)
         if let replaced, isDirectory(replaced) || isDirectory(info) {
-            let exchanged = Beneath.withCString(entry.name) { name in
-                Beneath.withCString(replaces.name) { ubq_renameat_exchange(entry.directory, name, $0) }
-            }
-            guard exchanged == 0 else {
-                throw .versionFile(path: version.path, reason: "cannot exchange it with \(replacedPath): \(errorText(errno))")
+            do {
+                try entry.directory.exchange(entry.name, with: replaces.name)
+            } catch {
+                throw .versionFile(path: version.path, reason: "cannot exchange it with \(replacedPath): \(error.message)")
             }
             // The replaced version now has the copy's name; the item's path never showed a partial one.
-            if let failure = DirectoryEntries.remove(entry.name, in: entry.directory) {
+            do {
+                try entry.directory.removeTree(entry.name)
+            } catch {
                 entry.sync()
-                throw .versionFile(path: version.path, reason: "is in place, but the version it replaced (now under this name) could not be removed: \(failure)")
+                throw .versionFile(path: version.path, reason: "is in place, but the version it replaced (now under this name) could not be removed: \(error.message)")
             }
         } else {
-            let renamed = Beneath.withCString(entry.name) { name in
-                Beneath.withCString(replaces.name) { renameat(entry.directory, name, entry.directory, $0) }
-            }
-            guard renamed == 0 else {
-                throw .versionFile(path: version.path, reason: "cannot rename it to \(replacedPath): \(errorText(errno))")
+            do {
+                try entry.directory.rename(entry.name, to: replaces.name)
+            } catch {
+                throw .versionFile(path: version.path, reason: "cannot rename it to \(replacedPath): \(error.message)")
             }
         }
         entry.sync()
     }
 
     /// Removes `version` (as listed just now) unless it changed since: true when removed or already
-    /// gone, false when it changed and was left.
+    /// gone, false when it changed and was left. Waits for the disk, as ``putInPlace(_:item:root:listed:)``.
+    @available(*, noasync, message: "waits for the disk: run it on an NIOThreadPool or a thread of its own")
     static func remove(_ version: ItemVersion, root: Root) throws(UbiquityKitError) -> Bool {
         guard let entry = try root.entry(version.path), let info = try entry.status() else { return true }
         guard etag(info) == version.etag else { return false }
-        if let failure = DirectoryEntries.remove(entry.name, in: entry.directory) {
-            throw .versionFile(path: version.path, reason: "cannot remove it: \(failure)")
+        do {
+            try entry.directory.removeTree(entry.name)
+        } catch {
+            throw .versionFile(path: version.path, reason: "cannot remove it: \(error.message)")
         }
         entry.sync()
         return true

@@ -7,11 +7,13 @@
 //   every layer's conformance to it), how each protocol operation is answered (Handlers/: one
 //   file per operation, dispatched through its conformance), the systemd glue (Systemd/:
 //   notify, watchdog, socket activation, journald), the daemon's own files in its state directory
-//   (Persistence/: the saved index's store, durable replace; KeyValue/: the key-value store) and
+//   (Persistence/: the saved index's store and the bounded reads of files the daemon keeps, both
+//   through UbiquitySystem's Directory and durable replace; KeyValue/: the key-value store) and
 //   the service that wires it all (Daemon/).
 // Must not: parse predicates itself or walk the file system to answer a query: the index
 //   (UbiquityIndex, fed by UbiquityWatch) is the single source of truth.
-// Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, CSystemd, swift-nio
+// Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, UbiquitySystem (the
+//   door: system calls, SystemCallError, Directory, the durable replace), CSystemd, swift-nio
 //   (+ nio-extras), swift-log, swift-service-lifecycle.
 
 // The version (`hello`, `status`, `--version`) is UbiquityProtocol's UbiquityVersion, shared with the clients.

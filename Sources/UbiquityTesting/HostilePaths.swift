@@ -1,4 +1,4 @@
-/// Random client paths for fuzzing the one door for paths (UbiquityPaths) and the daemon behind it:
+/// Random client paths for fuzzing the one door for paths (UbiquitySystem) and the daemon behind it:
 /// `/`, `..`, `.`, NUL, the names of links a fixture plants (`root`, `other`, `up`, `magic`,
 /// `L\u{600}`), grapheme "prepend" and combining characters, invalid UTF-8 and long components.
 public enum HostilePaths {

@@ -13,4 +13,4 @@
 //   development executable that is never installed), or stand in for a real component in a test whose
 //   feature is that component.
 // Depends on: UbiquityServer (the in-process daemon), UbiquityIndex, UbiquityProtocol, UbiquityWatch,
-//   UbiquityPaths, swift-log, Foundation.
+//   UbiquitySystem, swift-log, Foundation.

@@ -1,5 +1,6 @@
 import CUbiquitySystem
 import Glibc
+import UbiquitySystem
 
 /// A container's root directory as the watcher holds it: a descriptor opened without following a
 /// final symlink, and the directory's device and inode.
@@ -61,7 +62,7 @@ struct ContainerRoot: Sendable, Hashable {
 
     /// A fresh readable descriptor of the root (its own file offset, for `fdopendir`).
     func openForReading() throws(WatchError) -> Int32 {
-        try System.call("openat", path: ".") { openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        try System.call("openat", path: ".", as: WatchError.self) { openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     }
 
     func close() { _ = Glibc.close(fd) }

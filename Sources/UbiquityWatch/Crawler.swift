@@ -1,6 +1,7 @@
 import CUbiquitySystem
 import Glibc
 public import UbiquityIndex
+import UbiquitySystem
 
 /// Reads a container (or one subtree of it) into a ``CrawlListing`` with raw system calls.
 ///
@@ -121,7 +122,7 @@ public struct Crawler: Sendable {
         // The container root, readable: a fresh open of the held descriptor (its own offset).
         var fd: Int32
         do {
-            fd = try System.call("openat", path: containerRoot) {
+            fd = try System.call("openat", path: containerRoot, as: WatchError.self) {
                 openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             }
         } catch where error.errno == ENOENT || error.errno == ENOTDIR {
@@ -142,7 +143,7 @@ public struct Crawler: Sendable {
             defer { close(parent) }
             walked.append(component)
             do {
-                fd = try System.call("openat", path: System.join(containerRoot, walked)) {
+                fd = try System.call("openat", path: System.join(containerRoot, walked), as: WatchError.self) {
                     openat(parent, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 }
             } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
@@ -170,7 +171,7 @@ public struct Crawler: Sendable {
             guard let rootStat else { return missing }
             guard rootStat.kind == .directory else { return Result(listing: CrawlListing(root: rootStat), skipped: []) }
             do {
-                fd = try System.call("openat", path: System.join(containerRoot, relative)) {
+                fd = try System.call("openat", path: System.join(containerRoot, relative), as: WatchError.self) {
                     openat(parent, last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 }
             } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
@@ -194,7 +195,7 @@ public struct Crawler: Sendable {
         }
 
         guard let rootStream = fdopendir(fd) else {
-            let error = WatchError.system("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, relative))
+            let error = WatchError(SystemCallError("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, relative)))
             close(fd)
             skip(relative, error)
             return Result(listing: CrawlListing(root: rootStat), skipped: skipped)
@@ -222,7 +223,7 @@ public struct Crawler: Sendable {
             Glibc.errno = 0
             guard let entry = readdir(top.stream) else {
                 if Glibc.errno != 0 {
-                    skip(path, WatchError.system("readdir", errno: Glibc.errno, path: System.join(containerRoot, path)))
+                    skip(path, WatchError(SystemCallError("readdir", errno: Glibc.errno, path: System.join(containerRoot, path))))
                 }
                 closedir(top.stream)
                 readAhead?.crawlFinished(top.inode)
@@ -252,7 +253,7 @@ public struct Crawler: Sendable {
 
             let childFD: Int32
             do {
-                childFD = try System.call("openat", path: System.join(containerRoot, path + [name])) {
+                childFD = try System.call("openat", path: System.join(containerRoot, path + [name]), as: WatchError.self) {
                     openat(top.fd, namePointer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 }
             } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
@@ -262,7 +263,7 @@ public struct Crawler: Sendable {
                 continue
             }
             guard let stream = fdopendir(childFD) else {
-                skip(path + [name], WatchError.system("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, path + [name])))
+                skip(path + [name], WatchError(SystemCallError("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, path + [name]))))
                 close(childFD)
                 continue
             }

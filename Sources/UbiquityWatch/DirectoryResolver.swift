@@ -1,6 +1,7 @@
 import CUbiquitySystem
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// Reaches directories below a container root one component at a time, each opened relative to
 /// its parent's descriptor with `O_NOFOLLOW`: a directory replaced by a symlink is never

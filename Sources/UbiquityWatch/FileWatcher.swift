@@ -2,6 +2,7 @@ import CUbiquitySystem
 import Glibc
 import Synchronization
 public import UbiquityIndex
+import UbiquitySystem
 
 /// Watches containers with inotify and turns what the kernel reports into ordered
 /// ``FileSystemChange`` batches for `MetadataIndex.apply(_:)`.
@@ -122,7 +123,7 @@ public final class FileWatcher: Sendable {
         inotifyFD = try Inotify.open()
         let wakeFD: Int32
         do throws(WatchError) {
-            wakeFD = try System.call("eventfd") { ubq_eventfd_cloexec_nonblock(0) }
+            wakeFD = try System.call("eventfd", as: WatchError.self) { ubq_eventfd_cloexec_nonblock(0) }
         } catch {
             close(inotifyFD)
             throw error
@@ -367,6 +368,6 @@ public final class FileWatcher: Sendable {
 extension Inotify {
     /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`.
     static func open() throws(WatchError) -> Int32 {
-        try System.call("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
+        try System.call("inotify_init1", as: WatchError.self) { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
     }
 }

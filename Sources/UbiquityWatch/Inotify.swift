@@ -1,5 +1,6 @@
 import CUbiquitySystem
 import Glibc
+import UbiquitySystem
 
 /// An inotify instance: its descriptor, adding and removing watches, reading events.
 ///
@@ -41,11 +42,11 @@ final class Inotify {
     /// - Throws: ``WatchError/Code/watchBudgetExhausted`` on `ENOSPC`, else ``WatchError/Code/systemCall``.
     func addWatch(directory: Int32, path: String) throws(WatchError) -> Int32 {
         if watchesThroughProc {
-            return try System.call("inotify_add_watch", path: path) {
+            return try System.call("inotify_add_watch", path: path, as: WatchError.self) {
                 inotify_add_watch(fd, "/proc/self/fd/\(directory)", InotifyMask.directoryEvents.rawValue)
             }
         }
-        return try System.call("inotify_add_watch", path: path) {
+        return try System.call("inotify_add_watch", path: path, as: WatchError.self) {
             inotify_add_watch(fd, path, InotifyMask.directoryEvents.union(.dontFollow).rawValue)
         }
     }
@@ -62,7 +63,7 @@ final class Inotify {
     func read(into events: inout [InotifyEvent]) throws(WatchError) -> Bool {
         let count: Int
         do throws(WatchError) {
-            count = try System.call("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            count = try System.call("read", as: WatchError.self) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
         } catch {
             if error.errno == EAGAIN { return false }
             throw error

@@ -1,4 +1,5 @@
 import Glibc
+import UbiquitySystem
 
 /// Starts the dedicated, detached thread that owns an inotify descriptor and blocks in `poll`.
 ///
@@ -24,7 +25,7 @@ enum ReaderThread {
         }, box)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            throw WatchError.system("pthread_create", errno: result)
+            throw WatchError(SystemCallError("pthread_create", errno: result))
         }
         pthread_detach(thread)
     }

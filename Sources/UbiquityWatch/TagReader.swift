@@ -1,5 +1,6 @@
 import CUbiquitySystem
 import Glibc
+import UbiquitySystem
 
 /// Reads and writes Finder-style tags: the `user.xdg.tags` extended attribute, comma-separated.
 ///
@@ -36,13 +37,9 @@ public enum TagReader {
     private static func read(_ get: (UnsafeMutableRawPointer?, Int) -> Int) -> [String] {
         var capacity = 256
         let first: [String]?? = withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
-            while true {
-                let size = get(buffer.baseAddress, buffer.count)
-                if size >= 0 { return .some(parse(ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[..<min(size, buffer.count)])))) }
-                let error = Glibc.errno
-                if error == EINTR { continue }
-                return error == ERANGE ? .none : .some(nil)     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
-            }
+            let size = System.retrying { get(buffer.baseAddress, buffer.count) }
+            if size >= 0 { return .some(parse(ArraySlice(UnsafeRawBufferPointer(rebasing: buffer[..<min(size, buffer.count)])))) }
+            return Glibc.errno == ERANGE ? .none : .some(nil)     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
         }
         switch first {
         case .some(let tags?): return tags
@@ -52,11 +49,9 @@ public enum TagReader {
         capacity = max(get(nil, 0), capacity * 2)
         while capacity <= maxValueBytes {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let size = buffer.withUnsafeMutableBytes { get($0.baseAddress, $0.count) }
+            let size = System.retrying { buffer.withUnsafeMutableBytes { get($0.baseAddress, $0.count) } }
             if size >= 0 { return parse(buffer[..<min(size, capacity)]) }
-            let error = Glibc.errno
-            if error == EINTR { continue }
-            guard error == ERANGE else { return [] }     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
+            guard Glibc.errno == ERANGE else { return [] }     // ENODATA, ENOTSUP, ENOENT, EACCES: no tags
             let needed = get(nil, 0)
             capacity = needed > capacity ? needed : capacity * 2
         }
@@ -71,14 +66,14 @@ public enum TagReader {
         let cleaned = tags.map(trimmed).filter { !$0.isEmpty }
         if cleaned.isEmpty {
             do throws(WatchError) {
-                try System.call("lremovexattr", path: path) { ubq_lremovexattr(path, attributeName) }
+                try System.call("lremovexattr", path: path, as: WatchError.self) { ubq_lremovexattr(path, attributeName) }
             } catch {
                 if error.errno != ENODATA { throw error }
             }
             return
         }
         let value = Array(cleaned.joined(separator: ",").utf8)
-        try System.call("lsetxattr", path: path) {
+        try System.call("lsetxattr", path: path, as: WatchError.self) {
             value.withUnsafeBytes { ubq_lsetxattr(path, attributeName, $0.baseAddress, $0.count, 0) }
         }
     }

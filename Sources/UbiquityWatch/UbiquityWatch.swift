@@ -6,9 +6,10 @@
 //   (xattrs). Everything below a container root is read
 //   relative to descriptors (ContainerRoot, DirectoryResolver), never by path. The decisions —
 //   which events are one rename (RenamePairing), what an event means (EventPolicy), when to rescan
-//   (ResyncSchedule), where a watch sits (WatchTree) — are pure types; WatcherCore and System are
-//   the door to the kernel.
+//   (ResyncSchedule), where a watch sits (WatchTree) — are pure types; WatcherCore performs them
+//   through the door (UbiquitySystem's `System.call`; `System+Watch.swift` adds the statx of an
+//   entry), failing with WatchError, which carries the door's SystemCallError.
 // Must not: decide what a change means for a query — it emits numbered batches of
 //   FileSystemChange and notices that UbiquityIndex applies — nor know about sockets or the wire.
-// Depends on: UbiquityIndex (the change, container and stat types), CUbiquitySystem (statx,
-//   xattrs, eventfd).
+// Depends on: UbiquityIndex (the change, container and stat types), UbiquitySystem (the door:
+//   `System.call`, `SystemCallError`), CUbiquitySystem (statx, xattrs, eventfd).

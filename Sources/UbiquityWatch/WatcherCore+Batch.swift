@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// Building the batch: queued stats taken relative to the held roots, emitted in order with the
 /// notices, and the status published first.

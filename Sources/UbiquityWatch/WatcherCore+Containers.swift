@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// Containers coming and going, watching and crawling subtrees, overflow rescans and sync cookies.
 extension WatcherCore {

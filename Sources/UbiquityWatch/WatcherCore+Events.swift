@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// Reading a channel's events and performing what ``RenamePairing`` and ``EventPolicy`` decide.
 extension WatcherCore {

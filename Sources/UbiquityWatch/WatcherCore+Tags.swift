@@ -1,6 +1,7 @@
 import CUbiquitySystem
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// The tag pass: after a crawl's listing went out, the tags of the entries of each watched
 /// directory it read, as ``FileSystemChange/tags(_:_:directoryInode:_:)``.

@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// The reader thread: the door between the kernel and the batches. It reads each channel's
 /// events, asks ``RenamePairing`` and ``EventPolicy`` what they mean, performs that (watches,

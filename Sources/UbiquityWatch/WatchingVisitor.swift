@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
 /// Puts a watch on each directory of a walk before the crawler reads it, and sends a
 /// container's entries ahead in parts while the walk goes on.

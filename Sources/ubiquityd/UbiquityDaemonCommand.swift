@@ -140,7 +140,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(hint.utf8))
         }
         do {
-            let daemon = try Daemon(settings: settings, logger: logger)
+            let daemon = try await Daemon.open(settings: settings, logger: logger)
             try await daemon.run()
         } catch {
             logger.critical("ubiquityd failed", metadata: ["error": "\(error)"])

@@ -2,7 +2,7 @@ import CUbiquitySystem
 import Foundation
 import Glibc
 import Testing
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityTesting
 @testable import UbiquityServer
 

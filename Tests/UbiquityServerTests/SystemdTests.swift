@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import Synchronization
 import Testing
+import UbiquitySystem
 import UbiquityTesting
 @testable import UbiquityServer
 
@@ -251,9 +252,9 @@ struct SystemdEnvironmentTests {
     @Test func theEventErrorIsAnErrorKey() {
         let lines = Mutex<[String]>([])
         let handler = StderrSyslogLogHandler { line in lines.withLock { $0.append(line) } }
-        handler.log(event: LogEvent(level: .error, message: "crawl failed", error: SystemdError.call("fstat", errno: EBADF),
+        handler.log(event: LogEvent(level: .error, message: "crawl failed", error: SystemdError(SystemCallError("fstat", errno: EBADF)),
                                     metadata: nil, source: nil, file: "F.swift", function: "f()", line: 1))
-        #expect(lines.withLock { $0 } == [#"<3>crawl failed error="fstat failed: Bad file descriptor (errno 9)""#])
+        #expect(lines.withLock { $0 } == [#"<3>crawl failed error="fstat failed: Bad file descriptor (EBADF)""#])
     }
 
     @Test func writeSendsTheLineAndANewlineToTheDescriptor() throws {

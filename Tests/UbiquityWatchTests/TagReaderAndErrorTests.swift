@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import UbiquitySystem
 import UbiquityTesting
 @testable import UbiquityWatch
 
@@ -57,30 +58,11 @@ struct TagReaderTests {
 @Suite("WatchError")
 struct WatchErrorTests {
     @Test func enospcFromInotifyAddWatchIsBudgetExhausted() {
-        let error = WatchError.system("inotify_add_watch", errno: ENOSPC, path: "/c/Documents")
+        let error = WatchError(SystemCallError("inotify_add_watch", errno: ENOSPC, path: "/c/Documents"))
         #expect(error.code == .watchBudgetExhausted)
         #expect(error.code.rawValue == "watch.budgetExhausted")
         #expect(error.description == "inotify_add_watch failed for /c/Documents: No space left on device (ENOSPC)")
-        #expect(WatchError.system("write", errno: ENOSPC).code == .systemCall)
-    }
-
-    @Test func systemCallHelperRetriesEINTRAndNamesTheCall() {
-        var attempts = 0
-        let value = try? System.call("fake") { () -> Int32 in
-            attempts += 1
-            if attempts < 3 {
-                errno = EINTR
-                return -1
-            }
-            return 7
-        }
-        #expect(value == 7 && attempts == 3)
-        #expect {
-            try System.call("openat", path: "/nope") { open("/nonexistent/really", O_RDONLY) }
-        } throws: { error in
-            guard let error = error as? WatchError else { return false }
-            return error.code == .systemCall && error.call == "openat" && error.errno == ENOENT && error.path == "/nope"
-        }
+        #expect(WatchError(SystemCallError("write", errno: ENOSPC)).code == .systemCall)
     }
 
     @Test func realInotifyAddWatchFailureIsTyped() throws {

@@ -78,6 +78,10 @@ int ubq_openat2(int dirfd, const char *path, int flags, unsigned int mode, unsig
 /// (no `..` above it, no absolute path) and no symbolic link is followed anywhere in it.
 extern const unsigned long long UBQ_RESOLVE_BENEATH_NO_LINKS;
 
+/// The symbolic name of `errno` (`"ENOENT"`, `strerrorname_np`), or NULL for a number glibc does
+/// not know.
+const char *ubq_errno_name(int error);
+
 /// `eventfd(initval, EFD_CLOEXEC | EFD_NONBLOCK)`.
 int ubq_eventfd_cloexec_nonblock(unsigned int initval);
 

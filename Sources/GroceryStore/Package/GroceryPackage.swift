@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+import UbiquitySystem
 
 /// Grocery's package mode: the whole list and its images in one package, `Documents/grocery.gro`,
 /// which the daemon reports as ONE item (the container declares `gro` as a package type).
@@ -146,82 +147,85 @@ public struct GroceryPackage: Sendable {
     /// Works through descriptors of the package and its `images/` opened without following links,
     /// so a link planted in their place is refused instead of written or deleted through.
     private func writeInPlace(_ contents: GroceryPackageContents) throws {
-        try PackageDirectory.with(path) { package in
-            if mkdirat(package.fd, Self.imagesDirectoryName, 0o755) != 0 && errno != EEXIST {
-                throw PackageFileSystem.error("create directory", imagesDirectory)
-            }
-            try PackageDirectory.with(imagesDirectory) { images in
-                try writeImages(contents, into: images)
-                let temp = Self.itemsTempPrefix + GroceryPackageContents.randomToken()
-                do {
-                    try package.writeNewFile(temp, PackageDocument.encode(contents))
-                    // The commit point.
-                    guard renameat(package.fd, temp, package.fd, Self.itemsFileName) == 0 else {
-                        throw PackageFileSystem.error("rename \(temp) to", itemsPath)
-                    }
-                } catch {
-                    package.unlink(temp)
-                    throw error
-                }
-                try package.sync()
-                try removeLeftovers(keeping: contents.referencedImageFiles, package: package, images: images)
-            }
+        let documents = try PackageFileSystem.door { () throws(SystemCallError) in try Directory.open(documentsDirectory, followingLink: true) }
+        let package = try PackageFileSystem.packageDirectory(Self.fileName, in: documents)
+        try PackageFileSystem.door { () throws(SystemCallError) in try package.makeDirectory(Self.imagesDirectoryName) }
+        let images = try PackageFileSystem.packageDirectory(Self.imagesDirectoryName, in: package)
+        try writeImages(contents, into: images)
+        let encoded = try PackageDocument.encode(contents)
+        // The commit point: the door's durable replace of items.json, from a hidden temporary name.
+        let temporary = Self.itemsTempPrefix + GroceryPackageContents.randomToken()
+        try PackageFileSystem.door { () throws(SystemCallError) in
+            try encoded.withUnsafeBytes { bytes in
+                Result { () throws(SystemCallError) in try package.replace(Self.itemsFileName, with: bytes, temporary: temporary) }
+            }.get()
         }
+        removeLeftovers(keeping: contents.referencedImageFiles, package: package, images: images)
     }
 
     /// Builds the package under a hidden name in Documents and renames it into place.
     /// - Returns: false when a package appeared meanwhile (the caller starts over).
     private func create(_ contents: GroceryPackageContents) throws -> Bool {
-        removeStagingLeftovers()
-        let staging = documentsDirectory + "/" + Self.stagingPrefix + GroceryPackageContents.randomToken()
-        try PackageFileSystem.makeDirectory(staging)
+        let documents = try PackageFileSystem.door { () throws(SystemCallError) in try Directory.open(documentsDirectory, followingLink: true) }
+        removeStagingLeftovers(in: documents)
+        let staging = Self.stagingPrefix + GroceryPackageContents.randomToken()
+        guard try PackageFileSystem.door({ () throws(SystemCallError) in try documents.makeDirectory(staging) }) else {
+            throw GroceryError.io(path: documents.path(of: staging), operation: "create directory", message: "it exists already")
+        }
         do {
-            try PackageDirectory.with(staging) { package in
-                try PackageFileSystem.makeDirectory(staging + "/" + Self.imagesDirectoryName)
-                try PackageDirectory.with(staging + "/" + Self.imagesDirectoryName) { images in
-                    try writeImages(contents, into: images)
-                }
-                try package.writeNewFile(Self.itemsFileName, PackageDocument.encode(contents))
-                try package.sync()
-            }
+            let package = try PackageFileSystem.packageDirectory(staging, in: documents)
+            try PackageFileSystem.door { () throws(SystemCallError) in try package.makeDirectory(Self.imagesDirectoryName) }
+            try writeImages(contents, into: try PackageFileSystem.packageDirectory(Self.imagesDirectoryName, in: package))
+            let encoded = try PackageDocument.encode(contents)
             // rename(2) replaces an empty directory but never a non-empty one.
-            if try PackageFileSystem.rename(staging, path, tolerating: [EEXIST, ENOTEMPTY]) != 0 {
-                try? FileManager.default.removeItem(atPath: staging)
+            let refused = try PackageFileSystem.door { () throws(SystemCallError) in
+                try encoded.withUnsafeBytes { bytes in
+                    Result { () throws(SystemCallError) in try package.createFile(Self.itemsFileName, with: bytes) }
+                }.get()
+                try package.sync()
+                return try documents.rename(Array(staging.utf8), to: Array(Self.fileName.utf8), in: documents, tolerating: [EEXIST, ENOTEMPTY])
+            }
+            if refused != 0 {
+                try? documents.removeTree(staging)
                 return false
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: staging)
+            try? documents.removeTree(staging)
             throw error
         }
-        try PackageFileSystem.syncDirectory(documentsDirectory)
+        try PackageFileSystem.door { () throws(SystemCallError) in try documents.sync() }
         return true
     }
 
-    private func writeImages(_ contents: GroceryPackageContents, into images: borrowing PackageDirectory) throws {
+    private func writeImages(_ contents: GroceryPackageContents, into images: Directory) throws {
         guard !contents.pendingImages.isEmpty else { return }
-        for (file, data) in contents.pendingImages {
-            try images.writeNewFile(file, data)
+        try PackageFileSystem.door { () throws(SystemCallError) in
+            for (file, data) in contents.pendingImages {
+                try data.withUnsafeBytes { bytes in
+                    Result { () throws(SystemCallError) in try images.createFile(file, with: bytes) }
+                }.get()
+            }
+            try images.sync()
         }
-        try images.sync()
     }
 
     /// Deletes what a crashed or superseded write left: unreferenced images and items.json temp
     /// files, by name inside the directories' descriptors. Failing to delete is not an error;
     /// the next write tries again.
-    private func removeLeftovers(keeping referenced: Set<String>, package: borrowing PackageDirectory,
-                                 images: borrowing PackageDirectory) throws {
-        for name in try images.names() where !referenced.contains(name) {
-            images.unlink(name)
+    private func removeLeftovers(keeping referenced: Set<String>, package: Directory, images: Directory) {
+        for name in images.textNames() where !referenced.contains(name) {
+            try? images.remove(name)
         }
-        for name in try package.names() where name.hasPrefix(Self.itemsTempPrefix) {
-            package.unlink(name)
+        for name in package.textNames() where name.hasPrefix(Self.itemsTempPrefix) {
+            try? package.remove(name)
         }
     }
 
-    /// Half-built packages of a creator that crashed before its rename.
-    private func removeStagingLeftovers() {
-        for name in PackageFileSystem.names(in: documentsDirectory) where name.hasPrefix(Self.stagingPrefix) {
-            try? FileManager.default.removeItem(atPath: documentsDirectory + "/" + name)
+    /// Half-built packages of a creator that crashed before its rename (removed through the
+    /// descriptor of Documents, bounded, no link followed).
+    private func removeStagingLeftovers(in documents: Directory) {
+        for name in documents.textNames() where name.hasPrefix(Self.stagingPrefix) {
+            try? documents.removeTree(name)
         }
     }
 }

@@ -1,11 +1,36 @@
 import Foundation
 import Glibc
+import UbiquitySystem
 
-/// The few system calls the package needs that Foundation does not offer (flock, fsync of a
-/// directory, exclusive creation), each retrying EINTR and failing with ``GroceryError/io(path:operation:message:)``.
+/// The few calls the package needs that Foundation does not offer (flock, bounded reads), and the
+/// way into the door (UbiquitySystem's ``Directory``: exclusive creation, the durable replace,
+/// `fsync` of a directory), each retrying EINTR and failing with ``GroceryError/io(path:operation:message:)``.
 enum PackageFileSystem {
     static func error(_ operation: String, _ path: String, _ code: Int32 = errno) -> GroceryError {
         .io(path: path, operation: operation, message: String(cString: strerror(code)))
+    }
+
+    /// Runs calls through the door; a failed one is ``GroceryError/io(path:operation:message:)``
+    /// naming the call and its path.
+    @discardableResult
+    static func door<T>(_ body: () throws(SystemCallError) -> T) throws(GroceryError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw GroceryError.io(path: error.path ?? "", operation: error.call, message: error.message)
+        }
+    }
+
+    /// Opens a directory of the package, never through a link: a symbolic link or a file there is
+    /// a corrupt package (nothing is ever written or deleted through it).
+    static func packageDirectory(_ name: String, in parent: Directory) throws(GroceryError) -> Directory {
+        do {
+            return try parent.openDirectory(name)
+        } catch where error.isLinkOrNotDirectory {
+            throw GroceryError.corruptPackage(path: parent.path(of: name), reason: "it is not a directory (a symbolic link or a file is there)")
+        } catch {
+            throw GroceryError.io(path: error.path ?? "", operation: "open directory", message: error.message)
+        }
     }
 
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644, operation: String) throws -> Int32 {
@@ -31,52 +56,9 @@ enum PackageFileSystem {
         return try body()
     }
 
-    /// Creates `path` (it must not exist), writes `data` and fsyncs it before returning.
-    static func writeNewFile(_ path: String, _ data: Data) throws {
-        let fd = try open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, operation: "create")
-        defer { close(fd) }
-        try writeAll(fd, data, path: path)
-    }
-
-    /// Writes all of `data` to `fd` and fsyncs it.
-    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
-        try data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw error("write", path)
-                }
-                offset += written
-            }
-        }
-        guard fsync(fd) == 0 else { throw error("fsync", path) }
-    }
-
     /// Makes a rename or creation inside `directory` durable.
     static func syncDirectory(_ directory: String) throws {
-        let fd = try open(directory, O_RDONLY | O_DIRECTORY, operation: "open directory")
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw error("fsync", directory) }
-    }
-
-    static func makeDirectory(_ path: String) throws {
-        guard mkdir(path, 0o755) == 0 else { throw error("create directory", path) }
-    }
-
-    /// rename(2); the errno is returned instead of thrown when it is one of `tolerated`.
-    @discardableResult
-    static func rename(_ source: String, _ target: String, tolerating tolerated: Set<Int32> = []) throws -> Int32 {
-        guard Glibc.rename(source, target) != 0 else { return 0 }
-        let code = errno
-        if tolerated.contains(code) { return code }
-        throw error("rename \(source) to", target, code)
-    }
-
-    /// The names in `directory` (without `.` and `..`); empty when it does not exist.
-    static func names(in directory: String) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        try door { () throws(SystemCallError) in try Directory.open(directory, followingLink: true).sync() }
     }
 
     /// Reads a whole regular file of at most `limit` bytes.
@@ -103,9 +85,11 @@ enum PackageFileSystem {
             throw GroceryError.io(path: path, operation: "read", message: "it is not a regular file")
         }
         if info.st_size > limit { throw tooLarge(Int(clamping: info.st_size)) }
-        let data = try read(fd, atMost: limit + 1, path: path)
-        guard data.count <= limit else { throw tooLarge(data.count) }
-        return data
+        let bytes = try door { () throws(SystemCallError) in
+            try Directory.readAll(fd, limit: limit, sizeHint: Int(clamping: info.st_size), path: path)
+        }
+        guard bytes.count <= limit else { throw tooLarge(bytes.count) }
+        return Data(bytes)
     }
 
     enum Kind { case missing, directory, other }

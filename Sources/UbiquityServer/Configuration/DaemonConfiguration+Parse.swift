@@ -1,4 +1,4 @@
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityKeyValue
 import Glibc
 import UbiquityIndex
@@ -408,17 +408,13 @@ func readFile(_ path: String, limit: Int) throws(FileProblem) -> [UInt8] {
     guard info.st_size <= limit else {
         throw FileProblem("the file is \(info.st_size) bytes; at most \(limit) bytes (1 MiB) are accepted")
     }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw FileProblem("cannot read: \(String(cString: strerror(errno)))")
-        }
-        if count == 0 { return bytes }
-        bytes.append(contentsOf: chunk[0..<count])
-        // The file may have grown since fstat.
-        if bytes.count > limit { throw FileProblem("the file is larger than \(limit) bytes (1 MiB)") }
+    let bytes: [UInt8]
+    do {
+        bytes = try Directory.readAll(fd, limit: limit, sizeHint: Int(clamping: info.st_size))
+    } catch {
+        throw FileProblem("cannot read: \(error.message)")
     }
+    // The file may have grown since fstat.
+    if bytes.count > limit { throw FileProblem("the file is larger than \(limit) bytes (1 MiB)") }
+    return bytes
 }

@@ -1,4 +1,4 @@
-import UbiquityPaths
+import UbiquitySystem
 public import UbiquityIndex
 public import UbiquityKeyValue
 public import UbiquityProtocol

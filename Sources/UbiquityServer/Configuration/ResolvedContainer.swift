@@ -1,4 +1,4 @@
-import UbiquityPaths
+import UbiquitySystem
 public import UbiquityIndex
 import Glibc
 

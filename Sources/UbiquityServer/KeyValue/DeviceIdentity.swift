@@ -1,5 +1,6 @@
 import Glibc
 import UbiquityKeyValue
+import UbiquitySystem
 
 /// This daemon's device id: 32 random hex digits in `<state directory>/device-id`, made on first
 /// use and kept (docs/kv-store.md). It names this device's file of every key-value store.
@@ -22,12 +23,11 @@ enum DeviceIdentity {
     /// Reads the id, or makes and stores a new one. The state directory must be the daemon's own
     /// (``DurableFiles/openStateDirectory(_:)``): otherwise there is no id, and why says what to do.
     static func load(stateDirectory: String) -> Result<String, FileProblem> {
-        let fd: Int32
+        let fd: Directory
         switch DurableFiles.openStateDirectory(stateDirectory) {
         case .success(let value): fd = value
         case .failure(let problem): return .failure(problem)
         }
-        defer { close(fd) }
         switch DurableFiles.read(fileName, in: fd, limit: 256) {
         case .success(let bytes)?:
             let text = String(decoding: bytes, as: UTF8.self)
@@ -47,8 +47,10 @@ enum DeviceIdentity {
             let byte = UInt8.random(in: 0...255, using: &generator)
             made += String(byte >> 4, radix: 16) + String(byte & 15, radix: 16)
         }
-        if let failure = DurableFiles.replace(fileName, in: fd, with: Array((made + "\n").utf8)) {
-            return .failure(FileProblem("\(stateDirectory): \(failure)"))
+        do {
+            try fd.replace(fileName, with: Array((made + "\n").utf8))
+        } catch {
+            return .failure(FileProblem("\(error)"))
         }
         return .success(made)
     }

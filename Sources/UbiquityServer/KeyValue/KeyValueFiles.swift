@@ -1,12 +1,12 @@
 import Glibc
 import UbiquityKeyValue
-import UbiquityPaths
+import UbiquitySystem
 
 /// The store's files on disk (docs/kv-store.md): `<container>/.ubiquity-kv/<device>.json`, read and
 /// written through the directory's descriptor, never following a link.
 ///
-/// A write is durable before it returns (``DurableFiles``): after a crash the file is either the
-/// old one or the new one, whole.
+/// A write is durable before it returns (the door's ``Directory/replace(_:with:mode:temporary:)``):
+/// after a crash the file is either the old one or the new one, whole.
 enum KeyValueFiles {
     /// The folder in every container (one of ``SyncEngineFiles``' names: never an item).
     static let directory = ".ubiquity-kv"
@@ -14,7 +14,7 @@ enum KeyValueFiles {
     /// Opens the store's folder below the container's held root (never the root by path again),
     /// creating it (as root, for the container's owner) when missing and `create`; nil when it
     /// is missing and not `create`, or the root is not held. The caller closes the descriptor.
-    static func openDirectory(root held: HeldRoot?, create: Bool, owner: UInt32?, group: UInt32?) -> Result<Int32, FileProblem>? {
+    static func openDirectory(root held: HeldRoot?, create: Bool, owner: UInt32?, group: UInt32?) -> Result<Directory, FileProblem>? {
         guard let held else { return create ? .failure(FileProblem("the container's directory cannot be opened")) : nil }
         let fd = held.fd, root = held.path
         if create {
@@ -24,10 +24,13 @@ enum KeyValueFiles {
                 return .failure(problem)
             }
         }
-        let inner = openat(fd, directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if inner >= 0 { return .success(inner) }
-        if errno == ENOENT && !create { return nil }
-        return .failure(FileProblem("cannot open \(root)/\(directory): \(String(cString: strerror(errno)))"))
+        do {
+            return .success(try Directory(borrowing: fd, path: root).openDirectory(directory))
+        } catch where error.errno == ENOENT && !create {
+            return nil
+        } catch {
+            return .failure(FileProblem("cannot open \(root)/\(directory): \(error.message)"))
+        }
     }
 
     /// The store files in the folder: `*.json` not starting with a dot (a sync engine's temporary
@@ -37,9 +40,11 @@ enum KeyValueFiles {
         entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted()
     }
 
-    /// Replaces `name` durably (``DurableFiles/replace(_:in:with:mode:)``).
-    static func write(_ bytes: [UInt8], to name: String, in directory: Int32) -> String? {
-        DurableFiles.replace(name, in: directory, with: bytes)
+    /// Replaces `name` durably (the door's ``Directory/replace(_:with:mode:temporary:)``); waits
+    /// for the disk, so the store runs it on its `io` threads.
+    @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")
+    static func write(_ bytes: [UInt8], to name: String, in directory: Directory) throws(SystemCallError) {
+        try directory.replace(name, with: bytes)
     }
 
     /// What one file costs against ``KVReadLimits``.
@@ -70,14 +75,13 @@ enum KeyValueFiles {
     /// A file that does not read keeps its last content too. nil: the folder does not exist.
     static func read(root: HeldRoot?, own: String, skippingOwn: Bool, cleaning: Bool, retained: [String: Cost],
                      limits: KVReadLimits) -> Result<Reading, FileProblem>? {
-        let fd: Int32
+        let fd: Directory
         switch openDirectory(root: root, create: false, owner: nil, group: nil) {
         case nil: return nil
         case .failure(let problem)?: return .failure(problem)
         case .success(let value)?: fd = value
         }
-        defer { close(fd) }
-        let entries = DirectoryEntries.textNames(in: fd)
+        let entries = fd.textNames()
         if cleaning { DurableFiles.removeTemporaries(of: own, in: fd, among: entries) }
         var reading = Reading()
         let names = Self.names(in: entries)

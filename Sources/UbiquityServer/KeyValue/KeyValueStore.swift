@@ -4,6 +4,7 @@ import NIOPosix
 import Synchronization
 import UbiquityKeyValue
 import UbiquityProtocol
+import UbiquitySystem
 
 /// One container's key-value store: its files on disk, their merge in memory, and its subscribers.
 ///
@@ -87,13 +88,17 @@ actor KeyValueStore {
                                 details: ["container": .string(container)])
         }
         let (root, owner, group, name) = (rootDirectory(), self.owner, self.group, state.ownFile)
-        let failure: String? = await onIO {
+        let failure: String? = await onIO { () -> String? in
             switch KeyValueFiles.openDirectory(root: root, create: true, owner: owner, group: group) {
             case nil: return "the store's folder vanished"
             case .failure(let problem)?: return problem.message
-            case .success(let fd)?:
-                defer { close(fd) }
-                return KeyValueFiles.write(bytes, to: name, in: fd)
+            case .success(let directory)?:
+                do {
+                    try KeyValueFiles.write(bytes, to: name, in: directory)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
             }
         } ?? "the daemon is stopping"
         if let failure {

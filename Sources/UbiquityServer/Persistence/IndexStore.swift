@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import UbiquityIndex
+import UbiquitySystem
 
 /// The saved index in the daemon's state directory (docs/architecture.md, "The saved index"):
 ///
@@ -25,13 +26,13 @@ final class IndexStore: IndexPersistence, Sendable {
 
     let path: String
     let bootID: String
-    private let directory: Int32
+    private let directory: Directory
     /// Held for the life of the store (closing it releases the lock).
     private let lock: Int32
     /// The journal, open for appending; -1 before the first snapshot and after a failure.
     private let journal = Mutex<Int32>(-1)
 
-    private init(path: String, directory: Int32, lock: Int32) {
+    private init(path: String, directory: Directory, lock: Int32) {
         self.path = path
         self.directory = directory
         let fd = Glibc.open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
@@ -46,27 +47,23 @@ final class IndexStore: IndexPersistence, Sendable {
     deinit {
         journal.withLock { if $0 >= 0 { close($0) } }
         close(lock)
-        close(directory)
     }
 
     /// Opens (creating it, mode 0700) the state directory, refusing one that is not the daemon's
     /// own (``DurableFiles/openStateDirectory(_:)``), and takes its lock.
     static func open(stateDirectory: String) -> Result<IndexStore, FileProblem> {
-        let directory: Int32
+        let directory: Directory
         switch DurableFiles.openStateDirectory(stateDirectory) {
-        case .success(let fd): directory = fd
+        case .success(let opened): directory = opened
         case .failure(let problem): return .failure(problem)
         }
-        let lock = openat(directory, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let lock = openat(directory.fd, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard lock >= 0 else {
-            let failure = String(cString: strerror(errno))
-            close(directory)
-            return .failure(FileProblem("cannot open \(stateDirectory)/\(lockName): \(failure)"))
+            return .failure(FileProblem("cannot open \(stateDirectory)/\(lockName): \(String(cString: strerror(errno)))"))
         }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             let failure = errno == EWOULDBLOCK ? "another ubiquityd uses this state directory" : String(cString: strerror(errno))
             close(lock)
-            close(directory)
             return .failure(FileProblem("\(stateDirectory)/\(lockName): \(failure)"))
         }
         return .success(IndexStore(path: stateDirectory, directory: directory, lock: lock))
@@ -89,35 +86,37 @@ final class IndexStore: IndexPersistence, Sendable {
             if fd >= 0 { close(fd) }
             fd = -1
         }
-        unlinkat(directory, Self.snapshotName, 0)
-        unlinkat(directory, Self.journalName, 0)
+        try? directory.remove(Self.snapshotName)
+        try? directory.remove(Self.journalName)
     }
 
     func appendToJournal(_ record: [UInt8]) -> Bool {
-        let written = journal.withLock { fd in fd >= 0 && DurableFiles.writeAll(record, to: fd) == nil }
+        let written = journal.withLock { fd in fd >= 0 && (try? System.writeAll(record, to: fd)) != nil }
         if !written { discard() }
         return written
     }
 
     /// The snapshot first, then the journal: a crash between the two leaves the new snapshot with
     /// the old journal, which names the old snapshot and is ignored (everything in it is in the
-    /// new snapshot). Any failure removes both files.
+    /// new snapshot). Any failure removes both files and is the failed call (``SystemCallError``).
+    ///
+    /// Both files are the door's durable replace, which waits for the disk: the caller runs this
+    /// off the engine, on a thread of its own or an `NIOThreadPool`, never on Swift's cooperative pool.
     func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws {
         journal.withLock { fd in
             if fd >= 0 { close(fd) }
             fd = -1
         }
-        if let failure = DurableFiles.replace(Self.snapshotName, in: directory, with: snapshot, mode: 0o600)
-            ?? DurableFiles.replace(Self.journalName, in: directory, with: journalHeader, mode: 0o600) {
+        do throws(SystemCallError) {
+            try directory.replace(Self.snapshotName, with: snapshot, mode: 0o600)
+            try directory.replace(Self.journalName, with: journalHeader, mode: 0o600)
+            let fd = try System.call("openat", path: directory.path(of: Self.journalName)) {
+                openat(directory.fd, Self.journalName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+            }
+            journal.withLock { $0 = fd }
+        } catch {
             discard()
-            throw FileProblem("\(path): \(failure)")
+            throw error
         }
-        let fd = openat(directory, Self.journalName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            let failure = String(cString: strerror(errno))
-            discard()
-            throw FileProblem("cannot open \(path)/\(Self.journalName): \(failure)")
-        }
-        journal.withLock { $0 = fd }
     }
 }

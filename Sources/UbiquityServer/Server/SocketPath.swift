@@ -1,4 +1,4 @@
-import UbiquityPaths
+import UbiquitySystem
 import Glibc
 import UbiquityProtocol
 

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import UbiquitySystem
 
 /// Socket activation: adopting the listening sockets systemd (or `systemd-socket-activate`) passed.
 ///
@@ -30,7 +31,7 @@ public enum SocketActivation {
     ///   (`LISTEN_FDS=0`, a name count that differs from the descriptor count: `EINVAL`).
     public static func listeningSockets(unsetEnvironment: Bool) throws(SystemdError) -> [ActivatedSocket] {
         var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-        let count = try SystemdError.check("sd_listen_fds_with_names") {
+        let count = try System.callReturningErrno("sd_listen_fds_with_names", as: SystemdError.self) {
             sd_listen_fds_with_names(unsetEnvironment ? 1 : 0, &names)
         }
         // libsystemd allocates the array and each string; we own both.
@@ -75,7 +76,7 @@ public enum SocketActivation {
     ///   / `fstat` failure (`EBADF` for a closed descriptor).
     public static func checkUnixStreamListener(_ socket: ActivatedSocket) throws(SystemdError) {
         let fd = socket.fileDescriptor
-        let isListener = try SystemdError.check("sd_is_socket_unix") {
+        let isListener = try System.callReturningErrno("sd_is_socket_unix", as: SystemdError.self) {
             sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0)
         }
         if isListener > 0 { return }
@@ -107,7 +108,7 @@ public enum SocketActivation {
     /// What `fd` is, in words: `a regular file`, `a non-listening AF_UNIX stream socket`, ...
     private static func describe(_ fd: Int32) throws(SystemdError) -> String {
         var status = stat()
-        if fstat(fd, &status) != 0 { throw SystemdError.call("fstat", errno: errno) }
+        try System.call("fstat", as: SystemdError.self) { fstat(fd, &status) }
         switch status.st_mode & S_IFMT {
         case S_IFREG: return "a regular file"
         case S_IFDIR: return "a directory"

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import UbiquitySystem
 
 /// Tells the service manager how the daemon is doing, through `sd_notify(3)`.
 ///
@@ -95,7 +96,7 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func notify(_ fields: [(key: String, value: String)]) throws(SystemdError) -> Bool {
         let state = Self.payload(fields)
-        let result = try SystemdError.check("sd_notify") { sd_notify(0, state) }
+        let result = try System.callReturningErrno("sd_notify", as: SystemdError.self) { sd_notify(0, state) }
         return result > 0
     }
 

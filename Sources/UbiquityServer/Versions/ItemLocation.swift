@@ -1,6 +1,6 @@
 import Glibc
 import UbiquityIndex
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityPredicate
 import UbiquityProtocol
 

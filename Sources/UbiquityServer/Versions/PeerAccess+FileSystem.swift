@@ -1,6 +1,6 @@
 import CUbiquitySystem
 import Glibc
-public import UbiquityPaths
+public import UbiquitySystem
 
 /// The file-system half of ``PeerAccess``: a walk from a held container root to an item, judging
 /// the peer's search right on the root and every directory on the way, then the right it wants
@@ -49,7 +49,7 @@ extension PeerAccess {
             let name = currentName.isEmpty ? component : currentName + [PathBytes.separator] + component
             let last = index == path.components.count - 1
             let flags = UBQ_O_PATH | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY)
-            let fd = retryingEINTR { Beneath.withCString(component) { openat(current, $0, flags) } }
+            let fd = System.retrying { Beneath.withCString(component) { openat(current, $0, flags) } }
             guard fd >= 0 else {
                 let code = errno
                 // Creating it needs write and search on its directory (`may_create`); search passed above.
@@ -94,7 +94,7 @@ extension PeerAccess {
     /// caller refuses links anyway, and `/proc/self/fd/N` of a link would not name the link).
     private static func examine(_ fd: Int32, or denial: (PeerAccessDenial.Reason) -> PeerAccessDenial) -> Result<Entry, PeerAccessDenial> {
         var status = ubq_stat()
-        guard retryingEINTR({ ubq_statx(fd, "", UBQ_AT_EMPTY_PATH | UBQ_AT_SYMLINK_NOFOLLOW, UBQ_STATX_BASIC_AND_BIRTH, &status) }) == 0 else {
+        guard System.retrying({ ubq_statx(fd, "", UBQ_AT_EMPTY_PATH | UBQ_AT_SYMLINK_NOFOLLOW, UBQ_STATX_BASIC_AND_BIRTH, &status) }) == 0 else {
             return .failure(denial(.fileSystem(errno: errno)))
         }
         var entry = Entry(mode: status.mode, uid: status.uid, gid: status.gid)
@@ -117,7 +117,7 @@ extension PeerAccess {
         var capacity = 1024
         for _ in 0..<3 {
             var bytes = [UInt8](repeating: 0, count: capacity)
-            let count = retryingEINTR { bytes.withUnsafeMutableBytes { ubq_getxattr_opath(fd, PosixACL.attributeName, $0.baseAddress, $0.count) } }
+            let count = System.retrying { bytes.withUnsafeMutableBytes { ubq_getxattr_opath(fd, PosixACL.attributeName, $0.baseAddress, $0.count) } }
             if count >= 0 {
                 do { return .acl(try PosixACL(attribute: bytes.prefix(count))) }
                 catch { return .refused(.malformedACL(error)) }
@@ -125,7 +125,7 @@ extension PeerAccess {
             switch errno {
             case ENODATA, EOPNOTSUPP: return .acl(nil)
             case ERANGE:
-                let size = retryingEINTR { ubq_getxattr_opath(fd, PosixACL.attributeName, nil, 0) }
+                let size = System.retrying { ubq_getxattr_opath(fd, PosixACL.attributeName, nil, 0) }
                 guard size >= 0 else { return .refused(.fileSystem(errno: errno)) }
                 guard size <= PosixACL.maxBytes else { return .refused(.malformedACL(PosixACLError(.tooLong(bytes: size)))) }
                 capacity = max(size, 1)
@@ -141,13 +141,5 @@ extension PeerAccess {
     private static func isReadOnly(_ fd: Int32) -> Bool {
         var info = statvfs()
         return fstatvfs(fd, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
-    }
-
-    /// `body` again while it fails with `EINTR`.
-    private static func retryingEINTR<T: BinaryInteger>(_ body: () -> T) -> T {
-        while true {
-            let result = body()
-            if result >= 0 || errno != EINTR { return result }
-        }
     }
 }

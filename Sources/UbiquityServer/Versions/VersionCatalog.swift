@@ -1,6 +1,6 @@
 import Glibc
 import UbiquityIndex
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityProtocol
 
 /// An item's versions, read from the file system when asked: the item itself, and the conflict

@@ -1,7 +1,7 @@
 import CUbiquitySystem
 import Glibc
 import Testing
-import UbiquityPaths
+import UbiquitySystem
 import UbiquityTesting
 
 /// Random client paths — `/`, `..`, `.`, NUL, the names of planted links, grapheme "prepend" and

@@ -85,14 +85,10 @@ public enum Beneath {
         }
     }
 
-    /// `body` until it does not fail with `EINTR`; -1 becomes the error at `component`.
+    /// `body` until it does not fail with `EINTR` (``System/retrying(_:)``); -1 becomes the
+    /// error at `component`.
     private static func retrying(component: Int, _ body: () -> Int32) -> Result<Int32, PathError> {
-        while true {
-            let fd = body()
-            if fd >= 0 { return .success(fd) }
-            let code = errno
-            if code == EINTR { continue }
-            return .failure(PathError(.system(errno: code, component: component)))
-        }
+        let fd = System.retrying(body)
+        return fd >= 0 ? .success(fd) : .failure(PathError(.system(errno: errno, component: component)))
     }
 }

@@ -1,53 +1,10 @@
 import CUbiquitySystem
 import Glibc
 import UbiquityIndex
+import UbiquitySystem
 
-/// The one door to system calls: retries `EINTR`, turns `errno` into a ``WatchError`` naming the call.
-enum System {
-    /// Runs `body` until it does not fail with `EINTR`; `-1` becomes a typed error naming `call`.
-    ///
-    /// - Parameters:
-    ///   - call: The system call's name, for the error (`"openat"`).
-    ///   - path: The path the call was about, for the error.
-    /// - Returns: What `body` returned, never `-1`.
-    /// - Throws: ``WatchError`` with the call, the path and `errno`.
-    @inline(__always)
-    @discardableResult
-    static func call<Result: FixedWidthInteger>(
-        _ call: String, path: @autoclosure () -> String? = nil,
-        fileID: String = #fileID, line: Int = #line, _ body: () -> Result
-    ) throws(WatchError) -> Result {
-        while true {
-            let result = body()
-            if result != -1 { return result }
-            let error = Glibc.errno
-            if error == EINTR { continue }
-            throw WatchError.system(call, errno: error, path: path(), fileID: fileID, line: line)
-        }
-    }
-
-    /// `strerror` plus the symbolic name: `No such file or directory (ENOENT)`.
-    static func errnoText(_ error: Int32) -> String {
-        let text = strerror(error).map { String(cString: $0) } ?? "error \(error)"
-        guard let name = errnoNames[error] else { return text }
-        return "\(text) (\(name))"
-    }
-
-    private static let errnoNames: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EINTR: "EINTR", EIO: "EIO", EBADF: "EBADF", EAGAIN: "EAGAIN",
-        ENOMEM: "ENOMEM", EACCES: "EACCES", EBUSY: "EBUSY", EEXIST: "EEXIST", ENOTDIR: "ENOTDIR",
-        EISDIR: "EISDIR", EINVAL: "EINVAL", ENFILE: "ENFILE", EMFILE: "EMFILE", ENOSPC: "ENOSPC",
-        EROFS: "EROFS", ERANGE: "ERANGE", ENAMETOOLONG: "ENAMETOOLONG", ELOOP: "ELOOP",
-        ENODATA: "ENODATA", EOPNOTSUPP: "EOPNOTSUPP", ESTALE: "ESTALE",
-    ]
-
-    /// `CLOCK_MONOTONIC` in nanoseconds: the reader thread's timers.
-    static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
-
+/// The watcher's calls through the door: an entry's status and tags, a descriptor's identity.
+extension System {
     /// `statx` without following a final symlink. `nil` when the entry does not exist (`ENOENT`,
     /// `ENOTDIR`: a component was replaced by a file).
     ///
@@ -56,7 +13,7 @@ enum System {
                      describing: @autoclosure () -> String) throws(WatchError) -> FileStat? {
         var raw = ubq_stat()
         do throws(WatchError) {
-            try call("statx", path: describing()) { ubq_statx(directory, path, flags, UBQ_STATX_BASIC_AND_BIRTH, &raw) }
+            try call("statx", path: describing(), as: WatchError.self) { ubq_statx(directory, path, flags, UBQ_STATX_BASIC_AND_BIRTH, &raw) }
         } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR { return nil }
             throw error
