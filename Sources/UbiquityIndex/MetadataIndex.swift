@@ -10,7 +10,7 @@ public typealias ItemID = UInt32
 ///
 /// Not thread-safe: one owner (the engine actor) applies changes and answers queries.
 public final class MetadataIndex {
-    struct Flags: OptionSet {
+    struct Flags: OptionSet, Sendable {
         let rawValue: UInt8
         /// A container root directory: not an item.
         static let containerRoot = Flags(rawValue: 1)

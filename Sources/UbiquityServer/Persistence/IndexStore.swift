@@ -1,4 +1,5 @@
 import Glibc
+import NIOPosix
 import Synchronization
 import UbiquityIndex
 
@@ -10,8 +11,9 @@ import UbiquityIndex
 /// index.lock       held (flock) while a daemon uses the two: a second daemon on the same state
 ///                  directory runs without saving rather than overwrite the first one's files
 /// ```
-/// The engine decides what to write and when; this writes it. A write that fails removes both
-/// files: a saved index that is behind the clocks already handed out must never be loaded.
+/// The engine decides what to write and when; this writes it, on NIO's blocking thread pool
+/// (``runBlocking(_:)``), while the engine goes on. A write that fails removes both files: a
+/// saved index that is behind the clocks already handed out must never be loaded.
 final class IndexStore: IndexPersistence, Sendable {
     static let snapshotName = "index.snapshot"
     static let journalName = "index.journal"
@@ -28,8 +30,24 @@ final class IndexStore: IndexPersistence, Sendable {
     private let directory: Int32
     /// Held for the life of the store (closing it releases the lock).
     private let lock: Int32
-    /// The journal, open for appending; -1 before the first snapshot and after a failure.
-    private let journal = Mutex<Int32>(-1)
+    /// The journal, and what it has to hold, behind one lock: appends come from the engine, the
+    /// switch to a new snapshot's journal from the writing thread.
+    private let journal = Mutex(JournalState())
+
+    struct JournalState {
+        /// Open for appending; -1 before the first snapshot and after a failure.
+        var fd: Int32 = -1
+        /// Bytes in it, header included: where a snapshot taken now continues it.
+        var length: UInt64 = 0
+        /// While a snapshot is written: the records appended since it was taken, for its journal.
+        var pending: [UInt8]?
+
+        mutating func close() {
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+            length = 0
+        }
+    }
 
     private init(path: String, directory: Int32, lock: Int32) {
         self.path = path
@@ -44,7 +62,7 @@ final class IndexStore: IndexPersistence, Sendable {
     }
 
     deinit {
-        journal.withLock { if $0 >= 0 { close($0) } }
+        journal.withLock { $0.close() }
         close(lock)
         close(directory)
     }
@@ -83,41 +101,78 @@ final class IndexStore: IndexPersistence, Sendable {
         return (limited(Self.snapshotName, Self.maxSnapshotBytes), limited(Self.journalName, Self.maxJournalBytes))
     }
 
-    /// Removes the snapshot and the journal (they were refused, or are behind).
+    /// Removes the snapshot and the journal (they were refused, or are behind). Records kept for
+    /// a snapshot being written stay: they go into its journal.
     func discard() {
-        journal.withLock { fd in
-            if fd >= 0 { close(fd) }
-            fd = -1
-        }
+        journal.withLock { $0.close() }
         unlinkat(directory, Self.snapshotName, 0)
         unlinkat(directory, Self.journalName, 0)
     }
 
     func appendToJournal(_ record: [UInt8]) -> Bool {
-        let written = journal.withLock { fd in fd >= 0 && DurableFiles.writeAll(record, to: fd) == nil }
+        let written = journal.withLock { state in
+            state.pending?.append(contentsOf: record)
+            guard state.fd >= 0 else { return state.pending != nil }
+            guard DurableFiles.writeAll(record, to: state.fd) == nil else { return false }
+            state.length += UInt64(record.count)
+            return true
+        }
         if !written { discard() }
         return written
     }
 
-    /// The snapshot first, then the journal: a crash between the two leaves the new snapshot with
-    /// the old journal, which names the old snapshot and is ignored (everything in it is in the
-    /// new snapshot). Any failure removes both files.
-    func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws {
-        journal.withLock { fd in
-            if fd >= 0 { close(fd) }
-            fd = -1
+    func beginSnapshot() -> UInt64? {
+        journal.withLock { state in
+            state.pending = []
+            return state.fd >= 0 ? state.length : nil
         }
-        if let failure = DurableFiles.replace(Self.snapshotName, in: directory, with: snapshot, mode: 0o600)
-            ?? DurableFiles.replace(Self.journalName, in: directory, with: journalHeader, mode: 0o600) {
+    }
+
+    /// The snapshot first, then the journal: until the new journal is in place, the old one
+    /// (which the snapshot continues) takes the records. Any failure removes both files.
+    ///
+    /// The new journal is created under a temporary name and renamed into place, holding the lock
+    /// that appends take, so no record goes to the old one after it is replaced; it is not
+    /// `fsync`-ed (a journal is read only within the boot it was written in, where the page
+    /// cache keeps it), so the lock is held for a write and a rename, not for the disk.
+    func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws {
+        if let failure = DurableFiles.replace(Self.snapshotName, in: directory, with: snapshot, mode: 0o600) {
+            journal.withLock { $0.pending = nil }
             discard()
             throw FileProblem("\(path): \(failure)")
         }
-        let fd = openat(directory, Self.journalName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            let failure = String(cString: strerror(errno))
-            discard()
-            throw FileProblem("cannot open \(path)/\(Self.journalName): \(failure)")
+        let failure: String? = journal.withLock { state in
+            defer { state.pending = nil }
+            let records = state.pending ?? []
+            var generator = SystemRandomNumberGenerator()
+            let temporary = DurableFiles.temporaryName(of: Self.journalName, generator: &generator)
+            let fd = openat(directory, temporary, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { return "cannot create \(temporary): \(String(cString: strerror(errno)))" }
+            if let failure = DurableFiles.writeAll(journalHeader + records, to: fd) {
+                Glibc.close(fd)
+                unlinkat(directory, temporary, 0)
+                return "cannot write \(temporary): \(failure)"
+            }
+            guard renameat(directory, temporary, directory, Self.journalName) == 0 else {
+                let failure = String(cString: strerror(errno))
+                Glibc.close(fd)
+                unlinkat(directory, temporary, 0)
+                return "cannot rename \(temporary) to \(Self.journalName): \(failure)"
+            }
+            state.close()
+            state.fd = fd
+            state.length = UInt64(journalHeader.count + records.count)
+            return nil
         }
-        journal.withLock { $0 = fd }
+        if let failure {
+            discard()
+            throw FileProblem("\(path): \(failure)")
+        }
+    }
+
+    /// Not cancelled with the caller: a snapshot once begun is written (``beginSnapshot()`` keeps
+    /// records until ``replace(snapshot:journalHeader:)`` takes them).
+    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Task.detached { try await NIOThreadPool.singleton.runIfActive(work) }.value
     }
 }
