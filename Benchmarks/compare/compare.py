@@ -299,9 +299,12 @@ def tail(path, lines=15):
 class Ubiquityd:
     label = "ubiquityd"
 
-    def __init__(self, binary, tree, scratch):
+    def __init__(self, binary, tree, scratch, settings=None):
+        """`settings`: top-level keys of a configuration file (docs/configuration.md) to run with,
+        the tree's base as its one root; without them the daemon runs with --root."""
         self.binary, self.tree, self.scratch = binary, tree, scratch
         self.base = tree["base"]
+        self.settings = settings
         self.process = None
         self.next_id = 10
 
@@ -317,7 +320,14 @@ class Ubiquityd:
         if not keep_state:
             shutil.rmtree(self.state_path, ignore_errors=True)
         self.logfile = open(self.log_path, "ab")
-        self.process = subprocess.Popen([self.binary, "--root", self.base, "--socket", self.sock_path],
+        where = ["--root", self.base]
+        if self.settings is not None:
+            config = os.path.join(self.scratch, "ubiquityd.toml")
+            with open(config, "w") as f:
+                f.writelines(f"{key} = {json.dumps(value)}\n" for key, value in self.settings.items())
+                f.write(f"[[roots]]\npath = {json.dumps(self.base)}\n")
+            where = ["--config", config]
+        self.process = subprocess.Popen([self.binary, *where, "--socket", self.sock_path],
                                         stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile,
                                         env=dict(os.environ, STATE_DIRECTORY=self.state_path))
         self.pid = self.process.pid
