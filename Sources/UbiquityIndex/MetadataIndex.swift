@@ -415,6 +415,12 @@ public final class MetadataIndex {
         conflictCopies = [:]
     }
 
+    /// Every slot's fields as they are now, the children left out (a snapshot does not write
+    /// them): the arrays share the index's storage until either side writes to one.
+    var slotColumns: Columns {
+        Columns(names: names, parents: parents, containerOf: containerOf, flagsOf: flagsOf, stats: stats, generations: generations)
+    }
+
     /// Every slot's fields, one array per field (the storage's own shape).
     struct Columns {
         var names: [String] = []

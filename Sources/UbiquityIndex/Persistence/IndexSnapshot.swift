@@ -35,23 +35,13 @@ public enum IndexSnapshot {
     /// The index and history at one moment, for encoding off the engine: copies of the columns,
     /// which share the engine's storage until the engine next writes to them (copy on write).
     struct View: Sendable {
-        var names: [String]
-        var parents: [ItemID]
-        var containerOf: [UInt16]
-        var flagsOf: [MetadataIndex.Flags]
-        var stats: [FileStat]
-        var generations: [UInt32]
+        var columns: MetadataIndex.Columns
         var free: [ItemID]
         var containers: [ContainerDescriptor]
         var history: ChangeHistory
 
         init(_ index: MetadataIndex, history: ChangeHistory) {
-            names = index.names
-            parents = index.parents
-            containerOf = index.containerOf
-            flagsOf = index.flagsOf
-            stats = index.stats
-            generations = index.generations
+            columns = index.slotColumns
             free = index.free
             containers = index.containers
             self.history = history
@@ -66,8 +56,8 @@ public enum IndexSnapshot {
     ///     this snapshot's own journal exists; nil when there is none.
     static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                        continues: Continuation?) -> [UInt8] {
-        let history = view.history
-        var body = BinaryWriter(capacity: view.names.count * 48)
+        let history = view.history, slots = view.columns
+        var body = BinaryWriter(capacity: slots.names.count * 48)
         body.fixed64(snapshotID)
         body.int64(savedAt)
         body.string(bootID)
@@ -81,17 +71,17 @@ public enum IndexSnapshot {
         body.varint(history.containerRemovedAt.map { $0 &+ 1 } ?? 0)
         body.varint(view.containers.count)
         for container in view.containers { body.container(container) }
-        body.varint(view.names.count)
-        for i in view.names.indices {
-            let live = view.flagsOf[i].contains(.live)
+        body.varint(slots.names.count)
+        for i in slots.names.indices {
+            let live = slots.flagsOf[i].contains(.live)
             body.bool(live)
-            body.varint(view.generations[i])
+            body.varint(slots.generations[i])
             guard live else { continue }
-            body.varint(view.parents[i])
-            body.varint(UInt32(view.containerOf[i]))
+            body.varint(slots.parents[i])
+            body.varint(UInt32(slots.containerOf[i]))
             // A root's name is its container's path, which the container already says.
-            body.string(view.flagsOf[i].contains(.containerRoot) ? "/" : view.names[i])
-            body.fileStat(view.stats[i])
+            body.string(slots.flagsOf[i].contains(.containerRoot) ? "/" : slots.names[i])
+            body.fileStat(slots.stats[i])
         }
         body.varint(view.free.count)
         for id in view.free { body.varint(id) }
