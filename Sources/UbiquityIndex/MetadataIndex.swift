@@ -55,7 +55,9 @@ public final class MetadataIndex {
     private(set) var parents: [ItemID] = []
     private(set) var containerOf: [UInt16] = []
     private(set) var flagsOf: [Flags] = []
-    private(set) var stats: [FileStat] = []
+    /// In chunks: a snapshot shares it while encoded elsewhere, and the engine's next write then
+    /// copies one chunk, not 64 bytes per entry (``ChunkedColumn``).
+    private(set) var stats = ChunkedColumn<FileStat>()
     private(set) var generations: [UInt32] = []
     /// Directories only: the children, found by name. A dictionary, not a column: about 2% of
     /// entries are directories, and a column would cost every file 8 bytes.
@@ -117,7 +119,7 @@ public final class MetadataIndex {
         grow(&parents)
         grow(&containerOf)
         grow(&flagsOf)
-        grow(&stats)
+        stats.reserveCapacity(total)
         grow(&generations)
     }
 
@@ -427,7 +429,7 @@ public final class MetadataIndex {
         var parents: [ItemID] = []
         var containerOf: [UInt16] = []
         var flagsOf: [Flags] = []
-        var stats: [FileStat] = []
+        var stats = ChunkedColumn<FileStat>()
         var generations: [UInt32] = []
         var childrenOf: [ItemID: ChildTable] = [:]
     }

@@ -30,6 +30,10 @@ final class IndexStore: IndexPersistence, Sendable {
     private let directory: Int32
     /// Held for the life of the store (closing it releases the lock).
     private let lock: Int32
+    /// Where snapshots are encoded and written: a thread of the store's own, at a lower priority
+    /// (nice 10, set by its first job), so that on a busy machine the engine and the event loops
+    /// win the core; it lives as long as the store.
+    private let writer: NIOThreadPool
     /// The journal, and what it has to hold, behind one lock: appends come from the engine, the
     /// switch to a new snapshot's journal from the writing thread.
     private let journal = Mutex(JournalState())
@@ -59,9 +63,12 @@ final class IndexStore: IndexPersistence, Sendable {
         // Without a boot id every snapshot counts as another boot's: only clean shutdowns are trusted.
         bootID = String(decoding: buffer[..<count].filter { $0 > 32 }, as: UTF8.self)
         self.lock = lock
+        writer = NIOThreadPool(numberOfThreads: 1)
+        writer.start()
     }
 
     deinit {
+        writer.shutdownGracefully { _ in }
         journal.withLock { $0.close() }
         close(lock)
         close(directory)
@@ -170,9 +177,18 @@ final class IndexStore: IndexPersistence, Sendable {
         }
     }
 
-    /// Not cancelled with the caller: a snapshot once begun is written (``beginSnapshot()`` keeps
-    /// records until ``replace(snapshot:journalHeader:)`` takes them).
+    /// On ``writer``. Not cancelled with the caller: a snapshot once begun is written
+    /// (``beginSnapshot()`` keeps records until ``replace(snapshot:journalHeader:)`` takes them).
     func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await Task.detached { try await NIOThreadPool.singleton.runIfActive(work) }.value
+        let writer = self.writer
+        return try await Task.detached {
+            try await writer.runIfActive {
+                // On Linux a nice value is the calling thread's own (who 0: this thread); raising
+                // it needs no privilege.
+                let thisThread = __priority_which_t(PRIO_PROCESS.rawValue)
+                if getpriority(thisThread, 0) < 10 { setpriority(thisThread, 0, 10) }
+                return try work()
+            }
+        }.value
     }
 }
