@@ -596,13 +596,19 @@ def measure_queries(daemon, c, tree, repeats):
     return full, selective
 
 
-def measure_latency(daemon, c, tree, samples):
-    """Creates `samples` files one at a time; each sample: open(O_CREAT) -> the event naming it."""
+def measure_latency(daemon, c, tree, samples, more=None, limit=60):
+    """Creates `samples` files one at a time; each sample: open(O_CREAT) -> the event naming it.
+    With `more`, goes on while it returns True, for at most `limit` seconds in all."""
     docs = os.path.join(tree["base"], CONTAINER, "Documents")
     daemon.subscribe(c, "Lat_*")
     latencies, failures = [], 0
     view, notes = set(), {}
-    for k in range(samples):
+    end = time.monotonic() + limit
+    k = -1
+    while True:
+        k += 1
+        if k >= samples and not (more and more() and time.monotonic() < end):
+            break
         name = f"Lat_{k}"
         t = time.monotonic()
         os.close(os.open(os.path.join(docs, name), os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))

@@ -30,9 +30,9 @@ final class IndexStore: IndexPersistence, Sendable {
     private let directory: Int32
     /// Held for the life of the store (closing it releases the lock).
     private let lock: Int32
-    /// Where snapshots are encoded and written: a thread of the store's own, at a lower priority
-    /// (nice 10, set by its first job), so that on a busy machine the engine and the event loops
-    /// win the core; it lives as long as the store.
+    /// Where snapshots are encoded and written: a thread of the store's own, scheduled as batch
+    /// work (set by its first job), so that the engine and the event loops win a contended core;
+    /// it lives as long as the store.
     private let writer: NIOThreadPool
     /// The journal, and what it has to hold, behind one lock: appends come from the engine, the
     /// switch to a new snapshot's journal from the writing thread.
@@ -183,10 +183,14 @@ final class IndexStore: IndexPersistence, Sendable {
         let writer = self.writer
         return try await Task.detached {
             try await writer.runIfActive {
-                // On Linux a nice value is the calling thread's own (who 0: this thread); raising
-                // it needs no privilege.
-                let thisThread = __priority_which_t(PRIO_PROCESS.rawValue)
-                if getpriority(thisThread, 0) < 10 { setpriority(thisThread, 0, 10) }
+                // SCHED_BATCH (3; glibc declares it only for _GNU_SOURCE), for this thread (pid 0):
+                // CPU-bound background work that a waking engine or event loop preempts, yet at its
+                // fair share, so a busy machine slows a save down but never starves it (a high nice
+                // value did: a snapshot of 100k entries took 0.5 s instead of 50 ms at load 15).
+                if sched_getscheduler(0) != 3 {
+                    var parameter = sched_param(sched_priority: 0)
+                    _ = sched_setscheduler(0, 3, &parameter)
+                }
                 return try work()
             }
         }.value
