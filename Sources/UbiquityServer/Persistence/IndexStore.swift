@@ -185,8 +185,8 @@ final class IndexStore: IndexPersistence, Sendable {
             try await writer.runIfActive {
                 // SCHED_BATCH (3; glibc declares it only for _GNU_SOURCE), for this thread (pid 0):
                 // CPU-bound background work that a waking engine or event loop preempts, yet at its
-                // fair share, so a busy machine slows a save down but never starves it (a high nice
-                // value did: a snapshot of 100k entries took 0.5 s instead of 50 ms at load 15).
+                // fair share, so a busy machine slows a save down but never starves it (at nice 10 a
+                // snapshot of 100k entries took 0.5 s instead of 50 ms at load 15).
                 if sched_getscheduler(0) != 3 {
                     var parameter = sched_param(sched_priority: 0)
                     _ = sched_setscheduler(0, 3, &parameter)
