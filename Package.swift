@@ -50,7 +50,8 @@ let package = Package(
     targets: [
         // MARK: Pure logic (no I/O, no Glibc)
 
-        /// How every module declares its stable error codes (one `String` enum per error type).
+        /// How every module declares its stable error codes (one `String` enum per error type),
+        /// and `CodedError` (code, message, details) for the errors that are only that.
         /// Below everything, so that the predicate, index and watch modules can use it too.
         .target(
             name: "UbiquityErrors",
@@ -86,7 +87,7 @@ let package = Package(
         /// device's file (last writer wins) and the quotas. Pure: the daemon does its I/O.
         .target(
             name: "UbiquityKeyValue",
-            dependencies: ["UbiquityProtocol", "UbiquityPredicate", "UbiquityErrors"],
+            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityErrors"],
             swiftSettings: swiftSettings
         ),
 
@@ -96,6 +97,14 @@ let package = Package(
         /// Byte scans Swift does not vectorise (SSE2): the run of JSON string text that needs no look.
         .target(name: "CUbiquityBytes"),
 
+        /// JSON as text (JSONLine): one value per line, compact, keys sorted, and parsed back;
+        /// the wire's lines and the key-value store's files. No I/O, no protocol.
+        .target(
+            name: "UbiquityJSON",
+            dependencies: ["UbiquityPredicate", "CUbiquityBytes"],
+            swiftSettings: swiftSettings
+        ),
+
         /// Every file-system observation: inotify watcher, raw-syscall crawler, rename pairing,
         /// overflow rescans, watch budget, cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
         .target(
@@ -104,11 +113,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// The wire protocol: JSON lines, requests, responses, events, error codes and limits.
-        /// Shared by the daemon and every client; no sockets here.
+        /// The wire protocol: JSON lines, the operations (one file each, listed in one registry),
+        /// responses, events, error codes and limits. Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
-            dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CUbiquityBytes"],
+            dependencies: ["UbiquityPredicate", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
             swiftSettings: swiftSettings
         ),
 
@@ -129,8 +138,8 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
-        /// The daemon as a library: configuration, the socket server and its sessions,
-        /// authorisation, systemd glue (notify, watchdog, socket activation, journald).
+        /// The daemon as a library: configuration, the socket server and its sessions, one
+        /// handler per protocol operation, authorisation, systemd glue (notify, watchdog, socket activation, journald).
         .target(
             name: "UbiquityServer",
             dependencies: [
@@ -169,10 +178,14 @@ let package = Package(
         // MARK: Executables (argument parsing and wiring only)
 
         /// What ubiq and grocery share around the argument parser: global options before the
-        /// subcommand, and writing to stdout/stderr that ends quietly when the reader goes away.
+        /// subcommand, the daemon's `--socket`/`--timeout`, the exit statuses of failures, and
+        /// writing to stdout/stderr that ends quietly when the reader goes away.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["CUbiquitySystem"],
+            dependencies: [
+                "CUbiquitySystem", "UbiquityKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 

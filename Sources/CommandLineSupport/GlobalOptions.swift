@@ -1,10 +1,14 @@
 // CommandLineSupport — what `ubiq` and `grocery` share around swift-argument-parser.
 //
 // Owns: rewriting the command line so options that apply to every subcommand may come first;
+//   the options naming the daemon (`--socket`, `--timeout`: DaemonOptions) and the exit status
+//   each failure ends a command with (CommandFailure), local times as both print them
+//   (LocalTime), one copy for both tools;
 //   writing to standard output and error so that a reader going away ends the tool quietly;
 //   the allocator's set-up for reading big answers.
-// Must not: parse commands, format output or talk to the daemon.
-// Depends on: Glibc, CUbiquitySystem (mallopt).
+// Must not: parse commands, lay out output (tables, colour) or talk to the daemon.
+// Depends on: Glibc, CUbiquitySystem (mallopt), swift-argument-parser, UbiquityKit (the default
+//   socket and timeout, UbiquityKitError).
 
 /// Options that apply to every subcommand, accepted before the subcommand's name as well as
 /// after it, as with `git -C DIR status`, `systemctl --user start`, `docker -H HOST ps`.

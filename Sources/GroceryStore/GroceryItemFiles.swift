@@ -4,10 +4,13 @@ import Glibc
 
 /// File mode storage: one file `Documents/Item_<UUID>` per item, whose content is the name in UTF-8.
 ///
-/// Writes are atomic (a hidden temporary file in `Documents/`, fsynced, renamed over the item),
-/// so the daemon and other readers see the old name or the new one, never a half-written file,
-/// and the directory is fsynced after the rename, so an acknowledged save survives a power loss;
-/// a rename of an existing item reaches watchers as one `changed`. Reads are bounded: at most
+/// Writes go through UbiquityKit's ``Document``, as any client should write. A new item is
+/// created whole (``Document/create(_:contents:)``: fsynced, linked into place, directory
+/// fsynced). A rename is a coordinated save: under the item's lock from the daemon, compared
+/// with the version read (its etag), atomic (a hidden temporary file fsynced and renamed over
+/// the item, then the directory fsynced), so readers see the old name or the new one, an
+/// acknowledged save survives a power loss, two writers never lose each other's save (the later
+/// one becomes a conflict version) and the rename reaches watchers as one `changed`. Reads are bounded: at most
 /// ``GroceryLimits/maxNameBytes`` + 1 bytes of any file, whoever wrote it.
 public struct GroceryItemFiles: Sendable {
     /// The container's `Documents/` directory.
@@ -114,19 +117,24 @@ public struct GroceryItemFiles: Sendable {
 
     // MARK: Writing
 
-    /// Creates a new item file holding `name`.
-    /// - Throws: ``GroceryError/nameTooLong(bytes:limit:)`` (nothing written), or an I/O error.
+    /// Creates a new item file holding `name` (``Document/create(_:contents:)``: a new id, so
+    /// there is no lock to take and nothing to replace).
+    /// - Throws: ``GroceryError/nameTooLong(bytes:limit:)`` (nothing written), or what the create threw.
     public func add(name: String, id: GroceryItemID = GroceryItemID()) throws -> GroceryItemID {
-        try write(try GroceryName.validated(name), to: path(of: id))
+        try Document.create(path(of: id), contents: Data(try GroceryName.validated(name)))
         return id
     }
 
-    /// Replaces an item's name by rewriting its file atomically.
+    /// Replaces an item's name. When someone else changed the item after this read it, the new
+    /// name is kept as a conflict version beside it (``Document/SaveOutcome/savedAsConflictVersion(path:)``)
+    /// rather than overwriting their change.
     /// - Throws: ``GroceryError/unknownItem(prefix:)`` when the item file is gone, ``GroceryError/nameTooLong(bytes:limit:)``.
-    public func rename(_ id: GroceryItemID, to name: String) throws {
+    @discardableResult
+    public func rename(_ id: GroceryItemID, to name: String, connection: UbiquityConnection) async throws -> Document.SaveOutcome {
         let bytes = try GroceryName.validated(name)
+        // Bounded, and a link or a directory where the item should be is no item.
         guard try readName(at: path(of: id)) != nil else { throw GroceryError.unknownItem(prefix: id.uuidString) }
-        try write(bytes, to: path(of: id))
+        return try await save(bytes, as: id, connection: connection)
     }
 
     /// Deletes an item file.
@@ -139,20 +147,20 @@ public struct GroceryItemFiles: Sendable {
         try PackageFileSystem.syncDirectory(documents)
     }
 
-    /// Writes `bytes` to a hidden temporary file beside `target` (fsynced) and renames it over
-    /// `target`. The temporary name never matches `Item_*`, so queries do not see it.
-    private func write(_ bytes: [UInt8], to target: String) throws {
-        let temporary = documents + "/.grocery-" + UUID().uuidString + ".tmp"
+    /// Saves `bytes` as the item's file: ``Document/read()`` records the version there (none for
+    /// a new item), ``Document/save(_:policy:lockTimeout:)`` writes under the lock. Its temporary
+    /// name never matches `Item_*`, so queries do not see it.
+    private func save(_ bytes: [UInt8], as id: GroceryItemID, connection: UbiquityConnection) async throws -> Document.SaveOutcome {
+        let document = try await Document.open(path(of: id), connection: connection)
         do {
-            try PackageFileSystem.writeNewFile(temporary, Data(bytes))
-            try PackageFileSystem.rename(temporary, target)
+            _ = try document.read()
+            let outcome = try await document.save(Data(bytes))
+            await document.close()
+            return outcome
         } catch {
-            unlink(temporary)
+            await document.close()
             throw error
         }
-        // Only now is the rename itself durable: without this an acknowledged add can vanish
-        // with a power loss.
-        try PackageFileSystem.syncDirectory(documents)
     }
 }
 

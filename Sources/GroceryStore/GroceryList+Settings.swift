@@ -10,8 +10,8 @@ extension GroceryList {
 
     /// The sort order last chosen on any device; nil when none was (or an unknown one was stored).
     public func storedSortOrder() async throws -> GroceryItemOrder? {
-        let result = try await connection.send(.kvGet(container: container, key: GroceryList.sortOrderKey))
-        guard case .object(let fields) = result, case .string(let raw)? = fields["value"] else { return nil }
+        let result = try await connection.send(KVGet(container: container, key: GroceryList.sortOrderKey))
+        guard case .string(let raw)? = result.value else { return nil }
         return GroceryItemOrder(rawValue: raw)
     }
 

@@ -140,10 +140,15 @@ public final class GroceryList: Sendable {
         }
     }
 
-    public func rename(_ id: GroceryItemID, to name: String) throws {
+    /// In file mode, a name someone else changed meanwhile is kept: the new one becomes a
+    /// conflict version (``GroceryItemFiles/rename(_:to:connection:)``), and the outcome says so.
+    @discardableResult
+    public func rename(_ id: GroceryItemID, to name: String) async throws -> Document.SaveOutcome? {
         switch format {
-        case .files: try files.rename(id, to: name)
-        case .package: try package.update { try $0.rename(id, to: name) }
+        case .files: return try await files.rename(id, to: name, connection: connection)
+        case .package:
+            try package.update { try $0.rename(id, to: name) }
+            return nil
         }
     }
 

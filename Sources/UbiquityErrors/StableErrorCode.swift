@@ -1,6 +1,8 @@
 // UbiquityErrors owns the one way error codes are declared in this package: a `String` enum per
-// error type, conforming to `StableErrorCode`. It sits below every other module (the predicate,
-// index and watch modules cannot see the wire protocol), so it holds no wire types itself.
+// error type, conforming to `StableErrorCode`; and the one shape of an error that is only a code,
+// a sentence and details (`CodedError`). It sits below every other module (the predicate, index
+// and watch modules cannot see the wire protocol), so it holds no wire types itself: how an error
+// reaches a client is decided by the server (`ClientFacingError`).
 
 /// A stable, documented error code: `watch.budgetExhausted`, `predicate.syntax`, `config.syntax`.
 ///

@@ -45,7 +45,7 @@ public enum ChangeNotice: Sendable, Hashable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case .containerAvailable: "the container root exists and is watched"
-        case .containerUnavailable: "the container root is gone"
+        case .containerUnavailable: "the container directory is missing, unreadable, or no longer configured"
         case .resync(_, let reason): reason.description
         case .subtreeUnwatched(let subtree): subtree.reason
         case .subtreeWatched: "the subtree is watched again"

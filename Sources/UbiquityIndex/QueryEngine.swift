@@ -7,8 +7,10 @@ public import UbiquityPredicate
 /// Events are pulled: a subscriber that does not read accumulates coalesced changes, never
 /// an unbounded queue, and never slows anyone else (guarantee 7 in docs/live-queries.md). A
 /// query is read alone (``events(_:)``) or with others in a group (``nextEvents(_:)``), which
-/// hands its reader every query's due event at once: the server reads each connection's queries
-/// that way, so a change that reaches many queries wakes each connection once.
+/// hands its reader every query's due event at once — or, for a reader that waits for other
+/// things too, ``takeEvents(_:)`` with a nudge when events are ready: the server's per-connection
+/// outbox reads each connection's queries that way, so a change that reaches many queries wakes
+/// each connection once.
 /// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
 /// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
@@ -41,6 +43,9 @@ public actor QueryEngine {
     private var isJournaling = false
     /// The snapshot the open journal continues (its header names it).
     private var journalSnapshotID: UInt64 = 0
+    /// Who is told when a batch changes a folder at the top of a container (the daemon's
+    /// key-value stores reload from it).
+    private let folderChanges: FolderChanges?
     /// What the journal holds since the last snapshot.
     public private(set) var journalRecords = 0
     public private(set) var journalBytes = 0
@@ -81,6 +86,19 @@ public actor QueryEngine {
         var ready: [QueryGroupEvent] = []
         var waiter: CheckedContinuation<[QueryGroupEvent]?, Never>?
         var wakeQueued = false
+        /// A reader that polls (``takeEvents(_:)``) instead of waiting: told, once, when events
+        /// are ready after a poll found none.
+        let onReady: (@Sendable () -> Void)?
+        var pollerWaits: Bool
+
+        init(onReady: (@Sendable () -> Void)?) {
+            self.onReady = onReady
+            // A poller is told of the first events (its queries' `gatheringStarted`) before it polls.
+            pollerWaits = onReady != nil
+        }
+
+        /// Whether a reader waits for this group: one suspended in ``nextEvents(_:)``, or a poller.
+        var readerWaits: Bool { waiter != nil || pollerWaits }
 
         /// What is ready, for the reader; the queries it had events of are asked again when it comes back.
         func handOut() -> [QueryGroupEvent] {
@@ -98,11 +116,14 @@ public actor QueryEngine {
     ///   - restored: an index and history brought back from a saved index: the engine goes on
     ///     from them (same epoch), and `history` is ignored.
     ///   - persistence: where ``saveIndex()`` writes and batches are journaled.
+    ///   - folderChanges: told, as each batch is applied, which containers' folder it names changed.
     public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
                           clock: C = ContinuousClock(), history: ChangeHistory? = nil,
                           wallClock: (@Sendable () -> Int64)? = nil, restored: sending RestoredIndex? = nil,
-                          persistence: (any IndexPersistence)? = nil) where C.Duration == Duration {
+                          persistence: (any IndexPersistence)? = nil,
+                          folderChanges: FolderChanges? = nil) where C.Duration == Duration {
         self.source = source
+        self.folderChanges = folderChanges
         self.clock = EngineClock(clock)
         self.limits = limits
         self.index = restored?.index ?? MetadataIndex()
@@ -244,6 +265,10 @@ public actor QueryEngine {
             }
         }
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
+        if let folderChanges {
+            let touched = batch.containers(touching: folderChanges.folder)
+            if !touched.isEmpty { folderChanges.changed(touched) }
+        }
         if !sequenceWaiters.isEmpty {
             let ready = sequenceWaiters.filter { $0.sequence <= appliedSequence }
             sequenceWaiters.removeAll { $0.sequence <= appliedSequence }
@@ -254,22 +279,10 @@ public actor QueryEngine {
     private func broadcast(_ notice: ChangeNotice, realChanges: Int) {
         trackUnwatched(notice)
         guard notice.reachesSubscribers else { return }
-        let event: QueryEvent
+        var changes = 0
+        if case .resync = notice { changes = realChanges }
+        let event = QueryEvent.notice(notice, changes: changes)
         let container = notice.container
-        switch notice {
-        case .resync(let c, _):
-            event = .resync(container: c, reason: notice.reason, changes: realChanges)
-        case .subtreeUnwatched(let subtree):
-            event = .unwatched(container: subtree.container, path: subtree.path.joined(separator: "/"), reason: notice.reason)
-        case .containerUnavailable(let c):
-            event = .containerUnavailable(c)
-        case .containerAvailable(let c):
-            event = .containerAvailable(c)
-        case .accessChanged(let c):
-            event = .accessChanged(c)
-        case .subtreeWatched, .subtreeGone, .skipped:
-            return
-        }
         for session in sessions.values where session.lifecycle.isActive {
             let wanted = session.query.specification.containers
             guard wanted.isEmpty || wanted.contains(container) else { continue }
@@ -464,7 +477,7 @@ public actor QueryEngine {
             group.members.remove(session.id)
             session.group = nil
         }
-        guard group.waiter != nil else { return }
+        guard group.readerWaits else { return }
         if holdingWakes > 0 {
             if !group.wakeQueued {
                 group.wakeQueued = true
@@ -476,9 +489,15 @@ public actor QueryEngine {
     }
 
     private func wake(_ group: Group) {
-        guard let waiter = group.waiter, !group.ready.isEmpty else { return }
-        group.waiter = nil
-        waiter.resume(returning: group.handOut())
+        guard !group.ready.isEmpty else { return }
+        if let waiter = group.waiter {
+            group.waiter = nil
+            waiter.resume(returning: group.handOut())
+        } else if group.pollerWaits {
+            // The poller takes the events itself (``takeEvents(_:)``); it only needs the nudge.
+            group.pollerWaits = false
+            group.onReady?()
+        }
     }
 
     private func holdWakes() { holdingWakes += 1 }
@@ -522,10 +541,14 @@ public actor QueryEngine {
 
     /// A new group of queries read together; add queries with ``join(_:group:)``, read them with
     /// ``nextEvents(_:)``, end it with ``closeGroup(_:)``.
-    public func makeGroup() -> QueryGroupID {
+    ///
+    /// - Parameter onReady: for a reader that polls with ``takeEvents(_:)`` rather than waiting in
+    ///   ``nextEvents(_:)``: called (on this actor; it must not block) when events are ready
+    ///   after a poll found none.
+    public func makeGroup(onReady: (@Sendable () -> Void)? = nil) -> QueryGroupID {
         let id = QueryGroupID(rawValue: nextGroupID)
         nextGroupID += 1
-        groups[id] = Group()
+        groups[id] = Group(onReady: onReady)
         return id
     }
 
@@ -554,6 +577,26 @@ public actor QueryEngine {
 
     private func waitForEvents(_ id: QueryGroupID) async -> [QueryGroupEvent]? {
         guard let group = groups[id], group.waiter == nil, !Task.isCancelled else { return nil }
+        if let events = rearm(group) { return events }
+        return await withCheckedContinuation { continuation in
+            group.waiter = continuation
+        }
+    }
+
+    /// The events of a group's queries that are due now, without waiting: ``nextEvents(_:)`` for
+    /// a reader that waits for several things at once (the server's per-connection outbox).
+    /// Empty: none is due, and the group's `onReady` is called once when some are. As with
+    /// ``nextEvents(_:)``, the queries handed out are asked for their next event only at the
+    /// next call. Nil when the group is closed.
+    public func takeEvents(_ id: QueryGroupID) -> [QueryGroupEvent]? {
+        guard let group = groups[id] else { return nil }
+        if let events = rearm(group) { return events }
+        group.pollerWaits = true
+        return []
+    }
+
+    /// Asks the queries handed out last time for their next event; what is ready then, or nil.
+    private func rearm(_ group: Group) -> [QueryGroupEvent]? {
         holdWakes()
         let unarmed = group.unarmed
         group.unarmed.removeAll(keepingCapacity: true)
@@ -567,10 +610,7 @@ public actor QueryEngine {
             perform(session.lifecycle.readerWaits(now: clock.now()), session)
         }
         releaseWakes()
-        if !group.ready.isEmpty { return group.handOut() }
-        return await withCheckedContinuation { continuation in
-            group.waiter = continuation
-        }
+        return group.ready.isEmpty ? nil : group.handOut()
     }
 
     /// Ends a group: its reader gets nil, its queries are read by no one (release them).

@@ -6,16 +6,14 @@ public enum QueryEvent: Sendable, Equatable {
     /// clock, the difference since then (or why there is none).
     case gatheringFinished(ResultSet, clock: HistoryClock? = nil, since: SinceAnswer? = nil)
     case update(QueryDelta)
-    /// The container was rescanned after lost events; `changes` real changes were found
-    /// (and delivered as ordinary updates).
-    case resync(container: ContainerID, reason: String, changes: Int)
     /// The subscriber fell too far behind: here is the whole current result set.
     case reset(ResultSet, clock: HistoryClock? = nil)
-    case unwatched(container: ContainerID, path: String, reason: String)
-    case containerUnavailable(ContainerID)
-    case containerAvailable(ContainerID)
-    /// Who may read the container changed: the server checks the subscriber's right again.
-    case accessChanged(ContainerID)
+    /// What the source said about the watching of one of the query's containers, as it said it
+    /// (only notices that ``ChangeNotice/reachesSubscribers``; the wording is the notice's own,
+    /// ``ChangeNotice/reason``). For a resync, `changes` is how many real changes it found
+    /// (delivered as ordinary updates); 0 otherwise. `accessChanged` is for the server, which
+    /// checks the subscriber's right again.
+    case notice(ChangeNotice, changes: Int = 0)
 }
 
 public typealias QueryID = UInt64

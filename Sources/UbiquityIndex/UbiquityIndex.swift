@@ -2,7 +2,8 @@
 //
 // Owns: items and their facts (FileStat, IndexedItem, ItemSnapshot), MetadataIndex with its name
 //   index, LiveQuery (membership and sorted results), and the QueryEngine actor: per-query deltas,
-//   batching, backpressure, and synchronising with its change source before gathering; clocks
+//   batching, backpressure, and synchronising with its change source before gathering; telling
+//   who asks which containers' folder a batch changed (FolderChanges); clocks
 //   and change history (since queries); the saved index's formats (Persistence/: snapshot and
 //   journal encoded, checked and restored — written by whoever implements IndexPersistence).
 // Must not: touch the file system or the kernel — it is fed numbered batches of FileSystemChange

@@ -1,5 +1,5 @@
 public import UbiquityPredicate
-import UbiquityProtocol
+import UbiquityJSON
 
 /// The store's quotas, per container, as Apple documents NSUbiquitousKeyValueStore's (configurable
 /// in `[key_value]`, docs/configuration.md).

@@ -1,5 +1,5 @@
 import UbiquityPredicate
-import UbiquityProtocol
+import UbiquityJSON
 
 /// One device's file of the store (docs/kv-store.md): every key that device wrote, with its value
 /// or its removal. A device only ever rewrites its own file, so a sync engine never sees two
@@ -89,7 +89,7 @@ public struct KVReplica: Sendable, Hashable {
         var body = bytes[...]
         while let last = body.last, last == 0x0A || last == 0x0D || last == 0x20 { body = body.dropLast() }
         let json: JSONValue
-        do { json = try JSONLine.decode(body) } catch {
+        do { json = try JSONLine.parse(body) } catch {
             throw KVFileProblem(error.message.replacingOccurrences(of: "the request", with: "it"))
         }
         guard case .object(let object) = json else { throw KVFileProblem("it holds \(json.kindNoun), not a JSON object") }

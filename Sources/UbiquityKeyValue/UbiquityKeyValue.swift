@@ -5,4 +5,6 @@
 // Must not: touch the file system, the clock or the network. The daemon (UbiquityServer/KeyValue)
 // reads and writes the files, hands their bytes and the time in here, and sends the events.
 //
-// Depends on: UbiquityProtocol (JSON lines, ClientFacingError), UbiquityErrors (stable codes).
+// Depends on: UbiquityErrors (KeyValueError is a CodedError; the server makes it client-facing),
+//   UbiquityJSON (the store file's text and the quota's byte count), UbiquityPredicate (JSONValue).
+//   No protocol: the daemon's KeyValue/ folder puts the store on the wire.

@@ -81,9 +81,7 @@ public final class Document: Sendable {
     public static func open(_ path: String, connection: UbiquityConnection) async throws -> Document {
         let document = Document(path: path, connection: connection)
         let watched = try await connection.watchDocument(path) { [weak document] delivery in document?.handle(delivery) }
-        let reader = try FieldReader(watched, context: "document.watch result")
-        let watch = try reader.int("watch")
-        let locked = try reader.bool("locked"), yours = try reader.optionalBool("yours") ?? false
+        let watch = watched.watch, locked = watched.locked, yours = watched.yours
         document.state.withLock {
             $0.watch = watch
             $0.lockedByOther = locked && !yours
@@ -169,20 +167,19 @@ public final class Document: Sendable {
             let outcome: SaveOutcome
             if policy == .latestWins || current == expected {
                 try write(data, as: lastComponent, attempt: attempt)
-                let unlocked = try await connection.send(.documentUnlock(lock: lock))
-                let etag = (try? FieldReader(unlocked, context: "document.unlock result").optionalString("etag")).flatMap { $0 }.map(ItemETag.init)
+                let etag = try await connection.send(DocumentUnlock(lock: lock)).etag
                 changeState { $0.etag = etag; $0.savingError = false }
                 outcome = .saved(etag ?? ItemETag(rawValue: ""))
             } else {
                 let name = try conflictVersionName()
                 try write(data, as: name, attempt: attempt)
-                try await connection.send(.documentUnlock(lock: lock))
+                try await connection.send(DocumentUnlock(lock: lock))
                 changeState { $0.savingError = false; $0.inConflict = true }
                 outcome = .savedAsConflictVersion(path: directory + "/" + name)
             }
             return outcome
         } catch {
-            _ = try? await connection.send(.documentUnlock(lock: lock))
+            _ = try? await connection.send(DocumentUnlock(lock: lock))
             changeState { $0.savingError = true }
             throw error
         }
@@ -215,8 +212,8 @@ public final class Document: Sendable {
             }
             defer { _ = state.withLock { $0.unlockWaiters.removeValue(forKey: id) } }
             do {
-                let reader = try FieldReader(try await connection.send(.documentLock(path: path)), context: "document.lock result")
-                return (try reader.int("lock"), try reader.optionalString("etag").map(ItemETag.init))
+                let locked = try await connection.send(DocumentLock(path: path))
+                return (locked.lock, locked.etag)
             } catch let error as ProtocolError where error.code.rawValue == Document.lockedCode {
                 let seconds = Int(timeout.components.seconds)
                 let freed = await withTaskGroup(of: Bool.self) { group in

@@ -136,7 +136,7 @@ public struct FileVersion: Sendable, Hashable {
     static let maxRounds = 100
 
     private static func list(_ path: String, connection: UbiquityConnection) async throws -> ItemVersions {
-        try ItemVersions(json: try await connection.send(.versionsList(path: path)))
+        try await connection.send(VersionsList(path: path))
     }
 
     /// Removes the other versions (all but `kept`, which was just put in place) when asked, listing

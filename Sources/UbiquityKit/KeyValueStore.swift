@@ -68,9 +68,7 @@ public final class KeyValueStore: Sendable {
                 if box.early.count > maxWaitingChanges { box.early.removeFirst() }
             }
         }
-        let reader = try FieldReader(result, context: "kv.subscribe result")
-        let store = KeyValueStore(container: try reader.string("container"), connection: connection,
-                                  subscription: try reader.int("store"), incoming: sink)
+        let store = KeyValueStore(container: result.container, connection: connection, subscription: result.store, incoming: sink)
         box.withLock { box in
             box.store = store
             for event in box.early { store.receive(event) }
@@ -153,9 +151,9 @@ public final class KeyValueStore: Sendable {
     ///   or `kv.storageFailed`; ``UbiquityKitError`` when the daemon cannot be reached.
     public func set(_ value: KVValue?, forKey key: String) async throws {
         if let value {
-            try await connection.send(.kvSet(container: container, key: key, value: value.wire))
+            try await connection.send(KVSet(container: container, key: key, value: value.wire))
         } else {
-            try await connection.send(.kvRemove(container: container, key: key))
+            try await connection.send(KVRemove(container: container, key: key))
         }
         state.withLock { $0.values[key] = value }
     }
@@ -176,7 +174,7 @@ public final class KeyValueStore: Sendable {
     /// Asks the daemon to read every device's file now, then reloads the local copy.
     @discardableResult
     public func synchronize() async throws -> Bool {
-        try await connection.send(.kvSynchronize(container: container))
+        try await connection.send(KVSynchronize(container: container))
         try await reloadAll()
         return true
     }
@@ -209,8 +207,7 @@ public final class KeyValueStore: Sendable {
     }
 
     private func reloadAll() async throws {
-        let result = try await connection.send(.kvAll(container: container))
-        let values = try FieldReader(result, context: "kv.all result").optionalObject("values") ?? [:]
+        let values = try await connection.send(KVAll(container: container)).values
         var decoded: [String: KVValue] = [:]
         for (key, wire) in values { decoded[key] = try KVValue(wire: wire, path: "values.\(key)") }
         state.withLock { $0.values = decoded }
@@ -240,9 +237,8 @@ public final class KeyValueStore: Sendable {
 
     private func apply(_ change: KeyValueChange) async {
         for key in change.keys {
-            guard let result = try? await connection.send(.kvGet(container: container, key: key)),
-                  case .object(let fields) = result, let wire = fields["value"] else { continue }
-            let value = wire == .null ? nil : try? KVValue(wire: wire)
+            guard let result = try? await connection.send(KVGet(container: container, key: key)) else { continue }
+            let value = result.value.flatMap { try? KVValue(wire: $0) }
             state.withLock { $0.values[key] = value }
         }
         let reason = KVChangeReason(rawValue: change.reason) ?? .serverChange

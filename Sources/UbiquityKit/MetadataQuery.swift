@@ -423,7 +423,7 @@ public final class MetadataQuery: Sendable {
             // The daemon keeps a stopped query's results until it is released; nothing waits for
             // the answer (every result was handed over), so the caller goes on at once.
             let connection = connection
-            Task { _ = try? await connection.send(.queryRelease(query: id)) }
+            Task { _ = try? await connection.send(QueryRelease(query: id)) }
         }
         return handedOver.withLock { $0 }
     }
@@ -431,12 +431,12 @@ public final class MetadataQuery: Sendable {
     /// Holds updates back; they accumulate in the daemon, coalesced per item, until
     /// ``enableUpdates()`` releases them as one update (`NSMetadataQuery.disableUpdates()`).
     public func disableUpdates() async throws {
-        try await connection.send(.queryDisableUpdates(query: try startedID()))
+        try await connection.send(QueryDisableUpdates(query: try startedID()))
     }
 
     /// Releases updates held since ``disableUpdates()`` as one ``Notification/didUpdate(added:changed:removed:)``.
     public func enableUpdates() async throws {
-        try await connection.send(.queryEnableUpdates(query: try startedID()))
+        try await connection.send(QueryEnableUpdates(query: try startedID()))
     }
 
     /// Stops the query: no notification follows, the stream ends, ``results`` stay as they are.
@@ -451,8 +451,8 @@ public final class MetadataQuery: Sendable {
         finish()
         guard let id, release else { return }
         connection.removeHandler(query: id)
-        _ = try? await connection.send(.queryStop(query: id))
-        _ = try? await connection.send(.queryRelease(query: id))
+        _ = try? await connection.send(QueryStop(query: id))
+        _ = try? await connection.send(QueryRelease(query: id))
     }
 
     private func startedID() throws -> Int {

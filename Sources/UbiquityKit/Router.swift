@@ -16,15 +16,22 @@ final class Router: Sendable {
     /// (which then holds only the results after them).
     typealias ResultsHandler = @Sendable ([EncodedItems]) -> Void
 
+    /// A request waiting for its response.
     private struct Pending {
-        var promise: EventLoopPromise<JSONValue>
-        /// Set for `query.start` and `document.watch`: registered under the query or watch id the
-        /// response names, before the next line is read.
-        var handler: EventHandler?
-        /// Set for `kv.subscribe`: registered under the `store` the response names.
-        var keyValueHandler: KeyValueHandler?
-        /// Set for `query.start` by ``MetadataQuery/gather(_:)``.
-        var resultsHandler: ResultsHandler?
+        /// Reads the response's outcome: the route its events take from now on (registered before
+        /// the next line is read), and what then completes the request.
+        var read: @Sendable (Result<JSONValue, ProtocolError>) -> (route: Route?, complete: @Sendable () -> Void)
+        var fail: @Sendable (any Error) -> Void
+    }
+
+    /// Where the events of a subscription a response started go from now on.
+    enum Route {
+        /// `query.start`: the query's events, and its gathered results as they arrive (``MetadataQuery/gather(_:)``).
+        case query(Int, EventHandler, ResultsHandler?)
+        /// `document.watch`: the watch's `document.lockChanged` events.
+        case watch(Int, EventHandler)
+        /// `kv.subscribe`: the store's `kv.changed` events.
+        case keyValue(Int, KeyValueHandler)
     }
 
     private struct State {
@@ -53,16 +60,25 @@ final class Router: Sendable {
         set { state.withLock { $0.closeReason = newValue } }
     }
 
-    func send(_ operation: UbiquityProtocol.Operation, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop,
-              handler: EventHandler? = nil, keyValueHandler: KeyValueHandler? = nil,
-              resultsHandler: ResultsHandler? = nil) async throws -> JSONValue {
-        let promise = eventLoop.makePromise(of: JSONValue.self)
+    /// Sends `operation` and returns its typed result. `route` says, from the result, where the
+    /// events of the subscription it started go; it runs on the reader task before the next line is read.
+    func send<Operation: ProtocolOperation>(
+        _ operation: Operation, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, eventLoop: any EventLoop,
+        route: (@Sendable (Operation.Result) -> Route)? = nil
+    ) async throws -> Operation.Result {
+        let promise = eventLoop.makePromise(of: Operation.Result.self)
+        let pending = Pending(read: { outcome in
+            let result: Operation.Result
+            do throws(ProtocolError) { result = try Operation.Result(json: try outcome.get()) } catch {
+                return (nil, { promise.fail(error) })
+            }
+            return (route?(result), { promise.succeed(result) })
+        }, fail: { promise.fail($0) })
         let registered: Result<Int64, any Error> = state.withLock { state in
             if let failure = state.failure { return .failure(failure) }
             let id = state.nextID
             state.nextID += 1
-            state.pending[id] = Pending(promise: promise, handler: handler, keyValueHandler: keyValueHandler,
-                                        resultsHandler: resultsHandler)
+            state.pending[id] = pending
             return .success(id)
         }
         let id: Int64
@@ -78,7 +94,7 @@ final class Router: Sendable {
             // The reader may already have failed this request; complete it only if still ours.
             let mine = state.withLock { $0.pending.removeValue(forKey: id) }
             let failure = UbiquityKitError.disconnected(reason: "the request could not be sent: \(error)")
-            mine?.promise.fail(failure)
+            mine?.fail(failure)
         }
         return try await promise.futureResult.get()
     }
@@ -178,31 +194,20 @@ final class Router: Sendable {
             if case .failure(let error) = response.outcome { failPending(error) }
             return
         }
-        let pending: Pending? = state.withLock { (state: inout State) -> Pending? in
-            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
-            if let handler = pending.keyValueHandler, case .success(let result) = response.outcome,
-               case .object(let fields) = result, case .integer(let store)? = fields["store"] {
-                state.keyValueHandlers[Int(store)] = handler
-            }
-            if let handler = pending.handler, case .success(let result) = response.outcome {
-                if case .object(let fields) = result, case .integer(let watch)? = fields["watch"] {
-                    state.watchHandlers[Int(watch)] = handler
-                }
-                else if let query = try? Router.queryID(in: result) {
+        guard let pending = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
+        let (route, complete) = pending.read(response.outcome)
+        if let route {
+            state.withLock { state in
+                switch route {
+                case .query(let query, let handler, let results):
                     state.handlers[query] = handler
-                    state.resultsHandlers[query] = pending.resultsHandler
+                    state.resultsHandlers[query] = results
+                case .watch(let watch, let handler): state.watchHandlers[watch] = handler
+                case .keyValue(let store, let handler): state.keyValueHandlers[store] = handler
                 }
             }
-            return pending
         }
-        switch response.outcome {
-        case .success(let result): pending?.promise.succeed(result)
-        case .failure(let error): pending?.promise.fail(error)
-        }
-    }
-
-    static func queryID(in result: JSONValue) throws -> Int {
-        try FieldReader(result, context: "query.start result").int("query")
+        complete()
     }
 
     func removeHandler(query: Int) {
@@ -234,7 +239,7 @@ final class Router: Sendable {
             return (Array(state.pending.values), Array(state.handlers.values) + Array(state.watchHandlers.values),
                     Array(state.keyValueHandlers.values))
         }
-        for p in pending { p.promise.fail(error) }
+        for p in pending { p.fail(error) }
         for h in handlers { h(.failure(error)) }
         for h in keyValue { h(.failure(error)) }
     }
@@ -244,6 +249,6 @@ final class Router: Sendable {
             defer { state.pending.removeAll() }
             return Array(state.pending.values)
         }
-        for p in pending { p.promise.fail(error) }
+        for p in pending { p.fail(error) }
     }
 }

@@ -17,7 +17,7 @@ public import UbiquityProtocol
 /// let connection = try await UbiquityConnection.connect()          // the default socket path
 /// print(connection.hello.version)                                   // the daemon's version
 /// let list = try await connection.containers()                      // typed helpers...
-/// let raw = try await connection.send(.status)                      // ...or any operation
+/// let status = try await connection.send(Status())                 // ...or any operation
 /// let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
 /// for try await note in try await query.start() { print(note, query.resultCount) }
 /// await connection.close()
@@ -151,10 +151,8 @@ public final class UbiquityConnection: Sendable {
             try? await channel.close()
         }
         do {
-            let json = try await router.send(.hello(version: WireProtocol.version, client: clientName),
-                                              writer: writer, eventLoop: channel.eventLoop)
+            helloResult = try await router.send(Hello(client: clientName), writer: writer, eventLoop: channel.eventLoop)
             deadline.cancel()
-            helloResult = try HelloResult(json: json)
         } catch {
             deadline.cancel()
             let timedOut = router.closeReason == "no answer to hello"
@@ -186,16 +184,15 @@ public final class UbiquityConnection: Sendable {
         }
     }
 
-    /// Sends one request and returns its `result`.
+    /// Sends one request (any operation of ``Operations/all``) and returns its typed `result`.
     ///
-    /// Use this for operations without a typed helper. Events of a query started this way are
-    /// dropped: start queries with ``MetadataQuery`` instead.
+    /// Events of a query started this way are dropped: start queries with ``MetadataQuery`` instead.
     ///
     /// - Throws: ``ProtocolError`` when the daemon answers with an error (its `code` is the
-    ///   documented wire string), ``UbiquityKitError/disconnected(reason:)`` when the
-    ///   connection is lost first.
+    ///   documented wire string) or with a result that is not the operation's,
+    ///   ``UbiquityKitError/disconnected(reason:)`` when the connection is lost first.
     @discardableResult
-    public func send(_ operation: UbiquityProtocol.Operation) async throws -> JSONValue {
+    public func send<Operation: ProtocolOperation>(_ operation: Operation) async throws -> Operation.Result {
         try await router.send(operation, writer: outbound, eventLoop: channel.eventLoop)
     }
 
@@ -207,34 +204,37 @@ public final class UbiquityConnection: Sendable {
     ///   `query.gatheringFinished`, which then holds only the results after them.
     func startQuery(_ parameters: QueryParameters, results: Router.ResultsHandler? = nil,
                     handler: @escaping Router.EventHandler) async throws -> Int {
-        let result = try await router.send(.queryStart(parameters), writer: outbound, eventLoop: channel.eventLoop,
-                                           handler: handler, resultsHandler: results)
-        return try Router.queryID(in: result)
+        try await router.send(QueryStart(parameters), writer: outbound, eventLoop: channel.eventLoop) {
+            .query($0.query, handler, results)
+        }.query
     }
 
     /// Sends `document.watch`; its `document.lockChanged` events go to `handler` (registered before
-    /// the next line is read). Returns the result (`watch`, `locked`, `etag`).
-    func watchDocument(_ path: String, handler: @escaping Router.EventHandler) async throws -> JSONValue {
-        try await router.send(.documentWatch(path: path), writer: outbound, eventLoop: channel.eventLoop, handler: handler)
+    /// the next line is read).
+    func watchDocument(_ path: String, handler: @escaping Router.EventHandler) async throws -> DocumentWatch.Result {
+        try await router.send(DocumentWatch(path: path), writer: outbound, eventLoop: channel.eventLoop) {
+            .watch($0.watch, handler)
+        }
     }
 
     /// Sends `kv.subscribe`; the store's `kv.changed` events go to `handler` (registered before the
-    /// next line is read). Returns the result (`store`, `container`).
-    func subscribeKeyValue(container: String?, handler: @escaping Router.KeyValueHandler) async throws -> JSONValue {
-        try await router.send(.kvSubscribe(container: container), writer: outbound, eventLoop: channel.eventLoop,
-                              keyValueHandler: handler)
+    /// next line is read).
+    func subscribeKeyValue(container: String?, handler: @escaping Router.KeyValueHandler) async throws -> KVSubscribe.Result {
+        try await router.send(KVSubscribe(container: container), writer: outbound, eventLoop: channel.eventLoop) {
+            .keyValue($0.store, handler)
+        }
     }
 
     /// Sends `kv.unsubscribe` and stops routing the subscription's events.
     func unsubscribeKeyValue(_ store: Int) async throws {
         router.setKeyValueHandler(nil, store: store)
-        try await send(.kvUnsubscribe(store: store))
+        try await send(KVUnsubscribe(store: store))
     }
 
     /// Sends `document.unwatch` and stops routing the watch's events.
     func unwatchDocument(_ watch: Int) async throws {
         router.setWatchHandler(nil, watch: watch)
-        try await send(.documentUnwatch(watch: watch))
+        try await send(DocumentUnwatch(watch: watch))
     }
 
     /// Stops routing events to a query's handler (after `query.stop`, events already on the way are dropped).
@@ -256,21 +256,18 @@ public final class UbiquityConnection: Sendable {
     /// `containers.list`: the containers this user may read.
     @inline(never)
     public func containers() async throws -> [ContainerInfo] {
-        let reader = try FieldReader(try await send(.containersList), context: "containers.list result")
-        return try reader.list("containers") { (value, context) throws(ProtocolError) in
-            try ContainerInfo(json: value, context: context)
-        }
+        try await send(ContainersList()).containers
     }
 
     /// `container.url`: a container's directory; the daemon creates `Documents/` in it on demand.
     /// - Parameter container: A container id, or nil for the first container this user may read.
     public func containerURL(_ container: String? = nil) async throws -> ContainerURLResult {
-        try ContainerURLResult(json: try await send(.containerURL(container: container)))
+        try await send(ContainerURL(container: container))
     }
 
     /// `status`: the daemon's health (items, watches, overflows, degraded conditions...).
     public func status() async throws -> StatusResult {
-        try StatusResult(json: try await send(.status))
+        try await send(Status())
     }
 
     /// Turns NIO's connect failure into a sentence that says whether the daemon runs at all.

@@ -7,8 +7,9 @@
 //   as bytes, opened beneath a directory), swift-nio (+ nio-extras).
 //
 // Pieces:
-//   UbiquityConnection  one socket: hello, requests matched by id, events routed per query,
-//                       every waiter failed with UbiquityKitError when the connection ends.
+//   UbiquityConnection  one socket: hello, requests matched by id (send(_:) takes any operation of
+//                       UbiquityProtocol's registry and returns its typed result), events routed
+//                       per query, every waiter failed with UbiquityKitError when the connection ends.
 //   MetadataQuery       NSMetadataQuery's shape: configure, start(), iterate notifications;
 //                       `results` mirrors the daemon's result set at every notification.
 //   MetadataItem        one result: path, oldPath, attributes by canonical name.

@@ -1,7 +1,7 @@
 public import UbiquityPredicate
 
 /// `container.url`'s result.
-public struct ContainerURLResult: Sendable, Hashable {
+public struct ContainerURLResult: OperationResult, Hashable {
     public var container: String
     /// The container directory (what `URLForUbiquityContainerIdentifier` returns).
     public var path: String

@@ -1,7 +1,7 @@
 public import UbiquityPredicate
 
 /// `hello`'s result: who answered, which protocol, the limits, and who the server thinks you are.
-public struct HelloResult: Sendable, Hashable {
+public struct HelloResult: OperationResult, Hashable {
     public var server: String
     public var version: String
     public var protocolVersion: Int

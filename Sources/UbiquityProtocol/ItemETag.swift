@@ -1,3 +1,5 @@
+import UbiquityPredicate
+
 /// The version of an item's content a client read, as one short string: what a coordinated save
 /// compares (docs/versions.md). Made from the item's `stat` — inode, modification time in
 /// nanoseconds and size — so any client can compute it from the descriptor it read through:
@@ -16,4 +18,9 @@ public struct ItemETag: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { rawValue }
+}
+
+extension Optional<ItemETag> {
+    /// On the wire: the etag's string, or null when there is no item.
+    var json: JSONValue { map { .string($0.rawValue) } ?? .null }
 }

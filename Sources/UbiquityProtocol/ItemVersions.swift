@@ -3,7 +3,7 @@ public import UbiquityPredicate
 /// `versions.list`'s result: an item's current version and its other (conflict) versions, oldest
 /// first, with the container they are in — the client reads and resolves them itself, with its own
 /// rights, below `root` (the daemon never returns or moves file contents).
-public struct ItemVersions: Sendable, Hashable {
+public struct ItemVersions: OperationResult, Hashable {
     /// The most versions one answer lists (the daemon also stops at 1 MiB of them); past it
     /// ``truncated`` is true and the oldest are listed.
     public static let maxListed = 1_000

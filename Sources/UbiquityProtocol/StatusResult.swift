@@ -1,7 +1,7 @@
 public import UbiquityPredicate
 
 /// `status`'s result: the daemon's health at a glance.
-public struct StatusResult: Sendable, Hashable {
+public struct StatusResult: OperationResult, Hashable {
     public struct Unwatched: Sendable, Hashable {
         public var container: String
         public var path: String

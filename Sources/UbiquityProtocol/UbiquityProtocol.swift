@@ -1,8 +1,16 @@
 // UbiquityProtocol — the daemon's wire format (docs/protocol.md is the normative text).
 //
-// Owns: JSON lines and their framing rules, requests, responses, events (ServerEvent), stable
-//   error codes (ProtocolError), the published limits (ServerLimits) and the one version of the
-//   daemon and every client (UbiquityVersion).
+// Owns: the framing rules of JSON lines (their text is UbiquityJSON's), the operations
+//   (Operations/: one file each with its name, typed parameters and typed result, all listed in
+//   the one registry, Operations.swift, from which request parsing and encoding, the names and
+//   the unknown-operation error derive), responses, events (ServerEvent), stable error codes
+//   (ProtocolError), the published limits (ServerLimits) and the one version of the daemon and
+//   every client (UbiquityVersion).
 // Must not: open sockets or files — the server and the clients bring their own transport — or
 //   evaluate queries.
-// Depends on: UbiquityPredicate (attribute names and values on the wire).
+// Depends on: UbiquityPredicate (attribute names and values on the wire), UbiquityJSON (the text
+//   of a line), UbiquityErrors.
+
+// Whoever speaks the protocol writes and reads its lines: JSONLine comes with it, so the
+// protocol's clients need not name the module JSONLine lives in.
+@_exported public import UbiquityJSON

@@ -2,7 +2,10 @@
 //
 // Owns: the configuration (Configuration/: the schema, defaults, container resolution), the
 //   Unix-socket server and its sessions (Server/: one Session per connection, authorisation by
-//   SO_PEERCRED, QueryEngine events turned into protocol lines), the systemd glue (Systemd/:
+//   SO_PEERCRED, one outbox per connection that every event it receives leaves through, QueryEngine
+//   events turned into protocol lines, and which errors a client may see: ClientFacingError and
+//   every layer's conformance to it), how each protocol operation is answered (Handlers/: one
+//   file per operation, dispatched through its conformance), the systemd glue (Systemd/:
 //   notify, watchdog, socket activation, journald), the daemon's own files in its state directory
 //   (Persistence/: the saved index's store, durable replace; KeyValue/: the key-value store) and
 //   the service that wires it all (Daemon/).

@@ -58,17 +58,10 @@ enum Output {
     }
 
     /// `10:00:03` in the local time zone (TZ).
-    static func clock(_ date: Date) -> String { String(dateTime(date).suffix(8)) }
+    static func clock(_ date: Date) -> String { LocalTime.clock(date) }
 
     /// `2026-11-22 10:00:03` in the local time zone (TZ).
-    static func dateTime(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-    }
+    static func dateTime(_ date: Date) -> String { LocalTime.dateTime(date) }
 
     /// ISO 8601 in UTC with milliseconds, for JSON. One style for every date: creating a
     /// formatter per date made `list --json` of 10,000 items take seconds.

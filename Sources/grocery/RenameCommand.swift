@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GroceryStore
+import UbiquityKit
 
 /// `grocery rename ID NAME`
 struct RenameCommand: AsyncParsableCommand {
@@ -26,6 +27,10 @@ struct RenameCommand: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        try await options.withItem(matching: id) { list, item in try list.rename(item, to: name) }
+        let outcome = try await options.withItem(matching: id) { list, item in try await list.rename(item, to: name) }
+        if case .savedAsConflictVersion(let path)? = outcome {
+            // Someone else renamed it first: theirs stays, ours is kept beside it, nothing is lost.
+            Output.error("the item changed meanwhile; the new name is kept as a conflict version (\(path)): see `grocery conflicts`")
+        }
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
-import Foundation
+import CommandLineSupport
 import GroceryStore
-import UbiquityKit
 
 /// `--container`, `--socket`, `--timeout` and `--store`, shared by every command.
 struct StoreOptions: ParsableArguments {
@@ -10,31 +9,21 @@ struct StoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The container holding the list.", valueName: "id"))
     var container: String = StoreOptions.defaultContainer
 
-    @Option(help: ArgumentHelp(
-        "The daemon's socket (default: $XDG_RUNTIME_DIR/ubiquity/ubiquityd.sock; /run/ubiquity/ubiquityd.sock for root).",
-        valueName: "path"))
-    var socket: String?
-
-    @Option(help: ArgumentHelp(
-        "Seconds to wait for the daemon to answer once connected (default: 30; a starting daemon answers after its first crawl).",
-        valueName: "seconds"))
-    var timeout: Int = Int(UbiquityConnection.defaultHelloTimeout.components.seconds)
+    /// `--socket` and `--timeout`, as `ubiq` has them.
+    @OptionGroup var daemon: DaemonOptions
 
     @Option(help: ArgumentHelp("files (one file per item) or package (Documents/grocery.gro, with images).",
                                valueName: "format"))
     var store: Choice<GroceryStorageFormat> = .init(.files)
 
-    var socketPath: String { socket ?? UbiquityConnection.defaultSocketPath }
-
-    func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds, found \(timeout)") }
-    }
+    var socketPath: String { daemon.socketPath }
+    var timeout: Int { daemon.timeout }
 
     /// Opens the list, runs `body`, closes; every failure becomes a message and the exit status.
     func withList<T: Sendable>(_ body: (GroceryList) async throws -> T) async throws -> T {
         do {
             let list = try await GroceryList.open(socketPath: socketPath, container: container, format: store.value,
-                                                  helloTimeout: .seconds(timeout))
+                                                  helloTimeout: daemon.helloTimeout)
             do {
                 let result = try await body(list)
                 await list.close()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
@@ -31,13 +32,12 @@ struct KVGetCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let operation = Operation.kvGet(container: options.container, key: key)
+        let operation = KVGet(container: options.container, key: key)
         let result = try await connection.run { try await $0.send(operation) }
-        let wire: JSONValue? = if case .object(let fields) = result { fields["value"] } else { nil }
-        if options.json { Terminal.output(try Terminal.json(result)) }
-        guard let wire, wire != .null else {
+        if options.json { Terminal.output(try Terminal.json(result.json)) }
+        guard let wire = result.value else {
             if !options.json { Terminal.error("'\(key)' has no value") }
-            throw ExitCode(DaemonFailure.daemonError)
+            throw ExitCode(CommandFailure.failed)
         }
         if !options.json { Terminal.output(KVValueText.show(try KVValue(wire: wire))) }
     }

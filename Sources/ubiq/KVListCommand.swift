@@ -28,22 +28,18 @@ struct KVListCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let operation = Operation.kvAll(container: options.container)
+        let operation = KVAll(container: options.container)
         let result = try await connection.run { try await $0.send(operation) }
         if options.json {
-            Terminal.output(try Terminal.json(result))
+            Terminal.output(try Terminal.json(result.json))
             return
         }
-        let reader = try FieldReader(result, context: "kv.all result")
-        let values = try reader.optionalObject("values") ?? [:]
+        let values = result.values
         let rows = try values.keys.sorted().map { key -> [String] in
             let value = try KVValue(wire: values[key]!)
             return [DisplayText.oneLine(key), value.typeName, DisplayText.oneLine(KVValueText.show(value))]
         }
         if !rows.isEmpty { Terminal.output(Terminal.table(header: ["KEY", "TYPE", "VALUE"], rows: rows)) }
-        let usage = try FieldReader(try reader.value("usage"), context: "usage")
-        let quota = try FieldReader(try reader.value("quota"), context: "quota")
-        Terminal.output("\(try usage.int("keys")) of \(try quota.int("maxKeys")) keys, "
-            + "\(try usage.int("bytes")) of \(try quota.int("maxBytes")) bytes")
+        Terminal.output("\(result.keys) of \(result.maxKeys) keys, \(result.bytes) of \(result.maxBytes) bytes")
     }
 }

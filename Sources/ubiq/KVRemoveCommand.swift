@@ -28,8 +28,8 @@ struct KVRemoveCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let operation = Operation.kvRemove(container: options.container, key: key)
+        let operation = KVRemove(container: options.container, key: key)
         let result = try await connection.run { try await $0.send(operation) }
-        if options.json { Terminal.output(try Terminal.json(result)) }
+        if options.json { Terminal.output(try Terminal.json(result.json)) }
     }
 }

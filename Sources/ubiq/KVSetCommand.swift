@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
@@ -51,10 +52,10 @@ struct KVSetCommand: AsyncParsableCommand {
         let parsed: KVValue
         do { parsed = try KVValueText.parse(value, as: type) } catch {
             Terminal.error("\(error)")
-            throw ExitCode(DaemonFailure.invalidInput)
+            throw ExitCode(CommandFailure.invalidInput)
         }
-        let operation = Operation.kvSet(container: options.container, key: key, value: parsed.wire)
+        let operation = KVSet(container: options.container, key: key, value: parsed.wire)
         let result = try await connection.run { try await $0.send(operation) }
-        if options.json { Terminal.output(try Terminal.json(result)) }
+        if options.json { Terminal.output(try Terminal.json(result.json)) }
     }
 }

@@ -36,17 +36,10 @@ enum Terminal {
     static var isTerminal: Bool { isatty(1) == 1 }
 
     /// `2026-11-22 10:00:03` in the local time zone (TZ).
-    static func shortDate(_ date: Date) -> String {
-        var t = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        localtime_r(&t, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-    }
+    static func shortDate(_ date: Date) -> String { LocalTime.dateTime(date) }
 
     /// `10:00:03` in the local time zone, for live update lines.
-    static func clock(_ date: Date) -> String { String(shortDate(date).suffix(8)) }
+    static func clock(_ date: Date) -> String { LocalTime.clock(date) }
 
     static func json(_ value: JSONValue) throws -> String {
         let encoder = JSONEncoder()

@@ -4,7 +4,8 @@ import GroceryStore
 import Testing
 import UbiquityKit
 
-/// File mode storage on a real temporary directory, without a daemon.
+/// File mode storage on a real temporary directory, without a daemon (a rename needs one:
+/// GroceryItemFilesSavingTests).
 @Suite struct GroceryItemFilesTests {
     let documents: String
     let files: GroceryItemFiles
@@ -23,22 +24,6 @@ import UbiquityKit
             let read = try #require(try files.readName(at: files.path(of: id)))
             #expect(read.name == name)
             #expect(read.truncated == false)
-        }
-    }
-
-    @Test func renameRewritesAtomicallyAndLeavesNoTemporaryFile() throws {
-        defer { try? FileManager.default.removeItem(atPath: documents) }
-        let id = try files.add(name: "milk")
-        var before = stat()
-        #expect(stat(files.path(of: id), &before) == 0)
-        try files.rename(id, to: "oat milk")
-        var after = stat()
-        #expect(stat(files.path(of: id), &after) == 0)
-        #expect(before.st_ino != after.st_ino, "a new file renamed over the old one, not an in-place write")
-        #expect(try files.readName(at: files.path(of: id))?.name == "oat milk")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: documents) == [id.fileName])
-        #expect(throws: GroceryError.unknownItem(prefix: "3F2A9C1E-0000-4000-8000-000000000001")) {
-            try files.rename(GroceryItemID(uuidString: "3F2A9C1E-0000-4000-8000-000000000001")!, to: "x")
         }
     }
 

@@ -35,7 +35,7 @@ import UbiquityTesting
             #expect(added.map(\.kind) == [.added])
             #expect(added.map(\.id) == [milk.id])
 
-            try list.rename(milk.id, to: "oat milk")
+            try await list.rename(milk.id, to: "oat milk")
             guard case .changed(let renamed)? = await inbox.next() else { Issue.record("no renamed event"); return }
             #expect(renamed.map { [$0.kind.rawValue, $0.oldName ?? "-", $0.name] } == [["renamed", "milk", "oat milk"]])
 

@@ -201,6 +201,63 @@ struct QueryEngineTests {
         #expect(await h.engine.nextEvents(group) == nil)
     }
 
+    /// The server outbox's shape: a reader that polls (`takeEvents`) and is nudged by the group's
+    /// `onReady` when a poll found nothing gets what a waiting reader would, each query asked for
+    /// its next event by the next poll.
+    @Test func aPollingReaderIsNudgedWhenEventsAreReady() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let nudges = Nudges()
+        let group = await h.engine.makeGroup { nudges.nudge() }
+        let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
+        await h.engine.join(id, group: group)
+        var seen: [QueryEvent] = []
+        while seen.count < 3 {
+            let events = try #require(await h.engine.takeEvents(group))
+            #expect(events.count <= 1, "one event per query per poll")
+            if events.isEmpty { try await nudges.wait(within: 10) } else { seen += events.compactMap(\.event) }
+        }
+        #expect(seen.first == .gatheringStarted)
+        // Nothing due: an empty poll, then a nudge once a change arrives.
+        #expect(await h.engine.takeEvents(group) == [])
+        h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file())])
+        try await nudges.wait(within: 10)
+        let events = try #require(await h.engine.takeEvents(group))
+        guard case .update(let delta)? = events.first?.event else {
+            Issue.record("expected an update, got \(events)")
+            return
+        }
+        #expect(names(delta.added) == ["Item_2"])
+        await h.engine.closeGroup(group)
+        #expect(await h.engine.takeEvents(group) == nil)
+    }
+
+    /// The nudges of a polling group's `onReady`, awaited with a deadline.
+    final class Nudges: Sendable {
+        private let stream: AsyncStream<Void>
+        private let sink: AsyncStream<Void>.Continuation
+
+        init() { (stream, sink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1)) }
+
+        func nudge() { sink.yield() }
+
+        func wait(within seconds: Double) async throws {
+            let nudged = try await withThrowingTaskGroup(of: Bool.self) { tasks in
+                tasks.addTask { [stream] in
+                    var next = stream.makeAsyncIterator()
+                    return await next.next() != nil
+                }
+                tasks.addTask {
+                    try await Task.sleep(for: .seconds(seconds))
+                    return false
+                }
+                defer { tasks.cancelAll() }
+                return try await tasks.next() ?? false
+            }
+            if !nudged { throw TestDaemonError("no nudge within \(seconds) s") }
+        }
+    }
+
     /// Guarantee 7 for a group: a reader that does not come back leaves each query one event in
     /// hand and the rest coalesced (past the limit, a reset), and a lone reader is not delayed.
     @Test func aGroupThatDoesNotReadGetsAResetAndDelaysNobody() async throws {
@@ -256,7 +313,7 @@ struct QueryEngineTests {
         h.source.send([listing], notices: [.resync(h.tree.container, reason: .queueOverflow)])
         var sawResync = false
         for _ in 0..<3 where !sawResync {
-            if case .resync(let container, _, let changes)? = try await nextEvent(&events) {
+            if case .notice(.resync(let container, _), let changes)? = try await nextEvent(&events) {
                 #expect(container == h.tree.container)
                 #expect(changes >= 1)
                 sawResync = true
@@ -282,7 +339,7 @@ struct QueryEngineTests {
         #expect(names(results) == ["Item_1"])
         let cap = EngineLimits().pendingNoticesPerQuery
         for _ in 0..<cap {
-            #expect(try await nextEvent(&events) == .containerAvailable(h.tree.container))
+            #expect(try await nextEvent(&events) == .notice(.containerAvailable(h.tree.container)))
         }
         try await h.engine.stop(id)
         #expect(try await nextEvent(&events) == nil)            // no more than the cap
@@ -306,7 +363,7 @@ struct QueryEngineTests {
                 #expect(names(delta.added) == ["Item_2"])
                 break
             }
-            #expect(event == .containerAvailable(h.tree.container))
+            #expect(event == .notice(.containerAvailable(h.tree.container)))
             notices += 1
         }
         #expect(notices == EngineLimits().pendingNoticesPerQuery)

@@ -142,14 +142,14 @@ struct QueryLifecycleTests {
         var lifecycle = Lifecycle(interval: .zero, itemLimit: 100, noticeLimit: 2)
         _ = lifecycle.gathered([], live: true, now: t0)
         for n in 0..<1_000 {
-            _ = lifecycle.noticeArrived(.unwatched(container: container, path: "/\(n)", reason: "budget"), now: t0)
+            _ = lifecycle.noticeArrived(.notice(.subtreeUnwatched(UnwatchedSubtree(container: container, path: ["\(n)"], reason: "budget"))), now: t0)
         }
         #expect(take(&lifecycle, now: t0) == .event(.gatheringStarted))
         #expect(take(&lifecycle, now: t0) == .event(.gatheringProgress(count: 0)))
         #expect(take(&lifecycle, now: t0) == .event(.gatheringFinished([])))
         // Then only the newest notices, up to the cap.
-        #expect(take(&lifecycle, now: t0) == .event(.unwatched(container: container, path: "/998", reason: "budget")))
-        #expect(take(&lifecycle, now: t0) == .event(.unwatched(container: container, path: "/999", reason: "budget")))
+        #expect(take(&lifecycle, now: t0) == .event(.notice(.subtreeUnwatched(UnwatchedSubtree(container: container, path: ["998"], reason: "budget")))))
+        #expect(take(&lifecycle, now: t0) == .event(.notice(.subtreeUnwatched(UnwatchedSubtree(container: container, path: ["999"], reason: "budget")))))
         #expect(take(&lifecycle, now: t0) == nil)
     }
 
@@ -159,9 +159,9 @@ struct QueryLifecycleTests {
         _ = lifecycle.changesArrived(QueryDelta(added: [item(1, "/a")]), now: ms(10))
         _ = lifecycle.enable(now: ms(20))
         _ = lifecycle.disable()                          // held again: what enable released still goes out
-        for _ in 0..<1_000 { _ = lifecycle.noticeArrived(.containerAvailable(container), now: ms(30)) }
-        #expect(take(&lifecycle, now: ms(40)) == .event(.containerAvailable(container)))
-        #expect(take(&lifecycle, now: ms(40)) == .event(.containerAvailable(container)))
+        for _ in 0..<1_000 { _ = lifecycle.noticeArrived(.notice(.containerAvailable(container)), now: ms(30)) }
+        #expect(take(&lifecycle, now: ms(40)) == .event(.notice(.containerAvailable(container))))
+        #expect(take(&lifecycle, now: ms(40)) == .event(.notice(.containerAvailable(container))))
         #expect(take(&lifecycle, now: ms(40)) == update(QueryDelta(added: [item(1, "/a")])))
         #expect(take(&lifecycle, now: ms(40)) == nil)
     }
@@ -192,8 +192,8 @@ struct QueryLifecycleTests {
         _ = lifecycle.disable()
         _ = lifecycle.changesArrived(QueryDelta(added: [item(1, "/a")]), now: t0)
         #expect(lifecycle.readerWaits(now: t0) == [])
-        #expect(lifecycle.noticeArrived(.containerUnavailable(container), now: t0)
-                == [.deliver(.event(.containerUnavailable(container)))])
+        #expect(lifecycle.noticeArrived(.notice(.containerUnavailable(container)), now: t0)
+                == [.deliver(.event(.notice(.containerUnavailable(container))))])
         #expect(lifecycle.state == .paused)
         #expect(take(&lifecycle, now: t0) == nil)               // the update is still held
     }
@@ -270,7 +270,7 @@ struct QueryLifecycleTests {
         let now = ms(5)
         switch event {
         case .changes: _ = lifecycle.changesArrived(QueryDelta(added: [item(1, "/a")]), now: now)
-        case .notice: _ = lifecycle.noticeArrived(.containerAvailable(container), now: now)
+        case .notice: _ = lifecycle.noticeArrived(.notice(.containerAvailable(container)), now: now)
         case .readerWaits: _ = lifecycle.readerWaits(now: now)
         case .timerFired: _ = lifecycle.timerFired(now: now)
         case .disable: _ = lifecycle.disable()
@@ -314,7 +314,7 @@ struct QueryLifecycleTests {
         for state in [Lifecycle.State.stopped, .released] {
             var lifecycle = lifecycle(in: state)
             #expect(lifecycle.changesArrived(QueryDelta(added: [item(1, "/a")]), now: t0) == [])
-            #expect(lifecycle.noticeArrived(.containerAvailable(container), now: t0) == [])
+            #expect(lifecycle.noticeArrived(.notice(.containerAvailable(container)), now: t0) == [])
             #expect(!lifecycle.hasPendingUpdate && lifecycle.notices.isEmpty)
         }
     }

@@ -1,7 +1,7 @@
 import Testing
 import UbiquityKeyValue
 import UbiquityPredicate
-import UbiquityProtocol
+import UbiquityJSON
 
 @Suite("Key-value values: every type's wire form, and clear errors for the rest")
 struct KVValueTests {
@@ -14,7 +14,7 @@ struct KVValueTests {
 
     @Test("Round-trips through the wire form", arguments: roundTrips)
     func roundTrip(_ text: String) throws {
-        let wire = try JSONLine.decode(Array(text.utf8))
+        let wire = try JSONLine.parse(Array(text.utf8))
         let value = try KVValue(wire: wire)
         #expect(value.wire == wire)
         #expect(try KVValue(wire: value.wire) == value)
@@ -43,7 +43,7 @@ struct KVValueTests {
 
     @Test("Bad values get an error naming what is wrong", arguments: refused)
     func refusedValues(_ text: String, _ phrase: String) throws {
-        let wire = try JSONLine.decode(Array(text.utf8))
+        let wire = try JSONLine.parse(Array(text.utf8))
         do {
             _ = try KVValue(wire: wire)
             Issue.record("\(text) was accepted")

@@ -114,7 +114,7 @@ import UbiquityTesting
                 var released = false
                 while !released, ContinuousClock.now < deadline {
                     do {
-                        _ = try await connection.send(.queryResults(query: id))
+                        _ = try await connection.send(QueryResults(query: id))
                         try await Task.sleep(for: .milliseconds(5))     // the release is on its way: ask again
                     } catch let error as ProtocolError {
                         released = error.code.rawValue == "query.unknown"

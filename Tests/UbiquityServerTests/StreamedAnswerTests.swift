@@ -25,7 +25,7 @@ import UbiquityTesting
             let client = try RawClient(socket: daemon.socket)
             _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
             // The query, then status requests at once: the session answers them while the
-            // connection's forwarder writes the answer.
+            // connection's outbox writes the answer.
             var requests = [#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["name","size"],"batchingInterval":0}"#]
             requests += (2...21).map { #"{"id":\#($0),"op":"status"}"# }
             try client.sendBytes(Array(requests.map { $0 + "\n" }.joined().utf8))

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import UbiquityKit
+import UbiquityProtocol
 import UbiquityTesting
 
 /// UbiquityKit facing a slow reader, a hostile socket and a racing reader: bounded memory, no
@@ -161,7 +162,7 @@ import UbiquityTesting
         let connection = try await UbiquityConnection.connect(to: server.path, helloTimeout: .seconds(10))
         let reason = "ubiquityd closed the connection in the middle of a line (\(cut.utf8.count) bytes without their end)"
         await #expect(throws: UbiquityKitError.disconnected(reason: reason)) {
-            try await connection.send(.status)
+            try await connection.send(Status())
         }
     }
 

@@ -70,13 +70,13 @@ public final class Daemon: Sendable {
         if restoredIndex { watching.crawlPartEntries = 0 }
         watcher = try FileWatcher(containers: descriptors, configuration: watching)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
-        engine = QueryEngine(containers: descriptors, source: KeyValueChangeTap(source: WatcherChangeSource(watcher), stores: keyValue),
+        engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
                              limits: {
                                  var l = EngineLimits()
                                  l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery
                                  l.history = settings.history
                                  return l
-                             }(), restored: restored, persistence: indexStore)
+                             }(), restored: restored, persistence: indexStore, folderChanges: keyValue.folderChanges)
         registry = ContainerRegistry(settings.containers)
         let engine = self.engine
         let registry = self.registry
@@ -101,7 +101,6 @@ public final class Daemon: Sendable {
                 .init(service: IndexService(daemon: self)),
                 .init(service: ServerService(server: server)),
                 .init(service: ManagerService(daemon: self)),
-                .init(service: KeyValueService(stores: keyValue)),
             ],
             gracefulShutdownSignals: settings.trapsSignals ? [.sigterm, .sigint] : [],
             cancellationSignals: [],

@@ -40,7 +40,7 @@ actor KeyValueStore {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     /// Reloads the watcher asked for: whether one runs, and whether another was asked for since
-    /// it started (``KeyValueStores/run()`` keeps one task per store at most).
+    /// it started (``KeyValueStores/filesChanged(in:)`` keeps one task per store at most).
     private let reloads = Mutex<(running: Bool, again: Bool)>((false, false))
 
     init(container: String, root: String, rootDirectory: @escaping @Sendable () -> HeldRoot?, owner: UInt32?, group: UInt32?,
@@ -307,7 +307,7 @@ actor KeyValueStore {
     private func notify(_ reason: KVChangeReason, keys: [String], except connection: UInt64?) {
         guard !keys.isEmpty else { return }
         for subscriber in subscribers.values where subscriber.connection != connection {
-            subscriber.sink.yield(KeyValueChange(store: subscriber.store, container: container, reason: reason.rawValue, keys: keys))
+            subscriber.outbox.post(KeyValueChange(store: subscriber.store, container: container, reason: reason.rawValue, keys: keys))
         }
     }
 

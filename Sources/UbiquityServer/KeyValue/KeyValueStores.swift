@@ -5,16 +5,14 @@ import UbiquityIndex
 public import UbiquityKeyValue
 import UbiquityProtocol
 
-/// Every container's key-value store (docs/kv-store.md), made on first use, and the queue of
-/// "the store's folder changed" notices the watcher sends (``KeyValueChangeTap``).
+/// Every container's key-value store (docs/kv-store.md), made on first use, reloaded when the
+/// engine applies a batch that changed a store's folder (``folderChanges``).
 public final class KeyValueStores: Sendable {
     /// This device's id, or why there is none (then every key-value request fails clearly).
     let device: Result<String, FileProblem>
     public let quota: KVQuota
     private let logger: Logger
     private let stores = Mutex<[String: KeyValueStore]>([:])
-    private let notices: AsyncStream<ContainerID>
-    private let noticeSink: AsyncStream<ContainerID>.Continuation
     private let subscriptions = Atomic<Int>(0)
     /// Where every store's file operations run (``KeyValueStore``): two threads of the daemon's
     /// own, so that reading hostile files or waiting for a disk never holds Swift's cooperative
@@ -31,8 +29,6 @@ public final class KeyValueStores: Sendable {
         device = DeviceIdentity.load(stateDirectory: stateDirectory)
         io = NIOThreadPool(numberOfThreads: KeyValueStores.ioThreads)
         io.start()
-        // One pending notice per container is enough: a reload reads whatever is there by then.
-        (notices, noticeSink) = AsyncStream.makeStream(of: ContainerID.self, bufferingPolicy: .bufferingNewest(4096))
         switch device {
         case .success(let id): logger.info("key-value device id", metadata: ["device": "\(id)", "state": "\(stateDirectory)"])
         case .failure(let problem): logger.error("no key-value device id; the key-value store is unavailable", metadata: ["error": "\(problem.message)"])
@@ -96,25 +92,24 @@ public final class KeyValueStores: Sendable {
     /// A new subscription number, unique in this daemon.
     func nextSubscription() -> Int { subscriptions.add(1, ordering: .relaxed).newValue }
 
-    /// The watcher saw the store's folder of `container` change.
-    func filesChanged(in container: ContainerID) { noticeSink.yield(container) }
+    /// What the engine tells, as it applies a batch, of the containers whose store folder it changed.
+    var folderChanges: FolderChanges {
+        FolderChanges(folder: KeyValueFiles.directory) { [self] containers in filesChanged(in: containers) }
+    }
 
-    /// Threads of ``io``.
-    static let ioThreads = 2
-
-    /// Reloads stores as notices arrive, until the notices end. Each store reloads in a task of
-    /// its own, at most one at a time (a notice during a reload makes it read once more after):
-    /// one container's reload never waits for another's.
-    func run() async {
-        await withDiscardingTaskGroup { group in
-            for await container in notices {
-                guard let store = stores.withLock({ $0[container.rawValue] }), store.askForReload() else { continue }
-                group.addTask { await store.reloadWhileAsked() }
-            }
+    /// The store folders of `containers` changed (another device's file arrived, say). Each
+    /// store reloads in a task of its own, at most one at a time (a change during a reload makes
+    /// it read once more after), so one container's reload never waits for another's; a store
+    /// nobody has used yet loads when first asked instead.
+    func filesChanged(in containers: Set<ContainerID>) {
+        for container in containers {
+            guard let store = stores.withLock({ $0[container.rawValue] }), store.askForReload() else { continue }
+            Task { await store.reloadWhileAsked() }
         }
     }
 
-    func finish() { noticeSink.finish() }
+    /// Threads of ``io``.
+    static let ioThreads = 2
 
     /// `status`'s lines about the stores of `containers` (loading them first): files skipped,
     /// entries left out; or why there is no key-value store at all.

@@ -1,9 +1,8 @@
-import UbiquityProtocol
-
-/// One `kv.subscribe`: where its `kv.changed` events go, and which connection holds it (that
-/// connection's own writes are not reported to it).
+/// One `kv.subscribe`: where its `kv.changed` events go (its connection's outbox, which keeps
+/// the union of the keys not yet written), and which connection holds it (that connection's own
+/// writes are not reported to it).
 struct KeyValueSubscriber: Sendable {
     let store: Int
     let connection: UInt64
-    let sink: AsyncStream<KeyValueChange>.Continuation
+    let outbox: ConnectionOutbox
 }

@@ -100,8 +100,17 @@ struct LineWriter: Sendable {
         /// a new one.
         mutating func endPiece() async throws {
             guard current.readableBytes > 0 else { return }
-            ready.append(current)
-            current = Self.newPiece()
+            if current.readableBytes < LineWriter.pieceBytes / 4 {
+                // A short piece (a few events, the end of a write) goes in a buffer of its own
+                // size and the piece is used again: NIO holds what it is handed until the socket
+                // takes it, and for a peer that does not read, thousands of one-event writes each
+                // pinned a whole piece (28 MB of the daemon for 1 MiB of pending lines).
+                ready.append(ByteBuffer(bytes: current.readableBytesView))
+                current.clear()
+            } else {
+                ready.append(current)
+                current = Self.newPiece()
+            }
             if ready.count >= LineWriter.piecesPerHandOver { try await handOver() }
         }
 

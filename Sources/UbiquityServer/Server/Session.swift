@@ -7,43 +7,36 @@ import UbiquityProtocol
 
 /// One client connection's protocol state: hello, the queries it holds, and how each request is
 /// answered. Used by the connection's reading task only (requests are handled one at a time, in
-/// order), so it needs no lock; event forwarding happens in separate tasks that never touch it.
+/// order), so it needs no lock; events leave through the connection's ``ConnectionOutbox``,
+/// written by a task of its own that never touches the session.
 final class Session {
     let peer: PeerCredentials
     let context: ServerContext
-    private(set) var helloDone = false
+    var helloDone = false
     /// Queries this connection holds (live or stopped, until released).
-    private(set) var queries: [QueryID: QueryParameters] = [:]
+    var queries: [QueryID: QueryParameters] = [:]
     /// The containers each query was resolved to at its start (authorisation is re-checked on them).
-    private var queryContainers: [QueryID: [ContainerID]] = [:]
+    var queryContainers: [QueryID: [ContainerID]] = [:]
     /// How each query's results are written (its attributes, sorted once).
-    private var encoders: [QueryID: ResultEncoder<ResultItem>] = [:]
+    var encoders: [QueryID: ResultEncoder<ResultItem>] = [:]
     /// The results each query gathered, as counted against the user's budget.
-    private var heldItems: [QueryID: Int] = [:]
+    var heldItems: [QueryID: Int] = [:]
     /// Identifies this connection to the shared ``DocumentLocks``.
     let connection: UInt64
-    /// `document.lockChanged` events of this connection's watches: the latest state per watch.
-    let documentOutbox = DocumentEventOutbox()
-    /// Writes the events of this connection's queries; made when the first query starts.
-    var forwarder: ConnectionForwarder?
+    /// Every event of this connection — its queries', `document.lockChanged`, `kv.changed` — leaves through it.
+    let outbox: ConnectionOutbox
     /// The document watches this connection holds.
     var documentWatches: Set<Int> = []
-    /// `kv.changed` events of this connection's key-value subscriptions (at most
-    /// ``keyValueEventBuffer`` unread; past that the oldest are dropped).
-    let keyValueEvents: AsyncStream<KeyValueChange>
-    let keyValueEventSink: AsyncStream<KeyValueChange>.Continuation
     /// The key-value subscriptions this connection holds: number → container id.
     var keyValueSubscriptions: [Int: String] = [:]
-    static let keyValueEventBuffer = 1_024
 
     private static let connections = Atomic<UInt64>(0)
 
-    init(peer: PeerCredentials, context: ServerContext) {
+    init(peer: PeerCredentials, context: ServerContext, outbox: ConnectionOutbox? = nil) {
         self.peer = peer
         self.context = context
+        self.outbox = outbox ?? ConnectionOutbox(engine: context.engine)
         connection = Session.connections.add(1, ordering: .relaxed).newValue
-        (keyValueEvents, keyValueEventSink) = AsyncStream.makeStream(of: KeyValueChange.self,
-                                                                     bufferingPolicy: .bufferingNewest(Session.keyValueEventBuffer))
     }
 
     /// What a request produced: the response's line, and a query whose events must now be forwarded.
@@ -103,110 +96,22 @@ final class Session {
     /// What a client reads for any failure that is not a ``ClientFacingError``.
     static let internalMessage = "internal error; see the daemon's journal"
 
+    /// Dispatches through the operation's handler (``SessionOperation``, `Handlers/`).
     private func handle(_ request: Request) async throws -> Outcome {
-        func answer(_ result: JSONValue) -> Outcome { Outcome(response: Response(id: request.id, result: result)) }
-        if case .hello(let version, let client) = request.operation {
-            guard version == WireProtocol.version else {
-                throw ProtocolError(.protocolVersion,
-                    "this server speaks protocol version \(WireProtocol.version), the client asked for \(version)",
-                    details: ["supported": .array([.integer(Int64(WireProtocol.version))])])
-            }
-            helloDone = true
-            context.logger.debug("hello", metadata: ["peer_uid": "\(peer.uid)", "client": "\(client ?? "-")"])
-            return answer(HelloResult(version: UbiquityVersion.string, limits: context.limits,
-                                      peerUID: peer.uid, peerGID: peer.gid).json)
+        guard let operation = request.operation as? any SessionOperation else {
+            // A registered operation without a handler: OperationRegistryTests catches it first.
+            throw ProtocolError(.requestUnknownOperation, "this daemon does not serve '\(request.operation.name)'",
+                                details: ["op": .string(request.operation.name)])
         }
-        guard helloDone else {
+        guard helloDone || type(of: operation).allowedBeforeHello else {
             throw ProtocolError(.helloRequired,
                 "send {\"id\":1,\"op\":\"hello\",\"version\":\(WireProtocol.version)} first: the first request of a connection must be hello")
         }
-        switch request.operation {
-        case .hello: fatalError("handled above")
-        case .containersList:
-            let counts = await context.itemCounts()
-            let visible = context.registry.all.filter { Authorization.mayRead($0, peer: peer) }
-            return answer(.object(["containers": .array(visible.map { Session.info($0, items: counts[$0.descriptor.id] ?? 0).json })]))
-        case .containerURL(let raw):
-            let container: ResolvedContainer
-            if let raw { container = try context.registry.container(named: raw, for: peer) }
-            else { container = try context.registry.defaultContainer(for: peer) }
-            let documents = try ensureDocuments(container)
-            return answer(ContainerURLResult(container: container.descriptor.id.rawValue, path: container.descriptor.root,
-                                             documents: documents).json)
-        case .queryStart(let parameters):
-            guard queries.count < context.limits.maxQueriesPerConnection else {
-                throw ProtocolError(.serverBusy,
-                    "this connection holds \(queries.count) queries, the limit is \(context.limits.maxQueriesPerConnection): release some with query.release",
-                    details: ["limit": .integer(Int64(context.limits.maxQueriesPerConnection))])
-            }
-            let containers = try context.registry.containers(named: parameters.containers, for: peer)
-            let specification = try WireTranslation.specification(parameters, containers: containers,
-                                                                  defaultBatching: context.defaultBatching,
-                                                                  limits: context.limits)
-            let since = try parameters.since.map { token in
-                guard let clock = HistoryClock(token: token) else {
-                    throw ProtocolError.malformed("'since' is not a clock token (one from a 'clock' field of this daemon's answers)",
-                                                  field: "since")
-                }
-                return clock
-            }
-            try context.budget.reserveQuery(for: peer.uid, limit: context.limits.maxQueriesPerPeer)
-            let id: QueryID
-            do {
-                id = try await context.engine.start(specification, since: since)
-                // The count alone: building every result here cost as much as encoding them.
-                let gathered = try await context.engine.resultCount(id)
-                do { try context.budget.hold(gathered, for: peer.uid, limit: context.limits.maxResultItemsPerPeer) } catch {
-                    await context.engine.release(id)
-                    throw error
-                }
-                heldItems[id] = gathered
-            } catch {
-                context.budget.release(for: peer.uid, items: 0)
-                throw error
-            }
-            queries[id] = parameters
-            queryContainers[id] = containers.map(\.descriptor.id)
-            let encoder = WireTranslation.encoder(attributes: specification.attributes)
-            encoders[id] = encoder
-            context.logger.info("query started", metadata: [
-                "query": "\(id)", "peer_uid": "\(peer.uid)", "predicate": "\(specification.predicate)",
-                "container": "\(containers.map(\.descriptor.id.rawValue).joined(separator: ","))",
-            ])
-            return Outcome(response: Response(id: request.id, result: .object(["query": .integer(Int64(id))])),
-                           startedQuery: StartedQuery(id: id, live: parameters.live, containers: containers.map(\.descriptor.id),
-                                                      encoder: encoder))
-        case .queryResults(let q):
-            let id = try readable(q)
-            let results = (try? await context.engine.results(id)) ?? ResultSet()
-            let encoder = encoders[id] ?? WireTranslation.encoder(attributes: [.name])
-            return Outcome(line: .results(encoder.queryResults(id: request.id, query: q, rows: EngineRows(results))))
-        case .queryDisableUpdates(let q):
-            try await context.engine.disableUpdates(try readable(q))
-            return answer(.object(["query": .integer(Int64(q)), "updates": .string("disabled")]))
-        case .queryEnableUpdates(let q):
-            try await context.engine.enableUpdates(try readable(q))
-            return answer(.object(["query": .integer(Int64(q)), "updates": .string("enabled")]))
-        case .queryStop(let q):
-            try await context.engine.stop(try owned(q))
-            context.logger.debug("query stopped", metadata: ["query": "\(q)", "peer_uid": "\(peer.uid)"])
-            return answer(.object(["query": .integer(Int64(q)), "stopped": .bool(true)]))
-        case .queryRelease(let q):
-            let id = try owned(q)
-            await context.engine.release(id)
-            forget(id)
-            return answer(.object(["query": .integer(Int64(q)), "released": .bool(true)]))
-        case .status:
-            return answer(await context.status(peer).json)
-        case .versionsList, .documentLock, .documentUnlock, .documentWatch, .documentUnwatch:
-            return answer(try await handleVersions(request.operation))
-        case .kvGet, .kvSet, .kvRemove, .kvAll, .kvSynchronize, .kvSubscribe, .kvUnsubscribe:
-            return answer(try await handleKeyValue(request.operation))
-        }
+        return try await operation.respond(to: request.id, in: self)
     }
 
     /// The engine id of a query this connection holds; another connection's query is unknown here.
-    private func owned(_ query: Int) throws(ProtocolError) -> QueryID {
+    func owned(_ query: Int) throws(ProtocolError) -> QueryID {
         guard query > 0, queries[QueryID(query)] != nil else {
             throw ProtocolError(.init(EngineError.Code.unknownQuery), "no query \(query) on this connection", details: ["query": .integer(Int64(query))])
         }
@@ -215,7 +120,7 @@ final class Session {
 
     /// A query this connection holds whose containers the peer may still read: after a reload
     /// took the right away, its results are `container.forbidden` (stop and release still work).
-    private func readable(_ query: Int) throws(ProtocolError) -> QueryID {
+    func readable(_ query: Int) throws(ProtocolError) -> QueryID {
         let id = try owned(query)
         if let container = context.registry.revoked(queryContainers[id] ?? [], for: peer) {
             throw ProtocolError(.containerForbidden, "uid \(peer.uid) may no longer read container '\(container)'",
@@ -228,7 +133,6 @@ final class Session {
     func releaseAll() async {
         context.documentLocks.releaseAll(connection: connection)
         documentWatches.removeAll()
-        documentOutbox.finish()
         await releaseKeyValue()
         for id in queries.keys {
             await context.engine.release(id)
@@ -237,7 +141,7 @@ final class Session {
     }
 
     /// Drops a released query and gives its slot and items back to the user's budget.
-    private func forget(_ id: QueryID) {
+    func forget(_ id: QueryID) {
         guard queries.removeValue(forKey: id) != nil else { return }
         queryContainers[id] = nil
         encoders[id] = nil
@@ -255,7 +159,7 @@ final class Session {
     /// Creates `Documents/` on demand, owned by the container's owner when we are root — through
     /// descriptors, so a link the owner put in place of the container or of `Documents` is refused,
     /// never followed (``ContainerDirectory``).
-    private func ensureDocuments(_ container: ResolvedContainer) throws(ProtocolError) -> String {
+    func ensureDocuments(_ container: ResolvedContainer) throws(ProtocolError) -> String {
         let root = container.descriptor.root
         let result = ContainerDirectory.open(root).flatMap { fd in
             defer { close(fd) }

@@ -14,10 +14,11 @@ import UbiquityProtocol
 /// out (docs/protocol.md).
 ///
 /// One child task per connection in a discarding task group (NIO's echo-server shape); inside a
-/// connection, requests are handled in order by one task and the events of all its queries are
-/// forwarded by another (``ConnectionForwarder``), so a query that produces nothing never blocks a request.
-/// A subscriber that does not read stalls only its own writes: the engine then keeps a bounded,
-/// coalesced summary for it (guarantee 7 in docs/live-queries.md).
+/// connection, requests are handled in order by one task and every event it receives (its
+/// queries', `document.lockChanged`, `kv.changed`) is written by another (``ConnectionOutbox``),
+/// so a query that produces nothing never blocks a request. A subscriber that does not read
+/// stalls only its own writes: the engine and the outbox then keep a bounded, coalesced summary
+/// for it (guarantee 7 in docs/live-queries.md).
 public final class SocketServer: Sendable {
     /// Where clients connect.
     public enum Endpoint: Sendable, Hashable {
@@ -198,26 +199,20 @@ public final class SocketServer: Sendable {
                     return
                 }
                 logger.debug("connected", metadata: ["pid": "\(peer.pid)"])
-                let session = Session(peer: peer, context: context)
-                await withDiscardingTaskGroup { forwarders in
-                    let documentOutbox = session.documentOutbox
-                    forwarders.addTask {
-                        while let events = await documentOutbox.next() {
-                            guard (try? await writer.write(lines: events.map { .bytes(JSONLine.encodeLine($0.json)) })) != nil else { return }
-                        }
-                    }
-                    let keyValueEvents = session.keyValueEvents
-                    forwarders.addTask {
-                        for await event in keyValueEvents { _ = try? await writer.write(event.json) }
-                    }
-                    await self.readRequests(inbound, session: session, writer: writer, forwarders: &forwarders, logger: logger)
+                let outbox = ConnectionOutbox(engine: context.engine) { delta in
+                    self.state.withLock { $0.liveQueriesChanged(by: delta) }
+                }
+                let session = Session(peer: peer, context: context, outbox: outbox)
+                await withDiscardingTaskGroup { writing in
+                    writing.addTask { await outbox.run(writer: writer) }
+                    await self.readRequests(inbound, session: session, writer: writer, logger: logger)
                     // The client may half-close after its last request and still read events
                     // (`socat -t`): keep forwarding until the channel closes.
                     if !(session.queries.isEmpty && session.documentWatches.isEmpty && session.keyValueSubscriptions.isEmpty) && !self.state.withLock({ $0.isShuttingDown }) {
                         try? await channel.channel.closeFuture.get()
                     }
                     await session.releaseAll()
-                    await session.forwarder?.close()
+                    await outbox.finish()
                 }
             }
         } catch {
@@ -228,15 +223,14 @@ public final class SocketServer: Sendable {
     }
 
     private func readRequests(
-        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, session: Session, writer: LineWriter,
-        forwarders: inout DiscardingTaskGroup, logger: Logger
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, session: Session, writer: LineWriter, logger: Logger
     ) async {
         do {
             for try await line in inbound {
                 // The decoder's buffer limit only fires while a line is incomplete; a longer line
                 // that arrived whole in one read must be refused too.
                 guard line.readableBytes <= context.limits.maxLineBytes else { throw ByteToMessageDecoderError.PayloadTooLargeError() }
-                guard try await answer(line.readableBytesView, session: session, writer: writer, forwarders: &forwarders) else { return }
+                guard try await answer(line.readableBytesView, session: session, writer: writer) else { return }
             }
         } catch is ByteToMessageDecoderError.PayloadTooLargeError {
             let limit = context.limits.maxLineBytes
@@ -247,30 +241,19 @@ public final class SocketServer: Sendable {
             writer.outbound.finish()
         } catch let error as NIOExtrasErrors.LeftOverBytesError {
             // The last line had no newline before the client half-closed: answer it anyway.
-            _ = try? await answer(error.leftOverBytes.readableBytesView, session: session, writer: writer, forwarders: &forwarders)
+            _ = try? await answer(error.leftOverBytes.readableBytesView, session: session, writer: writer)
         } catch {
             logger.debug("read ended", metadata: ["error": "\(error)"])
         }
     }
 
     /// Handles one request line; false when the connection can no longer be written.
-    private func answer(_ line: ByteBufferView, session: Session, writer: LineWriter,
-                        forwarders: inout DiscardingTaskGroup) async throws -> Bool {
+    private func answer(_ line: ByteBufferView, session: Session, writer: LineWriter) async throws -> Bool {
         let outcome = await session.handle(line: line)
         do { try await writer.write(lines: [outcome.line]) } catch { return false }
         if let started = outcome.startedQuery {
-            let forwarder: ConnectionForwarder
-            if let existing = session.forwarder {
-                forwarder = existing
-            } else {
-                forwarder = await ConnectionForwarder(engine: context.engine, writer: writer) { delta in
-                    self.state.withLock { $0.liveQueriesChanged(by: delta) }
-                }
-                session.forwarder = forwarder
-                forwarders.addTask { await forwarder.run() }
-            }
             let access = QueryAccess(registry: context.registry, peer: session.peer, containers: started.containers)
-            await forwarder.add(started.id, route: ConnectionForwarder.Route(live: started.live, access: access, encoder: started.encoder))
+            await session.outbox.add(started.id, route: ConnectionOutbox.Route(live: started.live, access: access, encoder: started.encoder))
         }
         return true
     }

@@ -83,24 +83,40 @@ enum WireTranslation {
         }
     }
 
-    static let unavailableReason = "the container directory is missing, unreadable, or no longer configured"
-
     /// The wire form of an engine event without results; nil for the events with results
-    /// (``line(_:query:encoder:)`` writes those) and for `accessChanged`.
+    /// (``line(_:query:encoder:)`` writes those) and for `accessChanged`. A notice's `reason` is
+    /// its own (``ChangeNotice/reason``), worded nowhere else.
     private static func event(_ event: QueryEvent, query: Int) -> ServerEvent? {
         switch event {
         case .gatheringStarted: .gatheringStarted(query: query)
         case .gatheringProgress(let count): .gatheringProgress(query: query, count: count)
         case .gatheringFinished, .update, .reset: nil
-        case .resync(let container, let reason, let changes):
-            .resync(query: query, container: container.rawValue, reason: reason, changes: changes)
-        case .unwatched(let container, let path, let reason):
-            .unwatched(query: query, container: container.rawValue, path: path, reason: reason)
-        case .containerUnavailable(let container):
-            .containerUnavailable(query: query, container: container.rawValue, reason: unavailableReason)
-        case .containerAvailable(let container): .containerAvailable(query: query, container: container.rawValue)
-        case .accessChanged: nil
+        case .notice(let notice, let changes):
+            switch notice {
+            case .resync(let container, _):
+                .resync(query: query, container: container.rawValue, reason: notice.reason, changes: changes)
+            case .subtreeUnwatched(let subtree):
+                .unwatched(query: query, container: subtree.container.rawValue, path: subtree.path.joined(separator: "/"),
+                           reason: notice.reason)
+            case .containerUnavailable(let container):
+                .containerUnavailable(query: query, container: container.rawValue, reason: notice.reason)
+            case .containerAvailable(let container): .containerAvailable(query: query, container: container.rawValue)
+            case .accessChanged, .subtreeWatched, .subtreeGone, .skipped: nil
+            }
         }
+    }
+
+    /// `query.stopped` for a query that was not live, once its gathering is read.
+    static func notLive(query: Int) -> OutgoingLine {
+        .bytes(JSONLine.encodeLine(ServerEvent.stopped(query: query, reason: "gathering finished and the query is not live").json))
+    }
+
+    /// `container.forbidden`: the peer may no longer read a container of the query, which stops
+    /// (it follows an `accessChanged` notice, whose wording it gives).
+    static func forbidden(query: Int, container: ContainerID, uid: UInt32) -> OutgoingLine {
+        let why = ChangeNotice.accessChanged(container).reason
+        return .bytes(JSONLine.encodeLine(ServerEvent.containerForbidden(query: query, container: container.rawValue,
+            reason: "uid \(uid) may no longer read this container (\(why)); the query is stopped").json))
     }
 }
 

@@ -4,7 +4,7 @@ public import UbiquityProtocol
 /// The coordinated-write locks of items, and who watches them (docs/versions.md). Shared by every
 /// connection of the daemon. A lock belongs to one connection and ends with `document.unlock` or
 /// when that connection closes; watchers hear of every change through their connection's
-/// ``DocumentEventOutbox`` (the latest state per watch, never a growing queue).
+/// ``ConnectionOutbox`` (the latest state per watch, never a growing queue).
 ///
 /// Bounded per connection and per user (``ServerLimits``): a peer cannot hold more locks or
 /// watches than that, whatever it asks. Whether the peer may write (lock) or read (watch) the item
@@ -34,7 +34,7 @@ public final class DocumentLocks: Sendable {
         var connection: UInt64
         var uid: UInt32
         var path: String
-        var outbox: DocumentEventOutbox
+        var outbox: ConnectionOutbox
     }
 
     /// An item's path as the kernel names it: its bytes. Never the `String`, which would make
@@ -112,7 +112,7 @@ public final class DocumentLocks: Sendable {
 
     /// Starts sending `path`'s lock changes to `outbox`. Returns the watch id and whether the
     /// item is locked now (and whether by this connection).
-    func watch(_ path: String, connection: UInt64, uid: UInt32, outbox: DocumentEventOutbox) -> Result<(watch: Int, holder: Holder?), LimitReached> {
+    func watch(_ path: String, connection: UInt64, uid: UInt32, outbox: ConnectionOutbox) -> Result<(watch: Int, holder: Holder?), LimitReached> {
         state.withLock { state in
             if let reached = state.watches.take(connection: connection, uid: uid, perConnection: limits.maxDocumentWatchesPerConnection,
                                                 perUser: limits.maxDocumentWatchesPerPeer) {

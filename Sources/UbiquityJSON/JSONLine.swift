@@ -1,4 +1,4 @@
-import CUbiquityBytes
+public import CUbiquityBytes
 import Foundation
 public import UbiquityPredicate
 
@@ -79,8 +79,8 @@ public enum JSONLine {
     /// the fast path through a string's text, sixteen bytes at a time (`ubq_plain_run`; eight-byte
     /// words took a fifth of `ubiq query`'s reading), for the readers and for the writers
     /// (``mayNeedEscaping(_:)``, ``writeEscaped(utf8:to:)``) alike.
-    @inline(__always)
-    static func skipPlainWords(_ bytes: UnsafeBufferPointer<UInt8>, from index: inout Int, seen: inout UInt64) {
+    @inlinable @inline(__always)
+    public static func skipPlainWords(_ bytes: UnsafeBufferPointer<UInt8>, from index: inout Int, seen: inout UInt64) {
         guard let base = bytes.baseAddress, index < bytes.count else { return }
         var high: UInt8 = 0
         index += ubq_plain_run(base + index, bytes.count - index, &high)
@@ -97,7 +97,7 @@ public enum JSONLine {
     }
 
     /// ``writeString(_:to:)`` for text already in UTF-8 (valid UTF-8: it comes from a `String`).
-    static func writeString(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    public static func writeString(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         writeEscaped(utf8: utf8, to: &out)
         out.append(UInt8(ascii: "\""))
@@ -105,7 +105,7 @@ public enum JSONLine {
 
     /// A string's text without its quotes, escaped as ``writeString(utf8:to:)`` escapes it: a
     /// path written in parts (a directory's path, then a name) is escaped part by part.
-    static func writeEscaped(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    public static func writeEscaped(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         var index = 0
         while index < utf8.count {
@@ -141,11 +141,11 @@ public enum JSONLine {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
     }
 
-    /// Decodes one line (without its `\n`; a trailing `\r` is tolerated).
+    /// Parses one line (without its `\n`; a trailing `\r` is tolerated). The protocol's reader is
+    /// `decode`, which makes the problem a `request.malformed` error.
     ///
-    /// - Throws: `request.malformed` naming the first invalid UTF-8 byte, or what the JSON
-    ///   parser found wrong.
-    public static func decode<Bytes: Collection>(_ bytes: Bytes) throws(ProtocolError) -> JSONValue where Bytes.Element == UInt8 {
+    /// - Throws: the first invalid UTF-8 byte, or what the JSON parser found wrong.
+    public static func parse<Bytes: Collection>(_ bytes: Bytes) throws(JSONTextError) -> JSONValue where Bytes.Element == UInt8 {
         var offset = 0
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
@@ -160,16 +160,16 @@ public enum JSONLine {
             }
         }
         guard valid else {
-            throw .malformed("the request is not valid UTF-8 (first invalid byte at offset \(offset))")
+            throw JSONTextError("the request is not valid UTF-8 (first invalid byte at offset \(offset))")
         }
         let data = Data(bytes)
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-            throw .malformed("the request is empty: send one JSON object per line")
+            throw JSONTextError("the request is empty: send one JSON object per line")
         }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw .malformed("the request is not valid JSON: \(describe(error))")
+            throw JSONTextError("the request is not valid JSON: \(describe(error))")
         }
     }
 

@@ -1,0 +1,11 @@
+public import UbiquityPredicate
+
+/// `status`: the daemon's health (items, watches, overflows, degraded conditions...).
+public struct Status: ProtocolOperation {
+    public typealias Result = StatusResult
+    public static let name = "status"
+
+    public init() {}
+    public init(_ request: FieldReader) {}
+    public var fields: [String: JSONValue] { [:] }
+}

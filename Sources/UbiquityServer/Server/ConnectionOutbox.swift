@@ -1,0 +1,165 @@
+import Synchronization
+import UbiquityIndex
+import UbiquityProtocol
+
+/// The one way out for every event a connection receives — its queries' events, `kv.changed`,
+/// `document.lockChanged` — written by one task per connection (``run(writer:)``).
+///
+/// Nothing is pushed at the peer. Subsystems post into a coalesced state
+/// (``ConnectionOutboxState``: the latest lock state per watch, per key-value subscription the
+/// union of the changed keys with the latest reason) and the engine keeps its own coalesced
+/// state per query; the writer takes what is owed only when the previous write returned, i.e.
+/// when the socket took it (``LineWriter``: the 1 MiB pending-write watermark). A peer that does
+/// not read therefore stops the pulling, and what waits for it is bounded by its watches,
+/// subscriptions, keys and queries, never by how many changes happened. A change that reaches
+/// ten queries, a watch and a subscription of a connection costs one wake-up and one write.
+///
+/// Before each query event the peer's right to the query's containers is checked again: after a
+/// reload that took it away, the subscriber gets one `container.forbidden`, the query stops, and
+/// no item of it follows.
+final class ConnectionOutbox: Sendable {
+    /// How one query's events are written.
+    struct Route: Sendable {
+        var live: Bool
+        var access: QueryAccess
+        var encoder: ResultEncoder<ResultItem>
+    }
+
+    private struct Queries {
+        /// The engine group the queries are read through, made with the first query.
+        var group: QueryGroupID?
+        var routes: [QueryID: Route] = [:]
+        /// The writer stopped (the outbox finished or the peer is gone): queries added now are not counted.
+        var ended = false
+    }
+
+    private let engine: QueryEngine
+    private let state = Mutex(ConnectionOutboxState<CheckedContinuation<Void, Never>>())
+    private let queries = Mutex(Queries())
+    /// Counts live queries in and out of the server's status (positive: started).
+    private let liveQueriesChanged: @Sendable (Int) -> Void
+
+    init(engine: QueryEngine, liveQueriesChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.engine = engine
+        self.liveQueriesChanged = liveQueriesChanged
+    }
+
+    // MARK: Posting (any task; never waits)
+
+    /// `watch`'s document is now (un)locked (``DocumentLocks``).
+    func post(watch: Int, path: String, locked: Bool, yours: Bool) {
+        state.withLock { $0.lockChanged(watch: watch, path: path, locked: locked, yours: yours) }?.resume()
+    }
+
+    /// Keys of a subscribed key-value store changed (``KeyValueStore``).
+    func post(_ change: KeyValueChange) {
+        state.withLock { $0.keyValueChanged(change) }?.resume()
+    }
+
+    func forget(watch: Int) { state.withLock { $0.forget(watch: watch) } }
+
+    func forget(store: Int) { state.withLock { $0.forget(store: store) } }
+
+    /// Writes a started query's events from its first (`gatheringStarted`) on.
+    func add(_ id: QueryID, route: Route) async {
+        let (counted, existing) = queries.withLock { queries in
+            queries.routes[id] = route
+            return (route.live && !queries.ended, queries.group)
+        }
+        if counted { liveQueriesChanged(1) }
+        let group: QueryGroupID
+        if let existing { group = existing } else {
+            // Requests are answered one at a time, so no other `add` races this one.
+            group = await engine.makeGroup { [weak self] in self?.queriesReady() }
+            queries.withLock { $0.group = group }
+        }
+        await engine.join(id, group: group)
+    }
+
+    /// Ends ``run(writer:)``: the connection's queries are read by no one (release them), and
+    /// posts are ignored from now on.
+    func finish() async {
+        if let group = queries.withLock({ $0.group }) { await engine.closeGroup(group) }
+        state.withLock { $0.finish() }?.resume()
+    }
+
+    /// How many lock and key-value entries wait (tests): bounded by the watches and keys.
+    var pendingEntries: Int { state.withLock { $0.pendingEntries } }
+
+    // MARK: Writing
+
+    /// Writes what is owed, one write per wake-up, until ``finish()`` or until the connection
+    /// cannot be written.
+    func run(writer: LineWriter) async {
+        defer {
+            _ = state.withLock { $0.finish() }
+            let live = queries.withLock { queries in
+                queries.ended = true
+                return queries.routes.values.filter(\.live).count
+            }
+            if live > 0 { liveQueriesChanged(-live) }
+        }
+        while let delivery = await next() {
+            // Written together, a whole result set a piece at a time (``LineWriter``).
+            var lines: [OutgoingLine] = delivery.pullQueries ? await queryLines() : []
+            for event in delivery.documents { lines.append(.bytes(JSONLine.encodeLine(event.json))) }
+            for change in delivery.keyValue { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
+            guard !lines.isEmpty else { continue }
+            // No `malloc_trim` after big lines: their buffers (and every block of 128 KiB or more,
+            // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
+            // of the small ones is about 5% of the daemon's private memory, bounded (issue 14).
+            do { try await writer.write(lines: lines) } catch { return }     // the peer is gone; the session releases the rest
+        }
+    }
+
+    /// What is owed, once there is something; nil once finished.
+    private func next() async -> ConnectionOutboxState<CheckedContinuation<Void, Never>>.Delivery? {
+        while true {
+            switch state.withLock({ $0.take() }) {
+            case .deliver(let delivery): return delivery
+            case .finished: return nil
+            case .idle:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    if !state.withLock({ $0.wait(continuation) }) { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    private func queriesReady() {
+        state.withLock { $0.queriesReady() }?.resume()
+    }
+
+    /// The lines of every query event due now. A pull that brought events is followed by another
+    /// (the queries handed out are asked for their next event only then, as with
+    /// ``QueryEngine/nextEvents(_:)``); one that brought none leaves the engine to say when.
+    private func queryLines() async -> [OutgoingLine] {
+        guard let group = queries.withLock({ $0.group }), let events = await engine.takeEvents(group), !events.isEmpty else { return [] }
+        queriesReady()
+        var lines: [OutgoingLine] = []
+        for next in events {
+            guard let route = queries.withLock({ $0.routes[next.query] }) else { continue }
+            let query = Int(next.query)
+            guard let event = next.event else {
+                remove(next.query)
+                if !route.live { lines.append(WireTranslation.notLive(query: query)) }
+                continue
+            }
+            if let container = route.access.revoked() {
+                remove(next.query)
+                try? await engine.stop(next.query)
+                lines.append(WireTranslation.forbidden(query: query, container: container, uid: route.access.peer.uid))
+                continue
+            }
+            guard let line = WireTranslation.line(event, query: query, encoder: route.encoder) else { continue }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// The query's events are no longer written (it ended, or its peer may no longer read it).
+    private func remove(_ id: QueryID) {
+        let live = queries.withLock { $0.routes.removeValue(forKey: id)?.live ?? false }
+        if live { liveQueriesChanged(-1) }
+    }
+}

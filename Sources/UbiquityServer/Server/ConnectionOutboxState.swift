@@ -1,0 +1,149 @@
+import UbiquityProtocol
+
+/// Everything one connection owes its peer besides responses, as one value: whether its queries
+/// have events to pull from the engine, the latest lock state per document watch, and per
+/// key-value subscription the keys changed since the peer last read, with the latest reason.
+/// Pure: transitions return what ``ConnectionOutbox`` must do (resume its waiting writer), so
+/// it is tested as a value; `Waiter` is the writer's continuation there.
+///
+/// Coalesced, never dropped, never a queue: however many changes arrive while the writer is
+/// away (the peer does not read), what waits is one entry per watch and one per subscription,
+/// holding each changed key once — bounded by the watches and keys, not by the changes.
+///
+/// ```
+/// lock, unlock, lock         ──▶ documents[watch] = locked              (one entry)
+/// kv a, kv b, kv a (quota)   ──▶ keyValue[store] = {a, b}, quotaViolationChange
+/// the engine has events      ──▶ queriesOwed = true
+/// the writer: take()         ──▶ .deliver(pull the queries, [locked], [{a, b}]) and all emptied
+///             take()         ──▶ .idle: wait(waiter) keeps the waiter until the next post
+/// ```
+struct ConnectionOutboxState<Waiter> {
+    /// What the writer takes in one go, written as one write: the queries' events (pulled from the
+    /// engine by the writer), then the lock changes in the order their watches first changed, then
+    /// the key-value changes in the order their subscriptions first changed.
+    struct Delivery {
+        var pullQueries = false
+        var documents: [ServerEvent] = []
+        var keyValue: [KeyValueChange] = []
+    }
+
+    enum Take {
+        case deliver(Delivery)
+        /// Nothing is owed: ``wait(_:)``.
+        case idle
+        /// The connection is gone: the writer ends.
+        case finished
+    }
+
+    private struct LockState {
+        var path: String
+        var locked: Bool
+        var yours: Bool
+    }
+
+    private struct ChangedKeys {
+        var container: String
+        var reason: String
+        var keys: Set<String>
+    }
+
+    private(set) var queriesOwed = false
+    private var documentOrder: [Int] = []
+    private var documents: [Int: LockState] = [:]
+    private var keyValueOrder: [Int] = []
+    private var keyValue: [Int: ChangedKeys] = [:]
+    private var waiter: Waiter?
+    private(set) var isFinished = false
+
+    // MARK: Posting
+
+    /// Records the latest lock state of `watch`'s document, replacing one not yet taken.
+    mutating func lockChanged(watch: Int, path: String, locked: Bool, yours: Bool) -> Waiter? {
+        guard !isFinished else { return nil }
+        if documents.updateValue(LockState(path: path, locked: locked, yours: yours), forKey: watch) == nil { documentOrder.append(watch) }
+        return wakeWriter()
+    }
+
+    /// Adds `change`'s keys to what its subscription has pending; the latest reason stands.
+    mutating func keyValueChanged(_ change: KeyValueChange) -> Waiter? {
+        guard !isFinished, !change.keys.isEmpty else { return nil }
+        if var pending = keyValue[change.store] {
+            pending.reason = change.reason
+            pending.container = change.container
+            pending.keys.formUnion(change.keys)
+            keyValue[change.store] = pending
+        } else {
+            keyValue[change.store] = ChangedKeys(container: change.container, reason: change.reason, keys: Set(change.keys))
+            keyValueOrder.append(change.store)
+        }
+        return wakeWriter()
+    }
+
+    /// The engine has events of this connection's queries (or must be asked again: the queries
+    /// handed out last are re-armed by the next pull).
+    mutating func queriesReady() -> Waiter? {
+        guard !isFinished else { return nil }
+        queriesOwed = true
+        return wakeWriter()
+    }
+
+    /// An ended watch: what it had pending is dropped.
+    mutating func forget(watch: Int) {
+        if documents.removeValue(forKey: watch) != nil { documentOrder.removeAll { $0 == watch } }
+    }
+
+    /// An ended subscription: what it had pending is dropped.
+    mutating func forget(store: Int) {
+        if keyValue.removeValue(forKey: store) != nil { keyValueOrder.removeAll { $0 == store } }
+    }
+
+    /// No more events: the writer ends (resume the returned waiter) and posts are ignored.
+    mutating func finish() -> Waiter? {
+        isFinished = true
+        documents.removeAll()
+        documentOrder.removeAll()
+        keyValue.removeAll()
+        keyValueOrder.removeAll()
+        defer { waiter = nil }
+        return waiter
+    }
+
+    // MARK: The writer
+
+    /// Everything owed, emptied.
+    mutating func take() -> Take {
+        if isFinished { return .finished }
+        guard queriesOwed || !documents.isEmpty || !keyValue.isEmpty else { return .idle }
+        var delivery = Delivery(pullQueries: queriesOwed)
+        queriesOwed = false
+        delivery.documents = documentOrder.compactMap { watch in
+            documents[watch].map { .documentLockChanged(watch: watch, path: $0.path, locked: $0.locked, yours: $0.yours) }
+        }
+        delivery.keyValue = keyValueOrder.compactMap { store in
+            keyValue[store].map { KeyValueChange(store: store, container: $0.container, reason: $0.reason, keys: $0.keys.sorted()) }
+        }
+        documents.removeAll(keepingCapacity: true)
+        documentOrder.removeAll(keepingCapacity: true)
+        keyValue.removeAll(keepingCapacity: true)
+        keyValueOrder.removeAll(keepingCapacity: true)
+        return .deliver(delivery)
+    }
+
+    /// The writer found nothing and waits: false when something arrived since its ``take()``
+    /// (or the outbox finished), then it must not wait but take again.
+    mutating func wait(_ waiter: Waiter) -> Bool {
+        guard !isFinished, !queriesOwed, documents.isEmpty, keyValue.isEmpty else { return false }
+        self.waiter = waiter
+        return true
+    }
+
+    private mutating func wakeWriter() -> Waiter? {
+        defer { waiter = nil }
+        return waiter
+    }
+
+    // MARK: Reading
+
+    /// How many entries wait: one per watch, one per changed key of each subscription.
+    var pendingEntries: Int { documents.count + keyValue.values.reduce(0) { $0 + $1.keys.count } }
+}

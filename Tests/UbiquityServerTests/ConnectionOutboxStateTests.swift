@@ -1,0 +1,137 @@
+import Testing
+@testable import UbiquityServer
+import UbiquityProtocol
+
+/// The per-connection outbox as a value: what is posted while the writer is away is coalesced
+/// (the latest lock state per watch, the union of keys per subscription with the latest reason),
+/// nothing is dropped, and the writer is woken exactly when it waits and something arrives.
+struct ConnectionOutboxStateTests {
+    /// The state, and what it told its shell: the waiters to resume, in order, and whether each
+    /// wait was accepted.
+    final class Driver {
+        var state = ConnectionOutboxState<Int>()
+        var woken: [Int] = []
+        var waits: [Bool] = []
+
+        func lock(_ watch: Int, path: String = "/a", locked: Bool, yours: Bool = false) {
+            woken += [state.lockChanged(watch: watch, path: path, locked: locked, yours: yours)].compactMap { $0 }
+        }
+
+        func keyValue(_ store: Int, _ reason: String, _ keys: [String]) {
+            woken += [state.keyValueChanged(KeyValueChange(store: store, container: "c", reason: reason, keys: keys))].compactMap { $0 }
+        }
+
+        func queriesReady() { woken += [state.queriesReady()].compactMap { $0 } }
+
+        func finish() { woken += [state.finish()].compactMap { $0 } }
+
+        func wait(_ waiter: Int) { waits.append(state.wait(waiter)) }
+
+        /// What the writer takes now: nil when nothing is owed (or the outbox finished).
+        func take() -> ConnectionOutboxState<Int>.Delivery? {
+            if case .deliver(let delivery) = state.take() { return delivery }
+            return nil
+        }
+    }
+
+    func change(_ store: Int, _ reason: String, _ keys: [String]) -> KeyValueChange {
+        KeyValueChange(store: store, container: "c", reason: reason, keys: keys)
+    }
+
+    @Test func aWaitingWriterIsWokenOnceAndTakesEverythingCoalesced() {
+        let outbox = Driver()
+        #expect(outbox.take() == nil)
+        outbox.wait(1)
+        outbox.lock(7, locked: true)
+        // Woken already: later posts only add to what it will take.
+        outbox.lock(7, locked: false)
+        outbox.keyValue(3, "serverChange", ["x"])
+        #expect(outbox.waits == [true])
+        #expect(outbox.woken == [1])
+        let taken = outbox.take()
+        #expect(taken?.documents == [.documentLockChanged(watch: 7, path: "/a", locked: false, yours: false)])
+        #expect(taken?.keyValue == [change(3, "serverChange", ["x"])])
+        #expect(taken?.pullQueries == false)
+        #expect(outbox.take() == nil)
+    }
+
+    @Test func keyValueChangesBecomeTheUnionOfTheirKeysWithTheLatestReason() {
+        let outbox = Driver()
+        for i in 0..<100_000 { outbox.keyValue(1, "serverChange", ["k\(i % 500)"]) }
+        outbox.keyValue(1, "quotaViolationChange", ["late"])
+        outbox.keyValue(2, "accountChange", ["a", "b"])
+        // Bounded by the keys, not by the 100,002 changes.
+        #expect(outbox.state.pendingEntries == 503)
+        let taken = outbox.take()
+        #expect(taken?.keyValue.count == 2)
+        #expect(taken?.keyValue.first?.store == 1)
+        #expect(taken?.keyValue.first?.reason == "quotaViolationChange")
+        #expect(Set(taken?.keyValue.first?.keys ?? []) == Set((0..<500).map { "k\($0)" } + ["late"]))
+        #expect(taken?.keyValue.first?.keys == taken?.keyValue.first?.keys.sorted())
+        #expect(taken?.keyValue.last == change(2, "accountChange", ["a", "b"]))
+        #expect(outbox.state.pendingEntries == 0)
+    }
+
+    @Test func lockChangesKeepTheLatestStatePerWatchInTheOrderWatchesFirstChanged() {
+        let outbox = Driver()
+        for i in 0..<1_000 { outbox.lock(2, path: "/b", locked: i % 2 == 0) }
+        outbox.lock(1, locked: true, yours: true)
+        outbox.lock(2, path: "/b", locked: true)
+        #expect(outbox.state.pendingEntries == 2)
+        #expect(outbox.take()?.documents == [.documentLockChanged(watch: 2, path: "/b", locked: true, yours: false),
+                                             .documentLockChanged(watch: 1, path: "/a", locked: true, yours: true)])
+    }
+
+    @Test func theQueriesAreOwedOnceHoweverOftenTheEngineSaysSo() {
+        let outbox = Driver()
+        outbox.wait(4)
+        outbox.queriesReady()
+        outbox.queriesReady()
+        #expect(outbox.woken == [4])
+        #expect(outbox.take()?.pullQueries == true)
+        #expect(outbox.take() == nil)
+    }
+
+    @Test func somethingPostedBetweenTakeAndWaitIsNotSlept() {
+        let outbox = Driver()
+        #expect(outbox.take() == nil)
+        outbox.keyValue(1, "serverChange", ["x"])
+        outbox.wait(1)
+        #expect(outbox.waits == [false], "it must take again")
+        #expect(outbox.take()?.keyValue.count == 1)
+    }
+
+    @Test func endedWatchesAndSubscriptionsLeaveNothingBehind() {
+        let outbox = Driver()
+        outbox.lock(1, locked: true)
+        outbox.keyValue(5, "serverChange", ["x"])
+        outbox.keyValue(6, "serverChange", ["y"])
+        outbox.state.forget(watch: 1)
+        outbox.state.forget(store: 5)
+        let taken = outbox.take()
+        #expect(taken?.documents == [])
+        #expect(taken?.keyValue == [change(6, "serverChange", ["y"])])
+    }
+
+    @Test func finishingWakesTheWriterToEndAndIgnoresLaterPosts() {
+        let outbox = Driver()
+        outbox.wait(9)
+        outbox.finish()
+        outbox.lock(1, locked: true)
+        outbox.keyValue(1, "serverChange", ["x"])
+        outbox.queriesReady()
+        outbox.wait(10)
+        #expect(outbox.woken == [9])
+        #expect(outbox.waits == [true, false])
+        #expect(outbox.state.pendingEntries == 0)
+        if case .finished = outbox.state.take() {} else { Issue.record("a finished outbox delivers nothing") }
+    }
+
+    @Test func aChangeWithoutKeysWakesNobody() {
+        let outbox = Driver()
+        outbox.wait(1)
+        outbox.keyValue(1, "serverChange", [])
+        #expect(outbox.woken == [])
+        #expect(outbox.take() == nil)
+    }
+}
