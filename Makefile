@@ -113,7 +113,8 @@ bench-restart: deps
 	python3 Benchmarks/compare/restart.py $(RESTART_ARGS) --out docs/benchmarks.md --ubiquityd $(PACKAGED_DAEMON)
 
 # Latency with both cores busy, and one change fanned out to 1,000 live queries: ubiquityd against
-# Watchman on compare.py's 100k tree. Writes its section of docs/benchmarks.md.
+# Watchman on compare.py's 100k tree; and a live query's latency while the index is saved back to
+# back, at 100k and 1M entries, against save_index = false. Writes its sections of docs/benchmarks.md.
 bench-load: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
 	$(PACKAGED_BUILD) --product ubiquityd

@@ -299,9 +299,12 @@ def tail(path, lines=15):
 class Ubiquityd:
     label = "ubiquityd"
 
-    def __init__(self, binary, tree, scratch):
+    def __init__(self, binary, tree, scratch, settings=None):
+        """`settings`: top-level keys of a configuration file (docs/configuration.md) to run with,
+        the tree's base as its one root; without them the daemon runs with --root."""
         self.binary, self.tree, self.scratch = binary, tree, scratch
         self.base = tree["base"]
+        self.settings = settings
         self.process = None
         self.next_id = 10
 
@@ -317,7 +320,14 @@ class Ubiquityd:
         if not keep_state:
             shutil.rmtree(self.state_path, ignore_errors=True)
         self.logfile = open(self.log_path, "ab")
-        self.process = subprocess.Popen([self.binary, "--root", self.base, "--socket", self.sock_path],
+        where = ["--root", self.base]
+        if self.settings is not None:
+            config = os.path.join(self.scratch, "ubiquityd.toml")
+            with open(config, "w") as f:
+                f.writelines(f"{key} = {json.dumps(value)}\n" for key, value in self.settings.items())
+                f.write(f"[[roots]]\npath = {json.dumps(self.base)}\n")
+            where = ["--config", config]
+        self.process = subprocess.Popen([self.binary, *where, "--socket", self.sock_path],
                                         stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile,
                                         env=dict(os.environ, STATE_DIRECTORY=self.state_path))
         self.pid = self.process.pid
@@ -586,13 +596,19 @@ def measure_queries(daemon, c, tree, repeats):
     return full, selective
 
 
-def measure_latency(daemon, c, tree, samples):
-    """Creates `samples` files one at a time; each sample: open(O_CREAT) -> the event naming it."""
+def measure_latency(daemon, c, tree, samples, more=None, limit=60):
+    """Creates `samples` files one at a time; each sample: open(O_CREAT) -> the event naming it.
+    With `more`, goes on while it returns True, for at most `limit` seconds in all."""
     docs = os.path.join(tree["base"], CONTAINER, "Documents")
     daemon.subscribe(c, "Lat_*")
     latencies, failures = [], 0
     view, notes = set(), {}
-    for k in range(samples):
+    end = time.monotonic() + limit
+    k = -1
+    while True:
+        k += 1
+        if k >= samples and not (more and more() and time.monotonic() < end):
+            break
         name = f"Lat_{k}"
         t = time.monotonic()
         os.close(os.open(os.path.join(docs, name), os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))

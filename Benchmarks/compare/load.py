@@ -12,7 +12,11 @@
     new file; each sample is the file's creation -> each subscriber's first notification of it (the
     harness reads all 100 connections in one thread, for both daemons alike, and stamps lines as
     they are read, parsing after the sample; its own floor is measured without a daemon).
-Writes the section "load" of --out.
+  * save stall: the same latency while the daemon writes its saved index back to back
+    (index_save_interval_s = 0: a new snapshot as soon as the last one is written, while the index
+    changes), at each of --save-sizes, next to the same run with save_index = false, the reference;
+    the goal is p99 <= 2 ms and max <= 10 ms while saving.
+Writes the sections "load" and "save" of --out (--only-save: "save" alone, without Watchman).
 """
 
 import argparse
@@ -266,6 +270,96 @@ def remove_fan_files(tree):
             os.unlink(os.path.join(docs, name))
 
 
+SAVED = re.compile(rb'index saved.*\bms=(\d+)')
+MIN_SAVES = 5
+
+
+def saves_logged(daemon, offset):
+    """How long each snapshot the daemon logged from `offset` of its log on took to take, encode
+    and write, in ms (the log goes on from one daemon of the scratch directory to the next)."""
+    with open(daemon.log_path, "rb") as f:
+        f.seek(offset)
+        return [int(m.group(1)) for m in SAVED.finditer(f.read())]
+
+
+def save_stall(binary, tree, scratch, samples):
+    """create → update latency of a live query while snapshots are written back to back, and with
+    save_index = false (the reference), both measured from the first answer on."""
+    results = {}
+    for key, settings in (("reference", {"save_index": False}),
+                          ("saving", {"save_index": True, "index_save_interval_s": 0})):
+        daemon = Ubiquityd(binary, tree, scratch, settings)
+        log_path = os.path.join(scratch, "ubiquityd.log")
+        offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        daemon.start()
+        try:
+            c, _ = daemon.first_answer("kMDItemFSName LIKE 'Item_*'")
+            if settings["save_index"]:
+                # Snapshots come back to back only after the first crawl's, which waits for the
+                # tag pass, which waits for a quiet file system.
+                deadline = time.monotonic() + 120
+                while not saves_logged(daemon, offset):
+                    if time.monotonic() > deadline:
+                        raise BenchError("ubiquityd wrote no snapshot after its first crawl within 120 s")
+                    time.sleep(0.05)
+            before = len(saves_logged(daemon, offset))
+            # Saving: at least MIN_SAVES snapshots taken and written during the samples (as many
+            # samples as it takes, for at most a minute).
+            more = (lambda: len(saves_logged(daemon, offset)) - before < MIN_SAVES) if settings["save_index"] else None
+            values, failures = measure_latency(daemon, c, tree, samples, more)
+            saves = saves_logged(daemon, offset)[before:]
+            c.close()
+        finally:
+            daemon.stop()
+            remove_live_files(tree)
+        values.sort()
+        results[key] = {"p50": percentile(values, 50), "p99": percentile(values, 99), "max": values[-1] if values else None,
+                        "failures": failures, "n": len(values), "saves": len(saves),
+                        "save_ms": sum(saves) / len(saves) if saves else None}
+        log(f"save stall, {human(tree['entries'])}, {key}: p50 {results[key]['p50']:.2f} ms, p99 {results[key]['p99']:.2f} ms, "
+            f"max {results[key]['max']:.2f} ms, {failures} timed out, {len(saves)} snapshots written meanwhile")
+    return results
+
+
+def save_report(results, samples, load):
+    def ms(v):
+        return f"{v:.2f} ms" if v is not None else "–"
+
+    def ratio(a, b):
+        return f"{a / b:.2f}×" if a and b else "–"
+    lines = [
+        "## Live queries while the index is saved",
+        "",
+        f"`make bench-load` (Benchmarks/compare/load.py), release build, compare.py's trees. {samples:,} files created one "
+        f"at a time under a live query (while saving, more until {MIN_SAVES} snapshots were written meanwhile, for at "
+        "most a minute), open(O_CREAT) → the update naming it, from the first answer on: once with the "
+        "saved index written back to back (`index_save_interval_s = 0`: a new snapshot as soon as the last one is "
+        "written, while the index changes, so every sample falls on a save), once with `save_index = false`, the "
+        "reference, in the same run. A snapshot is taken on the engine (the index's columns shared: the engine's next "
+        "write copies a column, or a chunk of 4,096 statuses) and encoded and written on a thread of its own "
+        "(docs/architecture.md, \"The saved index\"). \"Snapshots\" counts those logged during the samples, with their mean time from being taken to "
+        "their journal in place.",
+        "",
+        "| entries | run | p50 | p99 | max | snapshots (mean ms) | p99 ratio | max ratio |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    goals = []
+    for size, r in results.items():
+        o, ref = r["saving"], r["reference"]
+        lines.append(f"| {human(size)} | save_index = false | {ms(ref['p50'])} | {ms(ref['p99'])} | {ms(ref['max'])} | – | 1× | 1× |")
+        mean = f" ({o['save_ms']:.0f})" if o["save_ms"] is not None else ""
+        lines.append(f"| {human(size)} | saved back to back | {ms(o['p50'])} | {ms(o['p99'])} | {ms(o['max'])} | "
+                     f"{o['saves']}{mean} | {ratio(o['p99'], ref['p99'])} | {ratio(o['max'], ref['max'])} |")
+        met = o["p99"] <= 2 and o["max"] <= 10 and o["failures"] == 0 and o["saves"] > 0
+        goals.append(f"{human(size)}: p99 {ms(o['p99'])}, max {ms(o['max'])} over {o['saves']} snapshots — "
+                     + ("met" if met else "not met"))
+    lines += ["", "Goal (issue 34: no stall on save, p99 ≤ 2 ms and max ≤ 10 ms while saving): " + "; ".join(goals) + ".",
+              "", f"Load average (1 min) of the machine ({os.cpu_count()} cores) before and after these runs: "
+              f"{load[0]:.1f} and {load[1]:.1f}: the reference's tail is the machine's, and the goal means something "
+              "only where it is met by the reference.", ""]
+    return "\n".join(lines)
+
+
 def median_round(runs):
     """The round whose p99 is the median (the lower one of an even count), with every round's p99."""
     ordered = sorted(runs, key=lambda r: r["p99"])
@@ -324,6 +418,35 @@ def report(size, results, args):
     return "\n".join(lines)
 
 
+def load(args, size, workdir, scratch):
+    """The latency rounds of both daemons, quiet and loaded, and their fan-out."""
+    results = {}
+    tree = ensure_tree(workdir, size, args.seed)
+    results["floor"] = harness_floor(args.fanout_samples)
+    log(f"fan-out harness floor: p50 {results['floor']['p50']:.2f} ms, p99 {results['floor']['p99']:.2f} ms, "
+        f"max {results['floor']['max']:.2f} ms")
+    daemons = (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
+               ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1)))
+    rounds = {label: {"quiet": [], "loaded": []} for label, _ in daemons}
+    for round_number in range(1, args.runs + 1):
+        for label, make in daemons:
+            for loaded in (False, True):
+                key = "loaded" if loaded else "quiet"
+                r = latency(make(), tree, args.samples, loaded)
+                rounds[label][key].append(r)
+                log(f"round {round_number}: {label} latency {key}: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
+                    f"max {r['max']:.2f} ms, {r['failures']} timed out")
+    for label, make in daemons:
+        r = {key: median_round(rounds[label][key]) for key in ("quiet", "loaded")}
+        fan = fanout_ours if label == "ubiquityd" else fanout_watchman
+        r["fanout"] = fan(make(), tree, args.fanout_samples)
+        log(f"{label} fan-out: p50 {r['fanout']['p50']:.2f} ms, p99 {r['fanout']['p99']:.2f} ms, "
+            f"max {r['fanout']['max']:.2f} ms over {r['fanout']['n']:,} notifications, "
+            f"{r['fanout']['cpu_per_file']:.1f} ms of daemon CPU per file")
+        results[label] = r
+    return results
+
+
 def main():
     p = argparse.ArgumentParser(description="Latency under load and fan-out: ubiquityd and Watchman.")
     p.add_argument("--size", default="100k", help="tree size in entries (default 100k)")
@@ -335,38 +458,25 @@ def main():
     p.add_argument("--watchman", default="watchman", help="the watchman binary")
     p.add_argument("--seed", type=int, default=20260611, help="tree generator seed (compare.py's)")
     p.add_argument("--workdir", default=None, help="where trees go; trees with a matching manifest are reused")
+    p.add_argument("--save-sizes", default="100k,1M", help="tree sizes of the save stall (default 100k,1M)")
+    p.add_argument("--save-samples", type=int, default=2000, help="latency samples of each save-stall run (default 2000)")
+    p.add_argument("--only-save", action="store_true", help="only the save stall (no Watchman needed)")
     args = p.parse_args()
-    if shutil.which(args.watchman) is None:
+    if not args.only_save and shutil.which(args.watchman) is None:
         p.error(f"no watchman binary '{args.watchman}'")
     size = parse_size(args.size)
     workdir = args.workdir or tempfile.mkdtemp(prefix="ubiquity-load-")
     os.makedirs(workdir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="l-", dir="/tmp")
     results = {}
+    saving = {}
+    load_before = os.getloadavg()[0]
     try:
-        tree = ensure_tree(workdir, size, args.seed)
-        results["floor"] = harness_floor(args.fanout_samples)
-        log(f"fan-out harness floor: p50 {results['floor']['p50']:.2f} ms, p99 {results['floor']['p99']:.2f} ms, "
-            f"max {results['floor']['max']:.2f} ms")
-        daemons = (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
-                   ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1)))
-        rounds = {label: {"quiet": [], "loaded": []} for label, _ in daemons}
-        for round_number in range(1, args.runs + 1):
-            for label, make in daemons:
-                for loaded in (False, True):
-                    key = "loaded" if loaded else "quiet"
-                    r = latency(make(), tree, args.samples, loaded)
-                    rounds[label][key].append(r)
-                    log(f"round {round_number}: {label} latency {key}: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
-                        f"max {r['max']:.2f} ms, {r['failures']} timed out")
-        for label, make in daemons:
-            r = {key: median_round(rounds[label][key]) for key in ("quiet", "loaded")}
-            fan = fanout_ours if label == "ubiquityd" else fanout_watchman
-            r["fanout"] = fan(make(), tree, args.fanout_samples)
-            log(f"{label} fan-out: p50 {r['fanout']['p50']:.2f} ms, p99 {r['fanout']['p99']:.2f} ms, "
-                f"max {r['fanout']['max']:.2f} ms over {r['fanout']['n']:,} notifications, "
-                f"{r['fanout']['cpu_per_file']:.1f} ms of daemon CPU per file")
-            results[label] = r
+        for save_size in [parse_size(s) for s in args.save_sizes.split(",")]:
+            saving[save_size] = save_stall(args.ubiquityd, ensure_tree(workdir, save_size, args.seed), scratch,
+                                           args.save_samples)
+        if not args.only_save:
+            results = load(args, size, workdir, scratch)
     except BenchError as e:
         log(f"error: {e}")
         return 1
@@ -374,6 +484,12 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
+    save_text = save_report(saving, args.save_samples, (load_before, os.getloadavg()[0]))
+    print(save_text)
+    if args.out:
+        write_section(args.out, "save", save_text)
+    if args.only_save:
+        return 0
     text = report(size, results, args)
     print(text)
     if args.out:

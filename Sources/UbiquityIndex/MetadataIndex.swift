@@ -10,7 +10,7 @@ public typealias ItemID = UInt32
 ///
 /// Not thread-safe: one owner (the engine actor) applies changes and answers queries.
 public final class MetadataIndex {
-    struct Flags: OptionSet {
+    struct Flags: OptionSet, Sendable {
         let rawValue: UInt8
         /// A container root directory: not an item.
         static let containerRoot = Flags(rawValue: 1)
@@ -55,7 +55,9 @@ public final class MetadataIndex {
     private(set) var parents: [ItemID] = []
     private(set) var containerOf: [UInt16] = []
     private(set) var flagsOf: [Flags] = []
-    private(set) var stats: [FileStat] = []
+    /// In chunks: a snapshot shares it while encoded elsewhere, and the engine's next write then
+    /// copies one chunk, not 64 bytes per entry (``ChunkedColumn``).
+    private(set) var stats = ChunkedColumn<FileStat>()
     private(set) var generations: [UInt32] = []
     /// Directories only: the children, found by name. A dictionary, not a column: about 2% of
     /// entries are directories, and a column would cost every file 8 bytes.
@@ -117,7 +119,7 @@ public final class MetadataIndex {
         grow(&parents)
         grow(&containerOf)
         grow(&flagsOf)
-        grow(&stats)
+        stats.reserveCapacity(total)
         grow(&generations)
     }
 
@@ -415,13 +417,19 @@ public final class MetadataIndex {
         conflictCopies = [:]
     }
 
+    /// Every slot's fields as they are now, the children left out (a snapshot does not write
+    /// them): the arrays share the index's storage until either side writes to one.
+    var slotColumns: Columns {
+        Columns(names: names, parents: parents, containerOf: containerOf, flagsOf: flagsOf, stats: stats, generations: generations)
+    }
+
     /// Every slot's fields, one array per field (the storage's own shape).
     struct Columns {
         var names: [String] = []
         var parents: [ItemID] = []
         var containerOf: [UInt16] = []
         var flagsOf: [Flags] = []
-        var stats: [FileStat] = []
+        var stats = ChunkedColumn<FileStat>()
         var generations: [UInt32] = []
         var childrenOf: [ItemID: ChildTable] = [:]
     }

@@ -41,12 +41,21 @@ public actor QueryEngine {
     /// Whether batches go to the journal: only after a snapshot was written by this engine (a
     /// journal without its snapshot is worth nothing), and not after a journal write failed.
     private var isJournaling = false
+    /// The snapshot the open journal continues (its header names it).
+    private var journalSnapshotID: UInt64 = 0
     /// Who is told when a batch changes a folder at the top of a container (the daemon's
     /// key-value stores reload from it).
     private let folderChanges: FolderChanges?
     /// What the journal holds since the last snapshot.
     public private(set) var journalRecords = 0
     public private(set) var journalBytes = 0
+    /// A save in flight: batches are journaled (also while not journaling: the persistence keeps
+    /// them for the new snapshot's journal), and counted for that journal.
+    private var isSaving = false
+    private var savingRecords = 0
+    private var savingBytes = 0
+    /// Saves waiting for the one in flight to end.
+    private var saveQueue: [CheckedContinuation<Void, Never>] = []
 
     /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
     final class Session {
@@ -142,34 +151,69 @@ public actor QueryEngine {
 
     // MARK: - Saving the index
 
-    /// Writes the index and its history as a new snapshot and starts an empty journal after it;
-    /// from then on every batch is journaled before its clock can be handed out.
+    /// Writes the index and its history as a new snapshot and starts its journal; from then on
+    /// every batch is journaled before its clock can be handed out.
+    ///
+    /// The snapshot is the index at the moment of the call: its columns are taken as copies that
+    /// share the engine's storage until the engine next writes to them (copy on write), then
+    /// encoded and written off the engine (``IndexPersistence/runBlocking(_:)``), while the
+    /// engine applies batches and answers everyone. Batches applied meanwhile go to the open
+    /// journal, which the new snapshot continues from where it was taken, and to the new
+    /// snapshot's journal (docs/architecture.md, "The saved index"). Saves run one at a time.
     ///
     /// - Parameter final: a clean shutdown's last snapshot (no batch follows): it is trusted
     ///   after a reboot, which a snapshot followed by a journal is not.
     /// - Returns: the snapshot's size in bytes.
     @discardableResult
-    public func saveIndex(final: Bool = false) throws -> Int {
+    public func saveIndex(final: Bool = false) async throws -> Int {
         guard let persistence else { return 0 }
+        while isSaving { await withCheckedContinuation { saveQueue.append($0) } }
+        isSaving = true
+        defer {
+            isSaving = false
+            if !saveQueue.isEmpty { saveQueue.removeFirst().resume() }
+        }
         let snapshotID = UInt64.random(in: 1...UInt64.max)
-        let bytes = IndexSnapshot.encode(index, history: history, snapshotID: snapshotID, savedAt: wallClock(),
-                                         bootID: persistence.bootID, final: final)
-        isJournaling = false
-        try persistence.replace(snapshot: bytes, journalHeader: IndexJournal.header(snapshotID: snapshotID))
+        let position = persistence.beginSnapshot()
+        let continues = isJournaling ? position.map { IndexSnapshot.Continuation(snapshotID: journalSnapshotID, offset: $0) } : nil
+        let view = IndexSnapshot.View(index, history: history)
+        let savedAt = wallClock(), bootID = persistence.bootID
+        let header = IndexJournal.header(snapshotID: snapshotID)
+        savingRecords = 0
+        savingBytes = 0
+        let size: Int
+        do {
+            size = try await persistence.runBlocking {
+                let bytes = IndexSnapshot.encode(view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final,
+                                                 continues: continues)
+                try persistence.replace(snapshot: bytes, journalHeader: header)
+                return bytes.count
+            }
+        } catch {
+            isJournaling = false
+            throw error
+        }
+        // The new journal holds every record since the snapshot was taken (even one the old
+        // journal failed to take).
         isJournaling = true
-        journalRecords = 0
-        journalBytes = 0
-        return bytes.count
+        journalSnapshotID = snapshotID
+        journalRecords = savingRecords
+        journalBytes = savingBytes
+        return size
     }
 
-    /// Appends to the journal, when journaling; a failed write stops it until the next snapshot
-    /// (the persistence has made sure the stale saved index is not loaded).
+    /// Appends to the journal, when journaling or saving; a failed write stops it until the next
+    /// snapshot (the persistence has made sure the stale saved index is not loaded).
     private func journal(_ record: IndexJournal.Record) {
-        guard isJournaling, let persistence else { return }
+        guard isJournaling || isSaving, let persistence else { return }
         let bytes = IndexJournal.encode(record)
         if persistence.appendToJournal(bytes) {
             journalRecords += 1
             journalBytes += bytes.count
+            if isSaving {
+                savingRecords += 1
+                savingBytes += bytes.count
+            }
         } else {
             isJournaling = false
         }

@@ -66,7 +66,8 @@ struct ChildTableTests {
         let index = MetadataIndex()
         index.addContainer(tree.descriptor)
         index.apply([Self.bothSpellings(&tree)])
-        let bytes = IndexSnapshot.encode(index, history: ChangeHistory(epoch: 1), snapshotID: 1, savedAt: 0, bootID: "b", final: true)
+        let bytes = IndexSnapshot.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)), snapshotID: 1, savedAt: 0,
+                                         bootID: "b", final: true, continues: nil)
         let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
                                                  retention: .init(), now: 0, bootID: "b")
         #expect(restored.index.itemCount == 3)

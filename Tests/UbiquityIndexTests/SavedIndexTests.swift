@@ -12,16 +12,75 @@ struct SavedIndexTests {
     /// What the daemon's store keeps on disk, kept in memory.
     final class MemoryPersistence: IndexPersistence {
         let bootID = "boot-1"
-        let files = Mutex<(snapshot: [UInt8]?, journal: [UInt8])>((nil, []))
+        struct Files {
+            var snapshot: [UInt8]?
+            var journal: [UInt8] = []
+            /// Records since a snapshot was taken, for its journal (``beginSnapshot()``).
+            var pending: [UInt8]?
+            /// What a crash leaves between the snapshot's rename and its journal's: the new
+            /// snapshot and the old journal.
+            var betweenTheTwo: (snapshot: [UInt8], journal: [UInt8])?
+        }
+        let files = Mutex(Files())
+        /// When set, a save's writing waits for the test (as on a slow disk).
+        let hold = Mutex<WriteHold?>(nil)
+
         func appendToJournal(_ record: [UInt8]) -> Bool {
-            files.withLock { $0.journal += record }
-            return true
+            files.withLock { files in
+                files.pending?.append(contentsOf: record)
+                guard files.snapshot != nil else { return files.pending != nil }
+                files.journal += record
+                return true
+            }
+        }
+        func beginSnapshot() -> UInt64? {
+            files.withLock { files in
+                files.pending = []
+                return files.snapshot == nil ? nil : UInt64(files.journal.count)
+            }
         }
         func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws {
-            files.withLock { $0 = (snapshot, journalHeader) }
+            files.withLock { files in
+                files.betweenTheTwo = (snapshot, files.journal)
+                files.snapshot = snapshot
+                files.journal = journalHeader + (files.pending ?? [])
+                files.pending = nil
+            }
+        }
+        func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+            if let hold = hold.withLock({ $0 }) { await hold.wait() }
+            return try work()
         }
         var snapshot: [UInt8]? { files.withLock { $0.snapshot } }
         var journal: [UInt8] { files.withLock { $0.journal } }
+    }
+
+    /// Holds a save after it was taken, before anything is written, until ``release()``.
+    final class WriteHold: Sendable {
+        let reached: AsyncStream<Void>
+        private let reachedContinuation: AsyncStream<Void>.Continuation
+        private let state = Mutex<(released: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        init() { (reached, reachedContinuation) = AsyncStream.makeStream() }
+
+        func wait() async {
+            reachedContinuation.yield()
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    if !state.released { state.waiter = continuation }
+                    return state.released
+                }
+                if go { continuation.resume() }
+            }
+        }
+
+        func release() {
+            state.withLock { state in
+                state.released = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume()
+        }
     }
 
     struct Rig {
@@ -42,9 +101,11 @@ struct SavedIndexTests {
             await engine.apply(ChangeBatch(sequence: 0, changes: changes))
         }
 
-        /// An engine on what this one saved, as a daemon after a restart.
-        func restarted(containers: [ContainerDescriptor]? = nil) throws -> QueryEngine {
-            let restored = try RestoredIndex.restore(snapshot: persistence.snapshot ?? [], journal: persistence.journal,
+        /// An engine on what this one saved (or on `files`: what a crash at some moment left), as
+        /// a daemon after a restart.
+        func restarted(containers: [ContainerDescriptor]? = nil, files: (snapshot: [UInt8], journal: [UInt8]?)? = nil) throws -> QueryEngine {
+            let restored = try RestoredIndex.restore(snapshot: files?.snapshot ?? persistence.snapshot ?? [],
+                                                     journal: files.map(\.journal) ?? persistence.journal,
                                                      containers: containers ?? [tree.descriptor],
                                                      retention: ChangeHistory.Retention(), now: 1_800_000_000, bootID: "boot-1")
             return QueryEngine(containers: containers ?? [tree.descriptor], source: ScriptedSource(), clock: ManualClock(),
@@ -137,6 +198,84 @@ struct SavedIndexTests {
 
     /// Format 2: the tag pass's change and a status's deferred tags come back from the journal
     /// as they went in (replayed, a deferred status keeps the tags the snapshot had).
+    /// A save is taken at one moment and written while the engine goes on: batches applied and
+    /// tokens handed out while it is written are neither lost nor doubled after a restart from
+    /// what a crash leaves at any moment — before the write, between the snapshot's rename and
+    /// its journal's, after both — nor after further batches.
+    @Test(arguments: Array(1...8) as [UInt64])
+    func batchesAppliedWhileASaveIsWrittenAreNeitherLostNorDoubled(seed: UInt64) async throws {
+        var rng = SplitMix64(seed: seed)
+        var rig = await Rig(paths: ["Documents/", "Data/"])
+        let c = rig.tree.container
+        var present: [[String]] = []
+        var next = 0
+        func randomBatch() -> [FileSystemChange] {
+            if !present.isEmpty && rng.chance(0.3) {
+                return [.remove(c, present.remove(at: rng.int(0...(present.count - 1))))]
+            }
+            if !present.isEmpty && rng.chance(0.3) {
+                return [.stat(c, rng.pick(present), rig.tree.file(Int64(rng.int(1...50))))]
+            }
+            next += 1
+            let path = [rng.chance(0.5) ? "Documents" : "Data", "Item_\(next)"]
+            present.append(path)
+            return [.stat(c, path, rig.tree.file(Int64(rng.int(1...50))))]
+        }
+        var tokens: [HistoryClock] = []
+        // One save first when `seed` is even: the save under test then continues a journal.
+        if seed % 2 == 0 { try await rig.engine.saveIndex() }
+        for _ in 0..<rng.int(1...6) {
+            await rig.apply(randomBatch())
+            tokens.append(try await Self.gather(rig.engine).clock)
+        }
+
+        let hold = WriteHold()
+        rig.persistence.hold.withLock { $0 = hold }
+        let engine = rig.engine
+        let save = Task { try await engine.saveIndex() }
+        var reached = hold.reached.makeAsyncIterator()
+        _ = await reached.next()
+        // The save is taken and not written: the engine applies batches and answers meanwhile.
+        for _ in 0..<rng.int(1...6) {
+            await rig.apply(randomBatch())
+            tokens.append(try await Self.gather(rig.engine).clock)
+        }
+        let beforeTheWrite = (snapshot: rig.persistence.snapshot, journal: rig.persistence.journal)
+        hold.release()
+        _ = try await save.value
+        rig.persistence.hold.withLock { $0 = nil }
+        let between = try #require(rig.persistence.files.withLock { $0.betweenTheTwo })
+        let afterBoth = (snapshot: try #require(rig.persistence.snapshot), journal: rig.persistence.journal)
+
+        /// A restarted engine's clock, results and answer to every token are the original's.
+        func expectRestoredAsOriginal(_ files: (snapshot: [UInt8], journal: [UInt8]?), _ moment: String) async throws {
+            let restored = try rig.restarted(files: files)
+            #expect(await restored.history.clock == rig.engine.history.clock, "\(moment): the clock")
+            #expect(Self.names(try await Self.gather(restored).results) == Self.names(try await Self.gather(rig.engine).results),
+                    "\(moment): the results")
+            for token in tokens {
+                let original = try await Self.gather(rig.engine, since: token).since
+                let after = try await Self.gather(restored, since: token).since
+                #expect(after == original, "\(moment): the answer to \(token)")
+            }
+        }
+        if let snapshot = beforeTheWrite.snapshot {
+            try await expectRestoredAsOriginal((snapshot, beforeTheWrite.journal), "before the write")
+            try await expectRestoredAsOriginal((between.snapshot, between.journal), "between the renames")
+        } else {
+            // No journal was open to continue: the new snapshot is refused until its own exists.
+            #expect(throws: SavedIndexError.self) { try rig.restarted(files: (between.snapshot, nil)) }
+        }
+        try await expectRestoredAsOriginal((afterBoth.snapshot, afterBoth.journal), "after both")
+        for _ in 0..<rng.int(1...4) {
+            await rig.apply(randomBatch())
+            tokens.append(try await Self.gather(rig.engine).clock)
+        }
+        try await expectRestoredAsOriginal((afterBoth.snapshot, rig.persistence.journal), "after more batches")
+        // Without any journal the new snapshot is refused: batches after it may be missing.
+        #expect(throws: SavedIndexError.self) { try rig.restarted(files: (afterBoth.snapshot, nil)) }
+    }
+
     @Test func theJournalKeepsTagChangesAndDeferredTags() throws {
         let c = try ContainerID("com.example.test")
         let deferred = FileStat(kind: .regular, size: 3, modified: 5, inode: 9, tagsDeferred: true)
@@ -179,8 +318,8 @@ struct SavedIndexTests {
         let rig = await Rig(paths: ["Documents/Item_1", "Documents/folder/", "Documents/folder/Item_2", "Data/notes.txt"])
         try await rig.engine.saveIndex()
         let good = rig.persistence.snapshot!
-        let goodID = try RestoredIndex.restore(snapshot: good, journal: nil, containers: [rig.tree.descriptor], retention: .init(),
-                                               now: 0, bootID: "boot-1").snapshotID
+        let goodID = try RestoredIndex.restore(snapshot: good, journal: rig.persistence.journal, containers: [rig.tree.descriptor],
+                                               retention: .init(), now: 0, bootID: "boot-1").snapshotID
         for i in good.indices {
             var bad = good
             bad[i] ^= 0x5a
@@ -198,14 +337,16 @@ struct SavedIndexTests {
             try RestoredIndex.restore(snapshot: Array("{\"not\": \"an index\"}".utf8), journal: nil,
                                       containers: [rig.tree.descriptor], retention: .init(), now: 0, bootID: "boot-1")
         }
-        // A journal of another snapshot (a stop between writing the snapshot and its journal) is left out.
+        // Written while the engine went on, the snapshot is refused without its journal or with
+        // another snapshot's that it does not continue: batches after it may be missing.
         var otherJournal = IndexJournal.header(snapshotID: 1)
         otherJournal += IndexJournal.encode(.batch([.remove(rig.tree.container, ["Documents", "Item_1"])], time: 0, tracking: true))
-        let restored = try RestoredIndex.restore(snapshot: good, journal: otherJournal, containers: [rig.tree.descriptor],
-                                                 retention: .init(), now: 0, bootID: "boot-1")
-        #expect(restored.journalRecords == 0)
-        let engine = QueryEngine(containers: [rig.tree.descriptor], source: ScriptedSource(), clock: ManualClock(), restored: restored)
-        #expect(Self.names(try await Self.gather(engine).results) == ["Item_1", "Item_2"])
+        for journal in [nil, otherJournal] {
+            #expect(throws: SavedIndexError.self) {
+                try RestoredIndex.restore(snapshot: good, journal: journal, containers: [rig.tree.descriptor], retention: .init(),
+                                          now: 0, bootID: "boot-1")
+            }
+        }
         // A damaged journal record whose checksum holds is refused with the rest.
         var badJournal = IndexJournal.header(snapshotID: goodID)
         badJournal += [1, 0, 0, 0]
@@ -255,7 +396,8 @@ struct SavedIndexTests {
             body.varint(history.count)
             for (sequence, id) in history { body.varint(sequence); body.varint(id); body.int64(0); body.bool(false) }
             var file = BinaryWriter()
-            file.append(IndexSnapshot.magic); file.fixed32(IndexSnapshot.formatVersion)
+            // Format 1 (no continuation; read as it is, and trusted without a journal).
+            file.append(IndexSnapshot.magic); file.fixed32(1)
             file.fixed64(UInt64(body.bytes.count)); file.fixed32(CRC32.checksum(body.bytes)); file.append(body.bytes)
             return file.bytes
         }

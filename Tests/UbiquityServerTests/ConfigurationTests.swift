@@ -142,6 +142,9 @@ struct DaemonConfigurationTests {
             "ubiquityd.toml:1:25: 'index_save_interval_s' must be between 10 and 86400 (seconds); found 5",
         ])
         #expect(errors("save_index = 1").count == 1)
+        let backToBack = try DaemonConfiguration.parse(bytes: Array("index_save_interval_s = 0\n[[roots]]\npath = \"/r\"".utf8),
+                                                       path: "ubiquityd.toml", uid: 1000, environment: [:])
+        #expect(backToBack.indexSaveInterval == .zero)
     }
 
     @Test func keyValueQuotasAreReadAndChecked() throws {

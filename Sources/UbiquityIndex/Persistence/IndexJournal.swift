@@ -66,17 +66,27 @@ public enum IndexJournal {
     }
 
     /// The records of a journal that continues `snapshotID`, up to one cut short at the end;
-    /// `ignoredBytes` says how much of it there was. nil for the journal of another
-    /// snapshot: the daemon stopped between writing a snapshot and starting its journal, and
-    /// everything the old journal holds is in the new snapshot.
-    static func decode(_ bytes: [UInt8], snapshotID: UInt64) throws(SavedIndexError) -> (records: [Record], ignoredBytes: Int)? {
+    /// `ignoredBytes` says how much of it there was. The journal of the snapshot before, which
+    /// the snapshot `continues`, is read from where the snapshot was taken: the daemon stopped
+    /// after writing the snapshot and before starting its journal. nil for the journal of any
+    /// other snapshot.
+    static func decode(_ bytes: [UInt8], snapshotID: UInt64,
+                       continuing continues: IndexSnapshot.Continuation? = nil) throws(SavedIndexError) -> (records: [Record], ignoredBytes: Int)? {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
         var header = BinaryReader(bytes, from: magic.count)
         let version = try header.fixed32()
         guard readableVersions.contains(version) else { throw .unsupportedVersion(version) }
-        guard try header.fixed64() == snapshotID else { return nil }
-        var records: [Record] = []
+        let journalOf = try header.fixed64()
         var offset = header.offset
+        if journalOf != snapshotID {
+            guard let continues, continues.snapshotID == journalOf else { return nil }
+            // Written before the journal's end ever reached the offset: the two do not belong together.
+            guard continues.offset >= UInt64(offset), continues.offset <= UInt64(bytes.count) else {
+                throw .invalid("the snapshot continues its journal past the journal's end")
+            }
+            offset = Int(continues.offset)
+        }
+        var records: [Record] = []
         while bytes.count - offset >= frameSize {
             var frame = BinaryReader(bytes, from: offset)
             let length = Int(try frame.fixed32())

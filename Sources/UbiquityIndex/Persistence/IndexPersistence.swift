@@ -6,12 +6,27 @@ public protocol IndexPersistence: Sendable {
 
     /// Appends one framed journal record (``IndexJournal``). Called before any clock of the batch
     /// is handed out; a plain `write`, no `fsync` (a process crash keeps it, a power loss may not).
+    /// Between ``beginSnapshot()`` and the end of ``replace(snapshot:journalHeader:)`` the record
+    /// is also kept for the new snapshot's journal (even when no journal is open).
     ///
     /// - Returns: false when it could not be written. The saved index is then behind the clocks
     ///   handed out, so the implementation must make sure it is never loaded (delete it).
     func appendToJournal(_ record: [UInt8]) -> Bool
 
-    /// Replaces the saved index with `snapshot` and starts an empty journal with `journalHeader`,
-    /// so that no later moment sees the new snapshot with the old journal's records.
+    /// A snapshot is taken now: from here on every appended record is also kept for the journal
+    /// that ``replace(snapshot:journalHeader:)`` starts (they come after the snapshot's moment).
+    ///
+    /// - Returns: the length in bytes of the journal open now (the new snapshot continues it from
+    ///   there until its own journal exists), or nil when none is open.
+    func beginSnapshot() -> UInt64?
+
+    /// Replaces the saved index with `snapshot` and starts its journal: `journalHeader` followed
+    /// by every record appended since ``beginSnapshot()``, so that no moment sees the new snapshot
+    /// without the records after it (until the new journal is in place, the old one holds them).
+    /// Blocks (encoding's output is written and `fsync`-ed): called through ``runBlocking(_:)``.
     func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws
+
+    /// Runs `work` where blocking is allowed — a thread of the persistence's, never the engine's
+    /// actor nor Swift's shared pool — and returns its result.
+    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
 }

@@ -4,7 +4,9 @@
 ///
 /// ```
 /// "UBQINDEX"  format u32  body-length u64  crc32(body) u32  body
-/// body: snapshot-id u64  saved-at i64  boot-id  final u8  epoch u64  sequence u64  horizon u64  tracking u8
+/// body: snapshot-id u64  saved-at i64  boot-id  final u8
+///       continues-id u64  continues-offset u64                        (format 2; 0 0: none)
+///       epoch u64  sequence u64  horizon u64  tracking u8
 ///       container-removed-at (0: never, else sequence + 1)
 ///       containers: n, (id, root, n, (extension, type)*)*
 ///       slots:      n, (0 | 1, generation, [parent, container, name, status])*
@@ -12,44 +14,78 @@
 ///       history:    n, (sequence, id, time i64, 0 | 1, [item as it was])*
 /// ```
 /// Numbers without a width are LEB128 varints; strings are a length and UTF-8 (``BinaryWriter``).
+///
+/// A snapshot is taken at one moment and written while the engine goes on: the batches applied
+/// meanwhile are appended to the journal of the snapshot before (continues-id), from
+/// continues-offset on, until the new snapshot's own journal takes over. A format 1 snapshot
+/// (the engine held still while it was written) is read as it is.
 public enum IndexSnapshot {
     static let magic = Array("UBQINDEX".utf8)
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
+    static let readableVersions: ClosedRange<UInt32> = 1...2
     static let headerSize = 8 + 4 + 8 + 4
+
+    /// Where the journal of the snapshot before stood when this one was taken: records from
+    /// there on came after this snapshot's moment.
+    struct Continuation: Sendable, Equatable {
+        var snapshotID: UInt64
+        var offset: UInt64
+    }
+
+    /// The index and history at one moment, for encoding off the engine: copies of the columns,
+    /// which share the engine's storage until the engine next writes to them (copy on write).
+    struct View: Sendable {
+        var columns: MetadataIndex.Columns
+        var free: [ItemID]
+        var containers: [ContainerDescriptor]
+        var history: ChangeHistory
+
+        init(_ index: MetadataIndex, history: ChangeHistory) {
+            columns = index.slotColumns
+            free = index.free
+            containers = index.containers
+            self.history = history
+        }
+    }
 
     /// The saved form of `index` and `history`.
     /// - Parameters:
     ///   - bootID: the kernel's boot id: a journal is trusted only within the boot it was written in.
     ///   - final: written at a clean shutdown: no journal record follows it.
-    static func encode(_ index: MetadataIndex, history: ChangeHistory, snapshotID: UInt64, savedAt: Int64, bootID: String,
-                       final: Bool) -> [UInt8] {
-        var body = BinaryWriter(capacity: index.names.count * 48)
+    ///   - continues: the journal that holds the batches applied after `view` was taken, until
+    ///     this snapshot's own journal exists; nil when there is none.
+    static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
+                       continues: Continuation?) -> [UInt8] {
+        let history = view.history, slots = view.columns
+        var body = BinaryWriter(capacity: slots.names.count * 48)
         body.fixed64(snapshotID)
         body.int64(savedAt)
         body.string(bootID)
         body.bool(final)
+        body.fixed64(continues?.snapshotID ?? 0)
+        body.fixed64(continues?.offset ?? 0)
         body.fixed64(history.epoch)
         body.fixed64(history.sequence)
         body.fixed64(history.horizon)
         body.bool(history.isTracking)
         body.varint(history.containerRemovedAt.map { $0 &+ 1 } ?? 0)
-        body.varint(index.containers.count)
-        for container in index.containers { body.container(container) }
-        body.varint(index.names.count)
-        for i in index.names.indices {
-            let live = index.flagsOf[i].contains(.live)
+        body.varint(view.containers.count)
+        for container in view.containers { body.container(container) }
+        body.varint(slots.names.count)
+        for i in slots.names.indices {
+            let live = slots.flagsOf[i].contains(.live)
             body.bool(live)
-            body.varint(index.generations[i])
+            body.varint(slots.generations[i])
             guard live else { continue }
-            body.varint(index.parents[i])
-            body.varint(UInt32(index.containerOf[i]))
+            body.varint(slots.parents[i])
+            body.varint(UInt32(slots.containerOf[i]))
             // A root's name is its container's path, which the container already says.
-            body.string(index.flagsOf[i].contains(.containerRoot) ? "/" : index.names[i])
-            body.fileStat(index.stats[i])
+            body.string(slots.flagsOf[i].contains(.containerRoot) ? "/" : slots.names[i])
+            body.fileStat(slots.stats[i])
         }
-        body.varint(index.free.count)
-        for id in index.free { body.varint(id) }
-        let positions = Dictionary(index.containers.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
+        body.varint(view.free.count)
+        for id in view.free { body.varint(id) }
+        let positions = Dictionary(view.containers.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
         let kept = history.keptEntries
         body.varint(kept.count)
         for entry in kept {
@@ -74,6 +110,11 @@ public enum IndexSnapshot {
         var savedAt: Int64
         var bootID: String
         var final: Bool
+        /// Format 1: always nil (its engine held still while it was written).
+        var continues: Continuation?
+        /// Format 2 and later: the snapshot was written while batches went on, so without a journal
+        /// that holds them (its own or `continues`) it is behind clocks already handed out.
+        var needsJournal: Bool
         var epoch: UInt64
         var sequence: UInt64
         var horizon: UInt64
@@ -89,7 +130,7 @@ public enum IndexSnapshot {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
         var header = BinaryReader(bytes, from: magic.count)
         let version = try header.fixed32()
-        guard version == formatVersion else { throw .unsupportedVersion(version) }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(version) }
         let length = try header.fixed64()
         let checksum = try header.fixed32()
         guard length == UInt64(header.remaining) else { throw length > UInt64(header.remaining) ? .truncated : .invalid("bytes after the end") }
@@ -100,6 +141,11 @@ public enum IndexSnapshot {
         let savedAt = try body.int64()
         let bootID = try body.string(maxBytes: 64)
         let final = try body.bool()
+        var continues: Continuation?
+        if version >= 2 {
+            let id = try body.fixed64(), offset = try body.fixed64()
+            if id != 0 { continues = Continuation(snapshotID: id, offset: offset) }
+        }
         let epoch = try body.fixed64()
         let sequence = try body.fixed64()
         let horizon = try body.fixed64()
@@ -166,7 +212,8 @@ public enum IndexSnapshot {
             history.append(ChangeHistory.Entry(sequence: entrySequence, id: id, before: before, time: time))
         }
         guard body.isAtEnd else { throw .invalid("bytes after the history") }
-        return Contents(snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, epoch: epoch, sequence: sequence, horizon: horizon,
+        return Contents(snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues,
+                        needsJournal: version >= 2 && !final, epoch: epoch, sequence: sequence, horizon: horizon,
                         isTracking: isTracking, containerRemovedAt: containerRemovedAt, containers: containers, columns: columns, free: free, history: history)
     }
 }

@@ -25,7 +25,9 @@ public struct RestoredIndex {
     /// Rebuilds the index from `snapshot` and `journal`.
     ///
     /// - Parameters:
-    ///   - journal: nil or the journal of another snapshot: only the snapshot is used.
+    ///   - journal: the snapshot's own journal, or the one it continues (written while the
+    ///     snapshot was); nil or another snapshot's journal: only a final or format 1 snapshot is
+    ///     used without one.
     ///   - containers: the containers configured now. One that was saved with another directory or
     ///     other package types refuses the whole saved index (its entries' flags would be wrong).
     ///   - retention: the history retention configured now (applied at once).
@@ -45,7 +47,14 @@ public struct RestoredIndex {
                                     entries: contents.history, retention: retention)
 
         var replayed = 0, ignored = 0
-        if let journal, let (records, ignoredBytes) = try IndexJournal.decode(journal, snapshotID: contents.snapshotID) {
+        // A final snapshot has nothing after it: the journal of the snapshot before is not read.
+        let decoded = try journal.flatMap { (bytes) throws(SavedIndexError) in
+            try IndexJournal.decode(bytes, snapshotID: contents.snapshotID, continuing: contents.final ? nil : contents.continues)
+        }
+        // Written while batches went on: without the journal that holds them it is behind clocks
+        // already handed out (the daemon stopped while the journal was being replaced, or removed it).
+        if contents.needsJournal && decoded == nil { throw .invalid("the snapshot's journal is missing") }
+        if let (records, ignoredBytes) = decoded {
             for record in records {
                 switch record {
                 case .batch(let changes, let time, let tracking):

@@ -78,9 +78,10 @@ extension Daemon {
     }
 
     /// Saves the index every ``DaemonSettings/indexSaveInterval`` while it changes, and sooner
-    /// when the journal grows past ``IndexStore/journalBytesBeforeSnapshot``. Ends when cancelled.
+    /// when the journal grows past ``IndexStore/journalBytesBeforeSnapshot``; an interval of zero
+    /// saves back to back while it changes (looking every 10 ms). Ends when cancelled.
     func saveIndexPeriodically() async {
-        let check = min(settings.indexSaveInterval, .seconds(10))
+        let check = settings.indexSaveInterval == .zero ? .milliseconds(10) : min(settings.indexSaveInterval, .seconds(10))
         var lastSave = ContinuousClock.now
         while !Task.isCancelled {
             do { try await Task.sleep(for: check) } catch { return }

@@ -224,8 +224,7 @@ public final class Daemon: Sendable {
         send { n throws(SystemdError) in try n.ready(status: line) }
         logger.info("ready", metadata: ["status": "\(line)"])
         // After the crawl's tag pass: the snapshot then holds the tags (the journal does not start
-        // with the whole pass), and the answers that waited for the crawl go out before the
-        // snapshot's encoding holds the engine. Without hurrying the pass: it reads when the file
+        // with the whole pass). Without hurrying the pass: it reads when the file
         // system is quiet (or a second after it last read), so notifications come first.
         await watcher.tagPassFinished()
         try? await engine.synchronize()

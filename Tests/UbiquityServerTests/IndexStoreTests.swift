@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import UbiquityServer
+
+/// The saved index's files while a snapshot is written off the engine: every record appended
+/// after the snapshot was taken ends up in its journal — once, in order — however the appends and
+/// the writing thread interleave, and the old journal keeps taking them until the new one is in place.
+@Suite(.ownThreads) struct IndexStoreTests {
+    static func record(_ n: UInt32) -> [UInt8] { withUnsafeBytes(of: n.littleEndian) { Array($0) } + [0xAB] }
+
+    static func open(_ dir: TemporaryDirectory) throws -> IndexStore {
+        try IndexStore.open(stateDirectory: dir.path + "/state").mapError { TestFailure($0.message) }.get()
+    }
+
+    @Test func recordsAppendedWhileASnapshotIsWrittenGoToItsJournalOnceAndInOrder() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try Self.open(dir)
+        // No journal yet: appends during the first snapshot are kept for its journal only.
+        #expect(store.beginSnapshot() == nil)
+        #expect(store.appendToJournal(Self.record(0)))
+        try await store.runBlocking { try store.replace(snapshot: [1, 2, 3], journalHeader: [9, 9]) }
+        #expect(store.read().journal.flatMap { try? $0.get() } == [9, 9] + Self.record(0))
+        #expect(store.appendToJournal(Self.record(1)))
+        let before = [9, 9] + Self.record(0) + Self.record(1)
+        #expect(store.beginSnapshot() == UInt64(before.count))
+
+        // Appends from this thread while the writing thread replaces both files.
+        let appended = Mutex<UInt32>(2)
+        let writing = Task { try await store.runBlocking { try store.replace(snapshot: [4, 5, 6], journalHeader: [8, 8]) } }
+        var oldJournalSeen: [UInt8]?
+        while true {
+            let n = appended.withLock { n in
+                defer { n += 1 }
+                return n
+            }
+            #expect(store.appendToJournal(Self.record(n)))
+            // While the old journal is in place it holds every record so far.
+            if let journal = store.read().journal.flatMap({ try? $0.get() }), journal.starts(with: [9, 9]) {
+                oldJournalSeen = journal
+                #expect(journal == before + (2...n).flatMap(Self.record), "record \(n)")
+            }
+            if n >= 200 { break }
+            await Task.yield()
+        }
+        try await writing.value
+        let last = appended.withLock { $0 }
+        #expect(store.appendToJournal(Self.record(last)))
+        let journal = try #require(store.read().journal.flatMap { try? $0.get() })
+        #expect(journal == [8, 8] + (2...last).flatMap(Self.record))
+        #expect(store.read().snapshot.flatMap { try? $0.get() } == [4, 5, 6])
+        #expect(oldJournalSeen != nil || journal.count > 2, "neither journal was seen")
+        // Nothing left behind under a temporary name.
+        let entries = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/state")
+        #expect(entries.sorted() == [IndexStore.journalName, IndexStore.lockName, IndexStore.snapshotName].sorted(), "\(entries)")
+    }
+
+    /// A snapshot that cannot be written removes both files and lets go of the records kept for
+    /// it: the next snapshot's journal starts with the records after that one was taken.
+    @Test func aSnapshotThatCannotBeWrittenLeavesNoSavedIndex() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try Self.open(dir)
+        _ = store.beginSnapshot()
+        try await store.runBlocking { try store.replace(snapshot: [1], journalHeader: [9]) }
+        _ = store.beginSnapshot()
+        #expect(store.appendToJournal(Self.record(1)))
+        // A directory where the snapshot goes: the rename onto it fails (for root too).
+        let snapshot = dir.path + "/state/" + IndexStore.snapshotName
+        #expect(unlink(snapshot) == 0 && mkdir(snapshot, 0o700) == 0)
+        await #expect(throws: FileProblem.self) {
+            try await store.runBlocking { try store.replace(snapshot: [2], journalHeader: [8]) }
+        }
+        #expect(store.read().journal == nil)
+        #expect(!store.appendToJournal(Self.record(2)))
+        #expect(rmdir(snapshot) == 0)
+        _ = store.beginSnapshot()
+        #expect(store.appendToJournal(Self.record(3)))
+        try await store.runBlocking { try store.replace(snapshot: [3], journalHeader: [7]) }
+        #expect(store.read().journal.flatMap { try? $0.get() } == [7] + Self.record(3))
+        #expect(store.read().snapshot.flatMap { try? $0.get() } == [3])
+    }
+}
