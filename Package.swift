@@ -19,6 +19,7 @@ let package = Package(
     name: "Ubiquity",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "UbiquityJSON", targets: ["UbiquityJSON"]),
         .library(name: "UbiquityPredicate", targets: ["UbiquityPredicate"]),
         .library(name: "UbiquityIndex", targets: ["UbiquityIndex"]),
         .library(name: "UbiquityWatch", targets: ["UbiquityWatch"]),
@@ -52,9 +53,19 @@ let package = Package(
 
         /// How every module declares its stable error codes (one `String` enum per error type),
         /// and `CodedError` (code, message, details) for the errors that are only that.
-        /// Below everything, so that the predicate, index and watch modules can use it too.
+        /// Below everything but JSON values, so that the predicate, index and watch modules can use it too.
         .target(
             name: "UbiquityErrors",
+            dependencies: ["UbiquityJSON"],
+            swiftSettings: swiftSettings
+        ),
+
+        /// JSON values (JSONValue) and JSON as text (JSONLine): one value per line, compact, keys
+        /// sorted, and parsed back; the wire's lines, predicate arguments and the key-value
+        /// store's files. A leaf: no I/O, no protocol, no query language.
+        .target(
+            name: "UbiquityJSON",
+            dependencies: ["CUbiquityBytes"],
             swiftSettings: swiftSettings
         ),
 
@@ -62,7 +73,7 @@ let package = Package(
         /// evaluator, printer, index hints and sort descriptors.
         .target(
             name: "UbiquityPredicate",
-            dependencies: ["UbiquityErrors"],
+            dependencies: ["UbiquityErrors", "UbiquityJSON"],
             swiftSettings: swiftSettings
         ),
 
@@ -96,14 +107,6 @@ let package = Package(
 
         /// Byte scans Swift does not vectorise (SSE2): the run of JSON string text that needs no look.
         .target(name: "CUbiquityBytes"),
-
-        /// JSON as text (JSONLine): one value per line, compact, keys sorted, and parsed back;
-        /// the wire's lines and the key-value store's files. No I/O, no protocol.
-        .target(
-            name: "UbiquityJSON",
-            dependencies: ["UbiquityPredicate", "CUbiquityBytes"],
-            swiftSettings: swiftSettings
-        ),
 
         /// Every file-system observation: inotify watcher, raw-syscall crawler, rename pairing,
         /// overflow rescans, watch budget, cookie sync. Feeds UbiquityIndex with FileSystemChange batches.
@@ -144,7 +147,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
+                "UbiquityProtocol", "UbiquityJSON", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -205,7 +208,7 @@ let package = Package(
             name: "ubiq",
             dependencies: [
                 "CommandLineSupport",
-                "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue",
+                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -243,7 +246,7 @@ let package = Package(
         /// summaries to compare).
         .target(
             name: "UbiquityTesting",
-            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityWatch", "UbiquitySystem", "UbiquityServer",
+            dependencies: ["UbiquityIndex", "UbiquityProtocol", "UbiquityJSON", "UbiquityWatch", "UbiquitySystem", "UbiquityServer",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
@@ -251,7 +254,7 @@ let package = Package(
         /// The key-value store's values, file format, merge and quotas, without I/O.
         .testTarget(
             name: "UbiquityKeyValueTests",
-            dependencies: ["UbiquityKeyValue"],
+            dependencies: ["UbiquityKeyValue", "UbiquityJSON"],
             swiftSettings: swiftSettings
         ),
         /// The door: system-call errors, the durable replace and `Directory` against real links,
@@ -264,7 +267,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityProtocolTests",
-            dependencies: ["UbiquityProtocol", "UbiquityTesting"],
+            dependencies: ["UbiquityProtocol", "UbiquityJSON", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// UbiquityKit without a daemon: the client's reading of the daemon's stream (lines cut at

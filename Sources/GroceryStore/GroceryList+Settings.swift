@@ -1,5 +1,4 @@
 import UbiquityKit
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// The list's settings, kept in the container's key-value store so that they follow the user to

@@ -1,3 +1,5 @@
+public import UbiquityJSON
+
 /// An error that is nothing but a stable code, a sentence and structured details: the errors of
 /// the protocol itself, of the versions and document operations, of the key-value store.
 ///
@@ -5,15 +7,13 @@
 /// type with that code:
 ///
 /// ```swift
-/// public typealias KeyValueError = CodedError<KeyValueErrorCode, JSONValue>
+/// public typealias KeyValueError = CodedError<KeyValueErrorCode>
 /// throw KeyValueError(.invalidKey, "the key is empty", details: ["field": .string("key")])
 /// ```
 ///
-/// `Detail` is the type of a detail's value (the wire's JSON value); it is a parameter because
-/// this module sits below the one that declares JSON values. How an error reaches a client is
-/// decided at the edge (the server), not here: this type knows no protocol.
-public struct CodedError<ErrorCode: StableErrorCode, Detail: Sendable & Hashable>: Error, Sendable, Hashable,
-                                                                                   CustomStringConvertible {
+/// How an error reaches a client is decided at the edge (the server), not here: this type knows
+/// no protocol, only JSON values (the leaf module UbiquityJSON) for its details.
+public struct CodedError<ErrorCode: StableErrorCode>: Error, Sendable, Hashable, CustomStringConvertible {
     /// The area's code enum, so call sites read `KeyValueError.Code.quotaExceeded`.
     public typealias Code = ErrorCode
 
@@ -22,9 +22,9 @@ public struct CodedError<ErrorCode: StableErrorCode, Detail: Sendable & Hashable
     /// The sentence for people.
     public var message: String
     /// Structured context (`field`, `limit`, `path`...).
-    public var details: [String: Detail]
+    public var details: [String: JSONValue]
 
-    public init(_ code: Code, _ message: String, details: [String: Detail] = [:]) {
+    public init(_ code: Code, _ message: String, details: [String: JSONValue] = [:]) {
         self.code = code
         self.message = message
         self.details = details

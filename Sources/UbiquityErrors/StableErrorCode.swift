@@ -1,8 +1,9 @@
 // UbiquityErrors owns the one way error codes are declared in this package: a `String` enum per
 // error type, conforming to `StableErrorCode`; and the one shape of an error that is only a code,
 // a sentence and details (`CodedError`). It sits below every other module (the predicate, index
-// and watch modules cannot see the wire protocol), so it holds no wire types itself: how an error
-// reaches a client is decided by the server (`ClientFacingError`).
+// and watch modules cannot see the wire protocol; it builds only on the leaf UbiquityJSON, for the
+// details), so it holds no wire types itself: how an error reaches a client is decided by the
+// server (`ClientFacingError`).
 
 /// A stable, documented error code: `watch.budgetExhausted`, `predicate.syntax`, `config.syntax`.
 ///

@@ -1,4 +1,3 @@
-import UbiquityPredicate
 
 /// An item's identity for its whole life: its slot and the slot's generation.
 public struct ItemIdentity: Sendable, Hashable, Comparable {

@@ -1,4 +1,3 @@
-import UbiquityPredicate
 
 /// The difference a query started `since` a clock answers with.
 extension LiveQuery {

@@ -1,4 +1,3 @@
-import UbiquityPredicate
 
 extension MetadataIndex {
     /// Applies a batch and returns, for every item it touched, what happened to it.

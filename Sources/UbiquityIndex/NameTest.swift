@@ -1,4 +1,3 @@
-import UbiquityPredicate
 
 /// The name test of a hint: byte comparison for ASCII, Unicode-correct otherwise.
 struct NameTest {

@@ -1,4 +1,3 @@
-import UbiquityPredicate
 
 /// Ids sorted by (name, id), stored as a list of small sorted chunks so that inserting into a
 /// bucket of 100,000 names moves at most one chunk.

@@ -1,6 +1,5 @@
 public import CUbiquityBytes
 import Foundation
-public import UbiquityPredicate
 
 /// One JSON object per line: the protocol's framing (docs/protocol.md).
 ///

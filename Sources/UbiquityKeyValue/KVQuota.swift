@@ -1,5 +1,4 @@
-public import UbiquityPredicate
-import UbiquityJSON
+public import UbiquityJSON
 
 /// The store's quotas, per container, as Apple documents NSUbiquitousKeyValueStore's (configurable
 /// in `[key_value]`, docs/configuration.md).

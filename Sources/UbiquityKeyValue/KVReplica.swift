@@ -1,4 +1,3 @@
-import UbiquityPredicate
 import UbiquityJSON
 
 /// One device's file of the store (docs/kv-store.md): every key that device wrote, with its value

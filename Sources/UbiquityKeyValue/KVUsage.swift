@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// How much of its quota a store uses.
 public struct KVUsage: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// One stored value, typed as NSUbiquitousKeyValueStore's property-list values are.
 ///

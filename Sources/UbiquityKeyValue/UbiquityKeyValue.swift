@@ -6,5 +6,5 @@
 // reads and writes the files, hands their bytes and the time in here, and sends the events.
 //
 // Depends on: UbiquityErrors (KeyValueError is a CodedError; the server makes it client-facing),
-//   UbiquityJSON (the store file's text and the quota's byte count), UbiquityPredicate (JSONValue).
+//   UbiquityJSON (values, the store file's text and the quota's byte count), UbiquityPredicate (dates).
 //   No protocol: the daemon's KeyValue/ folder puts the store on the wire.

@@ -3,7 +3,6 @@ import Glibc
 import NIOPosix
 import Synchronization
 import UbiquitySystem
-import UbiquityPredicate
 public import UbiquityProtocol
 
 /// A document that two processes can save without one silently losing the other's save, shaped

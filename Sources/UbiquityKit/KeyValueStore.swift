@@ -1,7 +1,6 @@
 public import Foundation
 import Synchronization
 public import UbiquityKeyValue
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// A container's key-value store, shaped like `NSUbiquitousKeyValueStore` (docs/kv-store.md).

@@ -1,4 +1,5 @@
 public import Foundation
+public import UbiquityJSON
 public import UbiquityPredicate
 import UbiquitySystem
 import UbiquityProtocol

@@ -1,4 +1,5 @@
 import Synchronization
+public import UbiquityJSON
 public import UbiquityPredicate
 import UbiquityProtocol
 

@@ -3,7 +3,7 @@ import NIOCore
 import NIOExtras
 import NIOPosix
 import Synchronization
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// Matches responses to requests and routes events to query handlers. Shared by the

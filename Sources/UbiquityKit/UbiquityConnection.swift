@@ -3,7 +3,6 @@ import NIOCore
 import NIOExtras
 import NIOPosix
 import Synchronization
-public import UbiquityPredicate
 public import UbiquityProtocol
 
 /// One connection to `ubiquityd` over its Unix socket, speaking UbiquityProtocol.

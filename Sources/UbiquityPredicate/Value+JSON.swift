@@ -1,3 +1,5 @@
+public import UbiquityJSON
+
 extension Value {
     /// Converts JSON to a value of the attribute's type: dates from ISO-8601 strings or seconds
     /// since 1970, lists from arrays of strings (or one comma-separated string).

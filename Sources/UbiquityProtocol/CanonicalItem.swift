@@ -1,5 +1,5 @@
 import Glibc
-import UbiquityPredicate
+import UbiquityJSON
 
 /// Recognises a result item written exactly as the client would write back the item it reads
 /// from it (``WireItem/writeJSON(path:oldPath:attributes:to:)``): `{"attributes":{…},"oldPath":"…",

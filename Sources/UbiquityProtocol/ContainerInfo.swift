@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// One container as `containers.list` and `status` show it.
 public struct ContainerInfo: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `container.url`'s result.
 public struct ContainerURLResult: OperationResult, Hashable {

@@ -1,3 +1,4 @@
+import UbiquityJSON
 import UbiquityPredicate
 
 extension Dictionary where Key == String, Value == JSONValue {

@@ -1,5 +1,4 @@
 import Synchronization
-import UbiquityPredicate
 
 /// Result items of one list of one line, kept as the bytes the daemon wrote them in: ranges of
 /// the line (``ReceivedLine``), which stays as long as they do. Items are read into their path

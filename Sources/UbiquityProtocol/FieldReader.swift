@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// Reads typed fields out of a JSON object, turning every absence or type mismatch into a
 /// `request.malformed` error that names the field: `field 'live' must be a boolean, found a string`.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `hello`'s result: who answered, which protocol, the limits, and who the server thinks you are.
 public struct HelloResult: OperationResult, Hashable {

@@ -1,4 +1,4 @@
-import UbiquityPredicate
+import UbiquityJSON
 
 /// The version of an item's content a client read, as one short string: what a coordinated save
 /// compares (docs/versions.md). Made from the item's `stat` — inode, modification time in

@@ -1,3 +1,4 @@
+public import UbiquityJSON
 public import UbiquityPredicate
 
 /// One version of an item, as `versions.list` answers it: the current one (`id` `"current"`), or a

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `versions.list`'s result: an item's current version and its other (conflict) versions, oldest
 /// first, with the container they are in — the client reads and resolves them itself, with its own

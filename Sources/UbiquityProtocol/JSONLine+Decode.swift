@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 extension JSONLine {
     /// Decodes one line of a request or answer (without its `\n`; a trailing `\r` is tolerated).

@@ -1,5 +1,5 @@
 import CUbiquitySystem
-import UbiquityPredicate
+import UbiquityJSON
 
 /// One JSON object being written into bytes, its keys in the order the caller gives them (the
 /// caller keeps them sorted, as ``JSONLine`` sorts keys). Used by ``ResultEncoder``.

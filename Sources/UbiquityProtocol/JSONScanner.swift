@@ -1,4 +1,4 @@
-import UbiquityPredicate
+import UbiquityJSON
 
 /// Reads JSON from the bytes of one line in one pass, without Foundation: the client's decoder
 /// for what the daemon sends ([docs/protocol.md](../../docs/protocol.md)).

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.changed`: keys of a subscribed store changed, and why (docs/kv-store.md). A connection is
 /// not told of its own writes.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// An operation on one key of a container's key-value store: `container` (nil: the default one)
 /// and `key` are its parameters.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// An operation on a container's key-value store as a whole (docs/kv-store.md): its only
 /// parameter is `container`, nil for the default one.

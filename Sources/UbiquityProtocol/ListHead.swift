@@ -1,4 +1,4 @@
-import UbiquityPredicate
+import UbiquityJSON
 
 /// What a line says before its first list of result items (``JSONScanner/firstItemList()``):
 /// where that list starts, under which key, and the `event` and `query` members that came before

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// The `result` of a response to one ``ProtocolOperation``.
 public protocol OperationResult: Sendable {

@@ -1,5 +1,5 @@
 public import UbiquityErrors
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// An error as it crosses the wire: `{"code": "...", "message": "...", ...details}`.
 ///
@@ -9,7 +9,7 @@ public import UbiquityPredicate
 ///
 /// ``ProtocolErrorCode/rawValue`` is the stable, documented string clients switch on; ``message`` is the
 /// sentence for people; ``details`` carries structured context (`offset`, `field`, `limit`...).
-public typealias ProtocolError = CodedError<ProtocolErrorCode, JSONValue>
+public typealias ProtocolError = CodedError<ProtocolErrorCode>
 
 extension ProtocolError {
     /// The wire form: `{"code": ..., "message": ..., ...details}`.

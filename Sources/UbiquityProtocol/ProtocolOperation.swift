@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// One operation of the protocol (docs/protocol.md): its `op` name, its parameters and its result,
 /// declared together in one file under `Operations/` and listed once in ``Operations/all``.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// The answer of a ``QueryAcknowledging`` operation: `{"query": 3, "stopped": true}`.
 public struct QueryAcknowledgement<Operation: QueryAcknowledging>: OperationResult, Hashable {

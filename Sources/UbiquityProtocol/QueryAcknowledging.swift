@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// A ``QueryOperation`` whose answer is the query and one field saying what was done
 /// (``QueryAcknowledgement``).

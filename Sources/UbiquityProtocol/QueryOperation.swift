@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// An operation on one query of the connection: its only parameter is `query`, the number
 /// `query.start` answered.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// What `query.start` asks for (docs/protocol.md, `query.start`). Names and values are checked by the server, which
 /// knows the attributes and containers; this type only checks shapes.

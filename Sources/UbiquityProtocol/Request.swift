@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// One request line: `{"id": 1, "op": "query.start", ...parameters}`.
 public struct Request: Sendable, Hashable {

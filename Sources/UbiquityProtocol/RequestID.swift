@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// A request's `id`: a number or a string, echoed unchanged in its response.
 public enum RequestID: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// The one answer to a request: `{"id": 1, "result": {...}}` or `{"id": 1, "error": {...}}`.
 /// `id` is null only when the request's own id could not be read.

@@ -1,3 +1,4 @@
+import UbiquityJSON
 /// The paths of a list of result rows, each in two parts: its directory's path (with the "/"
 /// that ends it) and its last component, the name.
 ///

@@ -1,3 +1,4 @@
+public import UbiquityJSON
 public import UbiquityPredicate
 
 /// Writes the lines that carry result items — `query.gatheringFinished`, `query.update`,

@@ -1,3 +1,4 @@
+import UbiquityJSON
 import UbiquityPredicate
 
 /// One attribute a query's items carry, with its key as written (`"kMDItemFSName":`): made once

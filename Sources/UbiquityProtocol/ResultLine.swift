@@ -1,4 +1,4 @@
-import UbiquityPredicate
+import UbiquityJSON
 
 /// One line that carries a whole result set (`query.gatheringFinished`, `query.reset`, the
 /// `query.results` response), written a piece at a time.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// Everything the server sends without being asked. Query events name their query.
 public enum ServerEvent: Sendable, Hashable {

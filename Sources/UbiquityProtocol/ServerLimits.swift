@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// The limits a server enforces; `hello` publishes them so clients can stay inside.
 public struct ServerLimits: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// A server line is either a response (it has `id`) or an event (it has `event`).
 public enum ServerMessage: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `status`'s result: the daemon's health at a glance.
 public struct StatusResult: OperationResult, Hashable {

@@ -11,6 +11,3 @@
 // Depends on: UbiquityPredicate (attribute names and values on the wire), UbiquityJSON (the text
 //   of a line), UbiquityErrors.
 
-// Whoever speaks the protocol writes and reads its lines: JSONLine comes with it, so the
-// protocol's clients need not name the module JSONLine lives in.
-@_exported public import UbiquityJSON

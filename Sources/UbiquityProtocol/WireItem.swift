@@ -1,3 +1,4 @@
+public import UbiquityJSON
 public import UbiquityPredicate
 
 /// One result item on the wire: `{"path": ..., "oldPath": ..., "attributes": {"kMDItemFSName": ...}}`.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-public import UbiquityPredicate
+public import UbiquityJSON
 import UbiquityProtocol
 
 /// A bare JSON-lines client on a blocking Unix socket: exactly what `socat` or a Python script

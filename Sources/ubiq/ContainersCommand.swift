@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import UbiquityKit
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq containers`: what the daemon serves to you.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import UbiquityKit
+import UbiquityJSON
 import UbiquityPredicate
 import UbiquityProtocol
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
 import UbiquityKeyValue
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq kv get KEY`.

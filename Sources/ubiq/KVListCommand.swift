@@ -1,7 +1,6 @@
 import ArgumentParser
 import UbiquityKeyValue
 import UbiquityKit
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq kv list`.

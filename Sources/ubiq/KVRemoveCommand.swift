@@ -1,5 +1,4 @@
 import ArgumentParser
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq kv rm KEY`.

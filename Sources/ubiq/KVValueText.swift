@@ -1,6 +1,6 @@
 import Foundation
 import UbiquityKeyValue
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// How `ubiq kv` shows and reads values: a string as itself, anything else as its JSON wire form

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import UbiquityKeyValue
 import UbiquityKit
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// `ubiq kv watch`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UbiquityJSON
 import UbiquityPredicate
 
 /// `ubiq predicate ...`: write and debug predicates without a daemon.

@@ -4,7 +4,6 @@ import Dispatch
 import Foundation
 import Synchronization
 import UbiquityKit
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq query`: one answer, like `mdfind`.

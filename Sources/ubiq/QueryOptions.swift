@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import UbiquityKit
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// Query input shared by `query` and `watch`.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import UbiquityKit
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq status`: the daemon's health.

@@ -2,6 +2,7 @@ import CommandLineSupport
 import Foundation
 import Glibc
 import UbiquityKit
+import UbiquityJSON
 import UbiquityPredicate
 import UbiquityProtocol
 

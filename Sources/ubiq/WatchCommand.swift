@@ -2,7 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import UbiquityKit
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// `ubiq watch`: the gathered results, then every change, like `mdfind -live`.

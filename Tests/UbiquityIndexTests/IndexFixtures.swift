@@ -1,5 +1,4 @@
 @testable import UbiquityIndex
-import UbiquityPredicate
 
 /// Builds FileSystemChange batches for a container without touching the disk (the real
 /// watcher is tested in UbiquityWatchTests against real inotify).

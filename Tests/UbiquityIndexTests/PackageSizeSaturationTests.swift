@@ -1,6 +1,5 @@
 import Testing
 @testable import UbiquityIndex
-import UbiquityPredicate
 
 /// Sizes come from the file system; their sums must clamp, never trap (a trap here crashed the
 /// daemon at every start once two 5 EiB sparse files sat in one package).

@@ -1,6 +1,5 @@
 import Testing
 @testable import UbiquityIndex
-import UbiquityPredicate
 
 @Suite("Query lifecycle")
 struct QueryLifecycleTests {

@@ -1,6 +1,5 @@
 import Testing
 import UbiquityKeyValue
-import UbiquityPredicate
 
 @Suite("Key-value merge and quotas, without I/O")
 struct KVStoreStateTests {

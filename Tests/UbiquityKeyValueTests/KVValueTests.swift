@@ -1,6 +1,5 @@
 import Testing
 import UbiquityKeyValue
-import UbiquityPredicate
 import UbiquityJSON
 
 @Suite("Key-value values: every type's wire form, and clear errors for the rest")

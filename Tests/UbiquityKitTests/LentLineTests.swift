@@ -1,7 +1,6 @@
 import NIOCore
 import Testing
 @testable import UbiquityKit
-import UbiquityPredicate
 @testable import UbiquityProtocol
 
 /// Which lines lend their buffer to the items read from them (`Router.message`): a long line that

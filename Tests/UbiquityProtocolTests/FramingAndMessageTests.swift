@@ -1,5 +1,5 @@
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 @testable import UbiquityProtocol
 
 /// The wire format without a socket: line encoding, request parsing and every message's round trip.

@@ -1,5 +1,4 @@
 import Testing
-import UbiquityPredicate
 @testable import UbiquityProtocol
 import UbiquityTesting
 

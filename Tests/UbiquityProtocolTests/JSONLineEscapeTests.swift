@@ -1,6 +1,7 @@
 import Testing
 @testable import UbiquityProtocol
 import UbiquityTesting
+import UbiquityJSON
 
 /// The sixteen-bytes-at-a-time scan (`ubq_plain_run`) the string writer and the readers share:
 /// it may not pass over a byte that needs a look, wherever it sits and whatever its neighbours are.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 @testable import UbiquityProtocol
 import UbiquityTesting
 

@@ -1,5 +1,5 @@
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 @testable import UbiquityProtocol
 
 /// The one registry of operations (``Operations``): every operation's request and result survive

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UbiquityJSON
 import UbiquityPredicate
 @testable import UbiquityProtocol
 import UbiquityTesting

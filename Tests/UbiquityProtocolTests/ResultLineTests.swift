@@ -1,4 +1,5 @@
 import Testing
+import UbiquityJSON
 import UbiquityPredicate
 @testable import UbiquityProtocol
 import UbiquityTesting

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import UbiquityKit
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityTesting
 

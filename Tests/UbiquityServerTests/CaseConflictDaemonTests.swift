@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityKit
 import UbiquityProtocol
 import UbiquityTesting

@@ -4,7 +4,7 @@ import NIOEmbedded
 import Testing
 @testable import UbiquityServer
 import UbiquityIndex
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityTesting
 

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
 import UbiquityTesting
 
 /// A container's owner controls what is inside it; running as root, the daemon must never chown,

@@ -2,7 +2,7 @@ import CUbiquitySystem
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityTesting
 

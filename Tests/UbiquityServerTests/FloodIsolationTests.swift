@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityTesting
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import UbiquityKit
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityTesting
 

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
 import UbiquityTesting
 
 /// What any writer of a container can put on disk, against the real daemon process.

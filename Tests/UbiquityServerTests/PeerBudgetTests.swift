@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityTesting
 
 /// One user's queries and gathered results are bounded across all its connections, so a local

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityServer
 import UbiquityTesting

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
 import UbiquityTesting
 
 /// The saved index over the real daemon: a client holding a token from before a restart — a

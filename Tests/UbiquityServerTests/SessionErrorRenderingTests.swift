@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import UbiquityIndex
+import UbiquityJSON
 import UbiquityPredicate
 import UbiquityProtocol
 @testable import UbiquityServer

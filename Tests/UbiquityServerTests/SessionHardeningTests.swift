@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityTesting
 
 /// Requests a hostile or careless client can send, against the real daemon: each gets its

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityTesting
 
 /// Clock tokens and `since` over the real daemon, real files and a real socket: a client that

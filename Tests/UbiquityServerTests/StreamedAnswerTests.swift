@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UbiquityProtocol
 import UbiquityTesting
+import UbiquityJSON
 
 /// A big answer leaves the daemon in pieces (the client reads its first items while the last
 /// are encoded): on the real daemon and socket, it is still exactly one line, and nothing else

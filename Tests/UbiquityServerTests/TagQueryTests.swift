@@ -3,7 +3,6 @@ import Synchronization
 import UbiquityTesting
 import Testing
 import UbiquityKit
-import UbiquityPredicate
 import UbiquityWatch
 
 /// Tags travel with the watcher's changes: a live query on tags hears a tag added, changed and

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityTesting
 
 /// Two devices replicating one container through real Syncthing (two instances in a private

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityTesting
 
 /// A name that is not UTF-8 cannot be an item (every name the protocol carries is a JSON

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import UbiquityIndex
 import UbiquityKit
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 import UbiquityTesting
 

@@ -1,7 +1,6 @@
 import Foundation
 import GroceryStore
 import Testing
-import UbiquityPredicate
 import UbiquityTesting
 
 /// Grocery on two devices replicating one container through real Syncthing (two instances in a

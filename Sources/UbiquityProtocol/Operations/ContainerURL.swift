@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `container.url`: a container's directory; the daemon creates `Documents/` in it on demand.
 public struct ContainerURL: ProtocolOperation {

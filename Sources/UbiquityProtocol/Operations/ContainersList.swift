@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `containers.list`: the containers the peer may read.
 public struct ContainersList: ProtocolOperation {

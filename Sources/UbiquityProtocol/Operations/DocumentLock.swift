@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `document.lock`: takes the coordinated-write lock of an item (docs/versions.md): until
 /// `document.unlock` or the connection closes, no other coordinated writer may save it.

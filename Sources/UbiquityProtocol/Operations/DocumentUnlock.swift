@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `document.unlock`: gives a lock of this connection back.
 public struct DocumentUnlock: ProtocolOperation {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `document.unwatch`: ends a watch of this connection.
 public struct DocumentUnwatch: ProtocolOperation {

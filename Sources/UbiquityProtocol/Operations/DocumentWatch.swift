@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `document.watch`: subscribes to an item's lock changes (`document.lockChanged` events).
 public struct DocumentWatch: ProtocolOperation {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `hello`: must come first. `version` is the protocol version the client speaks; the answer says
 /// who the daemon is, its limits, and who it thinks the client is.

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.all`: every key's value in a container's key-value store, and the quota used.
 public struct KVAll: KeyValueStoreOperation {

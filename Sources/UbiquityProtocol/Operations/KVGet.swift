@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.get`: one key's value in a container's key-value store (docs/kv-store.md).
 public struct KVGet: KeyValueKeyOperation {

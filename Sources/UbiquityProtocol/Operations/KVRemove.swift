@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.remove`: removes one key; answered once the removal is on disk.
 public struct KVRemove: KeyValueKeyOperation {

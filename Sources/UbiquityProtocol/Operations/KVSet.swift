@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.set`: stores one key's value; answered once it is on disk.
 public struct KVSet: ProtocolOperation {

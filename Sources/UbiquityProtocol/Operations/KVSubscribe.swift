@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.subscribe`: `kv.changed` events for the store's changes made elsewhere.
 public struct KVSubscribe: KeyValueStoreOperation {

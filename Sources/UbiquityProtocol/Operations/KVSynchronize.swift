@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.synchronize`: reads every device's file of the store again now.
 public struct KVSynchronize: KeyValueStoreOperation {

@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `kv.unsubscribe`: ends a key-value subscription of this connection.
 public struct KVUnsubscribe: ProtocolOperation {

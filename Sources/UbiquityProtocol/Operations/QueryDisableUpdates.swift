@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `query.disableUpdates`: holds the query's changes until `query.enableUpdates` (`NSMetadataQuery.disableUpdates`).
 public struct QueryDisableUpdates: QueryAcknowledging {

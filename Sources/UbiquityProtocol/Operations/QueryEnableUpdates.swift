@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `query.enableUpdates`: sends the changes held since `query.disableUpdates`, coalesced.
 public struct QueryEnableUpdates: QueryAcknowledging {

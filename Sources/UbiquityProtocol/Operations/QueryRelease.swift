@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `query.release`: forgets the query and its results.
 public struct QueryRelease: QueryAcknowledging {

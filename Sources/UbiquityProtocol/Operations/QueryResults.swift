@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `query.results`: a query's whole result set now. The daemon writes the answer with
 /// ``ResultEncoder/queryResults(id:query:rows:)`` straight into the line's bytes (in pieces for a

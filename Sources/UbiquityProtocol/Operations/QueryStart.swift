@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `query.start`: a live (or one-shot) query; its results come as events
 /// (`query.gatheringFinished`, `query.update`, ...).

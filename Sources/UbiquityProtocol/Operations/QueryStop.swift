@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `query.stop`: no more events; the results stay readable until `query.release` or the connection closes.
 public struct QueryStop: QueryAcknowledging {

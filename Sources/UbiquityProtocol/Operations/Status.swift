@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `status`: the daemon's health (items, watches, overflows, degraded conditions...).
 public struct Status: ProtocolOperation {

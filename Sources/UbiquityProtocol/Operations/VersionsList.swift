@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// `versions.list`: an item's current version and its conflict versions (`NSFileVersion`).
 public struct VersionsList: ProtocolOperation {

@@ -1,6 +1,5 @@
 import Glibc
 import UbiquityIndex
-import UbiquityPredicate
 import UbiquityProtocol
 import UbiquityTOML
 

@@ -1,5 +1,4 @@
 import UbiquityKeyValue
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// What the key-value operations of a connection share (docs/kv-store.md; each is answered in its

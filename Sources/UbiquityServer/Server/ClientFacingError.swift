@@ -1,4 +1,4 @@
-public import UbiquityPredicate
+public import UbiquityJSON
 
 /// An error that may be shown to a client, and knows how: the one way onto the wire for errors.
 ///

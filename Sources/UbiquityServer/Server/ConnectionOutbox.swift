@@ -1,6 +1,7 @@
 import Synchronization
 import UbiquityIndex
 import UbiquityProtocol
+import UbiquityJSON
 
 /// The one way out for every event a connection receives — its queries' events, `kv.changed`,
 /// `document.lockChanged` — written by one task per connection (``run(writer:)``).

@@ -114,4 +114,3 @@ public final class ContainerRegistry: Sendable {
     }
 }
 
-import UbiquityPredicate

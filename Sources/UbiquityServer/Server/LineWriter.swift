@@ -1,5 +1,5 @@
 import NIOCore
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// Writes whole lines; many tasks may write, each line stays whole.

@@ -1,3 +1,4 @@
+public import UbiquityJSON
 public import UbiquityPredicate
 
 /// A predicate error keeps its own stable code, its offset and its one-line sentence.

@@ -1,7 +1,6 @@
 import Glibc
 public import Logging
 public import UbiquityIndex
-import UbiquityPredicate
 public import UbiquityProtocol
 
 /// What every session needs from the daemon. Immutable; shared by all connections.

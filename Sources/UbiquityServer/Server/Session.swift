@@ -2,7 +2,7 @@ import Glibc
 import Logging
 import Synchronization
 import UbiquityIndex
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// One client connection's protocol state: hello, the queries it holds, and how each request is

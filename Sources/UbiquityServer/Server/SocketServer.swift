@@ -7,7 +7,7 @@ public import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import UbiquityIndex
-import UbiquityPredicate
+import UbiquityJSON
 import UbiquityProtocol
 
 /// The daemon's Unix-socket server: JSON lines in, one response per request and query events

@@ -1,4 +1,5 @@
 import UbiquityIndex
+import UbiquityJSON
 import UbiquityPredicate
 import UbiquityProtocol
 

@@ -1,5 +1,6 @@
 import Glibc
 public import Logging
+import UbiquityJSON
 import UbiquityPredicate
 import UbiquityProtocol
 

@@ -1,7 +1,6 @@
 import Glibc
 import UbiquityIndex
 import UbiquitySystem
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// An item named by a client's absolute path, inside a container the peer may use, with the

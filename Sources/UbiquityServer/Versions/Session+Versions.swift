@@ -1,6 +1,5 @@
 import Glibc
 import NIOPosix
-import UbiquityPredicate
 import UbiquityProtocol
 
 /// What the versions and coordinated-write operations of a connection share (docs/versions.md;

@@ -2,6 +2,7 @@ import Glibc
 import UbiquityIndex
 import UbiquitySystem
 import UbiquityProtocol
+import UbiquityJSON
 
 /// An item's versions, read from the file system when asked: the item itself, and the conflict
 /// copies beside it (for a package, also those inside it). The index only counts copies to answer

@@ -1,5 +1,4 @@
 public import UbiquityErrors
-public import UbiquityPredicate
 
 /// Why a versions or document operation was refused: a ``VersionErrorCode``, a sentence and details.
-public typealias VersionError = CodedError<VersionErrorCode, JSONValue>
+public typealias VersionError = CodedError<VersionErrorCode>
