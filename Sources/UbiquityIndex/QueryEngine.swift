@@ -18,7 +18,7 @@ public actor QueryEngine {
     private let source: any ChangeSource
     private let clock: EngineClock
     private let limits: EngineLimits
-    private var sessions: [QueryID: Session] = [:]
+    private var runningQueries: [QueryID: RunningQuery] = [:]
     private var nextQueryID: QueryID = 1
     private var groups: [QueryGroupID: Group] = [:]
     private var nextGroupID: UInt64 = 1
@@ -58,7 +58,7 @@ public actor QueryEngine {
     private var saveQueue: [CheckedContinuation<Void, Never>] = []
 
     /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
-    final class Session {
+    final class RunningQuery {
         let id: QueryID
         let query: LiveQuery
         var lifecycle: QueryLifecycle
@@ -249,19 +249,19 @@ public actor QueryEngine {
             journal(.batch(batch.changes, time: now, tracking: history.isTracking))
         }
         // With no live query and no clock handed out yet (the first crawl), skip building the change set.
-        let changes = index.apply(batch.changes, record: history.isTracking || sessions.values.contains { $0.lifecycle.isActive })
+        let changes = index.apply(batch.changes, record: history.isTracking || runningQueries.values.contains { $0.lifecycle.isActive })
         history.record(changes, now: now)
         appliedSequence = max(appliedSequence, batch.sequence)
         if !changes.isEmpty {
-            for session in sessions.values where session.lifecycle.isActive {
-                if session.gathering != nil {
-                    session.query.noteDuringGathering(&session.gathering!, changes)
+            for running in runningQueries.values where running.lifecycle.isActive {
+                if running.gathering != nil {
+                    running.query.noteDuringGathering(&running.gathering!, changes)
                     changesFoldedIntoGatherings += 1
                     continue
                 }
-                guard session.query.specification.live else { continue }
-                let delta = session.query.apply(changes)
-                perform(session.lifecycle.changesArrived(delta, now: clock.now()), session)
+                guard running.query.specification.live else { continue }
+                let delta = running.query.apply(changes)
+                perform(running.lifecycle.changesArrived(delta, now: clock.now()), running)
             }
         }
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
@@ -283,10 +283,10 @@ public actor QueryEngine {
         if case .resync = notice { changes = realChanges }
         let event = QueryEvent.notice(notice, changes: changes)
         let container = notice.container
-        for session in sessions.values where session.lifecycle.isActive {
-            let wanted = session.query.specification.containers
+        for running in runningQueries.values where running.lifecycle.isActive {
+            let wanted = running.query.specification.containers
             guard wanted.isEmpty || wanted.contains(container) else { continue }
-            perform(session.lifecycle.noticeArrived(event, now: clock.now()), session)
+            perform(running.lifecycle.noticeArrived(event, now: clock.now()), running)
         }
     }
 
@@ -341,32 +341,32 @@ public actor QueryEngine {
         let id = nextQueryID
         nextQueryID += 1
         let query = LiveQuery(specification, index: index, context: EvaluationContext())
-        let session = Session(id: id, query: query, lifecycle: QueryLifecycle(
+        let running = RunningQuery(id: id, query: query, lifecycle: QueryLifecycle(
             interval: specification.batchingInterval, itemLimit: limits.pendingItemsPerQuery,
             noticeLimit: limits.pendingNoticesPerQuery))
-        sessions[id] = session
-        session.gathering = query.beginGathering()
+        runningQueries[id] = running
+        running.gathering = query.beginGathering()
         let slice = limits.gatheringSlice
         while true {
             let sliceEnd = ContinuousClock.now + slice
-            if query.continueGathering(&session.gathering!, shouldPause: { ContinuousClock.now >= sliceEnd }) { break }
+            if query.continueGathering(&running.gathering!, shouldPause: { ContinuousClock.now >= sliceEnd }) { break }
             gatheringPauses += 1
             await Task.yield()
             if Task.isCancelled {
-                sessions[id] = nil
+                runningQueries[id] = nil
                 throw CancellationError()
             }
         }
-        let results = query.finishGathering(session.gathering!, buildingMembers: false)
-        session.gathering = nil
+        let results = query.finishGathering(running.gathering!, buildingMembers: false)
+        running.gathering = nil
         let answer: SinceAnswer? = since.map { since in
             switch history.states(since: since) {
             case .success(let then): .changes(query.changes(since: then), since: since)
             case .failure(let reason): .fresh(reason)
             }
         }
-        perform(session.lifecycle.gathered(results, clock: history.handOut(), since: answer, live: specification.live,
-                                           now: clock.now()), session)
+        perform(running.lifecycle.gathered(results, clock: history.handOut(), since: answer, live: specification.live,
+                                           now: clock.now()), running)
         // A live query's members, once its answer is on its way (written meanwhile on another
         // thread) and before the next batch; a one-shot query never needs them.
         if specification.live { query.buildMembers() }
@@ -383,41 +383,41 @@ public actor QueryEngine {
 
     /// The current results of a query (also after it stopped, until it is released).
     public func results(_ id: QueryID) throws(EngineError) -> ResultSet {
-        guard let session = sessions[id] else { throw .unknownQuery(id) }
-        return session.query.results
+        guard let running = runningQueries[id] else { throw .unknownQuery(id) }
+        return running.query.results
     }
 
     /// How many results a query has now, without building them.
     public func resultCount(_ id: QueryID) throws(EngineError) -> Int {
-        guard let session = sessions[id] else { throw .unknownQuery(id) }
-        return session.query.count
+        guard let running = runningQueries[id] else { throw .unknownQuery(id) }
+        return running.query.count
     }
 
     public func disableUpdates(_ id: QueryID) throws(EngineError) {
-        guard let session = sessions[id] else { throw .unknownQuery(id) }
-        perform(session.lifecycle.disable(), session)
+        guard let running = runningQueries[id] else { throw .unknownQuery(id) }
+        perform(running.lifecycle.disable(), running)
     }
 
     /// Releases everything held back since `disableUpdates` as one update.
     public func enableUpdates(_ id: QueryID) throws(EngineError) {
-        guard let session = sessions[id] else { throw .unknownQuery(id) }
-        perform(session.lifecycle.enable(now: clock.now()), session)
+        guard let running = runningQueries[id] else { throw .unknownQuery(id) }
+        perform(running.lifecycle.enable(now: clock.now()), running)
     }
 
     /// Stops a query: no more events; its last results stay readable until ``release(_:)``.
     public func stop(_ id: QueryID) throws(EngineError) {
-        guard let session = sessions[id] else { throw .unknownQuery(id) }
-        perform(session.lifecycle.stop(now: clock.now()), session)
+        guard let running = runningQueries[id] else { throw .unknownQuery(id) }
+        perform(running.lifecycle.stop(now: clock.now()), running)
     }
 
     public func release(_ id: QueryID) {
-        if let session = sessions.removeValue(forKey: id) {
-            perform(session.lifecycle.release(), session)
+        if let running = runningQueries.removeValue(forKey: id) {
+            perform(running.lifecycle.release(), running)
         }
     }
 
-    /// Results of a one-shot query against the index as it is now (no barrier, no session).
-    public func snapshot(_ specification: QuerySpecification) -> ResultSet {
+    /// Results of a one-shot query against the index as it is now (no barrier, no running).
+    public func currentResults(_ specification: QuerySpecification) -> ResultSet {
         LiveQuery(specification, index: index, context: EvaluationContext()).gather()
     }
 
@@ -427,13 +427,13 @@ public actor QueryEngine {
         return query.matchingIDs().count
     }
 
-    public var queryCount: Int { sessions.values.filter { $0.lifecycle.isActive }.count }
+    public var queryCount: Int { runningQueries.values.filter { $0.lifecycle.isActive }.count }
     public var itemCount: Int { index.itemCount }
 
     // MARK: - Delivery
 
     /// Does what a query's lifecycle decided: the only place continuations resume and timers start.
-    private func perform(_ actions: [QueryLifecycle.Action], _ session: Session) {
+    private func perform(_ actions: [QueryLifecycle.Action], _ running: RunningQuery) {
         for action in actions {
             switch action {
             case .deliver(let delivery):
@@ -445,37 +445,37 @@ public actor QueryEngine {
                     delta.clock = history.handOut()
                     event = .update(delta)
                 case .event(let next): event = next
-                case .reset: event = .reset(session.query.results, clock: history.handOut())
+                case .reset: event = .reset(running.query.results, clock: history.handOut())
                 }
-                hand(event, to: session)
+                hand(event, to: running)
             case .finish:
-                hand(nil, to: session)
+                hand(nil, to: running)
             case .armTimer(let due):
-                session.timer?.cancel()
-                let id = session.id
-                session.timer = Task { [weak self, clock] in
+                running.timer?.cancel()
+                let id = running.id
+                running.timer = Task { [weak self, clock] in
                     do { try await clock.sleep(due) } catch { return }    // cancelled
                     await self?.timerFired(id)
                 }
             case .cancelTimer:
-                session.timer?.cancel()
-                session.timer = nil
+                running.timer?.cancel()
+                running.timer = nil
             }
         }
     }
 
     /// Gives a query's reader its event (nil: the query ended for it): resumes a lone reader, or
     /// adds it to the group's and wakes the group's reader.
-    private func hand(_ event: QueryEvent?, to session: Session) {
-        guard let group = session.group else {
-            session.waiter?.resume(returning: event)
-            session.waiter = nil
+    private func hand(_ event: QueryEvent?, to running: RunningQuery) {
+        guard let group = running.group else {
+            running.waiter?.resume(returning: event)
+            running.waiter = nil
             return
         }
-        group.ready.append(QueryGroupEvent(query: session.id, event: event))
+        group.ready.append(QueryGroupEvent(query: running.id, event: event))
         if event == nil {
-            group.members.remove(session.id)
-            session.group = nil
+            group.members.remove(running.id)
+            running.group = nil
         }
         guard group.readerWaits else { return }
         if holdingWakes > 0 {
@@ -515,26 +515,26 @@ public actor QueryEngine {
 
     private func timerFired(_ id: QueryID) {
         // Cancelled after its sleep ended but before it got here: the lifecycle moved on.
-        guard let session = sessions[id], !Task.isCancelled else { return }
-        session.timer = nil
-        perform(session.lifecycle.timerFired(now: clock.now()), session)
+        guard let running = runningQueries[id], !Task.isCancelled else { return }
+        running.timer = nil
+        perform(running.lifecycle.timerFired(now: clock.now()), running)
     }
 
     /// The next event of a query; nil when it has stopped and nothing is left.
     func nextEvent(_ id: QueryID) async -> QueryEvent? {
-        guard let session = sessions[id] else { return nil }
+        guard let running = runningQueries[id] else { return nil }
         // One reader per query: a second one, or a lone one of a query its group reads, gets nil.
-        if session.lifecycle.readerIsWaiting || session.group != nil { return nil }
+        if running.lifecycle.readerIsWaiting || running.group != nil { return nil }
         return await withCheckedContinuation { continuation in
-            session.waiter = continuation
-            perform(session.lifecycle.readerWaits(now: clock.now()), session)
+            running.waiter = continuation
+            perform(running.lifecycle.readerWaits(now: clock.now()), running)
         }
     }
 
     /// A reader went away (its task was cancelled): stop waiting for it.
     func cancelWait(_ id: QueryID) {
-        guard let session = sessions[id] else { return }
-        perform(session.lifecycle.readerCancelled(), session)
+        guard let running = runningQueries[id] else { return }
+        perform(running.lifecycle.readerCancelled(), running)
     }
 
     // MARK: - Groups
@@ -555,11 +555,11 @@ public actor QueryEngine {
     /// From now on the query's events are read through `group` (from its first, `gatheringStarted`).
     /// A query already read alone, or in a group, stays with its reader.
     public func join(_ id: QueryID, group: QueryGroupID) {
-        guard let session = sessions[id], let group = groups[group], session.group == nil, session.waiter == nil,
-              !session.lifecycle.readerIsWaiting else { return }
-        session.group = group
+        guard let running = runningQueries[id], let group = groups[group], running.group == nil, running.waiter == nil,
+              !running.lifecycle.readerIsWaiting else { return }
+        running.group = group
         group.members.insert(id)
-        perform(session.lifecycle.readerWaits(now: clock.now()), session)
+        perform(running.lifecycle.readerWaits(now: clock.now()), running)
     }
 
     /// The next events of a group's queries: every query's that is due, at least one; a query
@@ -601,13 +601,13 @@ public actor QueryEngine {
         let unarmed = group.unarmed
         group.unarmed.removeAll(keepingCapacity: true)
         for query in unarmed {
-            guard let session = sessions[query] else {
+            guard let running = runningQueries[query] else {
                 // Released while its last event was in the reader's hands.
                 if group.members.remove(query) != nil { group.ready.append(QueryGroupEvent(query: query, event: nil)) }
                 continue
             }
-            guard session.group === group, !session.lifecycle.readerIsWaiting else { continue }
-            perform(session.lifecycle.readerWaits(now: clock.now()), session)
+            guard running.group === group, !running.lifecycle.readerIsWaiting else { continue }
+            perform(running.lifecycle.readerWaits(now: clock.now()), running)
         }
         releaseWakes()
         return group.ready.isEmpty ? nil : group.handOut()
@@ -617,9 +617,9 @@ public actor QueryEngine {
     public func closeGroup(_ id: QueryGroupID) {
         guard let group = groups.removeValue(forKey: id) else { return }
         for query in group.members {
-            guard let session = sessions[query], session.group === group else { continue }
-            session.group = nil
-            perform(session.lifecycle.readerCancelled(), session)
+            guard let running = runningQueries[query], running.group === group else { continue }
+            running.group = nil
+            perform(running.lifecycle.readerCancelled(), running)
         }
         group.members.removeAll()
         group.waiter?.resume(returning: nil)

@@ -92,7 +92,7 @@ struct SlicedGatheringTests {
         let id = try await started.value
         #expect(await engine.changesFoldedIntoGatherings > 0, "no batch arrived during the gathering: the test proved nothing")
         let held = try await engine.results(id)
-        let fresh = await engine.snapshot(spec)
+        let fresh = await engine.currentResults(spec)
         #expect(Self.summary(held) == Self.summary(fresh))
         #expect(!fresh.isEmpty)
     }

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import UbiquityServer
+import UbiquitySystem
 
 /// The saved index's files while a snapshot is written off the engine: every record appended
 /// after the snapshot was taken ends up in its journal — once, in order — however the appends and
@@ -68,7 +69,7 @@ import Testing
         // A directory where the snapshot goes: the rename onto it fails (for root too).
         let snapshot = dir.path + "/state/" + IndexStore.snapshotName
         #expect(unlink(snapshot) == 0 && mkdir(snapshot, 0o700) == 0)
-        await #expect(throws: FileProblem.self) {
+        await #expect(throws: SystemCallError.self) {
             try await store.runBlocking { try store.replace(snapshot: [2], journalHeader: [8]) }
         }
         #expect(store.read().journal == nil)

@@ -234,7 +234,7 @@ struct EngineIntegrationTests {
             for i in ids.indices {
                 let problems = try await catchUp(&views[i], &iterators[i], c.engine, ids[i])
                 #expect(problems.isEmpty, "seed \(seed) round \(round) \(texts[i]): \(problems)")
-                let fresh = await c.engine.snapshot(try spec(texts[i]))
+                let fresh = await c.engine.currentResults(try spec(texts[i]))
                 #expect(views[i].summary == summaryOf(fresh), "seed \(seed) round \(round) \(texts[i])")
             }
         }
@@ -274,7 +274,7 @@ struct EngineIntegrationTests {
         }
         #expect(sawReset)
         #expect(view.items.count == 100_000)
-        let fresh = await c.engine.snapshot(try spec("name LIKE 'Item_*'"))
+        let fresh = await c.engine.currentResults(try spec("name LIKE 'Item_*'"))
         #expect(view.summary == summaryOf(fresh))
         await c.close()
     }

@@ -12,9 +12,9 @@ public final class KeyValueStores: Sendable {
     let device: Result<String, FileProblem>
     public let quota: KVQuota
     private let logger: Logger
-    private let stores = Mutex<[String: KeyValueStore]>([:])
+    private let stores = Mutex<[String: ContainerKeyValueStore]>([:])
     private let subscriptions = Atomic<Int>(0)
-    /// Where every store's file operations run (``KeyValueStore``): two threads of the daemon's
+    /// Where every store's file operations run (``ContainerKeyValueStore``): two threads of the daemon's
     /// own, so that reading hostile files or waiting for a disk never holds Swift's cooperative
     /// pool. Started here; it lives as long as the daemon.
     private let io: NIOThreadPool
@@ -44,7 +44,7 @@ public final class KeyValueStores: Sendable {
     func attach(_ registry: ContainerRegistry) { self.registry.withLock { $0 = registry } }
 
     /// The store of `container`, made (not yet loaded) on first use.
-    func store(for container: ResolvedContainer) throws(KeyValueError) -> KeyValueStore {
+    func store(for container: ResolvedContainer) throws(KeyValueError) -> ContainerKeyValueStore {
         let id: String
         switch device {
         case .success(let value): id = value
@@ -63,7 +63,7 @@ public final class KeyValueStores: Sendable {
                     return held
                 }
             }
-            let store = KeyValueStore(container: key, root: container.descriptor.root, rootDirectory: rootDirectory, owner: container.ownerUID,
+            let store = ContainerKeyValueStore(container: key, root: container.descriptor.root, rootDirectory: rootDirectory, owner: container.ownerUID,
                                       group: container.groupGID, device: id, quota: quota, io: io, logger: logger)
             stores[key] = store
             return store

@@ -6,7 +6,7 @@ import UbiquityProtocol
 /// every other operation: the peer must be allowed to read it.
 extension Session {
     /// The container named (or the default one), checked for this peer, and its store.
-    func keyValueStore(_ raw: String?) throws -> (ResolvedContainer, KeyValueStore) {
+    func keyValueStore(_ raw: String?) throws -> (ResolvedContainer, ContainerKeyValueStore) {
         let container = try raw.map { try context.registry.container(named: $0, for: peer) } ?? context.registry.defaultContainer(for: peer)
         return (container, try context.keyValue.store(for: container))
     }

@@ -52,7 +52,7 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.lockChanged(watch: watch, path: path, locked: locked, yours: yours) }?.resume()
     }
 
-    /// Keys of a subscribed key-value store changed (``KeyValueStore``).
+    /// Keys of a subscribed key-value store changed (``ContainerKeyValueStore``).
     func post(_ change: KeyValueChange) {
         state.withLock { $0.keyValueChanged(change) }?.resume()
     }

@@ -17,7 +17,7 @@ import UbiquitySystem
 /// Swift's cooperative pool: a slow disk or a hostile container holds one of those threads at most,
 /// never the threads every other store and connection runs on. Loads, reloads and writes of one
 /// store take turns (``takeTurn()``), so each sees the last one's result.
-actor KeyValueStore {
+actor ContainerKeyValueStore {
     let container: String
     /// The container's root path: which store this is (a container that moves has another).
     let root: String
@@ -74,7 +74,7 @@ actor KeyValueStore {
         try await ensureLoaded()
         await takeTurn()
         defer { endTurn() }
-        let now = KeyValueStore.now()
+        let now = ContainerKeyValueStore.now()
         let existed = state.value(forKey: key) != nil
         let own: KVReplica
         do { own = try state.writing(value, forKey: key, now: now) } catch {
@@ -245,7 +245,7 @@ actor KeyValueStore {
         for name in costs.keys where name != skipping && reading.costs[name] == nil { costs[name] = nil }
         for (name, cost) in reading.costs { costs[name] = cost }
         let wasOver = state.overQuota
-        let changed = state.replace(reading.changes, now: KeyValueStore.now())
+        let changed = state.replace(reading.changes, now: ContainerKeyValueStore.now())
         reportAhead()
         if state.overQuota != wasOver, let report = overQuotaReport() {
             logger.error("key-value keys past the quotas; left out", metadata: ["container": "\(container)", "reason": "\(report)"])
