@@ -67,13 +67,7 @@ extension MetadataIndex {
     private func noteUpdate(_ id: ItemID, oldPath: String? = nil, _ recorder: inout Recorder) {
         let f = flags(id)
         if f.contains(.containerRoot) || f.contains(.syncEngine) || f.contains(.conflictCopy) { return }
-        if f.contains(.insidePackage) {
-            if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
-            return
-        }
-        if f.contains(.package) { recorder.dirtyPackages.insert(id) }
-        guard recorder.enabled else { return }
-        recorder.changeSet.containers.insert(container(of: id))
+        guard recordsItself(id, f, &recorder) else { return }
         if var existing = recorder.changeSet.changes[id] {
             if existing.oldPath == nil, let oldPath { existing.oldPath = oldPath }
             recorder.changeSet.changes[id] = existing
@@ -90,14 +84,21 @@ extension MetadataIndex {
     private func noteInsert(_ id: ItemID, _ recorder: inout Recorder) {
         let f = flags(id)
         if f.contains(.syncEngine) || f.contains(.conflictCopy) { return }
+        guard recordsItself(id, f, &recorder) else { return }
+        recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
+    }
+
+    /// What noting an insert and an update share: a change inside a package is its package's
+    /// update, a package is measured again; whether the change of `id` itself is recorded.
+    private func recordsItself(_ id: ItemID, _ f: Flags, _ recorder: inout Recorder) -> Bool {
         if f.contains(.insidePackage) {
             if let package = owningPackage(id) { noteUpdate(package, recorder: &recorder) }
-            return
+            return false
         }
         if f.contains(.package) { recorder.dirtyPackages.insert(id) }
-        guard recorder.enabled else { return }
+        guard recorder.enabled else { return false }
         recorder.changeSet.containers.insert(container(of: id))
-        recorder.changeSet.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil)
+        return true
     }
 
     /// Call BEFORE releasing the entry.
