@@ -22,7 +22,7 @@ struct DoorWaitsTests {
         #expect(recorder.recorded == ["fsync \(base)"])
     }
 
-    @Test("Making the daemon, kv.set, Document saves and resolving conflict versions wait on pools, never on a task")
+    @Test("Making the daemon, saving its index, kv.set, Document saves and resolving conflict versions wait on pools, never on a task")
     func theDaemonAndUbiquityKitWaitOffTheirTasks() async throws {
         let base = try FS.temporaryDirectory()
         defer { try? FS.removeTree(base) }
@@ -37,6 +37,7 @@ struct DoorWaitsTests {
                                           limits: configuration.limits)
             settings.trapsSignals = false
             settings.stateDirectory = base + "/state"      // fresh: the device id is made and written durably
+            settings.indexDirectory = settings.stateDirectory  // the saved index: after the first crawl and at shutdown
             let daemon = try await Daemon.open(settings: settings, logger: Logger(label: "door-waits") { _ in SwiftLogNoOpLogHandler() })
             let running = Task { try await daemon.run() }
             await daemon.server.waitUntilBound()
@@ -68,6 +69,7 @@ struct DoorWaitsTests {
             try await running.value
         }
         #expect(FileManager.default.fileExists(atPath: base + "/state/device-id"))
+        #expect(FileManager.default.fileExists(atPath: base + "/state/" + IndexStore.snapshotName), "the index was saved")
         #expect(try FS.names(root + "/com.example.grocery/.ubiquity-kv").contains { $0.hasSuffix(".json") }, "this device's key-value file was written")
         #expect(recorder.recorded == [], "waited for the disk on a task: \(recorder.recorded)")
     }
