@@ -54,7 +54,7 @@ func liveSpec() throws -> QuerySpecification {
 /// Reads events up to and including `gatheringFinished`.
 func readGathering(_ engine: QueryEngine, _ id: QueryID) async throws -> [ResultItem] {
     for await event in engine.events(id) {
-        if case .gatheringFinished(let results) = event { return results }
+        if case .gatheringFinished(let results, _, _) = event { return Array(results) }
     }
     throw BenchmarkError("query \(id) ended before gatheringFinished")
 }
@@ -145,7 +145,7 @@ struct PathView {
 
     static func isBurst(_ path: String) -> Bool { path.contains("/Item_burst_") }
 
-    mutating func replace(_ results: [ResultItem]) {
+    mutating func replace(_ results: some Collection<ResultItem>) {
         paths = Set(results.map(\.path))
         burst = paths.reduce(0) { $0 + (PathView.isBurst($1) ? 1 : 0) }
     }
@@ -160,8 +160,8 @@ struct PathView {
 
     mutating func apply(_ event: QueryEvent) {
         switch event {
-        case .gatheringFinished(let results): replace(results)
-        case .reset(let results):
+        case .gatheringFinished(let results, _, _): replace(results)
+        case .reset(let results, _):
             resets += 1
             replace(results)
         case .update(let delta):
@@ -172,7 +172,7 @@ struct PathView {
                 insert(item.path)
             }
             for item in delta.added { insert(item.path) }
-        case .resync: resyncs += 1
+        case .notice(.resync, _): resyncs += 1
         default: break
         }
     }
