@@ -121,6 +121,21 @@ let package = Package(
         .target(
             name: "UbiquityProtocol",
             dependencies: ["UbiquityPredicate", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
+            swiftSettings: swiftSettings,
+            plugins: ["OperationRegistryPlugin"]
+        ),
+
+        /// Lists the files of UbiquityProtocol's Operations/ folder as `Operations.declared` at build
+        /// time, so an operation is declared in one file and listed nowhere else.
+        .plugin(
+            name: "OperationRegistryPlugin",
+            capability: .buildTool(),
+            dependencies: ["OperationRegistryGenerator"]
+        ),
+
+        /// The plugin's tool: reads each declaration file's name and checks it declares that type.
+        .executableTarget(
+            name: "OperationRegistryGenerator",
             swiftSettings: swiftSettings
         ),
 

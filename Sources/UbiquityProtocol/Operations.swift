@@ -1,17 +1,12 @@
 import UbiquityPredicate
 
 /// The one registry of the protocol's operations. To add one, declare it in a file of its own
-/// under `Operations/` and list it here; the daemon answers it through its handler
+/// under `Operations/`, named after its type; the build lists that folder (`Operations.declared`,
+/// written by OperationRegistryPlugin), and the daemon answers it through its handler
 /// (docs/architecture.md, "How to add a protocol operation").
 public enum Operations {
-    /// Every operation, in the order docs/protocol.md describes them.
-    public static let all: [any ProtocolOperation.Type] = [
-        Hello.self, ContainersList.self, ContainerURL.self,
-        QueryStart.self, QueryResults.self, QueryDisableUpdates.self, QueryEnableUpdates.self, QueryStop.self,
-        QueryRelease.self, Status.self,
-        VersionsList.self, DocumentLock.self, DocumentUnlock.self, DocumentWatch.self, DocumentUnwatch.self,
-        KVGet.self, KVSet.self, KVRemove.self, KVAll.self, KVSynchronize.self, KVSubscribe.self, KVUnsubscribe.self,
-    ]
+    /// Every operation, by name of its declaration file.
+    public static let all: [any ProtocolOperation.Type] = declared
 
     /// The `op` names (docs, errors and "did you mean" read them).
     public static let names = all.map { $0.name }

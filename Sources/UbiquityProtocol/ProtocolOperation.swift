@@ -1,9 +1,9 @@
 public import UbiquityJSON
 
 /// One operation of the protocol (docs/protocol.md): its `op` name, its parameters and its result,
-/// declared together in one file under `Operations/` and listed once in ``Operations/all``.
-/// Parsing a request, encoding one, the list of names and the error for an unknown operation all
-/// derive from that list; the daemon answers each through its handler (`UbiquityServer/Handlers/`).
+/// declared together in one file under `Operations/`, named after the type; the build lists the
+/// folder as ``Operations/all``. Parsing a request, encoding one, the list of names and the error for
+/// an unknown operation all derive from that list; the daemon answers each through its handler (`UbiquityServer/Handlers/`).
 public protocol ProtocolOperation: Sendable, Hashable {
     /// What the daemon answers: encoded by the daemon, decoded by clients.
     associatedtype Result: OperationResult

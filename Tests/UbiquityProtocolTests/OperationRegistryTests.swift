@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UbiquityJSON
 @testable import UbiquityProtocol
@@ -41,6 +42,16 @@ struct OperationRegistryTests {
         #expect(Set(Self.requests.map(\.name)) == Set(Operations.names))
         #expect(Set(Operations.names).count == Operations.all.count)
         #expect(Set(Operations.names).isDisjoint(with: Operations.retired.keys))
+    }
+
+    @Test("The registry is the Operations/ folder: one operation per file, named after it")
+    func registryIsTheFolder() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/UbiquityProtocol/Operations").standardizedFileURL
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".swift") }.map { String($0.dropLast(".swift".count)) }
+        #expect(files.count >= 22, "read \(folder.path)")
+        #expect(Set(Operations.all.map { String(describing: $0) }) == Set(files))
     }
 
     @Test("Every operation's typed result survives encode → decode")
