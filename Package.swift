@@ -285,8 +285,9 @@ let package = Package(
             dependencies: ["UbiquityProtocol", "UbiquityJSON", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
-        /// UbiquityKit without a daemon: the client's reading of the daemon's stream (lines cut at
-        /// random, lent buffers) and the README's example kept compiling.
+        /// UbiquityKit: the client's reading of the daemon's stream (lines cut at random, lent
+        /// buffers), the README's example kept compiling, and Document's package saves against the
+        /// in-process daemon.
         .testTarget(
             name: "UbiquityKitTests",
             dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityTesting",

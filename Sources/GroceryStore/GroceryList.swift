@@ -11,13 +11,13 @@ import Glibc
 /// ```swift
 /// let list = try await GroceryList.open(socketPath: path, container: "com.example.grocery", format: .files)
 /// defer { Task { await list.close() } }
-/// let added = try list.add(["milk", "eggs"])
+/// let added = try await list.add(["milk", "eggs"])
 /// let items = try await list.items()
 /// ```
 public final class GroceryList: Sendable {
     public let connection: UbiquityConnection
     public let container: String
-    /// The container's directory (the package's lock lives here, outside `Documents/`).
+    /// The container's directory.
     public let containerPath: String
     public let documents: String
     public let format: GroceryStorageFormat
@@ -51,7 +51,7 @@ public final class GroceryList: Sendable {
         self.documents = documents
         self.format = format
         files = GroceryItemFiles(documents: documents)
-        package = GroceryPackage(documentsDirectory: documents, lockDirectory: containerPath)
+        package = GroceryPackage(documentsDirectory: documents)
     }
 
     public func close() async { await connection.close() }
@@ -123,9 +123,10 @@ public final class GroceryList: Sendable {
 
     // MARK: Writing
 
-    /// Adds one item per name; every name is validated before anything is written.
+    /// Adds one item per name; every name is validated before anything is written. In package
+    /// mode all of them are one coordinated save of the package (``GroceryPackage/update(connection:lockTimeout:_:)``).
     /// - Throws: ``GroceryError/nameTooLong(bytes:limit:)``, or an I/O error.
-    public func add(_ names: [String]) throws -> [GroceryItem] {
+    public func add(_ names: [String]) async throws -> [GroceryItem] {
         for name in names { _ = try GroceryName.validated(name) }
         switch format {
         case .files:
@@ -134,7 +135,7 @@ public final class GroceryList: Sendable {
                 return GroceryItem(id: id, name: name, created: Date(), modified: Date())
             }
         case .package:
-            return try package.update { contents in
+            return try await package.update(connection: connection) { contents in
                 try names.map { GroceryItem(try contents.add(name: $0)) }
             }
         }
@@ -147,15 +148,15 @@ public final class GroceryList: Sendable {
         switch format {
         case .files: return try await files.rename(id, to: name, connection: connection)
         case .package:
-            try package.update { try $0.rename(id, to: name) }
+            try await package.update(connection: connection) { try $0.rename(id, to: name) }
             return nil
         }
     }
 
-    public func delete(_ ids: [GroceryItemID]) throws {
+    public func delete(_ ids: [GroceryItemID]) async throws {
         switch format {
         case .files: for id in ids { try files.delete(id) }
-        case .package: try package.update { contents in for id in ids { try contents.remove(id) } }
+        case .package: try await package.update(connection: connection) { contents in for id in ids { try contents.remove(id) } }
         }
     }
 
@@ -165,18 +166,18 @@ public final class GroceryList: Sendable {
     /// - Throws: ``GroceryError/imagesNeedPackage`` in file mode, ``GroceryError/imageTooLarge(bytes:limit:)``,
     ///   ``GroceryError/unsupportedImage(path:)``, an I/O error naming the file.
     @discardableResult
-    public func setImage(fromFile path: String, for id: GroceryItemID) throws -> ImageFormat {
+    public func setImage(fromFile path: String, for id: GroceryItemID) async throws -> ImageFormat {
         guard format == .package else { throw GroceryError.imagesNeedPackage }
         let data = try GroceryImageFile.read(path)
-        return try package.update { contents in
+        return try await package.update(connection: connection) { contents in
             try contents.setImage(data, for: id, source: path)
             return contents.item(id)?.image ?? .png
         }
     }
 
-    public func removeImage(for id: GroceryItemID) throws {
+    public func removeImage(for id: GroceryItemID) async throws {
         guard format == .package else { throw GroceryError.imagesNeedPackage }
-        try package.update { try $0.removeImage(for: id) }
+        try await package.update(connection: connection) { try $0.removeImage(for: id) }
     }
 
     /// The item's image. - Throws: ``GroceryError/noImage(_:)`` when it has none.

@@ -2,9 +2,10 @@
 //
 // Owns: item ids and their short forms, the two storage formats (one file per item in
 //   `Documents/`, or the `Documents/grocery.gro` package with images), the limits on names and
-//   images, and the live list built from a UbiquityKit MetadataQuery. An item file is saved
-//   through UbiquityKit's coordinated Document (lock and etag), the way a client should write.
+//   images, and the live list built from a UbiquityKit MetadataQuery. An item file and the
+//   package are saved through UbiquityKit's coordinated Document (lock and etag), the way a
+//   client should write.
 // Must not: touch the daemon's internals. Grocery talks to ubiquityd only through UbiquityKit
 //   and the container's files, exactly as a third-party app would.
-// Depends on: UbiquityKit, UbiquityPredicate, UbiquitySystem (the door: the package is written
-//   through its Directory and durable replace), Foundation.
+// Depends on: UbiquityKit, UbiquityPredicate, UbiquitySystem (the door: bounded reads, the
+//   `fsync` of Documents/ after a delete), Foundation.

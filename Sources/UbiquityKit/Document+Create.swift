@@ -10,8 +10,8 @@ extension Document {
     /// to `path` — which fails when anything is there, so a create never replaces someone else's
     /// item — and the directory is fsynced, so the new item survives a power loss once this returns.
     ///
-    /// No lock is taken: the daemon locks only an item that exists, and nobody can have read (and
-    /// so be about to overwrite) one that does not. Later saves of the item go through
+    /// No lock is taken: nobody can have read (and so be about to overwrite) an item that does
+    /// not exist. Later saves of the item go through
     /// ``open(_:connection:)`` and ``save(_:policy:lockTimeout:)``.
     ///
     /// - Throws: ``UbiquityKitError/documentFile(path:reason:)`` when `path` exists or a step fails.

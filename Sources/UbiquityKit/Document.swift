@@ -39,6 +39,11 @@ public final class Document: Sendable {
 
     /// The wire code of a lock held by another connection.
     static let lockedCode = "document.locked"
+    /// The wire code of a path where nothing is.
+    static let notFoundCode = "item.notFound"
+    /// How often a save asks again for the lock of an item that another process is creating:
+    /// no unlock event can come for it, as nothing is there to watch yet.
+    static let creationPoll: Duration = .milliseconds(20)
 
     public let path: String
     public let connection: UbiquityConnection
@@ -50,7 +55,6 @@ public final class Document: Sendable {
         var savingError = false
         var closed = false
         var watch: Int?
-        var saves = 0
         var observers: [Int: AsyncStream<DocumentState>.Continuation] = [:]
         var nextObserver = 0
         var unlockWaiters: [Int: AsyncStream<Void>.Continuation] = [:]
@@ -77,15 +81,12 @@ public final class Document: Sendable {
     }
 
     /// Opens the document at `path` (an absolute path inside a container): watches its lock and
-    /// its conflicts, and returns once its state is known. The file need not exist yet.
+    /// its conflicts, and returns once its state is known. The file need not exist yet: the
+    /// daemon watches the lock of an item only once it exists, so a new document's lock is
+    /// watched from its first save on.
     public static func open(_ path: String, connection: UbiquityConnection) async throws -> Document {
         let document = Document(path: path, connection: connection)
-        let watched = try await connection.watchDocument(path) { [weak document] delivery in document?.handle(delivery) }
-        let watch = watched.watch, locked = watched.locked, yours = watched.yours
-        document.state.withLock {
-            $0.watch = watch
-            $0.lockedByOther = locked && !yours
-        }
+        _ = try await document.watchIfUnwatched()
         let notifications = try await document.conflicts.start()
         var iterator = notifications.makeAsyncIterator()
         while let notification = try await iterator.next() {
@@ -142,8 +143,7 @@ public final class Document: Sendable {
         } catch {
             throw UbiquityKitError.documentFile(path: path, reason: error.message)
         }
-        let etag = ItemETag(inode: UInt64(info.st_ino), modifiedSeconds: Int64(info.st_mtim.tv_sec),
-                            modifiedNanoseconds: Int64(info.st_mtim.tv_nsec), size: Int64(info.st_size))
+        let etag = ItemETag(of: info)
         state.withLock { $0.etag = etag }
         return data
     }
@@ -153,11 +153,9 @@ public final class Document: Sendable {
     /// ``read()`` is left as it is and `data` becomes a conflict version beside it.
     @discardableResult
     public func save(_ data: Data, policy: SavePolicy = .detectConflicts, lockTimeout: Duration = .seconds(30)) async throws -> SaveOutcome {
-        let attempt: Int = try state.withLock { state in
-            if state.closed { throw UbiquityKitError.documentClosed(path: path) }
-            state.saves += 1
-            return state.saves
-        }
+        let attempt = try nextSave()
+        await DocumentTurns.shared.take(path, on: connection)
+        defer { DocumentTurns.shared.give(path, on: connection) }
         let (lock, current) = try await takeLock(timeout: lockTimeout)
         do {
             let expected = etag
@@ -165,7 +163,7 @@ public final class Document: Sendable {
             if policy == .latestWins || current == expected {
                 try await write(data, as: lastComponent, attempt: attempt)
                 let etag = try await connection.send(DocumentUnlock(lock: lock)).etag
-                changeState { $0.etag = etag; $0.savingError = false }
+                noteSaved(etag)
                 outcome = .saved(etag ?? ItemETag(rawValue: ""))
             } else {
                 let name = try conflictVersionName()
@@ -177,7 +175,7 @@ public final class Document: Sendable {
             return outcome
         } catch {
             _ = try? await connection.send(DocumentUnlock(lock: lock))
-            changeState { $0.savingError = true }
+            noteSaveFailed()
             throw error
         }
     }
@@ -193,11 +191,20 @@ public final class Document: Sendable {
     // MARK: - Saving
 
     /// Split on the byte `/` (a `Character` may hide a separator: UbiquitySystem).
-    private var directory: String { PathBytes.directory(of: path) }
-    private var lastComponent: String { PathBytes.lastComponent(of: path) }
+    var directory: String { PathBytes.directory(of: path) }
+    var lastComponent: String { PathBytes.lastComponent(of: path) }
+
+    /// The number of a new save (its temporary name's `N`), unique in this process: two documents
+    /// saving in one directory at once never share a temporary name. Refused once it is closed.
+    func nextSave() throws -> Int {
+        try state.withLock { state in
+            if state.closed { throw UbiquityKitError.documentClosed(path: path) }
+        }
+        return saveAttempts.add(1, ordering: .relaxed).newValue
+    }
 
     /// `document.lock`, waiting for an unlock event while another connection holds it.
-    private func takeLock(timeout: Duration) async throws -> (lock: Int, etag: ItemETag?) {
+    func takeLock(timeout: Duration) async throws -> (lock: Int, etag: ItemETag?) {
         let deadline = ContinuousClock.now + timeout
         while true {
             // Registered before asking, so an unlock that comes right after the refusal is not missed.
@@ -213,8 +220,15 @@ public final class Document: Sendable {
                 return (locked.lock, locked.etag)
             } catch let error as ProtocolError where error.code.rawValue == Document.lockedCode {
                 let seconds = Int(timeout.components.seconds)
+                let watching = try await watchIfUnwatched()
+                // Newly watched and free already: the unlock came before the watch, ask again now.
+                if case .started(lockedByOther: false) = watching { continue }
                 let freed = await withTaskGroup(of: Bool.self) { group in
-                    group.addTask { for await _ in unlocked { return true }; return false }
+                    if case .missing = watching {
+                        group.addTask { try? await Task.sleep(for: Document.creationPoll); return ContinuousClock.now < deadline }
+                    } else {
+                        group.addTask { for await _ in unlocked { return true }; return false }
+                    }
                     group.addTask { try? await Task.sleep(until: deadline); return false }
                     let first = await group.next() ?? false
                     group.cancelAll()
@@ -223,6 +237,39 @@ public final class Document: Sendable {
                 if !freed { throw UbiquityKitError.documentBusy(path: path, seconds: seconds) }
             }
         }
+    }
+
+    /// Whether the item's lock is watched, after ``watchIfUnwatched()``.
+    enum Watching {
+        case already
+        /// Watched from now on; whether another connection holds the lock now.
+        case started(lockedByOther: Bool)
+        /// Nothing is at the path (yet): the daemon watches only an item that exists.
+        case missing
+    }
+
+    /// Starts watching the item's lock (`document.watch`) unless it is watched already.
+    func watchIfUnwatched() async throws -> Watching {
+        if state.withLock({ $0.watch != nil }) { return .already }
+        let watched: DocumentWatch.Result
+        do {
+            watched = try await connection.watchDocument(path) { [weak self] delivery in self?.handle(delivery) }
+        } catch let error as ProtocolError where error.code.rawValue == Document.notFoundCode {
+            return .missing
+        }
+        let locked = watched.locked && !watched.yours
+        var extra: Int?
+        changeState { state in
+            // Re-checked: another save of this document may have started a watch meanwhile.
+            if state.watch == nil {
+                state.watch = watched.watch
+                state.lockedByOther = locked
+            } else {
+                extra = watched.watch
+            }
+        }
+        if let extra { try? await connection.unwatchDocument(extra) }
+        return extra == nil ? .started(lockedByOther: locked) : .already
     }
 
     /// Writes `data` as `name` in the item's directory with the door's durable replace
@@ -290,6 +337,12 @@ public final class Document: Sendable {
         }
     }
 
+    /// A save went through: `etag` names the version it wrote.
+    func noteSaved(_ etag: ItemETag?) { changeState { $0.etag = etag; $0.savingError = false } }
+
+    /// A save failed: ``DocumentState/savingError`` until one succeeds.
+    func noteSaveFailed() { changeState { $0.savingError = true } }
+
     /// Applies a change and tells the observers when the flags differ.
     private func changeState(_ change: (inout State) -> Void) {
         state.withLock { state in
@@ -300,3 +353,6 @@ public final class Document: Sendable {
         }
     }
 }
+
+/// Saves in this process so far (any document's): each save's temporary name is its own.
+private let saveAttempts = Atomic<Int>(0)

@@ -18,7 +18,8 @@
 //   FileVersion         NSFileVersion's shape: versions listed by the daemon, read and resolved
 //                       here with the caller's own rights (VersionFiles: below the container root,
 //                       no link followed, etag-checked); the daemon never moves or returns files.
-//   Document            UIDocument's shape: coordinated saves under the daemon's advisory lock.
+//   Document            UIDocument's shape: coordinated saves under the daemon's advisory lock,
+//                       of a file (save) or of a package, file by file (updatePackage).
 //   KeyValueStore       NSUbiquitousKeyValueStore's shape: typed getters from a local copy kept
 //                       current by kv.changed, acknowledged setters, external changes as a sequence.
 //

@@ -41,7 +41,7 @@ struct AddCommand: AsyncParsableCommand {
             do { names.append(try Self.readStandardInput()) } catch { throw Failure.exit(for: error) }
         }
         let all = names
-        let added = try await options.withList { try $0.add(all) }
+        let added = try await options.withList { try await $0.add(all) }
         for item in added {
             if json {
                 struct Added: Encodable { let id: String, name: String }

@@ -26,7 +26,7 @@ struct DeleteCommand: AsyncParsableCommand {
         try await options.withList { list in
             let items = try await list.items()
             let ids = try prefixes.map { try GroceryList.item(matching: $0, in: items).id }
-            try list.delete(Array(Set(ids)))
+            try await list.delete(Array(Set(ids)))
         }
     }
 }

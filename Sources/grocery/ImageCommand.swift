@@ -43,7 +43,7 @@ struct ImageCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try await ImageCommand.withItem(matching: id, in: options) { list, item in
-                try list.setImage(fromFile: file, for: item)
+                try await list.setImage(fromFile: file, for: item)
             }
         }
     }
@@ -89,7 +89,7 @@ struct ImageCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await ImageCommand.withItem(matching: id, in: options) { list, item in
-                try list.removeImage(for: item)
+                try await list.removeImage(for: item)
             }
         }
     }

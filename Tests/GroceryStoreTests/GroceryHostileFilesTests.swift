@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 @testable import GroceryStore
 import Testing
+import UbiquityKit
 import UbiquityTesting
 
 /// What another user of a shared container can put where Grocery expects its files: FIFOs,
@@ -44,73 +45,59 @@ import UbiquityTesting
     }
 
     @Test func anImageFileThatIsAFIFOOrALinkToDevZeroIsRefusedAtOnce() async throws {
-        let fixture = try PackageFixture()
-        let fifo = fixture.directory + "/picture.png"
-        #expect(mkfifo(fifo, 0o600) == 0)
-        Self.expectRefused(await Self.errorText(releasing: fifo) { _ = try GroceryImageFile.read(fifo) })
-        let zero = fixture.directory + "/zero.png"
-        #expect(symlink("/dev/zero", zero) == 0)
-        Self.expectRefused(await Self.errorText { _ = try GroceryImageFile.read(zero) })
+        try await PackageFixture.with { fixture in
+            let fifo = fixture.directory + "/picture.png"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            Self.expectRefused(await Self.errorText(releasing: fifo) { _ = try GroceryImageFile.read(fifo) })
+            let zero = fixture.directory + "/zero.png"
+            #expect(symlink("/dev/zero", zero) == 0)
+            Self.expectRefused(await Self.errorText { _ = try GroceryImageFile.read(zero) })
+        }
     }
 
     @Test func itemsJSONAsAFIFOOrALinkIsACorruptPackageNotAHang() async throws {
-        let fixture = try PackageFixture()
-        try fixture.package.update { _ = try $0.add(name: "Milk") }
-        let items = fixture.package.path + "/items.json"
-        #expect(unlink(items) == 0)
-        #expect(mkfifo(items, 0o600) == 0)
-        let package = fixture.package
-        let fifoError = await Self.errorText(releasing: items) { _ = try package.load() }
-        Self.expectRefused(fifoError)
-        // Stop here if that failed: the same code would read /dev/zero until memory runs out.
-        try #require(!fifoError.contains("blocked"))
-        #expect(unlink(items) == 0)
-        #expect(symlink("/dev/zero", items) == 0)
-        Self.expectRefused(await Self.errorText { _ = try package.load() })
-    }
-
-    @Test func aSymlinkedImagesDirectoryIsRefusedAndNothingBehindItIsTouched() throws {
-        let fixture = try PackageFixture()
-        let milk = try fixture.package.update { try $0.add(name: "Milk") }
-        try fixture.package.update { try $0.setImage(SampleImage.png, for: milk.id) }
-        // Someone replaces images/ by a link to a directory of theirs (or of the victim's).
-        let victim = fixture.directory + "/victim"
-        try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: false)
-        #expect(FileManager.default.createFile(atPath: victim + "/precious.txt", contents: Data("keep".utf8)))
-        let images = fixture.package.path + "/images"
-        try FileManager.default.removeItem(atPath: images)
-        #expect(symlink(victim, images) == 0)
-
-        #expect(throws: GroceryError.self) { try fixture.package.update { try $0.setImage(SampleImage.jpeg, for: milk.id) } }
-        #expect(throws: GroceryError.self) { _ = try fixture.package.image(for: milk.id) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["precious.txt"])
-        // An unrelated change still works on items.json and still never touches the link's target.
-        #expect(throws: GroceryError.self) { try fixture.package.update { _ = try $0.add(name: "Bread") } }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["precious.txt"])
-    }
-
-    /// A lock file the writer may not open for writing (a group member's case; here an
-    /// immutable file, which not even root may open read-write) still serves as the lock.
-    @Test func theWriterLockNeedsNoWriteAccessToTheLockFile() throws {
-        let fixture = try PackageFixture()
-        let lock = fixture.package.lockPath
-        #expect(FileManager.default.createFile(atPath: lock, contents: nil))
-        guard Self.run("/usr/bin/chattr", ["+i", lock]) == 0 else {
-            Issue.record("chattr +i failed: this test needs a file system with immutable files (ext4, xfs, btrfs)")
-            return
+        try await PackageFixture.with { fixture in
+            try await fixture.update { _ = try $0.add(name: "Milk") }
+            let items = fixture.package.path + "/items.json"
+            #expect(unlink(items) == 0)
+            #expect(mkfifo(items, 0o600) == 0)
+            let package = fixture.package
+            let fifoError = await Self.errorText(releasing: items) { _ = try package.load() }
+            Self.expectRefused(fifoError)
+            // Stop here if that failed: the same code would read /dev/zero until memory runs out.
+            try #require(!fifoError.contains("blocked"))
+            // A writer reads it under the lock the same way: refused, never blocked on.
+            await #expect(throws: UbiquityKitError.documentFile(path: items, reason: "it is not a regular file")) {
+                try await fixture.update(lockTimeout: .seconds(5)) { _ = try $0.add(name: "Bread") }
+            }
+            #expect(unlink(items) == 0)
+            #expect(symlink("/dev/zero", items) == 0)
+            Self.expectRefused(await Self.errorText { _ = try package.load() })
+            await #expect(throws: UbiquityKitError.documentFile(path: items, reason: "it is a symbolic link, not a file")) {
+                try await fixture.update(lockTimeout: .seconds(5)) { _ = try $0.add(name: "Bread") }
+            }
         }
-        defer { _ = Self.run("/usr/bin/chattr", ["-i", lock]) }
-        #expect(open(lock, O_RDWR) < 0)     // the premise: no write access
-        try fixture.package.update { _ = try $0.add(name: "Milk") }
-        #expect(try fixture.package.load().items.map(\.name) == ["Milk"])
     }
 
-    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+    @Test func aSymlinkedImagesDirectoryIsRefusedAndNothingBehindItIsTouched() async throws {
+        try await PackageFixture.with { fixture in
+            let milk = try await fixture.update { try $0.add(name: "Milk") }
+            try await fixture.update { try $0.setImage(SampleImage.png, for: milk.id) }
+            // Someone replaces images/ by a link to a directory of theirs (or of the victim's).
+            let victim = fixture.directory + "/victim"
+            try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: false)
+            #expect(FileManager.default.createFile(atPath: victim + "/precious.txt", contents: Data("keep".utf8)))
+            let images = fixture.package.path + "/images"
+            try FileManager.default.removeItem(atPath: images)
+            #expect(symlink(victim, images) == 0)
+
+            await #expect(throws: UbiquityKitError.self) { try await fixture.update { try $0.setImage(SampleImage.jpeg, for: milk.id) } }
+            #expect(throws: GroceryError.self) { _ = try fixture.package.image(for: milk.id) }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["precious.txt"])
+            // An unrelated change lists images/ too, and still never touches the link's target.
+            await #expect(throws: UbiquityKitError.self) { try await fixture.update { _ = try $0.add(name: "Bread") } }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["precious.txt"])
+            #expect(try fixture.package.load().items.map(\.name) == ["Milk"])
+        }
     }
 }

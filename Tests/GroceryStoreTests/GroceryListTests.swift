@@ -8,7 +8,7 @@ import UbiquityTesting
     @Test func anItemDeletedBetweenTheQueryAndTheReadIsSkipped() async throws {
         try await withDaemon { daemon in
             let list = try await GroceryList.open(socketPath: daemon.socket, container: "com.example.grocery", format: .files)
-            let added = try list.add(["milk", "eggs", "bread"])
+            let added = try await list.add(["milk", "eggs", "bread"])
             let query = list.makeQuery(live: false)
             for try await _ in try await query.start() {}
             #expect(query.resultCount == 3)
@@ -30,7 +30,7 @@ import UbiquityTesting
             #expect(await inbox.next() == .gathered([]))
 
             let list = try await GroceryList.open(socketPath: daemon.socket, container: "com.example.grocery", format: .files)
-            let milk = try #require(try list.add(["milk"]).first)
+            let milk = try #require(try await list.add(["milk"]).first)
             guard case .changed(let added)? = await inbox.next() else { Issue.record("no added event"); return }
             #expect(added.map(\.kind) == [.added])
             #expect(added.map(\.id) == [milk.id])
@@ -39,7 +39,7 @@ import UbiquityTesting
             guard case .changed(let renamed)? = await inbox.next() else { Issue.record("no renamed event"); return }
             #expect(renamed.map { [$0.kind.rawValue, $0.oldName ?? "-", $0.name] } == [["renamed", "milk", "oat milk"]])
 
-            try list.delete([milk.id])
+            try await list.delete([milk.id])
             guard case .changed(let removed)? = await inbox.next() else { Issue.record("no removed event"); return }
             #expect(removed.map { [$0.kind.rawValue, $0.name] } == [["removed", "oat milk"]])
             await list.close()

@@ -9,7 +9,7 @@ import UbiquityTesting
     static let container = "com.example.grocery"
 
     static func package(_ daemon: InProcessDaemon) -> GroceryPackage {
-        GroceryPackage(documentsDirectory: daemon.documents(Self.container), lockDirectory: daemon.root + "/" + Self.container)
+        GroceryPackage(documentsDirectory: daemon.documents(Self.container))
     }
 
     /// What the daemon reports as the package's size: the sum of the regular files inside.
@@ -78,26 +78,26 @@ import UbiquityTesting
             }
 
             // Created: exactly one `added`, of the package itself and complete.
-            let milk = try package.update { try $0.add(name: "Milk") }
+            let milk = try await package.update(connection: connection) { try $0.add(name: "Milk") }
             let created = try #require(try await Self.nextUpdate(&events))
             #expect(created.added.map(\.path) == [package.path])
             #expect(created.changed.isEmpty && created.removed.isEmpty)
             var expected = try Self.sizeOnDisk(package.path)
             if created.added.first?.size != expected { try await expectChanges(until: expected, "creation") }
 
-            try package.update { try $0.add(name: "Bread and butter") }
+            try await package.update(connection: connection) { try $0.add(name: "Bread and butter") }
             expected = try Self.sizeOnDisk(package.path)
             try await expectChanges(until: expected, "add")
 
-            try package.update { try $0.rename(milk.id, to: "Oat milk, 2 l") }
+            try await package.update(connection: connection) { try $0.rename(milk.id, to: "Oat milk, 2 l") }
             expected = try Self.sizeOnDisk(package.path)
             try await expectChanges(until: expected, "rename")
 
-            try package.update { try $0.setImage(SampleImage.png, for: milk.id) }
+            try await package.update(connection: connection) { try $0.setImage(SampleImage.png, for: milk.id) }
             expected = try Self.sizeOnDisk(package.path)
             try await expectChanges(until: expected, "setImage")
 
-            try package.update { try $0.setImage(SampleImage.jpeg, for: milk.id) }
+            try await package.update(connection: connection) { try $0.setImage(SampleImage.jpeg, for: milk.id) }
             expected = try Self.sizeOnDisk(package.path)
             try await expectChanges(until: expected, "replace the image")
 

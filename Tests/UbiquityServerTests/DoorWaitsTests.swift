@@ -22,7 +22,7 @@ struct DoorWaitsTests {
         #expect(recorder.recorded == ["fsync \(base)"])
     }
 
-    @Test("Making the daemon, saving its index, kv.set, Document saves and resolving conflict versions wait on pools, never on a task")
+    @Test("Making the daemon, saving its index, kv.set, Document saves (of a file and of a package) and resolving conflict versions wait on pools, never on a task")
     func theDaemonAndUbiquityKitWaitOffTheirTasks() async throws {
         let base = try FS.temporaryDirectory()
         defer { try? FS.removeTree(base) }
@@ -60,6 +60,19 @@ struct DoorWaitsTests {
                 #expect(try await FileVersion.otherVersionsOfItem(at: item, connection: opened[1].connection).isEmpty,
                         "the other conflict version is removed")
                 for document in opened { await document.close() }
+                // A package: built whole and moved into place, then changed file by file.
+                let package = try await Document.open(documents + "/list.gro", connection: try await UbiquityConnection.connect(to: socket))
+                try await package.updatePackage(commitFile: "index.txt", limit: 1 << 20) { update in
+                    update.commit = Data("a".utf8)
+                    update.newFiles["images/a.png"] = Data("A".utf8)
+                }
+                try await package.updatePackage(commitFile: "index.txt", limit: 1 << 20) { update in
+                    update.commit = Data("b".utf8)
+                    update.newFiles["images/b.png"] = Data("B".utf8)
+                    update.removedFiles = ["images/a.png"]
+                }
+                #expect(try FS.names(documents + "/list.gro/images") == ["b.png"])
+                await package.close()
             } catch {
                 await daemon.shutDownGracefully()
                 try? await running.value

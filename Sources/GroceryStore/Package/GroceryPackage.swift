@@ -1,22 +1,23 @@
 public import Foundation
-import Glibc
-import UbiquitySystem
+public import UbiquityKit
 
 /// Grocery's package mode: the whole list and its images in one package, `Documents/grocery.gro`,
 /// which the daemon reports as ONE item (the container declares `gro` as a package type).
 ///
 /// The format and the write protocol are in docs/grocery-package.md. In short: `items.json` is
-/// the commit point. New image files go in under fresh names first, then `items.json` is
-/// replaced by an atomic rename, then unreferenced files are deleted; the package directory
-/// itself is built under a hidden name and renamed into place. A reader therefore always sees
-/// either the previous list or the new one, and a writer that crashes leaves only orphans that
-/// the next ``update(_:)`` removes. Writers exclude each other with `flock` on
-/// `<lockDirectory>/.grocery.lock`; readers take no lock.
+/// the commit point. Every change is one coordinated save through UbiquityKit's ``Document``
+/// (``Document/updatePackage(commitFile:limit:listing:lockTimeout:_:)``), as any client should
+/// write: under the package's lock from the daemon the list is read again and the change applied
+/// to it, new image files go in under fresh names, `items.json` is replaced atomically, then the
+/// images nothing refers to are deleted; a new package is built under a hidden name and renamed
+/// into place. A reader therefore always sees either the previous list or the new one, two
+/// writers never lose each other's change, and one that does not take the lock (a sync engine)
+/// is detected by the etag of `items.json` and the change applied again. Readers take no lock.
 ///
 /// ```swift
-/// let package = GroceryPackage(documentsDirectory: container + "/Documents", lockDirectory: container)
-/// let milk = try package.update { try $0.add(name: "Milk") }
-/// try package.update { try $0.setImage(pngData, for: milk.id) }
+/// let package = GroceryPackage(documentsDirectory: container + "/Documents")
+/// let milk = try await package.update(connection: connection) { try $0.add(name: "Milk") }
+/// try await package.update(connection: connection) { try $0.setImage(pngData, for: milk.id) }
 /// let (data, format) = try package.image(for: milk.id)!
 /// ```
 public struct GroceryPackage: Sendable {
@@ -25,26 +26,17 @@ public struct GroceryPackage: Sendable {
     public static let formatVersion = 1
     static let itemsFileName = "items.json"
     static let imagesDirectoryName = "images"
-    static let lockFileName = ".grocery.lock"
-    /// Hidden, so the daemon never reports them (docs/live-queries.md, "Coalescing").
-    static let itemsTempPrefix = ".items.json.tmp-"
-    static let stagingPrefix = ".grocery.gro.tmp-"
 
     /// `<documents>/grocery.gro`.
     public let path: String
     public let documentsDirectory: String
-    /// `<lockDirectory>/.grocery.lock`.
-    public let lockPath: String
 
     var itemsPath: String { path + "/" + Self.itemsFileName }
     var imagesDirectory: String { path + "/" + Self.imagesDirectoryName }
 
-    /// - Parameter lockDirectory: Where the writer lock file lives — the container root, OUTSIDE
-    ///   Documents, so the lock is never an item.
-    public init(documentsDirectory: String, lockDirectory: String) {
+    public init(documentsDirectory: String) {
         self.documentsDirectory = documentsDirectory
         path = documentsDirectory + "/" + Self.fileName
-        lockPath = lockDirectory + "/" + Self.lockFileName
     }
 
     /// Whether anything is at ``path`` (``load()`` says if it is not a readable package).
@@ -83,32 +75,61 @@ public struct GroceryPackage: Sendable {
         return try PackageDocument.decode(data, file: itemsPath)
     }
 
-    /// Takes the writer lock, re-loads, applies `change`, writes the whole package atomically
-    /// and unlocks. Nothing is written (and the daemon sees nothing) when `change` leaves the
-    /// contents as they were, or when it throws.
-    ///
-    /// `change` runs a second time only in one case: a program that ignores the lock created
-    /// the package while this one was building it.
-    /// - Throws: What `change` throws, ``GroceryError/corruptPackage(path:reason:)`` from
-    ///   ``load()``, ``GroceryError/io(path:operation:message:)`` when writing fails (the package
-    ///   then still holds the previous list).
+    /// Applies `change` to the list in one coordinated save, through a ``Document`` of the package
+    /// opened on `connection` for this update and closed after it (see ``update(_:lockTimeout:_:)``).
     @discardableResult
-    public func update<T>(_ change: (inout GroceryPackageContents) throws -> T) throws -> T {
-        try PackageFileSystem.withExclusiveLock(lockPath) {
-            for _ in 0..<2 {
-                let existed = PackageFileSystem.kind(path) == .directory
-                let before = try load()
-                var contents = before
-                let result = try change(&contents)
-                if contents == before { return result }
-                if existed {
-                    try writeInPlace(contents)
-                    return result
-                }
-                if try create(contents) { return result }
-            }
-            throw GroceryError.io(path: path, operation: "create", message: "another program keeps creating the package at the same time")
+    public func update<T>(connection: UbiquityConnection, lockTimeout: Duration = .seconds(30),
+                          _ change: (inout GroceryPackageContents) throws -> T) async throws -> T {
+        let document = try await Document.open(path, connection: connection)
+        do {
+            let result = try await update(document, lockTimeout: lockTimeout, change)
+            await document.close()
+            return result
+        } catch {
+            await document.close()
+            throw error
         }
+    }
+
+    /// Applies `change` to the list in one coordinated save of `document` (the package's): under
+    /// its lock the list is read again and `change` applied to it, so it runs on the newest list
+    /// (and again when a program that ignores the lock saved meanwhile). Nothing is written, and
+    /// the daemon sees nothing, when `change` leaves the list as it was or throws.
+    /// - Throws: What `change` throws; ``GroceryError/corruptPackage(path:reason:)`` when
+    ///   `items.json` is missing or unreadable; `UbiquityKitError.documentBusy` when another
+    ///   writer held the lock past `lockTimeout`, `UbiquityKitError.documentFile` when a step of
+    ///   the save fails (the package then still holds the previous list).
+    @discardableResult
+    public func update<T>(_ document: Document, lockTimeout: Duration = .seconds(30),
+                          _ change: (inout GroceryPackageContents) throws -> T) async throws -> T {
+        try await document.updatePackage(commitFile: Self.itemsFileName, limit: GroceryLimits.maxPackageIndexBytes,
+                                          listing: [Self.imagesDirectoryName], lockTimeout: lockTimeout) { update in
+            try apply(change, to: &update)
+        }
+    }
+
+    /// What one save writes: the list `update` read, changed by `change`, as the new `items.json`,
+    /// the images set meanwhile as new files, and the image files nothing refers to any more
+    /// (an image replaced or removed, or left by a writer that crashed before its commit) as
+    /// removals. Only names of the images this code writes are removed: a sync engine's
+    /// temporary or conflict copy inside `images/` is left alone.
+    func apply<T>(_ change: (inout GroceryPackageContents) throws -> T, to update: inout Document.PackageUpdate) throws -> T {
+        let before: GroceryPackageContents
+        switch (update.exists, update.current) {
+        case (false, _): before = GroceryPackageContents()
+        case (true, nil): throw GroceryError.corruptPackage(path: path, reason: "\(Self.itemsFileName) is missing")
+        case (true, let data?): before = try PackageDocument.decode(data, file: itemsPath)
+        }
+        var contents = before
+        let result = try change(&contents)
+        guard contents != before else { return result }
+        update.commit = try PackageDocument.encode(contents)
+        for (file, data) in contents.pendingImages { update.newFiles[Self.imagesDirectoryName + "/" + file] = data }
+        let referenced = contents.referencedImageFiles
+        update.removedFiles = (update.listing[Self.imagesDirectoryName] ?? [])
+            .filter { GroceryPackageContents.isImageFileName($0) && !referenced.contains($0) }
+            .map { Self.imagesDirectoryName + "/" + $0 }
+        return result
     }
 
     /// The image of an item, or nil when it has none.
@@ -138,94 +159,5 @@ public struct GroceryPackage: Sendable {
             missing = filePath
         }
         throw GroceryError.corruptPackage(path: missing, reason: "the image of item \(id) is missing")
-    }
-
-    // MARK: - Writing (the caller holds the lock)
-
-    /// Commits `contents` into the existing package: images, then items.json, then clean-up.
-    ///
-    /// Works through descriptors of the package and its `images/` opened without following links,
-    /// so a link planted in their place is refused instead of written or deleted through.
-    private func writeInPlace(_ contents: GroceryPackageContents) throws {
-        let documents = try PackageFileSystem.door { () throws(SystemCallError) in try Directory.open(documentsDirectory, followingLink: true) }
-        let package = try PackageFileSystem.packageDirectory(Self.fileName, in: documents)
-        try PackageFileSystem.door { () throws(SystemCallError) in try package.makeDirectory(Self.imagesDirectoryName) }
-        let images = try PackageFileSystem.packageDirectory(Self.imagesDirectoryName, in: package)
-        try writeImages(contents, into: images)
-        let encoded = try PackageDocument.encode(contents)
-        // The commit point: the door's durable replace of items.json, from a hidden temporary name.
-        let temporary = Self.itemsTempPrefix + GroceryPackageContents.randomToken()
-        try PackageFileSystem.door { () throws(SystemCallError) in
-            try encoded.withUnsafeBytes { bytes in
-                Result { () throws(SystemCallError) in try package.replace(Self.itemsFileName, with: bytes, temporary: temporary) }
-            }.get()
-        }
-        removeLeftovers(keeping: contents.referencedImageFiles, package: package, images: images)
-    }
-
-    /// Builds the package under a hidden name in Documents and renames it into place.
-    /// - Returns: false when a package appeared meanwhile (the caller starts over).
-    private func create(_ contents: GroceryPackageContents) throws -> Bool {
-        let documents = try PackageFileSystem.door { () throws(SystemCallError) in try Directory.open(documentsDirectory, followingLink: true) }
-        removeStagingLeftovers(in: documents)
-        let staging = Self.stagingPrefix + GroceryPackageContents.randomToken()
-        guard try PackageFileSystem.door({ () throws(SystemCallError) in try documents.makeDirectory(staging) }) else {
-            throw GroceryError.io(path: documents.path(of: staging), operation: "create directory", message: "it exists already")
-        }
-        do {
-            let package = try PackageFileSystem.packageDirectory(staging, in: documents)
-            try PackageFileSystem.door { () throws(SystemCallError) in try package.makeDirectory(Self.imagesDirectoryName) }
-            try writeImages(contents, into: try PackageFileSystem.packageDirectory(Self.imagesDirectoryName, in: package))
-            let encoded = try PackageDocument.encode(contents)
-            // rename(2) replaces an empty directory but never a non-empty one.
-            let refused = try PackageFileSystem.door { () throws(SystemCallError) in
-                try encoded.withUnsafeBytes { bytes in
-                    Result { () throws(SystemCallError) in try package.createFile(Self.itemsFileName, with: bytes) }
-                }.get()
-                try package.sync()
-                return try documents.rename(Array(staging.utf8), to: Array(Self.fileName.utf8), in: documents, tolerating: [EEXIST, ENOTEMPTY])
-            }
-            if refused != 0 {
-                try? documents.removeTree(staging)
-                return false
-            }
-        } catch {
-            try? documents.removeTree(staging)
-            throw error
-        }
-        try PackageFileSystem.door { () throws(SystemCallError) in try documents.sync() }
-        return true
-    }
-
-    private func writeImages(_ contents: GroceryPackageContents, into images: Directory) throws {
-        guard !contents.pendingImages.isEmpty else { return }
-        try PackageFileSystem.door { () throws(SystemCallError) in
-            for (file, data) in contents.pendingImages {
-                try data.withUnsafeBytes { bytes in
-                    Result { () throws(SystemCallError) in try images.createFile(file, with: bytes) }
-                }.get()
-            }
-            try images.sync()
-        }
-    }
-
-    /// Deletes what a crashed or superseded write left: unreferenced images and items.json temp
-    /// files, by name inside the directories' descriptors. Failing to delete is not an error;
-    /// the next write tries again.
-    private func removeLeftovers(keeping referenced: Set<String>, package: Directory, images: Directory) {
-        for name in images.textNames() where !referenced.contains(name) {
-            try? images.remove(name)
-        }
-        for name in package.textNames() where name.hasPrefix(Self.itemsTempPrefix) {
-            try? package.remove(name)
-        }
-    }
-
-    /// Half-built packages of a creator that crashed before its rename (removed through the
-    /// descriptor of Documents, bounded, no link followed).
-    private func removeStagingLeftovers(in documents: Directory) {
-        for name in documents.textNames() where name.hasPrefix(Self.stagingPrefix) {
-            try? documents.removeTree(name)
-        }
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The list held by a ``GroceryPackage``: its items in insertion order, plus the image data set
-/// since it was loaded (written by ``GroceryPackage/update(_:)``).
+/// since it was loaded (written by ``GroceryPackage/update(_:lockTimeout:_:)``).
 ///
 /// Every mutation validates its input first and changes nothing when it throws.
 public struct GroceryPackageContents: Sendable, Equatable {
@@ -82,6 +82,18 @@ public struct GroceryPackageContents: Sendable, Equatable {
             throw GroceryError.unknownItem(prefix: id.uuidString)
         }
         return index
+    }
+
+    /// Whether `name` is one ``setImage(_:for:source:)`` gives an image file,
+    /// `<ITEM-ID>-<16 lowercase hex digits>.<png|jpg>`: what a save may delete from `images/` when
+    /// nothing refers to it (a sync engine's temporary or conflict copy there is never one).
+    static func isImageFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        let extensions = ImageFormat.allCases.map { Array(("." + $0.fileExtension).utf8) }
+        guard bytes.count == 36 + 1 + 16 + 4, extensions.contains(where: { bytes.suffix(4).elementsEqual($0) }), bytes[36] == UInt8(ascii: "-"),
+              GroceryItemID(fileName: GroceryItemID.fileNamePrefix + String(decoding: bytes[..<36], as: UTF8.self)) != nil
+        else { return false }
+        return bytes[37..<53].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 
     static func randomToken() -> String {

@@ -2,9 +2,10 @@ import Foundation
 import Glibc
 import UbiquitySystem
 
-/// The few calls the package needs that Foundation does not offer (flock, bounded reads), and the
-/// way into the door (UbiquitySystem's ``Directory``: exclusive creation, the durable replace,
-/// `fsync` of a directory), each retrying EINTR and failing with ``GroceryError/io(path:operation:message:)``.
+/// The few calls Grocery's reads need that Foundation does not offer (bounded reads of regular
+/// files only), and the way into the door (UbiquitySystem's ``Directory``: `fsync` of a
+/// directory), each retrying EINTR and failing with ``GroceryError/io(path:operation:message:)``.
+/// Writes of the package go through UbiquityKit's ``Document``.
 enum PackageFileSystem {
     static func error(_ operation: String, _ path: String, _ code: Int32 = errno) -> GroceryError {
         .io(path: path, operation: operation, message: String(cString: strerror(code)))
@@ -19,41 +20,6 @@ enum PackageFileSystem {
         } catch {
             throw GroceryError.io(path: error.path ?? "", operation: error.call, message: error.message)
         }
-    }
-
-    /// Opens a directory of the package, never through a link: a symbolic link or a file there is
-    /// a corrupt package (nothing is ever written or deleted through it).
-    static func packageDirectory(_ name: String, in parent: Directory) throws(GroceryError) -> Directory {
-        do {
-            return try parent.openDirectory(name)
-        } catch where error.isLinkOrNotDirectory {
-            throw GroceryError.corruptPackage(path: parent.path(of: name), reason: "it is not a directory (a symbolic link or a file is there)")
-        } catch {
-            throw GroceryError.io(path: error.path ?? "", operation: "open directory", message: error.message)
-        }
-    }
-
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644, operation: String) throws -> Int32 {
-        while true {
-            let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
-            if fd >= 0 { return fd }
-            if errno != EINTR { throw error(operation, path) }
-        }
-    }
-
-    /// Runs `body` holding an exclusive flock on `path` (created if missing).
-    ///
-    /// flock belongs to the open file description, so each call opens the file afresh: two
-    /// threads of one process exclude each other exactly as two processes do. Read-only is
-    /// enough for flock, so a group member who may not write the lock file can still take it;
-    /// a symbolic link is never followed.
-    static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        let fd = try open(path, O_RDONLY | O_CREAT | O_NOFOLLOW, operation: "open the lock file")
-        defer { close(fd) }  // closing releases the lock, also when body throws
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { throw error("lock", path) }
-        }
-        return try body()
     }
 
     /// Makes a rename or creation inside `directory` durable.
