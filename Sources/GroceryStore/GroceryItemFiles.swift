@@ -120,8 +120,8 @@ public struct GroceryItemFiles: Sendable {
     /// Creates a new item file holding `name` (``Document/create(_:contents:)``: a new id, so
     /// there is no lock to take and nothing to replace).
     /// - Throws: ``GroceryError/nameTooLong(bytes:limit:)`` (nothing written), or what the create threw.
-    public func add(name: String, id: GroceryItemID = GroceryItemID()) throws -> GroceryItemID {
-        try Document.create(path(of: id), contents: Data(try GroceryName.validated(name)))
+    public func add(name: String, id: GroceryItemID = GroceryItemID()) async throws -> GroceryItemID {
+        try await Document.create(path(of: id), contents: Data(try GroceryName.validated(name)))
         return id
     }
 

@@ -130,10 +130,12 @@ public final class GroceryList: Sendable {
         for name in names { _ = try GroceryName.validated(name) }
         switch format {
         case .files:
-            return try names.map { name in
-                let id = try files.add(name: name)
-                return GroceryItem(id: id, name: name, created: Date(), modified: Date())
+            var added: [GroceryItem] = []
+            for name in names {
+                let id = try await files.add(name: name)
+                added.append(GroceryItem(id: id, name: name, created: Date(), modified: Date()))
             }
+            return added
         case .package:
             return try await package.update(connection: connection) { contents in
                 try names.map { GroceryItem(try contents.add(name: $0)) }

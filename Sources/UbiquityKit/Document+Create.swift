@@ -1,5 +1,6 @@
 public import Foundation
 import Glibc
+import NIOPosix
 import Synchronization
 import UbiquitySystem
 import UbiquityProtocol
@@ -14,8 +15,16 @@ extension Document {
     /// not exist. Later saves of the item go through
     /// ``open(_:connection:)`` and ``save(_:policy:lockTimeout:)``.
     ///
+    /// It waits for the disk, so it runs on NIO's thread pool, never on the cooperative pool the
+    /// caller's tasks share.
+    ///
     /// - Throws: ``UbiquityKitError/documentFile(path:reason:)`` when `path` exists or a step fails.
-    public static func create(_ path: String, contents data: Data) throws {
+    public static func create(_ path: String, contents data: Data) async throws {
+        try await NIOThreadPool.singleton.runIfActive { try createNow(path, contents: data) }
+    }
+
+    /// ``create(_:contents:)``'s work, on the thread that may wait.
+    private static func createNow(_ path: String, contents data: Data) throws {
         let directory = PathBytes.directory(of: path), name = PathBytes.lastComponent(of: path)
         // Below zero: never the name of a save's attempt (those count up from 1 per document).
         let attempt = -createAttempts.add(1, ordering: .relaxed).newValue

@@ -19,7 +19,7 @@ import UbiquityTesting
     @Test func renameRewritesAtomicallyAndLeavesNoTemporaryFile() async throws {
         try await withList { list in
             let files = list.files
-            let id = try files.add(name: "milk")
+            let id = try await files.add(name: "milk")
             var before = stat()
             #expect(stat(files.path(of: id), &before) == 0)
             let outcome = try await files.rename(id, to: "oat milk", connection: list.connection)
@@ -41,7 +41,7 @@ import UbiquityTesting
     @Test func aWriterThatReadBeforeTheRenameKeepsItsSaveAsAConflictVersion() async throws {
         try await withList { list in
             let files = list.files
-            let id = try files.add(name: "milk")
+            let id = try await files.add(name: "milk")
             let other = try await Document.open(files.path(of: id), connection: list.connection)
             #expect(try other.read() == Data("milk".utf8))
             let outcome = try await files.rename(id, to: "oat milk", connection: list.connection)

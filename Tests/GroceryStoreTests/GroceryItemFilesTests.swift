@@ -16,10 +16,10 @@ import UbiquityKit
         files = GroceryItemFiles(documents: documents)
     }
 
-    @Test func namesRoundTripByteForByte() throws {
+    @Test func namesRoundTripByteForByte() async throws {
         defer { try? FileManager.default.removeItem(atPath: documents) }
         for name in ["milk", "line one\nline two", "👩‍👩‍👧 family pack", "חלב", "مرحبا", "", String(repeating: "€", count: 1365)] {
-            let id = try files.add(name: name)
+            let id = try await files.add(name: name)
             #expect(try Data(contentsOf: URL(fileURLWithPath: files.path(of: id))) == Data(name.utf8))
             let read = try #require(try files.readName(at: files.path(of: id)))
             #expect(read.name == name)
@@ -27,11 +27,11 @@ import UbiquityKit
         }
     }
 
-    @Test func tooLongNamesAreRefusedBeforeWriting() throws {
+    @Test func tooLongNamesAreRefusedBeforeWriting() async throws {
         defer { try? FileManager.default.removeItem(atPath: documents) }
         let name = String(repeating: "a", count: 1 << 20)
-        #expect(throws: GroceryError.nameTooLong(bytes: 1 << 20, limit: GroceryLimits.maxNameBytes)) {
-            try files.add(name: name)
+        await #expect(throws: GroceryError.nameTooLong(bytes: 1 << 20, limit: GroceryLimits.maxNameBytes)) {
+            try await files.add(name: name)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: documents).isEmpty)
     }
@@ -57,13 +57,14 @@ import UbiquityKit
         #expect(try files.readName(at: documents + "/fifo") == nil, "a FIFO must not block the reader")
     }
 
-    @Test func itemsForResultsReadRelativeToDocumentsAsEachReadOnItsOwn() throws {
+    @Test func itemsForResultsReadRelativeToDocumentsAsEachReadOnItsOwn() async throws {
         defer { try? FileManager.default.removeItem(atPath: documents) }
         var template = Array("/tmp/grocery-elsewhere-XXXXXX".utf8CString)
         let elsewhere = String(cString: try #require(mkdtemp(&template)))
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }
         // Enough items for the threaded read, and every kind of result that is not a plain item file.
-        var paths = try (0..<600).map { files.path(of: try files.add(name: "item \($0) é")) }
+        var paths: [String] = []
+        for i in 0..<600 { paths.append(files.path(of: try await files.add(name: "item \(i) é"))) }
         try FileManager.default.createDirectory(atPath: documents + "/sub", withIntermediateDirectories: false)
         let nested = documents + "/sub/" + GroceryItemID().fileName, outside = elsewhere + "/" + GroceryItemID().fileName
         try Data("nested".utf8).write(to: URL(fileURLWithPath: nested))

@@ -22,7 +22,7 @@ struct DoorWaitsTests {
         #expect(recorder.recorded == ["fsync \(base)"])
     }
 
-    @Test("Making the daemon, saving its index, kv.set, Document saves (of a file and of a package) and resolving conflict versions wait on pools, never on a task")
+    @Test("Making the daemon, saving its index, kv.set, Document creates and saves (of a file and of a package) and resolving conflict versions wait on pools, never on a task")
     func theDaemonAndUbiquityKitWaitOffTheirTasks() async throws {
         let base = try FS.temporaryDirectory()
         defer { try? FS.removeTree(base) }
@@ -44,6 +44,7 @@ struct DoorWaitsTests {
             do {
                 let store = try await KeyValueStore.open(connection: try await UbiquityConnection.connect(to: socket))
                 try await store.set("oat", forKey: "milk")
+                try await Document.create(documents + "/Item_created", contents: Data("Bread".utf8))
                 // Three writers read the same version; the second and third saves become conflict versions.
                 var opened: [Document] = []
                 for _ in 0..<3 { opened.append(try await Document.open(item, connection: try await UbiquityConnection.connect(to: socket))) }
