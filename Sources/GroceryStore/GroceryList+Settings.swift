@@ -14,6 +14,11 @@ extension GroceryList {
         return GroceryItemOrder(rawValue: raw)
     }
 
+    /// The order to show items in when a command chose none: the stored one, else by name.
+    public func sortOrder() async throws -> GroceryItemOrder {
+        try await storedSortOrder() ?? .name
+    }
+
     /// Remembers `order` for every device; returns once it is on disk.
     public func setSortOrder(_ order: GroceryItemOrder) async throws {
         let store = try await KeyValueStore.open(container, connection: connection)

@@ -6,11 +6,6 @@ public struct HistoryClock: Sendable, Hashable, CustomStringConvertible {
     public let epoch: UInt64
     public let sequence: UInt64
 
-    public init(epoch: UInt64, sequence: UInt64) {
-        self.epoch = epoch
-        self.sequence = sequence
-    }
-
     static let prefix = "c1-"
 
     /// The token clients hold.
@@ -20,7 +15,11 @@ public struct HistoryClock: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { token }
+}
 
+// In an extension so that the memberwise `init(epoch:sequence:)` stays synthesised: only the
+// index makes a clock from its numbers; everyone else reads a token.
+extension HistoryClock {
     /// Reads a token; nil for anything that is not exactly one this daemon hands out (no trap on
     /// any input: both numbers are parsed with overflow checks).
     public init?(token: String) {

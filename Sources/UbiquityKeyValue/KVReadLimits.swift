@@ -38,10 +38,5 @@ public struct KVReadLimits: Sendable, Hashable {
         public var values: Int
         /// Deepest nesting of arrays and dictionaries.
         public var depth: Int
-
-        public init(values: Int, depth: Int) {
-            self.values = values
-            self.depth = depth
-        }
     }
 }

@@ -165,10 +165,4 @@ public struct KVAheadEntry: Sendable, Hashable {
     public var file: String
     public var key: String
     public var modified: Int64
-
-    public init(file: String, key: String, modified: Int64) {
-        self.file = file
-        self.key = key
-        self.modified = modified
-    }
 }

@@ -2,6 +2,7 @@ public import UbiquityJSON
 
 /// `status`'s result: the daemon's health at a glance.
 public struct StatusResult: OperationResult, Hashable {
+    /// A subtree or entry the daemon could not watch or index, and why (`unwatched`, `skipped`).
     public struct Unwatched: Sendable, Hashable {
         public var container: String
         public var path: String
@@ -10,6 +11,13 @@ public struct StatusResult: OperationResult, Hashable {
             self.container = container
             self.path = path
             self.reason = reason
+        }
+
+        var json: JSONValue { .object(["container": .string(container), "path": .string(path), "reason": .string(reason)]) }
+
+        init(json: JSONValue, context: String) throws(ProtocolError) {
+            let reader = try FieldReader(json, context: context)
+            self.init(container: try reader.string("container"), path: try reader.string("path"), reason: try reader.string("reason"))
         }
     }
 
@@ -62,15 +70,11 @@ public struct StatusResult: OperationResult, Hashable {
             "version": .string(version), "pid": .integer(Int64(pid)), "uptime": .double(uptimeSeconds),
             "socket": .string(socket), "containers": .array(containers.map(\.json)), "items": .integer(Int64(items)),
             "watches": .object(watches),
-            "unwatched": .array(unwatched.map {
-                .object(["container": .string($0.container), "path": .string($0.path), "reason": .string($0.reason)])
-            }),
+            "unwatched": .array(unwatched.map(\.json)),
             "overflows": .integer(Int64(overflows)), "resyncs": .integer(Int64(resyncs)),
             "connections": .integer(Int64(connections)), "liveQueries": .integer(Int64(liveQueries)),
             "degraded": .array(degraded.map(JSONValue.string)),
-            "skipped": .array(skipped.map {
-                .object(["container": .string($0.container), "path": .string($0.path), "reason": .string($0.reason)])
-            }),
+            "skipped": .array(skipped.map(\.json)),
             "skippedTotal": .integer(Int64(skippedTotal)),
         ])
     }
@@ -89,20 +93,14 @@ public struct StatusResult: OperationResult, Hashable {
         watchesUsed = try watches.int("used")
         watchBudget = try watches.int("budget")
         kernelWatchLimit = try watches.optionalInt("kernelLimit")
-        unwatched = try reader.list("unwatched") { (value, context) throws(ProtocolError) in
-            let u = try FieldReader(value, context: context)
-            return Unwatched(container: try u.string("container"), path: try u.string("path"), reason: try u.string("reason"))
-        }
+        unwatched = try reader.list("unwatched", Unwatched.init(json:context:))
         overflows = try reader.int("overflows")
         resyncs = try reader.int("resyncs")
         connections = try reader.int("connections")
         liveQueries = try reader.int("liveQueries")
         degraded = try reader.optionalStrings("degraded") ?? []
         if case .array = reader.object["skipped"] {
-            skipped = try reader.list("skipped") { (value, context) throws(ProtocolError) in
-                let u = try FieldReader(value, context: context)
-                return Unwatched(container: try u.string("container"), path: try u.string("path"), reason: try u.string("reason"))
-            }
+            skipped = try reader.list("skipped", Unwatched.init(json:context:))
         }
         skippedTotal = try reader.optionalInt("skippedTotal") ?? 0
     }

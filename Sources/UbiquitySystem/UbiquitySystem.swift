@@ -1,7 +1,9 @@
 // UbiquitySystem — the one door to the kernel (this project's NIOPosix).
 //
 // Owns: system calls and how they fail — `System.call` (`EINTR` retried, `-1` and `errno` into one
-//   `SystemCallError`: call, errno, path, `strerror` and a stable code); `Directory`, a directory
+//   `SystemCallError`: call, errno, path, `strerror` and a stable code; `CodedSystemError`, the one
+//   shape of a module's error that is either such a failed call or a refusal of its own);
+//   `Directory`, a directory
 //   held by descriptor in which every name is opened with `O_NOFOLLOW`, read bounded, listed,
 //   written, renamed and removed (a tree, bounded); the one durable replace
 //   (`Directory.replace`: hidden temporary file made `O_CREAT | O_EXCL | O_NOFOLLOW`, written

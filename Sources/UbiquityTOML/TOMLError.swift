@@ -3,10 +3,5 @@ public struct TOMLError: Error, Sendable, Hashable, CustomStringConvertible {
     public var position: TOMLPosition
     public var message: String
 
-    public init(position: TOMLPosition, message: String) {
-        self.position = position
-        self.message = message
-    }
-
     public var description: String { "\(position): \(message)" }
 }

@@ -5,12 +5,6 @@ public struct TOMLTable: Sendable, Equatable {
         public var key: String
         public var keyPosition: TOMLPosition
         public var value: TOMLValue
-
-        public init(key: String, keyPosition: TOMLPosition, value: TOMLValue) {
-            self.key = key
-            self.keyPosition = keyPosition
-            self.value = value
-        }
     }
 
     public private(set) var entries: [Entry] = []

@@ -1,7 +1,7 @@
 import CUbiquitySystem
 import Glibc
 public import UbiquityIndex
-import UbiquitySystem
+public import UbiquitySystem
 
 /// Reads a container (or one subtree of it) into a ``CrawlListing`` with raw system calls.
 ///

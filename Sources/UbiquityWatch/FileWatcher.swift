@@ -2,7 +2,7 @@ import CUbiquitySystem
 import Glibc
 import Synchronization
 public import UbiquityIndex
-import UbiquitySystem
+public import UbiquitySystem
 
 /// Watches containers with inotify and turns what the kernel reports into ordered
 /// ``FileSystemChange`` batches for `MetadataIndex.apply(_:)`.

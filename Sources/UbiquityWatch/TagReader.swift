@@ -1,6 +1,6 @@
 import CUbiquitySystem
 import Glibc
-import UbiquitySystem
+public import UbiquitySystem
 
 /// Reads and writes Finder-style tags: the `user.xdg.tags` extended attribute, comma-separated.
 ///

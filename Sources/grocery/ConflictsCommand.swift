@@ -26,16 +26,13 @@ struct ConflictsCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: .itemID)
-    var id: String
-
     @Flag(help: "Print one JSON object per version and line.")
     var json = false
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var target: ItemOptions
 
     func run() async throws {
-        let versions = try await options.withItem(matching: id) { list, item in try await list.versions(of: item) }
+        let versions = try await target.withItem { list, item in try await list.versions(of: item) }
         if json {
             Output.line(Output.jsonLines(versions.map(VersionLine.init)))
             return

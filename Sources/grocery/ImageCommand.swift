@@ -21,11 +21,11 @@ struct ImageCommand: AsyncParsableCommand {
     )
 
     /// Images exist only in the package: says so before connecting, then opens the list and runs
-    /// `body` on the item `prefix` names (StoreOptions.withItem).
-    static func withItem<T: Sendable>(matching prefix: String, in options: StoreOptions,
+    /// `body` on the item `target` names (``ItemOptions/withItem(_:)``).
+    static func withItem<T: Sendable>(_ target: ItemOptions,
                                       _ body: (GroceryList, GroceryItemID) async throws -> T) async throws -> T {
-        guard options.store.value == .package else { throw Failure.exit(for: GroceryError.imagesNeedPackage) }
-        return try await options.withItem(matching: prefix, body)
+        guard target.options.store.value == .package else { throw Failure.exit(for: GroceryError.imagesNeedPackage) }
+        return try await target.withItem(body)
     }
 
     struct Set: AsyncParsableCommand {
@@ -33,16 +33,13 @@ struct ImageCommand: AsyncParsableCommand {
             abstract: "Set (or replace) an item's picture from a PNG or JPEG file.",
             usage: "grocery image set [<options>] <id> <file>")
 
-        @Argument(help: .itemID)
-        var id: String
+        @OptionGroup var target: ItemOptions
 
         @Argument(help: ArgumentHelp("A PNG or JPEG file.", valueName: "file"))
         var file: String
 
-        @OptionGroup var options: StoreOptions
-
         func run() async throws {
-            _ = try await ImageCommand.withItem(matching: id, in: options) { list, item in
+            _ = try await ImageCommand.withItem(target) { list, item in
                 try await list.setImage(fromFile: file, for: item)
             }
         }
@@ -53,16 +50,13 @@ struct ImageCommand: AsyncParsableCommand {
             abstract: "Write an item's picture to a file (- for standard output).",
             usage: "grocery image get [<options>] <id> <out>")
 
-        @Argument(help: .itemID)
-        var id: String
+        @OptionGroup var target: ItemOptions
 
         @Argument(help: ArgumentHelp("Where to write it; - writes to standard output.", valueName: "out"))
         var out: String
 
-        @OptionGroup var options: StoreOptions
-
         func run() async throws {
-            let data = try await ImageCommand.withItem(matching: id, in: options) { list, item in
+            let data = try await ImageCommand.withItem(target) { list, item in
                 try list.image(for: item).data
             }
             do {
@@ -82,13 +76,10 @@ struct ImageCommand: AsyncParsableCommand {
             abstract: "Remove an item's picture.",
             usage: "grocery image remove [<options>] <id>")
 
-        @Argument(help: .itemID)
-        var id: String
-
-        @OptionGroup var options: StoreOptions
+        @OptionGroup var target: ItemOptions
 
         func run() async throws {
-            try await ImageCommand.withItem(matching: id, in: options) { list, item in
+            try await ImageCommand.withItem(target) { list, item in
                 try await list.removeImage(for: item)
             }
         }

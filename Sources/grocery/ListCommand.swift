@@ -40,9 +40,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let chosen = sort?.value
         let (items, format, order) = try await options.withList { list in
-            var chosenOrder = chosen
-            if chosenOrder == nil { chosenOrder = try await list.storedSortOrder() }
-            let order = chosenOrder ?? .name
+            let order = if let chosen { chosen } else { try await list.sortOrder() }
             // The table sorted by name shows no dates: not asking for them halves the daemon's answer.
             return (try await list.items(dates: json || order == .created), list.format, order)
         }

@@ -18,16 +18,13 @@ struct RenameCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: .itemID)
-    var id: String
+    @OptionGroup var target: ItemOptions
 
     @Argument(help: ArgumentHelp("The new name.", valueName: "name"))
     var name: String
 
-    @OptionGroup var options: StoreOptions
-
     func run() async throws {
-        let outcome = try await options.withItem(matching: id) { list, item in try await list.rename(item, to: name) }
+        let outcome = try await target.withItem { list, item in try await list.rename(item, to: name) }
         if case .savedAsConflictVersion(let path)? = outcome {
             // Someone else renamed it first: theirs stays, ours is kept beside it, nothing is lost.
             Output.error("the item changed meanwhile; the new name is kept as a conflict version (\(path)): see `grocery conflicts`")

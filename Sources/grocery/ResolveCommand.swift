@@ -25,9 +25,6 @@ struct ResolveCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: .itemID)
-    var id: String
-
     @Option(help: ArgumentHelp("Keep version N of `grocery conflicts ID` (1 is the current one).", valueName: "n"))
     var pick: Int?
 
@@ -40,7 +37,7 @@ struct ResolveCommand: AsyncParsableCommand {
     @Flag(help: "Print the kept version as one JSON object.")
     var json = false
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var target: ItemOptions
 
     func validate() throws {
         let chosen = [pick != nil, name != nil, newest].filter { $0 }.count
@@ -50,7 +47,7 @@ struct ResolveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let choice: GroceryResolution = if let pick { .pick(pick) } else if let name { .name(name) } else { .newest }
-        let kept = try await options.withItem(matching: id) { list, item in try await list.resolve(item, keeping: choice) }
+        let kept = try await target.withItem { list, item in try await list.resolve(item, keeping: choice) }
         if json {
             Output.line(Output.json(ConflictsCommand.VersionLine(kept)))
         } else {

@@ -22,17 +22,14 @@ struct ShowCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: .itemID)
-    var id: String
-
     @Flag(help: "Print the item as one JSON object (the shape of a `list --json` line).")
     var json = false
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var target: ItemOptions
 
     func run() async throws {
-        let prefix = id
-        let (item, all, file) = try await options.withList { list in
+        let prefix = target.id
+        let (item, all, file) = try await target.options.withList { list in
             let items = try await list.items()
             let item = try GroceryList.item(matching: prefix, in: items)
             return (item, items.map(\.id), list.format == .files ? list.files.path(of: item.id) : list.package.path)
@@ -47,8 +44,8 @@ struct ShowCommand: AsyncParsableCommand {
                     ["short id", shortID],
                     ["created", item.created.map(Output.dateTime) ?? "-"],
                     ["modified", item.modified.map(Output.dateTime) ?? "-"]]
-        if options.store.value == .package { rows.append(["image", item.image?.rawValue ?? "none"]) }
-        rows.append([options.store.value == .files ? "file" : "package", file])
+        if target.options.store.value == .package { rows.append(["image", item.image?.rawValue ?? "none"]) }
+        rows.append([target.options.store.value == .files ? "file" : "package", file])
         Output.line(Output.table(header: nil, rows: rows))
     }
 }

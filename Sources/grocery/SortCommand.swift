@@ -39,7 +39,7 @@ struct SortCommand: AsyncParsableCommand {
                 try await list.setSortOrder(chosen)
                 return chosen
             }
-            return try await list.storedSortOrder() ?? .name
+            return try await list.sortOrder()
         }
         if json { Output.line(#"{"sortOrder":"\#(current.rawValue)"}"#) }
         else if chosen == nil { Output.line(current.rawValue) }

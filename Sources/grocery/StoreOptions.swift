@@ -36,11 +36,4 @@ struct StoreOptions: ParsableArguments {
             throw Failure.exit(for: error)
         }
     }
-
-    /// Opens the list, resolves `prefix` to one item's id (unknown or ambiguous: exit 2) and runs
-    /// `body` on it: the commands that act on one item (`rename`, `image set|get|remove`).
-    func withItem<T: Sendable>(matching prefix: String,
-                               _ body: (GroceryList, GroceryItemID) async throws -> T) async throws -> T {
-        try await withList { list in try await body(list, try await list.item(matching: prefix).id) }
-    }
 }

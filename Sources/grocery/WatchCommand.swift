@@ -62,9 +62,7 @@ struct WatchCommand: AsyncParsableCommand {
         live.helloTimeout = .seconds(options.timeout)
         let style: WatchPrinter.Style = json ? .json : (Output.isTerminal ? .redraw : .append)
         let chosen = sort?.value
-        var stored: GroceryItemOrder?
-        if chosen == nil { stored = try await options.withList { try await $0.storedSortOrder() } }
-        let sort = chosen ?? stored ?? .name
+        let sort = if let chosen { chosen } else { try await options.withList { try await $0.sortOrder() } }
         let format = options.store.value, container = options.container
         let watching = Task {
             let printer = WatchPrinter(style: style, sort: sort, format: format, container: container)

@@ -28,12 +28,9 @@ struct KVGetCommand: AsyncParsableCommand {
     var key: String
 
     @OptionGroup var options: KVOptions
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let operation = KVGet(container: options.container, key: key)
-        let result = try await connection.run { try await $0.send(operation) }
-        if options.json { Terminal.output(try Terminal.json(result.json)) }
+        let result = try await options.send(KVGet(container: options.container, key: key))
         guard let wire = result.value else {
             if !options.json { Terminal.error("'\(key)' has no value") }
             throw ExitCode(CommandFailure.failed)

@@ -24,15 +24,10 @@ struct KVListCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: KVOptions
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let operation = KVAll(container: options.container)
-        let result = try await connection.run { try await $0.send(operation) }
-        if options.json {
-            Terminal.output(try Terminal.json(result.json))
-            return
-        }
+        let result = try await options.send(KVAll(container: options.container))
+        if options.json { return }
         let values = result.values
         let rows = try values.keys.sorted().map { key -> [String] in
             let value = try KVValue(wire: values[key]!)

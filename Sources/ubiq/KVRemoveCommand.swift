@@ -24,11 +24,8 @@ struct KVRemoveCommand: AsyncParsableCommand {
     var key: String
 
     @OptionGroup var options: KVOptions
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        let operation = KVRemove(container: options.container, key: key)
-        let result = try await connection.run { try await $0.send(operation) }
-        if options.json { Terminal.output(try Terminal.json(result.json)) }
+        try await options.send(KVRemove(container: options.container, key: key))
     }
 }

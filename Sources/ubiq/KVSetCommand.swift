@@ -39,7 +39,6 @@ struct KVSetCommand: AsyncParsableCommand {
     var type = "string"
 
     @OptionGroup var options: KVOptions
-    @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         guard KVValueText.types.contains(type) else {
@@ -53,8 +52,6 @@ struct KVSetCommand: AsyncParsableCommand {
             Terminal.error("\(error)")
             throw ExitCode(CommandFailure.invalidInput)
         }
-        let operation = KVSet(container: options.container, key: key, value: parsed.wire)
-        let result = try await connection.run { try await $0.send(operation) }
-        if options.json { Terminal.output(try Terminal.json(result.json)) }
+        try await options.send(KVSet(container: options.container, key: key, value: parsed.wire))
     }
 }

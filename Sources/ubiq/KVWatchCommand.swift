@@ -29,13 +29,12 @@ struct KVWatchCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: KVOptions
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         let signals = WatchCommand.exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
         let options = self.options
-        try await connection.run { connection in
+        try await options.connection.run { connection in
             let store = try await KeyValueStore.open(options.container, connection: connection)
             // Always, on standard error: a script knows from this line that no change can be missed.
             Terminal.error("watching the key-value store of \(store.container) (Ctrl-C to stop)")

@@ -1,5 +1,5 @@
 import Testing
-import UbiquityKeyValue
+@testable import UbiquityKeyValue
 
 @Suite("One device's file: its bytes read back; damaged files are refused with a reason")
 struct KVReplicaTests {

@@ -1,5 +1,5 @@
 import Testing
-import UbiquityKeyValue
+@testable import UbiquityKeyValue
 
 @Suite("Key-value merge and quotas, without I/O")
 struct KVStoreStateTests {

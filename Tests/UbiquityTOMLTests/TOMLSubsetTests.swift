@@ -1,6 +1,6 @@
 import Testing
 import UbiquityTesting
-import UbiquityTOML
+@testable import UbiquityTOML
 
 // The TOML subset parser on its own: every construct it accepts, and every refusal with its
 // exact line and column. TOMLDifferentialTests checks the same parser against Python's tomllib.

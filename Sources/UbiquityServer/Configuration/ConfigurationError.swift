@@ -39,14 +39,6 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         public var column: Int
         public var message: String
 
-        public init(code: Code, path: String, line: Int, column: Int, message: String) {
-            self.code = code
-            self.path = path
-            self.line = line
-            self.column = column
-            self.message = message
-        }
-
         /// `path:line:column: message`, or `path: message` without a position.
         public var description: String {
             line > 0 ? "\(path):\(line):\(column): \(message)" : "\(path): \(message)"

@@ -8,10 +8,5 @@ public struct ActivatedSocket: Sendable, Hashable, CustomStringConvertible {
     /// The socket unit's `FileDescriptorName=` (`ubiquityd`), or `unknown` when it set none.
     public let name: String
 
-    public init(fileDescriptor: Int32, name: String) {
-        self.fileDescriptor = fileDescriptor
-        self.name = name
-    }
-
     public var description: String { "fd \(fileDescriptor) (\(name))" }
 }

@@ -13,7 +13,7 @@ public import Logging
 /// Without a journald socket `sd_journal_sendv` drops the entry and returns 0 (measured here); when
 /// it reports an error, the entry goes to stderr in the ``StderrSyslogLogHandler`` format instead, so
 /// nothing is lost silently while journald restarts. Choose this handler with ``DaemonLogging``.
-public struct JournaldLogHandler: LogHandler {
+public struct JournaldLogHandler: DaemonLogHandler {
     /// `SYSLOG_IDENTIFIER=`: the name `journalctl -t` filters on (`ubiquityd`).
     public let identifier: String
     public var logLevel: Logger.Level
@@ -30,13 +30,8 @@ public struct JournaldLogHandler: LogHandler {
         self.metadataProvider = metadataProvider
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
     public func log(event: LogEvent) {
-        let merged = LogEventRendering.metadata(of: event, handler: metadata, provider: metadataProvider)
+        let merged = metadata(of: event)
         let entry = Self.fields(
             message: event.message.description, level: event.level, identifier: identifier,
             file: event.file, function: event.function, line: event.line, metadata: merged)

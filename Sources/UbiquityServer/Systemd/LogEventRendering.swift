@@ -15,20 +15,8 @@ extension Logger.Level {
     }
 }
 
-/// What both daemon log handlers do with an event before writing it somewhere.
+/// How both daemon log handlers write a metadata value (their merging is ``DaemonLogHandler``'s).
 enum LogEventRendering {
-    /// The metadata of one entry: the handler's, then the provider's, then the call's (later wins),
-    /// plus the event's error as `error` unless the call already set that key.
-    static func metadata(
-        of event: LogEvent, handler: Logger.Metadata, provider: Logger.MetadataProvider?
-    ) -> Logger.Metadata {
-        var merged = handler
-        if let provider { merged.merge(provider.get(), uniquingKeysWith: { _, new in new }) }
-        if let own = event.metadata { merged.merge(own, uniquingKeysWith: { _, new in new }) }
-        if let error = event.error, merged["error"] == nil { merged["error"] = "\(error)" }
-        return merged
-    }
-
     /// A metadata value as text: strings as they are, arrays and dictionaries as swift-log prints them.
     static func text(_ value: Logger.MetadataValue) -> String {
         switch value {

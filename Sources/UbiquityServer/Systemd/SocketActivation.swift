@@ -1,6 +1,6 @@
 import CSystemd
 import Glibc
-import UbiquitySystem
+public import UbiquitySystem
 
 /// Socket activation: adopting the listening sockets systemd (or `systemd-socket-activate`) passed.
 ///

@@ -15,7 +15,7 @@ import UbiquityProtocol
 ///
 /// Each line reaches fd 2 with one `write(2)` (lines up to `PIPE_BUF` are never interleaved with
 /// other writers); `fputs(stderr)` is not used because Swift 6 rejects the shared `stderr` global.
-public struct StderrSyslogLogHandler: LogHandler {
+public struct StderrSyslogLogHandler: DaemonLogHandler {
     /// Receives each finished line, without its trailing newline.
     public typealias Writer = @Sendable (String) -> Void
 
@@ -37,13 +37,8 @@ public struct StderrSyslogLogHandler: LogHandler {
         self.writer = writer
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
     public func log(event: LogEvent) {
-        let merged = LogEventRendering.metadata(of: event, handler: metadata, provider: metadataProvider)
+        let merged = metadata(of: event)
         writer(Self.line(level: event.level, message: event.message.description, metadata: merged))
     }
 

@@ -1,6 +1,6 @@
 import CSystemd
 import Glibc
-import UbiquitySystem
+public import UbiquitySystem
 
 /// Tells the service manager how the daemon is doing, through `sd_notify(3)`.
 ///
