@@ -14,7 +14,13 @@ import UbiquityProtocol
 /// Memory stays bounded whoever reads or does not: at most ``maxWaitingChanges`` changes wait for
 /// each ``externalChanges()`` consumer (past that the oldest are dropped: the local copy is current
 /// anyway), and at most ``maxWaitingChanges`` of the daemon's events wait to be applied (past that
-/// they fold into one change naming every key they named).
+/// they fold into one change naming every key they named, or, past the store's key quota, into
+/// "any key may have changed").
+///
+/// When the daemon says that any key may have changed (`kv.changed` with `"all": true`: more keys
+/// changed than the store may hold while this connection was not reading), the store is read
+/// again whole and the change names exactly the keys whose values differ from the local copy's
+/// (``KeyValueStoreChange/reread``): no changed key is ever left out.
 ///
 /// ```swift
 /// let store = try await KeyValueStore.open(connection: connection)
@@ -44,6 +50,8 @@ public final class KeyValueStore: Sendable {
         var closed = false
         /// `kv.changed` events received and not yet applied, in arrival order.
         var pending: [KeyValueChange] = []
+        /// The store's key quota (from `kv.all`): past it, folded events become "any key".
+        var maxKeys = KVQuota().maxKeys
         /// The connection was lost: apply what is pending, then end.
         var ended = false
     }
@@ -79,7 +87,7 @@ public final class KeyValueStore: Sendable {
     }
 
     /// Keeps one event of the daemon for ``apply(_:)``, folding them all into one past
-    /// ``maxWaitingChanges``.
+    /// ``maxWaitingChanges`` (into "any key" past the store's key quota, as the daemon does).
     private func receive(_ event: Result<KeyValueChange, UbiquityKitError>) {
         state.withLock { state in
             switch event {
@@ -87,8 +95,14 @@ public final class KeyValueStore: Sendable {
             case .success(let change):
                 state.pending.append(change)
                 if state.pending.count > KeyValueStore.maxWaitingChanges {
-                    let keys = Set(state.pending.flatMap(\.keys)).sorted()
-                    state.pending = [KeyValueChange(store: change.store, container: change.container, reason: change.reason, keys: keys)]
+                    var union = Set<String>()
+                    let anyKey = state.pending.contains { waiting in
+                        guard let named = waiting.keys else { return true }
+                        union.formUnion(named)
+                        return union.count > state.maxKeys
+                    }
+                    state.pending = [KeyValueChange(store: change.store, container: change.container, reason: change.reason,
+                                                    keys: anyKey ? nil : union.sorted())]
                 }
             }
         }
@@ -205,11 +219,20 @@ public final class KeyValueStore: Sendable {
         incoming.finish()
     }
 
-    private func reloadAll() async throws {
-        let values = try await connection.send(KVAll(container: container)).values
+    /// Replaces the local copy with the daemon's. Returns the keys whose values differ (added,
+    /// changed, removed), sorted: compared with the copy as it is when the answer replaces it, so
+    /// this store's own writes answered meanwhile do not count.
+    @discardableResult
+    private func reloadAll() async throws -> [String] {
+        let result = try await connection.send(KVAll(container: container))
         var decoded: [String: KVValue] = [:]
-        for (key, wire) in values { decoded[key] = try KVValue(wire: wire, path: "values.\(key)") }
-        state.withLock { $0.values = decoded }
+        for (key, wire) in result.values { decoded[key] = try KVValue(wire: wire, path: "values.\(key)") }
+        return state.withLock { state in
+            let before = state.values
+            state.values = decoded
+            state.maxKeys = result.maxKeys
+            return Set(before.keys).union(decoded.keys).filter { before[$0] != decoded[$0] }.sorted()
+        }
     }
 
     /// Applies each `kv.changed` in order: refreshes its keys, then tells observers. Ends when
@@ -235,13 +258,22 @@ public final class KeyValueStore: Sendable {
     }
 
     private func apply(_ change: KeyValueChange) async {
-        for key in change.keys {
-            guard let result = try? await connection.send(KVGet(container: container, key: key)) else { continue }
-            let value = result.value.flatMap { try? KVValue(wire: $0) }
-            state.withLock { $0.values[key] = value }
-        }
         let reason = KVChangeReason(rawValue: change.reason) ?? .serverChange
+        let told: KeyValueStoreChange
+        if let keys = change.keys {
+            for key in keys {
+                guard let result = try? await connection.send(KVGet(container: container, key: key)) else { continue }
+                let value = result.value.flatMap { try? KVValue(wire: $0) }
+                state.withLock { $0.values[key] = value }
+            }
+            told = KeyValueStoreChange(reason: reason, keys: keys)
+        } else {
+            // Any key may have changed: what did is what differs from the local copy. A store
+            // that cannot be read now (the connection is going) tells nothing it cannot name.
+            guard let differing = try? await reloadAll() else { return }
+            told = KeyValueStoreChange(reason: reason, keys: differing, reread: true)
+        }
         let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers { observer.yield(KeyValueStoreChange(reason: reason, keys: change.keys)) }
+        for observer in observers { observer.yield(told) }
     }
 }

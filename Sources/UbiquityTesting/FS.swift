@@ -62,13 +62,24 @@ public enum FS {
         return names
     }
 
-    /// Waits for a condition of the file system that no watcher event announces (another task's
-    /// side effect), checking between yields; fails after `timeout`.
-    public static func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try !condition() {
-            if ContinuousClock.now > deadline { throw TimedOut(description: "timed out waiting until \(what)") }
-            await Task.yield()
+    /// Waits until `directory` holds an entry whose name satisfies `matches` — one another task
+    /// or process puts there, which nothing else announces — woken by inotify on the directory
+    /// (an entry created or renamed into it), never by looking again after a pause.
+    ///
+    /// - Returns: The name found.
+    /// - Throws: ``TimedOut`` when none appears within `seconds`; ``Failure`` when the directory
+    ///   cannot be read.
+    @discardableResult
+    public static func waitForName(in directory: String, within seconds: Double = 10, where matches: (String) -> Bool) throws -> String {
+        OwnThreads.checkMayBlock("FS.waitForName")
+        let arrivals = try FileEvents(watching: directory, mask: UInt32(IN_CREATE | IN_MOVED_TO))
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            // Looked at once the watch is in place: an entry made before it is found here.
+            if let name = try names(directory).first(where: matches) { return name }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { throw TimedOut(description: "no entry of the awaited name appeared in \(directory) within \(seconds) s") }
+            arrivals.wait(within: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
         }
     }
 }

@@ -9,6 +9,9 @@ import UbiquityProtocol
 public final class RawClient {
     public let fd: Int32
     private var buffer: [UInt8] = []
+    /// How much of `buffer` is known to hold no newline: a line of megabytes is looked through
+    /// once, not again with every read.
+    private var scanned = 0
 
     public init(socket path: String) throws {
         fd = try RawClient.connect(path)
@@ -71,11 +74,13 @@ public final class RawClient {
         OwnThreads.checkMayBlock("RawClient.readLine")
         let deadline = Date().addingTimeInterval(seconds)
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
+                scanned = 0
                 return line
             }
+            scanned = buffer.count
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw TestDaemonError("no line within \(seconds) s (have \(buffer.count) bytes)") }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -84,7 +89,7 @@ public final class RawClient {
             guard ready > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = recv(fd, &chunk, chunk.count, 0)
-            if n == 0 { return buffer.isEmpty ? nil : { defer { buffer.removeAll() }; return String(decoding: buffer, as: UTF8.self) }() }
+            if n == 0 { return buffer.isEmpty ? nil : { defer { buffer.removeAll(); scanned = 0 }; return String(decoding: buffer, as: UTF8.self) }() }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 if errno == ECONNRESET { return nil }

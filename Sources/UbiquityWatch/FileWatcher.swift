@@ -342,6 +342,13 @@ public final class FileWatcher: Sendable {
         shared.send(.release)
     }
 
+    /// Returns once the reader publishes a ``status`` for which `condition` holds (at once when
+    /// the current one does), or when the watcher stops or the task is cancelled: lets tests wait
+    /// for what the reader saw — an overflow, tags held back — rather than look again and again.
+    package func statusReached(_ condition: @escaping @Sendable (WatchStatus) -> Bool) async {
+        await shared.statusReached(condition)
+    }
+
     /// Stops the tag pass (the reader goes on reading events and crawling): lets tests show
     /// what does and does not wait for it. Returns once the reader has taken the command in, so
     /// a change made after it is read with the pass held: a command sent is otherwise taken in

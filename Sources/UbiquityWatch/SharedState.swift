@@ -16,4 +16,7 @@ struct SharedState: Sendable {
     var consumed: UInt64 = 0
     /// The reader waits (to read tags) until the consumer has applied this batch.
     var consumerWake: UInt64?
+    /// Callers waiting for a status that satisfies their condition (``WatcherShared/statusReached(_:)``).
+    var statusWaiters: [Int: (condition: @Sendable (WatchStatus) -> Bool, continuation: CheckedContinuation<Void, Never>)] = [:]
+    var nextStatusWaiter = 0
 }

@@ -107,9 +107,6 @@ extension WatcherCore {
             unavailableContainers: unavailable.sorted(), unavailableReasons: reasons, lastSequence: sequence,
             skippedEntries: skippedEntries, skippedTotal: skippedTotal, inotifyInstances: channels.count,
             tagPassPending: tagPass.pending)
-        shared.state.withLock { state in
-            state.status = status
-            state.roots = roots
-        }
+        shared.publish(status, roots: roots)
     }
 }

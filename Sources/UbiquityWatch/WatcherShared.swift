@@ -90,6 +90,43 @@ final class WatcherShared: Sendable {
         }
     }
 
+    // MARK: Status
+
+    /// Publishes the reader's status, and wakes whoever waits for one like it.
+    func publish(_ status: WatchStatus, roots: [ContainerID: RootLocation]) {
+        let ready = state.withLock { state in
+            state.status = status
+            state.roots = roots
+            let met = state.statusWaiters.filter { $0.value.condition(status) }
+            for id in met.keys { state.statusWaiters[id] = nil }
+            return met.values.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Returns once a published status satisfies `condition` (at once when the current one
+    /// does), when the reader has stopped, or when the task is cancelled.
+    func statusReached(_ condition: @escaping @Sendable (WatchStatus) -> Bool) async {
+        let id = state.withLock { state in
+            state.nextStatusWaiter += 1
+            return state.nextStatusWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Cancellation is looked at under the lock its handler takes: one that came
+                // before the waiter is kept is seen here, one after finds the waiter there.
+                let kept = state.withLock { state in
+                    guard !condition(state.status), state.phase != .stopped, !Task.isCancelled else { return false }
+                    state.statusWaiters[id] = (condition, continuation)
+                    return true
+                }
+                if !kept { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.statusWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+
     // MARK: Sync waiters
 
     func register(container: ContainerID, cookie: String) -> Int {
@@ -192,8 +229,9 @@ final class WatcherShared: Sendable {
             var waiting: [CheckedContinuation<UInt64, any Error>] = []
             for (_, waiter) in state.waiters { if case .waiting(let c) = waiter.state { waiting.append(c) } }
             state.waiters.removeAll()
-            var stopWaiters = state.stopWaiters
+            var stopWaiters = state.stopWaiters + state.statusWaiters.values.map(\.continuation)
             state.stopWaiters.removeAll()
+            state.statusWaiters.removeAll()
             // Commands that will never run: wake whoever waits on them (a sync then sees `stopped`).
             for command in state.commands {
                 switch command {

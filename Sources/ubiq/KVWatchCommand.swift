@@ -19,7 +19,13 @@ struct KVWatchCommand: AsyncParsableCommand {
             values from another device), quotaViolationChange (a write was refused for a quota), \
             accountChange.
 
-            With --json, one object per change:
+            When more keys changed than the store may hold, the daemon does not name them: the \
+            store is read again, a line says so, and the keys whose values differ follow:
+              serverChange  (more keys changed than the daemon lists; read again: 2 differ)
+              serverChange  a1 -
+              serverChange  b1 = 1
+
+            With --json, one object per change ("reread":true when the store was read again):
               {"reason":"serverChange","removed":[],"values":{"sortOrder":"date"}}
 
             Once subscribed it says so on standard error, so a script can wait for that line \
@@ -52,9 +58,13 @@ struct KVWatchCommand: AsyncParsableCommand {
             for key in change.keys {
                 if let value = store.object(forKey: key) { values[key] = value.wire } else { removed.append(.string(key)) }
             }
-            let object: JSONValue = .object(["reason": .string(change.reason.rawValue), "values": .object(values), "removed": .array(removed)])
-            if let line = try? Terminal.json(object) { Terminal.output(line) }
+            var object: [String: JSONValue] = ["reason": .string(change.reason.rawValue), "values": .object(values), "removed": .array(removed)]
+            if change.reread { object["reread"] = .bool(true) }
+            if let line = try? Terminal.json(.object(object)) { Terminal.output(line) }
             return
+        }
+        if change.reread {
+            Terminal.output("\(change.reason.rawValue)  (more keys changed than the daemon lists; read again: \(change.keys.count) differ)")
         }
         for key in change.keys {
             let shown = store.object(forKey: key).map { " = " + DisplayText.oneLine(KVValueText.show($0)) } ?? " -"

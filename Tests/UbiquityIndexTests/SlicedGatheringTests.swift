@@ -50,7 +50,8 @@ struct SlicedGatheringTests {
         var limits = EngineLimits()
         limits.gatheringSlice = .zero           // one item per slice: the most interleaving there can be
         var tree = TreeBuilder()
-        let engine = QueryEngine(containers: [tree.descriptor], source: ScriptedSource(), limits: limits, clock: ManualClock())
+        let source = StartingSource()
+        let engine = QueryEngine(containers: [tree.descriptor], source: source, limits: limits, clock: ManualClock())
         let count = 1500
         var names = (0..<count).map { "f\($0)" }
         await engine.apply(ChangeBatch(sequence: 1, changes: [tree.listing(names.map { "Documents/" + $0 })], notices: []))
@@ -58,10 +59,14 @@ struct SlicedGatheringTests {
         let spec = try Self.spec("size > 3")
         let started = Task { try await engine.start(spec) }
 
-        // Batches go in while the gathering walks: wait until it has paused once, then change
-        // matching and non-matching items, add, remove and rename, batch after batch.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while await engine.gatheringPauses == 0 && ContinuousClock.now < deadline { await Task.yield() }
+        // Batches go in while the gathering walks: once the query is starting (it syncs with
+        // the source first), change matching and non-matching items, add, remove and rename,
+        // batch after batch; the gathering's 1,500 slices let them in between.
+        let starting = try await firstWithin(20) { [syncs = source.syncs] in
+            for await _ in syncs { return true }
+            return false
+        }
+        try #require(starting == true, "the query did not start within 20 s")
         var random = SplitMix64(seed: seed)
         var next = count
         for sequence in 2..<80 {
@@ -107,5 +112,21 @@ struct SlicedGatheringTests {
         let id = try await engine.start(try Self.spec("name LIKE 'Item_*'"))
         #expect(try await engine.results(id).count == 100)
         #expect(await engine.gatheringPauses == 0)
+    }
+}
+
+/// A source of no batches whose `sync` — the first thing a query's start does — tells the test
+/// that the query is starting.
+private final class StartingSource: ChangeSource {
+    let syncs: AsyncStream<Void>
+    private let synced: AsyncStream<Void>.Continuation
+
+    init() { (syncs, synced) = AsyncStream.makeStream(of: Void.self) }
+
+    func batches() -> AsyncStream<ChangeBatch> { AsyncStream { $0.finish() } }
+
+    func sync() async throws -> UInt64 {
+        synced.yield()
+        return 0
     }
 }

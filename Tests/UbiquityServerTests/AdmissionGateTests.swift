@@ -17,7 +17,7 @@ import UbiquityTesting
                 group.addTask {
                     try await gate.admitted {
                         inside.count.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-                        for _ in 0..<20 { await Task.yield() }
+                        for _ in 0..<20 { await Task.yield() }      // yield-ok: stays inside while the others try to get in
                         inside.count.withLock { $0.now -= 1; $0.done += 1 }
                     }
                 }

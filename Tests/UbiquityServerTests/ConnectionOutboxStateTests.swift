@@ -1,10 +1,13 @@
 import Testing
 @testable import UbiquityServer
 import UbiquityProtocol
+import UbiquityJSON
+import UbiquityTesting
 
 /// The per-connection outbox as a value: what is posted while the writer is away is coalesced
-/// (the latest lock state per watch, the union of keys per subscription with the latest reason),
-/// nothing is dropped, and the writer is woken exactly when it waits and something arrives.
+/// (the latest lock state per watch, the union of keys per subscription with the latest reason,
+/// "any key" past the store's key quota), nothing is dropped, and the writer is woken exactly
+/// when it waits and something arrives.
 struct ConnectionOutboxStateTests {
     /// The state, and what it told its shell: the waiters to resume, in order, and whether each
     /// wait was accepted.
@@ -12,13 +15,16 @@ struct ConnectionOutboxStateTests {
         var state = ConnectionOutboxState<Int>()
         var woken: [Int] = []
         var waits: [Bool] = []
+        /// The stores' key quota: the most keys a subscription keeps pending.
+        var keyLimit = 1_024
 
         func lock(_ watch: Int, path: String = "/a", locked: Bool, yours: Bool = false) {
             woken += [state.lockChanged(watch: watch, path: path, locked: locked, yours: yours)].compactMap { $0 }
         }
 
-        func keyValue(_ store: Int, _ reason: String, _ keys: [String]) {
-            woken += [state.keyValueChanged(KeyValueChange(store: store, container: "c", reason: reason, keys: keys))].compactMap { $0 }
+        func keyValue(_ store: Int, _ reason: String, _ keys: [String]?) {
+            woken += [state.keyValueChanged(KeyValueChange(store: store, container: "c", reason: reason, keys: keys), limit: keyLimit)]
+                .compactMap { $0 }
         }
 
         func queriesReady() { woken += [state.queriesReady()].compactMap { $0 } }
@@ -34,7 +40,7 @@ struct ConnectionOutboxStateTests {
         }
     }
 
-    func change(_ store: Int, _ reason: String, _ keys: [String]) -> KeyValueChange {
+    func change(_ store: Int, _ reason: String, _ keys: [String]?) -> KeyValueChange {
         KeyValueChange(store: store, container: "c", reason: reason, keys: keys)
     }
 
@@ -67,9 +73,64 @@ struct ConnectionOutboxStateTests {
         #expect(taken?.keyValue.first?.store == 1)
         #expect(taken?.keyValue.first?.reason == "quotaViolationChange")
         #expect(Set(taken?.keyValue.first?.keys ?? []) == Set((0..<500).map { "k\($0)" } + ["late"]))
-        #expect(taken?.keyValue.first?.keys == taken?.keyValue.first?.keys.sorted())
+        #expect(taken?.keyValue.first?.keys == taken?.keyValue.first?.keys?.sorted())
         #expect(taken?.keyValue.last == change(2, "accountChange", ["a", "b"]))
         #expect(outbox.state.pendingEntries == 0)
+    }
+
+    @Test func distinctKeysPastTheQuotaCollapseIntoAnyKeyWhichStaysOneEntry() {
+        let outbox = Driver()
+        outbox.keyLimit = 8
+        // Eight keys set and removed: still named.
+        for i in 0..<8 {
+            outbox.keyValue(1, "serverChange", ["k\(i)"])
+            outbox.keyValue(1, "serverChange", ["k\(i)"])
+        }
+        #expect(outbox.state.pendingEntries == 8)
+        // The ninth passes the quota: any key may have changed, and the keys are let go.
+        outbox.keyValue(1, "serverChange", ["k8"])
+        #expect(outbox.state.pendingEntries == 1)
+        // However many distinct keys follow (a churn of k9, k10, …), it stays one entry.
+        for i in 9..<100_000 { outbox.keyValue(1, "serverChange", ["k\(i)"]) }
+        outbox.keyValue(2, "serverChange", ["other"])
+        outbox.keyValue(1, "quotaViolationChange", ["refused"])
+        #expect(outbox.state.pendingEntries == 2)
+        let taken = outbox.take()
+        // The latest reason stands; the subscription of another store keeps its keys.
+        #expect(taken?.keyValue == [change(1, "quotaViolationChange", nil), change(2, "serverChange", ["other"])])
+        #expect(taken?.keyValue.first?.isAll == true)
+        #expect(taken?.keyValue.first?.json["all"] == .bool(true))
+        #expect(taken?.keyValue.first?.json["keys"] == nil)
+        // Taking resets it: the next changes are named again.
+        outbox.keyValue(1, "serverChange", ["after"])
+        #expect(outbox.take()?.keyValue == [change(1, "serverChange", ["after"])])
+    }
+
+    @Test func oneChangeNamingMoreKeysThanTheQuotaIsAnyKeyAtOnce() {
+        let outbox = Driver()
+        outbox.keyLimit = 3
+        outbox.keyValue(1, "accountChange", ["a", "b", "c"])
+        #expect(outbox.take()?.keyValue == [change(1, "accountChange", ["a", "b", "c"])])
+        outbox.keyValue(1, "accountChange", ["a", "b", "c", "d"])
+        #expect(outbox.state.pendingEntries == 1)
+        #expect(outbox.take()?.keyValue == [change(1, "accountChange", nil)])
+        // "Any key" posted as such (as a client folds it) absorbs what is named before and after.
+        outbox.keyValue(1, "serverChange", ["x"])
+        outbox.keyValue(1, "serverChange", nil)
+        outbox.keyValue(1, "serverChange", ["y"])
+        #expect(outbox.take()?.keyValue == [change(1, "serverChange", nil)])
+    }
+
+    @Test func theAnyKeyFormRoundTripsOnTheWire() throws {
+        let all = change(4, "serverChange", nil)
+        #expect(JSONLine.encode(all.json) == #"{"all":true,"container":"c","event":"kv.changed","reason":"serverChange","store":4}"#)
+        #expect(try KeyValueChange(json: all.json) == all)
+        let named = change(4, "serverChange", ["a"])
+        #expect(try KeyValueChange(json: named.json) == named)
+        // No keys and no "all" (an older writer's empty list) is no key, not any key.
+        let empty = try KeyValueChange(json: .object(["event": .string("kv.changed"), "store": .integer(4), "container": .string("c"),
+                                                      "reason": .string("serverChange")]))
+        #expect(empty.keys == [])
     }
 
     @Test func lockChangesKeepTheLatestStatePerWatchInTheOrderWatchesFirstChanged() {

@@ -43,7 +43,7 @@ import UbiquitySystem
                 #expect(journal == before + (2...n).flatMap(Self.record), "record \(n)")
             }
             if n >= 200 { break }
-            await Task.yield()
+            await Task.yield()      // yield-ok: lets the replacing task run between appends; the loop ends after 200 of them
         }
         try await writing.value
         let last = appended.withLock { $0 }

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import UbiquityJSON
 import UbiquityProtocol
+@testable import UbiquityServer
 import UbiquityTesting
 
 /// The per-connection outbox through the real daemon on a real socket: a subscriber that stops
@@ -50,6 +51,95 @@ struct OutboxDaemonTests {
                 let response = try client.readJSON(within: 30)
                 guard response["result"]?["stored"] == .bool(true) else { throw TestDaemonError("kv.set failed: \(JSONLine.encode(response))") }
             }
+        }
+    }
+
+    /// Sixteen keys at most per store (`[key_value] max_keys`): 40 changing keys pass it.
+    static let keyQuota = 16
+
+    /// How many bytes of a connection's lines the kernel takes before the daemon's writes wait:
+    /// a socket's send buffer as the daemon asks for it (``SocketServer/sendBufferBytes``, which
+    /// the kernel doubles and caps by `net.core.wmem_max`), measured on a socket pair of our own.
+    static func kernelTakes() throws -> Int {
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw TestDaemonError("socketpair failed") }
+        defer { close(pair[0]); close(pair[1]) }
+        var asked = Int32(SocketServer.sendBufferBytes)
+        guard setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &asked, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw TestDaemonError("setsockopt SO_SNDBUF failed")
+        }
+        let chunk = [UInt8](repeating: 0x78, count: 1 << 20)
+        var taken = 0
+        while case let sent = chunk.withUnsafeBytes({ send(pair[0], $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }), sent > 0 {
+            taken += sent
+        }
+        return taken
+    }
+
+    @Test("A subscriber that does not read while more distinct keys than the store may hold are set and removed gets one kv.changed saying all, not the keys")
+    func distinctKeysPastTheQuotaCollapseIntoAll() async throws {
+        // What fills the subscriber's connection: two kv.all answers of container com.example.big,
+        // `answer` bytes each. The kernel and the daemon's 1 MiB of pending writes hold one of
+        // them (the connection stays writable, so the second is handed over too), not both (then
+        // it is not writable: nothing more is written to it until the subscriber reads).
+        let kernel = try Self.kernelTakes(), pending = SocketServer.pendingWrites.high
+        let answer = kernel * 3 / 4 + pending / 2
+        #expect(answer <= kernel + pending && 2 * answer > kernel + pending)
+        let big = String(repeating: "x", count: answer / 14)
+        try await withDaemon(containers: ["com.example.grocery", "com.example.big"],
+                             arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            try "save_index = false\n[key_value]\nmax_keys = \(Self.keyQuota)\nmax_bytes = 8388608\n[[roots]]\npath = \"\(root)\"\n"
+                .write(toFile: root + "/../ubiquityd.toml", atomically: true, encoding: .utf8)
+            // The big store is another device's file, there before the daemon starts.
+            let folder = root + "/com.example.big/.ubiquity-kv"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let entries = (0..<14).map { #""v\#($0)":{"modified":1,"value":"\#(big)"}"# }.joined(separator: ",")
+            try #"{"format":"ubiquity.kv","version":1,"device":"phone","entries":{\#(entries)}}"#
+                .write(toFile: folder + "/phone.json", atomically: true, encoding: .utf8)
+        }) { daemon in
+            let subscriber = try RawClient.greeted(socket: daemon.socket)
+            let store = try #require(try subscriber.result(#"{"id":1,"op":"kv.subscribe","container":"com.example.grocery"}"#)["store"]?.intValue)
+            let writer = try RawClient.greeted(socket: daemon.socket)
+            _ = try writer.result(#"{"id":1,"op":"kv.subscribe","container":"com.example.grocery"}"#)
+
+            // The subscriber stops reading, and asks for the two answers and a kv.set after them.
+            // The set is carried out once the second answer is handed over (its own answer then
+            // waits behind them): once the writer hears of it, nothing more reaches the subscriber.
+            try subscriber.send(#"{"id":2,"op":"kv.all","container":"com.example.big"}"#)
+            try subscriber.send(#"{"id":3,"op":"kv.all","container":"com.example.big"}"#)
+            try subscriber.send(#"{"id":4,"op":"kv.set","container":"com.example.grocery","key":"jammed","value":true}"#)
+            var heard = false
+            while !heard { heard = try writer.readJSON(within: 30)["keys"] == .array([.string("jammed")]) }
+            // 40 distinct keys come and go: more than the 16 the store may hold.
+            for key in (0..<40).map({ "k\($0)" }) {
+                _ = try writer.result(#"{"id":5,"op":"kv.set","container":"com.example.grocery","key":"\#(key)","value":1}"#)
+                _ = try writer.result(#"{"id":6,"op":"kv.remove","container":"com.example.grocery","key":"\#(key)"}"#)
+            }
+
+            // Now it reads: the three answers (the long ones not parsed), then what its
+            // subscription was owed.
+            var answered: [String] = []
+            var changes: [JSONValue] = []
+            while answered.count < 3 || changes.last?["all"] != .bool(true) {
+                guard let line = try subscriber.readLine(within: 30) else { throw TestDaemonError("the connection closed") }
+                if line.hasPrefix(#"{"id":"#) {
+                    answered.append(String(line.prefix(7)))
+                    continue
+                }
+                let message = try JSONLine.decode(Array(line.utf8))
+                #expect(message["event"] == .string("kv.changed") && message["store"]?.intValue == store, "\(line)")
+                changes.append(message)
+            }
+            #expect(answered == [#"{"id":2"#, #"{"id":3"#, #"{"id":4"#])
+            // What was taken before the subscription passed the quota names a key or two (the
+            // first change, taken as the writer found the connection full); one event stands for
+            // the rest, with the latest reason and no keys.
+            #expect(changes.count <= 2, "\(changes.map(JSONLine.encode))")
+            for change in changes.dropLast() { #expect((change["keys"]?.arrayValue?.count ?? 0) <= Self.keyQuota) }
+            #expect(changes.last == .object(["event": .string("kv.changed"), "store": .integer(Int64(store)), "container": .string("com.example.grocery"),
+                                             "reason": .string("serverChange"), "all": .bool(true)]))
+            // Read again, the store is what it is: none of the churned keys.
+            #expect(try subscriber.result(#"{"id":7,"op":"kv.all","container":"com.example.grocery"}"#)["values"] == .object(["jammed": .bool(true)]))
         }
     }
 

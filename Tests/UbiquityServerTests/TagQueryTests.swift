@@ -105,7 +105,7 @@ import UbiquityWatch
             // Answered while the tags of the folder are still to be read (held): it did not wait.
             // The reader publishes its status once per turn of its loop, which can come just after
             // the sync that answered the query: wait for it, with a deadline.
-            try await FS.waitUntil("the reader publishes the held tag pass") { watcher.status.tagPassPending > 0 }
+            try await watcher.waitForStatus("the reader publishes the held tag pass") { $0.tagPassPending > 0 }
             #expect(watcher.status.tagPassPending > 0)
             #expect(!taggedAnswered.withLock { $0 })
 

@@ -68,8 +68,11 @@ import UbiquityTesting
                     seen = update.added.contains { $0.name == "Item_\(i)" }
                 }
             }
-            // The ignored query received the same updates; wait until its results show them all.
-            try await FS.waitUntil("the ignored query holds every creation", timeout: .seconds(20)) { ignored.resultCount >= creations }
+            // The ignored query received the same updates: the daemon writes the updates both
+            // queries owe for a change together (one pull of the connection's queries, one write),
+            // and the connection applies what it reads in order. So once a request sent now is
+            // answered, the ignored query has applied every update the pacer has seen.
+            _ = try await connection.send(Status())
             #expect(ignored.resultCount == creations)
             await ignored.stop()
             var notifications: [MetadataQuery.Notification] = []
@@ -104,14 +107,21 @@ import UbiquityTesting
         let socket = directory + "/s.sock", received = directory + "/received"
         let listener = Process()
         listener.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        // `-d -d`: socat says "listening on" once it listens.
         listener.arguments = ["--reuid=54321", "--regid=54321", "--clear-groups",
-                              "socat", "-u", "UNIX-LISTEN:\(socket)", "CREATE:\(received)"]
+                              "socat", "-d", "-d", "-u", "UNIX-LISTEN:\(socket)", "CREATE:\(received)"]
+        let notices = Pipe()
+        listener.standardError = notices
         let listenerExit = ProcessExit.of(listener)
         try listener.run()
         defer { if listener.isRunning { listener.terminate() } }   // no unbounded wait: the body waits with a deadline
         // Listening, not merely bound: socat binds the path before it listens, and a client in
         // between is refused ("not running"), after which socat would wait for it forever.
-        try await FS.waitUntil("socat listens on \(socket)") { UnixSocket.isListening(socket) }
+        let said = LineReader(notices.fileHandleForReading)
+        var listening = false
+        while !listening, let line = said.next(within: 10) { listening = line.contains("listening on") }
+        try #require(listening, "socat did not say it listens on \(socket) within 10 s")
+        #expect(UnixSocket.isListening(socket))
 
         await #expect(throws: UbiquityKitError.untrustedServer(socketPath: socket, uid: 54321)) {
             // Within a deadline: a connection that neither fails nor succeeds is no error, and fails the expectation.

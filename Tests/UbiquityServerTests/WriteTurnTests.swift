@@ -20,7 +20,7 @@ struct WriteTurnTests {
                     await turn.run {
                         for _ in 0..<5 {
                             log.entries.withLock { $0.append(writer) }
-                            await Task.yield()
+                            await Task.yield()      // yield-ok: where another writer would slip in, were the turn not held
                         }
                     }
                 }

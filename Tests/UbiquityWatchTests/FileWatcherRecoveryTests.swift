@@ -72,7 +72,7 @@ struct FileWatcherRecoveryTests {
             h.watcher.releaseReader()
             // Once the reader has drained the queue, a cookie event can arrive again: it must not
             // end the sync while the rescan is still owed.
-            try await FS.waitUntil("the reader saw the second overflow") { h.watcher.status.overflowCount == 2 }
+            try await h.watcher.waitForStatus("the reader saw the second overflow") { $0.overflowCount == 2 }
             try #require(ContinuousClock.now - beforeFirstResync < .seconds(22), "the machine is too slow for this test's timing")
             await #expect {
                 _ = try await h.watcher.sync(timeout: .milliseconds(300))
@@ -198,9 +198,7 @@ struct FileWatcherRecoveryTests {
             for i in 0..<50 { try FS.write(h.path("f\(i)"), "\(i)") }
             let watcher = h.watcher
             let pending = Task { try await watcher.sync() }
-            try await FS.waitUntil("the sync cookie exists") {
-                try FS.names(h.root).contains { $0.hasPrefix(Crawler.cookiePrefix) }
-            }
+            try FS.waitForName(in: h.root) { $0.hasPrefix(Crawler.cookiePrefix) }
             h.watcher.releaseReader()
             let sequence = try await pending.value
             try await h.recorder.wait(for: "batch \(sequence)") { $0.applied >= sequence }

@@ -61,4 +61,52 @@ import UbiquityTesting
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
+
+    /// Another device's file written as a sync engine delivers it: complete, then renamed into
+    /// place, each entry stamped a second after now.
+    static func deliver(_ entries: [String: Int], into root: String) throws {
+        let folder = root + "/com.example.grocery/.ubiquity-kv"
+        let stamp = Int64(Date().timeIntervalSince1970 * 1_000_000) + 1_000_000
+        let body = entries.map { #""\#($0.key)":{"modified":\#(stamp),"value":\#($0.value)}"# }.joined(separator: ",")
+        try #"{"format":"ubiquity.kv","version":1,"device":"phone","entries":{\#(body)}}"#
+            .write(toFile: folder + "/.incoming", atomically: false, encoding: .utf8)
+        guard rename(folder + "/.incoming", folder + "/phone.json") == 0 else { throw TestDaemonError("rename: \(String(cString: strerror(errno)))") }
+    }
+
+    @Test func watchSaysWhenTheStoreWasReadAgainAndPrintsTheKeysThatDiffer() throws {
+        // Stores of at most four keys: one file of another device changes more.
+        let daemon = try TestDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            try "save_index = false\n[key_value]\nmax_keys = 4\n[[roots]]\npath = \"\(root)\"\n"
+                .write(toFile: root + "/../ubiquityd.toml", atomically: true, encoding: .utf8)
+        })
+        defer { daemon.stop(); daemon.cleanUp() }
+        #expect(try ubiq.run(["kv", "set", "own", "mine", "--socket", daemon.socket]).status == 0)     // makes the store's folder
+        var watchers: [(process: Process, lines: LineReader)] = []
+        defer { for watcher in watchers where watcher.process.isRunning { kill(watcher.process.processIdentifier, SIGKILL) } }
+        for json in [false, true] {
+            let out = Pipe(), err = Pipe()
+            let process = Process()
+            process.executableURL = ubiq.url
+            process.arguments = ["kv", "watch", "--socket", daemon.socket] + (json ? ["--json"] : [])
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            watchers.append((process, LineReader(out.fileHandleForReading)))
+            #expect(try #require(LineReader(err.fileHandleForReading).next(within: 10)).contains("watching the key-value store"))
+        }
+        try Self.deliver(["a1": 1, "a2": 2, "a3": 3], into: daemon.root)
+        for key in 1...3 { #expect(watchers[0].lines.next(within: 10) == "initialSyncChange  a\(key) = \(key)") }
+        #expect(watchers[1].lines.next(within: 10) == #"{"reason":"initialSyncChange","removed":[],"values":{"a1":1,"a2":2,"a3":3}}"#)
+        // a1 and a2 go, a3 changes, b1 and b2 come: five keys changed, more than the four the
+        // store may hold (it holds own, a3, b1 and b2).
+        try Self.deliver(["a3": 30, "b1": 1, "b2": 2], into: daemon.root)
+        #expect(watchers[0].lines.next(within: 10) == "serverChange  (more keys changed than the daemon lists; read again: 5 differ)")
+        for line in ["a1 -", "a2 -", "a3 = 30", "b1 = 1", "b2 = 2"] { #expect(watchers[0].lines.next(within: 10) == "serverChange  " + line) }
+        #expect(watchers[1].lines.next(within: 10) == #"{"reason":"serverChange","removed":["a1","a2"],"reread":true,"values":{"a3":30,"b1":1,"b2":2}}"#)
+        for watcher in watchers {
+            kill(watcher.process.processIdentifier, SIGINT)
+            watcher.process.waitUntilExit()
+            #expect(watcher.process.terminationStatus == 0)
+        }
+    }
 }

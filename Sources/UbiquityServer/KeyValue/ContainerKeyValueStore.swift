@@ -312,7 +312,9 @@ actor ContainerKeyValueStore {
     private func notify(_ reason: KVChangeReason, keys: [String], except connection: UInt64?) {
         guard !keys.isEmpty else { return }
         for subscriber in subscribers.values where subscriber.connection != connection {
-            subscriber.outbox.post(KeyValueChange(store: subscriber.store, container: container, reason: reason.rawValue, keys: keys))
+            // What a subscriber that does not read has pending is bounded by what the store may hold.
+            subscriber.outbox.post(KeyValueChange(store: subscriber.store, container: container, reason: reason.rawValue, keys: keys),
+                                   keyLimit: state.quota.maxKeys)
         }
     }
 

@@ -8,12 +8,13 @@ import UbiquityJSON
 ///
 /// Nothing is pushed at the peer. Subsystems post into a coalesced state
 /// (``ConnectionOutboxState``: the latest lock state per watch, per key-value subscription the
-/// union of the changed keys with the latest reason) and the engine keeps its own coalesced
-/// state per query; the writer takes what is owed only when the previous write returned, i.e.
-/// when the socket took it (``LineWriter``: the 1 MiB pending-write watermark). A peer that does
-/// not read therefore stops the pulling, and what waits for it is bounded by its watches,
-/// subscriptions, keys and queries, never by how many changes happened. A change that reaches
-/// ten queries, a watch and a subscription of a connection costs one wake-up and one write.
+/// union of the changed keys with the latest reason, or "any key" past the store's key quota)
+/// and the engine keeps its own coalesced state per query; the writer takes what is owed only
+/// when the previous write returned, i.e. when the socket took it (``LineWriter``: the 1 MiB
+/// pending-write watermark). A peer that does not read therefore stops the pulling, and what
+/// waits for it is bounded by its watches, subscriptions, key quotas and queries, never by how
+/// many changes happened. A change that reaches ten queries, a watch and a subscription of a
+/// connection costs one wake-up and one write.
 ///
 /// Before each query event the peer's right to the query's containers is checked again: after a
 /// reload that took it away, the subscriber gets one `container.forbidden`, the query stops, and
@@ -52,9 +53,11 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.lockChanged(watch: watch, path: path, locked: locked, yours: yours) }?.resume()
     }
 
-    /// Keys of a subscribed key-value store changed (``ContainerKeyValueStore``).
-    func post(_ change: KeyValueChange) {
-        state.withLock { $0.keyValueChanged(change) }?.resume()
+    /// Keys of a subscribed key-value store changed (``ContainerKeyValueStore``). Past
+    /// `keyLimit` pending keys — the store's key quota — the subscription owes "any key may have
+    /// changed" instead (``ConnectionOutboxState/keyValueChanged(_:limit:)``).
+    func post(_ change: KeyValueChange, keyLimit: Int) {
+        state.withLock { $0.keyValueChanged(change, limit: keyLimit) }?.resume()
     }
 
     func forget(watch: Int) { state.withLock { $0.forget(watch: watch) } }
@@ -84,7 +87,7 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.finish() }?.resume()
     }
 
-    /// How many lock and key-value entries wait (tests): bounded by the watches and keys.
+    /// How many lock and key-value entries wait (tests): bounded by the watches and key quotas.
     var pendingEntries: Int { state.withLock { $0.pendingEntries } }
 
     // MARK: Writing

@@ -8,11 +8,17 @@ import UbiquityProtocol
 ///
 /// Coalesced, never dropped, never a queue: however many changes arrive while the writer is
 /// away (the peer does not read), what waits is one entry per watch and one per subscription,
-/// holding each changed key once — bounded by the watches and keys, not by the changes.
+/// holding each changed key once — bounded by the watches and keys, not by the changes. A
+/// subscription's keys are bounded too: past its store's key quota (`limit`, the most keys the
+/// store may hold) they collapse into "any key may have changed" (`"all": true`), which the peer
+/// answers by reading the store again — no more than the store holds, so never dearer than the
+/// list. Keys set and removed again one after the other (k1, k2, …) therefore cost at most the
+/// quota, not one entry each.
 ///
 /// ```
 /// lock, unlock, lock         ──▶ documents[watch] = locked              (one entry)
 /// kv a, kv b, kv a (quota)   ──▶ keyValue[store] = {a, b}, quotaViolationChange
+/// kv k1 … k(limit + 1)       ──▶ keyValue[store] = all                  (the keys are let go)
 /// the engine has events      ──▶ queriesOwed = true
 /// the writer: take()         ──▶ .deliver(pull the queries, [locked], [{a, b}]) and all emptied
 ///             take()         ──▶ .idle: wait(waiter) keeps the waiter until the next post
@@ -44,7 +50,8 @@ struct ConnectionOutboxState<Waiter> {
     private struct ChangedKeys {
         var container: String
         var reason: String
-        var keys: Set<String>
+        /// nil: any key may have changed (more did than the store may hold).
+        var keys: Set<String>?
     }
 
     private(set) var queriesOwed = false
@@ -64,19 +71,29 @@ struct ConnectionOutboxState<Waiter> {
         return wakeWriter()
     }
 
-    /// Adds `change`'s keys to what its subscription has pending; the latest reason stands.
-    mutating func keyValueChanged(_ change: KeyValueChange) -> Waiter? {
-        guard !isFinished, !change.keys.isEmpty else { return nil }
-        if var pending = keyValue[change.store] {
-            pending.reason = change.reason
-            pending.container = change.container
-            pending.keys.formUnion(change.keys)
-            keyValue[change.store] = pending
-        } else {
-            keyValue[change.store] = ChangedKeys(container: change.container, reason: change.reason, keys: Set(change.keys))
-            keyValueOrder.append(change.store)
-        }
+    /// Adds `change`'s keys to what its subscription has pending; the latest reason stands. Past
+    /// `limit` keys (the store's key quota) the subscription owes "any key may have changed"
+    /// instead, until the writer takes it.
+    mutating func keyValueChanged(_ change: KeyValueChange, limit: Int) -> Waiter? {
+        guard !isFinished, change.keys?.isEmpty != true else { return nil }
+        var pending = ChangedKeys(container: change.container, reason: change.reason, keys: [])
+        if let existing = keyValue[change.store] { pending = existing } else { keyValueOrder.append(change.store) }
+        pending.reason = change.reason
+        pending.container = change.container
+        pending.keys = Self.union(pending.keys, change.keys, limit: limit)
+        keyValue[change.store] = pending
         return wakeWriter()
+    }
+
+    /// `pending` with `added`, or nil (any key) once either is nil or the union passes `limit`:
+    /// it never holds more than `limit` + 1 keys on the way.
+    private static func union(_ pending: Set<String>?, _ added: [String]?, limit: Int) -> Set<String>? {
+        guard var keys = pending, let added else { return nil }
+        for key in added {
+            keys.insert(key)
+            if keys.count > limit { return nil }
+        }
+        return keys
     }
 
     /// The engine has events of this connection's queries (or must be asked again: the queries
@@ -120,7 +137,7 @@ struct ConnectionOutboxState<Waiter> {
             documents[watch].map { .documentLockChanged(watch: watch, path: $0.path, locked: $0.locked, yours: $0.yours) }
         }
         delivery.keyValue = keyValueOrder.compactMap { store in
-            keyValue[store].map { KeyValueChange(store: store, container: $0.container, reason: $0.reason, keys: $0.keys.sorted()) }
+            keyValue[store].map { KeyValueChange(store: store, container: $0.container, reason: $0.reason, keys: $0.keys?.sorted()) }
         }
         documents.removeAll(keepingCapacity: true)
         documentOrder.removeAll(keepingCapacity: true)
@@ -144,6 +161,7 @@ struct ConnectionOutboxState<Waiter> {
 
     // MARK: Reading
 
-    /// How many entries wait: one per watch, one per changed key of each subscription.
-    var pendingEntries: Int { documents.count + keyValue.values.reduce(0) { $0 + $1.keys.count } }
+    /// How many entries wait: one per watch, one per changed key of each subscription (one for
+    /// a subscription owed "any key").
+    var pendingEntries: Int { documents.count + keyValue.values.reduce(0) { $0 + ($1.keys?.count ?? 1) } }
 }
