@@ -8,6 +8,10 @@
 public struct RowState: Sendable, Hashable {
     /// The row's causal counter: 1 after the first insert, one more after each re-insert.
     public private(set) var generation: UInt64 = 0
+    /// Whether an insert of ``generation`` has been merged. Devices' logs arrive in any order, so
+    /// an update or a relate can come before the insert it was made after; until the insert
+    /// comes, the row does not show (it would lack the columns an insert must give).
+    public private(set) var inserted = false
     /// Each device's latest write (insert, update, relate, unrelate) at ``generation``.
     public private(set) var writes = VersionVector()
     /// Each device's latest delete at ``generation``; empty when nobody deleted this generation.
@@ -18,10 +22,12 @@ public struct RowState: Sendable, Hashable {
 
     public init() {}
 
-    /// Notes a write made at `generation`.
-    mutating func noteWrite(generation: UInt64, clock: HLC) {
+    /// Notes a write made at `generation`; `insert` when it is the insert that starts it.
+    mutating func noteWrite(generation: UInt64, clock: HLC, insert: Bool = false) {
         advance(to: generation)
-        if generation == self.generation { writes.record(clock) }
+        guard generation == self.generation else { return }
+        writes.record(clock)
+        if insert { inserted = true }
     }
 
     /// Notes a delete made at `generation` by a device that had seen `seen`.
@@ -35,6 +41,7 @@ public struct RowState: Sendable, Hashable {
     private mutating func advance(to generation: UInt64) {
         guard generation > self.generation else { return }
         self.generation = generation
+        inserted = false
         writes = VersionVector()
         deletes = VersionVector()
         deletesSaw = VersionVector()
@@ -62,10 +69,10 @@ public struct RowState: Sendable, Hashable {
     /// Whether a delete and an edit it had not seen meet at this generation.
     public var isContested: Bool { !deletes.isEmpty && !unseenWriters.isEmpty }
 
-    /// Whether the row exists: something made this generation, and no delete of it stands —
-    /// under ``DeletePolicy/lose`` a delete stands only if it had seen every write.
+    /// Whether the row exists: the insert of this generation has been merged, and no delete of
+    /// it stands — under ``DeletePolicy/lose`` a delete stands only if it had seen every write.
     public func isAlive(_ policy: DeletePolicy) -> Bool {
-        guard generation > 0 else { return false }
+        guard inserted else { return false }
         if deletes.isEmpty { return true }
         return policy == .lose && isContested
     }

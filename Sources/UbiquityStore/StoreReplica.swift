@@ -121,7 +121,10 @@ public struct StoreReplica: Sendable {
                     guard table.isUniqueByMeaning else { throw StoreError(.invalidChange, "row \(ref) exists already") }
                     return try write(.update(table: tableName, id: id, values: values))
                 }
-                let generation = (row?.generation ?? 0) &+ 1
+                // After a delete, the next generation; a generation whose insert has not arrived
+                // yet (only later writes of it have), that one: a second insert joins it.
+                let known = row?.generation ?? 0
+                let generation = known == 0 || !(row?.deletes.isEmpty ?? true) ? known &+ 1 : known
                 let columns = values.filter { $0.value != .null }.sorted { $0.key < $1.key }.map { ColumnWrite($0.key, $0.value) }
                 let stamp = clock.stamp(after: nil, wall: wall)
                 try append(.insert(RowWrite(table: tableName, row: id, generation: generation, clock: stamp, columns: columns)))

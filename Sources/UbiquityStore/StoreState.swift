@@ -54,7 +54,8 @@ public struct StoreState: Sendable, Equatable {
             .map(\.from).sorted()
     }
 
-    /// The ids of the rows of `table` heard of that do not exist: the tombstones, in order.
+    /// The ids of the rows of `table` heard of that do not exist, in order: the tombstones, and
+    /// rows whose insert has not arrived yet (only later changes of them have).
     public func deletedRowIDs(_ table: String) -> [RowID] {
         (rows[table] ?? [:]).filter { !$0.value.isAlive(schema.deletes) }.keys.sorted()
     }
@@ -105,7 +106,8 @@ public struct StoreState: Sendable, Equatable {
             // conflict anew, so importing a segment twice reports nothing the second time; nor
             // does a write to a generation the row has left behind.
             let seen = row.generation == write.generation && row.writes.covers(write.clock)
-            row.noteWrite(generation: write.generation, clock: write.clock)
+            let isInsert = if case .insert = change { true } else { false }
+            row.noteWrite(generation: write.generation, clock: write.clock, insert: isInsert)
             let report = tracker.enabled && !seen && row.generation == write.generation
             for column in write.columns {
                 let incoming = ColumnState(value: column.value, generation: write.generation, clock: write.clock, base: column.base)

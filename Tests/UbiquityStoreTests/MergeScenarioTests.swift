@@ -285,3 +285,36 @@ struct MergeScenarioTests {
         #expect(try laptop.commit([.unrelate(relationship: "tags", from: carrots, to: Grocery.tag("mall").id)], wall: t0 + 300) == nil)
     }
 }
+
+@Suite("Logs arrive in any order: a row shows only once its insert has arrived")
+struct ArrivalOrderTests {
+    let t0 = Grocery.t0
+
+    @Test("An update and a tagging that come before their row's insert show nothing until it comes, then all of it")
+    func updateBeforeInsert() throws {
+        var laptop = StoreReplica(schema: Grocery.schema(), device: Grocery.laptop)
+        var phone = StoreReplica(schema: Grocery.schema(), device: Grocery.phone)
+        var tablet = StoreReplica(schema: Grocery.schema(), device: Grocery.tablet)
+        let carrots = Grocery.id(1), mall = Grocery.tag("mall").id
+        let insert = try laptop.write([.insert(table: "items", id: carrots, values: ["name": .string("carrots")]),
+                                       .insert(table: "tags", id: nil, values: ["name": .string("mall")])], at: t0)
+        _ = try phone.receive(insert, wall: t0 + 10)
+        let edit = try phone.write([.update(table: "items", id: carrots, values: ["quantity": .integer(3)]),
+                                    .relate(relationship: "tags", from: carrots, to: mall)], at: t0 + 20)
+        // The tablet hears from the phone first.
+        let early = try tablet.receive(edit, wall: t0 + 30)
+        #expect(early.isEmpty)
+        #expect(tablet.state.row(Grocery.item(carrots)) == nil && tablet.state.rowIDs("tags") == [])
+        // A tablet user creating the tag mall meanwhile joins its generation rather than starting a new one.
+        let own = try tablet.write([.insert(table: "tags", id: nil, values: ["name": .string("mall")])], at: t0 + 35)
+        if case .insert(let write) = own.changes.first { #expect(write.generation == 1) } else { Issue.record("\(own.changes)") }
+        let late = try tablet.receive(insert, wall: t0 + 40)
+        #expect(late.inserted == [Grocery.item(carrots)])
+        #expect(tablet.state.row(Grocery.item(carrots)) == ["name": .string("carrots"), "quantity": .integer(3)])
+        #expect(tablet.state.related("tags", from: carrots) == [mall])
+        _ = try laptop.receive(edit, wall: t0 + 50)
+        _ = try laptop.receive(own, wall: t0 + 50)
+        _ = try phone.receive(own, wall: t0 + 50)
+        #expect(laptop.state == tablet.state && phone.state == tablet.state)
+    }
+}
