@@ -74,7 +74,7 @@ public struct StoreState: Sendable, Equatable {
         let state = rowState(ref) ?? RowState()
         let alive = state.isAlive(schema.deletes)
         return ImportTracker.RowView(alive: alive, generation: state.generation, values: alive ? state.values : [:],
-                                     contested: state.isContested)
+                                     contested: state.inserted && state.isContested)
     }
 
     private func ref(_ relationship: String, from: RowID) -> RowRef {
