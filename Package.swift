@@ -85,6 +85,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// Relational stores that sync (docs/stores.md): the schema, the hybrid logical clock, the
+        /// log segment format and the merge engine. Pure: the daemon will do the I/O and the SQLite cache.
+        .target(
+            name: "UbiquityStore",
+            dependencies: ["UbiquityErrors", "UbiquityJSON"],
+            swiftSettings: swiftSettings
+        ),
+
         /// The TOML subset ubiquityd.toml is written in: bytes to a table whose every key and value
         /// keeps its line and column. Pure: no Glibc, no Foundation.
         .target(
@@ -270,6 +278,13 @@ let package = Package(
         .testTarget(
             name: "UbiquityKeyValueTests",
             dependencies: ["UbiquityKeyValue", "UbiquityJSON"],
+            swiftSettings: swiftSettings
+        ),
+        /// The store's pure core: schema evolution, clocks, segments (fuzzed) and the merge's
+        /// convergence under any order and duplication of segments, by seeded property tests.
+        .testTarget(
+            name: "UbiquityStoreTests",
+            dependencies: ["UbiquityStore", "UbiquityJSON", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// The door: system-call errors, the durable replace and `Directory` against real links,

@@ -1,0 +1,18 @@
+/// A delete of one row at one generation, with what the deleting device had seen of the row's
+/// writes at that generation: a write it had not seen is concurrent with the delete.
+public struct RowDeletion: Sendable, Hashable {
+    public let table: String
+    public let row: RowID
+    public let generation: UInt64
+    public let clock: HLC
+    /// The latest write of each device to the row (at `generation`) the deleting device had seen.
+    public let seen: VersionVector
+
+    public init(table: String, row: RowID, generation: UInt64, clock: HLC, seen: VersionVector) {
+        self.table = table
+        self.row = row
+        self.generation = generation
+        self.clock = clock
+        self.seen = seen
+    }
+}

@@ -1,0 +1,92 @@
+/// What a store keeps of one row — also of a deleted one, whose columns stay until tombstones are
+/// compacted, because an edit concurrent with the delete can bring the row back.
+///
+/// Every field merges as a lattice (docs/stores.md, "The merge rules"): the greatest generation
+/// any change of the row carries; at that generation, each device's latest write and latest
+/// delete with what the deletes had seen; each column's greatest (generation, clock) write.
+/// So applying changes in any order, any number of times, leaves the same state.
+public struct RowState: Sendable, Hashable {
+    /// The row's causal counter: 1 after the first insert, one more after each re-insert.
+    public private(set) var generation: UInt64 = 0
+    /// Whether an insert of ``generation`` has been merged. Devices' logs arrive in any order, so
+    /// an update or a relate can come before the insert it was made after; until the insert
+    /// comes, the row does not show (it would lack the columns an insert must give).
+    public private(set) var inserted = false
+    /// Each device's latest write (insert, update, relate, unrelate) at ``generation``.
+    public private(set) var writes = VersionVector()
+    /// Each device's latest delete at ``generation``; empty when nobody deleted this generation.
+    public private(set) var deletes = VersionVector()
+    /// What the deletes at ``generation`` had seen of ``writes``, merged.
+    public private(set) var deletesSaw = VersionVector()
+    public private(set) var columns: [String: ColumnState] = [:]
+
+    public init() {}
+
+    /// Notes a write made at `generation`; `insert` when it is the insert that starts it.
+    mutating func noteWrite(generation: UInt64, clock: HLC, insert: Bool = false) {
+        advance(to: generation)
+        guard generation == self.generation else { return }
+        writes.record(clock)
+        if insert { inserted = true }
+    }
+
+    /// Notes a delete made at `generation` by a device that had seen `seen`.
+    mutating func noteDelete(generation: UInt64, clock: HLC, seen: VersionVector) {
+        advance(to: generation)
+        guard generation == self.generation else { return }
+        deletes.record(clock)
+        deletesSaw.merge(seen)
+    }
+
+    private mutating func advance(to generation: UInt64) {
+        guard generation > self.generation else { return }
+        self.generation = generation
+        inserted = false
+        writes = VersionVector()
+        deletes = VersionVector()
+        deletesSaw = VersionVector()
+    }
+
+    /// Merges one column write; returns the write that lost, when the two were a true conflict.
+    mutating func merge(column name: String, _ incoming: ColumnState) -> (winner: ColumnState, loser: ColumnState)? {
+        guard let current = columns[name] else {
+            columns[name] = incoming
+            return nil
+        }
+        let incomingWins = current.precedes(incoming)
+        let (winner, loser) = incomingWins ? (incoming, current) : (current, incoming)
+        if incomingWins { columns[name] = incoming }
+        guard winner.clock != loser.clock, winner.generation == loser.generation, winner.clock.device != loser.clock.device,
+              winner.value != loser.value, winner.missed(loser) else { return nil }
+        return (winner, loser)
+    }
+
+    /// The devices whose latest write at ``generation`` no delete had seen.
+    public var unseenWriters: [DeviceID] {
+        writes.sorted.filter { !deletesSaw.covers($0) }.map(\.device)
+    }
+
+    /// Whether a delete and an edit it had not seen meet at this generation.
+    public var isContested: Bool { !deletes.isEmpty && !unseenWriters.isEmpty }
+
+    /// Whether the row exists: the insert of this generation has been merged, and no delete of
+    /// it stands — under ``DeletePolicy/lose`` a delete stands only if it had seen every write.
+    public func isAlive(_ policy: DeletePolicy) -> Bool {
+        guard inserted else { return false }
+        if deletes.isEmpty { return true }
+        return policy == .lose && isContested
+    }
+
+    /// The column's value as the row shows it: written at this generation, else null.
+    public func value(_ column: String) -> StoreValue {
+        guard let state = columns[column], state.generation == generation else { return .null }
+        return state.value
+    }
+
+    /// Every non-null column the row shows.
+    public var values: [String: StoreValue] {
+        var values: [String: StoreValue] = [:]
+        for (name, state) in columns where state.generation == generation && state.value != .null { values[name] = state.value }
+        return values
+    }
+}

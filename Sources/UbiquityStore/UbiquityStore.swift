@@ -1,0 +1,16 @@
+// UbiquityStore owns the pure core of relational stores that sync (docs/stores.md): a store's
+// declared schema and its additive evolution, the hybrid logical clock, the change and log segment
+// format, and the merge engine that turns any set of segments from any devices into one state and
+// says what each import inserted, updated, deleted and settled.
+//
+// Must not: touch the file system, the clock, randomness or the network. Time (wall-clock
+// milliseconds) and random row ids are passed in; the daemon reads and writes the segment files,
+// keeps the SQLite cache and sends the events.
+//
+// Depends on: UbiquityErrors (StoreError is a CodedError; the server makes it client-facing),
+//   UbiquityJSON (the values of JSON columns). No protocol, no SQLite.
+public import UbiquityErrors
+
+/// Why a store refused a schema, a change or a segment: a ``StoreErrorCode``, a sentence naming
+/// what was wrong, and details (`device`, `sequence`, `offset`, `table`, `column`, `limit`…).
+public typealias StoreError = CodedError<StoreErrorCode>
