@@ -234,7 +234,7 @@ import UbiquityProtocol
         let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
         let recorder = NotificationRecorder.recording(try await query.start())
         _ = try await recorder.gathered()
-        daemon.stop()
+        await daemon.terminate()    // not stop(): it would hold a thread of the shared pool until the exit
         await #expect(throws: UbiquityKitError.self) {
             while try await recorder.next() != nil {}
         }
