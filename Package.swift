@@ -81,7 +81,7 @@ let package = Package(
         /// Pure: it is fed FileSystemChange batches and never touches the file system itself.
         .target(
             name: "UbiquityIndex",
-            dependencies: ["UbiquityPredicate", "CUbiquitySystem"],
+            dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CZlib"],
             swiftSettings: swiftSettings
         ),
 
@@ -89,7 +89,7 @@ let package = Package(
         /// log segment format and the merge engine. Pure: the daemon will do the I/O and the SQLite cache.
         .target(
             name: "UbiquityStore",
-            dependencies: ["UbiquityErrors", "UbiquityJSON"],
+            dependencies: ["UbiquityErrors", "UbiquityJSON", "CZlib", "CLibcrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -156,6 +156,20 @@ let package = Package(
             name: "UbiquitySystem",
             dependencies: ["UbiquityErrors", "CUbiquitySystem"],
             swiftSettings: swiftSettings
+        ),
+
+        /// zlib: crc32_z, the CRC-32 of store segments and of the saved index (zlib1g-dev).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        /// OpenSSL 3's libcrypto: SHA-256 for the ids of store rows unique by meaning (libssl-dev).
+        .systemLibrary(
+            name: "CLibcrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
         ),
 
         /// libsystemd: sd_notify, sd_listen_fds, sd_journal_sendv (libsystemd-dev).
