@@ -67,6 +67,7 @@ enum StoreRig {
     }
 
     static func importAll(container: String, database: String, device: String) async throws {
+        say("opening")
         let store = try await open(container, database, device)
         let rows = try await store.cacheCount("t_items")
         say("imported \(store.syncStates.map { "\($0.device)=\($0.imported)" }.joined(separator: ",")) rows \(rows)")
