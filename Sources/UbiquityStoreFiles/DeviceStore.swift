@@ -100,8 +100,33 @@ public final class DeviceStore: Sendable {
         self.memory = Mutex(memory)
     }
 
-    /// The merged state, as the cache holds it.
-    public var state: StoreState { memory.withLock { $0.state } }
+    /// The merged state, as the cache holds it (read between writes and imports).
+    public func currentState() async throws -> StoreState {
+        try await Self.run(on: io) { self.memory.withLock { $0.state } }
+    }
+
+    /// Takes the state out of memory (only on ``io``, between accesses), leaving an empty one,
+    /// so that its storage is uniquely referenced and changed in place; the caller puts it back.
+    private func takeState() -> (StoreState, HybridLogicalClock) {
+        memory.withLock { m in
+            let state = m.state
+            m.state = StoreState(schema: schema)
+            return (state, m.clock)
+        }
+    }
+
+    /// The registers of `refs` that `state` has heard of.
+    private static func registers(_ refs: Set<RowRef>, in state: StoreState) -> [RowRef: RowState] {
+        var registers: [RowRef: RowState] = [:]
+        for ref in refs { if let row = state.rowState(ref) { registers[ref] = row } }
+        return registers
+    }
+
+    /// After a failed cache transaction, the state in memory is the cache's again.
+    private func reloadState(_ db: Database) throws {
+        let contents = try StoreCache.load(db, schema: schema, device: device)
+        memory.withLock { $0.state = contents.state }
+    }
 
     /// How far each device's log has been imported and why it stopped (this device's own too).
     public var syncStates: [DeviceSyncState] {
@@ -129,18 +154,35 @@ public final class DeviceStore: Sendable {
 
     private func commitBlocking(_ operations: [StoreOperation], _ db: Database) throws -> StoreCommit? {
         try writeUnwritten()
-        let before = memory.withLock { $0 }
-        var replica = StoreReplica(state: before.state, clock: before.clock, nextSequence: before.nextSequence)
-        guard let made = try replica.commit(operations, wall: wall()) else { return nil }
+        let (state, clock) = takeState()
+        let nextSequence = memory.withLock { $0.nextSequence }
+        var replica = StoreReplica(state: state, clock: clock, nextSequence: nextSequence)
+        let made: (segment: Segment, result: ImportResult)
+        do {
+            guard let committed = try replica.commit(operations, wall: wall()) else {
+                memory.withLock { $0.state = replica.state }
+                return nil
+            }
+            made = committed
+        } catch {
+            memory.withLock { $0.state = replica.state }      // a refused transaction changes nothing
+            throw error
+        }
+        let before = Self.registers(StoreCache.touched(by: made.segment.changes, schema).rows, in: state)
         let sequence = made.segment.sequence, bytes = made.segment.encoded()
         var token: Int64 = 0
-        try db.inTransaction {
-            try StoreCache.save(db, changes: made.segment.changes, before: before.state, after: replica.state)
-            try StoreCache.setImported(db, device: device, sequence: sequence)
-            try StoreCache.setClock(db, replica.clock.latest)
-            try StoreCache.setPending(db, sequence: sequence, bytes: bytes)
-            token = try StoreCache.logChange(db, device: device, sequence: sequence, made.result)
-            return .commit
+        do {
+            try db.inTransaction {
+                try StoreCache.save(db, changes: made.segment.changes, before: before, after: replica.state)
+                try StoreCache.setImported(db, device: device, sequence: sequence)
+                try StoreCache.setClock(db, replica.clock.latest)
+                try StoreCache.setPending(db, sequence: sequence, bytes: bytes)
+                token = try StoreCache.logChange(db, device: device, sequence: sequence, made.result)
+                return .commit
+            }
+        } catch {
+            try reloadState(db)
+            throw error
         }
         memory.withLock { m in
             m.state = replica.state
@@ -207,22 +249,30 @@ public final class DeviceStore: Sendable {
         guard segment.device == source, segment.sequence == sequence else {
             return degraded(.segmentMalformed, "the file holds segment \(segment.sequence) of device \(segment.device)")
         }
-        let before = memory.withLock { $0 }
-        var state = before.state, clock = before.clock
+        // The state is taken out of memory while it is changed, so that it is changed in place
+        // rather than copied whole for every segment.
+        var (state, clock) = takeState()
+        let before = Self.registers(StoreCache.touched(by: segment.changes, schema).rows, in: state)
         var result: ImportResult
         do {
             result = try state.apply(segment)
         } catch {
+            memory.withLock { $0.state = state }        // a refused segment changes nothing
             return degraded(error.code, error.message)
         }
         if let latest = segment.changes.map(\.clock).max() { result.clockSkew = clock.receive(latest, wall: wall()) }
         var token: Int64 = 0
-        try db.inTransaction {
-            try StoreCache.save(db, changes: segment.changes, before: before.state, after: state)
-            try StoreCache.setImported(db, device: source, sequence: sequence)
-            try StoreCache.setClock(db, clock.latest)
-            token = try StoreCache.logChange(db, device: source, sequence: sequence, result)
-            return .commit
+        do {
+            try db.inTransaction {
+                try StoreCache.save(db, changes: segment.changes, before: before, after: state)
+                try StoreCache.setImported(db, device: source, sequence: sequence)
+                try StoreCache.setClock(db, clock.latest)
+                token = try StoreCache.logChange(db, device: source, sequence: sequence, result)
+                return .commit
+            }
+        } catch {
+            try reloadState(db)
+            throw error
         }
         memory.withLock { m in
             m.state = state

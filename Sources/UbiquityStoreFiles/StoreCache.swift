@@ -98,29 +98,37 @@ enum StoreCache {
         return Contents(state: StoreState(schema: schema, rows: rows, pairs: pairs), clock: clock, imported: imported, pending: pending)
     }
 
-    /// Writes what `changes` touched, as `after` has it (`before` is the state they were applied
-    /// to): the registers of their rows and pairs, the rows of the typed tables, and the pairs
-    /// of the join tables — also those of rows that appeared, vanished or changed generation.
-    static func save(_ db: Database, changes: [Change], before: StoreState, after: StoreState) throws {
+    /// The rows and pairs `changes` name: what applying them can change besides the pairs of
+    /// rows that appear, vanish or change generation.
+    static func touched(by changes: [Change], _ schema: Schema) -> (rows: Set<RowRef>, pairs: Set<PairKey>) {
         var rowRefs = Set<RowRef>(), pairKeys = Set<PairKey>()
         for change in changes {
             switch change {
             case .insert(let w), .update(let w): rowRefs.insert(RowRef(table: w.table, id: w.row))
             case .delete(let d): rowRefs.insert(RowRef(table: d.table, id: d.row))
             case .relate(let p), .unrelate(let p):
-                guard let r = after.schema.relationship(p.relationship) else { continue }
+                guard let r = schema.relationship(p.relationship) else { continue }
                 rowRefs.insert(RowRef(table: r.from, id: p.from))
                 rowRefs.insert(RowRef(table: r.to, id: p.to))
                 pairKeys.insert(PairKey(relationship: p.relationship, from: p.from, to: p.to))
             }
         }
+        return (rowRefs, pairKeys)
+    }
+
+    /// Writes what `changes` touched, as `after` has it (`before` holds the touched rows'
+    /// registers as they were, absent for rows not heard of): the registers of their rows and
+    /// pairs, the rows of the typed tables, and the pairs of the join tables — also those of
+    /// rows that appeared, vanished or changed generation.
+    static func save(_ db: Database, changes: [Change], before: [RowRef: RowState], after: StoreState) throws {
+        let (rowRefs, pairKeys) = touched(by: changes, after.schema)
         var shownToCheck = pairKeys
         let upsertRow = try db.cachedStatement(sql: "INSERT OR REPLACE INTO ubiq_rows (tbl, id, alive, register) VALUES (?, ?, ?, ?)")
         for ref in rowRefs {
             guard let row = after.rowState(ref), let table = after.schema.table(ref.table) else { continue }
             let alive = row.isAlive(after.schema.deletes)
-            let old = before.rowState(ref)
-            if old?.generation != row.generation || (old?.isAlive(before.schema.deletes) ?? false) != alive {
+            let old = before[ref]
+            if old?.generation != row.generation || (old?.isAlive(after.schema.deletes) ?? false) != alive {
                 shownToCheck.formUnion(after.pairs(of: ref))
             }
             let id = ref.id.description

@@ -60,7 +60,8 @@ struct DeviceStoreTests {
         for round in 0..<6 {
             for (index, store) in stores.enumerated() {
                 for _ in 0..<4 {
-                    let known = store.state.rowIDs("items")
+                    let current = try await store.currentState()
+                    let known = current.rowIDs("items")
                     var operations: [StoreOperation] = []
                     switch random.next() % 6 {
                     case 0, 1:
@@ -75,14 +76,14 @@ struct DeviceStoreTests {
                     case 4 where !known.isEmpty:
                         let name = tagNames[Int(random.next() % 3)]
                         let item = known[Int(random.next() % UInt64(known.count))]
-                        var tag = store.state.rowIDs("tags").first { store.state.row(RowRef(table: "tags", id: $0))?["name"] == .string(name) }
+                        var tag = current.rowIDs("tags").first { current.row(RowRef(table: "tags", id: $0))?["name"] == .string(name) }
                         if tag == nil {
                             tag = try await store.commit([.insert(table: "tags", id: nil, values: ["name": .string(name)])])?.result.inserted.first?.id
                         }
                         guard let tag else { Issue.record("the tag \(name) was not made"); return }
                         operations = [.relate(relationship: "tags", from: item, to: tag)]
                     default:
-                        let tags = store.state.rowIDs("tags")
+                        let tags = current.rowIDs("tags")
                         if let item = known.first, let tag = tags.first { operations = [.unrelate(relationship: "tags", from: item, to: tag)] }
                     }
                     if !operations.isEmpty { _ = try await store.commit(operations) }
@@ -102,7 +103,7 @@ struct DeviceStoreTests {
         #expect(Set(all) == Set(try devices.segments(in: "phone")))
         for segment in (all + all).reversed() { _ = try pure.apply(segment) }
         for (index, store) in stores.enumerated() {
-            #expect(store.state == pure, "\(names[index])'s merged state")
+            #expect(try await store.currentState() == pure, "\(names[index])'s merged state")
             #expect(try await store.fetch("items") == pureRows(pure, "items"), "\(names[index])'s typed items")
             #expect(try await store.fetch("tags") == pureRows(pure, "tags"), "\(names[index])'s typed tags")
             for item in pure.rowIDs("items") {
@@ -113,7 +114,7 @@ struct DeviceStoreTests {
         }
         // Reopened on its cache alone (every register decoded), the state is the same.
         stores = []
-        for name in names { #expect(try await devices.open(name).state == pure, "\(name) reopened") }
+        for name in names { #expect(try await devices.open(name).currentState() == pure, "\(name) reopened") }
     }
 
     /// Each segment is imported once: its watermark moves in the transaction that applies it,
@@ -153,13 +154,13 @@ struct DeviceStoreTests {
                                       .insert(table: "tags", id: nil, values: ["name": .string("mall")]),
                                       .relate(relationship: "tags", from: Self.carrots, to: Self.mall)])
         _ = try await laptop!.commit([.update(table: "items", id: Self.bread, values: ["quantity": .integer(3)])])
-        let before = laptop!.state
+        let before = try await laptop!.currentState()
         let fetched = try await laptop!.fetch("items")
         laptop = nil
         for suffix in ["", "-wal", "-shm"] { unlink(devices.database("laptop") + suffix) }
 
         let rebuilt = try await devices.open("laptop")
-        #expect(rebuilt.state == before)
+        #expect(try await rebuilt.currentState() == before)
         #expect(try await rebuilt.fetch("items") == fetched)
         #expect(try await rebuilt.related("tags", from: Self.carrots) == [Self.mall])
         #expect(rebuilt.syncStates.map(\.imported) == [2, 1])            // laptop, phone
@@ -172,11 +173,11 @@ struct DeviceStoreTests {
         let devices = try Devices()
         var laptop: DeviceStore? = try await devices.open("laptop")
         _ = try await laptop!.commit([.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots")])])
-        let before = laptop!.state
+        let before = try await laptop!.currentState()
         try await laptop!.database.write { db in try db.execute(sql: "UPDATE ubiq_rows SET register = x'ff'") }
         laptop = nil
         let reopened = try await devices.open("laptop")
-        #expect(reopened.state == before)
+        #expect(try await reopened.currentState() == before)
     }
 
     /// No wait for the disk happens on a Swift task: SQLite and fsync run on GRDB's queue.
