@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The daemon as a ServiceGroup: SIGTERM/SIGINT graceful shutdown, SIGHUP via UnixSignals.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // SQLite (Debian's libsqlite3) for the stores' local cache; 7.10.0 is the first to link on Linux.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // MARK: Pure logic (no I/O, no Glibc)
@@ -81,7 +83,7 @@ let package = Package(
         /// Pure: it is fed FileSystemChange batches and never touches the file system itself.
         .target(
             name: "UbiquityIndex",
-            dependencies: ["UbiquityPredicate", "CUbiquitySystem"],
+            dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CZlib"],
             swiftSettings: swiftSettings
         ),
 
@@ -89,7 +91,7 @@ let package = Package(
         /// log segment format and the merge engine. Pure: the daemon will do the I/O and the SQLite cache.
         .target(
             name: "UbiquityStore",
-            dependencies: ["UbiquityErrors", "UbiquityJSON"],
+            dependencies: ["UbiquityErrors", "UbiquityJSON", "CZlib", "CLibcrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -155,6 +157,30 @@ let package = Package(
         .target(
             name: "UbiquitySystem",
             dependencies: ["UbiquityErrors", "CUbiquitySystem"],
+            swiftSettings: swiftSettings
+        ),
+
+        /// zlib: crc32_z, the CRC-32 of store segments and of the saved index (zlib1g-dev).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        /// OpenSSL 3's libcrypto: SHA-256 for the ids of store rows unique by meaning (libssl-dev).
+        .systemLibrary(
+            name: "CLibcrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        /// A store on one device's disk (docs/stores.md): its folder in the container (segments
+        /// written durably, other devices' segments read without following links) and its SQLite
+        /// cache (GRDB), each segment imported exactly once. Below the protocol: the daemon will serve it.
+        .target(
+            name: "UbiquityStoreFiles",
+            dependencies: ["UbiquityStore", "UbiquitySystem", "UbiquityJSON",
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
 
@@ -256,6 +282,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// `store-rig`: one device's store driven from the command line, for the crash tests (a
+        /// child to `kill -9` mid-write or mid-import) and the store's measurements; never installed.
+        .executableTarget(
+            name: "store-rig",
+            dependencies: ["UbiquityStoreFiles", "UbiquityStore", "UbiquitySystem"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Helpers shared by the test targets: seeded randomness, a subscriber's view of a live
@@ -285,6 +319,13 @@ let package = Package(
         .testTarget(
             name: "UbiquityStoreTests",
             dependencies: ["UbiquityStore", "UbiquityJSON", "UbiquityTesting"],
+            swiftSettings: swiftSettings
+        ),
+        /// A store on disk: local writes to segments and SQLite, imports of other devices' segments
+        /// exactly once, hostile segment files, rebuilding the cache, and kill -9 mid-write and mid-import.
+        .testTarget(
+            name: "UbiquityStoreFilesTests",
+            dependencies: ["UbiquityStoreFiles", "UbiquityStore", "UbiquitySystem", "UbiquityTesting", "store-rig"],
             swiftSettings: swiftSettings
         ),
         /// The door: system-call errors, the durable replace and `Directory` against real links,

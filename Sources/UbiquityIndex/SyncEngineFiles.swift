@@ -11,6 +11,7 @@
 /// | Syncthing | `.stversions` | old versions kept by file versioning (a directory) |
 /// | Ubiquity | `.ubiquity-save-PID-N` | a coordinated save being written, renamed over the item when complete |
 /// | Ubiquity | `.ubiquity-kv` | the key-value store: one file per device (docs/kv-store.md; a directory) |
+/// | Ubiquity | `.ubiquity-stores` | relational stores: each device's log segments (docs/stores.md; a directory) |
 ///
 /// Conflict copies (`NAME.sync-conflict-…`) are not in this table: they are versions of an item.
 public enum SyncEngineFiles {
@@ -24,7 +25,7 @@ public enum SyncEngineFiles {
     /// Whether an entry named `name` is a sync engine's own.
     public static func isOwn(_ name: String) -> Bool {
         switch name {
-        case ".stfolder", ".stignore", ".stversions", ".ubiquity-kv": return true
+        case ".stfolder", ".stignore", ".stversions", ".ubiquity-kv", ".ubiquity-stores": return true
         default: break
         }
         return name.hasPrefix(".ubiquity-save-") || isTemporary(name)

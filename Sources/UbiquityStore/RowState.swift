@@ -22,6 +22,17 @@ public struct RowState: Sendable, Hashable {
 
     public init() {}
 
+    /// A register as the cache kept it (``StoreRegisters``).
+    init(generation: UInt64, inserted: Bool, writes: VersionVector, deletes: VersionVector, deletesSaw: VersionVector,
+         columns: [String: ColumnState]) {
+        self.generation = generation
+        self.inserted = inserted
+        self.writes = writes
+        self.deletes = deletes
+        self.deletesSaw = deletesSaw
+        self.columns = columns
+    }
+
     /// Notes a write made at `generation`; `insert` when it is the insert that starts it.
     mutating func noteWrite(generation: UInt64, clock: HLC, insert: Bool = false) {
         advance(to: generation)

@@ -31,7 +31,7 @@ extension Segment {
     }
 
     /// The body's reader: the three tables, then the changes that refer to them.
-    private struct BodyDecoder {
+    struct BodyDecoder {
         var reader: ByteReader
         let limits: SegmentLimits
         let writer: DeviceID

@@ -14,6 +14,18 @@ public struct StoreState: Sendable, Equatable {
 
     public init(schema: Schema) { self.schema = schema }
 
+    /// A state restored from its registers, as the daemon's cache kept them (``StoreRegisters``).
+    public init(schema: Schema, rows: [RowRef: RowState], pairs: [PairKey: PairState]) {
+        self.schema = schema
+        for (ref, row) in rows { self.rows[ref.table, default: [:]][ref.id] = row }
+        pairStates = pairs
+        for key in pairs.keys {
+            guard let r = schema.relationship(key.relationship) else { continue }
+            pairsByRow[RowRef(table: r.from, id: key.from), default: []].insert(key)
+            pairsByRow[RowRef(table: r.to, id: key.to), default: []].insert(key)
+        }
+    }
+
     /// Moves to a newer schema that only adds (``Schema/checkAdditive(to:)``).
     public mutating func upgrade(to newer: Schema) throws(StoreError) {
         try schema.checkAdditive(to: newer)
@@ -68,7 +80,8 @@ public struct StoreState: Sendable, Equatable {
             && from.isAlive(schema.deletes) && to.isAlive(schema.deletes)
     }
 
-    func pairs(of ref: RowRef) -> Set<PairKey> { pairsByRow[ref] ?? [] }
+    /// Every pair `ref` is in, either end, shown or not: what its delete or return changes besides itself.
+    public func pairs(of ref: RowRef) -> Set<PairKey> { pairsByRow[ref] ?? [] }
 
     func view(_ ref: RowRef) -> ImportTracker.RowView {
         let state = rowState(ref) ?? RowState()

@@ -3,12 +3,16 @@
 // format, and the merge engine that turns any set of segments from any devices into one state and
 // says what each import inserted, updated, deleted and settled.
 //
+// Also owns the byte form of a row's and a pair's merge registers (StoreRegisters), which the
+// daemon's cache keeps.
+//
 // Must not: touch the file system, the clock, randomness or the network. Time (wall-clock
 // milliseconds) and random row ids are passed in; the daemon reads and writes the segment files,
 // keeps the SQLite cache and sends the events.
 //
 // Depends on: UbiquityErrors (StoreError is a CodedError; the server makes it client-facing),
-//   UbiquityJSON (the values of JSON columns). No protocol, no SQLite.
+//   UbiquityJSON (the values of JSON columns), CZlib (CRC-32) and CLibcrypto (SHA-256): pure
+//   computations from system libraries. No protocol, no SQLite.
 public import UbiquityErrors
 
 /// Why a store refused a schema, a change or a segment: a ``StoreErrorCode``, a sentence naming

@@ -1,0 +1,372 @@
+import Dispatch
+import Glibc
+import GRDB
+import Synchronization
+public import UbiquityStore
+public import UbiquitySystem
+
+/// One store on this device's disk: its folder in the container (every device's log segments)
+/// and its SQLite cache in the daemon's state directory (docs/stores.md, "On disk").
+///
+/// - ``commit(_:)``: a local transaction, applied to the cache and then written as this device's
+///   next segment, `fsync`ed; acknowledged only then.
+/// - ``importAvailable()``: every other device's segments not imported yet, each in one SQLite
+///   transaction with that device's watermark, so each is imported exactly once.
+/// - ``fetch(_:where:sortedBy:limit:)``: rows of a table from the cache.
+///
+/// Every wait for the disk (SQLite, `fsync`, reading segments) happens on the store's own serial
+/// Dispatch queue (``io``), never on a Swift task: the async methods suspend meanwhile. GRDB's
+/// own async API is not used for this, because it runs the work as a job of an actor (on GRDB's
+/// queue, but inside the caller's task, where the door's waits count as waits on a task);
+/// its synchronous API, called from ``io``, runs it on GRDB's queue with no task at all.
+/// Calls are serialised by ``io``.
+public final class DeviceStore: Sendable {
+    public let schema: Schema
+    public let device: DeviceID
+    public let folder: StoreFolder
+    let database: DatabaseQueue
+    let limits: SegmentLimits
+    let wall: @Sendable () -> Int64
+    /// The one thread at a time that waits for this store's disk.
+    let io: DispatchQueue
+    private let memory: Mutex<Memory>
+
+    /// What the cache holds, kept in memory too (the merge engine works on it).
+    struct Memory {
+        var state: StoreState
+        var clock: HybridLogicalClock
+        var imported: [DeviceID: UInt64]
+        var conditions: [DeviceID: DeviceSyncState.Condition] = [:]
+        /// This device's last segment, committed to the cache but not yet written as a file
+        /// (the write failed): written before anything else.
+        var unwritten: (sequence: UInt64, bytes: [UInt8])?
+
+        var nextSequence: UInt64 { imported[clock.device, default: 0] &+ 1 }
+    }
+
+    /// Opens the store `store` of the container held by `container`, with its cache at
+    /// `databasePath` (made, or rebuilt from the segments, when missing, damaged or of another
+    /// schema version), finishes writing a segment a crash interrupted, and imports every
+    /// segment present — this device's own first, which matters only when the cache is new.
+    ///
+    /// - Parameter wall: this device's wall clock, milliseconds since 1970 (tests pass their own).
+    public static func open(schema: Schema, device: DeviceID, container: Directory, store: String, databasePath: String,
+                            limits: SegmentLimits = SegmentLimits(),
+                            wall: @escaping @Sendable () -> Int64 = DeviceStore.systemWallClock) async throws -> DeviceStore {
+        guard StoreLayout.isStoreName(store) else {
+            throw StoreError(.invalidSchema, "'\(store)' cannot name a store: use 1 to 64 of A-Z a-z 0-9 _, not starting with a digit")
+        }
+        let io = DispatchQueue(label: "ubiquity.store.\(store)")
+        return try await run(on: io) {
+            let folder = try StoreFolder(container: container, store: store)
+            var configuration = Configuration()
+            configuration.journalMode = .wal
+            // A commit lost to a power cut is harmless: the segments are the truth, and a
+            // segment whose watermark was lost is imported again, whole, at the next open.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            let database = try DatabaseQueue(path: databasePath, configuration: configuration)
+            let contents: StoreCache.Contents
+            do {
+                contents = try database.write { db in
+                    _ = try StoreCache.prepare(db, schema: schema, device: device)
+                    return try StoreCache.load(db, schema: schema, device: device)
+                }
+            } catch {
+                // A cache that does not load is rebuilt: everything in it follows from the segments.
+                try database.erase()
+                contents = try database.write { db in
+                    _ = try StoreCache.prepare(db, schema: schema, device: device)
+                    return try StoreCache.load(db, schema: schema, device: device)
+                }
+            }
+            var memory = Memory(state: contents.state, clock: HybridLogicalClock(device: device, latest: contents.clock), imported: contents.imported)
+            if let pending = contents.pending, pending.sequence == memory.imported[device] { memory.unwritten = pending }
+            let opened = DeviceStore(schema: schema, device: device, folder: folder, database: database, limits: limits, wall: wall,
+                                     io: io, memory: memory)
+            try database.writeWithoutTransaction { db in _ = try opened.importBlocking(db) }
+            return opened
+        }
+    }
+
+    private init(schema: Schema, device: DeviceID, folder: StoreFolder, database: DatabaseQueue, limits: SegmentLimits,
+                 wall: @escaping @Sendable () -> Int64, io: DispatchQueue, memory: Memory) {
+        self.schema = schema
+        self.device = device
+        self.folder = folder
+        self.database = database
+        self.limits = limits
+        self.wall = wall
+        self.io = io
+        self.memory = Mutex(memory)
+    }
+
+    /// The merged state, as the cache holds it (read between writes and imports).
+    public func currentState() async throws -> StoreState {
+        try await Self.run(on: io) { self.memory.withLock { $0.state } }
+    }
+
+    /// Takes the state out of memory (only on ``io``, between accesses), leaving an empty one,
+    /// so that its storage is uniquely referenced and changed in place; the caller puts it back.
+    private func takeState() -> (StoreState, HybridLogicalClock) {
+        memory.withLock { m in
+            let state = m.state
+            m.state = StoreState(schema: schema)
+            return (state, m.clock)
+        }
+    }
+
+    /// The registers of `refs` that `state` has heard of.
+    private static func registers(_ refs: Set<RowRef>, in state: StoreState) -> [RowRef: RowState] {
+        var registers: [RowRef: RowState] = [:]
+        for ref in refs { if let row = state.rowState(ref) { registers[ref] = row } }
+        return registers
+    }
+
+    /// After a failed cache transaction, the state in memory is the cache's again.
+    private func reloadState(_ db: Database) throws {
+        let contents = try StoreCache.load(db, schema: schema, device: device)
+        memory.withLock { $0.state = contents.state }
+    }
+
+    /// How far each device's log has been imported and why it stopped (this device's own too).
+    public var syncStates: [DeviceSyncState] {
+        memory.withLock { m in
+            Set(m.imported.keys).union(m.conditions.keys).sorted().map {
+                DeviceSyncState(device: $0, imported: m.imported[$0] ?? 0, condition: m.conditions[$0] ?? .current)
+            }
+        }
+    }
+
+    // MARK: - Local writes
+
+    /// Applies `operations` as one transaction: to the cache (with the segment's bytes, in one
+    /// SQLite transaction), then as this device's next segment file, `fsync`ed. Returns once the
+    /// file is durable; nil when the operations change nothing.
+    ///
+    /// After a crash between the two, the next ``open`` writes the segment from the cache, so an
+    /// acknowledged transaction is never lost and a segment number is never used twice.
+    ///
+    /// - Throws: ``StoreErrorCode/invalidChange`` (nothing changed), or a ``SystemCallError``
+    ///   from writing the file (the cache has the change; the file is written before the next one).
+    public func commit(_ operations: [StoreOperation]) async throws -> StoreCommit? {
+        try await Self.run(on: io) { try self.database.writeWithoutTransaction { db in try self.commitBlocking(operations, db) } }
+    }
+
+    private func commitBlocking(_ operations: [StoreOperation], _ db: Database) throws -> StoreCommit? {
+        try writeUnwritten()
+        let (state, clock) = takeState()
+        let nextSequence = memory.withLock { $0.nextSequence }
+        var replica = StoreReplica(state: state, clock: clock, nextSequence: nextSequence)
+        let made: (segment: Segment, result: ImportResult)
+        do {
+            guard let committed = try replica.commit(operations, wall: wall()) else {
+                memory.withLock { $0.state = replica.state }
+                return nil
+            }
+            made = committed
+        } catch {
+            memory.withLock { $0.state = replica.state }      // a refused transaction changes nothing
+            throw error
+        }
+        let before = Self.registers(StoreCache.touched(by: made.segment.changes, schema).rows, in: state)
+        let sequence = made.segment.sequence, bytes = made.segment.encoded()
+        var token: Int64 = 0
+        do {
+            try db.inTransaction {
+                try StoreCache.save(db, changes: made.segment.changes, before: before, after: replica.state)
+                try StoreCache.setImported(db, device: device, sequence: sequence)
+                try StoreCache.setClock(db, replica.clock.latest)
+                try StoreCache.setPending(db, sequence: sequence, bytes: bytes)
+                token = try StoreCache.logChange(db, device: device, sequence: sequence, made.result)
+                return .commit
+            }
+        } catch {
+            try reloadState(db)
+            throw error
+        }
+        memory.withLock { m in
+            m.state = replica.state
+            m.clock = replica.clock
+            m.imported[device] = sequence
+            m.unwritten = (sequence, bytes)
+        }
+        try writeUnwritten()
+        return StoreCommit(sequence: sequence, result: made.result, token: token)
+    }
+
+    /// Writes this device's last segment when the cache has it and its file is not written yet.
+    private func writeUnwritten() throws {
+        guard let unwritten = memory.withLock({ $0.unwritten }) else { return }
+        try folder.writeOwn(unwritten.bytes, device: device, sequence: unwritten.sequence)
+        memory.withLock { if $0.unwritten?.sequence == unwritten.sequence { $0.unwritten = nil } }
+    }
+
+    // MARK: - Imports
+
+    /// Imports every segment present and not imported yet, device by device in sequence order;
+    /// a device whose next segment cannot be imported stops there (``syncStates``) while the
+    /// others go on. Returns what each imported segment changed.
+    public func importAvailable() async throws -> [StoreImport] {
+        try await Self.run(on: io) { try self.database.writeWithoutTransaction { db in try self.importBlocking(db) } }
+    }
+
+    func importBlocking(_ db: Database) throws -> [StoreImport] {
+        try writeUnwritten()
+        var imports: [StoreImport] = []
+        let others = folder.devices().filter { $0 != device }
+        for source in [device] + others {
+            while true {
+                let next = memory.withLock { $0.imported[source, default: 0] } &+ 1
+                let outcome = try importOne(source, next, db)
+                memory.withLock { $0.conditions[source] = outcome.condition }
+                guard let imported = outcome.imported else { break }
+                imports.append(imported)
+            }
+        }
+        if !imports.isEmpty { try folder.writeAcknowledgements(of: device, memory.withLock { $0.imported }) }
+        return imports
+    }
+
+    private func importOne(_ source: DeviceID, _ sequence: UInt64, _ db: Database) throws -> (imported: StoreImport?, condition: DeviceSyncState.Condition) {
+        func degraded(_ code: StoreErrorCode, _ reason: String) -> (StoreImport?, DeviceSyncState.Condition) {
+            (nil, .degraded(sequence: sequence, code: code.rawValue, reason: "segment \(sequence) of device \(source): \(reason)"))
+        }
+        let bytes: [UInt8]
+        switch folder.read(device: source, sequence: sequence, limit: limits.maxSegmentBytes) {
+        case nil: return (nil, .current)
+        case .failure(let problem)?: return degraded(problem.code, problem.reason)
+        case .success(let read)?: bytes = read
+        }
+        let segment: Segment
+        do {
+            segment = try Segment(decoding: bytes, limits: limits, readerSchemaVersion: schema.version)
+        } catch where error.code == .segmentNeedsUpgrade {
+            let version = if case .integer(let v)? = error.details["schemaVersion"] { UInt32(clamping: v) } else { UInt32(0) }
+            return (nil, .needsUpgrade(sequence: sequence, schemaVersion: version))
+        } catch {
+            return degraded(error.code, error.message)
+        }
+        guard segment.device == source, segment.sequence == sequence else {
+            return degraded(.segmentMalformed, "the file holds segment \(segment.sequence) of device \(segment.device)")
+        }
+        // The state is taken out of memory while it is changed, so that it is changed in place
+        // rather than copied whole for every segment.
+        var (state, clock) = takeState()
+        let before = Self.registers(StoreCache.touched(by: segment.changes, schema).rows, in: state)
+        var result: ImportResult
+        do {
+            result = try state.apply(segment)
+        } catch {
+            memory.withLock { $0.state = state }        // a refused segment changes nothing
+            return degraded(error.code, error.message)
+        }
+        if let latest = segment.changes.map(\.clock).max() { result.clockSkew = clock.receive(latest, wall: wall()) }
+        var token: Int64 = 0
+        do {
+            try db.inTransaction {
+                try StoreCache.save(db, changes: segment.changes, before: before, after: state)
+                try StoreCache.setImported(db, device: source, sequence: sequence)
+                try StoreCache.setClock(db, clock.latest)
+                token = try StoreCache.logChange(db, device: source, sequence: sequence, result)
+                return .commit
+            }
+        } catch {
+            try reloadState(db)
+            throw error
+        }
+        memory.withLock { m in
+            m.state = state
+            m.clock = clock
+            m.imported[source] = sequence
+        }
+        return (StoreImport(device: source, sequence: sequence, result: result, token: token), .current)
+    }
+
+    // MARK: - Reading
+
+    /// The rows of `table` the filter keeps, sorted by the columns given (then by id), at most
+    /// `limit`: read from the cache's typed table.
+    ///
+    /// - Throws: ``StoreErrorCode/invalidChange`` for a table or sort column the schema does not have.
+    public func fetch(_ table: String, where filter: (@Sendable (StoreRow) -> Bool)? = nil,
+                      sortedBy sort: [(column: String, ascending: Bool)] = [], limit: Int? = nil) async throws -> [StoreRow] {
+        guard let schemaTable = schema.table(table) else {
+            throw StoreError(.invalidChange, "there is no table '\(table)'", details: ["table": .string(table)])
+        }
+        for key in sort where schemaTable.column(key.column) == nil && key.column != "id" {
+            throw StoreError(.invalidChange, "table '\(table)' has no column '\(key.column)' to sort by", details: ["column": .string(key.column)])
+        }
+        let keys = sort.map { ($0.column, $0.ascending) }
+        return try await Self.run(on: io) { try self.database.read { db in
+            var rows: [StoreRow] = []
+            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \"t_\(table)\"")
+            while let raw = try cursor.next() {
+                guard let id = RowID(raw["id"] as String) else { continue }
+                var values: [String: StoreValue] = [:]
+                for column in schemaTable.columns {
+                    let value = StoreCache.storeValue(raw[column.name] as DatabaseValue, column.type)
+                    if value != .null { values[column.name] = value }
+                }
+                let row = StoreRow(id: id, values: values)
+                if filter?(row) ?? true { rows.append(row) }
+            }
+            rows.sort { a, b in
+                for (column, ascending) in keys {
+                    let order = StoreRow.compare(a[column], b[column])
+                    if order != 0 { return ascending ? order < 0 : order > 0 }
+                }
+                return a.id < b.id
+            }
+            return limit.map { Array(rows.prefix(max(0, $0))) } ?? rows
+        } }
+    }
+
+    /// The rows of the relationship's other end related to `id`, from the cache's join table:
+    /// `related("tags", from: carrots)` are carrots' tags, `related("tags", to: mall)` mall's items.
+    public func related(_ relationship: String, from id: RowID) async throws -> [RowID] {
+        try await relatedIDs(relationship, "SELECT to_id FROM \"r_\(relationship)\" WHERE from_id = ? ORDER BY to_id", id)
+    }
+
+    public func related(_ relationship: String, to id: RowID) async throws -> [RowID] {
+        try await relatedIDs(relationship, "SELECT from_id FROM \"r_\(relationship)\" WHERE to_id = ? ORDER BY from_id", id)
+    }
+
+    private func relatedIDs(_ relationship: String, _ sql: String, _ id: RowID) async throws -> [RowID] {
+        guard schema.relationship(relationship) != nil else {
+            throw StoreError(.invalidChange, "there is no relationship '\(relationship)'", details: ["relationship": .string(relationship)])
+        }
+        return try await Self.run(on: io) {
+            try self.database.read { db in try String.fetchAll(db, sql: sql, arguments: [id.description]).compactMap(RowID.init) }
+        }
+    }
+
+    /// Counts of the cache's tables, for tests and measurements: rows of `t_<table>`, registers, watermarks.
+    public func cacheCount(_ sqlTable: String) async throws -> Int {
+        try await Self.run(on: io) { try self.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \"\(sqlTable)\"") ?? 0 } }
+    }
+
+    // MARK: - Helpers
+
+    /// CLOCK_REALTIME in milliseconds.
+    public static let systemWallClock: @Sendable () -> Int64 = {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) &* 1_000 &+ Int64(now.tv_nsec / 1_000_000)
+    }
+
+    /// Runs blocking `work` on `queue` (no Swift task there) while the caller suspends.
+    static func run<T: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+}
+
+extension DeviceStore {
+    /// CLOCK_MONOTONIC in microseconds, for measurements.
+    public static func monotonicMicroseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) &* 1_000_000 &+ Int64(now.tv_nsec / 1_000)
+    }
+}
