@@ -335,8 +335,8 @@ def save_report(results, samples, load):
         "most a minute), open(O_CREAT) → the update naming it, from the first answer on: once with the "
         "saved index written back to back (`index_save_interval_s = 0`: a new snapshot as soon as the last one is "
         "written, while the index changes, so every sample falls on a save), once with `save_index = false`, the "
-        "reference, in the same run. A snapshot is taken on the engine (the index's columns shared: the engine's next "
-        "write copies a column, or a chunk of 4,096 statuses) and encoded and written on a thread of its own "
+        "reference, in the same run. A snapshot is taken on the engine (the index's columns and history shared, in "
+        "chunks: the engine's next write to one copies a chunk of it) and encoded and written on a thread of its own "
         "(docs/architecture.md, \"The saved index\"). \"Snapshots\" counts those logged during the samples, with their mean time from being taken to "
         "their journal in place.",
         "",

@@ -44,8 +44,10 @@ public struct ChangeHistory: Sendable {
     /// The sequence when a container was last removed from the configuration: tokens up to it
     /// are answered fresh (``FreshReason/containerRemoved``).
     public private(set) var containerRemovedAt: UInt64?
-    private var entries: [Entry] = []
-    /// Entries before this index were let go (dropped in bulk to keep removal cheap).
+    /// In chunks: a saved index's snapshot shares them while it is written, and the next change
+    /// recorded then copies the last chunk, not every entry (``ChunkedColumn``).
+    private var entries = ChunkedColumn<Entry>()
+    /// Entries before this index were let go (dropped a whole chunk at a time, to keep removal cheap).
     private var first = 0
 
     public init(epoch: UInt64, sequence: UInt64 = 0, retention: Retention = Retention()) {
@@ -59,7 +61,7 @@ public struct ChangeHistory: Sendable {
     public var count: Int { entries.count - first }
 
     /// The entries kept, oldest first (what a saved index writes).
-    var keptEntries: ArraySlice<Entry> { entries[first...] }
+    var keptEntries: Slice<ChunkedColumn<Entry>> { entries[first...] }
 
     /// History as a saved index had it, under the retention configured now.
     init(epoch: UInt64, sequence: UInt64, horizon: UInt64, isTracking: Bool, containerRemovedAt: UInt64?, entries: [Entry],
@@ -69,7 +71,7 @@ public struct ChangeHistory: Sendable {
         self.horizon = horizon
         self.isTracking = isTracking
         self.containerRemovedAt = containerRemovedAt
-        self.entries = entries
+        self.entries = ChunkedColumn(entries)
         self.retention = retention
     }
 
@@ -106,10 +108,11 @@ public struct ChangeHistory: Sendable {
             horizon = max(horizon, entries[first].sequence)
             first += 1
         }
-        // Compact once the dropped prefix is the larger part: amortised O(1) per entry.
-        if first > 1024 && first * 2 > entries.count {
-            entries.removeFirst(first)
-            first = 0
+        // Whole chunks let go of: no entry moves.
+        let chunks = first >> ChunkedColumn<Entry>.chunkShift
+        if chunks > 0 {
+            entries.removeFirstChunks(chunks)
+            first -= chunks << ChunkedColumn<Entry>.chunkShift
         }
     }
 

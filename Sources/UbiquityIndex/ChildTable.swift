@@ -51,7 +51,7 @@ struct ChildTable {
     }
 
     /// The id of the child named `name` (byte for byte).
-    func find(_ name: String, names: [String]) -> ItemID? {
+    func find(_ name: String, names: ChunkedColumn<String>) -> ItemID? {
         guard !isEmpty else { return nil }
         let mask = tags.count - 1
         let (start, tag) = ChildTable.home(ChildTable.hash(name), mask: mask)
@@ -65,7 +65,7 @@ struct ChildTable {
     }
 
     /// Adds `id`, whose name (`names[id]`) no child has yet.
-    mutating func insert(_ id: ItemID, names: [String]) {
+    mutating func insert(_ id: ItemID, names: ChunkedColumn<String>) {
         if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1), names: names) }
         place(id, hash: ChildTable.hash(names[Int(id)]))
         count += 1
@@ -73,7 +73,7 @@ struct ChildTable {
 
     /// Removes `id` if it is a child; true if it was.
     @discardableResult
-    mutating func remove(_ id: ItemID, names: [String]) -> Bool {
+    mutating func remove(_ id: ItemID, names: ChunkedColumn<String>) -> Bool {
         guard !isEmpty else { return false }
         let mask = tags.count - 1
         var slot = ChildTable.home(ChildTable.hash(names[Int(id)]), mask: mask).slot
@@ -129,7 +129,7 @@ struct ChildTable {
         tags[slot] = tag
     }
 
-    private mutating func resize(to slots: Int, names: [String]) {
+    private mutating func resize(to slots: Int, names: ChunkedColumn<String>) {
         let old = ids
         slotIDs = ContiguousArray(repeating: 0, count: slots)
         tags = ContiguousArray(repeating: ChildTable.emptyTag, count: slots)

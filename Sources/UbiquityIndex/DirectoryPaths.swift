@@ -12,9 +12,9 @@
 /// slots:   r → 0, d → 1, e → 2        (hashed by id)
 /// ```
 struct DirectoryPaths {
-    private let names: UnsafeBufferPointer<String>
-    private let parents: UnsafeBufferPointer<ItemID>
-    private let flags: UnsafeBufferPointer<MetadataIndex.Flags>
+    private let names: ChunkedColumn<String>.Reader
+    private let parents: ChunkedColumn<ItemID>.Reader
+    private let flags: ChunkedColumn<MetadataIndex.Flags>.Reader
     /// Every directory's path and "/", one after another, in the order they were written (a
     /// directory after its own).
     private(set) var bytes: [UInt8] = []
@@ -33,8 +33,8 @@ struct DirectoryPaths {
     private var last: (id: ItemID, directory: Int)?
 
     /// - Parameters: the index's columns, held open while this lives.
-    init(names: UnsafeBufferPointer<String>, parents: UnsafeBufferPointer<ItemID>,
-         flags: UnsafeBufferPointer<MetadataIndex.Flags>) {
+    init(names: ChunkedColumn<String>.Reader, parents: ChunkedColumn<ItemID>.Reader,
+         flags: ChunkedColumn<MetadataIndex.Flags>.Reader) {
         self.names = names
         self.parents = parents
         self.flags = flags

@@ -49,16 +49,16 @@ public final class MetadataIndex {
         var generation: UInt32 = 0
     }
 
-    // Storage is one array per field ("struct of arrays"): scans touch only the fields they
-    // need (a flags scan reads one byte per entry), and no per-entry padding is paid.
-    private(set) var names: [String] = []
-    private(set) var parents: [ItemID] = []
-    private(set) var containerOf: [UInt16] = []
-    private(set) var flagsOf: [Flags] = []
-    /// In chunks: a snapshot shares it while encoded elsewhere, and the engine's next write then
-    /// copies one chunk, not 64 bytes per entry (``ChunkedColumn``).
+    // Storage is one column per field ("struct of arrays"): scans touch only the fields they
+    // need (a flags scan reads one byte per entry), and no per-entry padding is paid. Each column
+    // is in chunks: a snapshot shares them while encoded elsewhere, and the engine's next write
+    // then copies one chunk of 4,096 values, not the column (``ChunkedColumn``).
+    private(set) var names = ChunkedColumn<String>()
+    private(set) var parents = ChunkedColumn<ItemID>()
+    private(set) var containerOf = ChunkedColumn<UInt16>()
+    private(set) var flagsOf = ChunkedColumn<Flags>()
     private(set) var stats = ChunkedColumn<FileStat>()
-    private(set) var generations: [UInt32] = []
+    private(set) var generations = ChunkedColumn<UInt32>()
     /// Directories only: the children, found by name. A dictionary, not a column: about 2% of
     /// entries are directories, and a column would cost every file 8 bytes.
     private(set) var childrenOf: [ItemID: ChildTable] = [:]
@@ -73,7 +73,8 @@ public final class MetadataIndex {
         var original: String
     }
 
-    private(set) var free: [ItemID] = []
+    /// Slots to reuse, the next one last; in chunks, as the columns (a snapshot shares it).
+    private(set) var free = ChunkedColumn<ItemID>()
     /// Freed during the current batch; reusable once the batch's change set is out.
     private var freedInBatch: [ItemID] = []
     public private(set) var containers: [ContainerDescriptor] = []
@@ -93,34 +94,30 @@ public final class MetadataIndex {
     /// (about a millisecond per million entries), for status and `containers.list`.
     public func itemCountsByContainer() -> [ContainerID: Int] {
         var counts = [Int](repeating: 0, count: containers.count)
-        for i in flagsOf.indices {
-            let flags = flagsOf[i]
-            guard flags.contains(.live), flags.isDisjoint(with: .notAnItem) else { continue }
-            counts[Int(containerOf[i])] += 1
+        flagsOf.withReader { flagsOf in
+            containerOf.withReader { containerOf in
+                for i in 0..<flagsOf.count {
+                    let flags = flagsOf[i]
+                    guard flags.contains(.live), flags.isDisjoint(with: .notAnItem) else { continue }
+                    counts[Int(containerOf[i])] += 1
+                }
+            }
         }
         var out: [ContainerID: Int] = [:]
         for (i, container) in containers.enumerated() { out[container.id] = counts[i] }
         return out
     }
 
-    /// Makes room for `count` more entries (a crawl knows how many it brings).
-    ///
-    /// The first crawl gets exactly what it needs (its entries and the container root, which
-    /// `reserveCapacity` alone would leave out: the one append past capacity then doubled a
-    /// column). Later listings grow a column by at least half, so a stream of small ones does
-    /// not copy every column each time.
+    /// Makes room for `count` more entries (a crawl knows how many it brings), the container
+    /// root included: in each column's list of chunks, and in its last chunk.
     func reserve(_ count: Int) {
         let total = names.count + count + 1
-        func grow<T>(_ column: inout [T]) {
-            guard column.capacity < total else { return }
-            column.reserveCapacity(column.isEmpty ? total : max(total, column.capacity + column.capacity / 2))
-        }
-        grow(&names)
-        grow(&parents)
-        grow(&containerOf)
-        grow(&flagsOf)
+        names.reserveCapacity(total)
+        parents.reserveCapacity(total)
+        containerOf.reserveCapacity(total)
+        flagsOf.reserveCapacity(total)
         stats.reserveCapacity(total)
-        grow(&generations)
+        generations.reserveCapacity(total)
     }
 
     // MARK: - Containers
@@ -265,9 +262,13 @@ public final class MetadataIndex {
     func allItems(inContainers containerSet: Set<Int>?) -> [ItemID] {
         var result: [ItemID] = []
         result.reserveCapacity(entryCount)
-        for (i, flags) in flagsOf.enumerated() where flags.contains(.live) && flags.isDisjoint(with: .notAnItem) {
-            if let containerSet, !containerSet.contains(Int(containerOf[i])) { continue }
-            result.append(ItemID(i))
+        flagsOf.withReader { flagsOf in
+            for i in 0..<flagsOf.count {
+                let flags = flagsOf[i]
+                guard flags.contains(.live), flags.isDisjoint(with: .notAnItem) else { continue }
+                if let containerSet, !containerSet.contains(Int(containerOf[i])) { continue }
+                result.append(ItemID(i))
+            }
         }
         return result
     }
@@ -292,13 +293,13 @@ public final class MetadataIndex {
         var seen = Set<ItemID>()
         let dedupe = hint.constraints.count > 1
         let ahead = 16
-        flagsOf.withUnsafeBufferPointer { flagsOf in
-            containerOf.withUnsafeBufferPointer { containerOf in
+        flagsOf.withReader { flagsOf in
+            containerOf.withReader { containerOf in
                 for (k, id) in named.enumerated() {
                     if k + ahead < named.count {
                         let later = Int(named[k + ahead])
-                        ubq_prefetch(flagsOf.baseAddress.map { $0 + later })
-                        ubq_prefetch(containerOf.baseAddress.map { $0 + later })
+                        ubq_prefetch(flagsOf.address(later))
+                        ubq_prefetch(containerOf.address(later))
                     }
                     let flags = flagsOf[Int(id)]
                     guard flags.isDisjoint(with: .notAnItem), accept(flags, Int(containerOf[Int(id)])) else { continue }
@@ -410,7 +411,7 @@ public final class MetadataIndex {
         stats = columns.stats
         generations = columns.generations
         childrenOf = columns.childrenOf
-        self.free = free
+        self.free = ChunkedColumn(free)
         freedInBatch = []
         containerRoots = roots
         packageTotals = [:]
@@ -418,25 +419,25 @@ public final class MetadataIndex {
     }
 
     /// Every slot's fields as they are now, the children left out (a snapshot does not write
-    /// them): the arrays share the index's storage until either side writes to one.
+    /// them): the columns share the index's chunks until either side writes to one.
     var slotColumns: Columns {
         Columns(names: names, parents: parents, containerOf: containerOf, flagsOf: flagsOf, stats: stats, generations: generations)
     }
 
-    /// Every slot's fields, one array per field (the storage's own shape).
+    /// Every slot's fields, one column per field (the storage's own shape).
     struct Columns {
-        var names: [String] = []
-        var parents: [ItemID] = []
-        var containerOf: [UInt16] = []
-        var flagsOf: [Flags] = []
+        var names = ChunkedColumn<String>()
+        var parents = ChunkedColumn<ItemID>()
+        var containerOf = ChunkedColumn<UInt16>()
+        var flagsOf = ChunkedColumn<Flags>()
         var stats = ChunkedColumn<FileStat>()
-        var generations: [UInt32] = []
+        var generations = ChunkedColumn<UInt32>()
         var childrenOf: [ItemID: ChildTable] = [:]
     }
 
     /// Makes the ids freed by the last batch reusable.
     func endBatch() {
-        free.append(contentsOf: freedInBatch)
+        for id in freedInBatch { free.append(id) }
         freedInBatch.removeAll(keepingCapacity: true)
     }
 }

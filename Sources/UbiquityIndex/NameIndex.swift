@@ -6,7 +6,7 @@ import UbiquityPredicate
 /// bucket they are kept sorted by (name, id) in chunks of at most ``SortedIDs/chunkLimit``. A
 /// case-sensitive exact or prefix lookup is a binary search and a walk along one sorted run,
 /// reading no name outside it; a case-insensitive one scans its bucket. Memory: 4 bytes per id
-/// plus the chunk arrays; names are not copied (the index's `names` array is passed in).
+/// plus the chunk arrays; names are not copied (the index's `names` column is passed in).
 final class NameIndex {
     static let bucketLength = 3
 
@@ -25,12 +25,12 @@ final class NameIndex {
         return key
     }
 
-    func insert(_ name: String, _ id: ItemID, names: [String]) {
+    func insert(_ name: String, _ id: ItemID, names: ChunkedColumn<String>) {
         buckets[NameIndex.bucket(name), default: SortedIDs()].insert(id, name: name, names: names)
     }
 
     /// `names[id]` must still hold `name`.
-    func remove(_ name: String, _ id: ItemID, names: [String]) {
+    func remove(_ name: String, _ id: ItemID, names: ChunkedColumn<String>) {
         let key = NameIndex.bucket(name)
         guard var sorted = buckets.removeValue(forKey: key) else { return }   // edit without copying
         sorted.remove(id, name: name, names: names)
@@ -38,7 +38,7 @@ final class NameIndex {
     }
 
     /// Calls `body` with every id whose name satisfies the constraint.
-    func forEach(matching constraint: NameHint.Constraint, caseInsensitive: Bool, names: [String],
+    func forEach(matching constraint: NameHint.Constraint, caseInsensitive: Bool, names: ChunkedColumn<String>,
                  _ body: (ItemID) -> Void) {
         let text: String, isPrefix: Bool
         switch constraint {

@@ -54,20 +54,20 @@ struct PathTable {
         names.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
         nameEnds.reserveCapacity(ids.count)
         entryDirectories.reserveCapacity(ids.count)
-        // The index's columns held open for the whole build: no exclusivity check or retain of
-        // a column per entry.
-        index.names.withUnsafeBufferPointer { names in
-            index.parents.withUnsafeBufferPointer { parents in
-                index.flagsOf.withUnsafeBufferPointer { flags in
+        // The index's columns held open for the whole build: no exclusivity check, bounds check
+        // or retain of a column per entry.
+        index.names.withReader { names in
+            index.parents.withReader { parents in
+                index.flagsOf.withReader { flags in
                     var directories = DirectoryPaths(names: names, parents: parents, flags: flags)
                     for (k, id) in ids.enumerated() {
                         // The ids are scattered over columns of megabytes: every slot read
                         // would be a cache miss, one after another, without asking ahead.
                         if k + Self.prefetchDistance < ids.count {
                             let ahead = Int(ids[k + Self.prefetchDistance])
-                            ubq_prefetch(names.baseAddress.map { $0 + ahead })
-                            ubq_prefetch(parents.baseAddress.map { $0 + ahead })
-                            ubq_prefetch(flags.baseAddress.map { $0 + ahead })
+                            ubq_prefetch(names.address(ahead))
+                            ubq_prefetch(parents.address(ahead))
+                            ubq_prefetch(flags.address(ahead))
                         }
                         let i = Int(id)
                         if flags[i].contains(.containerRoot) {

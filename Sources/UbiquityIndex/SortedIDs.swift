@@ -13,7 +13,7 @@ struct SortedIDs {
     }
 
     /// The first chunk whose last element is ≥ (name, id), or the last chunk.
-    private func chunkIndex(name: String, id: ItemID, names: [String]) -> Int {
+    private func chunkIndex(name: String, id: ItemID, names: ChunkedColumn<String>) -> Int {
         var low = 0, high = chunks.count - 1
         while low < high {
             let mid = (low + high) / 2
@@ -24,7 +24,7 @@ struct SortedIDs {
     }
 
     /// Position in `chunk` of the first element ≥ (name, id).
-    private static func position(in chunk: [ItemID], name: String, id: ItemID, names: [String]) -> Int {
+    private static func position(in chunk: [ItemID], name: String, id: ItemID, names: ChunkedColumn<String>) -> Int {
         var low = 0, high = chunk.count
         while low < high {
             let mid = (low + high) / 2
@@ -33,7 +33,7 @@ struct SortedIDs {
         return low
     }
 
-    mutating func insert(_ id: ItemID, name: String, names: [String]) {
+    mutating func insert(_ id: ItemID, name: String, names: ChunkedColumn<String>) {
         guard !chunks.isEmpty else {
             chunks = [[id]]
             return
@@ -55,7 +55,7 @@ struct SortedIDs {
         }
     }
 
-    mutating func remove(_ id: ItemID, name: String, names: [String]) {
+    mutating func remove(_ id: ItemID, name: String, names: ChunkedColumn<String>) {
         guard !chunks.isEmpty else { return }
         let c = chunkIndex(name: name, id: id, names: names)
         let p = SortedIDs.position(in: chunks[c], name: name, id: id, names: names)
@@ -66,7 +66,7 @@ struct SortedIDs {
 
     /// Every id whose name is in [start, end), located by two binary searches; names inside
     /// the range are never read.
-    func forEach(from start: String, before end: String, names: [String], _ body: (ItemID) -> Void) {
+    func forEach(from start: String, before end: String, names: ChunkedColumn<String>, _ body: (ItemID) -> Void) {
         guard !chunks.isEmpty else { return }
         var c = chunkIndex(name: start, id: 0, names: names)
         var p = SortedIDs.position(in: chunks[c], name: start, id: 0, names: names)
@@ -86,7 +86,7 @@ struct SortedIDs {
 
     /// Walks ids in name order, from the first name ≥ `start` (or the beginning), while `body`
     /// returns true.
-    func forEach(from start: String?, names: [String], _ body: (ItemID, String) -> Bool) {
+    func forEach(from start: String?, names: ChunkedColumn<String>, _ body: (ItemID, String) -> Bool) {
         guard !chunks.isEmpty else { return }
         var c = 0, p = 0
         if let start {

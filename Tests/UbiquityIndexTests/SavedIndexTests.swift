@@ -276,6 +276,49 @@ struct SavedIndexTests {
         #expect(throws: SavedIndexError.self) { try rig.restarted(files: (afterBoth.snapshot, nil)) }
     }
 
+    /// A snapshot is the index at the moment it was taken, whatever the engine writes while it
+    /// is encoded: the columns it shares chunk by chunk are copied by the engine's writes, never
+    /// changed under it. Every column is written, in several chunks: statuses, renames (names
+    /// and parents), removals (a freed slot's name and flags), creations in freed slots
+    /// (generations) and appended ones.
+    @Test func aSnapshotTakenBeforeWritesEncodesTheIndexAsItWas() throws {
+        var tree = TreeBuilder()
+        let c = tree.container
+        let count = ChunkedColumn<String>.chunkSize * 2 + 500
+        let paths = (0..<count).map { ["Documents", "d\($0 % 7)", "Item_\($0)"] }
+        let listing = tree.listing(paths.map { $0.joined(separator: "/") })
+        let index = MetadataIndex(), twin = MetadataIndex()
+        for each in [index, twin] {
+            each.addContainer(tree.descriptor)
+            _ = each.apply([listing])
+        }
+        let history = ChangeHistory(epoch: 1)
+        func encoded(_ index: MetadataIndex) -> [UInt8] { encoded(IndexSnapshot.View(index, history: history)) }
+        func encoded(_ view: IndexSnapshot.View) -> [UInt8] {
+            IndexSnapshot.encode(view, snapshotID: 7, savedAt: 1_800_000_000, bootID: "boot-1", final: true, continues: nil)
+        }
+        let view = IndexSnapshot.View(index, history: history)
+        let before = encoded(view)
+        #expect(before == encoded(twin))
+
+        var removals: [FileSystemChange] = [], edits: [FileSystemChange] = []
+        for i in 0..<count where i % 101 == 3 { removals.append(.remove(c, paths[i])) }
+        for i in 0..<count where i % 101 != 3 && i % 97 == 0 { edits.append(.stat(c, paths[i], tree.file(999))) }
+        for i in 0..<count where i % 101 != 3 && i % 211 == 5 {
+            edits.append(.move(c, from: paths[i], to: ["Documents", "d\((i + 1) % 7)", "Moved_\(i)"], stat: nil))
+        }
+        _ = index.apply(removals)
+        _ = index.apply(edits)
+        _ = index.apply((0..<(removals.count + 50)).map { .stat(c, ["Documents", "New_\($0)"], tree.file(5)) })
+        #expect(index.entryCount == twin.entryCount + 50)
+
+        #expect(encoded(view) == before, "the snapshot changed with the index")
+        #expect(encoded(index) != before)
+        let restored = try RestoredIndex.restore(snapshot: before, journal: nil, containers: [tree.descriptor],
+                                                 retention: ChangeHistory.Retention(), now: 1_800_000_000, bootID: "boot-1")
+        #expect(contents(restored.index) == contents(twin))
+    }
+
     @Test func theJournalKeepsTagChangesAndDeferredTags() throws {
         let c = try ContainerID("com.example.test")
         let deferred = FileStat(kind: .regular, size: 3, modified: 5, inode: 9, tagsDeferred: true)

@@ -9,7 +9,7 @@ struct SortedIDsTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func randomInsertsAndRemovalsKeepOrderAndTightChunks(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let names: [String] = (0..<5000).map { _ in "Item_\(random.next() % 1000)" }
+        let names = ChunkedColumn((0..<5000).map { _ in "Item_\(random.next() % 1000)" })
         var sorted = SortedIDs()
         var ids = Array(names.indices).map { ItemID($0) }
         ids.shuffle(using: &random)

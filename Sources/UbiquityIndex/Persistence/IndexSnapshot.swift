@@ -33,10 +33,11 @@ public enum IndexSnapshot {
     }
 
     /// The index and history at one moment, for encoding off the engine: copies of the columns,
-    /// which share the engine's storage until the engine next writes to them (copy on write).
+    /// the free list and the history's entries, which share the engine's chunks until the engine
+    /// next writes to one (copy on write, a chunk at a time: ``ChunkedColumn``).
     struct View: Sendable {
         var columns: MetadataIndex.Columns
-        var free: [ItemID]
+        var free: ChunkedColumn<ItemID>
         var containers: [ContainerDescriptor]
         var history: ChangeHistory
 
