@@ -212,7 +212,7 @@ let package = Package(
         .executableTarget(
             name: "ubiquityd",
             dependencies: [
-                "UbiquityServer",
+                "UbiquityServer", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -234,7 +234,7 @@ let package = Package(
             name: "grocery",
             dependencies: [
                 "CommandLineSupport",
-                "GroceryStore", "UbiquityKit", "UbiquityProtocol",
+                "GroceryStore", "UbiquityKit", "UbiquityProtocol", "UbiquitySystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -89,7 +89,7 @@ public struct KVReplica: Sendable, Hashable {
         while let last = body.last, last == 0x0A || last == 0x0D || last == 0x20 { body = body.dropLast() }
         let json: JSONValue
         do { json = try JSONLine.parse(body) } catch {
-            throw KVFileProblem(error.message.replacingOccurrences(of: "the request", with: "it"))
+            throw KVFileProblem(error.message.replacing("the request", with: "it"))
         }
         guard case .object(let object) = json else { throw KVFileProblem("it holds \(json.kindNoun), not a JSON object") }
         guard object["format"] == .string(KVReplica.format) else { throw KVFileProblem("its 'format' is not \"\(KVReplica.format)\"") }

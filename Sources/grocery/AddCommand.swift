@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GroceryStore
+import UbiquitySystem
 
 /// `grocery add NAME...`
 struct AddCommand: AsyncParsableCommand {
@@ -55,12 +56,10 @@ struct AddCommand: AsyncParsableCommand {
     /// Standard input as a name, refused as soon as it passes the limit (`yes | grocery add
     /// --stdin` ends at once rather than reading for ever).
     static func readStandardInput() throws -> String {
-        var bytes: [UInt8] = []
         let limit = GroceryLimits.maxNameBytes
-        while let chunk = try FileHandle.standardInput.read(upToCount: limit + 1 - bytes.count), !chunk.isEmpty {
-            bytes.append(contentsOf: chunk)
-            if bytes.count > limit { throw GroceryError.nameTooLongInput(source: "standard input", limit: limit) }
-        }
+        // At most limit + 1 bytes are read: one more than a name may have says it is too long.
+        let bytes = try Directory.readAll(0, limit: limit, path: "standard input")
+        if bytes.count > limit { throw GroceryError.nameTooLongInput(source: "standard input", limit: limit) }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import CommandLineSupport
+import FoundationEssentials
+import Glibc
 import GroceryStore
 
 /// `grocery image set|get|remove` (package mode).
@@ -59,14 +61,14 @@ struct ImageCommand: AsyncParsableCommand {
             let data = try await ImageCommand.withItem(target) { list, item in
                 try list.image(for: item).data
             }
+            if out == "-" {
+                StandardStream.write([UInt8](data), to: 1)
+                return
+            }
             do {
-                if out == "-" {
-                    try FileHandle.standardOutput.write(contentsOf: data)
-                } else {
-                    try data.write(to: URL(fileURLWithPath: out), options: .atomic)
-                }
+                try data.write(to: URL(fileURLWithPath: out), options: .atomic)
             } catch {
-                throw Failure.exit(for: GroceryError.io(path: out, operation: "write", message: error.localizedDescription))
+                throw Failure.exit(for: GroceryError.io(path: out, operation: "write", message: Self.reason(error)))
             }
         }
     }
@@ -83,5 +85,15 @@ struct ImageCommand: AsyncParsableCommand {
                 try await list.removeImage(for: item)
             }
         }
+    }
+}
+
+extension ImageCommand.Get {
+    /// Why `Data.write` failed, in the C library's words (`Permission denied`) when it says.
+    static func reason(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        return "\(error)"
     }
 }

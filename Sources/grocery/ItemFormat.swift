@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GroceryStore
 
 /// How items and changes look in tables, lines and JSON.

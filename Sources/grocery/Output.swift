@@ -1,5 +1,5 @@
 import CommandLineSupport
-import Foundation
+import FoundationEssentials
 import Glibc
 import GroceryStore
 import UbiquityKit

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GroceryStore
 
 /// `grocery sort [ORDER]`: the list's sort order, kept in the container's key-value store.

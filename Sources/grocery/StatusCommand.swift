@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GroceryStore
 
 /// `grocery status`: is the daemon there, which container, where, how many items.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GroceryStore
 
 /// Turns live-list events into lines; keeps the list to redraw it and to compute short ids.

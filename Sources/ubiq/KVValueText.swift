@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import UbiquityKeyValue
 import UbiquityJSON
 import UbiquityProtocol
@@ -39,7 +39,7 @@ enum KVValueText {
             return .date(millis)
         default:
             let wire: JSONValue
-            do { wire = try JSONLine.decode(Array(text.utf8)) } catch { throw fail("JSON (\(error.message.replacingOccurrences(of: "the request ", with: "")))") }
+            do { wire = try JSONLine.decode(Array(text.utf8)) } catch { throw fail("JSON (\(error.message.replacing("the request ", with: "")))") }
             return try KVValue(wire: wire)
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import CommandLineSupport
+import FoundationEssentials
 import UbiquityJSON
 import UbiquityPredicate
 
@@ -95,10 +96,11 @@ extension PredicateCommand {
                 context.now = seconds
             }
             if let timeZone {
-                guard let zone = TimeZone(identifier: timeZone) else {
-                    throw ValidationError("--time-zone: unknown time zone '\(timeZone)'")
+                // The C library's zone rules, chosen for this process (nothing else here reads the clock's zone).
+                guard LocalTime.use(zone: timeZone) else {
+                    throw ValidationError("--time-zone: unknown time zone '\(timeZone)' (a name from /usr/share/zoneinfo, e.g. Europe/Paris, or UTC)")
                 }
-                context.timeZone = zone
+                context.timeZone = .local
             }
             let decoded: JSONValue
             do {

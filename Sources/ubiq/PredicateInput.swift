@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import UbiquityPredicate
 
 /// The predicate text and its substitutions, shared by `check` and `eval`.

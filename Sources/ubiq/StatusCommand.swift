@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import UbiquityKit
 import UbiquityProtocol
 
@@ -48,7 +48,7 @@ struct StatusCommand: AsyncParsableCommand {
                 + (s.kernelWatchLimit.map { ", kernel limit \($0)" } ?? "")],
             ["overflows", "\(s.overflows) (resyncs \(s.resyncs))"],
             ["subscribers", plural(s.connections, "connection") + ", " + plural(s.liveQueries, "live query")
-                .replacingOccurrences(of: "querys", with: "queries")],
+                .replacing("querys", with: "queries")],
         ]
         for (i, c) in s.containers.enumerated() {
             rows.append([i == 0 ? "containers" : "", "\(c.id)  \(plural(c.items, "item"))  "

@@ -1,5 +1,5 @@
 import CommandLineSupport
-import Foundation
+import FoundationEssentials
 import Glibc
 import UbiquityKit
 import UbiquityJSON
@@ -50,7 +50,7 @@ enum Terminal {
 
     static func jsonProblem(_ error: any Error) -> String {
         if case DecodingError.dataCorrupted(let context) = error {
-            return context.underlyingError.map { "\($0.localizedDescription)" } ?? context.debugDescription
+            return context.underlyingError.map { "\($0)" } ?? context.debugDescription
         }
         return "\(error)"
     }

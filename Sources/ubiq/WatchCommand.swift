@@ -1,8 +1,10 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import UbiquityKit
 import UbiquityJSON
+import UbiquityPredicate
 import UbiquityProtocol
 
 /// `ubiq watch`: the gathered results, then every change, like `mdfind -live`.
@@ -79,7 +81,7 @@ struct WatchCommand: AsyncParsableCommand {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { Foundation.exit(0) }
+            source.setEventHandler { Glibc.exit(0) }
             source.resume()
             return source
         }
@@ -90,7 +92,7 @@ struct WatchCommand: AsyncParsableCommand {
         if options.json {
             guard let event = json(notification) else { return }
             var object = event
-            object["time"] = .string(ISO8601DateFormatter().string(from: now))
+            object["time"] = .string(ISODate.format(now.timeIntervalSince1970.rounded(.down)))
             if let clock, Self.carriesClock(notification) { object["clock"] = .string(clock) }
             if let line = try? Terminal.json(.object(object)) { Terminal.output(line) }
             return
