@@ -1,8 +1,5 @@
-// ubiquityd — the daemon executable (this file holds its entry point).
-//
-// Owns: the command line (flags, --check-config, --version) and handing the result to UbiquityServer.
-// Must not: hold daemon logic: configuration, the server and the systemd glue live in UbiquityServer.
-// Depends on: UbiquityServer, swift-argument-parser.
+// The daemon's command line (flags, --check-config, --version), handing the result to
+// UbiquityServer; MultiCall.swift holds the executable's entry point and header.
 import ArgumentParser
 import CommandLineSupport
 import FoundationEssentials
@@ -12,7 +9,6 @@ import UbiquityProtocol
 import UbiquityServer
 import UbiquityWatch
 
-@main
 struct UbiquityDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ubiquityd",

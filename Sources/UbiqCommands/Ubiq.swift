@@ -1,15 +1,9 @@
-// ubiq — the query CLI, like mdfind (this file holds its entry point; docs/ubiq.md).
-//
-// Owns: argument parsing and output (tables, JSON lines, exit statuses) of query, watch,
-//   containers, status, predicate and kv.
-// Must not: implement the language (UbiquityPredicate) or the protocol (UbiquityKit talks to the daemon).
-// Depends on: UbiquityPredicate, UbiquityProtocol, UbiquityKit, swift-argument-parser.
+// The root of `ubiq` (UbiqCommands.swift says what the module owns); UbiqCommandLine runs it.
 import ArgumentParser
 import CommandLineSupport
 import Glibc
 import UbiquityProtocol
 
-@main
 struct Ubiq: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ubiq",

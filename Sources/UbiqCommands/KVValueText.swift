@@ -39,7 +39,7 @@ enum KVValueText {
             return .date(millis)
         default:
             let wire: JSONValue
-            do { wire = try JSONLine.decode(Array(text.utf8)) } catch { throw fail("JSON (\(error.message.replacing("the request ", with: "")))") }
+            do { wire = try JSONLine.decode(Array(text.utf8)) } catch { throw fail("JSON (\(error.message.hasPrefix("the request ") ? String(error.message.dropFirst("the request ".count)) : error.message))") }
             return try KVValue(wire: wire)
         }
     }

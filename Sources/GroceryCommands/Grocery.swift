@@ -1,13 +1,8 @@
-// grocery — the shopping-list CLI on top of ubiquityd (this file holds its entry point; docs/grocery.md).
-//
-// Owns: argument parsing, output formatting and wiring.
-// Must not: read or write the list itself: the storage formats and the live list live in GroceryStore.
-// Depends on: GroceryStore, UbiquityKit, swift-argument-parser.
+// The root of `grocery` (GroceryCommands.swift says what the module owns); GroceryCommandLine runs it.
 import ArgumentParser
 import CommandLineSupport
 import UbiquityProtocol
 
-@main
 struct Grocery: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grocery",
