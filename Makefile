@@ -193,6 +193,8 @@ DEB_OUT := .build-deb/out
 .PHONY: deb
 deb: deps
 	@scripts/ensure-system-packages $(DEB_PACKAGES)
+	@# Seconds: the binary check of debian/rules refuses the shared runtime, a wrong version and ICU's data.
+	scripts/check-static-binaries --self-test
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
 	DEB_OUT=$(CURDIR)/$(DEB_OUT) dpkg-buildpackage --build=binary --no-sign \
 	  --buildinfo-file=$(DEB_OUT)/ubiquityd.buildinfo --buildinfo-option=-u$(DEB_OUT) \
