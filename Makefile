@@ -24,7 +24,9 @@ COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 3
 # it, the Swift runtime linked statically (debian/rules), in a scratch directory of its own so the
 # plain release build is not rebuilt for it. A cold start then reads one binary, not 90 MB of
 # shared Swift libraries: 0.1 s of the cold 100k crawl.
-PACKAGED_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-packaged
+# Linked as debian/rules links it (lld, packed relocations, no exported symbols: its SWIFT_LINK_FLAGS).
+PACKAGED_LINK_FLAGS := $(shell sed -n 's/^SWIFT_LINK_FLAGS := //p' debian/rules)
+PACKAGED_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-packaged $(PACKAGED_LINK_FLAGS)
 PACKAGED_DAEMON = $$($(PACKAGED_BUILD) --show-bin-path)/ubiquityd
 
 .PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-load bench-clients bench-sync bench-attacks docs clean install
@@ -183,14 +185,17 @@ man: deps
 	  done
 	@ls $(MAN_DIR)/*.1
 
-# The Debian package (debian/): ubiquityd, ubiq and grocery with the Swift runtime linked statically,
-# built by dpkg-buildpackage into .build-deb/out (SwiftPM's scratch directory is .build-deb), then
-# checked by lintian, which must report no error. Install it with apt install ./.build-deb/out/*.deb.
+# The Debian package (debian/): one binary, ubiquityd with the Swift runtime linked statically and
+# ubiq and grocery as links to it, built by dpkg-buildpackage into .build-deb/out (SwiftPM's scratch
+# directory is .build-deb), then checked by lintian, which must report no error, and its
+# Installed-Size printed (docs/operations.md#package-size). Install it with apt install ./.build-deb/out/*.deb.
 DEB_PACKAGES := debhelper dpkg-dev lintian
 DEB_OUT := .build-deb/out
 .PHONY: deb
 deb: deps
 	@scripts/ensure-system-packages $(DEB_PACKAGES)
+	@# Seconds: the binary check of debian/rules refuses the shared runtime, a wrong version and ICU's data.
+	scripts/check-static-binaries --self-test
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
 	DEB_OUT=$(CURDIR)/$(DEB_OUT) dpkg-buildpackage --build=binary --no-sign \
 	  --buildinfo-file=$(DEB_OUT)/ubiquityd.buildinfo --buildinfo-option=-u$(DEB_OUT) \
@@ -198,6 +203,7 @@ deb: deps
 	@# lintian as root only warns that it should not be; errors fail the build, the rest is shown.
 	lintian --fail-on error --info $(DEB_OUT)/ubiquityd.changes
 	@ls -l $(DEB_OUT)/*.deb
+	@echo "Installed-Size: $$(dpkg-deb -f $(DEB_OUT)/ubiquityd_*.deb Installed-Size) KiB"
 
 # The real-systemd suite (scripts/test-system): boots a minimal Debian 12 with systemd-nspawn, installs
 # the package and checks the units, socket activation, journald, reload, the watchdog, the user unit and

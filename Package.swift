@@ -242,19 +242,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// `ubiquityd`: the daemon.
+        /// `ubiquityd`: the daemon; and, run under the name `ubiq` or `grocery` (the Debian package's
+        /// links to it), that command: one binary carries the runtime, Foundation and NIO once.
         .executableTarget(
             name: "ubiquityd",
             dependencies: [
-                "UbiquityServer",
+                "UbiquityServer", "CommandLineSupport", "UbiqCommands", "GroceryCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
 
-        /// `ubiq`: the query CLI: predicate tools, and queries against the daemon through UbiquityKit.
-        .executableTarget(
-            name: "ubiq",
+        /// The query CLI `ubiq` as a library: predicate tools, and queries against the daemon through
+        /// UbiquityKit. Run by the `ubiq` executable and by `ubiquityd` under the name `ubiq`.
+        .target(
+            name: "UbiqCommands",
             dependencies: [
                 "CommandLineSupport",
                 "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue",
@@ -263,14 +265,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// `grocery`: the shopping list CLI (docs/grocery.md); the list logic lives in GroceryStore.
-        .executableTarget(
-            name: "grocery",
+        /// The shopping list CLI `grocery` as a library (docs/grocery.md; the list logic lives in
+        /// GroceryStore). Run by the `grocery` executable and by `ubiquityd` under the name `grocery`.
+        .target(
+            name: "GroceryCommands",
             dependencies: [
                 "CommandLineSupport",
-                "GroceryStore", "UbiquityKit", "UbiquityProtocol",
+                "GroceryStore", "UbiquityKit", "UbiquityProtocol", "UbiquitySystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        /// `ubiq`: UbiqCommands on its own, for development and the tests.
+        .executableTarget(
+            name: "ubiq",
+            dependencies: ["UbiqCommands"],
+            swiftSettings: swiftSettings
+        ),
+
+        /// `grocery`: GroceryCommands on its own, for development and the tests.
+        .executableTarget(
+            name: "grocery",
+            dependencies: ["GroceryCommands"],
             swiftSettings: swiftSettings
         ),
 
@@ -404,10 +421,11 @@ let package = Package(
             exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),
-        /// Runs the built `ubiquityd` binary; its `--help` output is compared with Expected/.
+        /// Runs the built `ubiquityd` binary; its `--help` output is compared with Expected/; links
+        /// to it named `ubiq` and `grocery` print what the `ubiq` and `grocery` binaries print.
         .testTarget(
             name: "ubiquitydTests",
-            dependencies: ["ubiquityd", "UbiquityTesting"],
+            dependencies: ["ubiquityd", "ubiq", "grocery", "UbiquityTesting"],
             exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One change to the list, as `watch` reports it.
 public struct GroceryChange: Sendable, Hashable {

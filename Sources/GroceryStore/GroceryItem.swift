@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One entry of the shopping list as `list`, `show` and `watch` see it, whichever the storage format.
 public struct GroceryItem: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import UbiquityKit
 import Glibc
 

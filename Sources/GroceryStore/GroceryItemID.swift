@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// An item's identity: an uppercase UUID, also the tail of its file name `Item_<UUID>`.
 public struct GroceryItemID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
@@ -73,7 +73,9 @@ extension GroceryItemID {
     /// Finds the one id among `ids` that starts with `prefix` (case-insensitive; an `Item_` in
     /// front and a full UUID are accepted too).
     public static func resolve(_ prefix: String, among ids: some Collection<GroceryItemID>) throws -> GroceryItemID {
-        var needle = prefix.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs around it go (Foundation's `.whitespaces`, without Foundation).
+        let blank: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
+        var needle = String(prefix.drop(while: blank).reversed().drop(while: blank).reversed())
         if needle.hasPrefix(fileNamePrefix) { needle.removeFirst(fileNamePrefix.count) }
         needle = needle.uppercased()
         guard !needle.isEmpty, needle.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {

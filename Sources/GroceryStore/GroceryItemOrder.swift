@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How `list` and `watch` order items.
 public enum GroceryItemOrder: String, Sendable, CaseIterable {

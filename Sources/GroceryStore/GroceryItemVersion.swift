@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import UbiquityKit
 
 /// One version of an item in conflict, as `grocery conflicts` numbers them: 1 is the current

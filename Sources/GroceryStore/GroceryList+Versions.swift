@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import UbiquityKit
 
 /// Conflicts: when two devices saved the same item (or, in package mode, the package) at once,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import UbiquityKit
 
 public enum GroceryLiveListError: Error, Sendable, CustomStringConvertible {

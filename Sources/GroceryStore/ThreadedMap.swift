@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Synchronization
 
 /// Maps an array on a few threads of its own, keeping the order: for work that waits on the
@@ -15,17 +15,32 @@ enum ThreadedMap {
         guard count > 1 else { return try elements.compactMap(transform) }
         let per = (elements.count + count - 1) / count
         let slices = Collected<Mapped>(count)
-        let done = DispatchGroup()
+        var threads: [pthread_t] = []
         for index in 0..<count {
             let slice = elements[min(elements.count, index * per)..<min(elements.count, (index + 1) * per)]
-            done.enter()
-            Thread {
-                slices.put(index, Result { try slice.compactMap(transform) })
-                done.leave()
-            }.start()
+            let work = Work { slices.put(index, Result { try slice.compactMap(transform) }) }
+            // POSIX threads (Foundation's Thread is not in FoundationEssentials); joined below.
+            let context = Unmanaged.passRetained(work).toOpaque()
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { context in
+                Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+            if started == 0 {
+                threads.append(thread)
+            } else {
+                // No thread to be had: this slice on the caller's thread, the result is the same.
+                Unmanaged<Work>.fromOpaque(context).release()
+                work.body()
+            }
         }
-        done.wait()
+        for thread in threads { pthread_join(thread, nil) }
         return try slices.take().flatMap { try $0.get() }
+    }
+
+    private final class Work: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// Each thread's slice, by index.

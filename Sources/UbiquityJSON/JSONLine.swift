@@ -1,5 +1,5 @@
 public import CUbiquityBytes
-import Foundation
+import FoundationEssentials
 
 /// One JSON object per line: the protocol's framing (docs/protocol.md).
 ///
@@ -174,13 +174,8 @@ public enum JSONLine {
 
     /// A JSON parser error in one sentence, without Foundation's coding-path noise.
     private static func describe(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            if let underlying = context.underlyingError as? NSError,
-               let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String {
-                return detail
-            }
-            return context.debugDescription
-        }
+        // FoundationEssentials' decoder gives no underlying error, only this sentence.
+        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
         return "\(error)"
     }
 }

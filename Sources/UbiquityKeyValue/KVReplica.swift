@@ -89,7 +89,10 @@ public struct KVReplica: Sendable, Hashable {
         while let last = body.last, last == 0x0A || last == 0x0D || last == 0x20 { body = body.dropLast() }
         let json: JSONValue
         do { json = try JSONLine.parse(body) } catch {
-            throw KVFileProblem(error.message.replacingOccurrences(of: "the request", with: "it"))
+            // JSONLine's sentences start "the request"; a file is "it". (Not String.replacing: that
+            // is _StringProcessing's, whose regex engine would add 1 MB to every binary.)
+            let request = "the request"
+            throw KVFileProblem(error.message.hasPrefix(request) ? "it" + error.message.dropFirst(request.count) : error.message)
         }
         guard case .object(let object) = json else { throw KVFileProblem("it holds \(json.kindNoun), not a JSON object") }
         guard object["format"] == .string(KVReplica.format) else { throw KVFileProblem("its 'format' is not \"\(KVReplica.format)\"") }

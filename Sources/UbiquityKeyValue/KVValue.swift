@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import UbiquityJSON
 
 /// One stored value, typed as NSUbiquitousKeyValueStore's property-list values are.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import Glibc
 import NIOPosix
 import Synchronization

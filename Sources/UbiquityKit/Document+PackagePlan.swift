@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Document {
     /// A ``PackageUpdate`` checked and ready to write: each path split into its components inside

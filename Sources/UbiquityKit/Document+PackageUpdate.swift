@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension Document {
     /// One change of a package — a directory of files the daemon reports as one item — built by

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import Glibc
 import NIOPosix
 import Synchronization
@@ -298,8 +298,10 @@ public final class Document: Sendable {
     private func conflictVersionName() throws -> String {
         var now = time(nil), parts = tm()
         gmtime_r(&now, &parts)
-        let savedAt = String(format: "%04d%02d%02d-%02d%02d%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                             parts.tm_hour, parts.tm_min, parts.tm_sec)
+        // Zero-padded by hand: String(format:) is Foundation's, with ICU behind it.
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let savedAt = "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-"
+            + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count - 1)
         let device = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

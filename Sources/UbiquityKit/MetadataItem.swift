@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import UbiquityJSON
 public import UbiquityPredicate
 import UbiquitySystem

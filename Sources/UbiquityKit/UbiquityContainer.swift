@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import UbiquityProtocol
 
 /// One-call helpers that open a connection, ask one thing and close it, like

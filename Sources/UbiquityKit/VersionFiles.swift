@@ -1,5 +1,5 @@
 import CUbiquitySystem
-import Foundation
+import FoundationEssentials
 import Glibc
 import UbiquitySystem
 import UbiquityProtocol

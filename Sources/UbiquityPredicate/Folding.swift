@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// String folding for `[c]` and `[d]`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A `LIKE` pattern split at its stars: `Item_*x?y` → segments `[Item_]`, `[x, ?, y]`.
 ///

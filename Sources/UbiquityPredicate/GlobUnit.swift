@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One element of a `LIKE` pattern (or a Spotlight `==` wildcard value) between stars.
 enum GlobUnit<U: Equatable & Sendable>: Equatable, Sendable {

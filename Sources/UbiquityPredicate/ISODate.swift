@@ -1,5 +1,3 @@
-import Foundation
-
 /// ISO-8601 dates and the `$time.*` clock, without a Foundation `Date` per value.
 ///
 /// Times are seconds since 1970-01-01T00:00:00Z. Text without a zone (`2026-11-22`,
@@ -94,7 +92,7 @@ public enum ISODate {
     }
 
     /// `2026-11-22T10:00:00Z`, with up to six fraction digits when there is a fraction.
-    static func format(_ x: Double) -> String {
+    public static func format(_ x: Double) -> String {
         let (seconds, micros) = parts(x)
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         let secondOfDay = Int(seconds - Int64(days) * 86_400)

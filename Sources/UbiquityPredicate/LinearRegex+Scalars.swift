@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Unicode helpers shared by the parser and the VM: canonical forms, case folding, line terminators.
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A compiled regular expression that matches whole strings in linear time.
 ///

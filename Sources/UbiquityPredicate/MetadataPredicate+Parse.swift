@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension MetadataPredicate {
     /// Parses and type-checks NSPredicate / Spotlight format text.

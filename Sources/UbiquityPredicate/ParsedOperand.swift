@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An expression with what the type checker needs to know about where it came from.
 struct ParsedOperand {

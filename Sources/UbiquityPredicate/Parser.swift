@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Recursive-descent parser with NSPredicate precedence. Depth is bounded by ``PredicateLimits``.
 struct Parser {

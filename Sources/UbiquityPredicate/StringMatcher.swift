@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A compiled string test with a constant right-hand side: `==`, `LIKE`, `BEGINSWITH`,
 /// `ENDSWITH`, `CONTAINS`, `MATCHES`, with `[c]`, `[d]` and `w`.

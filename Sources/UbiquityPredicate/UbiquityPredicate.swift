@@ -3,7 +3,9 @@
 // Owns: lexing, parsing, type checking, evaluation, the canonical printed form, index hints and
 //   sort descriptors (MetadataPredicate*, MetadataSortDescriptor); the one table of attribute
 //   names (Attribute); LinearRegex, the linear-time engine behind MATCHES.
-// Must not: do I/O (no file system, no sockets, no Glibc), or know where attribute values come
-//   from: callers hand them in through AttributeProvider.
+// Must not: do I/O (no file system, no sockets, no Glibc but localtime_r for the local zone's
+//   UTC offsets, TimeZoneOffsets.local), or know where attribute values come from: callers hand
+//   them in through AttributeProvider.
 // Depends on: the standard library (Unicode normalisation: StringProtocol+CanonicalNormalization)
-//   and Foundation (calendar dates and time zones).
+//   and FoundationEssentials (Date, JSON): never Foundation's calendars and time zones, whose ICU
+//   data would be in every binary (EvaluationContext computes the Gregorian calendar itself).

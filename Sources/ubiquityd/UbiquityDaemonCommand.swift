@@ -1,16 +1,14 @@
-// ubiquityd — the daemon executable (this file holds its entry point).
-//
-// Owns: the command line (flags, --check-config, --version) and handing the result to UbiquityServer.
-// Must not: hold daemon logic: configuration, the server and the systemd glue live in UbiquityServer.
-// Depends on: UbiquityServer, swift-argument-parser.
+// The daemon's command line (flags, --check-config, --version), handing the result to
+// UbiquityServer; MultiCall.swift holds the executable's entry point and header.
 import ArgumentParser
-import Foundation
+import CommandLineSupport
+import FoundationEssentials
+import Glibc
 import Logging
 import UbiquityProtocol
 import UbiquityServer
 import UbiquityWatch
 
-@main
 struct UbiquityDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ubiquityd",
@@ -76,7 +74,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration: DaemonConfiguration
         do { configuration = try loadConfiguration() } catch {
-            FileHandle.standardError.write(Data("ubiquityd: invalid configuration\n\(error)\n".utf8))
+            StandardStream.write("ubiquityd: invalid configuration\n\(error)\n", to: 2)
             throw ExitCode(1)
         }
         if checkConfig {
@@ -137,7 +135,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
         if isatty(2) == 1 {
             let hint = "ubiquityd \(UbiquityVersion.string): \(resolution.containers.count) container(s), socket \(endpoint.path)\n"
                 + "  try, in another terminal:  ubiq status --socket \(endpoint.path)\n"
-            FileHandle.standardError.write(Data(hint.utf8))
+            StandardStream.write(hint, to: 2)
         }
         do {
             let daemon = try await Daemon.open(settings: settings, logger: logger)

@@ -87,7 +87,7 @@ struct ModelTree {
 
 @Suite("Live queries", .ownThreads)
 struct LiveQueryTests {
-    static let context = EvaluationContext(now: 1_795_341_600, timeZone: TimeZone(identifier: "UTC")!)
+    static let context = EvaluationContext(now: 1_795_341_600, timeZone: .utc)
 
     func query(_ text: String, _ index: MetadataIndex, sort: [String] = [], scopes: Set<Scope> = Set(Scope.allCases),
                attributes: [Attribute] = [.name, .size]) throws -> LiveQuery {

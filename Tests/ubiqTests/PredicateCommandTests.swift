@@ -77,6 +77,41 @@ import UbiquityTesting
         #expect(tags.stdout == "true\n")
     }
 
+    /// Real zone files through the C library (`--time-zone`, or `TZ` for the local zone): New York's
+    /// autumn change of offset between now and three weeks ago, and Santiago's spring change that
+    /// skips midnight (the day starts at 01:00).
+    @Test func evalResolvesRelativeDatesInRealZones() throws {
+        func eval(_ predicate: String, modified: String, now: String, zone: String?, environment: [String: String] = [:]) throws -> String {
+            let r = try ubiq.run(["predicate", "eval", predicate, "--item", #"{"modified": "\#(modified)"}"#, "--now", now]
+                                 + (zone.map { ["--time-zone", $0] } ?? []), environment: environment)
+            #expect(r.status == 0, "\(predicate) in \(zone ?? "TZ"): \(r.stderr)")
+            return r.stdout
+        }
+        // 2026-11-01 00:00 EDT (04:00Z) is 21 days before 2026-11-22 (EST, -05:00).
+        #expect(try eval("modified == $time.today(-21)", modified: "2026-11-01T04:00:00Z", now: "2026-11-22T10:00:00Z",
+                         zone: "America/New_York") == "true\n")
+        #expect(try eval("modified == $time.this_month", modified: "2026-11-01T04:00:00Z", now: "2026-11-22T10:00:00Z",
+                         zone: "America/New_York") == "true\n")
+        #expect(try eval("modified == $time.today", modified: "2026-11-22T05:00:00Z", now: "2026-11-22T10:00:00Z",
+                         zone: "America/New_York") == "true\n")
+        // Santiago: 2026-09-06 has no 00:00 (00:00 -04 became 01:00 -03 = 04:00Z).
+        #expect(try eval("modified == $time.today", modified: "2026-09-06T04:00:00Z", now: "2026-09-06T12:00:00Z",
+                         zone: "America/Santiago") == "true\n")
+        // No --time-zone: the local zone, from TZ (the tests' own default is UTC).
+        #expect(try eval("modified == $time.today", modified: "2026-11-21T15:00:00Z", now: "2026-11-22T10:00:00Z",
+                         zone: nil, environment: ["TZ": "Asia/Tokyo"]) == "true\n")
+        #expect(try eval("modified == $time.today", modified: "2026-11-22T00:00:00Z", now: "2026-11-22T10:00:00Z",
+                         zone: nil) == "true\n")
+    }
+
+    @Test func evalRefusesAnUnknownTimeZone() throws {
+        for zone in ["Mars/Olympus_Mons", "../../etc/passwd", "zone.tab", ""] {
+            let r = try ubiq.run(["predicate", "eval", "modified > $time.today", "--item", "{}", "--time-zone", zone])
+            #expect(r.status == 64, "\(zone)")
+            #expect(r.stderr.contains("--time-zone: unknown time zone '\(zone)'"), "\(zone): \(r.stderr)")
+        }
+    }
+
     @Test func evalDiacriticsFollowTheModifiers() throws {
         let item = #"{"name": "École"}"#
         #expect(try ubiq.run(["predicate", "eval", "name ==[cd] 'ecole'", "--item", item]).stdout == "true\n")

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import UbiquityKit
 
 /// Grocery's package mode: the whole list and its images in one package, `Documents/grocery.gro`,

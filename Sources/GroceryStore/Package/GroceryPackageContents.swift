@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The list held by a ``GroceryPackage``: its items in insertion order, plus the image data set
 /// since it was loaded (written by ``GroceryPackage/update(_:lockTimeout:_:)``).

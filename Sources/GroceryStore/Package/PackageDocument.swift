@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `items.json`: `{"version": 1, "items": [...]}` (docs/grocery-package.md).
 struct PackageDocument: Codable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `items.json` dates: ISO 8601 in UTC with milliseconds, `2026-11-22T10:00:00.123Z`, read back exactly.
 enum PackageTimestamp {

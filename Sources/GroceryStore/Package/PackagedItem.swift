@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One entry of the package's list, as stored in `items.json` (docs/grocery-package.md).
 ///

@@ -1,0 +1,42 @@
+import FoundationEssentials
+import GroceryStore
+
+/// How items and changes look in tables, lines and JSON.
+enum ItemFormat {
+    /// The `list` table: ID and NAME, plus IMAGE in package mode.
+    static func table(_ items: [GroceryItem], shortIDs: [GroceryItemID: String], format: GroceryStorageFormat) -> String {
+        let package = format == .package
+        let header = package ? ["ID", "IMAGE", "NAME"] : ["ID", "NAME"]
+        let rows = items.map { item -> [String] in
+            let id = shortIDs[item.id] ?? item.id.uuidString
+            let name = Output.oneLine(item.displayName) + (item.inConflict ? "  " + Output.styled("⚠ in conflict", .red) : "")
+            return package ? [id, item.image?.rawValue ?? "-", name] : [id, name]
+        }
+        return Output.table(header: header, rows: rows, styles: [.yellow])
+    }
+
+    /// One line of `list --json`, and the items of `watch --json`'s gathered line.
+    struct JSONItem: Encodable {
+        let item: GroceryItem
+        let shortID: String
+
+        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated, inConflict }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(item.id.uuidString, forKey: .id)
+            try c.encode(shortID, forKey: .shortID)
+            try c.encode(item.name, forKey: .name)
+            try c.encode(item.displayName, forKey: .displayName)
+            try c.encode(item.created.map(Output.iso), forKey: .created)
+            try c.encode(item.modified.map(Output.iso), forKey: .modified)
+            try c.encode(item.image?.rawValue, forKey: .image)
+            try c.encode(item.isTruncated, forKey: .truncated)
+            try c.encode(item.inConflict, forKey: .inConflict)
+        }
+    }
+
+    static func jsonItems(_ items: [GroceryItem], shortIDs: [GroceryItemID: String]) -> [JSONItem] {
+        items.map { JSONItem(item: $0, shortID: shortIDs[$0.id] ?? $0.id.uuidString) }
+    }
+}
