@@ -8,15 +8,6 @@ public struct ColumnConflict: Sendable, Hashable, CustomStringConvertible {
     public let loser: StoreValue
     public let loserClock: HLC
 
-    public init(row: RowRef, column: String, winner: StoreValue, winnerClock: HLC, loser: StoreValue, loserClock: HLC) {
-        self.row = row
-        self.column = column
-        self.winner = winner
-        self.winnerClock = winnerClock
-        self.loser = loser
-        self.loserClock = loserClock
-    }
-
     public var description: String {
         "\(row).\(column): \(winner) from \(winnerClock.device) won over \(loser) from \(loserClock.device)"
     }

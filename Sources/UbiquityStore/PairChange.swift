@@ -7,13 +7,4 @@ public struct PairChange: Sendable, Hashable {
     public let to: RowID
     public let toGeneration: UInt64
     public let clock: HLC
-
-    public init(relationship: String, from: RowID, fromGeneration: UInt64, to: RowID, toGeneration: UInt64, clock: HLC) {
-        self.relationship = relationship
-        self.from = from
-        self.fromGeneration = fromGeneration
-        self.to = to
-        self.toGeneration = toGeneration
-        self.clock = clock
-    }
 }

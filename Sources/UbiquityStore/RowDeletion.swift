@@ -7,12 +7,4 @@ public struct RowDeletion: Sendable, Hashable {
     public let clock: HLC
     /// The latest write of each device to the row (at `generation`) the deleting device had seen.
     public let seen: VersionVector
-
-    public init(table: String, row: RowID, generation: UInt64, clock: HLC, seen: VersionVector) {
-        self.table = table
-        self.row = row
-        self.generation = generation
-        self.clock = clock
-        self.seen = seen
-    }
 }

@@ -1,5 +1,5 @@
 import Testing
-import UbiquityStore
+@testable import UbiquityStore
 
 /// The worked examples of docs/stores.md, "The merge rules", each on two devices that write
 /// while apart and then exchange their segments.
