@@ -15,7 +15,8 @@ SWIFT ?= swift
 # strace: the durability tests check what grocery asks the kernel (fsync after rename).
 # syncthing: the two-device tests replicate a container between two daemons with it (TwoDevices).
 # zlib1g-dev, libssl-dev, libsqlite3-dev: CRC-32, SHA-256 and SQLite for stores; sqlite3: the import floor.
-SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing zlib1g-dev libssl-dev libsqlite3-dev sqlite3
+# acl: the peer-access tests give files POSIX ACLs with setfacl and compare with the kernel's answer.
+SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing zlib1g-dev libssl-dev libsqlite3-dev sqlite3 acl
 # watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
 COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
