@@ -50,6 +50,11 @@ struct WatchCommand: AsyncParsableCommand {
         valueName: "clock"))
     var since: String?
 
+    @Option(help: ArgumentHelp(
+        "Which changes of a listed item to print: all (any edit of its content or metadata) or requested (only of the attributes shown, sorted by or tested).",
+        valueName: "kind"))
+    var changes: Changes = .all
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -61,12 +66,13 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let signals = Self.exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
-        let options = query, batching = batching
+        let options = query, batching = batching, changes = changes
         // The results as of the clock are not known here: the difference is printed as it comes.
         let resume = since.map { MetadataQuery.ResumePoint(clock: $0, results: []) }
         try await connection.run(predicate: options.predicate) { connection in
             let metadataQuery = options.makeQuery(on: connection, live: true)
             metadataQuery.notificationBatchingInterval = batching
+            metadataQuery.reportsChangesOfRequestedAttributesOnly = changes == .requested
             for try await notification in try await metadataQuery.start(resumingFrom: resume) {
                 Self.print(notification, clock: metadataQuery.clockOfLastNotification, options: options)
             }
@@ -164,5 +170,12 @@ struct WatchCommand: AsyncParsableCommand {
         case .containerForbidden(let container):
             return ["event": .string(ServerEvent.names.containerForbidden), "container": .string(container)]
         }
+    }
+}
+
+extension WatchCommand {
+    /// `--changes`: the protocol's `changes` of `query.start`.
+    enum Changes: String, ExpressibleByArgument, CaseIterable {
+        case all, requested
     }
 }

@@ -14,7 +14,9 @@ final class LiveQuery {
     private let allowedContainers: [Bool]?
     let wantsDocuments: Bool
     let wantsData: Bool
-    /// Attributes whose change is visible to this query: requested, sorted by, or tested.
+    /// Attributes whose change is a `changed` for this query: every registered one
+    /// (``ChangeReporting/all``), or those requested, sorted by or tested, with the path and the
+    /// conflict state (``ChangeReporting/requested``).
     let visibleAttributes: [Attribute]
     unowned let index: MetadataIndex
     /// Members by identity, and the same members in result order: by the sort keys, then by
@@ -53,6 +55,21 @@ final class LiveQuery {
             for container in filter { allowed[container] = true }
             return allowed
         }
+        visibleAttributes = Self.visibleAttributes(of: specification)
+    }
+
+    /// What ``ChangeReporting/all`` compares: every registered attribute but those that follow
+    /// from another (the URL from the path, the display name from the name, the type tree from
+    /// the type), the cheap numbers first, since an unchanged member is compared in full.
+    static let everyFact: [Attribute] = {
+        let derived: Set<Attribute> = [.url, .displayName, .contentTypeTree]
+        let first: [Attribute] = [.size, .contentChangeDate, .creationDate, .hasUnresolvedConflicts]
+        return first + Attribute.all.filter { !derived.contains($0) && !first.contains($0) }
+    }()
+
+    /// The attributes compared to decide whether a member changed (``visibleAttributes``).
+    static func visibleAttributes(of specification: QuerySpecification) -> [Attribute] {
+        if specification.changes == .all { return everyFact }
         var visible = specification.attributes
         for attribute in specification.predicate.attributes.union(specification.sort.map(\.attribute))
         where !visible.contains(attribute) {
@@ -61,7 +78,7 @@ final class LiveQuery {
         if !visible.contains(.path) { visible.append(.path) }
         // A conflict appearing or ending is news to every subscriber, whatever it shows.
         if !visible.contains(.hasUnresolvedConflicts) { visible.append(.hasUnresolvedConflicts) }
-        visibleAttributes = visible
+        return visible
     }
 
     /// Whether the item in slot `id` belongs in the results now.

@@ -14,6 +14,9 @@ public struct QuerySpecification: Sendable {
     public var batchingInterval: Duration
     /// False: gather once and stop.
     public var live: Bool
+    /// Which changes of a member are a `changed`: any (the default) or those of the attributes
+    /// the query reads.
+    public var changes: ChangeReporting
 
     public static let defaultBatchingInterval = Duration.milliseconds(50)
 
@@ -27,7 +30,8 @@ public struct QuerySpecification: Sendable {
     public init(
         predicate: MetadataPredicate, containers: Set<ContainerID> = [], scopes: Set<Scope> = Set(Scope.allCases),
         sort: [MetadataSortDescriptor] = [], attributes: [Attribute] = [.name],
-        batchingInterval: Duration = QuerySpecification.defaultBatchingInterval, live: Bool = true
+        batchingInterval: Duration = QuerySpecification.defaultBatchingInterval, live: Bool = true,
+        changes: ChangeReporting = .all
     ) {
         self.predicate = predicate
         self.containers = containers
@@ -36,5 +40,6 @@ public struct QuerySpecification: Sendable {
         self.attributes = attributes
         self.batchingInterval = batchingInterval
         self.live = live
+        self.changes = changes
     }
 }

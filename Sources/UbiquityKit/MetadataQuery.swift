@@ -124,6 +124,7 @@ public final class MetadataQuery: Sendable {
         var attributes: [String] = []
         var notificationBatchingInterval: Double?
         var isLive = true
+        var reportsChangesOfRequestedAttributesOnly = false
     }
 
     /// An item with its sort values, computed once when it arrives (while results are merged).
@@ -229,6 +230,14 @@ public final class MetadataQuery: Sendable {
     public var isLive: Bool {
         get { get(\.isLive) }
         set { set(\.isLive, newValue) }
+    }
+    /// True: an update's `changed` lists an item only when an attribute in ``attributes``, a sort
+    /// key or an attribute the predicate tests changed (or it was renamed, or its conflict state
+    /// changed). Default false: any change of a matching item's content or metadata — an edit that
+    /// moved its size or dates, its tags — is a change, as with NSMetadataQuery.
+    public var reportsChangesOfRequestedAttributesOnly: Bool {
+        get { get(\.reportsChangesOfRequestedAttributesOnly) }
+        set { set(\.reportsChangesOfRequestedAttributesOnly, newValue) }
     }
 
     // MARK: State
@@ -477,7 +486,8 @@ public final class MetadataQuery: Sendable {
         }
         return QueryParameters(predicate: c.predicateFormat, containers: c.containers, scopes: scopes,
                                arguments: c.arguments, variables: c.variables, sort: c.sortDescriptors.map(\.wireForm),
-                               attributes: attributes, batchingInterval: c.notificationBatchingInterval, live: c.isLive)
+                               attributes: attributes, batchingInterval: c.notificationBatchingInterval, live: c.isLive,
+                               changes: c.reportsChangesOfRequestedAttributesOnly ? .requested : nil)
     }
 
     // MARK: Events

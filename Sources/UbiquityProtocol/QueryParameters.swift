@@ -22,13 +22,17 @@ public struct QueryParameters: Sendable, Hashable {
     public var live: Bool = true
     /// A `clock` from an earlier answer: the gathering answers with what changed since then.
     public var since: String?
+    /// Which changes of a member item are a `changed`: nil or `all`, any change of its content or
+    /// metadata; `requested`, only changes of the attributes the query asks for, sorts by or tests.
+    public var changes: WireChangeReporting?
 
     public init(predicate: String) { self.predicate = predicate }
 
     public init(
         predicate: String, containers: [String] = [], scopes: Set<WireScope> = Set(WireScope.allCases),
         arguments: [JSONValue] = [], variables: [String: JSONValue] = [:], sort: [String] = [],
-        attributes: [String] = [], batchingInterval: Double? = nil, live: Bool = true, since: String? = nil
+        attributes: [String] = [], batchingInterval: Double? = nil, live: Bool = true, since: String? = nil,
+        changes: WireChangeReporting? = nil
     ) {
         self.predicate = predicate
         self.containers = containers
@@ -40,6 +44,7 @@ public struct QueryParameters: Sendable, Hashable {
         self.batchingInterval = batchingInterval
         self.live = live
         self.since = since
+        self.changes = changes
     }
 
     init(_ reader: FieldReader) throws(ProtocolError) {
@@ -79,6 +84,12 @@ public struct QueryParameters: Sendable, Hashable {
         }
         live = try reader.optionalBool("live") ?? true
         since = try reader.optionalString("since")
+        if let name = try reader.optionalString("changes") {
+            guard let changes = WireChangeReporting(rawValue: name) else {
+                throw .malformed("unknown value '\(name)' of 'changes': use all or requested", field: "changes")
+            }
+            self.changes = changes
+        }
     }
 
     var fields: [String: JSONValue] {
@@ -93,6 +104,7 @@ public struct QueryParameters: Sendable, Hashable {
         if !attributes.isEmpty { object["attributes"] = .array(attributes.map(JSONValue.string)) }
         if let batchingInterval { object["batchingInterval"] = .double(batchingInterval) }
         if let since { object["since"] = .string(since) }
+        if let changes { object["changes"] = .string(changes.rawValue) }
         return object
     }
 }

@@ -90,9 +90,10 @@ struct LiveQueryTests {
     static let context = EvaluationContext(now: 1_795_341_600, timeZone: .utc)
 
     func query(_ text: String, _ index: MetadataIndex, sort: [String] = [], scopes: Set<Scope> = Set(Scope.allCases),
-               attributes: [Attribute] = [.name, .size]) throws -> LiveQuery {
+               attributes: [Attribute] = [.name, .size], changes: ChangeReporting = .all) throws -> LiveQuery {
         let spec = QuerySpecification(predicate: try MetadataPredicate(parsing: text), scopes: scopes,
-                                      sort: try sort.map { try MetadataSortDescriptor(parsing: $0) }, attributes: attributes)
+                                      sort: try sort.map { try MetadataSortDescriptor(parsing: $0) }, attributes: attributes,
+                                      changes: changes)
         return LiveQuery(spec, index: index, context: LiveQueryTests.context)
     }
 
@@ -151,6 +152,49 @@ struct LiveQueryTests {
         stat.changed += 5     // a chmod: the query neither asks for nor tests anything that changed
         stat.mode = 0o600
         #expect(q.apply(index.apply([.stat(tree.container, ["Documents", "Item_1"], stat)])).isEmpty)
+    }
+
+    @Test("An edit, new tags or a new date is a change for a query that shows only names; carrying what it asked for")
+    func anyChangeOfAMemberIsAChangeByDefault() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(["Documents/Item_1", "Documents/Item_2", "Documents/Item_3"])])
+        let q = try query("name LIKE 'Item_*'", index, attributes: [.name])
+        var view = ClientView(q.gather())
+        let c = tree.container
+        func stat(_ name: String) -> FileStat { index.entry(index.lookup(container: 0, ["Documents", name])!).stat }
+        var tagged = stat("Item_2")
+        tagged.tags = ["urgent"]
+        var touched = stat("Item_3")
+        touched.modified += 1_000_000_000
+        let delta = q.apply(index.apply([
+            .stat(c, ["Documents", "Item_1"], tree.file(99)),       // an edit: its size moved
+            .stat(c, ["Documents", "Item_2"], tagged),             // a tag
+            .stat(c, ["Documents", "Item_3"], touched),            // touch: only its date moved
+        ]))
+        #expect(delta.added.isEmpty && delta.removed.isEmpty)
+        #expect(delta.changed.map { $0.values[.name] }.sorted { "\($0!)" < "\($1!)" }
+                == [.string("Item_1"), .string("Item_2"), .string("Item_3")])
+        #expect(delta.changed.allSatisfy { Set($0.values.keys) == [.name] }, "only the attributes the query asked for")
+        #expect(view.apply(delta) == nil)
+    }
+
+    @Test("changes: requested hears only of the attributes the query asks for, sorts by or tests")
+    func requestedChangesOnlyReportAttributesTheQueryReads() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(["Documents/Item_1", "Documents/Item_2"])])
+        let namesOnly = try query("name LIKE 'Item_*'", index, attributes: [.name], changes: .requested)
+        let sortedBySize = try query("name LIKE 'Item_*'", index, sort: ["size"], attributes: [.name], changes: .requested)
+        _ = namesOnly.gather()
+        _ = sortedBySize.gather()
+        let edit = index.apply([.stat(tree.container, ["Documents", "Item_1"], tree.file(99))])
+        #expect(namesOnly.apply(edit).isEmpty)
+        #expect(sortedBySize.apply(edit).changed.map { $0.values[.name] } == [.string("Item_1")])
+        let rename = index.apply([.move(tree.container, from: ["Documents", "Item_2"], to: ["Documents", "Item_two"], stat: nil)])
+        #expect(namesOnly.apply(rename).changed.map(\.oldPath) == ["/containers/com.example.test/Documents/Item_2"])
     }
 
     /// The "live equals rescan" property over random operations, several queries at once.

@@ -50,7 +50,8 @@ enum WireTranslation {
             }
         }
         return QuerySpecification(predicate: predicate, containers: Set(containers.map(\.descriptor.id)), scopes: scopes,
-                                  sort: sort, attributes: attributes, batchingInterval: batching, live: parameters.live)
+                                  sort: sort, attributes: attributes, batchingInterval: batching, live: parameters.live,
+                                  changes: parameters.changes == .requested ? .requested : .all)
     }
 
     /// Writes a query's results straight into bytes (docs/architecture.md, the data flow, step 7).
