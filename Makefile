@@ -8,6 +8,7 @@
 #   make deb    the Debian package (static Swift runtime) into .build-deb/out, checked by lintian
 #   make test-system  boots Debian 12 under systemd-nspawn and tests the installed package (root)
 #   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
+#   make fuzz   coverage-guided fuzzing under AddressSanitizer (FUZZ_SECONDS each); make test-asan: the tests under ASan
 
 SWIFT ?= swift
 # libsystemd-dev and pkg-config: the CSystemd target (sd_notify, journald) needs them.
@@ -30,7 +31,7 @@ PACKAGED_LINK_FLAGS := $(shell sed -n 's/^SWIFT_LINK_FLAGS := //p' debian/rules)
 PACKAGED_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-packaged $(PACKAGED_LINK_FLAGS)
 PACKAGED_DAEMON = $$($(PACKAGED_BUILD) --show-bin-path)/ubiquityd
 
-.PHONY: all deps build run demo-sync test bench bench-compare bench-restart bench-load bench-clients bench-sync bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test fuzz test-asan bench bench-compare bench-restart bench-load bench-clients bench-sync bench-attacks docs clean install
 
 all: build
 
@@ -88,6 +89,24 @@ test: deps
 
 docs: build
 	scripts/render-docs $$($(SWIFT) build --show-bin-path)/ubiq
+
+# Coverage-guided fuzzing under AddressSanitizer (Fuzz/, docs/testing.md): every target for
+# FUZZ_SECONDS (default 300) with a per-input timeout and an RSS limit, then a table. Never part of
+# make test, which replays the committed inputs (UbiquityFuzzingTests) without the sanitizer.
+# Coverage for libFuzzer in every module (inline counters, the PC table, comparisons); libFuzzer itself is
+# linked only into the Fuzz<Name> executables (their linker settings): with -sanitize=fuzzer everywhere
+# the build's own tool (the operation registry's generator) would get libFuzzer's main. lld, because
+# gold stops with an internal error on these objects.
+FUZZ_BUILD = cd Fuzz && $(SWIFT) build -c release --sanitize=address \
+  -Xswiftc -sanitize-coverage=edge,trace-cmp,pc-table,inline-8bit-counters -Xswiftc -use-ld=lld
+fuzz: deps
+	$(FUZZ_BUILD)
+	scripts/fuzz $$($(FUZZ_BUILD) --show-bin-path)
+
+# The test suites under AddressSanitizer (docs/testing.md says which run and why any cannot).
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan $(ASAN_TEST_ARGS)
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks

@@ -35,6 +35,8 @@ let package = Package(
         .executable(name: "grocery", targets: ["grocery"]),
         // The real daemon and the two-device rig, for the Benchmarks package (KeyValueBenchmarks).
         .library(name: "UbiquityTesting", targets: ["UbiquityTesting"]),
+        // The invariants of the fuzz targets, for the Fuzz package (make fuzz).
+        .library(name: "UbiquityFuzzing", targets: ["UbiquityFuzzing"]),
     ],
     dependencies: [
         // CLI parsing for every executable (ubiq, later ubiquityd and grocery).
@@ -333,6 +335,18 @@ let package = Package(
         ),
         /// The store's pure core: schema evolution, clocks, segments (fuzzed) and the merge's
         /// convergence under any order and duplication of segments, by seeded property tests.
+        /// What must hold for any input to each reader of untrusted bytes: the fuzz targets (Fuzz/)
+        /// check it on every input, UbiquityFuzzingTests on every committed corpus input. No I/O.
+        .target(
+            name: "UbiquityFuzzing",
+            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "UbiquityFuzzingTests",
+            dependencies: ["UbiquityFuzzing"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "UbiquityStoreTests",
             dependencies: ["UbiquityStore", "UbiquityJSON", "UbiquityTesting"],
