@@ -339,7 +339,7 @@ let package = Package(
         /// check it on every input, UbiquityFuzzingTests on every committed corpus input. No I/O.
         .target(
             name: "UbiquityFuzzing",
-            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "CZlib"],
+            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "UbiquityServer", "GroceryStore", "CZlib"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -39,5 +39,9 @@ let package = Package(
         target("FuzzKeyValueFile"),
         target("FuzzTOML"),
         target("FuzzSavedIndex"),
+        target("FuzzServerMessage"),
+        target("FuzzConflictName"),
+        target("FuzzGroceryPackage"),
+        target("FuzzConfiguration"),
     ]
 )

@@ -1,13 +1,14 @@
-import FoundationEssentials
+package import FoundationEssentials
 
-/// `items.json`: `{"version": 1, "items": [...]}` (docs/grocery-package.md).
-struct PackageDocument: Codable {
+/// `items.json`: `{"version": 1, "items": [...]}` (docs/grocery-package.md). Package-visible for the
+/// fuzz target of package contents (UbiquityFuzzing).
+package struct PackageDocument: Codable {
     var version: Int
     var items: [PackagedItem]
 
     private struct VersionProbe: Decodable { var version: Int? }
 
-    static func encode(_ contents: GroceryPackageContents) throws -> Data {
+    package static func encode(_ contents: GroceryPackageContents) throws -> Data {
         let encoder = JSONEncoder()
         // Sorted keys and unescaped slashes: stable, readable files (Linux Foundation shuffles keys otherwise).
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -15,7 +16,7 @@ struct PackageDocument: Codable {
     }
 
     /// - Throws: ``GroceryError/corruptPackage(path:reason:)`` naming `file` and what is wrong.
-    static func decode(_ data: Data, file: String) throws -> GroceryPackageContents {
+    package static func decode(_ data: Data, file: String) throws -> GroceryPackageContents {
         func corrupt(_ reason: String) -> GroceryError { .corruptPackage(path: file, reason: reason) }
         // The version first, so a newer file is reported as newer rather than as malformed.
         let probe: VersionProbe
