@@ -10,6 +10,9 @@ public struct ContainerDescriptor: Sendable, Hashable {
     public init(id: ContainerID, root: String, packageTypes: [String: String] = [:]) {
         self.id = id
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
-        self.packageTypes = Dictionary(uniqueKeysWithValues: packageTypes.map { ($0.key.lowercased(), $0.value) })
+        // Extensions that differ only by case are one extension here: the configuration refuses
+        // them and the saved index's reader too; should any other caller pass both, the smaller
+        // type wins, whatever the dictionary's order (never a trap).
+        self.packageTypes = Dictionary(packageTypes.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: min)
     }
 }

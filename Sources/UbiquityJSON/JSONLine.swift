@@ -161,6 +161,21 @@ public enum JSONLine {
         guard valid else {
             throw JSONTextError("the request is not valid UTF-8 (first invalid byte at offset \(offset))")
         }
+        // JSON forbids a raw control character inside a string; Foundation's decoder lets one
+        // through, the protocol's one-pass reader (JSONScanner) does not: both must say the same.
+        var inString = false, escaped = false
+        for (position, byte) in bytes.enumerated() {
+            switch (inString, escaped, byte) {
+            case (false, _, UInt8(ascii: "\"")): inString = true
+            case (false, _, _): break
+            case (true, true, _): escaped = false
+            case (true, false, UInt8(ascii: "\\")): escaped = true
+            case (true, false, UInt8(ascii: "\"")): inString = false
+            case (true, false, 0x00..<0x20):
+                throw JSONTextError("the request is not valid JSON: a control character inside a string must be escaped (byte \(position))")
+            case (true, false, _): break
+            }
+        }
         let data = Data(bytes)
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
             throw JSONTextError("the request is empty: send one JSON object per line")

@@ -319,6 +319,27 @@ struct SavedIndexTests {
         #expect(contents(restored.index) == contents(twin))
     }
 
+    /// Found by the `saved-index` fuzz target: a container saved with one package extension twice
+    /// (`gro` and `GRO`) trapped while the index was restored, so the daemon could not start.
+    @Test func aContainerWithAPackageExtensionTwiceIsRefusedNotATrap() throws {
+        let c = try ContainerID("com.example.test")
+        let index = MetadataIndex()
+        index.addContainer(ContainerDescriptor(id: c, root: "/containers/com.example.test",
+                                               packageTypes: ["gro": "com.example.grocery.package", "xyz": "com.example.other"]))
+        var bytes = IndexSnapshot.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)), snapshotID: 7,
+                                         savedAt: 1_800_000_000, bootID: "boot-1", final: true, continues: nil)
+        // The second extension becomes the first's capitals; the header's CRC is made right again.
+        let xyz = try #require(bytes.firstRange(of: Array("xyz".utf8)))
+        bytes.replaceSubrange(xyz, with: Array("GRO".utf8))
+        let crc = CRC32.checksum(Array(bytes[24...]))
+        bytes.replaceSubrange(20..<24, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+        #expect(throws: SavedIndexError.invalid("container com.example.test declares the package extension 'GRO' twice")) {
+            try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [], retention: .init(), now: 0, bootID: "boot-1")
+        }
+        // And a descriptor given both keeps one, the same whatever the order.
+        #expect(ContainerDescriptor(id: c, root: "/r", packageTypes: ["gro": "b", "GRO": "a"]).packageTypes == ["gro": "a"])
+    }
+
     @Test func theJournalKeepsTagChangesAndDeferredTags() throws {
         let c = try ContainerID("com.example.test")
         let deferred = FileStat(kind: .regular, size: 3, modified: 5, inode: 9, tagsDeferred: true)

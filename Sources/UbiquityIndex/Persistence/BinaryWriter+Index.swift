@@ -74,8 +74,14 @@ extension BinaryReader {
         let root = try string()
         let typeCount = try count(minimumSize: 2)
         var types: [String: String] = [:]
+        var seen = Set<String>()
         for _ in 0..<typeCount {
             let ext = try string()
+            // The daemon saves each extension once, lowercase: two that are one to the index
+            // (`gro` and `GRO`) are a damaged file, not a choice to make.
+            guard seen.insert(ext.lowercased()).inserted else {
+                throw .invalid("container \(rawID) declares the package extension '\(ext)' twice")
+            }
             types[ext] = try string()
         }
         return ContainerDescriptor(id: id, root: root, packageTypes: types)
