@@ -2,7 +2,8 @@
 // the store's folder in the container (`.ubiquity-stores/<store>`: every device's log segments,
 // the acknowledgement files), this device's segments written durably, other devices' segments
 // imported exactly once, and the SQLite cache (typed tables, merge registers, watermarks, the
-// change log) that is rebuilt from the segments whenever it is missing or unusable.
+// change log) that is rebuilt from the segments whenever it is missing or unusable. Also which
+// changes of the per-device sync states the journal tells, once each (SyncStateTransition).
 //
 // Must not: wait for the disk on a Swift task (SQLite, fsync and reads run on each store's own
 // Dispatch queue); follow a link in a container; skip a segment it cannot import.
