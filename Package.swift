@@ -339,7 +339,8 @@ let package = Package(
         /// check it on every input, UbiquityFuzzingTests on every committed corpus input. No I/O.
         .target(
             name: "UbiquityFuzzing",
-            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "UbiquityServer", "GroceryStore", "CZlib"],
+            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "UbiquityServer", "UbiquityKit", "GroceryStore", "CZlib",
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

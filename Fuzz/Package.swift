@@ -43,5 +43,6 @@ let package = Package(
         target("FuzzConflictName"),
         target("FuzzGroceryPackage"),
         target("FuzzConfiguration"),
+        target("FuzzLineSplitter"),
     ]
 )

@@ -15,7 +15,7 @@ public enum FuzzChecks {
     public static let all: [any FuzzCheck.Type] = [
         RequestLineCheck.self, PredicateCheck.self, StoreSegmentCheck.self, KeyValueFileCheck.self, TOMLCheck.self,
         SavedIndexCheck.self, ServerMessageCheck.self, ConflictNameCheck.self,
-        GroceryPackageCheck.self, ConfigurationCheck.self,
+        GroceryPackageCheck.self, ConfigurationCheck.self, LineSplitterCheck.self,
     ]
 
     /// Their names, in ``all``'s order.

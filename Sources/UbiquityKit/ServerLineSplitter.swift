@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 import UbiquityProtocol
 
 #if canImport(Glibc)
@@ -15,7 +15,7 @@ import Glibc
 /// around the list are gathered. Gathering such a line into one buffer, grown and copied to the
 /// next power of two, cost `ubiq query` about 27 ms of CPU per 19 MB, most of it page faults.
 /// Any other line is gathered, its end searched for with `memchr` in each read once.
-struct ServerLineSplitter {
+package struct ServerLineSplitter {
     /// Lines this long and longer have their first item list taken apart; shorter ones are
     /// gathered whole quickly enough.
     static let listedFrom = 1 << 16
@@ -44,7 +44,7 @@ struct ServerLineSplitter {
         var isOver = false
     }
 
-    init(maxLineBytes: Int) {
+    package init(maxLineBytes: Int) {
         self.maxLineBytes = maxLineBytes
     }
 
@@ -52,7 +52,7 @@ struct ServerLineSplitter {
     /// error are appended before it is thrown.
     ///
     /// - Throws: ``UbiquityKitError/responseTooLarge(limit:)`` when a line runs past ``maxLineBytes``.
-    mutating func split(_ read: ByteBuffer, into lines: inout [ServerInput]) throws(UbiquityKitError) {
+    package mutating func split(_ read: ByteBuffer, into lines: inout [ServerInput]) throws(UbiquityKitError) {
         var read = read
         while read.readableBytes > 0 {
             guard listing?.isOver == false else {
