@@ -340,6 +340,18 @@ struct SavedIndexTests {
         #expect(ContainerDescriptor(id: c, root: "/r", packageTypes: ["gro": "b", "GRO": "a"]).packageTypes == ["gro": "a"])
     }
 
+    /// Found by the `saved-index` fuzz target: a snapshot whose history's sequence was at its
+    /// largest trapped on the next batch (one more overflowed), at start.
+    @Test func aHistorySequenceAtItsEndIsRefusedNotATrap() throws {
+        let history = ChangeHistory(epoch: 1, sequence: .max, horizon: 0, isTracking: true, containerRemovedAt: nil,
+                                    entries: [], retention: .init())
+        let bytes = IndexSnapshot.encode(IndexSnapshot.View(MetadataIndex(), history: history), snapshotID: 7,
+                                         savedAt: 1_800_000_000, bootID: "boot-1", final: true, continues: nil)
+        #expect(throws: SavedIndexError.invalid("the history's sequence \(UInt64.max) is at its end")) {
+            try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [], retention: .init(), now: 0, bootID: "boot-1")
+        }
+    }
+
     @Test func theJournalKeepsTagChangesAndDeferredTags() throws {
         let c = try ContainerID("com.example.test")
         let deferred = FileStat(kind: .regular, size: 3, modified: 5, inode: 9, tagsDeferred: true)

@@ -155,6 +155,8 @@ public enum IndexSnapshot {
         let containerRemovedAt = removedAt == 0 ? nil : removedAt &- 1
         guard containerRemovedAt ?? 0 <= sequence else { throw .invalid("a container removal past the sequence") }
         guard horizon <= sequence else { throw .invalid("the history's horizon is past its sequence") }
+        // Every batch adds one: no daemon gets near 2^63 of them, and one more must not overflow.
+        guard sequence < UInt64(Int64.max) else { throw .invalid("the history's sequence \(sequence) is at its end") }
 
         let containerCount = try body.count(minimumSize: 3)
         guard containerCount <= Int(UInt16.max) else { throw .invalid("\(containerCount) containers") }
