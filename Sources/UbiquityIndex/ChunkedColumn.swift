@@ -153,6 +153,10 @@ struct ChunkedColumn<Element>: RandomAccessCollection, MutableCollection {
         }
     }
 
+    /// Who owns chunk `c`'s storage. A caller that keeps this reference knows the chunk's values
+    /// stay as they are: the column copies a chunk anyone else holds before writing to it.
+    func chunkOwner(_ c: Int) -> AnyObject { chunks[c] }
+
     /// Chunk `c` made the column's own before a write: copied when anyone else holds it.
     @inline(__always)
     private mutating func makeUnique(_ c: Int) {

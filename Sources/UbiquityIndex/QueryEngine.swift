@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 public import UbiquityPredicate
 
 /// The in-process engine: applies change batches to the index and keeps every live query's
@@ -52,6 +53,9 @@ public actor QueryEngine {
     /// A save in flight: batches are journaled (also while not journaling: the persistence keeps
     /// them for the new snapshot's journal), and counted for that journal.
     private var isSaving = false
+    /// The pieces of the last snapshot, so that the next re-encodes only what changed; used on
+    /// the index store's thread, one save at a time.
+    private let snapshotEncoder = SnapshotEncoderState()
     private var savingRecords = 0
     private var savingBytes = 0
     /// Saves waiting for the one in flight to end.
@@ -179,13 +183,15 @@ public actor QueryEngine {
         let view = IndexSnapshot.View(index, history: history)
         let savedAt = wallClock(), bootID = persistence.bootID
         let header = IndexJournal.header(snapshotID: snapshotID)
+        let encoder = snapshotEncoder
         savingRecords = 0
         savingBytes = 0
         let size: Int
         do {
             size = try await persistence.runBlocking {
-                let bytes = IndexSnapshot.encode(view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final,
-                                                 continues: continues)
+                let bytes = encoder.state.withLock {
+                    $0.encode(view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues)
+                }
                 try persistence.replace(snapshot: bytes, journalHeader: header)
                 return bytes.count
             }

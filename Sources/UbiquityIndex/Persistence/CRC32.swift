@@ -9,4 +9,9 @@ enum CRC32 {
     }
 
     static func checksum(_ bytes: [UInt8]) -> UInt32 { checksum(bytes[...]) }
+
+    /// The CRC of `a`'s bytes followed by `length` bytes whose CRC is `b`.
+    static func combine(_ a: UInt32, _ b: UInt32, length: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: crc32_combine(UInt(a), UInt(b), Int(length)))
+    }
 }

@@ -57,8 +57,33 @@ public enum IndexSnapshot {
     ///     this snapshot's own journal exists; nil when there is none.
     static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                        continues: Continuation?) -> [UInt8] {
-        let history = view.history, slots = view.columns
-        var body = BinaryWriter(capacity: slots.names.count * 48)
+        var body = BinaryWriter(capacity: view.columns.names.count * 48)
+        writePrefix(&body, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues)
+        writeSlots(&body, view.columns, 0..<view.columns.names.count)
+        writeFree(&body, view.free)
+        let kept = view.history.keptEntries
+        body.varint(kept.count)
+        writeHistory(&body, kept, positions: containerPositions(view.containers))
+        var file = BinaryWriter(capacity: headerSize + body.bytes.count)
+        file.append(header(bodyLength: body.bytes.count, checksum: CRC32.checksum(body.bytes)))
+        file.append(body.bytes)
+        return file.bytes
+    }
+
+    /// The file's first bytes, before the body.
+    static func header(bodyLength: Int, checksum: UInt32) -> [UInt8] {
+        var file = BinaryWriter(capacity: headerSize)
+        file.append(magic)
+        file.fixed32(formatVersion)
+        file.fixed64(UInt64(bodyLength))
+        file.fixed32(checksum)
+        return file.bytes
+    }
+
+    /// The body up to the slots: ids, clocks, containers and the number of slots.
+    static func writePrefix(_ body: inout BinaryWriter, _ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String,
+                            final: Bool, continues: Continuation?) {
+        let history = view.history
         body.fixed64(snapshotID)
         body.int64(savedAt)
         body.string(bootID)
@@ -72,8 +97,12 @@ public enum IndexSnapshot {
         body.varint(history.containerRemovedAt.map { $0 &+ 1 } ?? 0)
         body.varint(view.containers.count)
         for container in view.containers { body.container(container) }
-        body.varint(slots.names.count)
-        for i in slots.names.indices {
+        body.varint(view.columns.names.count)
+    }
+
+    /// The slots in `range`; their bytes depend on nothing but the columns in that range.
+    static func writeSlots(_ body: inout BinaryWriter, _ slots: MetadataIndex.Columns, _ range: Range<Int>) {
+        for i in range {
             let live = slots.flagsOf[i].contains(.live)
             body.bool(live)
             body.varint(slots.generations[i])
@@ -84,25 +113,28 @@ public enum IndexSnapshot {
             body.string(slots.flagsOf[i].contains(.containerRoot) ? "/" : slots.names[i])
             body.fileStat(slots.stats[i])
         }
-        body.varint(view.free.count)
-        for id in view.free { body.varint(id) }
-        let positions = Dictionary(view.containers.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
-        let kept = history.keptEntries
-        body.varint(kept.count)
-        for entry in kept {
+    }
+
+    static func writeFree(_ body: inout BinaryWriter, _ free: ChunkedColumn<ItemID>) {
+        body.varint(free.count)
+        for id in free { body.varint(id) }
+    }
+
+    /// Each container's position in the saved list, by id (history refers to containers by it).
+    static func containerPositions(_ containers: [ContainerDescriptor]) -> [ContainerID: Int] {
+        Dictionary(containers.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
+    }
+
+    /// History entries, without their count.
+    static func writeHistory(_ body: inout BinaryWriter, _ entries: Slice<ChunkedColumn<ChangeHistory.Entry>>,
+                             positions: [ContainerID: Int]) {
+        for entry in entries {
             body.varint(entry.sequence)
             body.varint(entry.id)
             body.int64(entry.time)
             body.bool(entry.before != nil)
             if let before = entry.before { body.itemSnapshot(before, containers: positions) }
         }
-        var file = BinaryWriter(capacity: headerSize + body.bytes.count)
-        file.append(magic)
-        file.fixed32(formatVersion)
-        file.fixed64(UInt64(body.bytes.count))
-        file.fixed32(CRC32.checksum(body.bytes))
-        file.append(body.bytes)
-        return file.bytes
     }
 
     /// What a snapshot holds, checked for consistency; the index is not built yet.
