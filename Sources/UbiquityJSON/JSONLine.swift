@@ -161,13 +161,22 @@ public enum JSONLine {
         guard valid else {
             throw JSONTextError("the request is not valid UTF-8 (first invalid byte at offset \(offset))")
         }
-        // JSON forbids a raw control character inside a string; Foundation's decoder lets one
-        // through, the protocol's one-pass reader (JSONScanner) does not: both must say the same.
+        // JSON forbids a raw control character inside a string and a comma before a closing
+        // bracket; Foundation's decoder lets both through, the protocol's one-pass reader
+        // (JSONScanner) does not: both must say the same.
         var inString = false, escaped = false
+        var lastOutside: UInt8 = 0
         for (position, byte) in bytes.enumerated() {
             switch (inString, escaped, byte) {
-            case (false, _, UInt8(ascii: "\"")): inString = true
-            case (false, _, _): break
+            case (false, _, UInt8(ascii: "\"")):
+                inString = true
+                lastOutside = byte
+            case (false, _, 0x20), (false, _, 0x09), (false, _, 0x0A), (false, _, 0x0D): break
+            case (false, _, _):
+                if lastOutside == UInt8(ascii: ","), byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    throw JSONTextError("the request is not valid JSON: a comma before '\(Character(Unicode.Scalar(byte)))' (byte \(position))")
+                }
+                lastOutside = byte
             case (true, true, _): escaped = false
             case (true, false, UInt8(ascii: "\\")): escaped = true
             case (true, false, UInt8(ascii: "\"")): inString = false

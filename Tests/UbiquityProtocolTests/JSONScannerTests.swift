@@ -96,13 +96,15 @@ struct JSONScannerTests {
         // Found by the server-message fuzz target: raw control characters deep in a string, a NUL
         // among them, which JSONDecoder let through (JSONLine now refuses them first).
         "{\"m\":\"a\u{16}\u{1}\u{0}b\"}", "[\"\u{0}\"]",
+        // And a trailing comma, which JSONDecoder tolerated too.
+        "{\"event\":\"q\",\n\n}", "[1,\"x\",]",
     ])
     func refusals(text: String) {
         #expect(throws: ProtocolError.self) { try JSONLine.decode(Array(text.utf8)) }
         #expect(throws: ProtocolError.self) { try Self.scan(Array(text.utf8)).get() }
     }
 
-    @Test("Trailing commas, which JSONDecoder tolerates, are refused: the daemon never writes them")
+    @Test("Trailing commas are refused by the scanner (and by JSONLine, which JSONDecoder alone let through)")
     func trailingCommas() {
         for text in ["[1,]", #"{"a":1,}"#] {
             #expect(throws: ProtocolError.self) { try Self.scan(Array(text.utf8)).get() }
