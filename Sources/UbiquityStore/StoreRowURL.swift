@@ -31,9 +31,12 @@ public struct StoreRowURL: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         let prefix = StoreRowURL.scheme + "://"
         guard text.hasPrefix(prefix) else { return nil }
-        let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, let id = RowID(String(parts[3])) else { return nil }
-        self.init(container: String(parts[0]), store: String(parts[1]), table: String(parts[2]), id: id)
+        // Split as bytes: a character that combines with the `/` before it would hide it from a
+        // String split.
+        let parts = Array(text.utf8.dropFirst(prefix.utf8.count)).split(separator: 0x2F, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        guard parts.count == 4, let id = RowID(parts[3]) else { return nil }
+        self.init(container: parts[0], store: parts[1], table: parts[2], id: id)
     }
 
     /// `ubiquity-store://<container>/<store>/<table>/<id>`, the id in lowercase hex.
