@@ -370,7 +370,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityProtocolTests",
-            dependencies: ["UbiquityProtocol", "UbiquityJSON", "UbiquityTesting"],
+            dependencies: ["UbiquityProtocol", "UbiquityJSON", "UbiquityTesting", "UbiquityFuzzing"],
             swiftSettings: swiftSettings
         ),
         /// UbiquityKit: the client's reading of the daemon's stream (lines cut at random, lent

@@ -14,8 +14,8 @@ public protocol FuzzCheck {
 public enum FuzzChecks {
     public static let all: [any FuzzCheck.Type] = [
         RequestLineCheck.self, PredicateCheck.self, StoreSegmentCheck.self, KeyValueFileCheck.self, TOMLCheck.self,
-        SavedIndexCheck.self, ServerMessageCheck.self, ConflictNameCheck.self,
-        GroceryPackageCheck.self, ConfigurationCheck.self, LineSplitterCheck.self,
+        SavedIndexCheck.self, SavedIndexJournalCheck.self, ServerMessageCheck.self, ItemListScanCheck.self,
+        ConflictNameCheck.self, GroceryPackageCheck.self, ConfigurationCheck.self, LineSplitterCheck.self,
     ]
 
     /// Their names, in ``all``'s order.

@@ -1,4 +1,3 @@
-internal import CZlib
 import UbiquityIndex
 
 /// The daemon's saved index, as it finds it at start after a crash (or after someone wrote to its
@@ -32,10 +31,8 @@ public enum SavedIndexCheck: FuzzCheck {
         guard bytes.count >= headerSize else { return bytes }
         var out = bytes
         let body = bytes[headerSize...]
-        let length = UInt64(body.count)
-        for i in 0..<8 { out[12 + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt64(i))) }
-        let crc = body.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32_z(0, $0.baseAddress, $0.count)) }
-        for i in 0..<4 { out[20 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+        Sealing.write(UInt64(body.count), into: &out, at: 12)
+        Sealing.write(Sealing.crc32(body), into: &out, at: 20)
         return out
     }
 

@@ -1,4 +1,3 @@
-internal import CZlib
 import UbiquityStore
 
 /// A relational store's log segment, as it arrives from another device.
@@ -19,8 +18,7 @@ public enum StoreSegmentCheck: FuzzCheck {
     static func sealed(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count >= 4 else { return bytes }
         let body = bytes.dropLast(4)
-        let crc = body.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32_z(0, $0.baseAddress, $0.count)) }
-        return Array(body) + (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
+        return Array(body) + Sealing.littleEndian(Sealing.crc32(body))
     }
 
     public static func check(_ bytes: [UInt8]) -> String? {

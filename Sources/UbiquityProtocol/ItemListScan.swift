@@ -25,7 +25,7 @@ package struct ItemListScan: Sendable {
 
     /// An item not recognised with this many bytes of it received ends the scan: the daemon
     /// writes none that long, and the rest of the line is read as it comes.
-    static let lookahead = 1 << 16
+    package static let lookahead = 1 << 16
 
     package init() {}
 

@@ -1,63 +1,28 @@
 import Testing
 @testable import UbiquityProtocol
 import UbiquityTesting
+import UbiquityFuzzing
 
 /// ``ItemListScan``: a line whose first list was taken read by read, in reads cut anywhere, reads
 /// (without those items, and with them beside it) to the same message as the line read whole — or
 /// fails with the same error.
 @Suite("Items taken read by read as their line arrives", .ownThreads)
 struct ItemListScanTests {
-    /// One read's bytes, which stay where they are as long as this object lives (as a NIO
-    /// buffer's storage does for the items kept from it).
-    final class Read: @unchecked Sendable {
-        // @unchecked: `bytes` is written once, here, and only read afterwards.
-        let bytes: UnsafeMutableRawBufferPointer
+    typealias Read = ItemListScanCheck.Read
 
-        init(_ bytes: ArraySlice<UInt8>) {
-            self.bytes = .allocate(byteCount: bytes.count, alignment: 1)
-            bytes.withUnsafeBytes { self.bytes.copyMemory(from: $0) }
-        }
-
-        deinit { bytes.deallocate() }
-    }
-
-    /// What the client's reader leaves of `line` when it arrives in `reads` (sizes, repeated as
-    /// needed) after the list's `[`: the line without the items kept, and those items.
-    static func taken(_ line: [UInt8], reads: (inout Int) -> Int) -> (bytes: [UInt8], listed: ListedItems?, scan: ItemListScan) {
-        var scan = ItemListScan()
-        guard let head = line.withUnsafeBytes({ ItemListScan.head(of: $0) }) else { return (line, nil, scan) }
-        var pieces: [EncodedItems] = []
-        var position = head.listStart + 1
-        var rest: [UInt8]?
-        var round = 0
-        while rest == nil, position < line.count {
-            let size = min(line.count - position, max(1, reads(&round)))
-            let read = Read(line[position..<(position + size)])
-            if let end = scan.take(UnsafeRawBufferPointer(read.bytes), keptBy: read) {
-                rest = end.prefix + Array(line[(position + end.index)...])
-            }
-            pieces += scan.takePieces()
-            position += size
-        }
-        // A line that ends inside its list: the reader ends the scan where it is.
-        let tail = rest ?? scan.end()
-        let listed = scan.count > 0 ? ListedItems(listStart: head.listStart, pieces: pieces, count: scan.count) : nil
-        return (Array(line[...head.listStart]) + tail, listed, scan)
+    static func taken(_ line: [UInt8], reads: (Int) -> Int) -> (bytes: [UInt8], listed: ListedItems?, scan: ItemListScan) {
+        let (bytes, listed, scan, _) = ItemListScanCheck.taken(line, reads: reads)
+        return (bytes, listed, scan)
     }
 
     static func taken(_ line: [UInt8], _ random: inout SplitMix64) -> (bytes: [UInt8], listed: ListedItems?, scan: ItemListScan) {
         var draws: [Int] = (0..<64).map { _ in random.pick([1, 2, 7, 64, 300, 4_096]) }
         draws.append(contentsOf: draws)
-        return taken(line) { round in
-            defer { round += 1 }
-            return draws[round % draws.count]
-        }
+        return taken(line) { draws[$0 % draws.count] }
     }
 
     static func message(_ bytes: [UInt8], listed: ListedItems? = nil) -> Result<ServerMessage, ProtocolError> {
-        bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(ProtocolError) in try ServerMessage(line: buffer, listed: listed) }
-        }
+        ItemListScanCheck.message(bytes, listed: listed)
     }
 
     @Test("The daemon's lines: the same messages, their items kept as bytes alike, most of them taken early")

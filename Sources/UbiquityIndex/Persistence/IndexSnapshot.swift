@@ -27,7 +27,7 @@ public enum IndexSnapshot {
 
     /// Where the journal of the snapshot before stood when this one was taken: records from
     /// there on came after this snapshot's moment.
-    struct Continuation: Sendable, Equatable {
+    package struct Continuation: Sendable, Equatable {
         var snapshotID: UInt64
         var offset: UInt64
     }
@@ -35,13 +35,13 @@ public enum IndexSnapshot {
     /// The index and history at one moment, for encoding off the engine: copies of the columns,
     /// the free list and the history's entries, which share the engine's chunks until the engine
     /// next writes to one (copy on write, a chunk at a time: ``ChunkedColumn``).
-    struct View: Sendable {
+    package struct View: Sendable {
         var columns: MetadataIndex.Columns
         var free: ChunkedColumn<ItemID>
         var containers: [ContainerDescriptor]
         var history: ChangeHistory
 
-        init(_ index: MetadataIndex, history: ChangeHistory) {
+        package init(_ index: MetadataIndex, history: ChangeHistory) {
             columns = index.slotColumns
             free = index.free
             containers = index.containers
@@ -55,7 +55,7 @@ public enum IndexSnapshot {
     ///   - final: written at a clean shutdown: no journal record follows it.
     ///   - continues: the journal that holds the batches applied after `view` was taken, until
     ///     this snapshot's own journal exists; nil when there is none.
-    static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
+    package static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                        continues: Continuation?) -> [UInt8] {
         var body = BinaryWriter(capacity: view.columns.names.count * 48)
         writePrefix(&body, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues)
