@@ -91,7 +91,7 @@ docs: build
 	scripts/render-docs $$($(SWIFT) build --show-bin-path)/ubiq
 
 # Coverage-guided fuzzing under AddressSanitizer (Fuzz/, docs/testing.md): every target for
-# FUZZ_SECONDS (default 300) with a per-input timeout and an RSS limit, then a table. Never part of
+# FUZZ_SECONDS (default 300), FUZZ_JOBS at a time (default 1), with a per-input timeout and an RSS limit, then a table. Never part of
 # make test, which replays the committed inputs (UbiquityFuzzingTests) without the sanitizer.
 # Coverage for libFuzzer in every module (inline counters, the PC table, comparisons); libFuzzer itself is
 # linked only into the Fuzz<Name> executables (their linker settings): with -sanitize=fuzzer everywhere
