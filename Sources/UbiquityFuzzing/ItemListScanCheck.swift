@@ -14,11 +14,16 @@ package import UbiquityProtocol
 public enum ItemListScanCheck: FuzzCheck {
     public static let name = "item-list-scan"
 
-    /// The line an input describes, its runs expanded (at most 255 × 512 bytes each).
+    /// The longest line an input expands to: past the lookahead twice, and no more, so that every
+    /// input is read in milliseconds.
+    static let maxLineBytes = ItemListScan.lookahead * 5 / 2
+
+    /// The line an input describes, its runs expanded (at most 255 × 512 bytes each), cut at
+    /// ``maxLineBytes``.
     static func line(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var line: [UInt8] = []
         var index = bytes.startIndex
-        while index < bytes.endIndex {
+        while index < bytes.endIndex, line.count < maxLineBytes {
             let byte = bytes[index]
             index += 1
             guard byte == 0xFF else {
@@ -31,10 +36,10 @@ public enum ItemListScanCheck: FuzzCheck {
             if times == 0 {
                 line.append(0xFF)
             } else if let last = line.last {
-                line.append(contentsOf: repeatElement(last, count: times))
+                line.append(contentsOf: repeatElement(last, count: min(times, maxLineBytes - line.count)))
             }
         }
-        return line
+        return Array(line.prefix(maxLineBytes))
     }
 
     /// One read's bytes, which stay where they are as long as this object lives (as a NIO
