@@ -17,6 +17,8 @@ import UbiquitySystem
 /// After a reconnect the query resumes from the clock of the last update it took: the daemon
 /// answers just what changed while the watcher was away (`resumed`, only those files are read),
 /// or, when it cannot tell (it restarted without its saved index), everything (`regathered`).
+/// The query asks for `freshness: saved`: a daemon that has just started answers at once from
+/// its saved index (a notice says so), and what its check of the files finds follows as changes.
 ///
 /// Cancel the task that calls ``run(_:)`` to stop: it returns normally and closes the connection.
 public struct GroceryLiveList: Sendable {
@@ -103,6 +105,9 @@ public struct GroceryLiveList: Sendable {
     private func follow(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, resume: inout MetadataQuery.ResumePoint?,
                         regathering: Bool, backoff: inout ReconnectBackoff, _ emit: (Event) async -> Void) async throws {
         let query = list.makeQuery(live: true, batchingInterval: batchingInterval)
+        // Right after a daemon restart, the last known list at once (then corrected) rather than
+        // nothing until the daemon has checked every file.
+        query.freshness = .saved
         var current = known ?? [:]
         let stream = try await query.start(resumingFrom: regathering && known != nil ? resume : nil)
         defer { if let point = query.resumePoint { resume = point } }
@@ -152,6 +157,10 @@ public struct GroceryLiveList: Sendable {
                 await emit(.notice("container \(container) is available again"))
             case .containerForbidden(let container):
                 await emit(.notice("you may no longer read container \(container) (its owner or group changed)"))
+            case .unverified:
+                await emit(.notice("the daemon just started: this is the list as it last saved it, while it checks the files"))
+            case .didVerify:
+                await emit(.notice("the daemon has checked the files: the list is current"))
             case .didStartGathering, .gatheringProgress, .resync, .unwatched:
                 break
             }

@@ -31,9 +31,14 @@ struct WatchCommand: AsyncParsableCommand {
             (it restarted without its saved index, the clock is too old) it says why and \
             prints every result.
 
+            With --freshness saved, a daemon that has just started answers at once from its \
+            saved index ("query.unverified" with --json) instead of after checking the files; \
+            what the check finds follows as changes, then "query.verified".
+
             Examples:
               $ ubiq watch --batching 0.5 --container com.example.grocery "name LIKE 'I*'"
               $ ubiq watch --since c1-3f2a9c0d5e7b1a44-17 "name LIKE 'I*'"
+              $ ubiq watch --freshness saved "name LIKE 'I*'"
 
             Stops on Ctrl-C or SIGTERM (exit 0); exits 3 if the daemon goes away.
             """
@@ -55,6 +60,11 @@ struct WatchCommand: AsyncParsableCommand {
         valueName: "kind"))
     var changes: Changes = .all
 
+    @Option(help: ArgumentHelp(
+        "How fresh the first results must be: exact (after a daemon restart, wait for its check of the files) or saved (at once from its saved index, then corrected).",
+        valueName: "kind"))
+    var freshness: Freshness = .exact
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -66,13 +76,14 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let signals = Self.exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
-        let options = query, batching = batching, changes = changes
+        let options = query, batching = batching, changes = changes, freshness = freshness
         // The results as of the clock are not known here: the difference is printed as it comes.
         let resume = since.map { MetadataQuery.ResumePoint(clock: $0, results: []) }
         try await connection.run(predicate: options.predicate) { connection in
             let metadataQuery = options.makeQuery(on: connection, live: true)
             metadataQuery.notificationBatchingInterval = batching
             metadataQuery.reportsChangesOfRequestedAttributesOnly = changes == .requested
+            metadataQuery.freshness = freshness == .saved ? .saved : .exact
             for try await notification in try await metadataQuery.start(resumingFrom: resume) {
                 Self.print(notification, clock: metadataQuery.clockOfLastNotification, options: options)
             }
@@ -128,14 +139,18 @@ struct WatchCommand: AsyncParsableCommand {
             Terminal.error("\(container) is available again")
         case .containerForbidden(let container):
             Terminal.error("\(container): you may no longer read this container (its owner or group changed); the query stopped")
+        case .unverified:
+            Terminal.error("the daemon just started: these are the results as it last saved them; what its check of the files finds follows")
+        case .didVerify:
+            Terminal.error("the daemon has checked the files: the results are current")
         case .didStartGathering, .gatheringProgress:
             break
         }
     }
 
-    /// The --json names of the two resumption events (ubiq's own: on the wire both are a
-    /// `query.gatheringFinished`).
-    static let resumed = "query.resumed", couldNotResume = "query.couldNotResume"
+    /// The --json names of the two resumption events and of an unverified answer's mark (ubiq's
+    /// own: on the wire each is a `query.gatheringFinished`).
+    static let resumed = "query.resumed", couldNotResume = "query.couldNotResume", unverified = "query.unverified"
 
     /// Whether the query's clock after this notification is the one the event brought.
     static func carriesClock(_ notification: MetadataQuery.Notification) -> Bool {
@@ -158,6 +173,10 @@ struct WatchCommand: AsyncParsableCommand {
             return ["event": .string(Self.resumed), "added": items(added), "changed": items(changed), "removed": items(removed)]
         case .couldNotResume(let code, let reason):
             return ["event": .string(Self.couldNotResume), "code": .string(code), "reason": .string(reason)]
+        case .unverified:
+            return ["event": .string(Self.unverified)]
+        case .didVerify:
+            return ["event": .string(ServerEvent.names.verified)]
         case .resync(let container, let reason, let changes):
             return ["event": .string(ServerEvent.names.resync), "container": .string(container), "reason": .string(reason),
                     "changes": .integer(Int64(changes))]
@@ -177,5 +196,10 @@ extension WatchCommand {
     /// `--changes`: the protocol's `changes` of `query.start`.
     enum Changes: String, ExpressibleByArgument, CaseIterable {
         case all, requested
+    }
+
+    /// `--freshness`: the protocol's `freshness` of `query.start`.
+    enum Freshness: String, ExpressibleByArgument, CaseIterable {
+        case exact, saved
     }
 }

@@ -30,6 +30,12 @@ public actor QueryEngine {
     /// The sequence number of the last batch applied, and who waits for a later one.
     private var appliedSequence: UInt64 = 0
     private var sequenceWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Whether the index is known to match the file system: false from a restore until the first
+    /// ``synchronize(includingTags:)`` returns (the crawl that checks the saved index is applied).
+    /// Until then a query asking for ``QueryFreshness/saved`` is answered at once, unverified.
+    public private(set) var isVerified: Bool
+    /// The containers the source last called unavailable.
+    private var unavailableContainers: Set<ContainerID> = []
     /// Subtrees unwatched right now: an entry leaves when its subtree is watched again, is gone,
     /// or its container goes away, so the list never outgrows the watcher's own.
     public private(set) var unwatched: [UnwatchedSubtree] = []
@@ -135,6 +141,7 @@ public actor QueryEngine {
             ?? ChangeHistory(epoch: UInt64.random(in: 1...UInt64.max), retention: limits.history)
         self.wallClock = wallClock ?? { Int64(Glibc.time(nil)) }
         self.persistence = persistence
+        self.isVerified = restored == nil
         for container in containers { index.addContainer(container) }
     }
 
@@ -285,6 +292,13 @@ public actor QueryEngine {
     private func broadcast(_ notice: ChangeNotice, realChanges: Int) {
         trackUnwatched(notice)
         guard notice.reachesSubscribers else { return }
+        // "Available" is news only after "unavailable": the watcher calls every container available
+        // when it first crawls it, also while a query answered from the saved index listens.
+        switch notice {
+        case .containerUnavailable(let container): unavailableContainers.insert(container)
+        case .containerAvailable(let container): guard unavailableContainers.remove(container) != nil else { return }
+        default: break
+        }
         var changes = 0
         if case .resync = notice { changes = realChanges }
         let event = QueryEvent.notice(notice, changes: changes)
@@ -314,20 +328,25 @@ public actor QueryEngine {
     /// `includingTags`, every entry's tags: ``ChangeSource/sync(includingTags:)``).
     public func synchronize(includingTags: Bool = false) async throws {
         let target = try await source.sync(includingTags: includingTags)
-        if appliedSequence >= target { return }
-        await withCheckedContinuation { continuation in
-            if appliedSequence >= target {
-                continuation.resume()
-            } else {
-                sequenceWaiters.append((target, continuation))
+        if appliedSequence < target {
+            await withCheckedContinuation { continuation in
+                if appliedSequence >= target {
+                    continuation.resume()
+                } else {
+                    sequenceWaiters.append((target, continuation))
+                }
             }
         }
+        isVerified = true
     }
 
     // MARK: - Queries
 
     /// Starts a query: synchronises with the source (complete gathering, guarantee 1 in docs/live-queries.md), gathers,
-    /// and returns its id. Read its events with ``events(_:)``.
+    /// and returns its id. Read its events with ``events(_:)``. A query asking for
+    /// ``QueryFreshness/saved`` while the restored index is not yet verified (``isVerified``) is
+    /// gathered at once instead, its answer marked unverified; once the source has synchronised,
+    /// it gets ``QueryEvent/verified`` after the updates the check brought.
     ///
     /// The gathering runs in slices of ``EngineLimits/gatheringSlice`` on this actor, which in
     /// between answers everyone else (other clients' requests, batches, other gatherings): an
@@ -342,8 +361,9 @@ public actor QueryEngine {
         for container in specification.containers where index.containerIndex(container) == nil {
             throw EngineError.unknownContainer(container)
         }
+        let unverified = specification.freshness == .saved && !isVerified
         // Only a query that reads tags waits for the tags of a crawl (the watcher's tag pass).
-        try await synchronize(includingTags: specification.readsTags)
+        if !unverified { try await synchronize(includingTags: specification.readsTags) }
         let id = nextQueryID
         nextQueryID += 1
         let query = LiveQuery(specification, index: index, context: EvaluationContext())
@@ -371,12 +391,22 @@ public actor QueryEngine {
             case .failure(let reason): .fresh(reason)
             }
         }
-        perform(running.lifecycle.gathered(results, clock: history.handOut(), since: answer, live: specification.live,
-                                           now: clock.now()), running)
+        perform(running.lifecycle.gathered(results, clock: history.handOut(), since: answer, verified: !unverified,
+                                           live: specification.live, now: clock.now()), running)
+        if unverified && specification.live {
+            Task { await self.verify(id, includingTags: specification.readsTags) }
+        }
         // A live query's members, once its answer is on its way (written meanwhile on another
         // thread) and before the next batch; a one-shot query never needs them.
         if specification.live { query.buildMembers() }
         return id
+    }
+
+    /// Tells query `id`, answered unverified, that the index is checked, once the source has
+    /// synchronised (its updates come first). A source that ends first ends the query anyway.
+    private func verify(_ id: QueryID, includingTags: Bool) async {
+        guard (try? await synchronize(includingTags: includingTags)) != nil, let running = runningQueries[id] else { return }
+        perform(running.lifecycle.verificationFinished(now: clock.now()), running)
     }
 
     /// How often gatherings paused for others, and how many batches were folded into a

@@ -17,6 +17,8 @@
 /// What is owed goes out in this order: gathering events, then notices (at most `noticeLimit`,
 /// oldest dropped), then the pending delta as one update (or a reset past `itemLimit`). Gathering
 /// events and the update released by `enable()` are never dropped: they are not notices.
+/// An unverified answer's `verified` goes out once everything pending when the check finished
+/// has gone out (the update, in its window, after the next read when nothing was pending).
 ///
 /// Batching timeline (interval = one window; the last delivery, or gathering, opens it):
 /// ```
@@ -71,6 +73,11 @@ struct QueryLifecycle {
     private var stopped = false
     private var released = false
     private var lastDelivery: Duration?
+    /// The check of an unverified answer finished: `verified` is owed once the update pending
+    /// then has gone out (`afterUpdate`), or at the next read (`next`).
+    private var verifiedOwed: VerifiedOwed?
+
+    private enum VerifiedOwed { case afterUpdate, next }
 
     init(interval: Duration, itemLimit: Int, noticeLimit: Int) {
         self.interval = interval
@@ -94,10 +101,11 @@ struct QueryLifecycle {
 
     /// Gathering is done at `now`: its events are owed, and gathering counts as a delivery, so the
     /// first update waits for its window like every other. A query that is not live stops here.
-    mutating func gathered(_ results: ResultSet, clock: HistoryClock? = nil, since: SinceAnswer? = nil, live: Bool,
-                           now: Duration) -> [Action] {
+    /// Not `verified`: answered before the index was checked; ``verificationFinished(now:)`` follows.
+    mutating func gathered(_ results: ResultSet, clock: HistoryClock? = nil, since: SinceAnswer? = nil, verified: Bool = true,
+                           live: Bool, now: Duration) -> [Action] {
         gatheringEvents = [.gatheringStarted, .gatheringProgress(count: results.count),
-                           .gatheringFinished(results, clock: clock, since: since)]
+                           .gatheringFinished(results, clock: clock, since: since, verified: verified)]
         lastDelivery = now
         if !live { stopped = true }
         return pump(now: now)
@@ -114,6 +122,14 @@ struct QueryLifecycle {
         guard isActive else { return [] }
         if notices.count >= noticeLimit { notices.removeFirst() }
         notices.append(notice)
+        return pump(now: now)
+    }
+
+    /// The check of an unverified answer is done: every difference it found is in what is pending
+    /// (or already went out). `verified` follows what is pending now.
+    mutating func verificationFinished(now: Duration) -> [Action] {
+        guard isActive else { return [] }
+        verifiedOwed = hasPendingUpdate ? .afterUpdate : .next
         return pump(now: now)
     }
 
@@ -152,6 +168,7 @@ struct QueryLifecycle {
         pending.removeAll()
         needsReset = false
         releaseOwed = false
+        verifiedOwed = nil
         return pump(now: now) + disarm()
     }
 
@@ -208,9 +225,14 @@ struct QueryLifecycle {
             return .event(event)
         }
         if !notices.isEmpty { return .event(notices.removeFirst()) }
+        if verifiedOwed == .next {
+            verifiedOwed = nil
+            return .event(.verified)
+        }
         guard let due = deadline(now: now), due <= now else { return nil }
         lastDelivery = now
         releaseOwed = false
+        if verifiedOwed == .afterUpdate { verifiedOwed = .next }
         if needsReset {
             needsReset = false
             pending.removeAll()

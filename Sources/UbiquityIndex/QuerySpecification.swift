@@ -17,6 +17,8 @@ public struct QuerySpecification: Sendable {
     /// Which changes of a member are a `changed`: any (the default) or those of the attributes
     /// the query reads.
     public var changes: ChangeReporting
+    /// Exact (the default), or at once from the saved index after a restart.
+    public var freshness: QueryFreshness
 
     public static let defaultBatchingInterval = Duration.milliseconds(50)
 
@@ -31,7 +33,7 @@ public struct QuerySpecification: Sendable {
         predicate: MetadataPredicate, containers: Set<ContainerID> = [], scopes: Set<Scope> = Set(Scope.allCases),
         sort: [MetadataSortDescriptor] = [], attributes: [Attribute] = [.name],
         batchingInterval: Duration = QuerySpecification.defaultBatchingInterval, live: Bool = true,
-        changes: ChangeReporting = .all
+        changes: ChangeReporting = .all, freshness: QueryFreshness = .exact
     ) {
         self.predicate = predicate
         self.containers = containers
@@ -41,5 +43,6 @@ public struct QuerySpecification: Sendable {
         self.batchingInterval = batchingInterval
         self.live = live
         self.changes = changes
+        self.freshness = freshness
     }
 }

@@ -97,6 +97,23 @@ public final class MetadataQuery: Sendable {
         /// `clock.pastRetention`, `clock.ahead`) and why. ``didFinishGathering(results:)`` follows
         /// with the full result set.
         case couldNotResume(code: String, reason: String)
+        /// The daemon answered from its saved index, before checking it against the file system
+        /// (``MetadataQuery/freshness`` `.saved`, after a restart): ``didFinishGathering(results:)``
+        /// (or ``didResume(added:changed:removed:)``) follows with that answer; what the check finds
+        /// arrives as updates, then ``didVerify``.
+        case unverified
+        /// The results are checked: every difference the check found was in the updates before.
+        case didVerify
+    }
+
+    /// How fresh the first answer must be.
+    public enum Freshness: Sendable, Hashable {
+        /// Every change made before the query started (the default): after a daemon restart the
+        /// answer waits for the daemon's check of its saved index.
+        case exact
+        /// After a daemon restart, at once from its saved index, then corrected by updates and
+        /// confirmed by ``Notification/didVerify``: for a view that shows the last known list at once.
+        case saved
     }
 
     /// The results and the daemon's clock they are as of: what ``start(resumingFrom:)`` needs to
@@ -125,6 +142,7 @@ public final class MetadataQuery: Sendable {
         var notificationBatchingInterval: Double?
         var isLive = true
         var reportsChangesOfRequestedAttributesOnly = false
+        var freshness = Freshness.exact
     }
 
     /// An item with its sort values, computed once when it arrives (while results are merged).
@@ -238,6 +256,13 @@ public final class MetadataQuery: Sendable {
     public var reportsChangesOfRequestedAttributesOnly: Bool {
         get { get(\.reportsChangesOfRequestedAttributesOnly) }
         set { set(\.reportsChangesOfRequestedAttributesOnly, newValue) }
+    }
+    /// `.saved`: right after a daemon restart, the first answer comes at once from the daemon's
+    /// saved index, marked by ``Notification/unverified``, and ``Notification/didVerify`` follows
+    /// the corrections. Default `.exact`.
+    public var freshness: Freshness {
+        get { get(\.freshness) }
+        set { set(\.freshness, newValue) }
     }
 
     // MARK: State
@@ -408,7 +433,7 @@ public final class MetadataQuery: Sendable {
             }
             let id = try await connection.startQuery(Self.parameters(configuration), results: arriving) { delivery in
                 switch delivery {
-                case .success(.gatheringFinished(_, .results(let rest, _), _)): take(MetadataItemBatch(rest))
+                case .success(.gatheringFinished(_, .results(let rest, _), _, _)): take(MetadataItemBatch(rest))
                 case .success(.stopped): stop.finish()
                 case .success: break
                 case .failure(let error): stop.finish(throwing: error)
@@ -487,7 +512,8 @@ public final class MetadataQuery: Sendable {
         return QueryParameters(predicate: c.predicateFormat, containers: c.containers, scopes: scopes,
                                arguments: c.arguments, variables: c.variables, sort: c.sortDescriptors.map(\.wireForm),
                                attributes: attributes, batchingInterval: c.notificationBatchingInterval, live: c.isLive,
-                               changes: c.reportsChangesOfRequestedAttributesOnly ? .requested : nil)
+                               changes: c.reportsChangesOfRequestedAttributesOnly ? .requested : nil,
+                               freshness: c.freshness == .saved ? .saved : nil)
     }
 
     // MARK: Events
@@ -523,11 +549,14 @@ extension MetadataQuery.State {
     /// The notifications one event makes, after applying it to the results.
     fileprivate mutating func apply(_ event: ServerEvent) -> [MetadataQuery.Notification] {
         if let clock = event.clock { self.clock = clock }
-        if case .gatheringFinished(_, .results(let results, let fresh?), _) = event {
+        var notes: [MetadataQuery.Notification] = []
+        // Marks come before the answer they are about, so a reader knows before it sees it.
+        if case .gatheringFinished(_, _, _, false) = event { notes.append(.unverified) }
+        if case .gatheringFinished(_, .results(let results, let fresh?), _, _) = event {
             // The full set follows the reason, so a reader sees why before it sees everything.
-            return [.couldNotResume(code: fresh.code, reason: fresh.reason), gathered(results)]
+            return notes + [.couldNotResume(code: fresh.code, reason: fresh.reason), gathered(results)]
         }
-        return notification(for: event).map { [$0] } ?? []
+        return notes + (notification(for: event).map { [$0] } ?? [])
     }
 
     private mutating func gathered(_ results: [WireItem]) -> MetadataQuery.Notification {
@@ -545,9 +574,9 @@ extension MetadataQuery.State {
             return .didStartGathering
         case .gatheringProgress(_, let count):
             return .gatheringProgress(count: count)
-        case .gatheringFinished(_, .results(let results, _), _):
+        case .gatheringFinished(_, .results(let results, _), _, _):
             return gathered(results)
-        case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _):
+        case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _, _):
             let added = kept(added), changed = kept(changed), removed = kept(removed)
             merge(added: added, changed: changed, removed: removed)
             phase = .live
@@ -560,6 +589,8 @@ extension MetadataQuery.State {
             let added = kept(added), changed = kept(changed), removed = kept(removed)
             merge(added: added, changed: changed, removed: removed)
             return .didUpdate(added: added, changed: changed, removed: removed)
+        case .verified:
+            return .didVerify
         case .resync(_, let container, let reason, let changes):
             return .resync(container: container, reason: reason, changes: changes)
         case .unwatched(_, let container, let path, let reason):

@@ -25,6 +25,9 @@ public struct QueryParameters: Sendable, Hashable {
     /// Which changes of a member item are a `changed`: nil or `all`, any change of its content or
     /// metadata; `requested`, only changes of the attributes the query asks for, sorts by or tests.
     public var changes: WireChangeReporting?
+    /// How fresh the first answer must be: nil or `exact`, every change made before the query
+    /// started; `saved`, after a restart at once from the saved index, then verified.
+    public var freshness: WireFreshness?
 
     public init(predicate: String) { self.predicate = predicate }
 
@@ -32,7 +35,7 @@ public struct QueryParameters: Sendable, Hashable {
         predicate: String, containers: [String] = [], scopes: Set<WireScope> = Set(WireScope.allCases),
         arguments: [JSONValue] = [], variables: [String: JSONValue] = [:], sort: [String] = [],
         attributes: [String] = [], batchingInterval: Double? = nil, live: Bool = true, since: String? = nil,
-        changes: WireChangeReporting? = nil
+        changes: WireChangeReporting? = nil, freshness: WireFreshness? = nil
     ) {
         self.predicate = predicate
         self.containers = containers
@@ -45,6 +48,7 @@ public struct QueryParameters: Sendable, Hashable {
         self.live = live
         self.since = since
         self.changes = changes
+        self.freshness = freshness
     }
 
     init(_ reader: FieldReader) throws(ProtocolError) {
@@ -90,6 +94,12 @@ public struct QueryParameters: Sendable, Hashable {
             }
             self.changes = changes
         }
+        if let name = try reader.optionalString("freshness") {
+            guard let freshness = WireFreshness(rawValue: name) else {
+                throw .malformed("unknown value '\(name)' of 'freshness': use exact or saved", field: "freshness")
+            }
+            self.freshness = freshness
+        }
     }
 
     var fields: [String: JSONValue] {
@@ -105,6 +115,7 @@ public struct QueryParameters: Sendable, Hashable {
         if let batchingInterval { object["batchingInterval"] = .double(batchingInterval) }
         if let since { object["since"] = .string(since) }
         if let changes { object["changes"] = .string(changes.rawValue) }
+        if let freshness { object["freshness"] = .string(freshness.rawValue) }
         return object
     }
 }

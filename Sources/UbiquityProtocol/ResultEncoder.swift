@@ -37,18 +37,22 @@ public struct ResultEncoder<Item>: Sendable {
 
     // MARK: - Lines
 
-    /// `query.gatheringFinished` with the full result set (`fresh`: why a `since` query got it).
-    public func gatheringFinished(query: Int, results: [Item], fresh: FreshAnswer?, clock: String?) -> [UInt8] {
+    /// `query.gatheringFinished` with the full result set (`fresh`: why a `since` query got it;
+    /// not `verified`: answered from the saved index before the file system was checked).
+    public func gatheringFinished(query: Int, results: [Item], fresh: FreshAnswer?, clock: String?,
+                                  verified: Bool = true) -> [UInt8] {
         var line = gatheringFinishedHead(query: query, count: results.count, fresh: fresh, clock: clock,
                                          reserving: estimate(items: results.count))
         items("results", results, &line)
+        if !verified { line.literal("verified", "false") }
         return line.finish()
     }
 
     /// `query.gatheringFinished` with the full result set, read from `rows`, to be written in pieces.
-    public func gatheringFinished<Rows: ResultRows>(query: Int, rows: Rows, fresh: FreshAnswer?, clock: String?) -> ResultLine<Rows> {
+    public func gatheringFinished<Rows: ResultRows>(query: Int, rows: Rows, fresh: FreshAnswer?, clock: String?,
+                                                    verified: Bool = true) -> ResultLine<Rows> {
         var line = gatheringFinishedHead(query: query, count: rows.count, fresh: fresh, clock: clock, reserving: 256)
-        return resultLine(&line, rows, closing: 1)
+        return resultLine(&line, rows, closing: 1, after: verified ? [] : Array(#","verified":false"#.utf8))
     }
 
     private func gatheringFinishedHead(query: Int, count: Int, fresh: FreshAnswer?, clock: String?, reserving: Int) -> JSONObjectWriter {
@@ -68,7 +72,7 @@ public struct ResultEncoder<Item>: Sendable {
     /// `query.gatheringFinished` of a query started `since` a clock: the difference, and how
     /// many results the query has now.
     public func gatheringFinished(query: Int, since: String, added: [Item], changed: [Item], removed: [Item], count: Int,
-                                  clock: String?) -> [UInt8] {
+                                  clock: String?, verified: Bool = true) -> [UInt8] {
         var line = JSONObjectWriter(reserving: estimate(items: added.count + changed.count + removed.count))
         items("added", added, &line)
         items("changed", changed, &line)
@@ -78,6 +82,7 @@ public struct ResultEncoder<Item>: Sendable {
         line.integer("query", query)
         items("removed", removed, &line)
         line.string("since", since)
+        if !verified { line.literal("verified", "false") }
         return line.finish()
     }
 
@@ -142,10 +147,12 @@ public struct ResultEncoder<Item>: Sendable {
 
     /// The line whose head is `line` so far, then `"results":[`, the rows, `]`, `closing`
     /// braces and the newline.
-    private func resultLine<Rows: ResultRows>(_ line: inout JSONObjectWriter, _ rows: Rows, closing: Int) -> ResultLine<Rows> {
+    /// - Parameter after: members of the innermost object after `results` (keys sorted after it).
+    private func resultLine<Rows: ResultRows>(_ line: inout JSONObjectWriter, _ rows: Rows, closing: Int,
+                                              after: [UInt8] = []) -> ResultLine<Rows> {
         line.key("results")
         line.withBytes { $0.append(UInt8(ascii: "[")) }
-        let tail = [UInt8(ascii: "]")] + [UInt8](repeating: UInt8(ascii: "}"), count: closing) + [0x0A]
+        let tail = [UInt8(ascii: "]")] + after + [UInt8](repeating: UInt8(ascii: "}"), count: closing) + [0x0A]
         return ResultLine(head: line.takeOpen(), rows: rows, keys: keys, tail: tail)
     }
 

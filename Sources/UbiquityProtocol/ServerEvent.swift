@@ -5,12 +5,16 @@ public enum ServerEvent: Sendable, Hashable {
     case gatheringStarted(query: Int)
     case gatheringProgress(query: Int, count: Int)
     /// The complete, sorted result set (or, `since` a clock, the difference); exactly one per
-    /// query. `clock` is the index's clock the answer is as of.
-    case gatheringFinished(query: Int, answer: GatheringAnswer, clock: String? = nil)
+    /// query. `clock` is the index's clock the answer is as of. Not `verified` (`"verified":false`):
+    /// answered from the saved index before the file system was checked (`"freshness":"saved"`);
+    /// `query.verified` follows.
+    case gatheringFinished(query: Int, answer: GatheringAnswer, clock: String? = nil, verified: Bool = true)
     /// `clock`: the index's clock the subscriber is at once it applied this update.
     case update(query: Int, added: [WireItem], changed: [WireItem], removed: [WireItem], clock: String? = nil)
     /// Events were lost and the container rescanned; `changes` real changes followed as updates.
     case resync(query: Int, container: String, reason: String, changes: Int)
+    /// An unverified answer is checked: the differences the check found came before, as updates.
+    case verified(query: Int)
     /// The subscriber fell behind: the whole current result set replaces what it had.
     case reset(query: Int, results: [WireItem], clock: String? = nil)
     /// A subtree cannot be watched; it is kept correct by periodic rescans.
@@ -34,6 +38,7 @@ public enum ServerEvent: Sendable, Hashable {
         public static let gatheringProgress = "query.gatheringProgress"
         public static let gatheringFinished = "query.gatheringFinished"
         public static let update = "query.update"
+        public static let verified = "query.verified"
         public static let resync = "query.resync"
         public static let reset = "query.reset"
         public static let unwatched = "query.unwatched"
@@ -44,7 +49,7 @@ public enum ServerEvent: Sendable, Hashable {
         public static let shuttingDown = "server.shuttingDown"
         public static let documentLockChanged = "document.lockChanged"
         /// Every event this version knows; a client ignores the others (a newer server's).
-        public static let all: Set<String> = [gatheringStarted, gatheringProgress, gatheringFinished, update, resync, reset,
+        public static let all: Set<String> = [gatheringStarted, gatheringProgress, gatheringFinished, update, verified, resync, reset,
                                               unwatched, stopped, containerUnavailable, containerAvailable, containerForbidden,
                                               shuttingDown, documentLockChanged]
     }
@@ -55,6 +60,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .gatheringProgress: ServerEvent.names.gatheringProgress
         case .gatheringFinished: ServerEvent.names.gatheringFinished
         case .update: ServerEvent.names.update
+        case .verified: ServerEvent.names.verified
         case .resync: ServerEvent.names.resync
         case .reset: ServerEvent.names.reset
         case .unwatched: ServerEvent.names.unwatched
@@ -76,7 +82,7 @@ public enum ServerEvent: Sendable, Hashable {
     /// The query this event is about; nil for server-wide events.
     public var query: Int? {
         switch self {
-        case .gatheringStarted(let q), .gatheringProgress(let q, _), .gatheringFinished(let q, _, _), .update(let q, _, _, _, _),
+        case .gatheringStarted(let q), .gatheringProgress(let q, _), .gatheringFinished(let q, _, _, _), .update(let q, _, _, _, _), .verified(let q),
              .resync(let q, _, _, _), .reset(let q, _, _), .unwatched(let q, _, _, _), .containerUnavailable(let q, _, _),
              .containerAvailable(let q, _), .containerForbidden(let q, _, _), .stopped(let q, _):
             q
@@ -87,7 +93,7 @@ public enum ServerEvent: Sendable, Hashable {
     /// The index's clock this event brings its subscriber to, for the events that carry one.
     public var clock: String? {
         switch self {
-        case .gatheringFinished(_, _, let clock), .update(_, _, _, _, let clock), .reset(_, _, let clock): clock
+        case .gatheringFinished(_, _, let clock, _), .update(_, _, _, _, let clock), .reset(_, _, let clock): clock
         default: nil
         }
     }
@@ -97,9 +103,10 @@ public enum ServerEvent: Sendable, Hashable {
         if let query { object["query"] = .integer(Int64(query)) }
         func items(_ list: [WireItem]) -> JSONValue { .array(list.map(\.json)) }
         switch self {
-        case .gatheringStarted: break
+        case .gatheringStarted, .verified: break
         case .gatheringProgress(_, let count): object["count"] = .integer(Int64(count))
-        case .gatheringFinished(_, .results(let results, let fresh), let clock):
+        case .gatheringFinished(_, .results(let results, let fresh), let clock, let verified):
+            if !verified { object["verified"] = .bool(false) }
             object["results"] = items(results)
             object["count"] = .integer(Int64(results.count))
             if let fresh {
@@ -108,7 +115,8 @@ public enum ServerEvent: Sendable, Hashable {
                 object["reason"] = .string(fresh.reason)
             }
             if let clock { object["clock"] = .string(clock) }
-        case .gatheringFinished(_, .changes(let since, let added, let changed, let removed, let count), let clock):
+        case .gatheringFinished(_, .changes(let since, let added, let changed, let removed, let count), let clock, let verified):
+            if !verified { object["verified"] = .bool(false) }
             object["since"] = .string(since)
             object["added"] = items(added)
             object["changed"] = items(changed)
@@ -167,19 +175,22 @@ public enum ServerEvent: Sendable, Hashable {
         let query = try reader.int("query")
         switch name {
         case names.gatheringStarted: self = .gatheringStarted(query: query)
+        case names.verified: self = .verified(query: query)
         case names.gatheringProgress: self = .gatheringProgress(query: query, count: try reader.int("count"))
         case names.gatheringFinished:
             let clock = try reader.optionalString("clock")
+            let verified = try reader.optionalBool("verified") ?? true
             if let since = try reader.optionalString("since") {
                 self = .gatheringFinished(query: query, answer: .changes(
                     since: since, added: try WireItem.list(reader, "added", scanned: scannedItems), changed: try WireItem.list(reader, "changed", scanned: scannedItems),
-                    removed: try WireItem.list(reader, "removed", scanned: scannedItems), count: try reader.int("count")), clock: clock)
+                    removed: try WireItem.list(reader, "removed", scanned: scannedItems), count: try reader.int("count")), clock: clock,
+                    verified: verified)
             } else {
                 let fresh = try reader.optionalBool("fresh") == true
                     ? FreshAnswer(code: try reader.optionalString("freshCode") ?? "", reason: try reader.optionalString("reason") ?? "")
                     : nil
                 self = .gatheringFinished(query: query, answer: .results(try WireItem.list(reader, "results", scanned: scannedItems), fresh: fresh),
-                                          clock: clock)
+                                          clock: clock, verified: verified)
             }
         case names.reset:
             self = .reset(query: query, results: try WireItem.list(reader, "results", scanned: scannedItems), clock: try reader.optionalString("clock"))

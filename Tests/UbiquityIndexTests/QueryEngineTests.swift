@@ -43,7 +43,7 @@ struct QueryEngineTests {
         var events = h.engine.events(id).makeAsyncIterator()
         #expect(try await nextEvent(&events) == .gatheringStarted)
         #expect(try await nextEvent(&events) == .gatheringProgress(count: 3))
-        guard case .gatheringFinished(let results, _, _)? = try await nextEvent(&events) else {
+        guard case .gatheringFinished(let results, _, _, _)? = try await nextEvent(&events) else {
             Issue.record("expected gatheringFinished")
             return
         }
@@ -178,7 +178,7 @@ struct QueryEngineTests {
             let events = try #require(gathering[id])
             #expect(events.count == 3)
             #expect(events.first == .gatheringStarted)
-            guard case .gatheringFinished(let results, _, _)? = events.last else {
+            guard case .gatheringFinished(let results, _, _, _)? = events.last else {
                 Issue.record("query \(id): expected gatheringFinished last, got \(events)")
                 continue
             }
@@ -319,19 +319,19 @@ struct QueryEngineTests {
         defer { h.finish() }
         let id = try await h.engine.start(try h.spec("name LIKE 'Item_*'"))
         // 1,000 notices before the reader has read its gathering.
-        h.source.send([], notices: Array(repeating: .containerAvailable(h.tree.container), count: 1_000))
+        h.source.send([], notices: Array(repeating: .containerUnavailable(h.tree.container), count: 1_000))
         try await h.engine.synchronize()
         var events = h.engine.events(id).makeAsyncIterator()
         #expect(try await nextEvent(&events) == .gatheringStarted)
         #expect(try await nextEvent(&events) == .gatheringProgress(count: 1))
-        guard case .gatheringFinished(let results, _, _)? = try await nextEvent(&events) else {
+        guard case .gatheringFinished(let results, _, _, _)? = try await nextEvent(&events) else {
             Issue.record("expected gatheringFinished")
             return
         }
         #expect(names(results) == ["Item_1"])
         let cap = EngineLimits().pendingNoticesPerQuery
         for _ in 0..<cap {
-            #expect(try await nextEvent(&events) == .notice(.containerAvailable(h.tree.container)))
+            #expect(try await nextEvent(&events) == .notice(.containerUnavailable(h.tree.container)))
         }
         try await h.engine.stop(id)
         #expect(try await nextEvent(&events) == nil)            // no more than the cap
@@ -347,7 +347,7 @@ struct QueryEngineTests {
         h.source.send([.stat(h.tree.container, ["Documents", "Item_2"], h.tree.file())])
         try await h.engine.synchronize()
         try await h.engine.enableUpdates(id)
-        h.source.send([], notices: Array(repeating: .containerAvailable(h.tree.container), count: 1_000))
+        h.source.send([], notices: Array(repeating: .containerUnavailable(h.tree.container), count: 1_000))
         try await h.engine.synchronize()
         var notices = 0
         while let event = try await nextEvent(&events) {
@@ -355,7 +355,7 @@ struct QueryEngineTests {
                 #expect(names(delta.added) == ["Item_2"])
                 break
             }
-            #expect(event == .notice(.containerAvailable(h.tree.container)))
+            #expect(event == .notice(.containerUnavailable(h.tree.container)))
             notices += 1
         }
         #expect(notices == EngineLimits().pendingNoticesPerQuery)

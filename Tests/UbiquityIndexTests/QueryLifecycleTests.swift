@@ -317,4 +317,72 @@ struct QueryLifecycleTests {
             #expect(!lifecycle.hasPendingUpdate && lifecycle.notices.isEmpty)
         }
     }
+
+    // MARK: - An unverified answer (freshness: saved)
+
+    /// An answer from the saved index, gathered at `t0` and read whole.
+    func unverified(interval: Duration = .zero) -> Lifecycle {
+        var lifecycle = Lifecycle(interval: interval, itemLimit: 100, noticeLimit: 64)
+        _ = lifecycle.gathered([item(1, "/a")], verified: false, live: true, now: t0)
+        #expect(take(&lifecycle, now: t0) == .event(.gatheringStarted))
+        #expect(take(&lifecycle, now: t0) == .event(.gatheringProgress(count: 1)))
+        #expect(take(&lifecycle, now: t0) == .event(.gatheringFinished([item(1, "/a")], verified: false)))
+        return lifecycle
+    }
+
+    @Test func verifiedFollowsTheUpdatesTheCheckBrought() {
+        var lifecycle = unverified(interval: ms(50))
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(2, "/b")], removed: [item(1, "/a")]), now: ms(10))
+        _ = lifecycle.verificationFinished(now: ms(20))
+        // Not before the update, which waits for its window.
+        #expect(take(&lifecycle, now: ms(20)) == nil)
+        #expect(take(&lifecycle, now: ms(50)) == update(QueryDelta(added: [item(2, "/b")], removed: [item(1, "/a")])))
+        #expect(take(&lifecycle, now: ms(50)) == .event(.verified))
+        #expect(take(&lifecycle, now: ms(200)) == nil)
+    }
+
+    @Test func verifiedGoesOutAtOnceWhenTheCheckFoundNothing() {
+        var lifecycle = unverified(interval: ms(50))
+        #expect(lifecycle.readerWaits(now: ms(5)) == [])
+        #expect(lifecycle.verificationFinished(now: ms(10)) == [.deliver(.event(.verified))])
+    }
+
+    @Test func changesAfterTheCheckDoNotHoldVerifiedBack() {
+        var lifecycle = unverified(interval: ms(50))
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(2, "/b")]), now: ms(10))
+        _ = lifecycle.verificationFinished(now: ms(20))
+        #expect(take(&lifecycle, now: ms(50)) == update(QueryDelta(added: [item(2, "/b")])))
+        // A change after the check is the next window's; verified does not wait for it.
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(3, "/c")]), now: ms(60))
+        #expect(take(&lifecycle, now: ms(60)) == .event(.verified))
+        #expect(take(&lifecycle, now: ms(100)) == update(QueryDelta(added: [item(3, "/c")])))
+    }
+
+    @Test func aPausedQueryHearsVerifiedOnlyAfterWhatEnableReleases() {
+        var lifecycle = unverified()
+        _ = lifecycle.disable()
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(2, "/b")]), now: ms(10))
+        _ = lifecycle.verificationFinished(now: ms(20))
+        #expect(take(&lifecycle, now: ms(30)) == nil)
+        _ = lifecycle.enable(now: ms(40))
+        #expect(take(&lifecycle, now: ms(40)) == update(QueryDelta(added: [item(2, "/b")])))
+        #expect(take(&lifecycle, now: ms(40)) == .event(.verified))
+    }
+
+    @Test func aResetCarriesTheCheckToo() {
+        var lifecycle = Lifecycle(interval: .zero, itemLimit: 1, noticeLimit: 64)
+        _ = lifecycle.gathered([], verified: false, live: true, now: t0)
+        for _ in 0..<3 { _ = take(&lifecycle, now: t0) }
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(2, "/b"), item(3, "/c")]), now: ms(10))
+        _ = lifecycle.verificationFinished(now: ms(20))
+        #expect(take(&lifecycle, now: ms(20)) == .reset)
+        #expect(take(&lifecycle, now: ms(20)) == .event(.verified))
+    }
+
+    @Test func aStoppedQueryIsNotToldItIsVerified() {
+        var lifecycle = unverified()
+        _ = lifecycle.stop(now: ms(10))
+        #expect(lifecycle.verificationFinished(now: ms(20)) == [])
+        #expect(lifecycle.readerWaits(now: ms(20)) == [.finish])
+    }
 }

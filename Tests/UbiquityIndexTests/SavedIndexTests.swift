@@ -124,7 +124,7 @@ struct SavedIndexTests {
         let id = try await engine.start(try spec(text), since: since)
         var events = engine.events(id).makeAsyncIterator()
         while let event = try await nextEvent(&events) {
-            if case .gatheringFinished(let results, let clock?, let answer) = event {
+            if case .gatheringFinished(let results, let clock?, let answer, _) = event {
                 await engine.release(id)
                 return (Array(results), clock, answer)
             }

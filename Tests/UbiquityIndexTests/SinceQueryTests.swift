@@ -16,7 +16,7 @@ struct SinceQueryTests {
         let id = try await h.engine.start(try h.spec(text, live: false), since: since)
         var events = h.engine.events(id).makeAsyncIterator()
         while let event = try await nextEvent(&events) {
-            if case .gatheringFinished(let results, let clock?, let answer) = event {
+            if case .gatheringFinished(let results, let clock?, let answer, _) = event {
                 await h.engine.release(id)
                 return (Array(results), clock, answer)
             }

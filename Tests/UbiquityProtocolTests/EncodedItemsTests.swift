@@ -17,8 +17,8 @@ struct EncodedItemsTests {
     static func items(_ message: ServerMessage) -> [WireItem] {
         guard case .event(let event) = message else { return [] }
         switch event {
-        case .gatheringFinished(_, .results(let results, _), _), .reset(_, let results, _): return results
-        case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _),
+        case .gatheringFinished(_, .results(let results, _), _, _), .reset(_, let results, _): return results
+        case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _, _),
              .update(_, let added, let changed, let removed, _): return added + changed + removed
         default: return []
         }

@@ -88,7 +88,7 @@ struct ItemListScanTests {
             #expect(end == .init(prefix: [], index: bytes.count - 2 - (list + first)), "first read of \(first) bytes")
             #expect(scan.count == 3 && scan.carriedBytes == 0)
             let listed = ListedItems(listStart: list - 1, pieces: scan.takePieces(), count: scan.count)
-            guard case .event(.gatheringFinished(_, .results(let results, _), _)) = try Self.message(Array(bytes[..<list]) + Array("]}".utf8), listed: listed).get() else {
+            guard case .event(.gatheringFinished(_, .results(let results, _), _, _)) = try Self.message(Array(bytes[..<list]) + Array("]}".utf8), listed: listed).get() else {
                 Issue.record("not an answer")
                 continue
             }

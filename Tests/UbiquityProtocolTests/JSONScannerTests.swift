@@ -65,8 +65,8 @@ struct JSONScannerTests {
                 guard case .event(let event) = try Self.message(Array(line.dropLast())).get() else { continue }
                 var items: [WireItem] = []
                 switch event {
-                case .gatheringFinished(_, .results(let results, _), _), .reset(_, let results, _): items = results
-                case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _),
+                case .gatheringFinished(_, .results(let results, _), _, _), .reset(_, let results, _): items = results
+                case .gatheringFinished(_, .changes(_, let added, let changed, let removed, _), _, _),
                      .update(_, let added, let changed, let removed, _): items = added + changed + removed
                 default: break
                 }

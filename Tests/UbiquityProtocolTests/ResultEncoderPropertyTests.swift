@@ -85,16 +85,19 @@ struct ResultEncoderPropertyTests {
         let since = "c1-" + text(&random, maxPieces: 3)
         let count = random.int(0...1_000_000)
         let id: RequestID? = random.pick([.number(7), .number(Int64.min), .text(text(&random)), nil])
+        let verified = random.chance(0.7)
         func general(_ event: ServerEvent) -> [UInt8] { JSONLine.encodeLine(event.json) }
         return [
             ("gatheringFinished results",
-             encoder.gatheringFinished(query: query, results: results, fresh: fresh, clock: clock),
-             general(.gatheringFinished(query: query, answer: .results(results.map(wire), fresh: fresh), clock: clock))),
+             encoder.gatheringFinished(query: query, results: results, fresh: fresh, clock: clock, verified: verified),
+             general(.gatheringFinished(query: query, answer: .results(results.map(wire), fresh: fresh), clock: clock,
+                                        verified: verified))),
             ("gatheringFinished since",
              encoder.gatheringFinished(query: query, since: since, added: added, changed: changed, removed: removed, count: count,
-                                       clock: clock),
+                                       clock: clock, verified: verified),
              general(.gatheringFinished(query: query, answer: .changes(since: since, added: added.map(wire), changed: changed.map(wire),
-                                                                       removed: removed.map(wire), count: count), clock: clock))),
+                                                                       removed: removed.map(wire), count: count), clock: clock,
+                                        verified: verified))),
             ("update",
              encoder.update(query: query, added: added, changed: changed, removed: removed, clock: clock),
              general(.update(query: query, added: added.map(wire), changed: changed.map(wire), removed: removed.map(wire), clock: clock))),

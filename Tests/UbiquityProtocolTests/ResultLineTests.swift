@@ -89,9 +89,10 @@ struct ResultLineTests {
             let fresh = random.chance(0.5) ? FreshAnswer(code: "clock.otherEpoch", reason: ResultEncoderPropertyTests.text(&random)) : nil
             let clock = random.chance(0.8) ? "c1-\(String(random.next(), radix: 16))-\(random.int(0...99))" : nil
             let id: RequestID? = random.pick([.number(7), .text(ResultEncoderPropertyTests.text(&random)), nil])
+            let verified = random.chance(0.7)
             let lines: [(String, ResultLine<Rows>, [UInt8])] = [
-                ("gatheringFinished", encoder.gatheringFinished(query: 5, rows: rows, fresh: fresh, clock: clock),
-                 encoder.gatheringFinished(query: 5, results: items, fresh: fresh, clock: clock)),
+                ("gatheringFinished", encoder.gatheringFinished(query: 5, rows: rows, fresh: fresh, clock: clock, verified: verified),
+                 encoder.gatheringFinished(query: 5, results: items, fresh: fresh, clock: clock, verified: verified)),
                 ("reset", encoder.reset(query: 5, rows: rows, clock: clock), encoder.reset(query: 5, results: items, clock: clock)),
                 ("query.results", encoder.queryResults(id: id, query: 5, rows: rows), encoder.queryResults(id: id, query: 5, results: items)),
             ]

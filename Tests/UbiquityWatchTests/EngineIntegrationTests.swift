@@ -178,7 +178,7 @@ struct EngineIntegrationTests {
             var events = c.engine.events(id).makeAsyncIterator()
             var view = ClientView([])
             for _ in 0..<3 {
-                if case .gatheringFinished(let results, _, _)? = try await nextEvent(&events) {
+                if case .gatheringFinished(let results, _, _, _)? = try await nextEvent(&events) {
                     view = ClientView(results)
                 }
             }

@@ -58,7 +58,7 @@ func watchToFirstAnswer(_ tree: GeneratedTree, queryRuns: Int) async throws -> F
     let id = try await engine.start(QuerySpecification(predicate: predicate, scopes: [.documents]))
     var matches = -1
     for await event in engine.events(id) {
-        if case .gatheringFinished(let results, _, _) = event {
+        if case .gatheringFinished(let results, _, _, _) = event {
             matches = results.count
             break
         }

@@ -54,7 +54,7 @@ func liveSpec() throws -> QuerySpecification {
 /// Reads events up to and including `gatheringFinished`.
 func readGathering(_ engine: QueryEngine, _ id: QueryID) async throws -> [ResultItem] {
     for await event in engine.events(id) {
-        if case .gatheringFinished(let results, _, _) = event { return Array(results) }
+        if case .gatheringFinished(let results, _, _, _) = event { return Array(results) }
     }
     throw BenchmarkError("query \(id) ended before gatheringFinished")
 }
@@ -160,7 +160,7 @@ struct PathView {
 
     mutating func apply(_ event: QueryEvent) {
         switch event {
-        case .gatheringFinished(let results, _, _): replace(results)
+        case .gatheringFinished(let results, _, _, _): replace(results)
         case .reset(let results, _):
             resets += 1
             replace(results)

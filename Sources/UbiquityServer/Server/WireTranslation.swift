@@ -51,7 +51,8 @@ enum WireTranslation {
         }
         return QuerySpecification(predicate: predicate, containers: Set(containers.map(\.descriptor.id)), scopes: scopes,
                                   sort: sort, attributes: attributes, batchingInterval: batching, live: parameters.live,
-                                  changes: parameters.changes == .requested ? .requested : .all)
+                                  changes: parameters.changes == .requested ? .requested : .all,
+                                  freshness: parameters.freshness == .saved ? .saved : .exact)
     }
 
     /// Writes a query's results straight into bytes (docs/architecture.md, the data flow, step 7).
@@ -66,15 +67,18 @@ enum WireTranslation {
     /// for `accessChanged`, which the server acts on itself.
     static func line(_ event: QueryEvent, query: Int, encoder: ResultEncoder<ResultItem>) -> OutgoingLine? {
         switch event {
-        case .gatheringFinished(let results, let clock, let since):
+        case .gatheringFinished(let results, let clock, let since, let verified):
             switch since {
-            case nil: .results(encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: nil, clock: clock?.token))
+            case nil:
+                .results(encoder.gatheringFinished(query: query, rows: EngineRows(results), fresh: nil, clock: clock?.token,
+                                                   verified: verified))
             case .fresh(let reason)?:
                 .results(encoder.gatheringFinished(query: query, rows: EngineRows(results),
-                                                   fresh: FreshAnswer(code: reason.code, reason: reason.sentence), clock: clock?.token))
+                                                   fresh: FreshAnswer(code: reason.code, reason: reason.sentence), clock: clock?.token,
+                                                   verified: verified))
             case .changes(let delta, let since)?:
                 .bytes(encoder.gatheringFinished(query: query, since: since.token, added: delta.added, changed: delta.changed,
-                                                 removed: delta.removed, count: results.count, clock: clock?.token))
+                                                 removed: delta.removed, count: results.count, clock: clock?.token, verified: verified))
             }
         case .update(let delta):
             .bytes(encoder.update(query: query, added: delta.added, changed: delta.changed, removed: delta.removed, clock: delta.clock?.token))
@@ -92,6 +96,7 @@ enum WireTranslation {
         switch event {
         case .gatheringStarted: .gatheringStarted(query: query)
         case .gatheringProgress(let count): .gatheringProgress(query: query, count: count)
+        case .verified: .verified(query: query)
         case .gatheringFinished, .update, .reset: nil
         case .notice(let notice, let changes):
             switch notice {

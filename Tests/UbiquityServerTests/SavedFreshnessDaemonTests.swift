@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+import Testing
+import UbiquityJSON
+import UbiquityTesting
+
+/// `"freshness":"saved"` over the real daemon, real files and a real socket: right after a restart
+/// a query is answered at once from the saved index, marked `"verified":false`; what the daemon's
+/// check of the files finds arrives as ordinary updates, then `query.verified`. The default answer
+/// stays exact.
+@Suite(.ownThreads) struct SavedFreshnessDaemonTests {
+    typealias Since = SinceQueryDaemonTests
+    typealias Saved = SavedIndexDaemonTests
+
+    static func start(_ client: RawClient, freshness: String?) throws {
+        let field = freshness.map { #","freshness":"\#($0)""# } ?? ""
+        let (started, _) = try client.request(
+            #"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","attributes":["name","size"],"batchingInterval":0\#(field)}"#)
+        #expect(started["error"] == nil, "\(started)")
+    }
+
+    @Test func afterARestartTheSavedAnswerComesAtOnceThenTheCheckAsUpdatesThenVerified() async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        try Saved.seed(first)
+        let (_, saved) = try Saved.liveToken(first)
+        #expect(first.stop() == 0)
+        try Saved.changeWhileDown(first.documents())
+        // Enough new entries that the check at start outlasts a client's first request.
+        let bulk = first.documents() + "/bulk"
+        try FileManager.default.createDirectory(atPath: bulk, withIntermediateDirectories: false)
+        for i in 0..<20_000 { #expect(FileManager.default.createFile(atPath: bulk + "/f_\(i)", contents: nil)) }
+
+        // The same root and state, its own socket; waits for the socket only (readiness comes
+        // after the check).
+        let second = try TestDaemon(containers: [], arguments: ["--root", first.root, "--socket", "{socket}"],
+                                    environment: ["STATE_DIRECTORY": first.directory + "/state",
+                                                  "NOTIFY_SOCKET": first.directory + "/nobody-listens.sock"])
+        defer { second.stop(); second.cleanUp() }
+        let client = try RawClient(socket: second.socket)
+        _ = try client.request(Since.hello)
+        try Self.start(client, freshness: "saved")
+        let gathered = try Since.next(client, "query.gatheringFinished")
+        #expect(gathered["verified"]?.boolValue == false, "the answer came after the check: \(gathered)\n\(second.log)")
+        #expect(Since.sizes(gathered["results"]) == saved, "not the saved index's answer: \(gathered)")
+
+        // An exact query started during the check waits for it.
+        let exact = try RawClient(socket: second.socket)
+        _ = try exact.request(Since.hello)
+        try Self.start(exact, freshness: nil)
+
+        // The check's differences, as updates, then verified.
+        var view = saved
+        var updates = 0
+        while true {
+            let message = try client.readJSON(within: 60)
+            let event = message["event"]?.stringValue
+            if event == "query.verified" { break }
+            // Notices (the container seen again by the check) change nothing here.
+            guard event == "query.update" else { continue }
+            view = Since.applying(message, to: view)
+            updates += 1
+        }
+        let disk = try Since.onDisk(first.documents())
+        #expect(updates > 0)
+        #expect(view == disk, "saved \(saved), after the updates \(view), on disk \(disk)")
+
+        let exactAnswer = try Since.next(exact, "query.gatheringFinished")
+        #expect(exactAnswer["verified"] == nil && Since.sizes(exactAnswer["results"]) == disk, "\(exactAnswer)")
+        // Once checked, a query asking for the saved answer gets the exact one, unmarked.
+        let later = try RawClient(socket: second.socket)
+        _ = try later.request(Since.hello)
+        try Self.start(later, freshness: "saved")
+        let laterAnswer = try Since.next(later, "query.gatheringFinished")
+        #expect(laterAnswer["verified"] == nil && Since.sizes(laterAnswer["results"]) == disk, "\(laterAnswer)")
+    }
+
+    @Test func anUnknownFreshnessIsRefusedNamingIt() async throws {
+        try await withDaemon { daemon in
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(Since.hello)
+            let (answer, _) = try client.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","freshness":"stale"}"#)
+            let message = try #require(answer["error"]?["message"]?.stringValue)
+            #expect(message.contains("'stale'") && message.contains("exact or saved"), "\(message)")
+        }
+    }
+}
