@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import UbiquityJSON
+import UbiquityKit
 import UbiquityTesting
 
 /// `"freshness":"saved"` over the real daemon, real files and a real socket: right after a restart
@@ -19,23 +20,33 @@ import UbiquityTesting
         #expect(started["error"] == nil, "\(started)")
     }
 
-    @Test func afterARestartTheSavedAnswerComesAtOnceThenTheCheckAsUpdatesThenVerified() async throws {
-        let first = try TestDaemon()
-        defer { first.stop(); first.cleanUp() }
+    /// A daemon stopped with `Item_1`…`Item_4` saved (returned with their sizes), then changed
+    /// while down, 20,000 new entries among the changes: enough that the check at the next start
+    /// outlasts a client's first request.
+    static func stoppedAndChanged(_ first: TestDaemon) throws -> [String: Int64] {
         try Saved.seed(first)
         let (_, saved) = try Saved.liveToken(first)
         #expect(first.stop() == 0)
         try Saved.changeWhileDown(first.documents())
-        // Enough new entries that the check at start outlasts a client's first request.
         let bulk = first.documents() + "/bulk"
         try FileManager.default.createDirectory(atPath: bulk, withIntermediateDirectories: false)
         for i in 0..<20_000 { #expect(FileManager.default.createFile(atPath: bulk + "/f_\(i)", contents: nil)) }
+        return saved
+    }
 
-        // The same root and state, its own socket; waits for the socket only (readiness comes
-        // after the check).
-        let second = try TestDaemon(containers: [], arguments: ["--root", first.root, "--socket", "{socket}"],
-                                    environment: ["STATE_DIRECTORY": first.directory + "/state",
-                                                  "NOTIFY_SOCKET": first.directory + "/nobody-listens.sock"])
+    /// The same root and state as `first`, its own socket; waits for the socket only (readiness
+    /// comes after the check).
+    static func restarted(_ first: TestDaemon) throws -> TestDaemon {
+        try TestDaemon(containers: [], arguments: ["--root", first.root, "--socket", "{socket}"],
+                       environment: ["STATE_DIRECTORY": first.directory + "/state",
+                                     "NOTIFY_SOCKET": first.directory + "/nobody-listens.sock"])
+    }
+
+    @Test func afterARestartTheSavedAnswerComesAtOnceThenTheCheckAsUpdatesThenVerified() async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        let saved = try Self.stoppedAndChanged(first)
+        let second = try Self.restarted(first)
         defer { second.stop(); second.cleanUp() }
         let client = try RawClient(socket: second.socket)
         _ = try client.request(Since.hello)
@@ -73,6 +84,40 @@ import UbiquityTesting
         try Self.start(later, freshness: "saved")
         let laterAnswer = try Since.next(later, "query.gatheringFinished")
         #expect(laterAnswer["verified"] == nil && Since.sizes(laterAnswer["results"]) == disk, "\(laterAnswer)")
+    }
+
+    /// UbiquityKit: `freshness = .saved` hears `unverified` before the saved results, the check's
+    /// corrections as updates, then `didVerify`; its results are then the files on disk.
+    @Test func ubiquityKitTellsAnUnverifiedAnswerAndItsVerification() async throws {
+        let first = try TestDaemon()
+        defer { first.stop(); first.cleanUp() }
+        let saved = try Self.stoppedAndChanged(first)
+        let second = try Self.restarted(first)
+        defer { second.stop(); second.cleanUp() }
+        let (notes, results) = try await UbiquityConnection.withConnection(to: second.socket) { connection in
+            let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE 'Item_*'")
+            query.attributes = ["name", "size"]
+            query.notificationBatchingInterval = 0
+            query.freshness = .saved
+            var notes: [MetadataQuery.Notification] = []
+            for try await note in try await query.start() {
+                notes.append(note)
+                if note == .didVerify { break }
+            }
+            return (notes, query.results)
+        }
+        func sizes(_ items: [MetadataItem]) -> [String: Int64] {
+            Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.size ?? -1) })
+        }
+        let unverified = try #require(notes.firstIndex(of: .unverified), "\(notes)")
+        guard case .didFinishGathering(let gathered)? = notes.dropFirst(unverified + 1).first else {
+            Issue.record("no didFinishGathering right after unverified: \(notes)")
+            return
+        }
+        #expect(sizes(gathered) == saved)
+        #expect(notes.contains { if case .didUpdate = $0 { true } else { false } }, "\(notes)")
+        #expect(notes.last == .didVerify)
+        #expect(sizes(results) == (try Since.onDisk(first.documents())))
     }
 
     @Test func anUnknownFreshnessIsRefusedNamingIt() async throws {
