@@ -101,61 +101,62 @@ class Changes:
         return len(self.created) + len(self.appended) + len(self.deleted) + len(self.renamed)
 
 
-def ours_query(daemon, c, since=None, timeout=1200):
-    """One-shot query of the Item_* files: (the gatheringFinished message, seconds from send)."""
+def ours_events(daemon, c, request, timeout):
+    """Sends a query.start (`request` without its id) and yields (message, seconds from the send) for
+    every line after it, refusing an error."""
     daemon.next_id += 1
-    request = {"id": daemon.next_id, "op": "query.start", "predicate": PREDICATE, "scope": "documents",
-               "live": False, "attributes": ["name", "size"]}
-    if since:
-        request["since"] = since
     t = time.monotonic()
-    c.send(request)
+    c.send({"id": daemon.next_id, "op": "query.start", "predicate": PREDICATE, "scope": "documents", **request})
     while True:
         line, at = c.recv_raw(timeout)
         if line is None:
-            raise BenchError(f"ubiquityd: no answer within {timeout} s")
+            raise BenchError(f"ubiquityd: nothing more within {timeout} s")
         m = json.loads(line)
         if "error" in m:
             raise BenchError(f"ubiquityd refused the query: {m['error']}")
+        yield m, at - t
+
+
+def applied(daemon, view, difference):
+    """`view` (relative paths) with a difference — a since answer or an update — applied."""
+    view = set(view)
+    for r in difference["removed"]:
+        view.discard(daemon.relative(r["path"]))
+    for r in difference["changed"]:
+        if "oldPath" in r:
+            view.discard(daemon.relative(r["oldPath"]))
+    for r in difference["changed"] + difference["added"]:
+        view.add(daemon.relative(r["path"]))
+    return view
+
+
+def ours_query(daemon, c, since=None, timeout=1200):
+    """One-shot query of the Item_* files: (the gatheringFinished message, seconds from send)."""
+    request = {"live": False, "attributes": ["name", "size"], **({"since": since} if since else {})}
+    for m, seconds in ours_events(daemon, c, request, timeout):
         if m.get("event") == "query.gatheringFinished":
-            return m, at - t
+            return m, seconds
 
 
 def ours_saved_answer(daemon, c, timeout=1200):
     """A live query of the Item_* files asking for freshness "saved": (its first answer, the paths after
     every update up to query.verified, seconds from send to the first answer, seconds to verified).
     An answer not marked "verified": false is exact already: then both times are the same."""
-    daemon.next_id += 1
-    request = {"id": daemon.next_id, "op": "query.start", "predicate": PREDICATE, "scope": "documents",
-               "live": True, "batchingInterval": 0, "freshness": "saved", "attributes": ["name"]}
-    t = time.monotonic()
-    c.send(request)
+    request = {"live": True, "batchingInterval": 0, "freshness": "saved", "attributes": ["name"]}
     first, first_s, view = None, None, set()
-    while True:
-        line, at = c.recv_raw(timeout)
-        if line is None:
-            raise BenchError(f"ubiquityd: no answer or query.verified within {timeout} s")
-        m = json.loads(line)
-        if "error" in m:
-            raise BenchError(f"ubiquityd refused the query: {m['error']}")
+    for m, seconds in ours_events(daemon, c, request, timeout):
         event = m.get("event")
         if event == "query.gatheringFinished":
-            first, first_s = m, at - t
+            first, first_s = m, seconds
             view = {daemon.relative(r["path"]) for r in m["results"]}
             if m.get("verified", True):
                 return first, view, first_s, first_s
         elif event == "query.update":
-            for r in m["removed"]:
-                view.discard(daemon.relative(r["path"]))
-            for r in m["changed"]:
-                if "oldPath" in r:
-                    view.discard(daemon.relative(r["oldPath"]))
-            for r in m["changed"] + m["added"]:
-                view.add(daemon.relative(r["path"]))
+            view = applied(daemon, view, m)
         elif event == "query.reset":
             view = {daemon.relative(r["path"]) for r in m["results"]}
         elif event == "query.verified":
-            return first, view, first_s, at - t
+            return first, view, first_s, seconds
 
 
 def log_value(path, message, key):
@@ -200,14 +201,7 @@ def run_ours(binary, tree, changes, scratch):
         d.stop()
         if answer.get("fresh"):
             raise BenchError(f"ubiquityd answered fresh after the restart: {answer.get('freshCode')} {answer.get('reason')}")
-        view = set(old)
-        for r in answer["removed"]:
-            view.discard(d.relative(r["path"]))
-        for r in answer["changed"]:
-            if "oldPath" in r:
-                view.discard(d.relative(r["oldPath"]))
-        for r in answer["changed"] + answer["added"]:
-            view.add(d.relative(r["path"]))
+        view = applied(d, old, answer)
         disk = item_paths(tree)
         if view != disk:
             raise BenchError(f"ubiquityd's difference applied to its old answer is not the disk: "

@@ -64,13 +64,15 @@ import UbiquityTesting
         }
     }
 
-    @Test func anUnknownValueOfChangesIsRefusedNamingIt() async throws {
+    /// `changes` and `freshness` (SavedFreshnessDaemonTests) take one of their words or are refused.
+    @Test(arguments: [("changes", "some", "all or requested"), ("freshness", "stale", "exact or saved")])
+    func anUnknownValueOfAQueryOptionIsRefusedNamingIt(field: String, value: String, choices: String) async throws {
         try await withDaemon { daemon in
             let client = try RawClient(socket: daemon.socket)
             _ = try client.request(SinceQueryDaemonTests.hello)
-            let (answer, _) = try client.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","changes":"some"}"#)
+            let (answer, _) = try client.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","\#(field)":"\#(value)"}"#)
             let message = try #require(answer["error"]?["message"]?.stringValue)
-            #expect(message.contains("'some'") && message.contains("all or requested"), "\(message)")
+            #expect(message.contains("'\(value)'") && message.contains(choices), "\(message)")
         }
     }
 }

@@ -119,14 +119,4 @@ import UbiquityTesting
         #expect(notes.last == .didVerify)
         #expect(sizes(results) == (try Since.onDisk(first.documents())))
     }
-
-    @Test func anUnknownFreshnessIsRefusedNamingIt() async throws {
-        try await withDaemon { daemon in
-            let client = try RawClient(socket: daemon.socket)
-            _ = try client.request(Since.hello)
-            let (answer, _) = try client.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","freshness":"stale"}"#)
-            let message = try #require(answer["error"]?["message"]?.stringValue)
-            #expect(message.contains("'stale'") && message.contains("exact or saved"), "\(message)")
-        }
-    }
 }
