@@ -1,4 +1,4 @@
-internal import CZlib
+import UbiquityBinary
 import UbiquityIndex
 
 /// The daemon's saved index, as it finds it at start after a crash (or after someone wrote to its
@@ -34,7 +34,7 @@ public enum SavedIndexCheck: FuzzCheck {
         let body = bytes[headerSize...]
         let length = UInt64(body.count)
         for i in 0..<8 { out[12 + i] = UInt8(truncatingIfNeeded: length >> (8 * UInt64(i))) }
-        let crc = body.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32_z(0, $0.baseAddress, $0.count)) }
+        let crc = CRC32.checksum(body)
         for i in 0..<4 { out[20 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
         return out
     }

@@ -1,4 +1,4 @@
-internal import CZlib
+import UbiquityBinary
 import UbiquityStore
 
 /// A relational store's log segment, as it arrives from another device.
@@ -19,7 +19,7 @@ public enum StoreSegmentCheck: FuzzCheck {
     static func sealed(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count >= 4 else { return bytes }
         let body = bytes.dropLast(4)
-        let crc = body.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32_z(0, $0.baseAddress, $0.count)) }
+        let crc = CRC32.checksum(body)
         return Array(body) + (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
     }
 
