@@ -81,11 +81,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The byte encodings the binary files share: little-endian integers, LEB128 and zigzag
+        /// varints, length-prefixed bytes (ByteWriter) and CRC-32 (zlib's). Written by the saved
+        /// index and by store segments alike; each format keeps its own fields and reader.
+        .target(
+            name: "UbiquityBinary",
+            dependencies: ["CZlib"],
+            swiftSettings: swiftSettings
+        ),
+
         /// The item model, the in-memory index with its name index, and the live-query engine.
         /// Pure: it is fed FileSystemChange batches and never touches the file system itself.
         .target(
             name: "UbiquityIndex",
-            dependencies: ["UbiquityPredicate", "CUbiquitySystem", "CZlib"],
+            dependencies: ["UbiquityPredicate", "UbiquityBinary", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -93,7 +102,7 @@ let package = Package(
         /// log segment format and the merge engine. Pure: the daemon will do the I/O and the SQLite cache.
         .target(
             name: "UbiquityStore",
-            dependencies: ["UbiquityErrors", "UbiquityJSON", "CZlib", "CLibcrypto"],
+            dependencies: ["UbiquityErrors", "UbiquityJSON", "UbiquityBinary", "CLibcrypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -162,7 +171,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// zlib: crc32_z, the CRC-32 of store segments and of the saved index (zlib1g-dev).
+        /// zlib: crc32_z and crc32_combine, behind UbiquityBinary's CRC32 (zlib1g-dev).
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -339,7 +348,7 @@ let package = Package(
         /// check it on every input, UbiquityFuzzingTests on every committed corpus input. No I/O.
         .target(
             name: "UbiquityFuzzing",
-            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "UbiquityServer", "UbiquityKit", "GroceryStore", "CZlib",
+            dependencies: ["UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquityKeyValue", "UbiquityTOML", "UbiquityIndex", "UbiquityServer", "UbiquityKit", "GroceryStore", "UbiquityBinary",
                            .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
@@ -350,7 +359,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityStoreTests",
-            dependencies: ["UbiquityStore", "UbiquityJSON", "UbiquityTesting"],
+            dependencies: ["UbiquityStore", "UbiquityBinary", "UbiquityJSON", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// A store on disk: local writes to segments and SQLite, imports of other devices' segments
@@ -406,7 +415,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityIndexTests",
-            dependencies: ["UbiquityIndex", "UbiquityTesting"],
+            dependencies: ["UbiquityIndex", "UbiquityBinary", "UbiquityTesting"],
             swiftSettings: swiftSettings
         ),
         /// Real inotify on real temporary directories, and the engine on top of it.

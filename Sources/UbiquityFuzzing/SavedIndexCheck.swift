@@ -1,3 +1,4 @@
+import UbiquityBinary
 import UbiquityIndex
 
 /// The daemon's saved index, as it finds it at start after a crash (or after someone wrote to its
@@ -32,7 +33,7 @@ public enum SavedIndexCheck: FuzzCheck {
         var out = bytes
         let body = bytes[headerSize...]
         Sealing.write(UInt64(body.count), into: &out, at: 12)
-        Sealing.write(Sealing.crc32(body), into: &out, at: 20)
+        Sealing.write(CRC32.checksum(body), into: &out, at: 20)
         return out
     }
 

@@ -1,3 +1,4 @@
+import UbiquityBinary
 import UbiquityIndex
 
 /// The journal after a saved index, as the daemon finds it at start after a crash: the records
@@ -53,7 +54,7 @@ public enum SavedIndexJournalCheck: FuzzCheck {
             let length = (0..<4).reduce(0) { $0 | Int(out[offset + $1]) << (8 * $1) }
             let payload = offset + frameSize
             guard length <= out.count - payload else { break }
-            Sealing.write(Sealing.crc32(out[payload..<(payload + length)]), into: &out, at: offset + 4)
+            Sealing.write(CRC32.checksum(out[payload..<(payload + length)]), into: &out, at: offset + 4)
             offset = payload + length
         }
         return out

@@ -1,13 +1,8 @@
-internal import CZlib
+import UbiquityBinary
 
 /// What the checks use to make a checksummed format's checksums and lengths right on fuzzed
 /// bytes, so that the fuzzer gets past them into the decoder behind.
 enum Sealing {
-    /// zlib's CRC-32 of `bytes`, as the saved index and the store's segments use it.
-    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        bytes.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32_z(0, $0.baseAddress, $0.count)) }
-    }
-
     /// `value`'s bytes, little-endian.
     static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         (0..<MemoryLayout<T>.size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }

@@ -1,3 +1,4 @@
+import UbiquityBinary
 import UbiquityStore
 
 /// A relational store's log segment, as it arrives from another device.
@@ -18,7 +19,7 @@ public enum StoreSegmentCheck: FuzzCheck {
     static func sealed(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count >= 4 else { return bytes }
         let body = bytes.dropLast(4)
-        return Array(body) + Sealing.littleEndian(Sealing.crc32(body))
+        return Array(body) + Sealing.littleEndian(CRC32.checksum(body))
     }
 
     public static func check(_ bytes: [UInt8]) -> String? {

@@ -31,25 +31,54 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
     public var startIndex: Int { 0 }
     public var endIndex: Int { identities.count }
 
+    public subscript(position: Int) -> ResultItem {
+        var itemValues: [Attribute: Value] = [:]
+        for (column, attribute) in attributes.enumerated() {
+            if let value = value(position, column: column) { itemValues[attribute] = value }
+        }
+        return ResultItem(identity: identities[position], path: path(position), values: itemValues)
+    }
+
+    /// Item `i`'s identity.
+    public func identity(_ i: Int) -> ItemIdentity { identities[i] }
+
+    private func nameRange(_ i: Int) -> Range<Int> { nameStarts[i]..<nameEnds[i] }
+
+    /// Item `i`'s path.
+    public func path(_ i: Int) -> String {
+        let directory = Int(itemDirectories[i])
+        let name = String(decoding: nameBytes[nameRange(i)], as: UTF8.self)
+        guard directory >= 0 else { return name }
+        return String(decoding: directoryBytes[(directory == 0 ? 0 : directoryEnds[directory - 1])..<directoryEnds[directory]],
+                      as: UTF8.self) + name
+    }
+
+    /// Item `i`'s value of `attribute`; nil when it has none or the set does not carry it.
+    public func value(_ i: Int, _ attribute: Attribute) -> Value? {
+        attributes.firstIndex(of: attribute).flatMap { value(i, column: $0) }
+    }
+
+    private func value(_ i: Int, column: Int) -> Value? {
+        if namesFromPaths && attributes[column] == .name {
+            return .string(String(decoding: nameBytes[nameRange(i)], as: UTF8.self))
+        }
+        return values[i * attributes.count + column]
+    }
+
+    /// Item by item: the same items with the same paths and values, whatever buffers hold them.
+    public static func == (a: ResultSet, b: ResultSet) -> Bool {
+        a.count == b.count && a.indices.allSatisfy { a[$0] == b[$0] }
+    }
+
+    public var description: String { Array(self).description }
+}
+
+// Written in an extension so that Swift keeps the memberwise initialiser, which every one of them ends in.
+extension ResultSet {
     /// An empty result set.
     public init() {
         self.init(attributes: [], identities: [], directoryBytes: [], directoryEnds: [], nameBytes: [], nameStarts: [],
                   nameEnds: [], itemDirectories: [], values: [], namesFromPaths: false)
-    }
-
-    private init(attributes: [Attribute], identities: [ItemIdentity], directoryBytes: [UInt8], directoryEnds: [Int],
-                 nameBytes: [UInt8], nameStarts: [Int], nameEnds: [Int], itemDirectories: [Int32], values: [Value?],
-                 namesFromPaths: Bool) {
-        self.attributes = attributes
-        self.identities = identities
-        self.directoryBytes = directoryBytes
-        self.directoryEnds = directoryEnds
-        self.nameBytes = nameBytes
-        self.nameStarts = nameStarts
-        self.nameEnds = nameEnds
-        self.itemDirectories = itemDirectories
-        self.values = values
-        self.namesFromPaths = namesFromPaths
     }
 
     /// The given items, in this order (a result set put together from ``ResultItem``s): each
@@ -112,47 +141,6 @@ public struct ResultSet: Sendable, RandomAccessCollection, Equatable, CustomStri
                   directoryEnds: table.directoryEnds, nameBytes: table.names, nameStarts: nameStarts, nameEnds: nameEnds,
                   itemDirectories: itemDirectories, values: values, namesFromPaths: true)
     }
-
-    public subscript(position: Int) -> ResultItem {
-        var itemValues: [Attribute: Value] = [:]
-        for (column, attribute) in attributes.enumerated() {
-            if let value = value(position, column: column) { itemValues[attribute] = value }
-        }
-        return ResultItem(identity: identities[position], path: path(position), values: itemValues)
-    }
-
-    /// Item `i`'s identity.
-    public func identity(_ i: Int) -> ItemIdentity { identities[i] }
-
-    private func nameRange(_ i: Int) -> Range<Int> { nameStarts[i]..<nameEnds[i] }
-
-    /// Item `i`'s path.
-    public func path(_ i: Int) -> String {
-        let directory = Int(itemDirectories[i])
-        let name = String(decoding: nameBytes[nameRange(i)], as: UTF8.self)
-        guard directory >= 0 else { return name }
-        return String(decoding: directoryBytes[(directory == 0 ? 0 : directoryEnds[directory - 1])..<directoryEnds[directory]],
-                      as: UTF8.self) + name
-    }
-
-    /// Item `i`'s value of `attribute`; nil when it has none or the set does not carry it.
-    public func value(_ i: Int, _ attribute: Attribute) -> Value? {
-        attributes.firstIndex(of: attribute).flatMap { value(i, column: $0) }
-    }
-
-    private func value(_ i: Int, column: Int) -> Value? {
-        if namesFromPaths && attributes[column] == .name {
-            return .string(String(decoding: nameBytes[nameRange(i)], as: UTF8.self))
-        }
-        return values[i * attributes.count + column]
-    }
-
-    /// Item by item: the same items with the same paths and values, whatever buffers hold them.
-    public static func == (a: ResultSet, b: ResultSet) -> Bool {
-        a.count == b.count && a.indices.allSatisfy { a[$0] == b[$0] }
-    }
-
-    public var description: String { Array(self).description }
 }
 
 extension ResultSet: ExpressibleByArrayLiteral {

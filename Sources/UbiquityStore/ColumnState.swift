@@ -1,3 +1,5 @@
+import UbiquityBinary
+
 /// What a store keeps of one column of one row: the winning write's value, the row generation
 /// and clock reading it was written at, and the reading it replaced (to tell a true conflict).
 public struct ColumnState: Sendable, Hashable {

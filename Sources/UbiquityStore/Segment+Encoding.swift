@@ -1,3 +1,4 @@
+import UbiquityBinary
 import UbiquityJSON
 
 extension Segment {

@@ -1,3 +1,5 @@
+import UbiquityBinary
+
 /// What a segment's fixed header says, read and checked (length and checksum) before its body:
 /// enough for the daemon to know whose segment it is and whether this device can import it.
 public struct SegmentHeader: Sendable, Hashable {

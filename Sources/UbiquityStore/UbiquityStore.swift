@@ -11,8 +11,9 @@
 // keeps the SQLite cache and sends the events.
 //
 // Depends on: UbiquityErrors (StoreError is a CodedError; the server makes it client-facing),
-//   UbiquityJSON (the values of JSON columns), CZlib (CRC-32) and CLibcrypto (SHA-256): pure
-//   computations from system libraries. No protocol, no SQLite.
+//   UbiquityJSON (the values of JSON columns), UbiquityBinary (the byte writer and CRC-32 it
+//   shares with the saved index) and CLibcrypto (SHA-256, a pure computation from a system
+//   library). No protocol, no SQLite.
 public import UbiquityErrors
 
 /// Why a store refused a schema, a change or a segment: a ``StoreErrorCode``, a sentence naming

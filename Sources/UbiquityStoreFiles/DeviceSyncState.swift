@@ -18,10 +18,4 @@ public struct DeviceSyncState: Sendable, Hashable {
     /// The last segment imported (0: none).
     public var imported: UInt64
     public var condition: Condition
-
-    public init(device: DeviceID, imported: UInt64, condition: Condition) {
-        self.device = device
-        self.imported = imported
-        self.condition = condition
-    }
 }

@@ -5,11 +5,6 @@ public struct TOMLPosition: Sendable, Hashable, Comparable, CustomStringConverti
     public var line: Int
     public var column: Int
 
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
-
     public static func < (a: TOMLPosition, b: TOMLPosition) -> Bool { (a.line, a.column) < (b.line, b.column) }
     public var description: String { "\(line):\(column)" }
 }

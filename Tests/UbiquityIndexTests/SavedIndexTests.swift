@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import UbiquityBinary
 @testable import UbiquityIndex
 import UbiquityPredicate
 import UbiquityTesting
@@ -458,7 +459,7 @@ struct SavedIndexTests {
         let directory = tree.directory(), file = tree.file()
         struct Slot { var live = true, generation: UInt32 = 0, parent: UInt32, name: String, stat: FileStat }
         func snapshot(_ slots: [Slot], free: [UInt32] = [], history: [(UInt64, UInt32)] = [], sequence: UInt64 = 0) -> [UInt8] {
-            var body = BinaryWriter()
+            var body = ByteWriter()
             body.fixed64(7); body.int64(0); body.string("boot-1"); body.bool(false); body.fixed64(1); body.fixed64(sequence); body.fixed64(0); body.bool(true); body.varint(0)
             body.varint(1); body.container(descriptor)
             body.varint(slots.count)
@@ -471,10 +472,10 @@ struct SavedIndexTests {
             for id in free { body.varint(id) }
             body.varint(history.count)
             for (sequence, id) in history { body.varint(sequence); body.varint(id); body.int64(0); body.bool(false) }
-            var file = BinaryWriter()
+            var file = ByteWriter()
             // Format 1 (no continuation; read as it is, and trusted without a journal).
-            file.append(IndexSnapshot.magic); file.fixed32(1)
-            file.fixed64(UInt64(body.bytes.count)); file.fixed32(CRC32.checksum(body.bytes)); file.append(body.bytes)
+            file.append(contentsOf: IndexSnapshot.magic); file.fixed32(1)
+            file.fixed64(UInt64(body.bytes.count)); file.fixed32(CRC32.checksum(body.bytes)); file.append(contentsOf: body.bytes)
             return file.bytes
         }
         func restore(_ bytes: [UInt8]) throws(SavedIndexError) {

@@ -1,6 +1,6 @@
 import Testing
 import UbiquityStore
-import UbiquityStoreFiles
+@testable import UbiquityStoreFiles
 
 /// The journal's view of sync states: each change of a device's condition once, nothing for
 /// an import that finds things as they were.

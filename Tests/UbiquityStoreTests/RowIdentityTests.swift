@@ -1,4 +1,5 @@
 import Testing
+import UbiquityBinary
 @testable import UbiquityStore
 
 @Suite("Row ids: random, or derived from meaning with SHA-256; the checksum is zlib's CRC-32")

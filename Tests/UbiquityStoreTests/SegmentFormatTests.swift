@@ -1,5 +1,6 @@
 import Testing
 import UbiquityJSON
+import UbiquityBinary
 @testable import UbiquityStore
 
 @Suite("Segments: bytes that read back exactly, and damaged or hostile bytes refused with the reason")

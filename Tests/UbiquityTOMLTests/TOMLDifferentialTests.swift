@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import UbiquityTesting
-import UbiquityTOML
+@testable import UbiquityTOML
 
 // Our parser against the reference: Python's tomllib (python3 ≥ 3.11), one python3 process for a
 // whole batch of documents. The contract checked, document by document:

@@ -1,4 +1,4 @@
-/// Reads what ``BinaryWriter`` wrote, from bytes that may be truncated, corrupt or hostile: every
+/// Reads what ``ByteWriter`` wrote, from bytes that may be truncated, corrupt or hostile: every
 /// read is bounds-checked and throws ``SavedIndexError`` instead of trapping, and a count is
 /// accepted only when the bytes left could hold that many elements (no allocation sized by a
 /// number read from the file).

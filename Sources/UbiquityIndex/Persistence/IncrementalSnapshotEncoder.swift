@@ -1,3 +1,5 @@
+import UbiquityBinary
+
 /// Encodes snapshots (``IndexSnapshot``) one after another, re-encoding only what changed since
 /// the last: the bytes are those of ``IndexSnapshot/encode`` of the same view, byte for byte.
 ///
@@ -49,7 +51,7 @@ struct IncrementalSnapshotEncoder {
     mutating func encode(_ view: IndexSnapshot.View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                          continues: IndexSnapshot.Continuation?) -> [UInt8] {
         var counts = Counts()
-        var prefix = BinaryWriter()
+        var prefix = ByteWriter()
         IndexSnapshot.writePrefix(&prefix, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final,
                                   continues: continues)
         var parts: [(bytes: [UInt8], crc: UInt32)] = [(prefix.bytes, CRC32.checksum(prefix.bytes))]
@@ -73,7 +75,7 @@ struct IncrementalSnapshotEncoder {
                 slots.append(slotPieces[r])
                 counts.reused += 1
             } else {
-                var body = BinaryWriter(capacity: (upper - lower) * 48)
+                var body = ByteWriter(capacity: (upper - lower) * 48)
                 IndexSnapshot.writeSlots(&body, columns, lower..<upper)
                 slots.append(Piece(owners: owners, bounds: 0..<(upper - lower), bytes: body.bytes, crc: CRC32.checksum(body.bytes)))
                 counts.encoded += 1
@@ -82,7 +84,7 @@ struct IncrementalSnapshotEncoder {
         slotPieces = slots
         for piece in slots { parts.append((piece.bytes, piece.crc)) }
 
-        var middle = BinaryWriter()
+        var middle = ByteWriter()
         IndexSnapshot.writeFree(&middle, view.free)
         let kept = view.history.keptEntries
         middle.varint(kept.count)
@@ -111,7 +113,7 @@ struct IncrementalSnapshotEncoder {
                 parts.append((piece.bytes, piece.crc))
                 counts.reused += 1
             } else {
-                var body = BinaryWriter()
+                var body = ByteWriter()
                 IndexSnapshot.writeHistory(&body, kept[lower..<upper], positions: positions)
                 let piece = Piece(owners: owners, bounds: bounds, bytes: body.bytes, crc: CRC32.checksum(body.bytes))
                 history[key] = piece

@@ -1,3 +1,5 @@
+import UbiquityBinary
+
 /// The journal after a saved index: every batch applied since the snapshot, in order, each a
 /// framed, checksummed record appended before any clock of that batch is handed out. Replayed onto
 /// the snapshot it gives back the index and history exactly as they were at the last record, so a
@@ -33,8 +35,8 @@ public enum IndexJournal {
 
     /// The header of a journal that continues snapshot `snapshotID`.
     static func header(snapshotID: UInt64) -> [UInt8] {
-        var writer = BinaryWriter(capacity: headerSize)
-        writer.append(magic)
+        var writer = ByteWriter(capacity: headerSize)
+        writer.append(contentsOf: magic)
         writer.fixed32(formatVersion)
         writer.fixed64(snapshotID)
         return writer.bytes
@@ -42,7 +44,7 @@ public enum IndexJournal {
 
     /// One record, framed.
     static func encode(_ record: Record) -> [UInt8] {
-        var payload = BinaryWriter()
+        var payload = ByteWriter()
         switch record {
         case .batch(let changes, let time, let tracking):
             payload.byte(1)
@@ -58,10 +60,10 @@ public enum IndexJournal {
         case .containerRemoved:
             payload.byte(3)
         }
-        var framed = BinaryWriter(capacity: frameSize + payload.bytes.count)
+        var framed = ByteWriter(capacity: frameSize + payload.bytes.count)
         framed.fixed32(UInt32(truncatingIfNeeded: payload.bytes.count))
         framed.fixed32(CRC32.checksum(payload.bytes))
-        framed.append(payload.bytes)
+        framed.append(contentsOf: payload.bytes)
         return framed.bytes
     }
 
@@ -105,7 +107,7 @@ public enum IndexJournal {
     }
 }
 
-extension BinaryWriter {
+extension ByteWriter {
     mutating func path(_ components: [String]) {
         varint(components.count)
         for component in components { string(component) }

@@ -1,3 +1,5 @@
+import UbiquityBinary
+
 /// The saved index: every slot of the index as it was (so history's ids stay valid), the
 /// containers, the clock and the change history, in one checksummed file. Written whole and
 /// renamed into place by the daemon; ``RestoredIndex`` reads it back.
@@ -13,7 +15,7 @@
 ///       free list:  n, id*
 ///       history:    n, (sequence, id, time i64, 0 | 1, [item as it was])*
 /// ```
-/// Numbers without a width are LEB128 varints; strings are a length and UTF-8 (``BinaryWriter``).
+/// Numbers without a width are LEB128 varints; strings are a length and UTF-8 (``ByteWriter``).
 ///
 /// A snapshot is taken at one moment and written while the engine goes on: the batches applied
 /// meanwhile are appended to the journal of the snapshot before (continues-id), from
@@ -57,23 +59,23 @@ public enum IndexSnapshot {
     ///     this snapshot's own journal exists; nil when there is none.
     package static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                        continues: Continuation?) -> [UInt8] {
-        var body = BinaryWriter(capacity: view.columns.names.count * 48)
+        var body = ByteWriter(capacity: view.columns.names.count * 48)
         writePrefix(&body, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues)
         writeSlots(&body, view.columns, 0..<view.columns.names.count)
         writeFree(&body, view.free)
         let kept = view.history.keptEntries
         body.varint(kept.count)
         writeHistory(&body, kept, positions: containerPositions(view.containers))
-        var file = BinaryWriter(capacity: headerSize + body.bytes.count)
-        file.append(header(bodyLength: body.bytes.count, checksum: CRC32.checksum(body.bytes)))
-        file.append(body.bytes)
+        var file = ByteWriter(capacity: headerSize + body.bytes.count)
+        file.append(contentsOf: header(bodyLength: body.bytes.count, checksum: CRC32.checksum(body.bytes)))
+        file.append(contentsOf: body.bytes)
         return file.bytes
     }
 
     /// The file's first bytes, before the body.
     static func header(bodyLength: Int, checksum: UInt32) -> [UInt8] {
-        var file = BinaryWriter(capacity: headerSize)
-        file.append(magic)
+        var file = ByteWriter(capacity: headerSize)
+        file.append(contentsOf: magic)
         file.fixed32(formatVersion)
         file.fixed64(UInt64(bodyLength))
         file.fixed32(checksum)
@@ -81,7 +83,7 @@ public enum IndexSnapshot {
     }
 
     /// The body up to the slots: ids, clocks, containers and the number of slots.
-    static func writePrefix(_ body: inout BinaryWriter, _ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String,
+    static func writePrefix(_ body: inout ByteWriter, _ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String,
                             final: Bool, continues: Continuation?) {
         let history = view.history
         body.fixed64(snapshotID)
@@ -101,7 +103,7 @@ public enum IndexSnapshot {
     }
 
     /// The slots in `range`; their bytes depend on nothing but the columns in that range.
-    static func writeSlots(_ body: inout BinaryWriter, _ slots: MetadataIndex.Columns, _ range: Range<Int>) {
+    static func writeSlots(_ body: inout ByteWriter, _ slots: MetadataIndex.Columns, _ range: Range<Int>) {
         for i in range {
             let live = slots.flagsOf[i].contains(.live)
             body.bool(live)
@@ -115,7 +117,7 @@ public enum IndexSnapshot {
         }
     }
 
-    static func writeFree(_ body: inout BinaryWriter, _ free: ChunkedColumn<ItemID>) {
+    static func writeFree(_ body: inout ByteWriter, _ free: ChunkedColumn<ItemID>) {
         body.varint(free.count)
         for id in free { body.varint(id) }
     }
@@ -126,7 +128,7 @@ public enum IndexSnapshot {
     }
 
     /// History entries, without their count.
-    static func writeHistory(_ body: inout BinaryWriter, _ entries: Slice<ChunkedColumn<ChangeHistory.Entry>>,
+    static func writeHistory(_ body: inout ByteWriter, _ entries: Slice<ChunkedColumn<ChangeHistory.Entry>>,
                              positions: [ContainerID: Int]) {
         for entry in entries {
             body.varint(entry.sequence)

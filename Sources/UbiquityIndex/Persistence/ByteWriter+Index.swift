@@ -1,6 +1,8 @@
+import UbiquityBinary
+
 /// How the saved index writes the index's own values: an entry's status, a container, an item
 /// as it was (history).
-extension BinaryWriter {
+extension ByteWriter {
     /// Times other than `modified` are written as differences from it: usually 0, one byte.
     /// The kind's byte carries ``FileStat/tagsDeferred`` in its high bit (only a journaled
     /// crawl has it; the index never stores it).
