@@ -98,10 +98,22 @@ struct JSONScannerTests {
         "{\"m\":\"a\u{16}\u{1}\u{0}b\"}", "[\"\u{0}\"]",
         // And a trailing comma, which JSONDecoder tolerated too.
         "{\"event\":\"q\",\n\n}", "[1,\"x\",]",
+        // And, found by the same target, escapes JSON does not have and lone surrogates in the
+        // value of a repeated key, which JSONDecoder never decodes (the first key counts).
+        #"{"error":{"code":"","message":"","message":"\e"}}"#, #"{"a":"","a":"\u12"}"#, #"{"a":"","a":"\uD800"}"#,
+        #"{"a":"","a":"\uDC00x"}"#, #"{"a":"","a":"\uD800\n"}"#, #"{"a":"","a":"\uD800\uD800"}"#,
     ])
     func refusals(text: String) {
         #expect(throws: ProtocolError.self) { try JSONLine.decode(Array(text.utf8)) }
         #expect(throws: ProtocolError.self) { try Self.scan(Array(text.utf8)).get() }
+    }
+
+    @Test("Every escape JSON has, a surrogate pair among them, is read alike by both readers, also in a repeated key")
+    func everyEscapeIsRead() throws {
+        let text = #"{"a":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00","a":"\uDBFF\uDFFF\u0000"}"#
+        let general = try JSONLine.decode(Array(text.utf8))
+        #expect(general == .object(["a": .string("\"\\/\u{8}\u{C}\n\r\t\u{E9}\u{1F600}")]))
+        #expect(try Self.scan(Array(text.utf8)).get() == general)
     }
 
     @Test("Trailing commas are refused by the scanner (and by JSONLine, which JSONDecoder alone let through)")
