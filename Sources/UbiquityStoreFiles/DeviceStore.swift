@@ -61,6 +61,9 @@ public final class DeviceStore: Sendable {
             let folder = try StoreFolder(container: container, store: store)
             var configuration = Configuration()
             configuration.journalMode = .wal
+            // Another process may hold the cache for a moment (a tool reading it, a daemon that
+            // is stopping): wait for it rather than fail, and never take "busy" for damage.
+            configuration.busyMode = .timeout(10)
             // A commit lost to a power cut is harmless: the segments are the truth, and a
             // segment whose watermark was lost is imported again, whole, at the next open.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
@@ -71,6 +74,8 @@ public final class DeviceStore: Sendable {
                     _ = try StoreCache.prepare(db, schema: schema, device: device)
                     return try StoreCache.load(db, schema: schema, device: device)
                 }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                throw error
             } catch {
                 // A cache that does not load is rebuilt: everything in it follows from the segments.
                 try database.erase()
