@@ -132,7 +132,7 @@ let package = Package(
         /// responses, events, error codes and limits. Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
-            dependencies: ["UbiquityPredicate", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
+            dependencies: ["UbiquityPredicate", "UbiquityStore", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
             swiftSettings: swiftSettings,
             plugins: ["OperationRegistryPlugin"]
         ),
@@ -198,7 +198,7 @@ let package = Package(
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityJSON", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
+                "UbiquityProtocol", "UbiquityJSON", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquityStore", "UbiquityStoreFiles", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -386,7 +386,7 @@ let package = Package(
         /// process on a real socket (TestDaemon), through UbiquityKit and raw JSON lines.
         .testTarget(
             name: "UbiquityServerTests",
-            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd", "UbiquityKeyValue",
+            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd", "UbiquityKeyValue", "UbiquityStore",
                            // NIOAsyncTestingChannel: the connection's framing tested without a socket.
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings

@@ -340,6 +340,12 @@ public final class DeviceStore: Sendable {
         }
     }
 
+    /// The change log's latest token (0: nothing logged yet): the store's clock now, as the last
+    /// ``StoreCommit`` or ``StoreImport`` carried it.
+    public func latestToken() async throws -> Int64 {
+        try await Self.run(on: io) { try self.database.read { db in try Int64.fetchOne(db, sql: "SELECT max(token) FROM ubiq_changes") ?? 0 } }
+    }
+
     /// Counts of the cache's tables, for tests and measurements: rows of `t_<table>`, registers, watermarks.
     public func cacheCount(_ sqlTable: String) async throws -> Int {
         try await Self.run(on: io) { try self.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \"\(sqlTable)\"") ?? 0 } }

@@ -2,9 +2,10 @@ import Synchronization
 import UbiquityIndex
 import UbiquityProtocol
 import UbiquityJSON
+import UbiquityStore
 
 /// The one way out for every event a connection receives — its queries' events, `kv.changed`,
-/// `document.lockChanged` — written by one task per connection (``run(writer:)``).
+/// `document.lockChanged`, `store.changed` — written by one task per connection (``run(writer:)``).
 ///
 /// Nothing is pushed at the peer. Subsystems post into a coalesced state
 /// (``ConnectionOutboxState``: the latest lock state per watch, per key-value subscription the
@@ -60,6 +61,20 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.keyValueChanged(change, limit: keyLimit) }?.resume()
     }
 
+    /// Rows of a store this connection opened changed (``ContainerStore``). Past `rowLimit`
+    /// pending rows the subscription owes "any row may have changed" instead.
+    func post(storeHandle handle: Int, container: String, store: String, result: ImportResult, from source: DeviceID, clock: String, rowLimit: Int) {
+        state.withLock { $0.storeChanged(handle: handle, container: container, store: store, result: result, from: source, clock: clock, limit: rowLimit) }?
+            .resume()
+    }
+
+    /// Any row of a store this connection opened may have changed (it was reopened with a newer schema).
+    func postEverything(storeHandle handle: Int, container: String, store: String, clock: String) {
+        state.withLock { $0.storeEverything(handle: handle, container: container, store: store, clock: clock, limit: 1) }?.resume()
+    }
+
+    func forget(storeHandle handle: Int) { state.withLock { $0.forget(storeHandle: handle) } }
+
     func forget(watch: Int) { state.withLock { $0.forget(watch: watch) } }
 
     func forget(store: Int) { state.withLock { $0.forget(store: store) } }
@@ -87,7 +102,7 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.finish() }?.resume()
     }
 
-    /// How many lock and key-value entries wait (tests): bounded by the watches and key quotas.
+    /// How many lock, key-value and store entries wait (tests): bounded by the watches, key quotas and row limits.
     var pendingEntries: Int { state.withLock { $0.pendingEntries } }
 
     // MARK: Writing
@@ -108,6 +123,7 @@ final class ConnectionOutbox: Sendable {
             var lines: [OutgoingLine] = delivery.pullQueries ? await queryLines() : []
             for event in delivery.documents { lines.append(.bytes(JSONLine.encodeLine(event.json))) }
             for change in delivery.keyValue { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
+            for change in delivery.stores { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
             guard !lines.isEmpty else { continue }
             // No `malloc_trim` after big lines: their buffers (and every block of 128 KiB or more,
             // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
