@@ -237,6 +237,54 @@ struct StoreDaemonTests {
             #expect(sawAll, "\(events) events listed \(listed) rows before saying all")
         }
     }
+
+    @Test("Rights per peer, as another uid: a group member reads but may not write until the container's directory lets it; a stranger may do neither (needs root to switch uid)")
+    func otherUIDs() async throws {
+        let member: UInt32 = 54321, team: UInt32 = 54322
+        try await withDaemon(containers: [], arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            let container = root + "/" + Self.container
+            try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+            let config = "[[containers]]\nid = \"\(Self.container)\"\npath = \"\(container)\"\nowner = 0\ngroup = \(team)\n"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
+        }) { daemon in
+            chmod(daemon.directory, 0o755)
+            let owner = try RawClient.greeted(socket: daemon.socket)
+            _ = try Self.open(owner)
+            _ = try owner.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"carrots"}}]}"#)
+            let hello = #"{"id":0,"op":"hello","version":1}"#
+            let save = #"{"id":3,"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"stolen"}}]}"#
+            func replies(_ uid: UInt32, groups: [UInt32], _ lines: [String]) throws -> [Int: JSONValue] {
+                let all = try AuthorizationTests.exchange(as: uid, groups: groups, socket: daemon.socket, [hello] + lines)
+                return Dictionary(all.compactMap { line in line["id"]?.intValue.map { ($0, line) } }, uniquingKeysWith: { first, _ in first })
+            }
+            // The member may read: open the existing store, fetch; not write: save, upgrade, create.
+            let v2 = Self.schemaJSON(version: 2, extraItemColumns: #",{"name":"aisle","type":"string"}"#)
+            let read = try replies(member, groups: [team], [
+                #"{"id":1,"op":"store.open","store":"grocery","schema":\#(Self.schemaJSON())}"#,
+                #"{"id":2,"op":"store.fetch","store":"grocery","table":"items"}"#, save,
+                #"{"id":4,"op":"store.open","store":"grocery","schema":\#(v2)}"#,
+                #"{"id":5,"op":"store.open","store":"pantry","schema":\#(Self.schemaJSON())}"#,
+            ])
+            #expect(read[1]?["result"]?["opened"] == .string("opened"))
+            #expect(Self.names(read[2]?["result"] ?? .null) == ["carrots"])
+            for id in [3, 4, 5] { #expect(read[id]?["error"]?["code"] == .string("store.forbidden"), "request \(id)") }
+            #expect(read[3]?["error"]?["message"]?.stringValue?.contains("uid \(member) may read container") == true)
+            // A stranger may not even read.
+            let stranger = try replies(member, groups: [], [
+                #"{"id":1,"op":"store.fetch","store":"grocery","table":"items"}"#,
+                #"{"id":2,"op":"store.open","store":"grocery","schema":\#(Self.schemaJSON())}"#, save,
+            ])
+            for id in [1, 2, 3] { #expect(stranger[id]?["error"]?["code"] == .string("container.forbidden"), "request \(id)") }
+            // Once the directory lets the group write, the member's save is acknowledged.
+            let container = daemon.root + "/" + Self.container
+            chown(container, 0, team)
+            chmod(container, 0o775)
+            let written = try replies(member, groups: [team], [save])
+            #expect(written[3]?["result"]?["inserted"]?.arrayValue?.count == 1)
+            let rows = try owner.result(#"{"id":4,"op":"store.fetch","store":"grocery","table":"items","sort":"name"}"#)
+            #expect(Self.names(rows) == ["carrots", "stolen"])
+        }
+    }
 }
 
 /// A folder removed when the value goes away.
