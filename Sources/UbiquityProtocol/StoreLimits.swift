@@ -5,6 +5,9 @@ public struct StoreLimits: Sendable, Hashable {
     public var maxOpenStoresPerConnection = 16
     /// Stores the daemon creates in one container; a `store.open` of another: `server.busy`.
     public var maxStoresPerContainer = 64
+    /// Live fetches (`store.watch`) one connection may hold; more: `server.busy`. Each keeps the
+    /// rows its subscriber holds, at most `maxAnswerBytes`.
+    public var maxLiveFetchesPerConnection = 16
     /// Changes in one `store.save`; more: `request.malformed` naming `changes` (the request line's
     /// 1 MiB bounds them too).
     public var maxChangesPerSave = 10_000

@@ -38,6 +38,8 @@ struct OperationRegistryTests {
         StoreFetch(container: "com.example.a", store: "grocery", table: "items",
                    where: [StoreCondition("quantity", .greater, .integer(1)), StoreCondition("name", .equal, .string("carrots"))],
                    sort: ["name", "quantity:desc"], limit: 10),
+        StoreWatch(StoreFetch(store: "grocery", table: "items", where: [StoreCondition("done", .equal, .bool(false))], sort: ["name"])),
+        StoreUnwatch(watch: 5),
     ]
 
     @Test("Every operation's request survives encode → decode, under either kind of id")
@@ -108,6 +110,8 @@ struct OperationRegistryTests {
                                    devices: [], clock: "s0"))
         try check(StoreSave.Result(container: "com.example.a", store: "grocery", inserted: ["00000000000000000000000000000001"], clock: "s4", segment: 2))
         try check(StoreSave.Result(container: "com.example.a", store: "grocery", inserted: [], clock: "s4", segment: nil))
+        try check(StoreWatch.Result(watch: 5))
+        try check(StoreUnwatch.Result(watch: 5))
         try check(StoreFetch.Result(container: "com.example.a", store: "grocery", table: "items",
                                     rows: [.object(["id": .string("00000000000000000000000000000001"), "name": .string("carrots")])], clock: "s4"))
     }

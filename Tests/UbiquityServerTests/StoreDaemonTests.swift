@@ -5,6 +5,7 @@ import UbiquityJSON
 import UbiquityProtocol
 import UbiquityStore
 import UbiquityTesting
+@testable import UbiquityServer
 
 /// Relational stores served by the real daemon on a real socket, with real files: segments made
 /// by "other devices" (``StoreReplica``) are put into the container as a sync engine delivers
@@ -177,6 +178,71 @@ struct StoreDaemonTests {
         }
     }
 
+    /// The next event of live fetch `watch` (`store.gatheringFinished` or `store.update`) within a deadline.
+    static func nextWatchEvent(_ client: RawClient, watch: JSONValue?, within seconds: Double = 15) throws -> JSONValue {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let message = try client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow))
+            if message["watch"] == watch, message["event"] != nil { return message }
+        }
+        throw TestDaemonError("no event of live fetch \(String(describing: watch)) within \(seconds) s")
+    }
+
+    @Test("A live fetch gathers, then sees its own connection's save, another connection's and another device's segment as added, changed and removed rows")
+    func liveFetch() async throws {
+        try await withDaemon { daemon in
+            let client = try RawClient.greeted(socket: daemon.socket)
+            let other = try RawClient.greeted(socket: daemon.socket)
+            _ = try Self.open(client)
+            _ = try Self.open(other)
+            _ = try client.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","id":"00000000000000000000000000000001","values":{"name":"carrots","quantity":3}},{"insert":"items","values":{"name":"bread","quantity":1}}]}"#)
+            let (answer, early) = try client.request(#"{"id":3,"op":"store.watch","store":"grocery","table":"items","where":[{"column":"quantity","op":">=","value":2}],"sort":"name"}"#)
+            #expect(early.allSatisfy { $0["event"]?.stringValue != "store.gatheringFinished" }, "no event before the answer")
+            let watch = answer["result"]?["watch"]
+            #expect(watch?.intValue != nil)
+            let gathered = try Self.nextWatchEvent(client, watch: watch)
+            #expect(gathered["event"] == .string("store.gatheringFinished"))
+            #expect(Self.names(gathered) == ["carrots"])
+            // Its own connection's save: bread now matches.
+            let bread = try Self.id(of: "bread", in: client) ?? "none"
+            _ = try client.result(#"{"id":4,"op":"store.save","store":"grocery","changes":[{"update":"items","id":"\#(bread)","values":{"quantity":2}}]}"#)
+            let own = try Self.nextWatchEvent(client, watch: watch)
+            #expect(own["event"] == .string("store.update"))
+            #expect(own["added"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["bread"])
+            // Another connection's save changes carrots.
+            _ = try other.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"update":"items","id":"00000000000000000000000000000001","values":{"name":"organic carrots"}}]}"#)
+            let changed = try Self.nextWatchEvent(client, watch: watch)
+            #expect(changed["changed"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["organic carrots"])
+            #expect(changed["added"] == .array([]) && changed["removed"] == .array([]))
+            // Another device's segment: milk comes in with quantity 5.
+            var phone = StoreReplica(schema: Self.schema, device: DeviceID("phone")!)
+            let milk = try #require(try phone.commit([.insert(table: "items", id: RowID(high: 9, low: 9), values: ["name": .string("milk"), "quantity": .integer(5)])],
+                                                      wall: DeviceStoreWall.now()))
+            try Self.deliver(milk.segment.encoded(), device: "phone", sequence: 1, root: daemon.root)
+            let remote = try Self.nextWatchEvent(client, watch: watch)
+            #expect(remote["added"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["milk"])
+            // A change that takes a row out of the result set: removed, as it was.
+            _ = try other.result(#"{"id":3,"op":"store.save","store":"grocery","changes":[{"update":"items","id":"00000000000000000000000000000001","values":{"quantity":1}}]}"#)
+            let removed = try Self.nextWatchEvent(client, watch: watch)
+            #expect(removed["removed"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["organic carrots"])
+            #expect(removed["removed"]?.arrayValue?.first?["quantity"] == .integer(3))
+            // Live equals a fresh fetch.
+            let fresh = try client.result(#"{"id":5,"op":"store.fetch","store":"grocery","table":"items","where":[{"column":"quantity","op":">=","value":2}],"sort":"name"}"#)
+            #expect(Self.names(fresh) == ["bread", "milk"])
+            let unwatched = try client.result(#"{"id":6,"op":"store.unwatch","watch":\#(watch?.intValue ?? 0)}"#)
+            #expect(unwatched["unwatched"] == .bool(true))
+            let again = try Self.errorOf(client, #"{"id":7,"op":"store.unwatch","watch":\#(watch?.intValue ?? 0)}"#)
+            #expect(again?["code"] == .string("store.unknownWatch"))
+            let badColumn = try Self.errorOf(client, #"{"id":8,"op":"store.watch","store":"grocery","table":"items","sort":"colour"}"#)
+            #expect(badColumn?["code"] == .string("store.invalidChange"))
+        }
+    }
+
+    static func id(of name: String, in client: RawClient) throws -> String? {
+        let rows = try client.result(#"{"id":90,"op":"store.fetch","store":"grocery","table":"items","where":[{"column":"name","value":"\#(name)"}]}"#)
+        return rows["rows"]?.arrayValue?.first?["id"]?.stringValue
+    }
+
     @Test("A damaged segment shows as degraded (and is logged once) while other devices' segments go on")
     func damagedSegmentDegrades() async throws {
         try await withDaemon { daemon in
@@ -302,4 +368,20 @@ final class TemporaryFolder {
 
 enum DeviceStoreWall {
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}
+
+/// The difference a live fetch sends: what a subscriber applies to the rows it holds.
+struct LiveFetchDifferenceTests {
+    static func row(_ id: String, _ name: String) -> JSONValue { .object(["id": .string(id), "name": .string(name)]) }
+
+    @Test func addedChangedAndRemovedAreRelativeToTheHeldRows() {
+        let old = [Self.row("a", "carrots"), Self.row("b", "bread"), Self.row("c", "milk")]
+        let new = [Self.row("d", "cheese"), Self.row("b", "brown bread"), Self.row("c", "milk")]
+        let difference = LiveFetch.difference(from: old, to: new)
+        #expect(difference.added == [Self.row("d", "cheese")])
+        #expect(difference.changed == [Self.row("b", "brown bread")])
+        #expect(difference.removed == [Self.row("a", "carrots")])
+        let same = LiveFetch.difference(from: new, to: new)
+        #expect(same.added.isEmpty && same.changed.isEmpty && same.removed.isEmpty)
+    }
 }

@@ -39,6 +39,8 @@ final class ConnectionOutbox: Sendable {
     private let engine: QueryEngine
     private let state = Mutex(ConnectionOutboxState<CheckedContinuation<Void, Never>>())
     private let queries = Mutex(Queries())
+    /// The connection's live fetches (`store.watch`) and the rows each subscriber holds.
+    private let liveFetches = Mutex<[Int: LiveFetch]>([:])
     /// Counts live queries in and out of the server's status (positive: started).
     private let liveQueriesChanged: @Sendable (Int) -> Void
 
@@ -74,6 +76,19 @@ final class ConnectionOutbox: Sendable {
     }
 
     func forget(storeHandle handle: Int) { state.withLock { $0.forget(storeHandle: handle) } }
+
+    /// Writes live fetch `watch`'s rows (`store.gatheringFinished`) once its store owes them, then
+    /// the difference each time the store changes (``ContainerStore/watch(_:outbox:)``).
+    func add(liveFetch watch: Int, _ fetch: LiveFetch) { liveFetches.withLock { $0[watch] = fetch } }
+
+    /// A live fetch ended: nothing more of it is written.
+    func remove(liveFetch watch: Int) {
+        liveFetches.withLock { $0[watch] = nil }
+        state.withLock { $0.forget(liveFetch: watch) }
+    }
+
+    /// Live fetch `watch`'s store changed: it is fetched again when the writer next writes.
+    func liveFetchOwed(_ watch: Int) { state.withLock { $0.liveFetchOwed(watch) }?.resume() }
 
     func forget(watch: Int) { state.withLock { $0.forget(watch: watch) } }
 
@@ -124,6 +139,9 @@ final class ConnectionOutbox: Sendable {
             for event in delivery.documents { lines.append(.bytes(JSONLine.encodeLine(event.json))) }
             for change in delivery.keyValue { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
             for change in delivery.stores { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
+            for watch in delivery.liveFetches {
+                if let event = await liveFetchEvent(watch) { lines.append(.bytes(JSONLine.encodeLine(event))) }
+            }
             guard !lines.isEmpty else { continue }
             // No `malloc_trim` after big lines: their buffers (and every block of 128 KiB or more,
             // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
@@ -144,6 +162,32 @@ final class ConnectionOutbox: Sendable {
                 }
             }
         }
+    }
+
+    /// Fetches live fetch `watch` again: its rows the first time, then what changed since the
+    /// rows its subscriber holds (nil when nothing did, or it ended meanwhile). A fetch that fails
+    /// now (its answer grew past the limit) ends it with `store.watchStopped`.
+    private func liveFetchEvent(_ watch: Int) async -> JSONValue? {
+        guard let live = liveFetches.withLock({ $0[watch] }) else { return nil }
+        let answer: StoreFetch.Result
+        do {
+            answer = try await live.store.fetch(live.request)
+        } catch {
+            remove(liveFetch: watch)
+            await live.store.unwatch(watch)
+            let refusal = (error as? any ClientFacingError).map { ProtocolError(rendering: $0) } ?? ProtocolError(.internal, Session.internalMessage)
+            return .object(["event": .string("store.watchStopped"), "watch": .integer(Int64(watch)), "code": .string(refusal.code.rawValue),
+                            "reason": .string(refusal.message)])
+        }
+        let event: StoreWatchEvent? = liveFetches.withLock { fetches in
+            guard var current = fetches[watch] else { return nil }
+            defer { current.rows = answer.rows; fetches[watch] = current }
+            guard let held = current.rows else { return .gatheringFinished(watch: watch, rows: answer.rows, clock: answer.clock) }
+            let difference = LiveFetch.difference(from: held, to: answer.rows)
+            guard !(difference.added.isEmpty && difference.changed.isEmpty && difference.removed.isEmpty) else { return nil }
+            return .update(watch: watch, added: difference.added, changed: difference.changed, removed: difference.removed, clock: answer.clock)
+        }
+        return event?.json
     }
 
     private func queriesReady() {

@@ -24,6 +24,7 @@ import UbiquityStore
 /// kv k1 … k(limit + 1)       ──▶ keyValue[store] = all                  (the keys are let go)
 /// store +r1, ~r2, -r1        ──▶ stores[handle] = {~r2, -r1}
 /// store r1 … r(limit + 1)    ──▶ stores[handle] = all                   (the rows are let go)
+/// live fetch w, w, w         ──▶ liveFetches = [w]                      (fetched again once)
 /// the engine has events      ──▶ queriesOwed = true
 /// the writer: take()         ──▶ .deliver(pull the queries, [locked], [{a, b}]) and all emptied
 ///             take()         ──▶ .idle: wait(waiter) keeps the waiter until the next post
@@ -38,6 +39,8 @@ struct ConnectionOutboxState<Waiter> {
         var documents: [ServerEvent] = []
         var keyValue: [KeyValueChange] = []
         var stores: [StoreChange] = []
+        /// Live fetches whose store changed: the writer fetches each again and sends the difference.
+        var liveFetches: [Int] = []
     }
 
     enum Take {
@@ -71,6 +74,8 @@ struct ConnectionOutboxState<Waiter> {
     private(set) var queriesOwed = false
     private var storeOrder: [Int] = []
     private var stores: [Int: ChangedRows] = [:]
+    /// Live fetches owed a new look, each once, in the order their stores first changed.
+    private var liveFetchOrder: [Int] = []
     private var documentOrder: [Int] = []
     private var documents: [Int: LockState] = [:]
     private var keyValueOrder: [Int] = []
@@ -136,6 +141,13 @@ struct ConnectionOutboxState<Waiter> {
         return wakeWriter()
     }
 
+    /// Live fetch `watch`'s store changed (or it just started): it is owed a new look, once.
+    mutating func liveFetchOwed(_ watch: Int) -> Waiter? {
+        guard !isFinished else { return nil }
+        if !liveFetchOrder.contains(watch) { liveFetchOrder.append(watch) }
+        return wakeWriter()
+    }
+
     /// The engine has events of this connection's queries (or must be asked again: the queries
     /// handed out last are re-armed by the next pull).
     mutating func queriesReady() -> Waiter? {
@@ -159,6 +171,9 @@ struct ConnectionOutboxState<Waiter> {
         if stores.removeValue(forKey: handle) != nil { storeOrder.removeAll { $0 == handle } }
     }
 
+    /// An ended live fetch: nothing more is owed to it.
+    mutating func forget(liveFetch watch: Int) { liveFetchOrder.removeAll { $0 == watch } }
+
     /// No more events: the writer ends (resume the returned waiter) and posts are ignored.
     mutating func finish() -> Waiter? {
         isFinished = true
@@ -168,6 +183,7 @@ struct ConnectionOutboxState<Waiter> {
         keyValueOrder.removeAll()
         stores.removeAll()
         storeOrder.removeAll()
+        liveFetchOrder.removeAll()
         defer { waiter = nil }
         return waiter
     }
@@ -177,7 +193,7 @@ struct ConnectionOutboxState<Waiter> {
     /// Everything owed, emptied.
     mutating func take() -> Take {
         if isFinished { return .finished }
-        guard queriesOwed || !documents.isEmpty || !keyValue.isEmpty || !stores.isEmpty else { return .idle }
+        guard queriesOwed || !documents.isEmpty || !keyValue.isEmpty || !stores.isEmpty || !liveFetchOrder.isEmpty else { return .idle }
         var delivery = Delivery(pullQueries: queriesOwed)
         queriesOwed = false
         delivery.documents = documentOrder.compactMap { watch in
@@ -189,6 +205,8 @@ struct ConnectionOutboxState<Waiter> {
         delivery.stores = storeOrder.compactMap { handle in
             stores[handle].map { StoreChange(handle: handle, container: $0.container, store: $0.store, pending: $0.rows, clock: $0.clock) }
         }
+        delivery.liveFetches = liveFetchOrder
+        liveFetchOrder.removeAll(keepingCapacity: true)
         stores.removeAll(keepingCapacity: true)
         storeOrder.removeAll(keepingCapacity: true)
         documents.removeAll(keepingCapacity: true)
@@ -201,7 +219,7 @@ struct ConnectionOutboxState<Waiter> {
     /// The writer found nothing and waits: false when something arrived since its ``take()``
     /// (or the outbox finished), then it must not wait but take again.
     mutating func wait(_ waiter: Waiter) -> Bool {
-        guard !isFinished, !queriesOwed, documents.isEmpty, keyValue.isEmpty, stores.isEmpty else { return false }
+        guard !isFinished, !queriesOwed, documents.isEmpty, keyValue.isEmpty, stores.isEmpty, liveFetchOrder.isEmpty else { return false }
         self.waiter = waiter
         return true
     }
@@ -217,7 +235,7 @@ struct ConnectionOutboxState<Waiter> {
     /// a subscription owed "any key"), one per changed row, conflict and contest of each store
     /// subscription (one for a subscription owed "any row").
     var pendingEntries: Int {
-        documents.count + keyValue.values.reduce(0) { $0 + ($1.keys?.count ?? 1) }
+        documents.count + liveFetchOrder.count + keyValue.values.reduce(0) { $0 + ($1.keys?.count ?? 1) }
             + stores.values.reduce(0) { total, pending in
                 let rows = pending.rows
                 return total + (rows.isEverything ? 1 : rows.inserted.count + rows.updated.count + rows.deleted.count + rows.conflicts.count + rows.contests.count)

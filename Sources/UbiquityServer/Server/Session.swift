@@ -31,6 +31,8 @@ final class Session {
     var keyValueSubscriptions: [Int: String] = [:]
     /// The relational stores this connection opened, by `container/store`: its handle and the store.
     var openStores: [String: (handle: Int, store: ContainerStore)] = [:]
+    /// The live fetches (`store.watch`) this connection holds: number → store.
+    var liveFetches: [Int: ContainerStore] = [:]
 
     private static let connections = Atomic<UInt64>(0)
 
@@ -46,6 +48,9 @@ final class Session {
         /// The response.
         var line: OutgoingLine
         var startedQuery: StartedQuery?
+        /// Run once the response is written: what starts a live fetch's events, which must not
+        /// come before the response that started it.
+        var afterResponse: (@Sendable () async -> Void)?
 
         init(response: Response, startedQuery: StartedQuery? = nil) {
             line = .bytes(JSONLine.encodeLine(response.json))

@@ -26,6 +26,9 @@ actor ContainerStore {
     private let logger: Logger
     private let limits: StoreLimits
     private var subscribers: [Int: StoreSubscriber] = [:]
+    /// Live fetches of this store: their numbers and their connections' outboxes, told of every
+    /// change (their own connection's saves too) so that they fetch again.
+    private var liveFetches: [Int: ConnectionOutbox] = [:]
     /// The sync states last seen, to log each change of condition once (``SyncStateTransition``).
     private var lastStates: [DeviceSyncState] = []
     private var busy = false
@@ -75,6 +78,7 @@ actor ContainerStore {
         // now, and subscribers read again.
         let clock = Self.clock((try? await files.latestToken()) ?? 0)
         for subscriber in subscribers.values { subscriber.outbox.postEverything(storeHandle: subscriber.handle, container: container, store: name, clock: clock) }
+        for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
         logTransitions()
         return "upgraded"
     }
@@ -87,6 +91,14 @@ actor ContainerStore {
 
     var subscriberCount: Int { subscribers.count }
 
+    /// Live fetch `watch` is told of every change from now on; its first rows are owed at once.
+    func watch(_ watch: Int, outbox: ConnectionOutbox) {
+        liveFetches[watch] = outbox
+        outbox.liveFetchOwed(watch)
+    }
+
+    func unwatch(_ watch: Int) { liveFetches[watch] = nil }
+
     // MARK: Reading
 
     func describe() async throws -> StoreDescription {
@@ -96,6 +108,9 @@ actor ContainerStore {
         return StoreDescription(container: container, store: name, device: device.rawValue, schema: schema,
                                 devices: files.syncStates.map(Self.wire), clock: Self.clock(token))
     }
+
+    /// Throws what ``fetch(_:)`` would for a table, column, condition or sort key that does not fit the schema.
+    func checked(_ request: StoreFetch) throws -> StoreFetchPlan { try StoreFetchPlan(request, schema: schema, limits: limits) }
 
     func fetch(_ request: StoreFetch) async throws -> StoreFetch.Result {
         await takeTurn()
@@ -192,7 +207,8 @@ actor ContainerStore {
     // MARK: Helpers
 
     private func post(_ result: ImportResult, from source: DeviceID, token: Int64, except connection: UInt64?) {
-        guard !result.isEmpty || result.clockSkew != nil else { return }
+        guard !result.isEmpty else { return }
+        for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
         let clock = Self.clock(token)
         for subscriber in subscribers.values where subscriber.connection != connection {
             subscriber.outbox.post(storeHandle: subscriber.handle, container: container, store: name, result: result, from: source,

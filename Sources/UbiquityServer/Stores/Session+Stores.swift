@@ -35,9 +35,14 @@ extension Session {
         try await context.stores.store(name, of: container, creatingWith: nil).0
     }
 
-    /// Ends every store subscription: the connection is gone.
+    /// Ends every store subscription and live fetch: the connection is gone.
     func releaseStores() async {
         for (_, open) in openStores { await open.store.unsubscribe(open.handle) }
         openStores.removeAll()
+        for (watch, store) in liveFetches {
+            await store.unwatch(watch)
+            outbox.remove(liveFetch: watch)
+        }
+        liveFetches.removeAll()
     }
 }

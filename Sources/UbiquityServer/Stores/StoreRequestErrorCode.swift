@@ -17,6 +17,8 @@ public enum StoreRequestErrorCode: String, StableErrorCode {
     case storageFailed = "store.storageFailed"
     /// The answer would be larger than `maxAnswerBytes`: ask for fewer rows (`limit`, `where`).
     case answerTooLarge = "store.answerTooLarge"
+    /// No live fetch of that number on this connection.
+    case unknownWatch = "store.unknownWatch"
 }
 
 /// An error of the daemon's relational-store operations.
