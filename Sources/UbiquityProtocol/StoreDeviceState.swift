@@ -16,6 +16,11 @@ public struct StoreDeviceState: Sendable, Hashable {
     public var reason: String?
     /// For `needsUpgrade`: the schema version the segment was written with.
     public var schemaVersion: Int64?
+    /// In `status`: when this daemon last imported (or, for this device, wrote) one of its
+    /// segments, milliseconds since 1970; nil when it has not since it started.
+    public var lastImport: Int64?
+    /// In `status`: how many of its segments are present past the last imported.
+    public var waiting: Int64?
 
     public init(device: String, imported: Int64, state: String, sequence: Int64? = nil, code: String? = nil,
                 reason: String? = nil, schemaVersion: Int64? = nil) {
@@ -34,6 +39,8 @@ public struct StoreDeviceState: Sendable, Hashable {
         if let code { object["code"] = .string(code) }
         if let reason { object["reason"] = .string(reason) }
         if let schemaVersion { object["schemaVersion"] = .integer(schemaVersion) }
+        if let lastImport { object["lastImport"] = .integer(lastImport) }
+        if let waiting { object["waiting"] = .integer(waiting) }
         return .object(object)
     }
 
@@ -46,5 +53,7 @@ public struct StoreDeviceState: Sendable, Hashable {
         code = try reader.optionalString("code")
         reason = try reader.optionalString("reason")
         schemaVersion = try reader.optionalInt("schemaVersion").map(Int64.init)
+        lastImport = try reader.optionalInt("lastImport").map(Int64.init)
+        waiting = try reader.optionalInt("waiting").map(Int64.init)
     }
 }

@@ -137,6 +137,20 @@ public final class DeviceStore: Sendable {
         }
     }
 
+    /// Per device with a log here, how many of its segments are present past the last one
+    /// imported: what waits (a damaged segment, a newer schema) or is about to be imported.
+    public func waitingSegments() async throws -> [DeviceID: UInt64] {
+        try await Self.run(on: io) {
+            let imported = self.memory.withLock { $0.imported }
+            var waiting: [DeviceID: UInt64] = [:]
+            for device in Set(self.folder.devices()).union(imported.keys) {
+                let latest = self.folder.latestSequence(of: device), done = imported[device] ?? 0
+                waiting[device] = latest > done ? latest - done : 0
+            }
+            return waiting
+        }
+    }
+
     // MARK: - Local writes
 
     /// Applies `operations` as one transaction: to the cache (with the segment's bytes, in one

@@ -261,6 +261,16 @@ struct StoreDaemonTests {
             #expect(phoneState?["sequence"] == .integer(2))
             #expect(phoneState?["imported"] == .integer(1))
             #expect(phoneState?["code"] == .string("store.segmentChecksum"))
+            // status shows it too: the device's state, when it was last imported, what waits; and a sentence in degraded.
+            let status = try client.result(#"{"id":3,"op":"status"}"#)
+            let store = status["stores"]?.arrayValue?.first
+            #expect(store?["store"] == .string("grocery") && store?["schemaVersion"] == .integer(1))
+            let phoneStatus = store?["devices"]?.arrayValue?.first { $0["device"]?.stringValue == "phone" }
+            #expect(phoneStatus?["state"] == .string("degraded"))
+            #expect(phoneStatus?["waiting"] == .integer(1))
+            #expect(phoneStatus?["lastImport"]?.intValue != nil)
+            let sentences = status["degraded"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(sentences.contains { $0.contains("store grocery of com.example.grocery: the import of device phone waits at a damaged segment") })
             // Another device goes on.
             var tablet = StoreReplica(schema: Self.schema, device: DeviceID("tablet")!)
             try Self.deliver(try Self.segment(&tablet, inserting: ["cheese"], ids: [3]), device: "tablet", sequence: 1, root: daemon.root)

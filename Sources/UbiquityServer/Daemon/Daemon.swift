@@ -154,6 +154,13 @@ public final class Daemon: Sendable {
         if !skipped.isEmpty {
             degraded.append("\(skipped.count) entries not indexed (names that are not UTF-8, unreadable directories): see 'skipped'")
         }
+        var storeStatus: [StoreStatus] = []
+        for store in await stores.openStores() where visibleIDs.contains(where: { $0.rawValue == store.container }) {
+            let entry = await store.status()
+            storeStatus.append(entry)
+            degraded += entry.degradedSentences
+        }
+        storeStatus.sort { ($0.container, $0.store) < ($1.container, $1.store) }
         var result = StatusResult(
             version: UbiquityVersion.string, pid: Int(getpid()),
             uptimeSeconds: Double((ContinuousClock.now - started).components.seconds), socket: settings.endpoint.path,
@@ -166,6 +173,7 @@ public final class Daemon: Sendable {
             connections: server.connectionCount, liveQueries: server.liveQueryCount, degraded: degraded)
         result.skipped = skipped.map { .init(container: $0.container.rawValue, path: $0.path.joined(separator: "/"), reason: $0.reason) }
         result.skippedTotal = peer == nil ? watch.skippedTotal : skipped.count
+        result.stores = storeStatus
         return result
     }
 

@@ -29,6 +29,8 @@ actor ContainerStore {
     /// Live fetches of this store: their numbers and their connections' outboxes, told of every
     /// change (their own connection's saves too) so that they fetch again.
     private var liveFetches: [Int: ConnectionOutbox] = [:]
+    /// When this daemon last imported (or wrote, for this device) each device's segment, ms since 1970.
+    private var lastImports: [DeviceID: Int64] = [:]
     /// The sync states last seen, to log each change of condition once (``SyncStateTransition``).
     private var lastStates: [DeviceSyncState] = []
     private var busy = false
@@ -157,7 +159,10 @@ actor ContainerStore {
         }
         let token: Int64
         if let commit { token = commit.token } else { token = try await files.latestToken() }
-        if let commit { post(commit.result, from: device, token: commit.token, except: connection) }
+        if let commit {
+            lastImports[device] = DeviceStore.systemWallClock()
+            post(commit.result, from: device, token: commit.token, except: connection)
+        }
         return StoreSave.Result(container: container, store: name, inserted: inserted.map(\.description), clock: Self.clock(token),
                                 segment: commit.map { Int64(clamping: $0.sequence) })
     }
@@ -193,6 +198,7 @@ actor ContainerStore {
         defer { endTurn() }
         do {
             for imported in try await files.importAvailable() {
+                lastImports[imported.device] = DeviceStore.systemWallClock()
                 post(imported.result, from: imported.device, token: imported.token, except: nil)
             }
         } catch {
@@ -201,8 +207,18 @@ actor ContainerStore {
         logTransitions()
     }
 
-    /// Each device's sync state now.
-    var syncStates: [DeviceSyncState] { files.syncStates }
+    /// The store in `status`: each device's sync state, when it was last imported, and how many
+    /// of its segments wait.
+    func status() async -> StoreStatus {
+        let waiting = (try? await files.waitingSegments()) ?? [:]
+        let devices = files.syncStates.map { state in
+            var wire = Self.wire(state)
+            wire.lastImport = lastImports[state.device]
+            wire.waiting = waiting[state.device].map { Int64(clamping: $0) }
+            return wire
+        }
+        return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices)
+    }
 
     // MARK: Helpers
 
