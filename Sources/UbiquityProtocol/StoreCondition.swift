@@ -1,23 +1,18 @@
 public import UbiquityJSON
+public import UbiquityPredicate
 
 /// One condition of a `store.fetch`'s `where`: `{"column":"quantity","op":">","value":1}`.
 /// Conditions are all to hold (AND). The value is read by the column's type; `null` matches a
 /// column without a value (with `==` and `!=` only).
 public struct StoreCondition: Sendable, Hashable {
-    public enum Operator: String, Sendable, Hashable, CaseIterable {
-        case equal = "=="
-        case notEqual = "!="
-        case less = "<"
-        case lessOrEqual = "<="
-        case greater = ">"
-        case greaterOrEqual = ">="
-    }
+    /// The operators a condition may use: equality and ordering (the predicate language's own).
+    public static let operators: [ComparisonOperator] = [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual]
 
     public var column: String
-    public var op: Operator
+    public var op: ComparisonOperator
     public var value: JSONValue
 
-    public init(_ column: String, _ op: Operator, _ value: JSONValue) {
+    public init(_ column: String, _ op: ComparisonOperator, _ value: JSONValue) {
         self.column = column
         self.op = op
         self.value = value
@@ -27,8 +22,8 @@ public struct StoreCondition: Sendable, Hashable {
         let reader = try FieldReader(json, context: context)
         column = try reader.string("column")
         let text = try reader.optionalString("op") ?? "=="
-        guard let op = Operator(rawValue: text) else {
-            throw .malformed("\(context).op '\(text)' is not one of \(Operator.allCases.map(\.rawValue).joined(separator: " "))", field: "where")
+        guard let op = ComparisonOperator(rawValue: text), Self.operators.contains(op) else {
+            throw .malformed("\(context).op '\(text)' is not one of \(Self.operators.map(\.rawValue).joined(separator: " "))", field: "where")
         }
         self.op = op
         value = try reader.value("value")

@@ -25,18 +25,31 @@ struct StoreDaemonTests {
         try client.result(#"{"id":\#(id),"op":"store.open","store":"grocery","schema":\#(schema)}"#)
     }
 
+    /// Two connections to `daemon`, each with the store open; the first's `store.open` answer.
+    static func twoOpened(_ daemon: InProcessDaemon) throws -> (RawClient, RawClient, JSONValue) {
+        let first = try RawClient.greeted(socket: daemon.socket), second = try RawClient.greeted(socket: daemon.socket)
+        let opened = try open(first)
+        _ = try open(second)
+        return (first, second, opened)
+    }
+
     static func errorOf(_ client: RawClient, _ line: String) throws -> JSONValue? { try client.request(line).response["error"] }
 
     static func names(_ fetched: JSONValue) -> [String] { fetched["rows"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [] }
 
     /// The next `store.changed` on `client` within a deadline (other events and lines are skipped).
     static func nextChange(_ client: RawClient, within seconds: Double = 15) throws -> JSONValue {
+        try nextEvent(client, within: seconds, "store.changed") { $0["event"]?.stringValue == "store.changed" }
+    }
+
+    /// The next message on `client` that `wanted` accepts, within a deadline.
+    static func nextEvent(_ client: RawClient, within seconds: Double, _ what: String, _ wanted: (JSONValue) -> Bool) throws -> JSONValue {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let message = try client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow))
-            if message["event"]?.stringValue == "store.changed" { return message }
+            if wanted(message) { return message }
         }
-        throw TestDaemonError("no store.changed within \(seconds) s")
+        throw TestDaemonError("no \(what) within \(seconds) s")
     }
 
     /// Puts `bytes` in place as a sync engine does: a temporary name, then a rename into `logs/<device>/<sequence>`.
@@ -152,10 +165,7 @@ struct StoreDaemonTests {
     @Test("A save on one connection and a segment from another device reach a subscriber as store.changed; the saver is not told of its own save")
     func changesReachSubscribers() async throws {
         try await withDaemon { daemon in
-            let watcher = try RawClient.greeted(socket: daemon.socket)
-            let writer = try RawClient.greeted(socket: daemon.socket)
-            let opened = try Self.open(watcher)
-            _ = try Self.open(writer)
+            let (watcher, writer, opened) = try Self.twoOpened(daemon)
             let device = try #require(opened["device"]?.stringValue)
             _ = try writer.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","id":"00000000000000000000000000000001","values":{"name":"carrots"}}]}"#)
             let local = try Self.nextChange(watcher)
@@ -180,21 +190,13 @@ struct StoreDaemonTests {
 
     /// The next event of live fetch `watch` (`store.gatheringFinished` or `store.update`) within a deadline.
     static func nextWatchEvent(_ client: RawClient, watch: JSONValue?, within seconds: Double = 15) throws -> JSONValue {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let message = try client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow))
-            if message["watch"] == watch, message["event"] != nil { return message }
-        }
-        throw TestDaemonError("no event of live fetch \(String(describing: watch)) within \(seconds) s")
+        try nextEvent(client, within: seconds, "event of live fetch \(String(describing: watch))") { $0["watch"] == watch && $0["event"] != nil }
     }
 
     @Test("A live fetch gathers, then sees its own connection's save, another connection's and another device's segment as added, changed and removed rows")
     func liveFetch() async throws {
         try await withDaemon { daemon in
-            let client = try RawClient.greeted(socket: daemon.socket)
-            let other = try RawClient.greeted(socket: daemon.socket)
-            _ = try Self.open(client)
-            _ = try Self.open(other)
+            let (client, other, _) = try Self.twoOpened(daemon)
             _ = try client.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","id":"00000000000000000000000000000001","values":{"name":"carrots","quantity":3}},{"insert":"items","values":{"name":"bread","quantity":1}}]}"#)
             let (answer, early) = try client.request(#"{"id":3,"op":"store.watch","store":"grocery","table":"items","where":[{"column":"quantity","op":">=","value":2}],"sort":"name"}"#)
             #expect(early.allSatisfy { $0["event"]?.stringValue != "store.gatheringFinished" }, "no event before the answer")
@@ -283,10 +285,7 @@ struct StoreDaemonTests {
     @Test("A subscriber that does not read stays bounded: past the row limit what it is owed becomes one store.changed saying all")
     func unreadSubscriberStaysBounded() async throws {
         try await withDaemon { daemon in
-            let idle = try RawClient.greeted(socket: daemon.socket)
-            let writer = try RawClient.greeted(socket: daemon.socket)
-            _ = try Self.open(idle)
-            _ = try Self.open(writer)
+            let (idle, writer, _) = try Self.twoOpened(daemon)
             // 6,000 rows with a note of 1,000 bytes each: three fetches of them answer 20 MB, more
             // than the sockets and the connection's write buffer hold (8 MiB each way here).
             let note = String(repeating: "n", count: 1_000)

@@ -36,7 +36,7 @@ actor ContainerStore {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     /// Imports the watcher asked for: whether one runs, and whether another was asked for since.
-    private let imports = Mutex<(running: Bool, again: Bool)>((false, false))
+    private let imports = Mutex(RunsAsked())
 
     init(container: String, name: String, device: DeviceID, schema: Schema, files: DeviceStore, limits: StoreLimits, logger: Logger,
          reopen: @escaping @Sendable (Schema) async throws -> DeviceStore) {
@@ -171,25 +171,11 @@ actor ContainerStore {
 
     /// Asks for an import (the watcher saw the store folder change): true when the caller is to
     /// run ``importWhileAsked()``, false when one runs already and will look again after it.
-    nonisolated func askForImport() -> Bool {
-        imports.withLock { state in
-            if state.running { state.again = true; return false }
-            state.running = true
-            return true
-        }
-    }
+    nonisolated func askForImport() -> Bool { imports.withLock { $0.ask() } }
 
     /// Imports until no one asked again during the last import.
     func importWhileAsked() async {
-        while true {
-            await importAvailable()
-            let again = imports.withLock { state in
-                if state.again { state.again = false; return true }
-                state.running = false
-                return false
-            }
-            if !again { return }
-        }
+        repeat { await importAvailable() } while imports.withLock({ $0.ended() })
     }
 
     /// Imports every segment not imported yet and tells every subscriber what each changed.

@@ -1,4 +1,5 @@
 import UbiquityJSON
+import UbiquityPredicate
 import UbiquityProtocol
 import UbiquityStore
 import UbiquityStoreFiles
@@ -66,7 +67,7 @@ struct StoreFetchPlan: Sendable {
 
     /// Whether a row's value meets a condition: the order of ``StoreRow/compare(_:_:)``, where
     /// no value (null) is below every value and meets no ordering.
-    static func holds(_ found: StoreValue, _ op: StoreCondition.Operator, _ value: StoreValue) -> Bool {
+    static func holds(_ found: StoreValue, _ op: ComparisonOperator, _ value: StoreValue) -> Bool {
         let order = StoreRow.compare(found, value)
         switch op {
         case .equal: return order == 0
@@ -75,6 +76,7 @@ struct StoreFetchPlan: Sendable {
         case .lessOrEqual: return found != .null && order <= 0
         case .greater: return order > 0
         case .greaterOrEqual: return found != .null && order >= 0
+        default: return false    // refused when the condition was read (StoreCondition.operators)
         }
     }
 }
