@@ -360,6 +360,24 @@ struct StoreDaemonTests {
             #expect(Self.names(rows) == ["carrots", "stolen"])
         }
     }
+
+    @Test("A daemon running as root gives the store's folders in a user's container to the container's owner, so the owner's sync engine can add other devices' logs (needs root)")
+    func foldersBelongToTheContainersOwner() async throws {
+        try await withDaemon(prepare: { root in
+            for path in [root + "/" + Self.container, root + "/" + Self.container + "/Documents"] { chown(path, 54321, 54321) }
+        }) { daemon in
+            let client = try RawClient.greeted(socket: daemon.socket)
+            let opened = try Self.open(client)
+            _ = try client.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"carrots"}}]}"#)
+            let device = opened["device"]?.stringValue ?? "?"
+            let base = daemon.root + "/" + Self.container + "/.ubiquity-stores"
+            for folder in [base, base + "/grocery", base + "/grocery/logs", base + "/grocery/acks", base + "/grocery/logs/" + device] {
+                var info = stat()
+                #expect(lstat(folder, &info) == 0, "\(folder)")
+                #expect(info.st_uid == 54321, "\(folder) belongs to uid \(info.st_uid)")
+            }
+        }
+    }
 }
 
 /// A folder removed when the value goes away.

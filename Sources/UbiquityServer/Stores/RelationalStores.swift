@@ -106,10 +106,10 @@ public final class RelationalStores: Sendable {
         guard let root = registry.withLock({ $0 })?.heldRoot(of: container) ?? HeldRoot.open(container.descriptor.root) else {
             throw ProtocolError(.containerUnavailable, "the directory of container '\(id)' is missing", details: ["container": .string(id)])
         }
-        let logger = self.logger
+        let logger = self.logger, owner = container.ownerUID, group = container.groupGID
         let reopen: @Sendable (Schema) async throws -> DeviceStore = { schema in
             try await RelationalStores.openFiles(schema: schema, device: device, root: root, store: name, folder: folder, stateDirectory: stateDirectory,
-                                                 container: id, logger: logger)
+                                                 container: id, owner: owner, group: group, logger: logger)
         }
         let files = try await reopen(schema)
         let store = ContainerStore(container: id, name: name, device: device, schema: schema, files: files, limits: limits, logger: logger, reopen: reopen)
@@ -120,9 +120,10 @@ public final class RelationalStores: Sendable {
 
     /// Keeps `schema` as the one in force and opens the store's files and cache with it.
     private static func openFiles(schema: Schema, device: DeviceID, root: HeldRoot, store: String, folder: String, stateDirectory: String,
-                                  container: String, logger: Logger) async throws -> DeviceStore {
+                                  container: String, owner: UInt32?, group: UInt32?, logger: Logger) async throws -> DeviceStore {
         let problem: String? = try await NIOThreadPool.singleton.runIfActive {
-            keep(schema, stateDirectory: stateDirectory, container: container, store: store)
+            handOverFolders(root: root, store: store, device: device, owner: owner, group: group)
+                ?? keep(schema, stateDirectory: stateDirectory, container: container, store: store)
         }
         if let problem { throw StoreRequestError(.storageFailed, "the schema of store '\(store)' could not be kept: \(problem)") }
         do {
@@ -135,6 +136,26 @@ public final class RelationalStores: Sendable {
             throw StoreRequestError(.storageFailed, "store '\(store)' of container '\(container)' could not be opened: \(error)",
                                     details: ["store": .string(store)])
         }
+    }
+
+    /// As root, makes the store's folders in the container (`.ubiquity-stores/<store>/logs/<device>`
+    /// and `acks`) belong to the container's owner and group, as the key-value folder does, so
+    /// that the owner's sync engine can add other devices' logs beside this one's. Nothing when
+    /// the daemon is not root; nil, or what failed.
+    private static func handOverFolders(root: HeldRoot, store: String, device: DeviceID, owner: UInt32?, group: UInt32?) -> String? {
+        guard geteuid() == 0, owner != nil || group != nil else { return nil }
+        var parent = Directory(borrowing: root.fd, path: root.path)
+        func ensure(_ name: String, in directory: Directory) -> String? {
+            if case .failure(let problem) = ContainerDirectory.ensure(name, in: directory.fd, parentPath: directory.path, mode: 0o755,
+                                                                      owner: owner, group: group) { return problem.message }
+            return nil
+        }
+        for name in [StoreLayout.folder, store, StoreLayout.logs, device.rawValue] {
+            if let problem = ensure(name, in: parent) { return problem }
+            do { parent = try parent.openDirectory(name) } catch { return "\(error)" }
+            if name == store, let problem = ensure(StoreLayout.acks, in: parent) { return problem }
+        }
+        return nil
     }
 
     // MARK: The kept schema (blocking: on a thread pool)
