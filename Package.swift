@@ -261,7 +261,7 @@ let package = Package(
             name: "UbiqCommands",
             dependencies: [
                 "CommandLineSupport",
-                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue",
+                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue", "UbiquityStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
