@@ -21,7 +21,8 @@ extension StoreOpen: AnsweredOperation {
         let handle: Int
         if let held { handle = held.handle } else {
             handle = stores.nextHandle()
-            await opened.subscribe(StoreSubscriber(handle: handle, connection: session.connection, outbox: session.outbox))
+            let access = QueryAccess(registry: session.context.registry, peer: session.peer, containers: [container.descriptor.id])
+            await opened.subscribe(StoreSubscriber(handle: handle, connection: session.connection, outbox: session.outbox, access: access))
             session.openStores[key] = (handle, opened)
         }
         var description = try await opened.describe()

@@ -14,7 +14,8 @@ extension StoreWatch: SessionOperation {
         // Checked now, so that a bad table or column is this request's error, not an event's.
         _ = try await store.checked(fetch)
         let watch = stores.nextHandle(), outbox = session.outbox
-        outbox.add(liveFetch: watch, LiveFetch(request: fetch, store: store, rows: nil))
+        let access = QueryAccess(registry: session.context.registry, peer: session.peer, containers: [container.descriptor.id])
+        outbox.add(liveFetch: watch, LiveFetch(request: fetch, store: store, access: access, rows: nil))
         session.liveFetches[watch] = store
         var outcome = Session.Outcome(response: Response(id: id, result: Result(watch: watch).json))
         outcome.afterResponse = { await store.watch(watch, outbox: outbox) }

@@ -166,11 +166,16 @@ final class ConnectionOutbox: Sendable {
 
     /// Fetches live fetch `watch` again: its rows the first time, then what changed since the
     /// rows its subscriber holds (nil when nothing did, or it ended meanwhile). A fetch that fails
-    /// now (its answer grew past the limit) ends it with `store.watchStopped`.
+    /// now (its answer grew past the limit, or a reload took the peer's right to read the
+    /// container away) ends it with `store.watchStopped`.
     private func liveFetchEvent(_ watch: Int) async -> JSONValue? {
         guard let live = liveFetches.withLock({ $0[watch] }) else { return nil }
         let answer: StoreFetch.Result
         do {
+            if let container = live.access.revoked() {
+                throw ProtocolError(.containerForbidden, "uid \(live.access.peer.uid) may no longer read container '\(container)'",
+                                    details: ["container": .string(container.rawValue)])
+            }
             answer = try await live.store.fetch(live.request)
         } catch {
             remove(liveFetch: watch)

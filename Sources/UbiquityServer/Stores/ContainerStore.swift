@@ -212,6 +212,12 @@ actor ContainerStore {
         guard !result.isEmpty else { return }
         for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
         let clock = Self.clock(token)
+        // A subscriber whose peer may no longer read the container (a reload took it away) hears
+        // nothing more: its subscription ends.
+        for (handle, subscriber) in subscribers where subscriber.access.revoked() != nil {
+            subscribers[handle] = nil
+            subscriber.outbox.forget(storeHandle: handle)
+        }
         for subscriber in subscribers.values where subscriber.connection != connection {
             subscriber.outbox.post(storeHandle: subscriber.handle, container: container, store: name, result: result, from: source,
                                    clock: clock, rowLimit: limits.pendingRowsPerStore)

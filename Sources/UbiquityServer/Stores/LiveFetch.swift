@@ -9,6 +9,8 @@ import UbiquityProtocol
 struct LiveFetch: Sendable {
     let request: StoreFetch
     let store: ContainerStore
+    /// Whether the peer may still read the store's container, asked before each look.
+    let access: QueryAccess
     var rows: [JSONValue]?
 
     /// The update from `old` to `new` rows (each with its `id`): `added` and `changed` in the order
