@@ -44,19 +44,10 @@ import UbiquityTesting
     }
 
     @Test func revokedAccessStopsLiveQueriesAndRefusesTheirResults() async throws {
-        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
-        let base = String(cString: try #require(mkdtemp(&template)))
-        defer { try? FileManager.default.removeItem(atPath: base) }
-        chmod(base, 0o755)
-        let container = base + "/com.example.theirs"
-        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+        let theirs = try TheirContainer(owner: Self.user)
+        let container = theirs.container, config = theirs.config
+        func configure(owner: UInt32) throws { try theirs.configure(owner: owner) }
         #expect(FileManager.default.createFile(atPath: container + "/Documents/Item_1", contents: nil))
-        let config = base + "/ubiquityd.toml"
-        func configure(owner: UInt32) throws {
-            try "[[containers]]\nid = \"com.example.theirs\"\npath = \"\(container)\"\nowner = \(owner)\n"
-                .write(toFile: config, atomically: true, encoding: .utf8)
-        }
-        try configure(owner: Self.user)
 
         try await withTestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
             chmod(daemon.directory, 0o755)
@@ -88,18 +79,9 @@ import UbiquityTesting
     }
 
     @Test func revokedAccessStopsLiveFetchesAndStoreChanges() async throws {
-        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
-        let base = String(cString: try #require(mkdtemp(&template)))
-        defer { try? FileManager.default.removeItem(atPath: base) }
-        chmod(base, 0o755)
-        let container = base + "/com.example.theirs"
-        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
-        let config = base + "/ubiquityd.toml"
-        func configure(owner: UInt32) throws {
-            try "[[containers]]\nid = \"com.example.theirs\"\npath = \"\(container)\"\nowner = \(owner)\n"
-                .write(toFile: config, atomically: true, encoding: .utf8)
-        }
-        try configure(owner: Self.user)
+        let theirs = try TheirContainer(owner: Self.user)
+        let config = theirs.config
+        func configure(owner: UInt32) throws { try theirs.configure(owner: owner) }
         let schema = #"{"version":1,"tables":[{"name":"items","columns":[{"name":"name","type":"string","nullable":false}]}]}"#
         try await withTestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
             chmod(daemon.directory, 0o755)
@@ -130,5 +112,31 @@ import UbiquityTesting
             let refused = try #require(try client.next { $0["id"]?.intValue == 3 || $0["event"] != nil })
             #expect(refused["error"]?["code"]?.stringValue == "container.forbidden", "\(refused)")
         }
+    }
+}
+
+/// `com.example.theirs` in a folder of its own that other uids may enter, declared in a
+/// configuration file with the owner given (``configure(owner:)`` changes it for a reload).
+final class TheirContainer {
+    let base: String
+    let container: String
+    let config: String
+
+    init(owner: UInt32) throws {
+        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed") }
+        base = String(cString: made)
+        chmod(base, 0o755)
+        container = base + "/com.example.theirs"
+        config = base + "/ubiquityd.toml"
+        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+        try configure(owner: owner)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: base) }
+
+    func configure(owner: UInt32) throws {
+        try "[[containers]]\nid = \"com.example.theirs\"\npath = \"\(container)\"\nowner = \(owner)\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
     }
 }
