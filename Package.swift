@@ -178,7 +178,7 @@ let package = Package(
 
         /// A store on one device's disk (docs/stores.md): its folder in the container (segments
         /// written durably, other devices' segments read without following links) and its SQLite
-        /// cache (GRDB), each segment imported exactly once. Below the protocol: the daemon will serve it.
+        /// cache (GRDB), each segment imported exactly once. Below the protocol: the daemon serves it (UbiquityServer/Stores).
         .target(
             name: "UbiquityStoreFiles",
             dependencies: ["UbiquityStore", "UbiquitySystem", "UbiquityJSON",
@@ -194,7 +194,7 @@ let package = Package(
         ),
 
         /// The daemon as a library: configuration, the socket server and its sessions, one
-        /// handler per protocol operation, authorisation, systemd glue (notify, watchdog, socket activation, journald).
+        /// handler per protocol operation, authorisation, the key-value and relational stores, systemd glue (notify, watchdog, socket activation, journald).
         .target(
             name: "UbiquityServer",
             dependencies: [
