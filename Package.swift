@@ -141,7 +141,7 @@ let package = Package(
         /// responses, events, error codes and limits. Shared by the daemon and every client; no sockets here.
         .target(
             name: "UbiquityProtocol",
-            dependencies: ["UbiquityPredicate", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
+            dependencies: ["UbiquityPredicate", "UbiquityStore", "UbiquityJSON", "UbiquityErrors", "CUbiquitySystem", "CUbiquityBytes"],
             swiftSettings: swiftSettings,
             plugins: ["OperationRegistryPlugin"]
         ),
@@ -187,7 +187,7 @@ let package = Package(
 
         /// A store on one device's disk (docs/stores.md): its folder in the container (segments
         /// written durably, other devices' segments read without following links) and its SQLite
-        /// cache (GRDB), each segment imported exactly once. Below the protocol: the daemon will serve it.
+        /// cache (GRDB), each segment imported exactly once. Below the protocol: the daemon serves it (UbiquityServer/Stores).
         .target(
             name: "UbiquityStoreFiles",
             dependencies: ["UbiquityStore", "UbiquitySystem", "UbiquityJSON",
@@ -203,11 +203,11 @@ let package = Package(
         ),
 
         /// The daemon as a library: configuration, the socket server and its sessions, one
-        /// handler per protocol operation, authorisation, systemd glue (notify, watchdog, socket activation, journald).
+        /// handler per protocol operation, authorisation, the key-value and relational stores, systemd glue (notify, watchdog, socket activation, journald).
         .target(
             name: "UbiquityServer",
             dependencies: [
-                "UbiquityProtocol", "UbiquityJSON", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
+                "UbiquityProtocol", "UbiquityJSON", "UbiquityIndex", "UbiquityWatch", "UbiquityTOML", "UbiquityKeyValue", "UbiquityStore", "UbiquityStoreFiles", "UbiquitySystem", "CSystemd", "CUbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -270,7 +270,7 @@ let package = Package(
             name: "UbiqCommands",
             dependencies: [
                 "CommandLineSupport",
-                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue",
+                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue", "UbiquityStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -395,7 +395,7 @@ let package = Package(
         /// process on a real socket (TestDaemon), through UbiquityKit and raw JSON lines.
         .testTarget(
             name: "UbiquityServerTests",
-            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd", "UbiquityKeyValue",
+            dependencies: ["UbiquityServer", "UbiquityTOML", "UbiquityKit", "UbiquityTesting", "ubiquityd", "UbiquityKeyValue", "UbiquityStore",
                            // NIOAsyncTestingChannel: the connection's framing tested without a socket.
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings

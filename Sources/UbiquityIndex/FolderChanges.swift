@@ -1,5 +1,6 @@
 /// Who is told, on the engine's apply path, that a batch changed a folder at the top of some
-/// containers: the daemon's key-value stores reload when their folder (`.ubiquity-kv`) changes.
+/// containers: the daemon's key-value stores reload when their folder (`.ubiquity-kv`) changes,
+/// and its relational stores import when a segment lands under `.ubiquity-stores`.
 /// Called on the engine's actor once per batch that touches the folder: it must only note the
 /// containers and return, never wait.
 public struct FolderChanges: Sendable {

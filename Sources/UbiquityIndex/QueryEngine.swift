@@ -52,7 +52,7 @@ public actor QueryEngine {
     private var journalSnapshotID: UInt64 = 0
     /// Who is told when a batch changes a folder at the top of a container (the daemon's
     /// key-value stores reload from it).
-    private let folderChanges: FolderChanges?
+    private let folderChanges: [FolderChanges]
     /// What the journal holds since the last snapshot.
     public private(set) var journalRecords = 0
     public private(set) var journalBytes = 0
@@ -126,12 +126,12 @@ public actor QueryEngine {
     ///   - restored: an index and history brought back from a saved index: the engine goes on
     ///     from them (same epoch), and `history` is ignored.
     ///   - persistence: where ``saveIndex()`` writes and batches are journaled.
-    ///   - folderChanges: told, as each batch is applied, which containers' folder it names changed.
+    ///   - folderChanges: each told, as each batch is applied, which containers' folder it names changed.
     public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
                           clock: C = ContinuousClock(), history: ChangeHistory? = nil,
                           wallClock: (@Sendable () -> Int64)? = nil, restored: sending RestoredIndex? = nil,
                           persistence: (any IndexPersistence)? = nil,
-                          folderChanges: FolderChanges? = nil) where C.Duration == Duration {
+                          folderChanges: [FolderChanges] = []) where C.Duration == Duration {
         self.source = source
         self.folderChanges = folderChanges
         self.clock = EngineClock(clock)
@@ -278,9 +278,9 @@ public actor QueryEngine {
             }
         }
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
-        if let folderChanges {
-            let touched = batch.containers(touching: folderChanges.folder)
-            if !touched.isEmpty { folderChanges.changed(touched) }
+        for folder in folderChanges {
+            let touched = batch.containers(touching: folder.folder)
+            if !touched.isEmpty { folder.changed(touched) }
         }
         if !sequenceWaiters.isEmpty {
             let ready = sequenceWaiters.filter { $0.sequence <= appliedSequence }

@@ -42,6 +42,9 @@ public struct StatusResult: OperationResult, Hashable {
     /// read): the latest 100, in the same shape as ``unwatched``; ``skippedTotal`` counts them all.
     public var skipped: [Unwatched] = []
     public var skippedTotal = 0
+    /// Every relational store the daemon has open in the containers listed, with each device's
+    /// sync state.
+    public var stores: [StoreStatus] = []
 
     public init(version: String, pid: Int, uptimeSeconds: Double, socket: String, containers: [ContainerInfo],
                 items: Int, watchesUsed: Int, watchBudget: Int, kernelWatchLimit: Int?, unwatched: [Unwatched],
@@ -76,6 +79,7 @@ public struct StatusResult: OperationResult, Hashable {
             "degraded": .array(degraded.map(JSONValue.string)),
             "skipped": .array(skipped.map(\.json)),
             "skippedTotal": .integer(Int64(skippedTotal)),
+            "stores": .array(stores.map(\.json)),
         ])
     }
 
@@ -103,5 +107,8 @@ public struct StatusResult: OperationResult, Hashable {
             skipped = try reader.list("skipped", Unwatched.init(json:context:))
         }
         skippedTotal = try reader.optionalInt("skippedTotal") ?? 0
+        if case .array = reader.object["stores"] {
+            stores = try reader.list("stores") { (value, context) throws(ProtocolError) in try StoreStatus(json: value, context: context) }
+        }
     }
 }

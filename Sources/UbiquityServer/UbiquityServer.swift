@@ -8,11 +8,14 @@
 //   file per operation, dispatched through its conformance), the systemd glue (Systemd/:
 //   notify, watchdog, socket activation, journald), the daemon's own files in its state directory
 //   (Persistence/: the saved index's store and the bounded reads of files the daemon keeps, both
-//   through UbiquitySystem's Directory and durable replace; KeyValue/: the key-value store) and
-//   the service that wires it all (Daemon/).
+//   through UbiquitySystem's Directory and durable replace; KeyValue/: the key-value store;
+//   Stores/: every container's relational stores over UbiquityStoreFiles' DeviceStore, their
+//   imports started by the watcher, `store.changed` and live fetches) and the service that wires
+//   it all (Daemon/).
 // Must not: parse predicates itself or walk the file system to answer a query: the index
 //   (UbiquityIndex, fed by UbiquityWatch) is the single source of truth.
-// Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, UbiquitySystem (the
+// Depends on: UbiquityProtocol, UbiquityIndex, UbiquityWatch, UbiquityTOML, UbiquityKeyValue,
+//   UbiquityStore and UbiquityStoreFiles (relational stores), UbiquitySystem (the
 //   door: system calls, SystemCallError, Directory, the durable replace), CSystemd, swift-nio
 //   (+ nio-extras), swift-log, swift-service-lifecycle.
 

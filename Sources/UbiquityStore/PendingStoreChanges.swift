@@ -9,11 +9,16 @@
 ///
 /// ```
 /// inserted, then updated   ──▶ inserted                 (it never saw the row)
-/// inserted, then deleted   ──▶ nothing                  (it never saw the row)
+/// inserted, then deleted   ──▶ deleted                  (it may have fetched the row meanwhile)
 /// updated c1, updated c2   ──▶ updated c1 ∪ c2
 /// deleted, then inserted   ──▶ updated, any column      (it saw the row, the row is there again)
 /// anything, then deleted   ──▶ deleted
 /// ```
+///
+/// A subscriber also fetches whenever it likes, so what it holds may be newer than what it last
+/// read here: a row inserted and deleted again since its last read may have reached it through
+/// a fetch in between. So that row is owed as deleted, which a subscriber that never held it
+/// ignores; a row owed as inserted or updated is one to read again and put in place.
 public struct PendingStoreChanges: Sendable, Hashable {
     /// The most rows, conflicts and contests held before collapsing into ``isEverything``.
     public let limit: Int
@@ -53,12 +58,17 @@ public struct PendingStoreChanges: Sendable, Hashable {
         }
         for row in result.deleted {
             updated.removeValue(forKey: row)
-            if inserted.remove(row) == nil { deleted.insert(row) }
+            inserted.remove(row)
+            deleted.insert(row)
         }
         conflicts += result.conflicts
         contests += result.contests
         if inserted.count + updated.count + deleted.count > limit || conflicts.count + contests.count > limit { collapse() }
     }
+
+    /// Any row may have changed — the store was opened again with a newer schema, its cache
+    /// rebuilt — so the subscriber must read everything again.
+    public mutating func markEverything() { collapse() }
 
     /// Everything owed, emptied (the writer took it).
     public mutating func take() -> PendingStoreChanges {

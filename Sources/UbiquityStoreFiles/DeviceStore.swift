@@ -142,6 +142,20 @@ public final class DeviceStore: Sendable {
         }
     }
 
+    /// Per device with a log here, how many of its segments are present past the last one
+    /// imported: what waits (a damaged segment, a newer schema) or is about to be imported.
+    public func waitingSegments() async throws -> [DeviceID: UInt64] {
+        try await Self.run(on: io) {
+            let imported = self.memory.withLock { $0.imported }
+            var waiting: [DeviceID: UInt64] = [:]
+            for device in Set(self.folder.devices()).union(imported.keys) {
+                let latest = self.folder.latestSequence(of: device), done = imported[device] ?? 0
+                waiting[device] = latest > done ? latest - done : 0
+            }
+            return waiting
+        }
+    }
+
     // MARK: - Local writes
 
     /// Applies `operations` as one transaction: to the cache (with the segment's bytes, in one
@@ -343,6 +357,12 @@ public final class DeviceStore: Sendable {
         return try await Self.run(on: io) {
             try self.database.read { db in try String.fetchAll(db, sql: sql, arguments: [id.description]).compactMap(RowID.init) }
         }
+    }
+
+    /// The change log's latest token (0: nothing logged yet): the store's clock now, as the last
+    /// ``StoreCommit`` or ``StoreImport`` carried it.
+    public func latestToken() async throws -> Int64 {
+        try await Self.run(on: io) { try self.database.read { db in try Int64.fetchOne(db, sql: "SELECT max(token) FROM ubiq_changes") ?? 0 } }
     }
 
     /// Counts of the cache's tables, for tests and measurements: rows of `t_<table>`, registers, watermarks.

@@ -54,6 +54,14 @@ public struct StoreFolder: Sendable {
         }
     }
 
+    /// The greatest sequence number among `device`'s segment files (0: none): how far its log
+    /// reaches here, imported or not.
+    @available(*, noasync, message: "lists a folder: run it on a thread of its own")
+    public func latestSequence(of device: DeviceID) -> UInt64 {
+        guard let folder = try? logs.openDirectory(device.rawValue) else { return 0 }
+        return folder.textNames().compactMap(StoreLayout.sequence(ofSegmentNamed:)).max() ?? 0
+    }
+
     /// Segment `sequence` of `device`: its bytes, nil when it is not there yet, or why it cannot
     /// be read (a link, not a regular file, larger than `limit`, a folder that is a link).
     public func read(device: DeviceID, sequence: UInt64, limit: Int) -> Result<[UInt8], SegmentFileProblem>? {

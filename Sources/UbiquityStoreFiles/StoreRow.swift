@@ -16,7 +16,7 @@ public struct StoreRow: Sendable, Hashable {
     }
 
     /// Sort order of two values of one column: null first, then by value (strings by their bytes).
-    static func compare(_ a: StoreValue, _ b: StoreValue) -> Int {
+    public static func compare(_ a: StoreValue, _ b: StoreValue) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
         case (.null, _): return -1

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import UbiquityJSON
 @testable import UbiquityProtocol
+import UbiquityStore
 
 /// The one registry of operations (``Operations``): every operation's request and result survive
 /// encode → decode, and what derives from the list (names, unknown and retired operations) is right.
@@ -23,6 +24,22 @@ struct OperationRegistryTests {
         KVSet(container: "com.example.a", key: "k", value: .array([.integer(1), .null])),
         KVRemove(container: "com.example.a", key: "k"), KVAll(), KVSynchronize(container: "com.example.a"),
         KVSubscribe(), KVUnsubscribe(store: 7),
+        StoreOpen(store: "grocery", schema: StoreWireTests.grocery), StoreOpen(container: "com.example.a", store: "g", schema: StoreWireTests.grocery),
+        StoreDescribe(store: "grocery"), StoreDescribe(container: "com.example.a", store: "grocery"),
+        StoreSave(store: "grocery", changes: [
+            .insert(table: "items", id: nil, values: ["name": .string("carrots"), "quantity": .integer(2)]),
+            .insert(table: "tags", id: "98471ebd5834f35ea8bba0281d3c03c2", values: ["name": .string("mall")]),
+            .update(table: "items", id: "00000000000000000000000000000001", values: ["note": .null]),
+            .delete(table: "items", id: "00000000000000000000000000000002"),
+            .relate(relationship: "tags", from: "00000000000000000000000000000001", to: "98471ebd5834f35ea8bba0281d3c03c2"),
+            .unrelate(relationship: "tags", from: "00000000000000000000000000000001", to: "98471ebd5834f35ea8bba0281d3c03c2"),
+        ]),
+        StoreFetch(store: "grocery", table: "items"),
+        StoreFetch(container: "com.example.a", store: "grocery", table: "items",
+                   where: [StoreCondition("quantity", .greater, .integer(1)), StoreCondition("name", .equal, .string("carrots"))],
+                   sort: ["name", "quantity:desc"], limit: 10),
+        StoreWatch(StoreFetch(store: "grocery", table: "items", where: [StoreCondition("done", .equal, .bool(false))], sort: ["name"])),
+        StoreUnwatch(watch: 5),
     ]
 
     @Test("Every operation's request survives encode → decode, under either kind of id")
@@ -84,6 +101,19 @@ struct OperationRegistryTests {
         try check(KVSynchronize.Result(container: "com.example.a", changed: ["k"]))
         try check(KVSubscribe.Result(store: 1, container: "com.example.a"))
         try check(KVUnsubscribe.Result(store: 1))
+        let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"),
+                      StoreDeviceState(device: "phone", imported: 1, state: "degraded", sequence: 2, code: "store.segmentChecksum", reason: "damaged"),
+                      StoreDeviceState(device: "tablet", imported: 0, state: "needsUpgrade", sequence: 1, schemaVersion: 2)]
+        try check(StoreDescription(container: "com.example.a", store: "grocery", device: "laptop", schema: StoreWireTests.grocery,
+                                   devices: states, clock: "s3", opened: "created", handle: 4))
+        try check(StoreDescription(container: "com.example.a", store: "grocery", device: "laptop", schema: StoreWireTests.grocery,
+                                   devices: [], clock: "s0"))
+        try check(StoreSave.Result(container: "com.example.a", store: "grocery", inserted: ["00000000000000000000000000000001"], clock: "s4", segment: 2))
+        try check(StoreSave.Result(container: "com.example.a", store: "grocery", inserted: [], clock: "s4", segment: nil))
+        try check(StoreWatch.Result(watch: 5))
+        try check(StoreUnwatch.Result(watch: 5))
+        try check(StoreFetch.Result(container: "com.example.a", store: "grocery", table: "items",
+                                    rows: [.object(["id": .string("00000000000000000000000000000001"), "name": .string("carrots")])], clock: "s4"))
     }
 
     @Test("Answers keep their wire shape: the fields clients and docs/protocol.md rely on")

@@ -3,6 +3,7 @@ import Testing
 import UbiquityProtocol
 import UbiquityJSON
 import UbiquityTesting
+import UbiquityStore
 
 /// The per-connection outbox as a value: what is posted while the writer is away is coalesced
 /// (the latest lock state per watch, the union of keys per subscription with the latest reason,
@@ -194,5 +195,53 @@ struct ConnectionOutboxStateTests {
         outbox.keyValue(1, "serverChange", [])
         #expect(outbox.woken == [])
         #expect(outbox.take() == nil)
+    }
+
+    static func rows(_ ids: ClosedRange<UInt64>) -> ImportResult {
+        var result = ImportResult()
+        result.inserted = ids.map { RowRef(table: "items", id: RowID(high: 0, low: $0)) }
+        return result
+    }
+
+    @Test func storeChangesFoldPerSubscriptionAndCollapseToAllPastTheLimitStayingOneEntry() throws {
+        var state = ConnectionOutboxState<Int>()
+        let laptop = DeviceID("laptop")!, phone = DeviceID("phone")!
+        let waited = state.wait(1)
+        #expect(waited)
+        let woken = state.storeChanged(handle: 7, container: "c", store: "grocery", result: Self.rows(1...3), from: laptop, clock: "s1", limit: 10)
+        #expect(woken == 1)
+        var deleted = ImportResult()
+        deleted.deleted = [RowRef(table: "items", id: RowID(high: 0, low: 2))]
+        let again = state.storeChanged(handle: 7, container: "c", store: "grocery", result: deleted, from: phone, clock: "s2", limit: 10)
+        let empty = state.storeChanged(handle: 8, container: "c", store: "other", result: ImportResult(), from: phone, clock: "s3", limit: 10)
+        #expect(again == nil && empty == nil, "the writer was woken once")
+        #expect(state.pendingEntries == 3)
+        guard case .deliver(let delivery) = state.take() else { Issue.record("nothing to take"); return }
+        #expect(delivery.stores.count == 1, "an empty import owes nothing")
+        let event = delivery.stores[0].json
+        #expect(event["inserted"]?.arrayValue?.count == 2)
+        #expect(event["deleted"]?.arrayValue == [.string("ubiquity-store://c/grocery/items/00000000000000000000000000000002")])
+        #expect(event["devices"] == .array([.string("laptop"), .string("phone")]))
+        #expect(event["clock"] == .string("s2"))
+        // A thousand imports of ten rows each while the writer is away: one entry, "all".
+        for n in 0..<1_000 as Range<UInt64> {
+            _ = state.storeChanged(handle: 7, container: "c", store: "grocery", result: Self.rows(n * 10 + 1...n * 10 + 10), from: laptop, clock: "s\(n)", limit: 100)
+            #expect(state.pendingEntries <= 110)
+        }
+        #expect(state.pendingEntries == 1)
+        guard case .deliver(let collapsed) = state.take() else { Issue.record("nothing to take"); return }
+        #expect(collapsed.stores.first?.json["all"] == .bool(true))
+        #expect(collapsed.stores.first?.json["clock"] == .string("s999"))
+        let line = JSONLine.encode(collapsed.stores[0].json)
+        #expect(line.utf8.count < 300, "the all form names no rows")
+    }
+
+    @Test func anEndedStoreSubscriptionLeavesNothingBehindAndEverythingIsOneEntry() {
+        var state = ConnectionOutboxState<Int>()
+        _ = state.storeEverything(handle: 3, container: "c", store: "grocery", clock: "s4", limit: 10)
+        #expect(state.pendingEntries == 1)
+        state.forget(storeHandle: 3)
+        #expect(state.pendingEntries == 0)
+        guard case .idle = state.take() else { Issue.record("a forgotten subscription was delivered"); return }
     }
 }

@@ -44,19 +44,10 @@ import UbiquityTesting
     }
 
     @Test func revokedAccessStopsLiveQueriesAndRefusesTheirResults() async throws {
-        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
-        let base = String(cString: try #require(mkdtemp(&template)))
-        defer { try? FileManager.default.removeItem(atPath: base) }
-        chmod(base, 0o755)
-        let container = base + "/com.example.theirs"
-        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+        let theirs = try TheirContainer(owner: Self.user)
+        let container = theirs.container, config = theirs.config
+        func configure(owner: UInt32) throws { try theirs.configure(owner: owner) }
         #expect(FileManager.default.createFile(atPath: container + "/Documents/Item_1", contents: nil))
-        let config = base + "/ubiquityd.toml"
-        func configure(owner: UInt32) throws {
-            try "[[containers]]\nid = \"com.example.theirs\"\npath = \"\(container)\"\nowner = \(owner)\n"
-                .write(toFile: config, atomically: true, encoding: .utf8)
-        }
-        try configure(owner: Self.user)
 
         try await withTestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
             chmod(daemon.directory, 0o755)
@@ -85,5 +76,67 @@ import UbiquityTesting
             let status = try #require(try client.next { $0["id"]?.intValue == 3 || $0["event"] != nil })
             #expect(status["result"]?["liveQueries"]?.intValue == 0, "\(status)")
         }
+    }
+
+    @Test func revokedAccessStopsLiveFetchesAndStoreChanges() async throws {
+        let theirs = try TheirContainer(owner: Self.user)
+        let config = theirs.config
+        func configure(owner: UInt32) throws { try theirs.configure(owner: owner) }
+        let schema = #"{"version":1,"tables":[{"name":"items","columns":[{"name":"name","type":"string","nullable":false}]}]}"#
+        try await withTestDaemon(containers: [], arguments: ["--config", config, "--socket", "{socket}"]) { daemon in
+            chmod(daemon.directory, 0o755)
+            let root = try RawClient.greeted(socket: daemon.socket)
+            _ = try root.result(#"{"id":1,"op":"store.open","container":"com.example.theirs","store":"list","schema":\#(schema)}"#)
+            let client = try OtherUserClient(uid: Self.user, socket: daemon.socket)
+            client.send(#"{"id":0,"op":"hello","version":1}"#)
+            client.send(#"{"id":1,"op":"store.open","container":"com.example.theirs","store":"list","schema":\#(schema)}"#)
+            client.send(#"{"id":2,"op":"store.watch","container":"com.example.theirs","store":"list","table":"items"}"#)
+            let gathered = try #require(try client.next { $0["event"]?.stringValue == "store.gatheringFinished" })
+            #expect(gathered["count"]?.intValue == 0)
+            _ = try root.result(#"{"id":2,"op":"store.save","container":"com.example.theirs","store":"list","changes":[{"insert":"items","values":{"name":"a"}}]}"#)
+            // Both kinds of event come, in one write (store.changed first).
+            var seen: [String: JSONValue] = [:]
+            while seen.count < 2, let event = try client.next({ $0["event"] != nil }) { seen[event["event"]?.stringValue ?? ""] = event }
+            #expect(seen["store.update"]?["added"]?.arrayValue?.count == 1)
+            #expect(seen["store.changed"]?["inserted"]?.arrayValue?.count == 1)
+
+            // The administrator gives the container to root and reloads; the next change stops the
+            // live fetch with container.forbidden and sends no row.
+            try configure(owner: 0)
+            try daemon.reload(within: 10)
+            _ = try root.result(#"{"id":3,"op":"store.save","container":"com.example.theirs","store":"list","changes":[{"insert":"items","values":{"name":"secret"}}]}"#)
+            let stopped = try #require(try client.next { $0["event"] != nil }, "no event after the reload")
+            #expect(stopped["event"]?.stringValue == "store.watchStopped", "\(stopped)")
+            #expect(stopped["code"]?.stringValue == "container.forbidden")
+            client.send(#"{"id":3,"op":"store.fetch","container":"com.example.theirs","store":"list","table":"items"}"#)
+            let refused = try #require(try client.next { $0["id"]?.intValue == 3 || $0["event"] != nil })
+            #expect(refused["error"]?["code"]?.stringValue == "container.forbidden", "\(refused)")
+        }
+    }
+}
+
+/// `com.example.theirs` in a folder of its own that other uids may enter, declared in a
+/// configuration file with the owner given (``configure(owner:)`` changes it for a reload).
+final class TheirContainer {
+    let base: String
+    let container: String
+    let config: String
+
+    init(owner: UInt32) throws {
+        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed") }
+        base = String(cString: made)
+        chmod(base, 0o755)
+        container = base + "/com.example.theirs"
+        config = base + "/ubiquityd.toml"
+        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+        try configure(owner: owner)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: base) }
+
+    func configure(owner: UInt32) throws {
+        try "[[containers]]\nid = \"com.example.theirs\"\npath = \"\(container)\"\nowner = \(owner)\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
     }
 }

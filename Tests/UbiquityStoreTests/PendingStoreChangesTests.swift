@@ -26,7 +26,8 @@ struct PendingStoreChangesTests {
         let expected: [RowRef: Set<String>?] = [Self.row(3): ["name", "quantity"], Self.row(4): Set<String>?.none]
         #expect(pending.updated == expected)
         #expect(pending.updated.count == 2)
-        #expect(pending.deleted.isEmpty)
+        // Row 2, inserted then deleted: owed as deleted, since the subscriber may have fetched it in between.
+        #expect(pending.deleted == [Self.row(2)])
         #expect(pending.sources == [Self.laptop, Self.phone])
         #expect(!pending.isEverything)
     }
@@ -38,6 +39,31 @@ struct PendingStoreChangesTests {
         pending.add(Self.result(deleted: [5]), from: Self.laptop)
         #expect(pending.deleted == [Self.row(5)])
         #expect(pending.updated.isEmpty)
+    }
+
+    @Test("a row inserted and deleted again is owed as deleted, never as nothing and never as inserted")
+    func insertedThenDeleted() {
+        var pending = PendingStoreChanges(limit: 100)
+        pending.add(Self.result(inserted: [7]), from: Self.laptop)
+        pending.add(Self.result(updated: [7: ["name"]]), from: Self.laptop)
+        pending.add(Self.result(deleted: [7]), from: Self.phone)
+        #expect(pending.inserted.isEmpty && pending.updated.isEmpty)
+        #expect(pending.deleted == [Self.row(7)])
+        #expect(!pending.isEmpty)
+    }
+
+    @Test("markEverything owes read-everything-again, keeps the sources, and take empties it")
+    func markEverything() {
+        var pending = PendingStoreChanges(limit: 100)
+        pending.add(Self.result(inserted: [1], deleted: [2]), from: Self.laptop)
+        pending.markEverything()
+        #expect(pending.isEverything && !pending.isEmpty)
+        #expect(pending.inserted.isEmpty && pending.deleted.isEmpty)
+        #expect(pending.sources == [Self.laptop])
+        pending.add(Self.result(inserted: [3]), from: Self.phone)
+        #expect(pending.isEverything && pending.inserted.isEmpty)
+        #expect(pending.take().isEverything)
+        #expect(pending.isEmpty)
     }
 
     @Test("an empty import owes nothing; take empties what is owed")

@@ -28,6 +28,8 @@ public final class Daemon: Sendable {
     public let registry: ContainerRegistry
     /// Every container's key-value store.
     public let keyValue: KeyValueStores
+    /// Every container's relational stores.
+    public let stores: RelationalStores
     /// Where the index is saved; nil when it is not (``DaemonSettings/indexDirectory``).
     let indexStore: IndexStore?
     /// Whether the engine started from a saved index (then it is saved again before the first
@@ -70,13 +72,14 @@ public final class Daemon: Sendable {
         if restoredIndex { watching.crawlPartEntries = 0 }
         watcher = try FileWatcher(containers: descriptors, configuration: watching)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
+        stores = RelationalStores(stateDirectory: settings.stateDirectory, device: keyValue.device, logger: logger)
         engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
                              limits: {
                                  var l = EngineLimits()
                                  l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery
                                  l.history = settings.history
                                  return l
-                             }(), restored: restored, persistence: indexStore, folderChanges: keyValue.folderChanges)
+                             }(), restored: restored, persistence: indexStore, folderChanges: [keyValue.folderChanges, stores.folderChanges])
         registry = ContainerRegistry(settings.containers)
         let engine = self.engine
         let registry = self.registry
@@ -84,7 +87,7 @@ public final class Daemon: Sendable {
         server = SocketServer(endpoint: settings.endpoint, context: ServerContext(
             engine: engine, registry: registry, limits: settings.limits, logger: logger,
             status: { peer in await box.daemon?.status(for: peer) ?? Daemon.emptyStatus },
-            itemCounts: { await engine.itemCounts() }, keyValue: keyValue))
+            itemCounts: { await engine.itemCounts() }, keyValue: keyValue, stores: stores))
         box.set(self)
     }
 
@@ -151,6 +154,13 @@ public final class Daemon: Sendable {
         if !skipped.isEmpty {
             degraded.append("\(skipped.count) entries not indexed (names that are not UTF-8, unreadable directories): see 'skipped'")
         }
+        var storeStatus: [StoreStatus] = []
+        for store in await stores.openStores() where visibleIDs.contains(where: { $0.rawValue == store.container }) {
+            let entry = await store.status()
+            storeStatus.append(entry)
+            degraded += entry.degradedSentences
+        }
+        storeStatus.sort { ($0.container, $0.store) < ($1.container, $1.store) }
         var result = StatusResult(
             version: UbiquityVersion.string, pid: Int(getpid()),
             uptimeSeconds: Double((ContinuousClock.now - started).components.seconds), socket: settings.endpoint.path,
@@ -163,6 +173,7 @@ public final class Daemon: Sendable {
             connections: server.connectionCount, liveQueries: server.liveQueryCount, degraded: degraded)
         result.skipped = skipped.map { .init(container: $0.container.rawValue, path: $0.path.joined(separator: "/"), reason: $0.reason) }
         result.skippedTotal = peer == nil ? watch.skippedTotal : skipped.count
+        result.stores = storeStatus
         return result
     }
 

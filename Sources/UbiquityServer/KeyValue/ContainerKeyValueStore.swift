@@ -42,7 +42,7 @@ actor ContainerKeyValueStore {
     private var waiting: [CheckedContinuation<Void, Never>] = []
     /// Reloads the watcher asked for: whether one runs, and whether another was asked for since
     /// it started (``KeyValueStores/filesChanged(in:)`` keeps one task per store at most).
-    private let reloads = Mutex<(running: Bool, again: Bool)>((false, false))
+    private let reloads = Mutex(RunsAsked())
 
     init(container: String, root: String, rootDirectory: @escaping @Sendable () -> HeldRoot?, owner: UInt32?, group: UInt32?,
          device: String, quota: KVQuota, io: NIOThreadPool, logger: Logger) {
@@ -137,24 +137,11 @@ actor ContainerKeyValueStore {
 
     /// Asks for a reload (the watcher saw the folder change): true when the caller is to run
     /// ``reloadWhileAsked()``, false when one runs already and will read again after this one.
-    nonisolated func askForReload() -> Bool {
-        reloads.withLock { reloads in
-            if reloads.running { reloads.again = true; return false }
-            reloads.running = true
-            return true
-        }
-    }
+    nonisolated func askForReload() -> Bool { reloads.withLock { $0.ask() } }
 
     /// Reloads until no more reloads were asked for meanwhile.
     func reloadWhileAsked() async {
-        repeat {
-            reloads.withLock { $0.again = false }
-            await reload()
-        } while reloads.withLock({ reloads in
-            if reloads.again { return true }
-            reloads.running = false
-            return false
-        })
+        repeat { await reload() } while reloads.withLock({ $0.ended() })
     }
 
     func subscribe(_ subscriber: KeyValueSubscriber) async throws(KeyValueError) {

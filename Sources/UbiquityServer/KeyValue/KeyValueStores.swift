@@ -10,6 +10,8 @@ import UbiquityProtocol
 public final class KeyValueStores: Sendable {
     /// This device's id, or why there is none (then every key-value request fails clearly).
     let device: Result<String, FileProblem>
+    /// Where the device id is kept (the relational stores keep their caches there too).
+    let stateDirectory: String
     public let quota: KVQuota
     private let logger: Logger
     private let stores = Mutex<[String: ContainerKeyValueStore]>([:])
@@ -26,6 +28,7 @@ public final class KeyValueStores: Sendable {
     public init(stateDirectory: String, quota: KVQuota, logger: Logger) {
         self.quota = quota
         self.logger = logger
+        self.stateDirectory = stateDirectory
         device = DeviceIdentity.load(stateDirectory: stateDirectory)
         io = NIOThreadPool(numberOfThreads: KeyValueStores.ioThreads)
         io.start()

@@ -2,6 +2,7 @@ import UbiquityIndex
 import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
+import UbiquityStore
 
 /// Every error code a client can receive from this server, gathered from the error types that
 /// declare them (each code is declared once, by its own type). docs/protocol.md's error table and
@@ -13,5 +14,7 @@ public enum ClientErrorCodes {
             + EngineError.Code.allCases.map(\.rawValue)
             + VersionError.Code.allCases.map(\.rawValue)
             + KeyValueError.Code.allCases.map(\.rawValue)
+            + StoreErrorCode.clientCodes.map(\.rawValue)
+            + StoreRequestErrorCode.allCases.map(\.rawValue)
     }
 }

@@ -2,9 +2,10 @@ import Synchronization
 import UbiquityIndex
 import UbiquityProtocol
 import UbiquityJSON
+import UbiquityStore
 
 /// The one way out for every event a connection receives — its queries' events, `kv.changed`,
-/// `document.lockChanged` — written by one task per connection (``run(writer:)``).
+/// `document.lockChanged`, `store.changed` — written by one task per connection (``run(writer:)``).
 ///
 /// Nothing is pushed at the peer. Subsystems post into a coalesced state
 /// (``ConnectionOutboxState``: the latest lock state per watch, per key-value subscription the
@@ -38,6 +39,8 @@ final class ConnectionOutbox: Sendable {
     private let engine: QueryEngine
     private let state = Mutex(ConnectionOutboxState<CheckedContinuation<Void, Never>>())
     private let queries = Mutex(Queries())
+    /// The connection's live fetches (`store.watch`) and the rows each subscriber holds.
+    private let liveFetches = Mutex<[Int: LiveFetch]>([:])
     /// Counts live queries in and out of the server's status (positive: started).
     private let liveQueriesChanged: @Sendable (Int) -> Void
 
@@ -59,6 +62,33 @@ final class ConnectionOutbox: Sendable {
     func post(_ change: KeyValueChange, keyLimit: Int) {
         state.withLock { $0.keyValueChanged(change, limit: keyLimit) }?.resume()
     }
+
+    /// Rows of a store this connection opened changed (``ContainerStore``). Past `rowLimit`
+    /// pending rows the subscription owes "any row may have changed" instead.
+    func post(storeHandle handle: Int, container: String, store: String, result: ImportResult, from source: DeviceID, clock: String, rowLimit: Int) {
+        state.withLock { $0.storeChanged(handle: handle, container: container, store: store, result: result, from: source, clock: clock, limit: rowLimit) }?
+            .resume()
+    }
+
+    /// Any row of a store this connection opened may have changed (it was reopened with a newer schema).
+    func postEverything(storeHandle handle: Int, container: String, store: String, clock: String) {
+        state.withLock { $0.storeEverything(handle: handle, container: container, store: store, clock: clock, limit: 1) }?.resume()
+    }
+
+    func forget(storeHandle handle: Int) { state.withLock { $0.forget(storeHandle: handle) } }
+
+    /// Writes live fetch `watch`'s rows (`store.gatheringFinished`) once its store owes them, then
+    /// the difference each time the store changes (``ContainerStore/watch(_:outbox:)``).
+    func add(liveFetch watch: Int, _ fetch: LiveFetch) { liveFetches.withLock { $0[watch] = fetch } }
+
+    /// A live fetch ended: nothing more of it is written.
+    func remove(liveFetch watch: Int) {
+        liveFetches.withLock { $0[watch] = nil }
+        state.withLock { $0.forget(liveFetch: watch) }
+    }
+
+    /// Live fetch `watch`'s store changed: it is fetched again when the writer next writes.
+    func liveFetchOwed(_ watch: Int) { state.withLock { $0.liveFetchOwed(watch) }?.resume() }
 
     func forget(watch: Int) { state.withLock { $0.forget(watch: watch) } }
 
@@ -87,7 +117,7 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.finish() }?.resume()
     }
 
-    /// How many lock and key-value entries wait (tests): bounded by the watches and key quotas.
+    /// How many lock, key-value and store entries wait (tests): bounded by the watches, key quotas and row limits.
     var pendingEntries: Int { state.withLock { $0.pendingEntries } }
 
     // MARK: Writing
@@ -108,6 +138,10 @@ final class ConnectionOutbox: Sendable {
             var lines: [OutgoingLine] = delivery.pullQueries ? await queryLines() : []
             for event in delivery.documents { lines.append(.bytes(JSONLine.encodeLine(event.json))) }
             for change in delivery.keyValue { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
+            for change in delivery.stores { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
+            for watch in delivery.liveFetches {
+                if let event = await liveFetchEvent(watch) { lines.append(.bytes(JSONLine.encodeLine(event))) }
+            }
             guard !lines.isEmpty else { continue }
             // No `malloc_trim` after big lines: their buffers (and every block of 128 KiB or more,
             // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
@@ -128,6 +162,37 @@ final class ConnectionOutbox: Sendable {
                 }
             }
         }
+    }
+
+    /// Fetches live fetch `watch` again: its rows the first time, then what changed since the
+    /// rows its subscriber holds (nil when nothing did, or it ended meanwhile). A fetch that fails
+    /// now (its answer grew past the limit, or a reload took the peer's right to read the
+    /// container away) ends it with `store.watchStopped`.
+    private func liveFetchEvent(_ watch: Int) async -> JSONValue? {
+        guard let live = liveFetches.withLock({ $0[watch] }) else { return nil }
+        let answer: StoreFetch.Result
+        do {
+            if let container = live.access.revoked() {
+                throw ProtocolError(.containerForbidden, "uid \(live.access.peer.uid) may no longer read container '\(container)'",
+                                    details: ["container": .string(container.rawValue)])
+            }
+            answer = try await live.store.fetch(live.request)
+        } catch {
+            remove(liveFetch: watch)
+            await live.store.unwatch(watch)
+            let refusal = (error as? any ClientFacingError).map { ProtocolError(rendering: $0) } ?? ProtocolError(.internal, Session.internalMessage)
+            return .object(["event": .string("store.watchStopped"), "watch": .integer(Int64(watch)), "code": .string(refusal.code.rawValue),
+                            "reason": .string(refusal.message)])
+        }
+        let event: StoreWatchEvent? = liveFetches.withLock { fetches in
+            guard var current = fetches[watch] else { return nil }
+            defer { current.rows = answer.rows; fetches[watch] = current }
+            guard let held = current.rows else { return .gatheringFinished(watch: watch, rows: answer.rows, clock: answer.clock) }
+            let difference = LiveFetch.difference(from: held, to: answer.rows)
+            guard !(difference.added.isEmpty && difference.changed.isEmpty && difference.removed.isEmpty) else { return nil }
+            return .update(watch: watch, added: difference.added, changed: difference.changed, removed: difference.removed, clock: answer.clock)
+        }
+        return event?.json
     }
 
     private func queriesReady() {

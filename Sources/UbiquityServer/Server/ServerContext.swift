@@ -19,11 +19,13 @@ public struct ServerContext: Sendable {
     public var documentLocks: DocumentLocks
     /// Every container's key-value store (docs/kv-store.md).
     public var keyValue: KeyValueStores
+    /// Every container's relational stores (docs/stores.md).
+    public var stores: RelationalStores
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
                 itemCounts: @escaping @Sendable () async -> [ContainerID: Int], budget: PeerBudget = PeerBudget(),
-                documentLocks: DocumentLocks? = nil, keyValue: KeyValueStores? = nil) {
+                documentLocks: DocumentLocks? = nil, keyValue: KeyValueStores? = nil, stores: RelationalStores? = nil) {
         self.engine = engine
         self.registry = registry
         self.limits = limits
@@ -34,6 +36,8 @@ public struct ServerContext: Sendable {
         self.documentLocks = documentLocks ?? DocumentLocks(limits: limits)
         self.keyValue = keyValue ?? KeyValueStores(logger: logger)
         self.keyValue.attach(registry)
+        self.stores = stores ?? RelationalStores(stateDirectory: self.keyValue.stateDirectory, device: self.keyValue.device, logger: logger)
+        self.stores.attach(registry)
     }
 
     var defaultBatching: Duration { .milliseconds(Int64((limits.defaultBatchingInterval * 1000).rounded())) }

@@ -23,12 +23,16 @@ final class Session {
     var heldItems: [QueryID: Int] = [:]
     /// Identifies this connection to the shared ``DocumentLocks``.
     let connection: UInt64
-    /// Every event of this connection — its queries', `document.lockChanged`, `kv.changed` — leaves through it.
+    /// Every event of this connection — its queries', `document.lockChanged`, `kv.changed`, `store.changed` — leaves through it.
     let outbox: ConnectionOutbox
     /// The document watches this connection holds.
     var documentWatches: Set<Int> = []
     /// The key-value subscriptions this connection holds: number → container id.
     var keyValueSubscriptions: [Int: String] = [:]
+    /// The relational stores this connection opened, by `container/store`: its handle and the store.
+    var openStores: [String: (handle: Int, store: ContainerStore)] = [:]
+    /// The live fetches (`store.watch`) this connection holds: number → store.
+    var liveFetches: [Int: ContainerStore] = [:]
 
     private static let connections = Atomic<UInt64>(0)
 
@@ -44,6 +48,9 @@ final class Session {
         /// The response.
         var line: OutgoingLine
         var startedQuery: StartedQuery?
+        /// Run once the response is written: what starts a live fetch's events, which must not
+        /// come before the response that started it.
+        var afterResponse: (@Sendable () async -> Void)?
 
         init(response: Response, startedQuery: StartedQuery? = nil) {
             line = .bytes(JSONLine.encodeLine(response.json))
@@ -134,6 +141,7 @@ final class Session {
         context.documentLocks.releaseAll(connection: connection)
         documentWatches.removeAll()
         await releaseKeyValue()
+        await releaseStores()
         for id in queries.keys {
             await context.engine.release(id)
             forget(id)

@@ -255,6 +255,7 @@ public final class SocketServer: Sendable {
             let access = QueryAccess(registry: context.registry, peer: session.peer, containers: started.containers)
             await session.outbox.add(started.id, route: ConnectionOutbox.Route(live: started.live, access: access, encoder: started.encoder))
         }
+        await outcome.afterResponse?()
         return true
     }
 }

@@ -1,0 +1,45 @@
+public import UbiquityJSON
+
+/// One open relational store in `status`: its schema version and how far each device's log is
+/// imported (``StoreDeviceState``, with `lastImport` and `waiting`).
+public struct StoreStatus: Sendable, Hashable {
+    public var container: String
+    public var store: String
+    public var schemaVersion: Int64
+    public var devices: [StoreDeviceState]
+
+    public init(container: String, store: String, schemaVersion: Int64, devices: [StoreDeviceState]) {
+        self.container = container
+        self.store = store
+        self.schemaVersion = schemaVersion
+        self.devices = devices
+    }
+
+    public var json: JSONValue {
+        .object(["container": .string(container), "store": .string(store), "schemaVersion": .integer(schemaVersion),
+                 "devices": .array(devices.map(\.json))])
+    }
+
+    public init(json: JSONValue, context: String) throws(ProtocolError) {
+        let reader = try FieldReader(json, context: context)
+        container = try reader.string("container")
+        store = try reader.string("store")
+        schemaVersion = Int64(try reader.int("schemaVersion"))
+        devices = try reader.list("devices") { (value, at) throws(ProtocolError) in try StoreDeviceState(json: value, context: at) }
+    }
+
+    /// One sentence per device whose import does not go on, for `status`'s `degraded`.
+    public var degradedSentences: [String] {
+        devices.compactMap { device in
+            switch device.state {
+            case "degraded":
+                return "store \(store) of \(container): the import of device \(device.device) waits at a damaged segment (\(device.reason ?? device.code ?? "unknown"))"
+            case "needsUpgrade":
+                return "store \(store) of \(container): device \(device.device) writes with schema version \(device.schemaVersion ?? 0); "
+                    + "open the store with it to import segment \(device.sequence ?? 0) on"
+            default:
+                return nil
+            }
+        }
+    }
+}

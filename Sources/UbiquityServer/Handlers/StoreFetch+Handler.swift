@@ -1,0 +1,8 @@
+import UbiquityProtocol
+
+extension StoreFetch: AnsweredOperation {
+    func answer(in session: Session) async throws -> Result {
+        let container = try session.storeContainer(self.container)
+        return try await session.knownStore(store, of: container).fetch(self)
+    }
+}

@@ -1,0 +1,270 @@
+import Logging
+import Synchronization
+import UbiquityJSON
+import UbiquityProtocol
+import UbiquityStore
+import UbiquityStoreFiles
+
+/// One relational store of one container as the daemon serves it (docs/stores.md): its files and
+/// cache (``DeviceStore``), the schema in force, and the connections that opened it.
+///
+/// Saves, fetches, imports and schema upgrades take turns (``takeTurn()``): an upgrade reopens
+/// the cache with the newer schema, and nothing may use the old one meanwhile. Every wait for the
+/// disk happens on the ``DeviceStore``'s own queue, never on this actor or the cooperative pool.
+///
+/// Whatever changes the rows — a save of any connection, an import of other devices' segments
+/// started by the watcher (``importWhileAsked()``) — is posted to every subscriber's outbox as a
+/// `store.changed` (a connection is not told of its own saves).
+actor ContainerStore {
+    let container: String
+    let name: String
+    let device: DeviceID
+    private(set) var schema: Schema
+    private var files: DeviceStore
+    /// Opens the store's files and cache with a schema, and keeps that schema as the one in force.
+    private let reopen: @Sendable (Schema) async throws -> DeviceStore
+    private let logger: Logger
+    private let limits: StoreLimits
+    private var subscribers: [Int: StoreSubscriber] = [:]
+    /// Live fetches of this store: their numbers and their connections' outboxes, told of every
+    /// change (their own connection's saves too) so that they fetch again.
+    private var liveFetches: [Int: ConnectionOutbox] = [:]
+    /// When this daemon last imported (or wrote, for this device) each device's segment, ms since 1970.
+    private var lastImports: [DeviceID: Int64] = [:]
+    /// The sync states last seen, to log each change of condition once (``SyncStateTransition``).
+    private var lastStates: [DeviceSyncState] = []
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// Imports the watcher asked for: whether one runs, and whether another was asked for since.
+    private let imports = Mutex(RunsAsked())
+
+    init(container: String, name: String, device: DeviceID, schema: Schema, files: DeviceStore, limits: StoreLimits, logger: Logger,
+         reopen: @escaping @Sendable (Schema) async throws -> DeviceStore) {
+        self.container = container
+        self.name = name
+        self.device = device
+        self.schema = schema
+        self.files = files
+        self.limits = limits
+        self.logger = logger
+        self.reopen = reopen
+        lastStates = []
+    }
+
+    // MARK: Opening
+
+    /// What `store.open` does with a client's schema: nothing when it is the one in force or an
+    /// older one the schema in force only adds to (`opened`); reopens the store with it when it only
+    /// adds to the one in force (`upgraded`, only if `mayUpgrade`); refuses anything else.
+    ///
+    /// - Throws: `store.schemaNotAdditive`; `store.forbidden` when an upgrade is needed and the
+    ///   peer may not write.
+    func adopt(_ client: Schema, mayUpgrade: @Sendable () async -> Bool) async throws -> String {
+        if client == schema { return "opened" }
+        if client.version < schema.version {
+            try client.checkAdditive(to: schema)
+            return "opened"
+        }
+        try schema.checkAdditive(to: client)
+        guard await mayUpgrade() else {
+            throw StoreRequestError(.forbidden, "the schema of '\(name)' would be upgraded to version \(client.version), "
+                                    + "which needs the right to write container '\(container)'", details: ["store": .string(name)])
+        }
+        await takeTurn()
+        defer { endTurn() }
+        guard client != schema else { return "opened" }
+        files = try await reopen(client)
+        schema = client
+        logger.info("store upgraded", metadata: ["container": "\(container)", "store": "\(name)", "version": "\(client.version)"])
+        // The cache was rebuilt with the newer schema: segments that waited for it are imported
+        // now, and subscribers read again.
+        let clock = Self.clock((try? await files.latestToken()) ?? 0)
+        for subscriber in subscribers.values { subscriber.outbox.postEverything(storeHandle: subscriber.handle, container: container, store: name, clock: clock) }
+        for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
+        logTransitions()
+        return "upgraded"
+    }
+
+    func subscribe(_ subscriber: StoreSubscriber) { subscribers[subscriber.handle] = subscriber }
+
+    func unsubscribe(_ handle: Int) {
+        if let subscriber = subscribers.removeValue(forKey: handle) { subscriber.outbox.forget(storeHandle: handle) }
+    }
+
+    var subscriberCount: Int { subscribers.count }
+
+    /// Live fetch `watch` is told of every change from now on; its first rows are owed at once.
+    func watch(_ watch: Int, outbox: ConnectionOutbox) {
+        liveFetches[watch] = outbox
+        outbox.liveFetchOwed(watch)
+    }
+
+    func unwatch(_ watch: Int) { liveFetches[watch] = nil }
+
+    // MARK: Reading
+
+    func describe() async throws -> StoreDescription {
+        await takeTurn()
+        defer { endTurn() }
+        let token = try await files.latestToken()
+        return StoreDescription(container: container, store: name, device: device.rawValue, schema: schema,
+                                devices: files.syncStates.map(Self.wire), clock: Self.clock(token))
+    }
+
+    /// Throws what ``fetch(_:)`` would for a table, column, condition or sort key that does not fit the schema.
+    func checked(_ request: StoreFetch) throws -> StoreFetchPlan { try StoreFetchPlan(request, schema: schema, limits: limits) }
+
+    func fetch(_ request: StoreFetch) async throws -> StoreFetch.Result {
+        await takeTurn()
+        defer { endTurn() }
+        let plan = try StoreFetchPlan(request, schema: schema, limits: limits)
+        let rows = try await files.fetch(plan.table, where: plan.filter, sortedBy: plan.sort, limit: request.limit)
+        let token = try await files.latestToken()
+        var bytes = 0
+        var out: [JSONValue] = []
+        out.reserveCapacity(rows.count)
+        for row in rows {
+            let json = StoreWire.row(id: row.id, values: row.values)
+            bytes += JSONLine.encode(json).utf8.count + 1
+            guard bytes <= limits.maxAnswerBytes else {
+                throw StoreRequestError(.answerTooLarge, "the rows of '\(plan.table)' asked for pass \(limits.maxAnswerBytes) bytes, the most one answer may hold; "
+                                        + "ask for fewer with 'limit' or 'where'", details: ["limit": .integer(Int64(limits.maxAnswerBytes))])
+            }
+            out.append(json)
+        }
+        return StoreFetch.Result(container: container, store: name, table: plan.table, rows: out, clock: Self.clock(token))
+    }
+
+    // MARK: Writing
+
+    /// One transaction, acknowledged once its segment is `fsync`ed; every other subscriber hears of it.
+    func save(_ changes: [StoreSaveChange], connection: UInt64) async throws -> StoreSave.Result {
+        guard changes.count <= limits.maxChangesPerSave else {
+            throw ProtocolError.malformed("the save has \(changes.count) changes; at most \(limits.maxChangesPerSave) in one transaction",
+                                          field: "changes", limit: limits.maxChangesPerSave)
+        }
+        await takeTurn()
+        defer { endTurn() }
+        var random = SystemRandomNumberGenerator()
+        let (operations, inserted) = try StoreSaveTranslation.operations(changes, schema: schema, random: &random)
+        let commit: StoreCommit?
+        do {
+            commit = try await files.commit(operations)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            logger.error("store save failed", metadata: ["container": "\(container)", "store": "\(name)", "error": "\(error)"])
+            throw StoreRequestError(.storageFailed, "the transaction could not be written to the store's folder (\(error)); "
+                                    + "it was not acknowledged, and is written with the next save", details: ["store": .string(name)])
+        }
+        let token: Int64
+        if let commit { token = commit.token } else { token = try await files.latestToken() }
+        if let commit {
+            lastImports[device] = DeviceStore.systemWallClock()
+            post(commit.result, from: device, token: commit.token, except: connection)
+        }
+        return StoreSave.Result(container: container, store: name, inserted: inserted.map(\.description), clock: Self.clock(token),
+                                segment: commit.map { Int64(clamping: $0.sequence) })
+    }
+
+    // MARK: Imports
+
+    /// Asks for an import (the watcher saw the store folder change): true when the caller is to
+    /// run ``importWhileAsked()``, false when one runs already and will look again after it.
+    nonisolated func askForImport() -> Bool { imports.withLock { $0.ask() } }
+
+    /// Imports until no one asked again during the last import.
+    func importWhileAsked() async {
+        repeat { await importAvailable() } while imports.withLock({ $0.ended() })
+    }
+
+    /// Imports every segment not imported yet and tells every subscriber what each changed.
+    func importAvailable() async {
+        await takeTurn()
+        defer { endTurn() }
+        do {
+            for imported in try await files.importAvailable() {
+                lastImports[imported.device] = DeviceStore.systemWallClock()
+                post(imported.result, from: imported.device, token: imported.token, except: nil)
+            }
+        } catch {
+            logger.error("store import failed", metadata: ["container": "\(container)", "store": "\(name)", "error": "\(error)"])
+        }
+        logTransitions()
+    }
+
+    /// The store in `status`: each device's sync state, when it was last imported, and how many
+    /// of its segments wait.
+    func status() async -> StoreStatus {
+        let waiting = (try? await files.waitingSegments()) ?? [:]
+        let devices = files.syncStates.map { state in
+            var wire = Self.wire(state)
+            wire.lastImport = lastImports[state.device]
+            wire.waiting = waiting[state.device].map { Int64(clamping: $0) }
+            return wire
+        }
+        return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices)
+    }
+
+    // MARK: Helpers
+
+    private func post(_ result: ImportResult, from source: DeviceID, token: Int64, except connection: UInt64?) {
+        guard !result.isEmpty else { return }
+        for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
+        let clock = Self.clock(token)
+        // A subscriber whose peer may no longer read the container (a reload took it away) hears
+        // nothing more: its subscription ends.
+        for (handle, subscriber) in subscribers where subscriber.access.revoked() != nil {
+            subscribers[handle] = nil
+            subscriber.outbox.forget(storeHandle: handle)
+        }
+        for subscriber in subscribers.values where subscriber.connection != connection {
+            subscriber.outbox.post(storeHandle: subscriber.handle, container: container, store: name, result: result, from: source,
+                                   clock: clock, rowLimit: limits.pendingRowsPerStore)
+        }
+    }
+
+    /// Logs each device whose import became degraded, stopped for an upgrade or went on again: once
+    /// per change of condition, however many imports find the same damaged segment.
+    func logTransitions() {
+        let states = files.syncStates
+        for transition in SyncStateTransition.between(lastStates, states) {
+            let base: Logger.Metadata = ["container": "\(container)", "store": "\(name)"]
+            switch transition {
+            case .degraded(let device, let sequence, let code, let reason):
+                logger.warning("store import degraded", metadata: base.merging(["device": "\(device)", "segment": "\(sequence)", "code": "\(code)", "reason": "\(reason)"]) { a, _ in a })
+            case .needsUpgrade(let device, let sequence, let version):
+                logger.warning("store import needs upgrade", metadata: base.merging(["device": "\(device)", "segment": "\(sequence)", "schema_version": "\(version)"]) { a, _ in a })
+            case .resumed(let device, let imported):
+                logger.info("store import resumed", metadata: base.merging(["device": "\(device)", "imported": "\(imported)"]) { a, _ in a })
+            }
+        }
+        lastStates = states
+    }
+
+    /// A clock token on the wire: `s` and the cache's change-log token.
+    static func clock(_ token: Int64) -> String { "s\(token)" }
+
+    static func wire(_ state: DeviceSyncState) -> StoreDeviceState {
+        let imported = Int64(clamping: state.imported)
+        switch state.condition {
+        case .current:
+            return StoreDeviceState(device: state.device.rawValue, imported: imported, state: "current")
+        case .degraded(let sequence, let code, let reason):
+            return StoreDeviceState(device: state.device.rawValue, imported: imported, state: "degraded",
+                                    sequence: Int64(clamping: sequence), code: code, reason: reason)
+        case .needsUpgrade(let sequence, let version):
+            return StoreDeviceState(device: state.device.rawValue, imported: imported, state: "needsUpgrade",
+                                    sequence: Int64(clamping: sequence), schemaVersion: Int64(version))
+        }
+    }
+
+    private func takeTurn() async {
+        guard busy else { busy = true; return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func endTurn() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+}

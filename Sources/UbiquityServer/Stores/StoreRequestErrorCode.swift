@@ -1,0 +1,31 @@
+public import UbiquityErrors
+public import UbiquityStore
+
+/// The codes of the daemon's relational-store operations that are the daemon's own (the store's
+/// own codes, `store.invalidSchema`, `store.schemaNotAdditive` and `store.invalidChange`, are
+/// ``UbiquityStore/StoreErrorCode``'s). Stable: the raw value is what clients switch on.
+public enum StoreRequestErrorCode: String, StableErrorCode {
+    /// No store of that name is known in the container: it was never opened with a schema here.
+    case unknownStore = "store.unknown"
+    /// The store's name is not 1 to 64 of `A-Z a-z 0-9 _` starting with a letter or `_`.
+    case invalidName = "store.invalidName"
+    /// The peer may read the container but not write it, and the operation writes: a save,
+    /// or an open that creates or upgrades the store.
+    case forbidden = "store.forbidden"
+    /// The store's files or cache could not be opened or written (permissions, a full disk, the
+    /// daemon has no device id).
+    case storageFailed = "store.storageFailed"
+    /// The answer would be larger than `maxAnswerBytes`: ask for fewer rows (`limit`, `where`).
+    case answerTooLarge = "store.answerTooLarge"
+    /// No live fetch of that number on this connection.
+    case unknownWatch = "store.unknownWatch"
+}
+
+/// An error of the daemon's relational-store operations.
+public typealias StoreRequestError = CodedError<StoreRequestErrorCode>
+
+extension StoreErrorCode {
+    /// The store's codes a client can receive as an error: the `store.segment*` codes describe
+    /// other devices' files and reach clients only inside sync states (`devices[].code`).
+    static var clientCodes: [StoreErrorCode] { [.invalidSchema, .schemaNotAdditive, .invalidChange] }
+}
