@@ -161,74 +161,12 @@ public enum JSONLine {
         guard valid else {
             throw JSONTextError("the request is not valid UTF-8 (first invalid byte at offset \(offset))")
         }
-        // JSON forbids a raw control character inside a string, a comma before a closing
-        // bracket, an escape other than \" \\ \/ \b \f \n \r \t \uXXXX, and (for UTF-8 text) a lone
-        // UTF-16 surrogate. Foundation's decoder lets the first two through, and the last two in a
-        // value it never decodes (the second of a repeated key: the first counts); the protocol's
-        // one-pass reader (JSONScanner) refuses all four: both must say the same.
-        var inString = false, escaped = false
-        // Within a \u escape: digits still to come and the code unit so far. A high surrogate
-        // must be followed at once by a \u escape of a low one, and a low one must follow a high.
-        var hexDigitsOwed = 0, unit: UInt32 = 0
-        var highSurrogateOpen = false
-        var lastOutside: UInt8 = 0
-        let loneSurrogate = { (position: Int) in
-            JSONTextError("the request is not valid JSON: a lone UTF-16 surrogate in a \\u escape (byte \(position))")
-        }
-        for (position, byte) in bytes.enumerated() {
-            if hexDigitsOwed > 0 {
-                guard let digit = byte.hexDigitValue else {
-                    throw JSONTextError("the request is not valid JSON: \\u must be followed by four hexadecimal digits (byte \(position))")
-                }
-                unit = unit << 4 | digit
-                hexDigitsOwed -= 1
-                guard hexDigitsOwed == 0 else { continue }
-                switch unit {
-                case 0xD800...0xDBFF:
-                    guard !highSurrogateOpen else { throw loneSurrogate(position) }
-                    highSurrogateOpen = true
-                case 0xDC00...0xDFFF:
-                    guard highSurrogateOpen else { throw loneSurrogate(position) }
-                    highSurrogateOpen = false
-                default:
-                    guard !highSurrogateOpen else { throw loneSurrogate(position) }
-                }
-                continue
-            }
-            if highSurrogateOpen, !inString || (escaped ? byte != UInt8(ascii: "u") : byte != UInt8(ascii: "\\")) {
-                throw loneSurrogate(position)
-            }
-            switch (inString, escaped, byte) {
-            case (false, _, UInt8(ascii: "\"")):
-                inString = true
-                lastOutside = byte
-            case (false, _, 0x20), (false, _, 0x09), (false, _, 0x0A), (false, _, 0x0D): break
-            case (false, _, _):
-                if lastOutside == UInt8(ascii: ","), byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
-                    throw JSONTextError("the request is not valid JSON: a comma before '\(Character(Unicode.Scalar(byte)))' (byte \(position))")
-                }
-                lastOutside = byte
-            case (true, true, UInt8(ascii: "u")):
-                escaped = false
-                hexDigitsOwed = 4
-                unit = 0
-            case (true, true, UInt8(ascii: "\"")), (true, true, UInt8(ascii: "\\")), (true, true, UInt8(ascii: "/")),
-                 (true, true, UInt8(ascii: "b")), (true, true, UInt8(ascii: "f")), (true, true, UInt8(ascii: "n")),
-                 (true, true, UInt8(ascii: "r")), (true, true, UInt8(ascii: "t")):
-                escaped = false
-            case (true, true, _):
-                throw JSONTextError("the request is not valid JSON: an unknown escape '\\\(Character(Unicode.Scalar(byte)))' in a string (byte \(position))")
-            case (true, false, UInt8(ascii: "\\")): escaped = true
-            case (true, false, UInt8(ascii: "\"")): inString = false
-            case (true, false, 0x00..<0x20):
-                throw JSONTextError("the request is not valid JSON: a control character inside a string must be escaped (byte \(position))")
-            case (true, false, _): break
-            }
-        }
         let data = Data(bytes)
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
             throw JSONTextError("the request is empty: send one JSON object per line")
         }
+        // JSON by the letter first: Foundation's decoder is lenient where the clients' reader is not.
+        try JSONGrammar.validate(bytes)
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
@@ -241,17 +179,5 @@ public enum JSONLine {
         // FoundationEssentials' decoder gives no underlying error, only this sentence.
         if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
         return "\(error)"
-    }
-}
-
-extension UInt8 {
-    /// The value of `0-9`, `a-f` or `A-F`; nil for any other byte.
-    fileprivate var hexDigitValue: UInt32? {
-        switch self {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(self - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(self - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(self - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 }

@@ -102,6 +102,9 @@ struct JSONScannerTests {
         // value of a repeated key, which JSONDecoder never decodes (the first key counts).
         #"{"error":{"code":"","message":"","message":"\e"}}"#, #"{"a":"","a":"\u12"}"#, #"{"a":"","a":"\uD800"}"#,
         #"{"a":"","a":"\uDC00x"}"#, #"{"a":"","a":"\uD800\n"}"#, #"{"a":"","a":"\uD800\uD800"}"#,
+        // And numbers JSON does not have, or no double holds, in such a value.
+        #"{"result":{"":2,"":00}}"#, #"{"a":1,"a":01}"#, #"{"a":1,"a":1e400}"#, #"{"a":1,"a":-}"#, #"{"a":1,"a":1.}"#,
+        #"{"a":1,"a":1e}"#, #"{"a":1,"a":tru}"#, #"{"a":1,"a":[1,]}"#, #"{"a":1,"a":{"b":1,}}"#, #"{"a":1,"a":"x"y}"#,
     ])
     func refusals(text: String) {
         #expect(throws: ProtocolError.self) { try JSONLine.decode(Array(text.utf8)) }
