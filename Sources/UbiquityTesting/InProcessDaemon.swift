@@ -88,6 +88,7 @@ public final class InProcessDaemon: Sendable {
         if configuration.savesIndex { settings.indexDirectory = settings.stateDirectory }
         settings.indexSaveInterval = configuration.indexSaveInterval
         settings.keyValueQuota = configuration.keyValueQuota
+        settings.publish = configuration.publish
         settings.trapsSignals = false
         daemon = try Daemon(settings: settings, logger: logger)
         // On the shared pool, as in `ubiquityd`: a task inherits the test's executor, and under

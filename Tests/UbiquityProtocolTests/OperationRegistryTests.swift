@@ -40,6 +40,8 @@ struct OperationRegistryTests {
                    sort: ["name", "quantity:desc"], limit: 10),
         StoreWatch(StoreFetch(store: "grocery", table: "items", where: [StoreCondition("done", .equal, .bool(false))], sort: ["name"])),
         StoreUnwatch(watch: 5),
+        ItemPublish(path: "/c/Documents/a"), ItemPublish(path: "/c/Documents/a", expires: .after(seconds: 3600)),
+        ItemPublish(path: "/c/Documents/a", expires: .at(1_795_000_000)), ItemUnpublish(token: "t"), ItemPublished(),
     ]
 
     @Test("Every operation's request survives encode → decode, under either kind of id")
@@ -100,6 +102,10 @@ struct OperationRegistryTests {
                                maxBytes: 1 << 20, maxKeyBytes: 64))
         try check(KVSynchronize.Result(container: "com.example.a", changed: ["k"]))
         try check(KVSubscribe.Result(store: 1, container: "com.example.a"))
+        let published = PublishedItem(url: "http://127.0.0.1:8080/p/t", token: "t", path: "/c/Documents/a", size: 4, expires: 1_795_000_000)
+        try check(published)
+        try check(ItemUnpublish.Result(token: "t", revoked: true))
+        try check(ItemPublished.Result(items: [published]))
         try check(KVUnsubscribe.Result(store: 1))
         let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"),
                       StoreDeviceState(device: "phone", imported: 1, state: "degraded", sequence: 2, code: "store.segmentChecksum", reason: "damaged"),

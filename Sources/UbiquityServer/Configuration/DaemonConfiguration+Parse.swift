@@ -30,14 +30,18 @@ extension DaemonConfiguration {
         static let keyValueMaxBytes: ClosedRange<Int64> = 1...(8 << 20)
         static let keyValueMaxKeyBytes: ClosedRange<Int64> = 1...4096
         static let accountID: ClosedRange<Int64> = 0...Int64(UInt32.max - 1)
+        static let publishExpirySeconds: ClosedRange<Int64> = 1...31_536_000
+        static let publishItemsPerPeer: ClosedRange<Int64> = 1...Int64(PublishSettings.maxSnapshots)
+        static let publishBytesPerPeer: ClosedRange<Int64> = 1...(1 << 30)
     }
 
     static let topLevelKeys = [
         "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s",
         "save_index", "index_save_interval_s", "log_level",
-        "limits", "key_value", "roots", "containers",
+        "limits", "key_value", "roots", "containers", "publish",
     ]
     static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
+    static let publishKeys = ["listen", "allow_non_loopback", "default_expiry_s", "max_expiry_s", "max_items_per_peer", "max_bytes_per_peer"]
     static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
                             "max_queries_per_peer", "max_result_items_per_peer"]
     static let rootKeys = ["path", "packages", "owner", "group"]
@@ -151,6 +155,9 @@ private struct SchemaReader {
         if let quota = table(document, "key_value", as: "a table ([key_value])") {
             readKeyValueQuota(quota, into: &configuration.keyValueQuota)
         }
+        if let publish = table(document, "publish", as: "a table ([publish])") {
+            readPublish(publish, into: &configuration.publish)
+        }
         var rootPaths: [String: TOMLPosition] = [:]
         for (root, position) in arrayOfTables(document, "roots") {
             guard let declaration = readRoot(root, at: position),
@@ -218,6 +225,36 @@ private struct SchemaReader {
         if let v = integer(table, "max_keys", R.keyValueMaxKeys, unit: "keys") { quota.maxKeys = Int(v) }
         if let v = integer(table, "max_bytes", R.keyValueMaxBytes, unit: "bytes") { quota.maxBytes = Int(v) }
         if let v = integer(table, "max_key_bytes", R.keyValueMaxKeyBytes, unit: "bytes") { quota.maxKeyBytes = Int(v) }
+    }
+
+    mutating func readPublish(_ table: TOMLTable, into publish: inout PublishSettings) {
+        checkKeys(table, allowed: DaemonConfiguration.publishKeys, in: "[publish]")
+        typealias R = DaemonConfiguration.Range
+        publish.allowNonLoopback = boolean(table, "allow_non_loopback") ?? false
+        if let (text, position) = string(table, "listen") {
+            switch ListenAddress.parse(text) {
+            case .failure(let problem):
+                report(.invalidValue, position, "'listen' in [publish]: \(problem)")
+            case .success(let address) where !address.isLoopback && !publish.allowNonLoopback:
+                report(.invalidValue, position,
+                       "'listen' in [publish] is \(address), which other machines can reach: anyone who learns a link could fetch it, in clear text; listen on 127.0.0.1 or [::1] (behind a proxy that adds TLS), or set allow_non_loopback = true")
+            case .success(let address):
+                publish.listen = address
+            }
+        }
+        if let v = integer(table, "max_expiry_s", R.publishExpirySeconds, unit: "seconds") {
+            publish.maxExpiry = .seconds(v)
+            publish.defaultExpiry = min(publish.defaultExpiry, publish.maxExpiry)    // unless given below
+        }
+        if let value = table["default_expiry_s"], let v = integer(table, "default_expiry_s", R.publishExpirySeconds, unit: "seconds") {
+            if v > publish.maxExpiry.components.seconds {
+                report(.conflict, value.position, "'default_expiry_s' (\(v)) is longer than 'max_expiry_s' (\(publish.maxExpiry.components.seconds))")
+            } else {
+                publish.defaultExpiry = .seconds(v)
+            }
+        }
+        if let v = integer(table, "max_items_per_peer", R.publishItemsPerPeer, unit: "snapshots") { publish.maxItemsPerPeer = Int(v) }
+        if let v = integer(table, "max_bytes_per_peer", R.publishBytesPerPeer, unit: "bytes") { publish.maxBytesPerPeer = Int(v) }
     }
 
     mutating func readRoot(_ table: TOMLTable, at position: TOMLPosition) -> RootDeclaration? {

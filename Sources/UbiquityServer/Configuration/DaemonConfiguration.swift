@@ -42,6 +42,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel: String
     /// The key-value store's quotas (`[key_value]`).
     public var keyValueQuota = KVQuota()
+    /// The publish listener and its bounds (`[publish]`).
+    public var publish = PublishSettings()
     /// Where this came from: `embedded default`, `--root DIR`, or the file's path.
     public var source: String
 

@@ -30,6 +30,8 @@ public final class Daemon: Sendable {
     public let keyValue: KeyValueStores
     /// Every container's relational stores.
     public let stores: RelationalStores
+    /// Published snapshots, when the publish listener is configured.
+    let publishing: PublishStore?
     /// Where the index is saved; nil when it is not (``DaemonSettings/indexDirectory``).
     let indexStore: IndexStore?
     /// Whether the engine started from a saved index (then it is saved again before the first
@@ -84,11 +86,20 @@ public final class Daemon: Sendable {
         let engine = self.engine
         let registry = self.registry
         let box = StatusBox()
-        server = SocketServer(endpoint: settings.endpoint, context: ServerContext(
+        publishing = settings.publish.listen.map { _ in PublishStore(stateDirectory: settings.stateDirectory, settings: settings.publish, logger: logger) }
+        var context = ServerContext(
             engine: engine, registry: registry, limits: settings.limits, logger: logger,
             status: { peer in await box.daemon?.status(for: peer) ?? Daemon.emptyStatus },
-            itemCounts: { await engine.itemCounts() }, keyValue: keyValue, stores: stores))
+            itemCounts: { await engine.itemCounts() }, keyValue: keyValue, stores: stores)
+        context.publishing = publishing
+        server = SocketServer(endpoint: settings.endpoint, context: context)
         box.set(self)
+    }
+
+    /// The publish listener's service, when one is configured.
+    private var publishListener: [ServiceGroupConfiguration.ServiceConfiguration] {
+        guard let publishing, let address = settings.publish.listen else { return [] }
+        return [.init(service: PublishListener(store: publishing, address: address, logger: logger))]
     }
 
     /// Runs until SIGTERM/SIGINT (or the task is cancelled).
@@ -104,7 +115,7 @@ public final class Daemon: Sendable {
                 .init(service: IndexService(daemon: self)),
                 .init(service: ServerService(server: server)),
                 .init(service: ManagerService(daemon: self)),
-            ],
+            ] + publishListener,
             gracefulShutdownSignals: settings.trapsSignals ? [.sigterm, .sigint] : [],
             cancellationSignals: [],
             logger: logger))
@@ -228,6 +239,7 @@ public final class Daemon: Sendable {
         }
         defer { progress.cancel() }
         try await engine.synchronize()
+        _ = try await publishing?.baseURL()      // ready means serving: the publish listener too
         ready.store(true, ordering: .relaxed)
         // The crawl's listings are freed by now; give glibc's arenas back to the system.
         malloc_trim(0)

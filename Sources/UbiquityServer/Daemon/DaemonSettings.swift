@@ -38,6 +38,8 @@ public struct DaemonSettings: Sendable {
     public var indexDirectory: String?
     /// How often a changed index is saved, besides after the first crawl and at shutdown.
     public var indexSaveInterval: Duration = .seconds(300)
+    /// The publish listener and its bounds (`[publish]`); no listener unless `listen` is set.
+    public var publish = PublishSettings()
 
     public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
                 watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,

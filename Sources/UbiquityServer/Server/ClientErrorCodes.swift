@@ -16,5 +16,6 @@ public enum ClientErrorCodes {
             + KeyValueError.Code.allCases.map(\.rawValue)
             + StoreErrorCode.clientCodes.map(\.rawValue)
             + StoreRequestErrorCode.allCases.map(\.rawValue)
+            + PublishError.Code.allCases.map(\.rawValue)
     }
 }

@@ -21,6 +21,8 @@ public struct ServerContext: Sendable {
     public var keyValue: KeyValueStores
     /// Every container's relational stores (docs/stores.md).
     public var stores: RelationalStores
+    /// Published snapshots and their listener's address; nil when `[publish]` has no listener.
+    var publishing: PublishStore?
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,
