@@ -31,7 +31,9 @@ extension Session {
             throw PublishError(.invalidExpiry, "the expiry may be at most \(Int(maximum)) seconds from now (max_expiry_s)",
                                details: ["limit": .integer(Int64(maximum))])
         }
-        return now + seconds
+        // A duration ends on a whole second (what people read back); a date is kept as given.
+        if case .at(let date)? = expiry { return date }
+        return (now + seconds).rounded(.down)
     }
 
     /// Resolves `path` for `peer`, checks that it may read it, opens it without following a link
