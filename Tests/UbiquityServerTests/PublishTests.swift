@@ -208,6 +208,13 @@ struct PublishTests {
             try Data("theirs".utf8).write(to: URL(fileURLWithPath: documents + "/Item_theirs"))
             try Data("secret".utf8).write(to: URL(fileURLWithPath: documents + "/Item_secret"))
             chmod(documents + "/Item_secret", 0o600)
+            // Outside the container, root's only: reached through a hard link and a link hidden by a
+            // grapheme "prepend" character (String splitting would keep "L\u{600}/secret" whole).
+            let outside = (root as NSString).deletingLastPathComponent + "/secret"
+            try Data("root only".utf8).write(to: URL(fileURLWithPath: outside))
+            chmod(outside, 0o600)
+            #expect(link(outside, documents + "/hard-link") == 0)
+            #expect(symlink((root as NSString).deletingLastPathComponent, documents + "/L\u{600}") == 0)
             for path in [container, documents, documents + "/Item_theirs"] { chown(path, other, other) }
         }) { daemon in
             chmod(daemon.directory, 0o755)
@@ -220,11 +227,18 @@ struct PublishTests {
                 #"{"id":2,"op":"item.publish","path":"\#(documents)/Item_theirs"}"#,
                 #"{"id":3,"op":"item.unpublish","token":"\#(rootToken)"}"#,
                 #"{"id":4,"op":"item.published"}"#,
+                #"{"id":7,"op":"item.publish","path":"\#(documents)/hard-link"}"#,
+                #"{"id":8,"op":"item.publish","path":"\#(documents)/L\#u{600}/secret"}"#,
+                #"{"id":9,"op":"item.publish","path":"\#(documents)/L\#u{600}"}"#,
             ])
             func response(_ id: Int) -> JSONValue? { replies.first { $0["id"]?.intValue == id } }
             #expect(response(1)?["error"]?["code"]?.stringValue == "item.forbidden", "\(replies)")
             let theirs = try #require(response(2)?["result"], "\(replies)")
             #expect(response(3)?["error"]?["code"]?.stringValue == "publish.unknownToken")
+            #expect(response(7)?["error"]?["code"]?.stringValue == "item.forbidden", "\(replies)")
+            #expect(response(8)?["error"]?["code"]?.stringValue == "item.notFound", "\(replies)")
+            #expect(response(9)?["error"]?["code"]?.stringValue == "item.forbidden", "\(replies)")
+            #expect(!replies.contains { JSONLine.encode($0).contains("root only") })
             #expect(response(4)?["result"]?["items"]?.arrayValue?.compactMap { $0["token"]?.stringValue } == [theirs["token"]?.stringValue].compactMap { $0 })
             // Root's own listing does not show the other user's snapshot, and root cannot revoke it.
             let listed = try root.request(#"{"id":5,"op":"item.published"}"#).response
