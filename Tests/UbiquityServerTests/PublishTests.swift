@@ -12,11 +12,11 @@ import UbiquityTesting
 struct PublishTests {
     /// Runs `body` with a daemon whose `[publish]` section is `publish` (plus a loopback listener
     /// on any free port) and whose container holds `Documents/Item_1` (`Milk`).
-    static func withPublishing<T>(_ publish: String = "", environment: [String: String] = [:],
+    static func withPublishing<T>(_ publish: String = "", listen: String = "127.0.0.1:0", environment: [String: String] = [:],
                                   prepare: ((String) throws -> Void)? = nil, _ body: (InProcessDaemon) async throws -> T) async throws -> T {
         try await withDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], environment: environment, prepare: { root in
             try Data("Milk".utf8).write(to: URL(fileURLWithPath: root + "/com.example.grocery/Documents/Item_1"))
-            let config = "[[roots]]\npath = \"\(root)\"\n\n[publish]\nlisten = \"127.0.0.1:0\"\n" + publish
+            let config = "[[roots]]\npath = \"\(root)\"\n\n[publish]\nlisten = \"\(listen)\"\n" + publish
             try config.write(toFile: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml", atomically: true, encoding: .utf8)
             try prepare?(root)
         }, body)
@@ -184,6 +184,26 @@ struct PublishTests {
             #expect(try code(documents + "/Item_1") == "publish.tooMany")
             // Nothing of the refusals is left in the publish directory.
             #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.directory + "/state/publish").count == 3)
+        }
+    }
+
+    @Test("A listen address already in use stops the daemon at start, saying why")
+    func portInUse() async throws {
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(taken, $0, length) == 0 && listen(taken, 1) == 0 && getsockname(taken, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        await #expect {
+            try await Self.withPublishing(listen: "127.0.0.1:\(port)") { _ in }
+        } throws: { error in
+            "\(error)".contains("the publish listener cannot start") && "\(error)".contains("127.0.0.1:\(port)")
         }
     }
 

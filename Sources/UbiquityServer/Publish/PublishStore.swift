@@ -26,6 +26,8 @@ final class PublishStore: Sendable {
     private let writing = Mutex(())
     /// The listener's `host:port` once it is bound (or why it could not bind).
     private let bound: EventLoopPromise<String>
+    /// Whether ``bound`` is completed (a promise must be, before it is released).
+    private let settled = Mutex(false)
 
     static let indexName = "index.json"
 
@@ -45,8 +47,16 @@ final class PublishStore: Sendable {
 
     // MARK: - The listener's address
 
-    func listenerBound(authority: String) { bound.succeed(authority) }
-    func listenerFailed(_ error: any Error) { bound.fail(error) }
+    func listenerBound(authority: String) {
+        if settled.withLock({ done in defer { done = true }; return !done }) { bound.succeed(authority) }
+    }
+
+    func listenerFailed(_ error: any Error) {
+        if settled.withLock({ done in defer { done = true }; return !done }) { bound.fail(error) }
+    }
+
+    /// A daemon that never ran its listener still completes the promise.
+    deinit { listenerFailed(PublishError(.disabled, "the publish listener never started")) }
 
     /// `http://HOST:PORT`, once the listener is bound.
     func baseURL() async throws -> String { "http://" + (try await bound.futureResult.get()) }
