@@ -203,7 +203,8 @@ let package = Package(
         ),
 
         /// The daemon as a library: configuration, the socket server and its sessions, one
-        /// handler per protocol operation, authorisation, the key-value and relational stores, systemd glue (notify, watchdog, socket activation, journald).
+        /// handler per protocol operation, authorisation, the key-value and relational stores, published
+        /// snapshots and their HTTP/1 listener, systemd glue (notify, watchdog, socket activation, journald).
         .target(
             name: "UbiquityServer",
             dependencies: [

@@ -362,6 +362,9 @@ struct PublishRulesTests {
         #expect(diagnostics("[publish]\nlisten = 8080\n").map(\.code) == [.wrongType])
         #expect(diagnostics("[publish]\nmax_expiry_s = 60\ndefault_expiry_s = 120\n").map(\.code) == [.conflict])
         #expect(diagnostics("[publish]\nmax_bytes_per_peer = 0\n").map(\.code) == [.outOfRange])
+        #expect(try Self.parse("").summary().contains("publish                       off (no [publish] listen)\n"))
+        #expect(try Self.parse("[publish]\nlisten = \"[::1]:8080\"\n").summary()
+                .contains("publish                       HTTP listener on [::1]:8080: links of at most 2592000 s (default 86400 s), 32 links and 67108864 bytes per user\n"))
         #expect(diagnostics("[publish]\nlsten = \"127.0.0.1:1\"\n").first?.message.contains("did you mean 'listen'") == true)
     }
 }

@@ -18,6 +18,10 @@ extension DaemonConfiguration {
         out.row("saved index", savesIndex
                 ? "in the state directory: after the first crawl, every " + Self.describe(indexSaveInterval) + " when changed, at shutdown"
                 : "not saved (save_index = false): since tokens do not survive a restart")
+        out.row("publish", publish.listen.map {
+            "HTTP listener on \($0): links of at most " + Self.describe(publish.maxExpiry) + " (default " + Self.describe(publish.defaultExpiry)
+                + "), \(publish.maxItemsPerPeer) links and \(publish.maxBytesPerPeer) bytes per user"
+        } ?? "off (no [publish] listen)")
         out.section("limits")
         out.row("max_line_bytes", "\(limits.maxLineBytes) bytes per request line", indent: 1)
         out.row("max_connections", "\(limits.maxConnections)", indent: 1)
