@@ -1,5 +1,5 @@
 public import UbiquityJSON
-public import UbiquityPredicate
+import UbiquityPredicate
 
 /// A published snapshot as the daemon describes it: the result of `item.publish` and each entry of
 /// `item.published` (docs/protocol.md, "item.publish").

@@ -16,8 +16,12 @@ public enum HTTPProbe {
     /// `method` of `url` (`http://127.0.0.1:PORT/path`).
     public static func request(_ url: String, method: String = "GET", extraHeaders: [String] = [],
                                within seconds: Double = 10) throws -> Answer {
-        guard url.hasPrefix("http://"), let slash = url.dropFirst(7).firstIndex(of: "/") else { throw TestDaemonError("not an http URL: \(url)") }
-        let authority = url[url.index(url.startIndex, offsetBy: 7)..<slash], target = String(url[slash...])
+        // A URL is ASCII: its bytes are split, never its characters.
+        let urlBytes = Array(url.utf8)
+        guard url.hasPrefix("http://"), let slash = urlBytes.dropFirst(7).firstIndex(of: UInt8(ascii: "/")) else {
+            throw TestDaemonError("not an http URL: \(url)")
+        }
+        let authority = String(decoding: urlBytes[7..<slash], as: UTF8.self), target = String(decoding: urlBytes[slash...], as: UTF8.self)
         guard let colon = authority.lastIndex(of: ":"), let port = UInt16(authority[authority.index(after: colon)...]) else {
             throw TestDaemonError("no port in \(url)")
         }

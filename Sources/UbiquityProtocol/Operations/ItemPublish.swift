@@ -1,5 +1,5 @@
 public import UbiquityJSON
-public import UbiquityPredicate
+import UbiquityPredicate
 
 /// `item.publish`: a snapshot of a regular file, served at a URL with an unguessable token until
 /// an expiry (`NSFileManager`'s `URLForPublishingUbiquitousItemAtURL:expirationDate:`).

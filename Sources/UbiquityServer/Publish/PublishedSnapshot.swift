@@ -1,4 +1,5 @@
 import UbiquityJSON
+import UbiquitySystem
 
 /// One published snapshot as the daemon keeps it: who published what, where its bytes are, until when.
 struct PublishedSnapshot: Sendable, Hashable {
@@ -17,7 +18,10 @@ struct PublishedSnapshot: Sendable, Hashable {
     var complete = true
 
     /// The item's name: the last component of ``path``.
-    var name: String { path.split(separator: "/").last.map(String.init) ?? "download" }
+    var name: String {
+        let last = PathBytes.lastComponent(of: path)
+        return last.isEmpty ? "download" : last
+    }
 
     var json: JSONValue {
         .object(["token": .string(token), "file": .string(file), "uid": .integer(Int64(uid)), "path": .string(path),
