@@ -152,6 +152,49 @@ struct PublishTests {
         }
     }
 
+    @Test("At start, expired snapshots and files the index does not name are removed; the rest is served")
+    func startCleansUp() async throws {
+        let state = try TemporaryDirectory()
+        let folder = state.path + "/publish"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let kept = "K" + String(repeating: "a", count: 31), expired = "E" + String(repeating: "b", count: 31)
+        let keptFile = "snapshot-" + String(repeating: "1", count: 32), expiredFile = "snapshot-" + String(repeating: "2", count: 32)
+        let strayFile = "snapshot-" + String(repeating: "3", count: 32)
+        for (name, text) in [(keptFile, "Kept"), (expiredFile, "Old"), (strayFile, "Stray")] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+        }
+        let later = Date().timeIntervalSince1970 + 3600
+        try """
+        {"format":"ubiquity.publish","version":1,"snapshots":[\
+        {"token":"\(kept)","file":"\(keptFile)","uid":\(getuid()),"path":"/c/Documents/Item_1","size":4,"expires":\(later)},\
+        {"token":"\(expired)","file":"\(expiredFile)","uid":\(getuid()),"path":"/c/Documents/Item_2","size":3,"expires":1000.0}]}
+        """.write(toFile: folder + "/index.json", atomically: true, encoding: .utf8)
+        try await Self.withPublishing(environment: ["STATE_DIRECTORY": state.path]) { daemon in
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["index.json", keptFile])
+            let client = try Self.hello(daemon)
+            let listed = try client.request(#"{"id":2,"op":"item.published"}"#).response
+            let url = try #require(listed["result"]?["items"]?.arrayValue?.first?["url"]?.stringValue, "\(listed)")
+            #expect(listed["result"]?["items"]?.arrayValue?.count == 1 && url.hasSuffix("/p/" + kept))
+            #expect(try HTTPProbe.request(url).text == "Kept")
+            #expect(try HTTPProbe.request(String(url.dropLast(32)) + expired).status == 404)
+        }
+    }
+
+    @Test("A file of several MiB is served whole")
+    func largeFile() async throws {
+        var generator = SplitMix64(seed: 36)
+        let bytes = (0..<(3 << 20)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        try await Self.withPublishing(prepare: { root in
+            try Data(bytes).write(to: URL(fileURLWithPath: root + "/com.example.grocery/Documents/big.bin"))
+        }) { daemon in
+            let client = try Self.hello(daemon)
+            let url = try #require(try Self.publish(client, daemon.documents() + "/big.bin")["result"]?["url"]?.stringValue)
+            let got = try HTTPProbe.request(url, within: 30)
+            #expect(got.status == 200 && got.headers["content-length"] == String(bytes.count))
+            #expect(got.body == bytes)
+        }
+    }
+
     @Test("Refused: outside the container, through a link, a directory, a bad expiry, past the per-user bounds")
     func refusals() async throws {
         try await Self.withPublishing("max_items_per_peer = 2\nmax_bytes_per_peer = 10\nmax_expiry_s = 3600\n", prepare: { root in
