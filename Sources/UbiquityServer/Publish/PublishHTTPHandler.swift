@@ -20,6 +20,8 @@ final class PublishHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let store: PublishStore
     private var head: HTTPRequestHead?
     private var bodyBytes = 0
+    /// The version the current request spoke, answered in kind (HTTP/1.0 or 1.1).
+    private var version: HTTPVersion = .http1_1
     /// Set once a response closed the connection: nothing more is read.
     private var closing = false
 
@@ -31,6 +33,7 @@ final class PublishHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let request):
             head = request
             bodyBytes = 0
+            version = request.version
             if request.headers.count > Self.maxHeaders {
                 refuse(context, .requestHeaderFieldsTooLarge, "more than \(Self.maxHeaders) header fields\n", keepAlive: false)
             }
@@ -90,7 +93,7 @@ final class PublishHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "Cache-Control", value: "no-store")
             headers.add(name: "X-Content-Type-Options", value: "nosniff")
             if !keepAlive { headers.add(name: "Connection", value: "close") }
-            context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: self.version, status: .ok, headers: headers))), promise: nil)
             if !isHead { context.write(self.wrapOutboundOut(.body(.fileRegion(region))), promise: nil) }
             let done = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
             done.assumeIsolated().whenComplete { _ in
@@ -110,7 +113,7 @@ final class PublishHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "Connection", value: "close")
             closing = true
         }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
         if !isHead { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil) }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive { done.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
