@@ -80,6 +80,9 @@ struct PublishTests {
             // Too many header fields: 431.
             let crowded = try HTTPProbe.request(url, extraHeaders: (0..<100).map { "X-\($0): y" })
             #expect(crowded.status == 431)
+            // A header block over NIO's 80 KiB: 400, and the connection closes.
+            let huge = try HTTPProbe.request(url, extraHeaders: ["X-Big: " + String(repeating: "b", count: 90 << 10)])
+            #expect(huge.status == 400)
         }
     }
 

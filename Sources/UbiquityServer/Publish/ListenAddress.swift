@@ -57,8 +57,8 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     static func isIPv4(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) && Int(part)! <= 255
-                && (part.count == 1 || part.first != "0")
+            !part.isEmpty && part.count <= 3 && part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+                && (Int(part).map { $0 <= 255 } ?? false) && (part.count == 1 || part.first != "0")
         }
     }
 

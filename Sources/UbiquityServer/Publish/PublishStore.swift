@@ -16,6 +16,8 @@ import UbiquitySystem
 /// only read it. Everything that waits for the disk is `noasync` and runs on NIO's thread pool.
 final class PublishStore: Sendable {
     let settings: PublishSettings
+    /// The daemon's state directory, which holds `publish/`.
+    let stateDirectory: String
     /// `<state directory>/publish`.
     let path: String
     private let logger: Logger
@@ -33,6 +35,7 @@ final class PublishStore: Sendable {
 
     init(stateDirectory: String, settings: PublishSettings, logger: Logger) {
         self.settings = settings
+        self.stateDirectory = stateDirectory
         self.path = stateDirectory + "/publish"
         self.logger = logger
         bound = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: String.self)
@@ -68,7 +71,7 @@ final class PublishStore: Sendable {
     @available(*, noasync, message: "waits for the disk: run it on an NIOThreadPool")
     func open() throws(PublishError) {
         let state: Directory
-        switch DurableFiles.openStateDirectory(String(path.dropLast("/publish".count))) {
+        switch DurableFiles.openStateDirectory(stateDirectory) {
         case .success(let value): state = value
         case .failure(let problem): throw PublishError(.fileSystem, problem.message)
         }
