@@ -1,5 +1,6 @@
 // UbiquityErrors owns the one way error codes are declared in this package: a `String` enum per
-// error type, conforming to `StableErrorCode`; and the one shape of an error that is only a code,
+// error type, conforming to `StableErrorCode`, every one of them in `Codes/` — the one place that
+// lists each code the product reports, whichever module raises it; and the one shape of an error that is only a code,
 // a sentence and details (`CodedError`). It sits below every other module (the predicate, index
 // and watch modules cannot see the wire protocol; it builds only on the leaf UbiquityJSON, for the
 // details), so it holds no wire types itself: how an error reaches a client is decided by the

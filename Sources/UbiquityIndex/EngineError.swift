@@ -2,12 +2,8 @@ public import UbiquityErrors
 
 /// Why the engine refused an operation. ``code`` is stable (its raw value is the wire string).
 public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: String, StableErrorCode {
-        /// No query with that id (or it was released).
-        case unknownQuery = "query.unknown"
-        /// A container the engine does not serve.
-        case unknownContainer = "container.unknown"
-    }
+    /// The stable code; its raw value is the documented string (``EngineErrorCode``).
+    public typealias Code = EngineErrorCode
 
     public let code: Code
     public let message: String

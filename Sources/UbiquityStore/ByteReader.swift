@@ -1,3 +1,5 @@
+import UbiquityErrors
+
 /// Reads a segment's fields from bytes that may be anything: every read checks what is left and
 /// throws ``StoreErrorCode/segmentMalformed`` with the offset instead of trapping.
 struct ByteReader {

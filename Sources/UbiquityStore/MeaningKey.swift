@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 /// Row ids for tables that are unique by meaning: the id is a hash of the table's name and the
 /// folded values of its key columns, so two devices that both create the tag `Mall` create one row.
 ///

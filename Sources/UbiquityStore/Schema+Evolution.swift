@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 extension Schema {
     /// Checks that `newer` only adds to this schema: new tables, new nullable columns, new
     /// relationships, each with a greater version. Rows and segments written with this schema

@@ -1,4 +1,5 @@
 import UbiquityJSON
+public import UbiquityErrors
 
 extension Schema {
     /// Checks that every change of `segment` fits this schema: its version is not newer, the

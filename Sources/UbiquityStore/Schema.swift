@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 /// A store's declared schema: its version, tables, relationships and delete policy.
 ///
 /// Checked when made: names are 1 to 64 of `A-Z a-z 0-9 _` not starting with a digit, unique

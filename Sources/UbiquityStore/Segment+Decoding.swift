@@ -1,4 +1,5 @@
 import UbiquityJSON
+public import UbiquityErrors
 
 extension Segment {
     /// Reads a segment from bytes that may be anything — a damaged file, a hostile device's —

@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 /// One transaction of one device, as it is written to `…/logs/<device>/<sequence>`: the ordered
 /// changes, the device that made them, its sequence number and the schema version they were
 /// written with. The format, byte by byte, is in docs/stores.md (``encoded()``, ``init(decoding:limits:readerSchemaVersion:)``).

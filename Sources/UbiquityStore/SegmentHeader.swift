@@ -1,4 +1,5 @@
 import UbiquityBinary
+public import UbiquityErrors
 
 /// What a segment's fixed header says, read and checked (length and checksum) before its body:
 /// enough for the daemon to know whose segment it is and whether this device can import it.

@@ -1,3 +1,5 @@
+import UbiquityErrors
+
 /// The most a segment may hold; a decoder refuses more with ``StoreErrorCode/segmentOversized``
 /// before it allocates for it, so a hostile or damaged file costs at most these bounds.
 public struct SegmentLimits: Sendable, Hashable {

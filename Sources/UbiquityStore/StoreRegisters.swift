@@ -1,4 +1,5 @@
 import UbiquityBinary
+public import UbiquityErrors
 
 /// A row's and a pair's merge registers as bytes: what the daemon's SQLite cache keeps beside
 /// each row so that it can go on merging after a restart exactly as ``StoreState`` would have.

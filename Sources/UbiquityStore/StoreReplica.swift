@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 /// One device's replica of a store, as a pure value: the merged state, the device's clock and
 /// its next segment number. ``commit(_:wall:)`` makes the device's own segments (the writer's
 /// rules: generations, bases, what a delete had seen); ``receive(_:wall:)`` imports any device's.

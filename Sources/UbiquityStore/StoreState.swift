@@ -1,3 +1,5 @@
+public import UbiquityErrors
+
 /// A store's merged state: every row (with its tombstone, generation and per-column clocks) and
 /// every relationship pair, as the merge of every segment applied to it — in any order, any
 /// number of times (docs/stores.md, "The merge rules").

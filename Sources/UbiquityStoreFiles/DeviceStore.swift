@@ -4,6 +4,7 @@ import GRDB
 import Synchronization
 public import UbiquityStore
 public import UbiquitySystem
+import UbiquityErrors
 
 /// One store on this device's disk: its folder in the container (every device's log segments)
 /// and its SQLite cache in the daemon's state directory (docs/stores.md, "On disk").

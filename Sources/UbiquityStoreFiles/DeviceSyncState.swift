@@ -1,4 +1,5 @@
 public import UbiquityStore
+import UbiquityErrors
 
 /// How far this device has imported another device's log, and why it stopped there.
 public struct DeviceSyncState: Sendable, Hashable {

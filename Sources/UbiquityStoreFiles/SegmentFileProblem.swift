@@ -1,4 +1,5 @@
 public import UbiquityStore
+public import UbiquityErrors
 
 /// Why a segment's file could not be read: the code a decoding error of the same kind would
 /// have (``StoreErrorCode/segmentOversized`` for a file too large, ``StoreErrorCode/segmentMalformed``

@@ -1,3 +1,5 @@
+import UbiquityErrors
+
 /// The error of a module that makes system calls through the door (the watcher, the systemd glue):
 /// either a failed call, carried as the door's ``SystemCallError`` so it is described one way, or a
 /// refusal of the module's own with a stable code and a sentence.

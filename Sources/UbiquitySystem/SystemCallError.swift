@@ -8,11 +8,8 @@ public import UbiquityErrors
 /// durable writes'): ``description`` is the sentence people read, `renameat failed for
 /// /srv/c/.ubiquity-kv/a.json: Permission denied (EACCES)`; ``message`` is `strerror` alone.
 public struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable code; its raw value is the documented string.
-    public enum Code: String, StableErrorCode {
-        /// A system call (or a C library call reporting an `errno`) failed.
-        case systemCall = "system.call"
-    }
+    /// The stable code; its raw value is the documented string (``SystemCallErrorCode``).
+    public typealias Code = SystemCallErrorCode
 
     public var code: Code { .systemCall }
     /// The call that failed (`openat`, `fsync`, `sd_notify`, ...).

@@ -1,4 +1,5 @@
 public import UbiquitySystem
+public import UbiquityErrors
 
 /// Why a file-system operation of UbiquityWatch failed: a failed system call, or one of the
 /// watcher's own ``WatchErrorCode``s with a sentence.

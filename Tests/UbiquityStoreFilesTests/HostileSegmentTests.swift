@@ -4,6 +4,7 @@ import UbiquityStore
 import UbiquityStoreFiles
 import UbiquitySystem
 import UbiquityTesting
+import UbiquityErrors
 
 /// Segment files from "remote devices" that are damaged or hostile: each is reported (which
 /// device, which segment, why), never skipped and never fatal; that device's import waits at it

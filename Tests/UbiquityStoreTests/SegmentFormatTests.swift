@@ -2,6 +2,7 @@ import Testing
 import UbiquityJSON
 import UbiquityBinary
 @testable import UbiquityStore
+import UbiquityErrors
 
 @Suite("Segments: bytes that read back exactly, and damaged or hostile bytes refused with the reason")
 struct SegmentFormatTests {

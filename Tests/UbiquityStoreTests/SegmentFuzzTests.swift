@@ -1,6 +1,7 @@
 import Testing
 @testable import UbiquityStore
 import UbiquityTesting
+import UbiquityErrors
 
 @Suite("Decoding arbitrary bytes never traps: random files, and valid segments mutated and resealed")
 struct SegmentFuzzTests {

@@ -6,27 +6,8 @@ public import UbiquityErrors
 /// A syntax error stops parsing, so it comes alone; semantic problems (unknown keys, wrong types,
 /// bad ids, relative paths, out-of-range limits, unknown users) are all collected, in file order.
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable category, for tests and tools; the message is for people.
-    public enum Code: String, StableErrorCode {
-        /// The file cannot be opened or read, or is too large.
-        case unreadable = "config.unreadable"
-        /// The text is not in the supported TOML subset.
-        case syntax = "config.syntax"
-        /// A key the format does not know (the message suggests the nearest one).
-        case unknownKey = "config.unknownKey"
-        /// A value of the wrong TOML type.
-        case wrongType = "config.wrongType"
-        /// A required key is absent.
-        case missingKey = "config.missingKey"
-        /// A value of the right type that is not acceptable (bad id, relative path, ...).
-        case invalidValue = "config.invalidValue"
-        /// A number outside its documented range.
-        case outOfRange = "config.outOfRange"
-        /// An owner or group name that the system does not know.
-        case unknownAccount = "config.unknownAccount"
-        /// Two declarations that cannot both hold (the same id or path twice; flags that exclude each other).
-        case conflict = "config.conflict"
-    }
+    /// The stable code; its raw value is the documented string (``ConfigurationErrorCode``).
+    public typealias Code = ConfigurationErrorCode
 
     /// One problem at one place.
     public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {

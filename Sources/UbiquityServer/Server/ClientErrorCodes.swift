@@ -3,6 +3,7 @@ import UbiquityKeyValue
 import UbiquityPredicate
 import UbiquityProtocol
 import UbiquityStore
+import UbiquityErrors
 
 /// Every error code a client can receive from this server, gathered from the error types that
 /// declare them (each code is declared once, by its own type). docs/protocol.md's error table and

@@ -1,5 +1,3 @@
-public import UbiquityErrors
-
 /// The codes of ``KeyValueError``: why a key-value request was refused. Stable (the raw value is the wire string).
 public enum KeyValueErrorCode: String, StableErrorCode {
     /// The key is empty.

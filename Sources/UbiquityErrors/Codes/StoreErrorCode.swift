@@ -1,5 +1,3 @@
-public import UbiquityErrors
-
 /// The codes of ``StoreError``. Stable (the raw value is the string clients, logs and docs use).
 public enum StoreErrorCode: String, StableErrorCode {
     /// The schema itself is not valid: a bad or repeated name, a relationship to a table that does

@@ -1,9 +1,6 @@
-public import UbiquityErrors
-public import UbiquityStore
-
 /// The codes of the daemon's relational-store operations that are the daemon's own (the store's
 /// own codes, `store.invalidSchema`, `store.schemaNotAdditive` and `store.invalidChange`, are
-/// ``UbiquityStore/StoreErrorCode``'s). Stable: the raw value is what clients switch on.
+/// ``StoreErrorCode``'s). Stable: the raw value is what clients switch on.
 public enum StoreRequestErrorCode: String, StableErrorCode {
     /// No store of that name is known in the container: it was never opened with a schema here.
     case unknownStore = "store.unknown"
@@ -19,13 +16,4 @@ public enum StoreRequestErrorCode: String, StableErrorCode {
     case answerTooLarge = "store.answerTooLarge"
     /// No live fetch of that number on this connection.
     case unknownWatch = "store.unknownWatch"
-}
-
-/// An error of the daemon's relational-store operations.
-public typealias StoreRequestError = CodedError<StoreRequestErrorCode>
-
-extension StoreErrorCode {
-    /// The store's codes a client can receive as an error: the `store.segment*` codes describe
-    /// other devices' files and reach clients only inside sync states (`devices[].code`).
-    static var clientCodes: [StoreErrorCode] { [.invalidSchema, .schemaNotAdditive, .invalidChange] }
 }

@@ -1,5 +1,3 @@
-public import UbiquityErrors
-
 /// The codes of ``PublishError``: why `item.publish`, `item.unpublish` or `item.published` was
 /// refused. Stable (the raw value is the wire string).
 public enum PublishErrorCode: String, StableErrorCode {

@@ -1,5 +1,3 @@
-public import UbiquityErrors
-
 /// The codes of ``VersionError``: why a versions or document operation was refused. Stable (the raw value is the wire string).
 public enum VersionErrorCode: String, StableErrorCode {
     /// `path` is not an absolute path inside a served container, has `.`/`..`/empty components,

@@ -1,0 +1,7 @@
+/// The codes of ``EngineError``: why the engine refused an operation. Stable (the raw value is the wire string).
+public enum EngineErrorCode: String, StableErrorCode {
+    /// No query with that id (or it was released).
+    case unknownQuery = "query.unknown"
+    /// A container the engine does not serve.
+    case unknownContainer = "container.unknown"
+}
