@@ -57,6 +57,12 @@ struct StatusCommand: AsyncParsableCommand {
         for (i, u) in s.unwatched.enumerated() {
             rows.append([i == 0 ? "unwatched" : "", "\(u.container): \(u.path) (\(u.reason)), rescanned periodically"])
         }
+        if let engine = s.syncEngine {
+            let shared = engine.folders.map(\.container).joined(separator: ", ")
+            rows.append(["sync engine", "\(engine.engine) at \(engine.address): \(engine.state.rawValue)"
+                + (engine.state == .connected ? ", device \(engine.device ?? "?"), shares " + (shared.isEmpty ? "nothing" : shared)
+                                              : engine.reason.map { " (\($0))" } ?? "")])
+        }
         if s.degraded.isEmpty { rows.append(["degraded", "no"]) }
         for (i, d) in s.degraded.enumerated() { rows.append([i == 0 ? "degraded" : "", d]) }
         let table = rows.map { [$0[0], $0[1]] }

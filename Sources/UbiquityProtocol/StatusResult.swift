@@ -45,6 +45,8 @@ public struct StatusResult: OperationResult, Hashable {
     /// Every relational store the daemon has open in the containers listed, with each device's
     /// sync state.
     public var stores: [StoreStatus] = []
+    /// The sync engine connection, when one is configured (`[sync]`).
+    public var syncEngine: SyncEngineStatus?
 
     public init(version: String, pid: Int, uptimeSeconds: Double, socket: String, containers: [ContainerInfo],
                 items: Int, watchesUsed: Int, watchBudget: Int, kernelWatchLimit: Int?, unwatched: [Unwatched],
@@ -69,7 +71,7 @@ public struct StatusResult: OperationResult, Hashable {
     public var json: JSONValue {
         var watches: [String: JSONValue] = ["used": .integer(Int64(watchesUsed)), "budget": .integer(Int64(watchBudget))]
         if let kernelWatchLimit { watches["kernelLimit"] = .integer(Int64(kernelWatchLimit)) }
-        return .object([
+        var fields: [String: JSONValue] = [
             "version": .string(version), "pid": .integer(Int64(pid)), "uptime": .double(uptimeSeconds),
             "socket": .string(socket), "containers": .array(containers.map(\.json)), "items": .integer(Int64(items)),
             "watches": .object(watches),
@@ -80,7 +82,9 @@ public struct StatusResult: OperationResult, Hashable {
             "skipped": .array(skipped.map(\.json)),
             "skippedTotal": .integer(Int64(skippedTotal)),
             "stores": .array(stores.map(\.json)),
-        ])
+        ]
+        if let syncEngine { fields["syncEngine"] = syncEngine.json }
+        return .object(fields)
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
@@ -110,5 +114,6 @@ public struct StatusResult: OperationResult, Hashable {
         if case .array = reader.object["stores"] {
             stores = try reader.list("stores") { (value, context) throws(ProtocolError) in try StoreStatus(json: value, context: context) }
         }
+        if reader.has("syncEngine") { syncEngine = try SyncEngineStatus(json: try reader.value("syncEngine"), context: "syncEngine") }
     }
 }

@@ -89,6 +89,7 @@ public final class InProcessDaemon: Sendable {
         settings.indexSaveInterval = configuration.indexSaveInterval
         settings.keyValueQuota = configuration.keyValueQuota
         settings.publish = configuration.publish
+        settings.sync = configuration.sync
         settings.trapsSignals = false
         daemon = try Daemon(settings: settings, logger: logger)
         // On the shared pool, as in `ubiquityd`: a task inherits the test's executor, and under

@@ -133,6 +133,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
         if let period = settings.watchdogPeriod { settings.statusPeriod = min(settings.statusPeriod, period) }
         settings.keyValueQuota = configuration.keyValueQuota
         settings.publish = configuration.publish
+        settings.sync = configuration.sync
         if isatty(2) == 1 {
             let hint = "ubiquityd \(UbiquityVersion.string): \(resolution.containers.count) container(s), socket \(endpoint.path)\n"
                 + "  try, in another terminal:  ubiq status --socket \(endpoint.path)\n"

@@ -128,7 +128,7 @@ struct DaemonConfigurationTests {
         ])
         #expect(errors("[[root]]\npath = \"/r\"") == ["ubiquityd.toml:1:1: unknown key 'root'; did you mean 'roots'?"])
         #expect(errors("zzz = 1") == [
-            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, save_index, index_save_interval_s, log_level, limits, key_value, roots, containers, publish",
+            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, save_index, index_save_interval_s, log_level, limits, key_value, roots, containers, publish, sync",
         ])
     }
 

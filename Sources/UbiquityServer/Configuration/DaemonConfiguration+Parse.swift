@@ -38,8 +38,9 @@ extension DaemonConfiguration {
     static let topLevelKeys = [
         "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s",
         "save_index", "index_save_interval_s", "log_level",
-        "limits", "key_value", "roots", "containers", "publish",
+        "limits", "key_value", "roots", "containers", "publish", "sync",
     ]
+    static let syncKeys = ["engine", "address", "api_key", "config_xml"]
     static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
     static let publishKeys = ["listen", "allow_non_loopback", "default_expiry_s", "max_expiry_s", "max_items_per_peer", "max_bytes_per_peer"]
     static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
@@ -158,6 +159,9 @@ private struct SchemaReader {
         if let publish = table(document, "publish", as: "a table ([publish])") {
             readPublish(publish, into: &configuration.publish)
         }
+        if let value = document["sync"], let sync = table(document, "sync", as: "a table ([sync])") {
+            configuration.sync = readSync(sync, at: value.position)
+        }
         var rootPaths: [String: TOMLPosition] = [:]
         for (root, position) in arrayOfTables(document, "roots") {
             guard let declaration = readRoot(root, at: position),
@@ -225,6 +229,53 @@ private struct SchemaReader {
         if let v = integer(table, "max_keys", R.keyValueMaxKeys, unit: "keys") { quota.maxKeys = Int(v) }
         if let v = integer(table, "max_bytes", R.keyValueMaxBytes, unit: "bytes") { quota.maxBytes = Int(v) }
         if let v = integer(table, "max_key_bytes", R.keyValueMaxKeyBytes, unit: "bytes") { quota.maxKeyBytes = Int(v) }
+    }
+
+    /// `[sync]`: the engine, and where its address and key come from; nil when refused.
+    mutating func readSync(_ table: TOMLTable, at position: TOMLPosition) -> SyncEngineSettings? {
+        checkKeys(table, allowed: DaemonConfiguration.syncKeys, in: "[sync]")
+        var settings = SyncEngineSettings()
+        var valid = true
+        if let (engine, enginePosition) = string(table, "engine", required: position, in: "[sync]") {
+            if SyncEngineSettings.engines.contains(engine) {
+                settings.engine = engine
+            } else {
+                report(.invalidValue, enginePosition, "'engine' in [sync] must be one of \(SyncEngineSettings.engines.joined(separator: ", ")); found '\(engine)'")
+                valid = false
+            }
+        } else {
+            valid = false
+        }
+        if let (text, addressPosition) = string(table, "address") {
+            switch EngineAddress.parse(text) {
+            case .success(let address): settings.address = address
+            case .failure(let problem):
+                report(.invalidValue, addressPosition, "'address' in [sync]: \(problem.description)")
+                valid = false
+            }
+        }
+        if let (key, keyPosition) = string(table, "api_key") {
+            if key.isEmpty || key.utf8.contains(where: { $0 < 0x21 || $0 > 0x7E }) {
+                report(.invalidValue, keyPosition, "'api_key' in [sync] must be printable ASCII without spaces")
+                valid = false
+            } else {
+                settings.apiKey = key
+            }
+        }
+        if let (file, filePosition) = string(table, "config_xml") {
+            if file.hasPrefix("/") {
+                settings.configXML = file
+            } else {
+                report(.invalidValue, filePosition, "'config_xml' in [sync] must be an absolute path, found '\(file)'")
+                valid = false
+            }
+        }
+        if valid && settings.configXML == nil && (settings.address == nil || settings.apiKey == nil) {
+            report(.missingKey, position,
+                   "[sync] needs 'config_xml' (Syncthing's config.xml, for its address and API key), or both 'address' and 'api_key'")
+            valid = false
+        }
+        return valid ? settings : nil
     }
 
     mutating func readPublish(_ table: TOMLTable, into publish: inout PublishSettings) {

@@ -22,6 +22,10 @@ extension DaemonConfiguration {
             "HTTP listener on \($0): links of at most " + Self.describe(publish.maxExpiry) + " (default " + Self.describe(publish.defaultExpiry)
                 + "), \(publish.maxItemsPerPeer) links and \(publish.maxBytesPerPeer) bytes per user"
         } ?? "off (no [publish] listen)")
+        out.row("sync engine", sync.map { sync in
+            "\(sync.engine) at " + (sync.address?.description ?? "the GUI address in \(sync.configXML ?? "?")")
+                + (sync.apiKey == nil ? ", its API key read from \(sync.configXML ?? "?")" : "")
+        } ?? "none (a single machine: sync attributes say current, not uploaded)")
         out.section("limits")
         out.row("max_line_bytes", "\(limits.maxLineBytes) bytes per request line", indent: 1)
         out.row("max_connections", "\(limits.maxConnections)", indent: 1)

@@ -44,6 +44,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var keyValueQuota = KVQuota()
     /// The publish listener and its bounds (`[publish]`).
     public var publish = PublishSettings()
+    /// The sync engine the daemon follows (`[sync]`); nil: none.
+    public var sync: SyncEngineSettings?
     /// Where this came from: `embedded default`, `--root DIR`, or the file's path.
     public var source: String
 

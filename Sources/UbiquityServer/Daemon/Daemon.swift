@@ -32,6 +32,8 @@ public final class Daemon: Sendable {
     public let stores: RelationalStores
     /// Published snapshots, when the publish listener is configured.
     let publishing: PublishStore?
+    /// The sync engine connection's state, when `[sync]` configures one.
+    let syncEngine: SyncEngineMonitor?
     /// Where the index is saved; nil when it is not (``DaemonSettings/indexDirectory``).
     let indexStore: IndexStore?
     /// Whether the engine started from a saved index (then it is saved again before the first
@@ -92,6 +94,7 @@ public final class Daemon: Sendable {
             status: { peer in await box.daemon?.status(for: peer) ?? Daemon.emptyStatus },
             itemCounts: { await engine.itemCounts() }, keyValue: keyValue, stores: stores)
         context.publishing = publishing
+        syncEngine = settings.sync.map { SyncEngineMonitor(SyncEngineService.initialStatus($0)) }
         server = SocketServer(endpoint: settings.endpoint, context: context)
         box.set(self)
     }
@@ -100,6 +103,13 @@ public final class Daemon: Sendable {
     private var publishListener: [ServiceGroupConfiguration.ServiceConfiguration] {
         guard let publishing, let address = settings.publish.listen else { return [] }
         return [.init(service: PublishListener(store: publishing, address: address, logger: logger))]
+    }
+
+    /// The sync engine's follower, when one is configured.
+    private var syncEngineFollower: [ServiceGroupConfiguration.ServiceConfiguration] {
+        guard let syncEngine, let sync = settings.sync else { return [] }
+        let containers = settings.containers.map { (id: $0.descriptor.id.rawValue, path: $0.descriptor.root) }
+        return [.init(service: SyncEngineService(settings: sync, containers: containers, monitor: syncEngine, logger: logger))]
     }
 
     /// Runs until SIGTERM/SIGINT (or the task is cancelled).
@@ -115,7 +125,7 @@ public final class Daemon: Sendable {
                 .init(service: IndexService(daemon: self)),
                 .init(service: ServerService(server: server)),
                 .init(service: ManagerService(daemon: self)),
-            ] + publishListener,
+            ] + publishListener + syncEngineFollower,
             gracefulShutdownSignals: settings.trapsSignals ? [.sigterm, .sigint] : [],
             cancellationSignals: [],
             logger: logger))
@@ -185,6 +195,10 @@ public final class Daemon: Sendable {
         result.skipped = skipped.map { .init(container: $0.container.rawValue, path: $0.path.joined(separator: "/"), reason: $0.reason) }
         result.skippedTotal = peer == nil ? watch.skippedTotal : skipped.count
         result.stores = storeStatus
+        if let engine = syncEngine?.status {
+            result.syncEngine = engine
+            if let sentence = engine.degradedSentence { result.degraded.append(sentence) }
+        }
         return result
     }
 

@@ -40,6 +40,8 @@ public struct DaemonSettings: Sendable {
     public var indexSaveInterval: Duration = .seconds(300)
     /// The publish listener and its bounds (`[publish]`); no listener unless `listen` is set.
     public var publish = PublishSettings()
+    /// The sync engine to follow (`[sync]`); nil: none, a single machine.
+    public var sync: SyncEngineSettings?
 
     public init(containers: [ResolvedContainer], endpoint: SocketServer.Endpoint, limits: ServerLimits = ServerLimits(),
                 watcher: FileWatcher.Configuration = FileWatcher.Configuration(), watchdogPeriod: Duration? = nil,

@@ -1,0 +1,233 @@
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import UbiquityJSON
+import UbiquityProtocol
+import UbiquitySystem
+
+/// Follows the configured sync engine (Syncthing) for as long as the daemon runs: reads its
+/// device id and shared folders, maps the folders to the containers served here by path, then
+/// long-polls its event stream (`/rest/events`), reading its state again whenever the stream
+/// cannot be trusted (``EngineEventCursor``). Everything it learns goes to ``SyncEngineMonitor``
+/// (what `status` shows); every change of condition is journalled once. It runs on NIO's event
+/// loops beside the socket server and never touches the query engine or the watcher, so nothing
+/// here can slow the file-watching path. An engine that is down, refuses the key or does not
+/// share a container is a state with a reason, retried with a growing pause (1 s up to 30 s).
+struct SyncEngineService: Service {
+    let settings: SyncEngineSettings
+    /// Each container served here: its id and directory.
+    let containers: [(id: String, path: String)]
+    let monitor: SyncEngineMonitor
+    let logger: Logger
+
+    /// How long one long poll waits for events (Syncthing answers an empty list then).
+    static let pollSeconds = 30
+    static let maxPause: Duration = .seconds(30)
+
+    /// The status before the first attempt.
+    static func initialStatus(_ settings: SyncEngineSettings) -> SyncEngineStatus {
+        SyncEngineStatus(engine: settings.engine, address: settings.address?.description ?? settings.configXML ?? "?", state: .connecting)
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await follow() }
+    }
+
+    /// Why one attempt ended.
+    enum Stop: Error {
+        case unreachable(String)
+        case unauthorized(String)
+        case failed(String)
+        /// Syncthing started again (its start time changed): read everything again at once.
+        case restarted
+    }
+
+    private func follow() async {
+        var pause: Duration = .seconds(1)
+        while !Task.isCancelled {
+            do {
+                try await attempt(onConnected: { pause = .seconds(1) })
+            } catch let stop as Stop {
+                record(stop)
+                if case .restarted = stop { continue }
+            } catch {
+                if Task.isCancelled { return }
+                record(.failed(String(describing: error)))
+            }
+            do { try await Task.sleep(for: pause) } catch { return }
+            pause = min(pause * 2, Self.maxPause)
+        }
+    }
+
+    /// One connection: from reading the endpoint to the event stream failing.
+    private func attempt(onConnected: () -> Void) async throws {
+        let (client, key) = try await endpoint()
+        let system = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
+        let device = Self.text(system["myID"])
+        let started = Self.text(system["startTime"])
+        try await readFolders(client, key, device: device)
+        onConnected()
+        // Start from the newest event: what came before is already in the state just read.
+        var cursor = EngineEventCursor()
+        let newest = try await events(client, key, "/rest/events?since=0&limit=1", timeout: .seconds(10))
+        _ = cursor.take(newest)
+        monitor.update { $0.lastEvent = cursor.last }
+        while !Task.isCancelled {
+            let ids = try await events(client, key, "/rest/events?since=\(cursor.last)&timeout=\(Self.pollSeconds)",
+                                       timeout: .seconds(Self.pollSeconds + 15))
+            if ids.isEmpty {
+                // A quiet stream may be a restarted engine whose new ids have not reached ours yet.
+                let now = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
+                if Self.text(now["startTime"]) != started { throw Stop.restarted }
+                continue
+            }
+            if cursor.take(ids) == .resync {
+                monitor.update { $0.resyncs += 1 }
+                logger.notice("sync engine events cannot be trusted (restarted or more than its buffer came); reading its state again",
+                              metadata: ["engine": "\(settings.engine)"])
+                try await readFolders(client, key, device: device)
+            }
+            monitor.update { $0.lastEvent = cursor.last }
+        }
+    }
+
+    /// The client and the API key, from the settings and Syncthing's `config.xml`.
+    private func endpoint() async throws -> (EngineHTTPClient, String) {
+        var address = settings.address
+        var key = settings.apiKey
+        if let file = settings.configXML, address == nil || key == nil {
+            let gui = try await NIOThreadPool.singleton.runIfActive { try Self.readGUIConfig(file) }
+            if address == nil {
+                guard let written = gui.address else { throw Stop.failed("\(file) names no GUI address (<gui><address>); set 'address' in [sync]") }
+                switch EngineAddress.parse(written) {
+                case .success(let parsed): address = parsed
+                case .failure(let problem): throw Stop.failed("the GUI address in \(file), '\(written)', cannot be used: \(problem.description)")
+                }
+            }
+            if key == nil {
+                guard let found = gui.apiKey else { throw Stop.unauthorized("\(file) holds no API key (<gui><apikey>); set 'api_key' in [sync]") }
+                key = found
+            }
+        }
+        guard let address, let key else { throw Stop.failed("[sync] needs 'address' and 'api_key', or 'config_xml'") }
+        monitor.update { $0.address = address.description }
+        return (EngineHTTPClient(address: address), key)
+    }
+
+    static func readGUIConfig(_ file: String) throws -> SyncthingGUIConfig {
+        let parent = PathBytes.directory(of: file), name = PathBytes.lastComponent(of: file)
+        let directoryPath = parent.isEmpty ? "/" : parent
+        let directory: Directory
+        do { directory = try Directory.open(directoryPath, followingLink: true) } catch {
+            throw Stop.failed("cannot open the folder of \(file): \(error)")
+        }
+        switch directory.read(name, limit: SyncthingGUIConfig.maxBytes) {
+        case nil: throw Stop.failed("\(file) does not exist")
+        case .failure(let refusal)?: throw Stop.failed("cannot read \(file): \(refusal)")
+        case .success(let bytes)?: return SyncthingGUIConfig(xml: String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// The engine's folders, matched to the containers served here by path.
+    private func readFolders(_ client: EngineHTTPClient, _ key: String, device: String?) async throws {
+        let answer = try await json(client, key, "/rest/config/folders", timeout: .seconds(10))
+        guard case .array(let folders) = answer else { throw Stop.failed("/rest/config/folders did not answer a list") }
+        let byPath = Dictionary(folders.compactMap { folder -> (String, String)? in
+            guard case .object(let fields) = folder, let id = Self.text(fields["id"]), let path = Self.text(fields["path"]) else { return nil }
+            return (Self.normalised(path), id)
+        }, uniquingKeysWith: { first, _ in first })
+        var shared: [SyncEngineStatus.SharedFolder] = []
+        var unshared: [String] = []
+        for container in containers {
+            if let folder = byPath[Self.normalised(container.path)] {
+                shared.append(.init(container: container.id, folder: folder))
+            } else {
+                unshared.append(container.id)
+            }
+        }
+        let before = monitor.update {
+            $0.state = .connected
+            $0.reason = nil
+            $0.device = device
+            $0.folders = shared
+            $0.unshared = unshared
+        }
+        if before.state != .connected || before.unshared != unshared || before.folders != shared {
+            logger.notice("sync engine connected", metadata: [
+                "engine": "\(settings.engine)", "device": "\(device ?? "?")",
+                "shared": "\(shared.map { "\($0.container)=\($0.folder)" }.joined(separator: ","))",
+                "unshared": "\(unshared.joined(separator: ","))"])
+        }
+    }
+
+    /// A path as Syncthing and the configuration may both write it: no trailing slash.
+    static func normalised(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    private func record(_ stop: Stop) {
+        let (state, reason): (SyncEngineStatus.State, String?) = switch stop {
+        case .unreachable(let reason): (.unreachable, reason)
+        case .unauthorized(let reason): (.unauthorized, reason)
+        case .failed(let reason): (.failed, reason)
+        case .restarted: (.connecting, "the engine restarted")
+        }
+        let before = monitor.update {
+            $0.state = state
+            $0.reason = reason
+        }
+        guard before.state != state || before.reason != reason else { return }
+        if case .restarted = stop {
+            logger.notice("sync engine restarted; reading its state again", metadata: ["engine": "\(settings.engine)"])
+        } else {
+            logger.warning("sync engine \(state.rawValue): \(reason ?? "")", metadata: ["engine": "\(settings.engine)"])
+        }
+    }
+
+    // MARK: - Requests
+
+    private func json(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> JSONValue {
+        let response: EngineHTTPClient.Response
+        do {
+            response = try await client.get(target, apiKey: key, timeout: timeout)
+        } catch let error as EngineHTTPError {
+            throw Stop.unreachable(error.reason)
+        }
+        switch response.status {
+        case 200: break
+        case 401, 403:
+            throw Stop.unauthorized("\(settings.engine) refused the API key (HTTP \(response.status)); check 'api_key' or 'config_xml' in [sync]")
+        default:
+            throw Stop.failed("\(settings.engine) answered HTTP \(response.status) to GET \(EngineHTTPClient.pathOnly(target))")
+        }
+        do {
+            return try JSONLine.decode(response.body)
+        } catch {
+            throw Stop.failed("\(settings.engine)'s answer to GET \(EngineHTTPClient.pathOnly(target)) is not JSON (\(error))")
+        }
+    }
+
+    private func object(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> [String: JSONValue] {
+        guard case .object(let fields) = try await json(client, key, target, timeout: timeout) else {
+            throw Stop.failed("\(settings.engine)'s answer to GET \(EngineHTTPClient.pathOnly(target)) is not an object")
+        }
+        return fields
+    }
+
+    /// The ids of the events in one answer of `/rest/events`, in the order given.
+    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> [Int64] {
+        let answer = try await json(client, key, target, timeout: timeout)
+        guard case .array(let events) = answer else { return [] }
+        return events.compactMap { event in
+            if case .object(let fields) = event, case .integer(let id)? = fields["id"] { return id }
+            return nil
+        }
+    }
+
+    static func text(_ value: JSONValue?) -> String? {
+        if case .string(let text)? = value { return text }
+        return nil
+    }
+}
