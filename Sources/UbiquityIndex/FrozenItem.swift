@@ -13,6 +13,7 @@ public struct FrozenItem: ItemFacts, Sendable, Hashable {
     public let packageModified: Int64
     public let path: String
     public let hasUnresolvedConflicts: Bool
+    public let syncValues: SyncAttributeValues
     public var tags: [String] { stat.tags }
 
     init(_ item: IndexedItem) {
@@ -29,6 +30,7 @@ public struct FrozenItem: ItemFacts, Sendable, Hashable {
         packageModified = item.packageModified
         path = item.path
         hasUnresolvedConflicts = item.hasUnresolvedConflicts
+        syncValues = item.syncValues
     }
 
     /// An item as a saved index remembers it.
@@ -48,5 +50,6 @@ public struct FrozenItem: ItemFacts, Sendable, Hashable {
         self.packageModified = packageModified
         self.path = path
         self.hasUnresolvedConflicts = hasUnresolvedConflicts
+        syncValues = .singleMachine     // sync facts are never saved: the engine is asked again
     }
 }

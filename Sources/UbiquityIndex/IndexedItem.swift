@@ -23,6 +23,7 @@ public struct IndexedItem: ItemFacts {
     public var path: String { index.path(of: id) }
     public var tags: [String] { index.stat(id).tags }
     public var hasUnresolvedConflicts: Bool { index.hasUnresolvedConflicts(id) }
+    public var syncValues: SyncAttributeValues { index.syncValues(id) }
     public var identity: ItemIdentity { index.identity(id) }
     public func frozen() -> FrozenItem { FrozenItem(self) }
 }

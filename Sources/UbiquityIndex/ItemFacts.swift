@@ -18,6 +18,8 @@ protocol ItemFacts: AttributeProvider {
     var tags: [String] { get }
     /// Whether conflict copies of it are present (beside it, or inside it for a package).
     var hasUnresolvedConflicts: Bool { get }
+    /// Its sync attributes, as the sync engine's facts give them (``ContainerSyncFacts``).
+    var syncValues: SyncAttributeValues { get }
 }
 
 extension ItemFacts {
@@ -46,13 +48,9 @@ extension ItemFacts {
         case .container: return .string(containerID.rawValue)
         case .scope: return .string(scope.rawValue)
         case .hasUnresolvedConflicts: return .bool(hasUnresolvedConflicts)
-        // No sync engine is connected yet (docs/predicates.md, "Sync status"): the local copy is
-        // the current version and no other device is known to hold it — said plainly, not guessed.
-        case .isDownloaded: return .bool(true)
-        case .downloadingStatus: return .string(DownloadingStatus.current.rawValue)
-        case .isDownloading, .isUploading, .isUploaded, .uploadedToAllDevices: return .bool(false)
-        case .percentDownloaded: return .integer(100)
-        case .percentUploaded: return .integer(0)
+        case .isDownloaded, .downloadingStatus, .isDownloading, .isUploading, .isUploaded, .uploadedToAllDevices,
+             .percentDownloaded, .percentUploaded, .downloadingError, .uploadingError, .currentVersionDevices:
+            return syncValues.value(of: attribute)
         default: return nil
         }
     }

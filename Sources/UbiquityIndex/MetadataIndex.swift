@@ -78,6 +78,9 @@ public final class MetadataIndex {
     /// Freed during the current batch; reusable once the batch's change set is out.
     private var freedInBatch: [ItemID] = []
     public private(set) var containers: [ContainerDescriptor] = []
+    /// What the sync engine says of each container's items, by container index; a container
+    /// without an entry is a single machine's (``SyncAttributeValues/singleMachine``). Never saved.
+    var syncFacts: [Int: ContainerSyncFacts] = [:]
     private var containerRoots: [ItemID?] = []
     let nameIndex = NameIndex()
     /// A container's first crawl arriving in parts, while it does (MetadataIndex+Parts.swift).

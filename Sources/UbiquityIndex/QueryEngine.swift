@@ -265,18 +265,7 @@ public actor QueryEngine {
         let changes = index.apply(batch.changes, record: history.isTracking || runningQueries.values.contains { $0.lifecycle.isActive })
         history.record(changes, now: now)
         appliedSequence = max(appliedSequence, batch.sequence)
-        if !changes.isEmpty {
-            for running in runningQueries.values where running.lifecycle.isActive {
-                if running.gathering != nil {
-                    running.query.noteDuringGathering(&running.gathering!, changes)
-                    changesFoldedIntoGatherings += 1
-                    continue
-                }
-                guard running.query.specification.live else { continue }
-                let delta = running.query.apply(changes)
-                perform(running.lifecycle.changesArrived(delta, now: clock.now()), running)
-            }
-        }
+        deliver(changes)
         for notice in batch.notices { broadcast(notice, realChanges: changes.count) }
         for folder in folderChanges {
             let touched = batch.containers(touching: folder.folder)
@@ -287,6 +276,40 @@ public actor QueryEngine {
             sequenceWaiters.removeAll { $0.sequence <= appliedSequence }
             for waiter in ready { waiter.continuation.resume() }
         }
+    }
+
+    /// Hands what the index did to every live query (folded into those still gathering).
+    private func deliver(_ changes: ChangeSet) {
+        guard !changes.isEmpty else { return }
+        for running in runningQueries.values where running.lifecycle.isActive {
+            if running.gathering != nil {
+                running.query.noteDuringGathering(&running.gathering!, changes)
+                changesFoldedIntoGatherings += 1
+                continue
+            }
+            guard running.query.specification.live else { continue }
+            let delta = running.query.apply(changes)
+            perform(running.lifecycle.changesArrived(delta, now: clock.now()), running)
+        }
+    }
+
+    /// Takes what the sync engine now says of a container's items (nil: a single machine again).
+    /// Every item whose sync attributes this changes is an update for the live queries that hold
+    /// it and for `since` answers, like any other change of its metadata.
+    public func updateSyncFacts(_ facts: ContainerSyncFacts?, for container: ContainerID) {
+        guard let position = index.containerIndex(container), index.syncFacts[position] != facts else { return }
+        holdWakes()
+        defer { releaseWakes() }
+        let affected = index.itemsAffected(ofContainer: position, by: facts)
+        var changes = ChangeSet()
+        for id in affected {
+            changes.changes[id] = ChangeSet.Change(id: id, kind: .updated, before: IndexedItem(index, id).frozen(), oldPath: nil)
+        }
+        index.syncFacts[position] = facts
+        guard !changes.isEmpty else { return }
+        changes.containers.insert(position)
+        history.record(changes, now: wallClock())
+        deliver(changes)
     }
 
     private func broadcast(_ notice: ChangeNotice, realChanges: Int) {

@@ -62,6 +62,14 @@ struct SyncEngineConnectionTests {
             #expect(printed.stdout.contains("sync engine  syncthing at \(devices.a.syncthing.socket): connected, device \(devices.a.deviceID), shares com.example.grocery"),
                     "\(printed.stdout)")
 
+            // Files on demand do not go through the engine yet, and say so.
+            let evictable = try devices.a.place("Item_evict", contents: "keep me")
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            let evict = try client.request(#"{"id":1,"op":"item.evict","path":"\#(evictable)"}"#).response
+            #expect(evict["error"]?["code"]?.stringValue == "sync.noEngine", "\(evict)")
+            #expect(evict["error"]?["message"]?.stringValue?.contains("does not yet evict or download through it") == true, "\(evict)")
+
             // B changes a file: A's Syncthing pulls it, and its events reach the daemon.
             let before = monitor.status.lastEvent
             try devices.b.place("Item_from_b", contents: "bread")
@@ -83,6 +91,58 @@ struct SyncEngineConnectionTests {
             let down = try #require(try await firstWithin(30) { await monitor.first { $0.state == .unreachable } } ?? nil,
                                     "\(monitor.status)")
             #expect(down.reason?.contains("no-such.sock") == true, "\(down)")
+        }
+    }
+
+    @Test("isUploaded from Syncthing: a new file is not uploaded while the other device is paused, and becomes uploaded, held by it, once resumed")
+    func uploadedFollowsTheOtherDevice() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let home = (devices.a.syncthing.socket as NSString).deletingLastPathComponent
+        try await Self.withFollower(devices, sync: "config_xml = \"\(home)/config.xml\"") { daemon, monitor in
+            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected } } ?? nil, "\(monitor.status)")
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name == 'Item_paused'","batchingInterval":0,"attributes":["name","isUploaded","currentVersionDevices","downloadingStatus"]}"#)
+            _ = try TwoDevicesTests.next(client, "query.gatheringFinished")
+
+            try devices.a.syncthing.call("POST", "/rest/system/pause?device=\(devices.b.deviceID)")
+            let since = Int(monitor.status.lastEvent)
+            try devices.a.place("Item_paused", contents: "made while B is paused")
+            let added = try TwoDevicesTests.next(client, "query.update")
+            let item = try #require(added["added"]?.arrayValue?.first?["attributes"], "\(added)")
+            #expect(item["NSMetadataUbiquitousItemIsUploadedKey"] == .bool(false), "\(item)")
+            #expect(item["NSMetadataUbiquitousItemDownloadingStatusKey"]?.stringValue == "current")
+
+            // A's Syncthing indexes the file; once the daemon has read past that event, B (paused)
+            // still needs it: no update may say it is uploaded.
+            var seen = since
+            while true {
+                let next = devices.a.syncthing.nextEvent(of: "LocalIndexUpdated", since: seen, within: 30)
+                #expect(next > seen, "A's Syncthing never indexed the file")
+                if next <= seen { return }
+                seen = next
+                if try devices.a.syncthing.call("GET", "/rest/db/file?folder=com.example.grocery&file=Documents/Item_paused") != nil { break }
+            }
+            let indexed = Int64(seen)
+            _ = try #require(try await firstWithin(30) { await monitor.first { $0.lastEvent >= indexed } } ?? nil, "\(monitor.status)")
+            var early: [JSONValue] = []
+            while let message = try? client.readJSON(within: 1) {    // a window in which nothing may say "uploaded"
+                early.append(message)
+            }
+            #expect(!early.contains { $0["changed"]?.arrayValue?.contains { $0["attributes"]?["NSMetadataUbiquitousItemIsUploadedKey"] == .bool(true) } == true },
+                    "\(early)")
+
+            try devices.a.syncthing.call("POST", "/rest/system/resume?device=\(devices.b.deviceID)")
+            var uploaded: JSONValue?
+            let deadline = Date().addingTimeInterval(60)
+            while uploaded == nil, Date() < deadline {
+                let update = try TwoDevicesTests.next(client, "query.update", within: max(0.01, deadline.timeIntervalSinceNow))
+                uploaded = update["changed"]?.arrayValue?.first { $0["attributes"]?["NSMetadataUbiquitousItemIsUploadedKey"] == .bool(true) }
+            }
+            let attributes = try #require(uploaded?["attributes"], "never uploaded: \(monitor.status)")
+            #expect(attributes["currentVersionDevices"]?.arrayValue?.compactMap(\.stringValue) == [devices.b.deviceID], "\(attributes)")
+            #expect(try String(contentsOfFile: devices.b.documents + "/Item_paused", encoding: .utf8) == "made while B is paused")
         }
     }
 }

@@ -94,6 +94,7 @@ public final class Daemon: Sendable {
             status: { peer in await box.daemon?.status(for: peer) ?? Daemon.emptyStatus },
             itemCounts: { await engine.itemCounts() }, keyValue: keyValue, stores: stores)
         context.publishing = publishing
+        context.followsSyncEngine = settings.sync != nil
         syncEngine = settings.sync.map { SyncEngineMonitor(SyncEngineService.initialStatus($0)) }
         server = SocketServer(endpoint: settings.endpoint, context: context)
         box.set(self)
@@ -109,7 +110,7 @@ public final class Daemon: Sendable {
     private var syncEngineFollower: [ServiceGroupConfiguration.ServiceConfiguration] {
         guard let syncEngine, let sync = settings.sync else { return [] }
         let containers = settings.containers.map { (id: $0.descriptor.id.rawValue, path: $0.descriptor.root) }
-        return [.init(service: SyncEngineService(settings: sync, containers: containers, monitor: syncEngine, logger: logger))]
+        return [.init(service: SyncEngineService(settings: sync, containers: containers, monitor: syncEngine, engine: engine, logger: logger))]
     }
 
     /// Runs until SIGTERM/SIGINT (or the task is cancelled).

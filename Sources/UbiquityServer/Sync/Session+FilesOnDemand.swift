@@ -5,11 +5,11 @@ import UbiquitySystem
 
 /// What `item.evict` and `item.download` share (each is answered in its file in `Handlers/`):
 /// the item is found and judged for the peer first, so a path error or a missing right reads the
-/// same whether or not a sync engine is configured; then the engine is asked. No engine is
-/// connected in this version, so both end in `sync.noEngine`, naming the container.
+/// same whether or not a sync engine is configured; then the engine would be asked. Files on
+/// demand do not go through the engine yet, so both end in `sync.noEngine`, naming the container.
 extension Session {
     func refuseWithoutEngine(_ path: String, needing right: PeerAccess.Right, doing action: String) async throws -> Never {
-        let registry = context.registry, peer = self.peer
+        let registry = context.registry, peer = self.peer, follows = context.followsSyncEngine
         // Path walks and permission reads wait on the disk: on a thread of NIO's pool.
         let (container, itemPath) = try await NIOThreadPool.singleton.runIfActive {
             let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
@@ -17,8 +17,10 @@ extension Session {
             try Self.require(right, location, peer: peer)
             return (location.container.descriptor.id.rawValue, location.path)
         }
-        throw SyncError(.noEngine,
-                        "no sync engine is configured for container '\(container)': \(action) needs another device that holds the item, so a single machine refuses it",
+        let why = follows
+            ? "this daemon follows its sync engine for status and sync attributes but does not yet evict or download through it (container '\(container)')"
+            : "no sync engine is configured for container '\(container)': \(action) needs another device that holds the item, so a single machine refuses it"
+        throw SyncError(.noEngine, follows ? "\(action) is refused: " + why : why,
                         details: ["path": .string(itemPath), "container": .string(container)])
     }
 

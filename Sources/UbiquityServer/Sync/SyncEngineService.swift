@@ -1,6 +1,8 @@
+import Glibc
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import UbiquityIndex
 import UbiquityJSON
 import UbiquityProtocol
 import UbiquitySystem
@@ -18,10 +20,20 @@ struct SyncEngineService: Service {
     /// Each container served here: its id and directory.
     let containers: [(id: String, path: String)]
     let monitor: SyncEngineMonitor
+    /// Where each shared container's sync facts go (every item's sync attributes follow from them).
+    let engine: QueryEngine
     let logger: Logger
 
     /// How long one long poll waits for events (Syncthing answers an empty list then).
     static let pollSeconds = 30
+    /// Paths read from one need list (`/rest/db/need`, `/rest/db/remoteneed`); past it, the rest
+    /// of that list is not known and the journal says so.
+    static let maxNeedPaths = 100_000
+    /// The events after which the sync facts are read again.
+    static let factEvents: Set<String> = [
+        "LocalIndexUpdated", "RemoteIndexUpdated", "ItemFinished", "ItemStarted", "FolderCompletion", "DeviceConnected",
+        "DeviceDisconnected", "DevicePaused", "DeviceResumed", "FolderErrors", "StateChanged", "FolderSummary", "ConfigSaved",
+    ]
     static let maxPause: Duration = .seconds(30)
 
     /// The status before the first attempt.
@@ -49,10 +61,12 @@ struct SyncEngineService: Service {
                 try await attempt(onConnected: { pause = .seconds(1) })
             } catch let stop as Stop {
                 record(stop)
+                await forgetFacts()
                 if case .restarted = stop { continue }
             } catch {
                 if Task.isCancelled { return }
                 record(.failed(String(describing: error)))
+                await forgetFacts()
             }
             do { try await Task.sleep(for: pause) } catch { return }
             pause = min(pause * 2, Self.maxPause)
@@ -65,16 +79,18 @@ struct SyncEngineService: Service {
         let system = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
         let device = Self.text(system["myID"])
         let started = Self.text(system["startTime"])
-        try await readFolders(client, key, device: device)
+        var shared = try await readFolders(client, key, device: device)
+        try await readFacts(client, key, shared: shared, device: device)
         onConnected()
         // Start from the newest event: what came before is already in the state just read.
         var cursor = EngineEventCursor()
         let newest = try await events(client, key, "/rest/events?since=0&limit=1", timeout: .seconds(10))
-        _ = cursor.take(newest)
+        _ = cursor.take(newest.map(\.id))
         monitor.update { $0.lastEvent = cursor.last }
         while !Task.isCancelled {
-            let ids = try await events(client, key, "/rest/events?since=\(cursor.last)&timeout=\(Self.pollSeconds)",
-                                       timeout: .seconds(Self.pollSeconds + 15))
+            let batch = try await events(client, key, "/rest/events?since=\(cursor.last)&timeout=\(Self.pollSeconds)",
+                                         timeout: .seconds(Self.pollSeconds + 15))
+            let ids = batch.map(\.id)
             if ids.isEmpty {
                 // A quiet stream may be a restarted engine whose new ids have not reached ours yet.
                 let now = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
@@ -85,7 +101,11 @@ struct SyncEngineService: Service {
                 monitor.update { $0.resyncs += 1 }
                 logger.notice("sync engine events cannot be trusted (restarted or more than its buffer came); reading its state again",
                               metadata: ["engine": "\(settings.engine)"])
-                try await readFolders(client, key, device: device)
+                shared = try await readFolders(client, key, device: device)
+                try await readFacts(client, key, shared: shared, device: device)
+            } else if batch.contains(where: { Self.factEvents.contains($0.type) }) {
+                if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
+                try await readFacts(client, key, shared: shared, device: device)
             }
             monitor.update { $0.lastEvent = cursor.last }
         }
@@ -128,19 +148,35 @@ struct SyncEngineService: Service {
         }
     }
 
+    /// A shared container: its folder id and the other devices sharing it.
+    struct Shared: Sendable {
+        var container: String
+        var folder: String
+        var devices: [String]
+    }
+
     /// The engine's folders, matched to the containers served here by path.
-    private func readFolders(_ client: EngineHTTPClient, _ key: String, device: String?) async throws {
+    @discardableResult
+    private func readFolders(_ client: EngineHTTPClient, _ key: String, device: String?) async throws -> [Shared] {
         let answer = try await json(client, key, "/rest/config/folders", timeout: .seconds(10))
         guard case .array(let folders) = answer else { throw Stop.failed("/rest/config/folders did not answer a list") }
-        let byPath = Dictionary(folders.compactMap { folder -> (String, String)? in
+        let byPath = Dictionary(folders.compactMap { folder -> (String, (String, [String]))? in
             guard case .object(let fields) = folder, let id = Self.text(fields["id"]), let path = Self.text(fields["path"]) else { return nil }
-            return (Self.normalised(path), id)
+            var devices: [String] = []
+            if case .array(let entries)? = fields["devices"] {
+                for case .object(let entry) in entries {
+                    if let other = Self.text(entry["deviceID"]), other != device { devices.append(other) }
+                }
+            }
+            return (Self.normalised(path), (id, devices))
         }, uniquingKeysWith: { first, _ in first })
+        var found: [Shared] = []
         var shared: [SyncEngineStatus.SharedFolder] = []
         var unshared: [String] = []
         for container in containers {
-            if let folder = byPath[Self.normalised(container.path)] {
+            if let (folder, devices) = byPath[Self.normalised(container.path)] {
                 shared.append(.init(container: container.id, folder: folder))
+                found.append(Shared(container: container.id, folder: folder, devices: devices))
             } else {
                 unshared.append(container.id)
             }
@@ -158,6 +194,89 @@ struct SyncEngineService: Service {
                 "shared": "\(shared.map { "\($0.container)=\($0.folder)" }.joined(separator: ","))",
                 "unshared": "\(unshared.joined(separator: ","))"])
         }
+        for container in unshared {
+            if let id = try? ContainerID(container) { await engine.updateSyncFacts(nil, for: id) }
+        }
+        return found
+    }
+
+    /// Reads what the engine says of every shared container's items — what this device needs,
+    /// what each other device needs, which are connected, what failed — and hands it to the
+    /// index as each container's ``ContainerSyncFacts``.
+    private func readFacts(_ client: EngineHTTPClient, _ key: String, shared: [Shared], device: String?) async throws {
+        guard !shared.isEmpty else { return }
+        // Taken before asking: whatever changes while the lists are read counts as not yet known.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let readAt = Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+        let connections = try await object(client, key, "/rest/system/connections", timeout: .seconds(10))
+        var connected: Set<String> = []
+        if case .object(let byDevice)? = connections["connections"] {
+            for (id, state) in byDevice {
+                if case .object(let fields) = state, case .bool(true)? = fields["connected"] { connected.insert(id) }
+            }
+        }
+        for folder in shared {
+            let encoded = Self.queryEscaped(folder.folder)
+            let need = try await object(client, key, "/rest/db/need?folder=\(encoded)&perpage=\(Self.maxNeedPaths)", timeout: .seconds(30))
+            var localNeed: Set<String> = []
+            for list in ["progress", "queued", "rest"] { localNeed.formUnion(Self.names(need[list])) }
+            var remoteNeed: [String: Set<String>] = [:]
+            for other in folder.devices {
+                let answer = try await object(client, key, "/rest/db/remoteneed?folder=\(encoded)&device=\(Self.queryEscaped(other))&perpage=\(Self.maxNeedPaths)",
+                                              timeout: .seconds(30))
+                remoteNeed[other] = Self.names(answer["files"])
+            }
+            var pullErrors: [String: String] = [:]
+            if let errors = try? await object(client, key, "/rest/folder/errors?folder=\(encoded)", timeout: .seconds(10)),
+               case .array(let entries)? = errors["errors"] {
+                for case .object(let entry) in entries {
+                    if let path = Self.text(entry["path"]) { pullErrors[path] = Self.text(entry["error"]) ?? "error" }
+                }
+            }
+            var facts = ContainerSyncFacts(known: true, devices: folder.devices, connected: connected.intersection(folder.devices),
+                                           localNeed: localNeed, remoteNeed: remoteNeed, pullErrors: pullErrors, readAt: readAt)
+            if localNeed.count >= Self.maxNeedPaths || remoteNeed.values.contains(where: { $0.count >= Self.maxNeedPaths }) {
+                // A list cut short would make the rest look in sync: unknown says the truth.
+                logger.warning("sync facts unknown: a need list is longer than the daemon reads",
+                               metadata: ["container": "\(folder.container)", "limit": "\(Self.maxNeedPaths)"])
+                facts = .unknown
+            }
+            guard let id = try? ContainerID(folder.container) else { continue }
+            await engine.updateSyncFacts(facts, for: id)
+        }
+    }
+
+    /// Shared containers become unknown while the engine cannot be asked.
+    private func forgetFacts() async {
+        for folder in monitor.status.folders {
+            if let id = try? ContainerID(folder.container) { await engine.updateSyncFacts(.unknown, for: id) }
+        }
+    }
+
+    /// The `name` of every file in a need list (`[{"name": …}, …]`).
+    static func names(_ list: JSONValue?) -> Set<String> {
+        guard case .array(let entries)? = list else { return [] }
+        var out: Set<String> = []
+        for case .object(let entry) in entries {
+            if let name = text(entry["name"]) { out.insert(name) }
+        }
+        return out
+    }
+
+    /// A query parameter's value, percent-encoded but for unreserved characters.
+    static func queryEscaped(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out
     }
 
     /// A path as Syncthing and the configuration may both write it: no trailing slash.
@@ -216,12 +335,12 @@ struct SyncEngineService: Service {
         return fields
     }
 
-    /// The ids of the events in one answer of `/rest/events`, in the order given.
-    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> [Int64] {
+    /// The ids and types of the events in one answer of `/rest/events`, in the order given.
+    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> [(id: Int64, type: String)] {
         let answer = try await json(client, key, target, timeout: timeout)
         guard case .array(let events) = answer else { return [] }
         return events.compactMap { event in
-            if case .object(let fields) = event, case .integer(let id)? = fields["id"] { return id }
+            if case .object(let fields) = event, case .integer(let id)? = fields["id"] { return (id, Self.text(fields["type"]) ?? "") }
             return nil
         }
     }

@@ -1,0 +1,103 @@
+/// What a sync engine says about one container's items, as sets (the engine's "need" lists are
+/// short: only what is not in sync), from which every item's ``SyncAttributeValues`` follows.
+/// Paths are relative to the container's root, `/`-separated, as Syncthing names them. Pure.
+public struct ContainerSyncFacts: Sendable, Hashable {
+    /// False: the engine is configured for this container but not reached; every value unknown.
+    public var known: Bool
+    /// The other devices sharing the container.
+    public var devices: [String]
+    /// Those of them connected now.
+    public var connected: Set<String>
+    /// Paths this device needs: a newer version is elsewhere (`/rest/db/need`).
+    public var localNeed: Set<String>
+    /// Per other device, the paths it needs from the others (`/rest/db/remoteneed`).
+    public var remoteNeed: [String: Set<String>]
+    /// Paths the engine failed to fetch, with why (`/rest/folder/errors`).
+    public var pullErrors: [String: String]
+    /// When these facts were read (nanoseconds since 1970). An item modified since may not be
+    /// known to the engine yet: it counts as held by no other device until facts read later say.
+    public var readAt: Int64
+
+    /// Every ancestor directory of a path in ``localNeed`` / any ``remoteNeed`` set (a package or
+    /// folder is out of sync when anything inside is).
+    private var localNeedDirectories: Set<String> = []
+    private var remoteNeedDirectories: [String: Set<String>] = [:]
+
+    public init(known: Bool, devices: [String] = [], connected: Set<String> = [], localNeed: Set<String> = [],
+                remoteNeed: [String: Set<String>] = [:], pullErrors: [String: String] = [:], readAt: Int64 = 0) {
+        self.known = known
+        self.devices = devices.sorted()
+        self.connected = connected
+        self.localNeed = localNeed
+        self.remoteNeed = remoteNeed
+        self.pullErrors = pullErrors
+        self.readAt = readAt
+        localNeedDirectories = Self.ancestors(of: localNeed)
+        remoteNeedDirectories = remoteNeed.mapValues(Self.ancestors(of:))
+    }
+
+    public static let unknown = ContainerSyncFacts(known: false)
+
+    static func ancestors(of paths: Set<String>) -> Set<String> {
+        var out: Set<String> = []
+        for path in paths {
+            var bytes = Array(path.utf8)
+            while let slash = bytes.lastIndex(of: UInt8(ascii: "/")) {
+                bytes.removeSubrange(slash...)
+                let directory = String(decoding: bytes, as: UTF8.self)
+                if !out.insert(directory).inserted { break }
+            }
+        }
+        return out
+    }
+
+    /// The sync attributes of the item at `relative`, last modified at `modified` (nanoseconds
+    /// since 1970); a directory or package counts as needed when anything inside it is.
+    public func values(for relative: String, modified: Int64) -> SyncAttributeValues {
+        guard known else { return .unknown }
+        if modified >= readAt {
+            // Newer than what the engine was asked about: not known to be anywhere else yet.
+            return SyncAttributeValues(downloadingStatus: .current, isDownloading: false, percentDownloaded: 100,
+                                       isUploaded: false, isUploading: false, percentUploaded: 0,
+                                       uploadedToAllDevices: false, currentVersionDevices: [])
+        }
+        let neededHere = localNeed.contains(relative) || localNeedDirectories.contains(relative)
+        var holders: [String] = []
+        var fetching = false
+        for device in devices {
+            let needs = remoteNeed[device].map { $0.contains(relative) } ?? true
+                || (remoteNeedDirectories[device]?.contains(relative) ?? false)
+            if needs {
+                if connected.contains(device) { fetching = true }
+            } else {
+                holders.append(device)
+            }
+        }
+        let percent: Int64 = devices.isEmpty ? 0 : Int64(holders.count * 100 / devices.count)
+        return SyncAttributeValues(
+            downloadingStatus: neededHere ? .downloaded : .current,
+            isDownloading: neededHere && pullErrors[relative] == nil,
+            percentDownloaded: neededHere ? 0 : 100,
+            isUploaded: !holders.isEmpty,
+            isUploading: fetching,
+            percentUploaded: percent,
+            uploadedToAllDevices: !devices.isEmpty && holders.count == devices.count,
+            downloadingError: pullErrors[relative],
+            uploadingError: nil,
+            currentVersionDevices: holders)
+    }
+
+    /// Paths whose values may differ between `self` and `other`, besides items modified since the
+    /// older of the two was read; nil when every item's may (devices, connections or whether the
+    /// facts are known changed).
+    public func changedPaths(comparedTo other: ContainerSyncFacts) -> Set<String>? {
+        guard known == other.known, devices == other.devices, connected == other.connected else { return nil }
+        var paths = localNeed.symmetricDifference(other.localNeed)
+        for device in Set(remoteNeed.keys).union(other.remoteNeed.keys) {
+            paths.formUnion((remoteNeed[device] ?? []).symmetricDifference(other.remoteNeed[device] ?? []))
+        }
+        for (path, reason) in pullErrors where other.pullErrors[path] != reason { paths.insert(path) }
+        for (path, reason) in other.pullErrors where pullErrors[path] != reason { paths.insert(path) }
+        return paths
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+import UbiquityPredicate
+@testable import UbiquityIndex
+import UbiquityTesting
+
+/// Sync attributes from a sync engine's facts (``ContainerSyncFacts``): derived per item, unknown
+/// when the engine is not reached, and a change of them is an update for live queries.
+@Suite("Sync facts: every item's sync attributes")
+struct SyncFactsTests {
+    static let facts = ContainerSyncFacts(
+        known: true, devices: ["B", "C"], connected: ["B"],
+        localNeed: ["Documents/stale"], remoteNeed: ["B": ["Documents/new", "Documents/grocery.gro/items.json"], "C": ["Documents/new"]],
+        pullErrors: ["Documents/stale": "insufficient space"], readAt: 1_000)
+
+    @Test("In sync, needed here, needed by one device or by all, a package by what is inside, newer than the facts, unknown")
+    func derivation() {
+        let f = Self.facts
+        let held = f.values(for: "Documents/Item_1", modified: 10)
+        #expect(held == SyncAttributeValues(downloadingStatus: .current, isDownloading: false, percentDownloaded: 100, isUploaded: true,
+                                            isUploading: false, percentUploaded: 100, uploadedToAllDevices: true, currentVersionDevices: ["B", "C"]))
+        let new = f.values(for: "Documents/new", modified: 10)
+        #expect(new.isUploaded == false && new.isUploading == true && new.uploadedToAllDevices == false && new.currentVersionDevices == [])
+        let package = f.values(for: "Documents/grocery.gro", modified: 10)
+        #expect(package.currentVersionDevices == ["C"] && package.isUploaded == true && package.isUploading == true
+                && package.percentUploaded == 50 && package.uploadedToAllDevices == false)
+        let stale = f.values(for: "Documents/stale", modified: 10)
+        #expect(stale.downloadingStatus == .downloaded && stale.isDownloading == false && stale.downloadingError == "insufficient space")
+        #expect(f.values(for: "Documents", modified: 10).downloadingStatus == .downloaded)   // something inside is needed
+        let justWritten = f.values(for: "Documents/Item_1", modified: 1_000)
+        #expect(justWritten.isUploaded == false && justWritten.currentVersionDevices == [])
+        #expect(ContainerSyncFacts.unknown.values(for: "Documents/Item_1", modified: 10) == .unknown)
+        #expect(SyncAttributeValues.unknown.value(of: .isUploaded) == nil)
+        #expect(held.value(of: .downloadingStatus) == .string("current") && held.value(of: .isDownloaded) == .bool(true))
+    }
+
+    @Test("The paths whose attributes may change; all of them when devices, connections or knowing change")
+    func changedPaths() {
+        let f = Self.facts
+        var later = ContainerSyncFacts(known: true, devices: ["B", "C"], connected: ["B"], localNeed: [],
+                                       remoteNeed: ["B": ["Documents/grocery.gro/items.json"], "C": ["Documents/new"]],
+                                       pullErrors: [:], readAt: 2_000)
+        #expect(later.changedPaths(comparedTo: f) == ["Documents/stale", "Documents/new"])
+        later = ContainerSyncFacts(known: true, devices: ["B", "C"], connected: ["B", "C"], readAt: 2_000)
+        #expect(later.changedPaths(comparedTo: f) == nil)
+        #expect(ContainerSyncFacts.unknown.changedPaths(comparedTo: f) == nil)
+    }
+
+    func names(_ items: some Collection<ResultItem>) -> [String] { items.map { $0.path.split(separator: "/").last.map(String.init) ?? "" } }
+
+    @Test("A live query of what is not uploaded hears each change of the facts as an update")
+    func liveQueryFollowsTheFacts() async throws {
+        var h = QueryEngineTests.Harness(paths: ["Documents/Item_1", "Documents/Item_2", "Documents/grocery.gro/items.json"])
+        defer { h.finish() }
+        let id = try await h.engine.start(try h.spec("isUploaded == NO"))
+        var events = h.engine.events(id).makeAsyncIterator()
+        #expect(try await nextEvent(&events) == .gatheringStarted)
+        _ = try await nextEvent(&events)
+        guard case .gatheringFinished(let all, _, _, _)? = try await nextEvent(&events) else {
+            Issue.record("expected gatheringFinished")
+            return
+        }
+        #expect(names(all).contains("Item_1"), "a single machine: nothing is uploaded")
+        // The engine holds everything but Item_2 on device B (the facts were read after every write).
+        let modified = Int64.max / 2
+        let facts = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], remoteNeed: ["B": ["Documents/Item_2"]], readAt: modified)
+        await h.engine.updateSyncFacts(facts, for: h.tree.container)
+        guard case .update(let delta)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(delta.removed).contains("Item_1") && names(delta.removed).contains("grocery.gro"), "\(names(delta.removed))")
+        #expect(!names(delta.removed).contains("Item_2"))
+        // Item_2 reaches B: it leaves the result set too.
+        await h.engine.updateSyncFacts(ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], remoteNeed: ["B": []], readAt: modified),
+                                       for: h.tree.container)
+        guard case .update(let second)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(Set(names(second.removed)) == ["Item_2", "Documents"] && second.added.isEmpty, "\(names(second.removed))")
+        // No engine any more (a single machine): nothing is uploaded again.
+        await h.engine.updateSyncFacts(nil, for: h.tree.container)
+        guard case .update(let back)? = try await nextEvent(&events) else {
+            Issue.record("expected an update")
+            return
+        }
+        #expect(names(back.added).contains("Item_1") && names(back.added).contains("Item_2"))
+    }
+}
