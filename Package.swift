@@ -225,7 +225,7 @@ let package = Package(
         .target(
             name: "UbiquityKit",
             dependencies: [
-                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquitySystem",
+                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquityStore", "UbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
