@@ -131,7 +131,7 @@ public final class PersistentStore: Sendable {
     /// Keeps `request` fetched: the rows now, then every change of them (`store.watch`).
     public func fetchedResults(_ request: StoreFetchRequest) async throws -> StoreFetchedResults {
         let results = StoreFetchedResults(request: request, schema: schema)
-        let watch = try await connection.watchStore(StoreWatchWire(wire(request))) { event in results.receive(event) }
+        let watch = try await connection.watchStore(StoreWatch(wire(request))) { event in results.receive(event) }
         results.started(watch: watch, connection: connection)
         return results
     }
@@ -141,10 +141,9 @@ public final class PersistentStore: Sendable {
         try await connection.send(StoreDescribe(container: container, store: name))
     }
 
-    func wire(_ request: StoreFetchRequest) -> StoreFetchWire {
-        StoreFetchWire(StoreFetch(container: container, store: name, table: request.table, where: request.conditions,
-                                  sort: request.sortDescriptors.map(\.wire), limit: request.fetchLimit),
-                       related: request.related, predicate: request.predicate)
+    func wire(_ request: StoreFetchRequest) -> StoreFetch {
+        StoreFetch(container: container, store: name, table: request.table, where: request.conditions, predicate: request.predicate,
+                   related: request.related, sort: request.sortDescriptors.map(\.wire), limit: request.fetchLimit)
     }
 
     func rows(_ json: [JSONValue], table: String) throws(ProtocolError) -> [StoreRow] {

@@ -249,7 +249,7 @@ public final class UbiquityConnection: Sendable {
 
     /// Sends `store.watch`; the live fetch's events go to `handler` (registered before the next
     /// line is read). Returns the watch number.
-    func watchStore(_ watch: StoreWatchWire, handler: @escaping Router.LiveFetchHandler) async throws -> Int {
+    func watchStore(_ watch: StoreWatch, handler: @escaping Router.LiveFetchHandler) async throws -> Int {
         try await router.send(watch, writer: outbound, eventLoop: channel.eventLoop) { .liveFetch($0.watch, handler) }.watch
     }
 

@@ -80,6 +80,40 @@ struct PersistentStoreKitTests {
         }
     }
 
+    @Test("Rows carry their related ids from either end; a predicate narrows the fetch; a live fetch sees a relate as a change")
+    func relatedAndPredicate() async throws {
+        try await withDaemon { daemon in
+            let store = try await Self.open(daemon)
+            let context = store.newContext()
+            let carrots = try context.insert(into: "items", ["name": .string("carrots")])
+            let cheese = try context.insert(into: "items", ["name": .string("cheese")])
+            let mall = try context.insert(into: "tags", ["name": .string("mall")])
+            let grocer = try context.insert(into: "tags", ["name": .string("green grocer")])
+            context.relate("tags", from: carrots, to: mall)
+            context.relate("tags", from: carrots, to: grocer)
+            context.relate("tags", from: cheese, to: mall)
+            try await context.save()
+
+            let items = try await store.fetch(StoreFetchRequest(table: "items", sortDescriptors: [.init(key: "name")], related: ["tags"]))
+            #expect(items.map { $0.related["tags"] ?? [] } == [[mall, grocer].sorted(), [mall]])
+            let tags = try await store.fetch(StoreFetchRequest(table: "tags", conditions: [StoreCondition("name", .equal, .string("mall"))],
+                                                               related: ["items"]))
+            #expect(tags.first?.related["items"] == [carrots, cheese].sorted())
+            let car = try await store.fetch(StoreFetchRequest(table: "items", predicate: "name BEGINSWITH 'car'"))
+            #expect(car.map(\.id) == [carrots])
+            await #expect(throws: ProtocolError.self) { try await store.fetch(StoreFetchRequest(table: "items", predicate: "name BEGINSWITH")) }
+
+            let live = try await store.fetchedResults(StoreFetchRequest(table: "items", related: ["tags"]))
+            var snapshots = live.makeAsyncIterator()
+            _ = try await Self.next(&snapshots, "the gathered rows")
+            let other = try await Self.open(daemon)
+            try await other.save([.unrelate(relationship: "tags", from: cheese, to: mall)])
+            let update = try await Self.next(&snapshots, "the unrelate")
+            #expect(update.changed.map(\.id) == [cheese] && update.changed.first?.related["tags"] == [])
+            await live.stop()
+        }
+    }
+
     @Test("Another connection's saves and another device's segment arrive as import notifications; the store's own saves do not")
     func importNotifications() async throws {
         try await withDaemon { daemon in
