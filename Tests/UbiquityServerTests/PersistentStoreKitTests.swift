@@ -180,6 +180,30 @@ struct PersistentStoreKitTests {
         }
     }
 
+    @Test("A live fetch the daemon stops (its rows grew past maxAnswerBytes) ends iteration with the daemon's error")
+    func liveFetchStoppedByTheDaemon() async throws {
+        try await withDaemon { daemon in
+            let store = try await Self.open(daemon)
+            let live = try await store.fetchedResults(StoreFetchRequest(table: "items"))
+            var snapshots = live.makeAsyncIterator()
+            _ = try await Self.next(&snapshots, "the gathered rows")
+            // 19 rows of 900,000 bytes: more than the 16 MiB a fetch may answer.
+            let other = try await Self.open(daemon)
+            let big = String(repeating: "x", count: 900_000)
+            for _ in 0..<19 { try await other.save([.insert(table: "items", id: nil, values: ["name": .string(big)])]) }
+            let box = IteratorBox(snapshots)
+            let code = try await firstWithin(60) { () -> String? in
+                do {
+                    while try await box.next() != nil {}
+                    return nil
+                } catch let error as ProtocolError {
+                    return error.code.rawValue
+                }
+            }
+            #expect(code == "store.answerTooLarge")
+        }
+    }
+
     @Test("A consumer that never reads import notifications holds at most 256, the last saying any row may have changed")
     func unreadNotificationsAreBounded() async throws {
         try await withDaemon { daemon in
