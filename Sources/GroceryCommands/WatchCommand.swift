@@ -19,6 +19,10 @@ struct WatchCommand: AsyncParsableCommand {
             On a terminal the list is redrawn with the latest changes under it; piped, lines are appended. \
             Ctrl-C (or SIGTERM) stops it with exit status 0.
 
+            With --store relational each import of other devices' changes (or another process's save) \
+            is announced with where it came from, then its changes (tagged: the item's tags now):
+              10:00:07  from laptop: +2 ~1 −0
+
             If the daemon restarts, watch retries (100 ms, doubling to 2 s) until it is back, then asks \
             what changed since the last update it showed and shows just that:
               10:00:06  daemon went away, reconnecting… (…)

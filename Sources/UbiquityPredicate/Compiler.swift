@@ -17,19 +17,22 @@ struct Compiler {
         case .constant(let v): return v
         case .relativeDate(let r): return .date(context.resolve(r))
         case .aggregate(let items): return .list(items.map(value))
-        case .attribute: return .null    // not reached: callers handle attributes
+        case .attribute, .column: return .null    // not reached: callers handle attributes and columns
         }
     }
 
     func side(_ e: Operand) -> Test.Side {
-        if case .attribute(let a) = e { return .attribute(a) }
-        return .value(value(e))
+        switch e {
+        case .attribute(let a): return .attribute(a)
+        case .column(let c): return .column(c.index)
+        default: return .value(value(e))
+        }
     }
 
     func test(_ c: Comparison) -> Test {
         var left = c.left, right = c.right, op = c.op
         // Put an attribute on the left where the operator allows it.
-        if case .attribute = right, !isAttribute(left) {
+        if isAttribute(right), !isAttribute(left) {
             switch op {
             case .equal, .notEqual: swap(&left, &right)
             case .less: swap(&left, &right); op = .greater
@@ -39,15 +42,14 @@ struct Compiler {
             default: break
             }
         }
-        let leftIsList: Bool
-        if case .attribute(let a) = left { leftIsList = a.isMultiValued } else { leftIsList = false }
+        let leftIsList = left.isMultiValued
 
         // Membership: `tags CONTAINS 'x'`, `'x' IN tags`.
         if op == .contains, leftIsList, c.quantifier == .single, case .string(let s) = value(right) {
             return Test(left: side(left), mode: .list, kernel: .membership(Folding.fold(s, c.options), c.options))
         }
-        if op == .in, case .attribute(let a) = right, a.isMultiValued, case .string(let s) = value(left) {
-            return Test(left: .attribute(a), mode: .list, kernel: .membership(Folding.fold(s, c.options), c.options))
+        if op == .in, right.isMultiValued, case .string(let s) = value(left) {
+            return Test(left: side(right), mode: .list, kernel: .membership(Folding.fold(s, c.options), c.options))
         }
 
         // `tags == nil` asks whether the list is there at all, not about its elements.
@@ -88,8 +90,5 @@ struct Compiler {
         return Test(left: side(left), mode: mode, kernel: kernel)
     }
 
-    private func isAttribute(_ e: Operand) -> Bool {
-        if case .attribute = e { return true }
-        return false
-    }
+    private func isAttribute(_ e: Operand) -> Bool { e.isField }
 }

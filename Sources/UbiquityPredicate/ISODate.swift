@@ -13,6 +13,21 @@ public enum ISODate {
         return text.withUTF8 { parse(utf8: $0[...]) }
     }
 
+    /// A date of milliseconds since 1970 (a store's `date` column) as the seconds a predicate's
+    /// dates are, exactly as the same instant written in ISO 8601 parses.
+    public static func seconds(milliseconds: Int64) -> Double {
+        let (whole, rest) = milliseconds.quotientAndRemainder(dividingBy: 1_000)
+        return rest < 0 ? compose(seconds: whole - 1, micros: (rest + 1_000) * 1_000) : compose(seconds: whole, micros: rest * 1_000)
+    }
+
+    /// An ISO-8601 date (as ``parse(_:)`` reads it) as whole milliseconds since 1970, rounded
+    /// down; nil when the text is no date or the instant is beyond ±2⁶³ ms.
+    public static func milliseconds(parsing text: String) -> Int64? {
+        guard let seconds = parse(text), seconds.isFinite, abs(seconds) < 9e15 else { return nil }
+        let (whole, micros) = parts(seconds)
+        return whole * 1_000 + micros / 1_000
+    }
+
     private static func parse(utf8: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
         var s = utf8
         func digits(_ n: Int) -> Int? {

@@ -38,11 +38,19 @@ enum Printer {
     static func expression(_ e: Operand) -> String {
         switch e {
         case .attribute(let a): return a.canonicalName
+        case .column(let c): return column(c.name)
         case .constant(let v): return literal(v)
         case .relativeDate(let r):
             return "$time.\(r.anchor.rawValue)" + (r.offset == 0 ? "" : "(\(r.offset))")
         case .aggregate(let items): return "{" + items.map(expression).joined(separator: ", ") + "}"
         }
+    }
+
+    /// A column's name, written `#name` when it would read as a keyword.
+    static func column(_ name: String) -> String {
+        let upper = name.uppercased()
+        let keywords: Set<String> = ["TRUE", "YES", "FALSE", "NO", "NIL", "NULL"]
+        return Parser.reservedWords.contains(upper) || keywords.contains(upper) ? "#" + name : name
     }
 
     static func literal(_ v: Value) -> String {

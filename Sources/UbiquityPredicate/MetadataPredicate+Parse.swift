@@ -18,4 +18,18 @@ extension MetadataPredicate {
         var parser = Parser(tokens: try Lexer.tokenize(text), arguments: arguments, variables: variables)
         self = try parser.parseWhole()
     }
+
+    /// Parses and type-checks a predicate over a table's columns: every name is one of
+    /// `columns` (no metadata attribute), and each column's type decides what it may be
+    /// compared with, as an attribute's does (docs/predicates.md, "Types"). The syntax, the
+    /// limits and the errors are those of ``init(parsing:arguments:variables:)``.
+    public init(parsing text: String, columns: PredicateColumns, arguments: [Value] = [],
+                variables: [String: Value] = [:]) throws(MetadataPredicateError) {
+        guard text.utf8.count <= PredicateLimits.maxLength else {
+            throw MetadataPredicateError(.tooComplex, at: 0,
+                "predicate is \(text.utf8.count) bytes long; the limit is \(PredicateLimits.maxLength)")
+        }
+        var parser = Parser(tokens: try Lexer.tokenize(text), arguments: arguments, variables: variables, names: .columns(columns))
+        self = try parser.parseWhole()
+    }
 }

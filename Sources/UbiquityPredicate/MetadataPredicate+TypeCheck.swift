@@ -12,6 +12,7 @@ enum TypeChecker {
     enum Kind: Equatable {
         case string, number, date, bool, null, aggregate
         case list   // a multi-valued attribute
+        case data, json   // columns of a store: only compared with nil
 
         var noun: String {
             switch self {
@@ -22,6 +23,8 @@ enum TypeChecker {
             case .null: "nil"
             case .aggregate: "an aggregate"
             case .list: "a list of strings"
+            case .data: "data"
+            case .json: "JSON"
             }
         }
 
@@ -40,6 +43,16 @@ enum TypeChecker {
         init(_ expression: Operand) {
             switch expression {
             case .attribute(let a): self = Kind(a.type)
+            case .column(let c):
+                switch c.kind {
+                case .string: self = .string
+                case .integer, .double: self = .number
+                case .date: self = .date
+                case .bool: self = .bool
+                case .data: self = .data
+                case .json: self = .json
+                case .list: self = .list
+                }
             case .relativeDate: self = .date
             case .aggregate: self = .aggregate
             case .constant(let v):
@@ -69,9 +82,10 @@ enum TypeChecker {
         // Multi-valued attributes: quantifiers, membership, and Spotlight's implicit ANY.
         var membership = false
         if quantifier != .single {
-            guard case .attribute(let a) = left.expression, a.isMultiValued else {
+            guard left.expression.isMultiValued else {
+                let example = if case .column = left.expression { "a to-many relationship" } else { "a multi-valued attribute such as kMDItemUserTags" }
                 throw MetadataPredicateError(.type, at: left.offset,
-                    "\(quantifier.rawValue) needs a multi-valued attribute such as kMDItemUserTags after it, found \(left.text)")
+                    "\(quantifier.rawValue) needs \(example) after it, found \(left.text)")
             }
             leftKind = .string
         } else if leftKind == .list {
@@ -97,16 +111,11 @@ enum TypeChecker {
             membership = true
         }
 
-        let attributeName: String
-        switch (left.expression, right.expression) {
-        case (.attribute(let a), _): attributeName = a.canonicalName
-        case (_, .attribute(let a)): attributeName = a.canonicalName
-        default: attributeName = "the other side"
-        }
+        let attributeName = left.expression.fieldName ?? right.expression.fieldName ?? "the other side"
 
         // The operand types for each operator.
         if membership {
-            if case .attribute = left.expression {
+            if left.expression.isField {
                 right.expression = try coerce(right, to: .string, attributeName: attributeName, opName: opName)
             } else {
                 left.expression = try coerce(left, to: .string, attributeName: attributeName, opName: opName)
@@ -129,7 +138,7 @@ enum TypeChecker {
                         "BETWEEN needs exactly two values {low, high}, found \(elements.count)")
                 }
                 let parts = rangeParts ?? (right.parts.count == elements.count ? right.parts : nil)
-                if case .attribute = left.expression {
+                if left.expression.isField {
                     for i in elements.indices {
                         let part = parts?[i] ?? ParsedOperand(expression: elements[i], offset: right.offset,
                                                               argumentIndex: right.argumentIndex, trailing: [],
@@ -181,19 +190,23 @@ enum TypeChecker {
                 }
             case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
                 let allowNull = !op.isOrdering
-                switch (left.expression, right.expression) {
-                case (.attribute, .attribute):
+                switch (left.expression.isField, right.expression.isField) {
+                case (true, true):
                     guard leftKind == rightKind else {
                         throw MetadataPredicateError(.type, at: right.offset,
                             "cannot compare \(left.text) (\(leftKind.noun)) with \(right.text) (\(rightKind.noun))")
                     }
-                case (.attribute, _):
+                    if leftKind == .data || leftKind == .json {
+                        throw MetadataPredicateError(.type, at: opOffset,
+                            "\(left.text) is \(leftKind.noun), which is only compared with nil (== nil, != nil)")
+                    }
+                case (true, false):
                     right.expression = try coerce(right, to: leftKind, attributeName: attributeName, opName: opName,
                                                   allowNull: allowNull)
-                case (_, .attribute):
+                case (false, true):
                     left.expression = try coerce(left, to: rightKind, attributeName: attributeName, opName: opName,
                                                  allowNull: allowNull)
-                default:
+                case (false, false):
                     guard leftKind == rightKind || (allowNull && (leftKind == .null || rightKind == .null)) else {
                         throw MetadataPredicateError(.type, at: right.offset,
                             "cannot compare \(leftKind.noun) with \(rightKind.noun)\(shown(right))")

@@ -7,15 +7,18 @@ struct Parser {
     private let arguments: [Value]
     private var nextArgument = 0
     private let variables: [String: Value]
+    /// Where names are looked up: the metadata attributes, or a table's columns.
+    private let names: PredicateNames
     private var depth = 0
     private var comparisons = 0
     /// Compiled instructions of every MATCHES pattern so far (``PredicateLimits/maxTotalRegexInstructions``).
     private var regexInstructions = 0
 
-    init(tokens: [Token], arguments: [Value], variables: [String: Value]) {
+    init(tokens: [Token], arguments: [Value], variables: [String: Value], names: PredicateNames = .metadata) {
         self.tokens = tokens
         self.arguments = arguments
         self.variables = variables
+        self.names = names
     }
 
     private var current: Token { tokens[position] }
@@ -253,7 +256,7 @@ struct Parser {
             return operand(.constant(.double(d)))
         case .escapedWord(let name):
             advance()
-            return operand(.attribute(try attribute(named: name, at: token.offset)))
+            return operand(try names.field(name, at: token.offset))
         case .word(let word):
             switch token.keyword {
             case "TRUE", "YES": advance(); return operand(.constant(.bool(true)))
@@ -262,12 +265,12 @@ struct Parser {
             case "CAST" where isSymbol(tokens[position + 1], "("):
                 return try parseCast()
             default:
-                if let attribute = Attribute.named(word) {
+                if let field = names.resolve(word) {
                     advance()
-                    return operand(.attribute(attribute))
+                    return operand(field)
                 }
                 if Parser.reservedWords.contains(token.keyword) { throw expectedValue() }
-                _ = try attribute(named: word, at: token.offset)
+                _ = try names.field(word, at: token.offset)
                 throw expectedValue()
             }
         case .symbol("{"):
@@ -304,12 +307,6 @@ struct Parser {
         "CONTAINS", "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "CAST", "INRANGE",
     ]
 
-    private func attribute(named name: String, at offset: Int) throws(MetadataPredicateError) -> Attribute {
-        if let attribute = Attribute.named(name) { return attribute }
-        let hint = Attribute.suggestion(for: name).map { "; did you mean '\($0)'?" } ?? ""
-        throw MetadataPredicateError(.unknownAttribute, at: offset, "unknown attribute '\(name)'\(hint)")
-    }
-
     private mutating func parseAggregate() throws(MetadataPredicateError) -> ParsedOperand {
         let open = current
         advance()
@@ -323,9 +320,10 @@ struct Parser {
         }
         while true {
             let element = try parseOperand(after: elements.isEmpty ? "'{'" : "','")
-            if case .attribute(let a) = element.expression {
+            if let name = element.expression.fieldName {
+                let what = if case .column = element.expression { "column" } else { "attribute" }
                 throw MetadataPredicateError(.syntax, at: element.offset,
-                    "an aggregate {...} holds values only, found attribute \(a.canonicalName)")
+                    "an aggregate {...} holds values only, found \(what) \(name)")
             }
             elements.append(element.expression)
             parts.append(element)
@@ -413,12 +411,7 @@ struct Parser {
             guard case .string(let name) = argument else {
                 throw fail("expected an attribute name, found \(argument.kindNoun)")
             }
-            guard let attribute = Attribute.named(name) else {
-                let hint = Attribute.suggestion(for: name).map { "; did you mean '\($0)'?" } ?? ""
-                throw MetadataPredicateError(.unknownAttribute, at: token.offset,
-                    "unknown attribute '\(name)' (argument \(index + 1) for %K)\(hint)")
-            }
-            expression = .attribute(attribute)
+            expression = try names.field(name, at: token.offset, argument: index)
         case "@":
             if case .double(let d) = argument, !d.isFinite { throw fail("\(d) is not a finite number") }
             expression = Parser.expression(for: argument)

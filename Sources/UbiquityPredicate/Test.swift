@@ -4,12 +4,14 @@ final class Test: Sendable {
     @usableFromInline
     enum Side: Sendable {
         case attribute(Attribute)
+        case column(Int)
         case value(Value)
 
         @inlinable
         func value<P: AttributeProvider>(in item: P) -> Value? {
             switch self {
             case .attribute(let a): return item.value(of: a)
+            case .column(let index): return item.value(ofColumn: index)
             case .value(let v): return v
             }
         }

@@ -351,6 +351,26 @@ public final class DeviceStore: Sendable {
         try await relatedIDs(relationship, "SELECT from_id FROM \"r_\(relationship)\" WHERE to_id = ? ORDER BY from_id", id)
     }
 
+    /// Every pair of a relationship, by the row at one end (`byFrom`: the `from` table's rows)
+    /// with the ids at the other end in order: `pairs("tags", byFrom: true)` maps each item to its
+    /// tags. Read whole from the join table.
+    public func pairs(_ relationship: String, byFrom: Bool) async throws -> [RowID: [RowID]] {
+        guard schema.relationship(relationship) != nil else {
+            throw StoreError(.invalidChange, "there is no relationship '\(relationship)'", details: ["relationship": .string(relationship)])
+        }
+        let sql = byFrom ? "SELECT from_id, to_id FROM \"r_\(relationship)\" ORDER BY from_id, to_id"
+                         : "SELECT to_id, from_id FROM \"r_\(relationship)\" ORDER BY to_id, from_id"
+        return try await Self.run(on: io) { try self.database.read { db in
+            var pairs: [RowID: [RowID]] = [:]
+            let cursor = try Row.fetchCursor(db, sql: sql)
+            while let row = try cursor.next() {
+                guard let end = RowID(row[0] as String), let other = RowID(row[1] as String) else { continue }
+                pairs[end, default: []].append(other)
+            }
+            return pairs
+        } }
+    }
+
     private func relatedIDs(_ relationship: String, _ sql: String, _ id: RowID) async throws -> [RowID] {
         guard schema.relationship(relationship) != nil else {
             throw StoreError(.invalidChange, "there is no relationship '\(relationship)'", details: ["relationship": .string(relationship)])

@@ -422,6 +422,8 @@ struct Renderer {
             if rng.chance(0.1) { return argument(.string(rng.pick([a.canonicalName] + a.aliases)), spec: "K") }
             let spelling = rng.pick([a.canonicalName] + a.aliases)
             return rng.chance(0.1) ? "#" + spelling : spelling
+        case .column(let c):
+            return c.name   // not generated: these predicates read attributes
         case .relativeDate(let r):
             var text = "$" + rng.pick(["time", "time", "TIME", "Time"]) + "." + keyword(r.anchor.rawValue)
             if r.offset != 0 || rng.chance(0.2) { text += "(" + String(r.offset) + ")" }

@@ -39,6 +39,8 @@ struct OperationRegistryTests {
                    where: [StoreCondition("quantity", .greater, .integer(1)), StoreCondition("name", .equal, .string("carrots"))],
                    sort: ["name", "quantity:desc"], limit: 10),
         StoreWatch(StoreFetch(store: "grocery", table: "items", where: [StoreCondition("done", .equal, .bool(false))], sort: ["name"])),
+        StoreFetch(store: "grocery", table: "items", predicate: "name BEGINSWITH 'car' AND tags CONTAINS 'mall'", related: ["tags"]),
+        StoreWatch(StoreFetch(store: "grocery", table: "tags", predicate: "name == 'mall'", related: ["items"])),
         StoreUnwatch(watch: 5),
         ItemPublish(path: "/c/Documents/a"), ItemPublish(path: "/c/Documents/a", expires: .after(seconds: 3600)),
         ItemPublish(path: "/c/Documents/a", expires: .at(1_795_000_000)), ItemUnpublish(token: "t"), ItemPublished(),

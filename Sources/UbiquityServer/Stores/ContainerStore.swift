@@ -1,6 +1,7 @@
 import Logging
 import Synchronization
 import UbiquityJSON
+import UbiquityPredicate
 import UbiquityProtocol
 import UbiquityStore
 import UbiquityStoreFiles
@@ -118,13 +119,32 @@ actor ContainerStore {
         await takeTurn()
         defer { endTurn() }
         let plan = try StoreFetchPlan(request, schema: schema, limits: limits)
-        let rows = try await files.fetch(plan.table, where: plan.filter, sortedBy: plan.sort, limit: request.limit)
+        // The related rows of each end the predicate reads, by display key.
+        var lists = Array(repeating: [RowID: [Value]](), count: plan.ends.count)
+        for index in plan.endsRead {
+            let end = plan.ends[index]
+            let pairs = try await files.pairs(end.relationship, byFrom: end.byFrom)
+            var keys: [RowID: String] = [:]
+            if let keyColumn = schema.table(end.other)?.uniqueBy.first {
+                for row in try await files.fetch(end.other) { keys[row.id] = StoreRelationshipEnd.displayKey(row, keyColumn: keyColumn) }
+            }
+            lists[index] = pairs.mapValues { ids in ids.map { .string(keys[$0] ?? $0.description) } }
+        }
+        let rows = try await files.fetch(plan.table, where: plan.filter(lists: lists), sortedBy: plan.sort, limit: request.limit)
+        var related: [[RowID: [RowID]]] = []
+        for end in plan.related { related.append(try await files.pairs(end.relationship, byFrom: end.byFrom)) }
         let token = try await files.latestToken()
         var bytes = 0
         var out: [JSONValue] = []
         out.reserveCapacity(rows.count)
         for row in rows {
-            let json = StoreWire.row(id: row.id, values: row.values)
+            var json = StoreWire.row(id: row.id, values: row.values)
+            if !plan.related.isEmpty, case .object(var fields) = json {
+                for (index, end) in plan.related.enumerated() {
+                    fields[end.name] = .array((related[index][row.id] ?? []).map { .string($0.description) })
+                }
+                json = .object(fields)
+            }
             bytes += JSONLine.encode(json).utf8.count + 1
             guard bytes <= limits.maxAnswerBytes else {
                 throw StoreRequestError(.answerTooLarge, "the rows of '\(plan.table)' asked for pass \(limits.maxAnswerBytes) bytes, the most one answer may hold; "

@@ -4,12 +4,29 @@ import UbiquityProtocol
 import UbiquityStore
 import UbiquityStoreFiles
 
-/// A `store.fetch` checked against the schema: its conditions as a filter over rows, and its sort
-/// keys. Pure. Unknown tables and columns are `store.invalidChange` with a "did you mean"; a
-/// condition's value must be of its column's type.
+/// A `store.fetch` checked against the schema: its conditions and its predicate as a filter over
+/// rows, its sort keys, and the relationship ends its rows carry. Pure. Unknown tables, columns
+/// and relationship ends are `store.invalidChange` with a "did you mean"; a condition's value
+/// must be of its column's type; the predicate's errors are the predicate language's
+/// (`predicate.*`, with the offset), its names the table's columns, `id` and relationship ends.
+///
+/// The predicate is evaluated in Swift over the rows read from the cache, as the conditions are;
+/// translating it to SQL is a later speed-up. A relationship end it names costs a read of the
+/// whole join table (and of the other table, for its display keys) per fetch.
 struct StoreFetchPlan: Sendable {
     let table: String
-    let filter: (@Sendable (StoreRow) -> Bool)?
+    /// The `where` conditions, all to hold; nil when there are none.
+    let conditions: (@Sendable (StoreRow) -> Bool)?
+    /// The `predicate`, compiled; nil when there is none.
+    let predicate: CompiledPredicate?
+    /// What each of the predicate's columns is (``StorePredicateRow``).
+    let slots: [StorePredicateRow.Slot]
+    /// Every relationship end of the table, in the order of the predicate's end slots.
+    let ends: [StoreRelationshipEnd]
+    /// The positions in ``ends`` of the ends the predicate reads: their related rows are loaded.
+    let endsRead: [Int]
+    /// The ends each row carries, as the request's `related` names them.
+    let related: [StoreRelationshipEnd]
     let sort: [(column: String, ascending: Bool)]
 
     init(_ request: StoreFetch, schema: Schema, limits: StoreLimits) throws {
@@ -44,13 +61,46 @@ struct StoreFetchPlan: Sendable {
         }
         let all = tests
         if all.isEmpty {
-            filter = nil
+            conditions = nil
         } else {
-            filter = { (row: StoreRow) -> Bool in
+            conditions = { (row: StoreRow) -> Bool in
                 for test in all where !test(row) { return false }
                 return true
             }
         }
+        let ends = StoreRelationshipEnd.ends(of: table.name, in: schema)
+        self.ends = ends
+        var slots: [StorePredicateRow.Slot] = [.id]
+        var names: [(name: String, kind: PredicateColumn.Kind)] = [("id", .string)]
+        for column in table.columns {
+            slots.append(.column(column.name))
+            names.append((column.name, StorePredicateRow.kind(column.type)))
+        }
+        for (index, end) in ends.enumerated() {
+            slots.append(.end(index))
+            names.append((end.name, .list))
+        }
+        self.slots = slots
+        if let text = request.predicate {
+            let parsed = try MetadataPredicate(parsing: text, columns: PredicateColumns(table: table.name, names))
+            predicate = parsed.compiled()
+            endsRead = parsed.columns.sorted().compactMap { index in
+                if case .end(let end) = slots[index] { return end }
+                return nil
+            }
+        } else {
+            predicate = nil
+            endsRead = []
+        }
+        var related: [StoreRelationshipEnd] = []
+        for (index, name) in request.related.enumerated() {
+            let end = try StoreRelationshipEnd.named(name, of: table.name, in: schema, field: "related[\(index)]")
+            guard !related.contains(end) else {
+                throw StoreError(.invalidChange, "related[\(index)]: '\(name)' is named twice", details: ["field": .string("related[\(index)]")])
+            }
+            related.append(end)
+        }
+        self.related = related
         var keys: [(column: String, ascending: Bool)] = []
         for key in request.sort {
             var column = key, ascending = true
@@ -63,6 +113,18 @@ struct StoreFetchPlan: Sendable {
             keys.append((column, ascending))
         }
         sort = keys
+    }
+
+    /// The filter over rows: the conditions, then the predicate, which reads the related rows of
+    /// end `i` of ``ends`` (each by display key) in `lists[i]`; nil when neither is given.
+    func filter(lists: [[RowID: [Value]]]) -> (@Sendable (StoreRow) -> Bool)? {
+        let conditions = self.conditions, predicate = self.predicate, slots = self.slots
+        guard conditions != nil || predicate != nil else { return nil }
+        return { (row: StoreRow) -> Bool in
+            if let conditions, !conditions(row) { return false }
+            guard let predicate else { return true }
+            return predicate.evaluate(StorePredicateRow(row: row, slots: slots, lists: lists))
+        }
     }
 
     /// Whether a row's value meets a condition: the order of ``StoreRow/compare(_:_:)``, where
