@@ -225,7 +225,7 @@ let package = Package(
         .target(
             name: "UbiquityKit",
             dependencies: [
-                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquitySystem",
+                "UbiquityProtocol", "UbiquityPredicate", "UbiquityKeyValue", "UbiquityStore", "UbiquitySystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -237,7 +237,7 @@ let package = Package(
         /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
         .target(
             name: "GroceryStore",
-            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquitySystem"],
+            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquitySystem"],
             swiftSettings: swiftSettings
         ),
 
@@ -443,7 +443,7 @@ let package = Package(
         /// from another; `--help` output is compared with Expected/; `demo-sync`'s printed commands.
         .testTarget(
             name: "groceryTests",
-            dependencies: ["grocery", "ubiquityd", "demo-sync", "UbiquityTesting", "GroceryStore"],
+            dependencies: ["grocery", "ubiquityd", "demo-sync", "UbiquityTesting", "GroceryStore", "UbiquityStore"],
             exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),

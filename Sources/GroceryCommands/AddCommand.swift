@@ -18,11 +18,15 @@ struct AddCommand: AsyncParsableCommand {
             Examples:
               $ grocery add milk "free-range eggs" 🍎
               $ printf 'flour\\n(the strong one)' | grocery add --stdin
+              $ grocery add carrots --tag mall --tag "green grocer" --store relational
             """
     )
 
     @Argument(help: ArgumentHelp("The names of the new items.", valueName: "name"))
     var names: [String] = []
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp("Tag every new item (store mode; repeat for more tags).", valueName: "tag"))
+    var tags: [String] = []
 
     @Flag(help: "Read one more name from standard input: all of it, newlines included.")
     var stdin = false
@@ -41,8 +45,8 @@ struct AddCommand: AsyncParsableCommand {
         if stdin {
             do { names.append(try Self.readStandardInput()) } catch { throw Failure.exit(for: error) }
         }
-        let all = names
-        let added = try await options.withList { try await $0.add(all) }
+        let all = names, tags = self.tags
+        let added = try await options.withList { try await $0.add(all, tags: tags) }
         for item in added {
             if json {
                 struct Added: Encodable { let id: String, name: String }

@@ -8,9 +8,10 @@ struct Grocery: AsyncParsableCommand {
         commandName: "grocery",
         abstract: "A shopping list kept in a Ubiquity container, live across processes.",
         discussion: """
-            Each item is a file Documents/Item_<UUID> holding its name (the default), or a row of the one \
-            package Documents/grocery.gro that also holds pictures (--store package). Ids are shown \
-            shortened; any unambiguous prefix of one works.
+            Each item is a file Documents/Item_<UUID> holding its name (the default), a row of the one \
+            package Documents/grocery.gro that also holds pictures (--store package), or a row of the \
+            container's relational store, with tags (--store relational). Ids are shown shortened; any \
+            unambiguous prefix of one works.
 
             Walk-through (the daemon runs in another terminal: `make run`):
               $ grocery add milk "free-range eggs"
@@ -26,6 +27,8 @@ struct Grocery: AsyncParsableCommand {
               $ grocery delete 7B00
               $ grocery conflicts 3f   # after two devices renamed it at once
               $ grocery resolve 3f --pick 2
+              $ grocery add carrots --tag mall --store relational
+              $ grocery list --tag mall --store relational
 
             Exit status: 0 success, 1 a file operation or the daemon failed, 2 invalid input (unknown or \
             ambiguous id, name or image too large), 3 daemon not running or connection lost, 64 usage error.
@@ -35,7 +38,7 @@ struct Grocery: AsyncParsableCommand {
         version: UbiquityVersion.string,
         subcommands: [StatusCommand.self, AddCommand.self, ListCommand.self, ShowCommand.self, RenameCommand.self,
                       DeleteCommand.self, WatchCommand.self, ImageCommand.self, ConflictsCommand.self, ResolveCommand.self,
-                      SortCommand.self]
+                      SortCommand.self, TagCommand.self, UntagCommand.self, TagsCommand.self]
     )
 
     static func main() async {

@@ -3,24 +3,35 @@ import GroceryStore
 
 /// How items and changes look in tables, lines and JSON.
 enum ItemFormat {
-    /// The `list` table: ID and NAME, plus IMAGE in package mode.
+    /// The `list` table: ID and NAME, plus IMAGE in package mode and TAGS in store mode.
     static func table(_ items: [GroceryItem], shortIDs: [GroceryItemID: String], format: GroceryStorageFormat) -> String {
-        let package = format == .package
-        let header = package ? ["ID", "IMAGE", "NAME"] : ["ID", "NAME"]
+        let header = switch format {
+        case .files: ["ID", "NAME"]
+        case .package: ["ID", "IMAGE", "NAME"]
+        case .relational: ["ID", "TAGS", "NAME"]
+        }
         let rows = items.map { item -> [String] in
             let id = shortIDs[item.id] ?? item.id.uuidString
             let name = Output.oneLine(item.displayName) + (item.inConflict ? "  " + Output.styled("⚠ in conflict", .red) : "")
-            return package ? [id, item.image?.rawValue ?? "-", name] : [id, name]
+            return switch format {
+            case .files: [id, name]
+            case .package: [id, item.image?.rawValue ?? "-", name]
+            case .relational: [id, tagList(item.tags), name]
+            }
         }
         return Output.table(header: header, rows: rows, styles: [.yellow])
     }
 
-    /// One line of `list --json`, and the items of `watch --json`'s gathered line.
+    /// Tags as the table shows them: `mall, green grocer`, or `-` for none.
+    static func tagList(_ tags: [String]) -> String { tags.isEmpty ? "-" : tags.map(Output.oneLine).joined(separator: ", ") }
+
+    /// One line of `list --json`, and the items of `watch --json`'s gathered line. `tags` only in store mode.
     struct JSONItem: Encodable {
         let item: GroceryItem
         let shortID: String
+        var withTags = false
 
-        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated, inConflict }
+        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated, inConflict, tags }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -33,10 +44,11 @@ enum ItemFormat {
             try c.encode(item.image?.rawValue, forKey: .image)
             try c.encode(item.isTruncated, forKey: .truncated)
             try c.encode(item.inConflict, forKey: .inConflict)
+            if withTags { try c.encode(item.tags, forKey: .tags) }
         }
     }
 
-    static func jsonItems(_ items: [GroceryItem], shortIDs: [GroceryItemID: String]) -> [JSONItem] {
-        items.map { JSONItem(item: $0, shortID: shortIDs[$0.id] ?? $0.id.uuidString) }
+    static func jsonItems(_ items: [GroceryItem], shortIDs: [GroceryItemID: String], format: GroceryStorageFormat) -> [JSONItem] {
+        items.map { JSONItem(item: $0, shortID: shortIDs[$0.id] ?? $0.id.uuidString, withTags: format == .relational) }
     }
 }

@@ -22,8 +22,9 @@ struct ListCommand: AsyncParsableCommand {
               $ grocery list --sort created --json
               {"created":"2026-11-22T10:00:03.120Z","displayName":"milk",…}
 
-            With --store package an IMAGE column says which items have a picture. JSON fields: \
-            docs/grocery.md.
+            With --store package an IMAGE column says which items have a picture; with --store relational \
+            a TAGS column lists each item's tags, and --tag NAME lists only the items that carry it. \
+            JSON fields: docs/grocery.md.
             """
     )
 
@@ -32,22 +33,26 @@ struct ListCommand: AsyncParsableCommand {
         valueName: "order"))
     var sort: Choice<GroceryItemOrder>?
 
+    @Option(help: ArgumentHelp("Only the items with this tag (store mode).", valueName: "tag"))
+    var tag: String?
+
     @Flag(help: "Print one JSON object per item and line.")
     var json = false
 
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-        let chosen = sort?.value
+        let chosen = sort?.value, tag = self.tag
         let (items, format, order) = try await options.withList { list in
             let order = if let chosen { chosen } else { try await list.sortOrder() }
+            if let tag { return (try await list.storeTable().items(tagged: tag), list.format, order) }
             // The table sorted by name shows no dates: not asking for them halves the daemon's answer.
             return (try await list.items(dates: json || order == .created), list.format, order)
         }
         let sorted = order.sorted(items)
         let shortIDs = GroceryItemID.shortIDs(for: items.map(\.id))
         if json {
-            if !sorted.isEmpty { Output.line(Output.jsonLines(ItemFormat.jsonItems(sorted, shortIDs: shortIDs))) }
+            if !sorted.isEmpty { Output.line(Output.jsonLines(ItemFormat.jsonItems(sorted, shortIDs: shortIDs, format: format))) }
             return
         }
         guard !sorted.isEmpty else {

@@ -32,11 +32,16 @@ struct ShowCommand: AsyncParsableCommand {
         let (item, all, file) = try await target.options.withList { list in
             let items = try await list.items()
             let item = try GroceryList.item(matching: prefix, in: items)
-            return (item, items.map(\.id), list.format == .files ? list.files.path(of: item.id) : list.package.path)
+            let place = switch list.format {
+            case .files: list.files.path(of: item.id)
+            case .package: list.package.path
+            case .relational: "ubiquity-store://\(list.container)/\(GroceryTable.storeName)/items/\(item.id.rowID)"
+            }
+            return (item, items.map(\.id), place)
         }
         let shortID = GroceryItemID.shortIDs(for: all)[item.id] ?? item.id.uuidString
         if json {
-            Output.line(Output.json(ItemFormat.JSONItem(item: item, shortID: shortID)))
+            Output.line(Output.json(ItemFormat.JSONItem(item: item, shortID: shortID, withTags: target.options.store.value == .relational)))
             return
         }
         var rows = [["id", item.id.uuidString],
@@ -44,8 +49,11 @@ struct ShowCommand: AsyncParsableCommand {
                     ["short id", shortID],
                     ["created", item.created.map(Output.dateTime) ?? "-"],
                     ["modified", item.modified.map(Output.dateTime) ?? "-"]]
-        if target.options.store.value == .package { rows.append(["image", item.image?.rawValue ?? "none"]) }
-        rows.append([target.options.store.value == .files ? "file" : "package", file])
+        switch target.options.store.value {
+        case .files: rows.append(["file", file])
+        case .package: rows += [["image", item.image?.rawValue ?? "none"], ["package", file]]
+        case .relational: rows += [["tags", ItemFormat.tagList(item.tags)], ["row", file]]
+        }
         Output.line(Output.table(header: nil, rows: rows))
     }
 }

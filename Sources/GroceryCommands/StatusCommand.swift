@@ -42,7 +42,11 @@ struct StatusCommand: AsyncParsableCommand {
                                            documents: list.documents, store: list.format.rawValue, items: count)))
             return
         }
-        let location = list.format == .files ? "Documents/Item_<UUID>" : "Documents/grocery.gro"
+        let location = switch list.format {
+        case .files: "Documents/Item_<UUID>"
+        case .package: "Documents/grocery.gro"
+        case .relational: "the store \(GroceryTable.storeName): tables items and tags"
+        }
         Output.line(Output.table(header: nil, rows: [
             ["daemon", "ubiquityd \(version) at \(socket)"],
             ["container", list.container],

@@ -12,7 +12,7 @@ struct StoreOptions: ParsableArguments {
     /// `--socket` and `--timeout`, as `ubiq` has them.
     @OptionGroup var daemon: DaemonOptions
 
-    @Option(help: ArgumentHelp("files (one file per item) or package (Documents/grocery.gro, with images).",
+    @Option(help: ArgumentHelp("files (one file per item), package (Documents/grocery.gro, with images) or relational (the container's store, with tags).",
                                valueName: "format"))
     var store: Choice<GroceryStorageFormat> = .init(.files)
 

@@ -58,6 +58,18 @@ final class WatchPrinter {
             }
             for change in changes { apply(change) }
             report(changes, at: now)
+        case .imported(let devices, let changes):
+            let tally = GroceryChangeTally(changes)
+            let from = devices.isEmpty ? "another device" : devices.joined(separator: ", ")
+            switch style {
+            case .json:
+                Output.line(Output.json(Imported(kind: "imported", devices: devices, added: tally.added, changed: tally.changed,
+                                                 removed: tally.removed, at: Output.iso(now))))
+            case .append, .redraw:
+                note("from \(from): \(tally)", at: now)
+            }
+            for change in changes { apply(change) }
+            report(changes, at: now)
         case .notice(let message):
             switch style {
             case .json: Output.line(Output.json(Notice(kind: "notice", reason: nil, message: message, at: Output.iso(now))))
@@ -69,9 +81,10 @@ final class WatchPrinter {
     private func apply(_ change: GroceryChange) {
         switch change.kind {
         case .removed: items[change.id] = nil
-        case .added, .renamed, .imageSet, .imageRemoved, .conflicted, .conflictResolved:
+        case .added, .renamed, .retagged, .imageSet, .imageRemoved, .conflicted, .conflictResolved:
             var item = items[change.id] ?? GroceryItem(id: change.id, name: change.name)
             item.name = change.name
+            if let tags = change.tags { item.tags = tags }
             if change.kind == .imageSet { item.image = change.image }
             if change.kind == .imageRemoved { item.image = nil }
             if change.kind == .conflicted { item.inConflict = true }
@@ -105,6 +118,7 @@ final class WatchPrinter {
         let (word, color, text): (String, Output.Style, String) = switch change.kind {
         case .added: ("added", .green, name)
         case .renamed: ("renamed", .yellow, Output.oneLine(GroceryName.display(change.oldName ?? "")) + " → " + name)
+        case .retagged: ("tagged", .cyan, name + " (" + ItemFormat.tagList(change.tags ?? []) + ")")
         case .removed: ("removed", .red, name)
         case .imageSet: ("image set", .cyan, name + " (\(change.image?.rawValue ?? "image"))")
         case .imageRemoved: ("image removed", .cyan, name)
@@ -150,12 +164,16 @@ final class WatchPrinter {
     private func emit(kind: String, at now: Date, list: [GroceryItem]) {
         let sorted = sort.sorted(list)
         let shortIDs = GroceryItemID.shortIDs(for: list.map(\.id))
-        Output.line(Output.json(ListLine(kind: kind, count: list.count, items: ItemFormat.jsonItems(sorted, shortIDs: shortIDs),
+        Output.line(Output.json(ListLine(kind: kind, count: list.count, items: ItemFormat.jsonItems(sorted, shortIDs: shortIDs, format: format),
                                          at: Output.iso(now))))
     }
 
     private struct ListLine: Encodable {
         let kind: String, count: Int, items: [ItemFormat.JSONItem], at: String
+    }
+
+    private struct Imported: Encodable {
+        let kind: String, devices: [String], added: Int, changed: Int, removed: Int, at: String
     }
 
     private struct Resumed: Encodable {
@@ -181,7 +199,7 @@ final class WatchPrinter {
             self.shortID = shortID
         }
         func encode(to encoder: any Encoder) throws {
-            enum Keys: String, CodingKey { case kind, id, shortID, name, oldName, image, at }
+            enum Keys: String, CodingKey { case kind, id, shortID, name, oldName, image, tags, at }
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(change.kind.rawValue, forKey: .kind)
             try c.encode(change.id.uuidString, forKey: .id)
@@ -189,6 +207,7 @@ final class WatchPrinter {
             try c.encode(change.name, forKey: .name)
             try c.encode(change.oldName, forKey: .oldName)
             try c.encode(change.image?.rawValue, forKey: .image)
+            try c.encodeIfPresent(change.tags, forKey: .tags)
             try c.encode(Output.iso(change.at), forKey: .at)
         }
     }

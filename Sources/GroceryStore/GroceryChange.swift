@@ -3,7 +3,10 @@ public import FoundationEssentials
 /// One change to the list, as `watch` reports it.
 public struct GroceryChange: Sendable, Hashable {
     public enum Kind: String, Sendable, CaseIterable {
-        case added, renamed, imageSet, imageRemoved, removed
+        case added, renamed
+        /// Its tags changed (store mode): ``GroceryChange/tags`` are the ones it has now.
+        case retagged
+        case imageSet, imageRemoved, removed
         /// The item got conflict versions (another device saved it at the same time).
         case conflicted
         /// Its conflict ended (resolved here or on another device).
@@ -18,11 +21,15 @@ public struct GroceryChange: Sendable, Hashable {
     public let oldName: String?
     /// The image format, for `imageSet`.
     public let image: ImageFormat?
+    /// The tags' names now, for `retagged`.
+    public let tags: [String]?
     /// When the watcher saw the change.
     public let at: Date
 
-    public init(kind: Kind, id: GroceryItemID, name: String, oldName: String? = nil, image: ImageFormat? = nil, at: Date) {
+    public init(kind: Kind, id: GroceryItemID, name: String, oldName: String? = nil, image: ImageFormat? = nil,
+                tags: [String]? = nil, at: Date) {
         self.kind = kind
+        self.tags = tags
         self.id = id
         self.name = name
         self.oldName = oldName
@@ -46,6 +53,9 @@ public struct GroceryChange: Sendable, Hashable {
             }
             if before.name != item.name || before.isTruncated != item.isTruncated {
                 changes.append(.init(kind: .renamed, id: id, name: item.name, oldName: before.name, at: time))
+            }
+            if before.tags != item.tags {
+                changes.append(.init(kind: .retagged, id: id, name: item.name, tags: item.tags, at: time))
             }
             if let image = item.image, image != before.image || item.modified != before.modified && item.name == before.name {
                 // Same name, newer modification and an image: the image was replaced.

@@ -2,7 +2,7 @@
 /// a reconnect ("while you were away: +2 ~1 −1").
 public struct GroceryChangeTally: Sendable, Hashable, CustomStringConvertible {
     public var added = 0
-    /// Renamed, image set or removed, in or out of conflict.
+    /// Renamed, retagged, image set or removed, in or out of conflict.
     public var changed = 0
     public var removed = 0
 
@@ -11,7 +11,7 @@ public struct GroceryChangeTally: Sendable, Hashable, CustomStringConvertible {
             switch change.kind {
             case .added: added += 1
             case .removed: removed += 1
-            case .renamed, .imageSet, .imageRemoved, .conflicted, .conflictResolved: changed += 1
+            case .renamed, .retagged, .imageSet, .imageRemoved, .conflicted, .conflictResolved: changed += 1
             }
         }
     }

@@ -21,12 +21,25 @@ public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
     case noImage(GroceryItemID)
     /// The command needs the other storage format; the message says which.
     case unsupportedMode(String)
+    /// Tags (`add --tag`, `tag`, `untag`, `tags`, `list --tag`) outside store mode.
+    public static let tagsNeedStore = GroceryError.unsupportedMode(
+        "tags live in the relational store: add --store relational (docs/grocery.md, \"Store mode\")")
+    /// `conflicts` and `resolve` in store mode, which merges each property and keeps no versions.
+    public static let noVersionsInStore = GroceryError.unsupportedMode(
+        "store mode has no conflict versions: each property of an item is merged, the latest write winning on every device")
     /// `resolve` of an item that has no conflict versions.
     case notInConflict(GroceryItemID)
     /// `resolve --pick N` past the versions `conflicts` lists.
     case noSuchVersion(number: Int, count: Int)
     /// `resolve --name NAME`: no version, or several, give the item that name.
     case noVersionNamed(String, names: [String])
+    /// A tag name that is empty (or only white space) or longer than the limit (store mode).
+    case tagTooLong(bytes: Int, limit: Int)
+    case emptyTag
+    /// `untag` or `list --tag` with a tag that does not exist; `known` are the tags that do.
+    case unknownTag(String, known: [String])
+    /// More tags in one command than ``GroceryLimits/maxTagsPerCommand``.
+    case tooManyTags(count: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -61,6 +74,15 @@ public enum GroceryError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noVersionNamed(let name, let names):
             let shown = names.map { "'\($0)'" }.joined(separator: ", ")
             return "no single version names the item '\(name)'; the versions name it \(shown) (use --pick N)"
+        case .tagTooLong(let bytes, let limit):
+            return "the tag is \(bytes) bytes long; tags are limited to \(limit) bytes of UTF-8"
+        case .emptyTag:
+            return "a tag needs a name that is not empty or only spaces"
+        case .unknownTag(let name, let known):
+            let shown = known.isEmpty ? "there are none" : "the tags are " + known.map { "'\($0)'" }.joined(separator: ", ")
+            return "no tag '\(name)' (\(shown); `grocery tags` lists them)"
+        case .tooManyTags(let count, let limit):
+            return "\(count) tags in one command; at most \(limit)"
         }
     }
 }
@@ -71,7 +93,8 @@ extension GroceryError {
     public var isInputError: Bool {
         switch self {
         case .unknownItem, .ambiguousItem, .invalidItemID, .nameTooLong, .nameTooLongInput, .imageTooLarge, .unsupportedImage,
-             .noImage, .unsupportedMode, .notInConflict, .noSuchVersion, .noVersionNamed:
+             .noImage, .unsupportedMode, .notInConflict, .noSuchVersion, .noVersionNamed, .tagTooLong, .emptyTag, .unknownTag,
+             .tooManyTags:
             true
         case .corruptPackage, .io:
             false

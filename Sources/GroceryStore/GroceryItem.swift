@@ -20,9 +20,11 @@ public struct GroceryItem: Sendable, Hashable {
     /// The item has unresolved conflict versions (another device saved it at the same time):
     /// `grocery conflicts ID` shows them, `grocery resolve ID` ends the conflict.
     public var inConflict: Bool
+    /// The names of the item's tags, sorted (store mode only; otherwise empty).
+    public var tags: [String]
 
     public init(id: GroceryItemID, name: String, created: Date? = nil, modified: Date? = nil,
-                image: ImageFormat? = nil, isTruncated: Bool = false, inConflict: Bool = false) {
+                image: ImageFormat? = nil, isTruncated: Bool = false, inConflict: Bool = false, tags: [String] = []) {
         self.id = id
         self.name = name
         self.created = created
@@ -30,6 +32,7 @@ public struct GroceryItem: Sendable, Hashable {
         self.image = image
         self.isTruncated = isTruncated
         self.inConflict = inConflict
+        self.tags = tags
     }
 
     /// The name for people: `Unnamed item` when empty, `…` after a truncated name.

@@ -8,6 +8,11 @@ public enum GroceryLimits {
     /// The package's `items.json`, in bytes (16,000 items with names of the longest allowed
     /// length fit). A larger file is refused as a corrupt package before it is read.
     public static let maxPackageIndexBytes = 64 * 1024 * 1024
+    /// A tag's name (store mode), in UTF-8 bytes; longer ones are refused with
+    /// ``GroceryError/tagTooLong(bytes:limit:)``.
+    public static let maxTagBytes = 256
+    /// Tags given to one `add`, `tag` or `untag` (store mode): one transaction each.
+    public static let maxTagsPerCommand = 64
     /// The shortest short id `list` prints, even when fewer characters would be unambiguous.
     public static let minimumShortIDLength = 4
 }

@@ -8,6 +8,8 @@ extension GroceryList {
     /// package mode they are the package's versions, each with this item's name in it.
     public func versions(of id: GroceryItemID) async throws -> [GroceryItemVersion] {
         switch format {
+        case .relational:
+            throw GroceryError.noVersionsInStore
         case .files:
             let versions = try await FileVersion.versionsOfItem(at: files.path(of: id), connection: connection)
             return try versions.enumerated().map { index, version in

@@ -23,6 +23,8 @@ public final class GroceryList: Sendable {
     public let format: GroceryStorageFormat
     public let files: GroceryItemFiles
     public let package: GroceryPackage
+    /// Store mode's store (nil in the other formats).
+    public let table: GroceryTable?
 
     /// Connects to the daemon and asks for the container's directory (the daemon creates
     /// `Documents/` on demand).
@@ -35,8 +37,9 @@ public final class GroceryList: Sendable {
         let connection = try await UbiquityConnection.connect(to: socketPath, clientName: "grocery", helloTimeout: helloTimeout)
         do {
             let url = try await connection.containerURL(container)
+            let table = format == .relational ? try await GroceryTable.open(container: url.container, connection: connection) : nil
             return GroceryList(connection: connection, container: url.container, containerPath: url.path,
-                               documents: url.documents, format: format)
+                               documents: url.documents, format: format, table: table)
         } catch {
             await connection.close()
             throw error
@@ -44,8 +47,9 @@ public final class GroceryList: Sendable {
     }
 
     init(connection: UbiquityConnection, container: String, containerPath: String, documents: String,
-         format: GroceryStorageFormat) {
+         format: GroceryStorageFormat, table: GroceryTable? = nil) {
         self.connection = connection
+        self.table = table
         self.container = container
         self.containerPath = containerPath
         self.documents = documents
@@ -64,7 +68,8 @@ public final class GroceryList: Sendable {
     /// out shortens the answer: for 10,000 items the daemon took about 45 ms with the name and
     /// the dates, 40 without the name, 20 without the dates.
     public func makeQuery(live: Bool, batchingInterval: Double? = nil, dates: Bool = true) -> MetadataQuery {
-        let query = MetadataQuery(connection: connection, predicateFormat: format.predicate)
+        // Store mode's rows are not files: its list never runs this query (an empty predicate is refused).
+        let query = MetadataQuery(connection: connection, predicateFormat: format.predicate ?? "")
         query.searchScopes = .documents
         query.containers = [container]
         query.attributes = (dates ? ["kMDItemFSCreationDate", "kMDItemFSContentChangeDate"] : []) + ["hasUnresolvedConflicts"]
@@ -78,6 +83,8 @@ public final class GroceryList: Sendable {
     /// dates (`created` and `modified` are nil): for a list that shows and sorts by name only.
     public func items(dates: Bool = true) async throws -> [GroceryItem] {
         switch format {
+        case .relational:
+            return try await storeTable().items()
         case .files:
             let query = makeQuery(live: false, dates: dates)
             for try await _ in try await query.start() {}
@@ -95,6 +102,7 @@ public final class GroceryList: Sendable {
     public func items(for results: [MetadataItem]) async throws -> [GroceryItem] {
         switch format {
         case .files: return try files.items(for: results)
+        case .relational: return try await storeTable().items()
         case .package:
             // The package is one result; its contents come from disk.
             guard let result = results.first else { return [] }
@@ -126,9 +134,12 @@ public final class GroceryList: Sendable {
     /// Adds one item per name; every name is validated before anything is written. In package
     /// mode all of them are one coordinated save of the package (``GroceryPackage/update(connection:lockTimeout:_:)``).
     /// - Throws: ``GroceryError/nameTooLong(bytes:limit:)``, or an I/O error.
-    public func add(_ names: [String]) async throws -> [GroceryItem] {
+    public func add(_ names: [String], tags: [String] = []) async throws -> [GroceryItem] {
         for name in names { _ = try GroceryName.validated(name) }
+        if !tags.isEmpty, format != .relational { throw GroceryError.tagsNeedStore }
         switch format {
+        case .relational:
+            return try await storeTable().add(names, tags: tags)
         case .files:
             var added: [GroceryItem] = []
             for name in names {
@@ -148,6 +159,9 @@ public final class GroceryList: Sendable {
     @discardableResult
     public func rename(_ id: GroceryItemID, to name: String) async throws -> Document.SaveOutcome? {
         switch format {
+        case .relational:
+            try await storeTable().rename(id, to: name)
+            return nil
         case .files: return try await files.rename(id, to: name, connection: connection)
         case .package:
             try await package.update(connection: connection) { try $0.rename(id, to: name) }
@@ -157,9 +171,18 @@ public final class GroceryList: Sendable {
 
     public func delete(_ ids: [GroceryItemID]) async throws {
         switch format {
+        case .relational: try await storeTable().delete(ids)
         case .files: for id in ids { try files.delete(id) }
         case .package: try await package.update(connection: connection) { contents in for id in ids { try contents.remove(id) } }
         }
+    }
+
+    // MARK: Tags (store mode)
+
+    /// The store of store mode. - Throws: ``GroceryError/tagsNeedStore`` in the other formats.
+    public func storeTable() throws -> GroceryTable {
+        guard let table else { throw GroceryError.tagsNeedStore }
+        return table
     }
 
     // MARK: Images (package mode)

@@ -34,10 +34,16 @@ public struct GroceryLiveList: Sendable {
         /// Connected again, and the daemon told exactly what changed while the watcher was away
         /// (possibly nothing).
         case resumed(changes: [GroceryChange])
+        /// Store mode: an import of other devices' segments, or another process's save on this
+        /// device (`devices` then names ``thisDevice``), changed the list (never empty).
+        case imported(devices: [String], changes: [GroceryChange])
         /// Something to tell the user that changes nothing: the container went missing, the
         /// package could not be read (the previous list is kept)...
         case notice(String)
     }
+
+    /// How store mode's `imported` names this device.
+    public static let thisDevice = "this device"
 
     public var socketPath: String
     public var container: String
@@ -82,7 +88,11 @@ public struct GroceryLiveList: Sendable {
                 continue
             }
             do {
-                try await follow(list, known: &known, resume: &resume, regathering: lostReason != nil, backoff: &backoff, emit)
+                if format == .relational {
+                    try await followStore(list, known: &known, backoff: &backoff, emit)
+                } else {
+                    try await follow(list, known: &known, resume: &resume, regathering: lostReason != nil, backoff: &backoff, emit)
+                }
                 await list.close()
                 if Task.isCancelled { return }
                 throw GroceryLiveListError.queryStopped
@@ -167,11 +177,43 @@ public struct GroceryLiveList: Sendable {
         }
     }
 
+    /// Store mode, one connection: the list, then, on each of the store's import notifications
+    /// (other devices' segments, other processes' saves), the list fetched again and what
+    /// changed. Returns when the calling task is cancelled; throws the connection's loss.
+    private func followStore(_ list: GroceryList, known: inout [GroceryItemID: GroceryItem]?, backoff: inout ReconnectBackoff,
+                             _ emit: (Event) async -> Void) async throws {
+        let table = try list.storeTable()
+        // Subscribed before the first fetch: a change between the two is fetched again, not missed.
+        let notifications = table.store.importNotifications()
+        let items = try await table.items()
+        var current = [GroceryItemID: GroceryItem](items: items)
+        if let known {
+            await emit(.regathered(items, changes: GroceryChange.between(known, current)))
+        } else {
+            await emit(.gathered(items))
+        }
+        known = current
+        backoff.reset()
+        for await notification in notifications {
+            let next = [GroceryItemID: GroceryItem](items: try await table.items())
+            let changes = GroceryChange.between(current, next)
+            current = next
+            known = next
+            guard !changes.isEmpty else { continue }
+            let devices = notification.devices.map { $0 == table.store.device ? Self.thisDevice : $0 }
+            await emit(.imported(devices: devices, changes: changes))
+        }
+        if Task.isCancelled { return }
+        // The notifications end when the connection does: a request now throws why.
+        _ = try await table.store.describe()
+        throw GroceryLiveListError.queryStopped
+    }
+
     /// The list after an update. File mode re-reads just the files the update names.
     private func updated(_ current: [GroceryItemID: GroceryItem], list: GroceryList, query: MetadataQuery,
                          added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem]) async throws -> [GroceryItemID: GroceryItem] {
         switch format {
-        case .package:
+        case .package, .relational:
             return .init(items: try await list.items(for: query.results))
         case .files:
             return try Self.merged(current, added: added, changed: changed, removed: removed, read: list.files.item(for:))

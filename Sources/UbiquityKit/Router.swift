@@ -12,6 +12,11 @@ final class Router: Sendable {
     typealias EventHandler = @Sendable (Result<ServerEvent, UbiquityKitError>) -> Void
     /// Receives a key-value subscription's `kv.changed` events, or the connection's end.
     typealias KeyValueHandler = @Sendable (Result<KeyValueChange, UbiquityKitError>) -> Void
+    /// Receives an open store's `store.changed` events, or the connection's end.
+    typealias StoreChangeHandler = @Sendable (Result<StoreChange, UbiquityKitError>) -> Void
+    /// Receives a live fetch's events (`store.gatheringFinished`, `store.update`,
+    /// `store.watchStopped`), or the connection's end.
+    typealias LiveFetchHandler = @Sendable (Result<StoreWatchEvent, UbiquityKitError>) -> Void
     /// Receives a query's gathered results as they arrive, before its `query.gatheringFinished`
     /// (which then holds only the results after them).
     typealias ResultsHandler = @Sendable ([EncodedItems]) -> Void
@@ -32,6 +37,11 @@ final class Router: Sendable {
         case watch(Int, EventHandler)
         /// `kv.subscribe`: the store's `kv.changed` events.
         case keyValue(Int, KeyValueHandler)
+        /// `store.open`: the store's `store.changed` events (by handle), to the subscriber numbered
+        /// by ``nextSubscriber()`` (a connection opening a store again gets the same handle).
+        case store(handle: Int, subscriber: Int, StoreChangeHandler)
+        /// `store.watch`: the live fetch's events.
+        case liveFetch(Int, LiveFetchHandler)
     }
 
     private struct State {
@@ -47,6 +57,11 @@ final class Router: Sendable {
         var watchHandlers: [Int: EventHandler] = [:]
         /// `kv.subscribe` subscriptions, by store number.
         var keyValueHandlers: [Int: KeyValueHandler] = [:]
+        /// `store.open` subscriptions: by handle, then by subscriber.
+        var storeHandlers: [Int: [Int: StoreChangeHandler]] = [:]
+        var nextSubscriber = 0
+        /// `store.watch` live fetches, by watch number.
+        var liveFetchHandlers: [Int: LiveFetchHandler] = [:]
         /// Once set, the connection is unusable and new requests fail with it at once.
         var failure: (any Error)?
         var closeReason: String?
@@ -149,6 +164,15 @@ final class Router: Sendable {
             break
         case .keyValueChanged(let change):
             state.withLock { $0.keyValueHandlers[change.store] }?(.success(change))
+        case .storeChanged(let change):
+            let handlers = state.withLock { state in state.storeHandlers[change.handle].map { Array($0.values) } ?? [] }
+            for handler in handlers { handler(.success(change)) }
+        case .storeWatch(let event):
+            let handler = state.withLock { state in
+                guard case .stopped = event else { return state.liveFetchHandlers[event.watch] }
+                return state.liveFetchHandlers.removeValue(forKey: event.watch)
+            }
+            handler?(.success(event))
         case .event(let event):
             if let watch = event.watch {
                 state.withLock { $0.watchHandlers[watch] }?(.success(event))
@@ -204,6 +228,8 @@ final class Router: Sendable {
                     state.resultsHandlers[query] = results
                 case .watch(let watch, let handler): state.watchHandlers[watch] = handler
                 case .keyValue(let store, let handler): state.keyValueHandlers[store] = handler
+                case .store(let handle, let subscriber, let handler): state.storeHandlers[handle, default: [:]][subscriber] = handler
+                case .liveFetch(let watch, let handler): state.liveFetchHandlers[watch] = handler
                 }
             }
         }
@@ -227,21 +253,45 @@ final class Router: Sendable {
         state.withLock { $0.keyValueHandlers[store] = handler }
     }
 
+    /// A number for a store subscriber, unique on this connection.
+    func nextSubscriber() -> Int {
+        state.withLock { state in
+            state.nextSubscriber += 1
+            return state.nextSubscriber
+        }
+    }
+
+    /// Stops routing `store.changed` events of `handle` to `subscriber`.
+    func removeStoreHandler(handle: Int, subscriber: Int) {
+        state.withLock { state in
+            state.storeHandlers[handle]?[subscriber] = nil
+            if state.storeHandlers[handle]?.isEmpty == true { state.storeHandlers[handle] = nil }
+        }
+    }
+
+    /// Stops routing live fetch `watch`'s events.
+    func removeLiveFetchHandler(watch: Int) {
+        state.withLock { _ = $0.liveFetchHandlers.removeValue(forKey: watch) }
+    }
+
     /// Ends everything: pending requests and query handlers receive `error`; later sends fail at once.
     func fail(_ error: UbiquityKitError) {
-        let (pending, handlers, keyValue) = state.withLock { state in
+        let (pending, handlers, keyValue, stores, liveFetches) = state.withLock { state in
             if state.failure == nil { state.failure = error }
             defer {
                 state.pending.removeAll(); state.handlers.removeAll(); state.watchHandlers.removeAll()
                 state.resultsHandlers.removeAll(); state.heldItems.removeAll()
-                state.keyValueHandlers.removeAll()
+                state.keyValueHandlers.removeAll(); state.storeHandlers.removeAll(); state.liveFetchHandlers.removeAll()
             }
             return (Array(state.pending.values), Array(state.handlers.values) + Array(state.watchHandlers.values),
-                    Array(state.keyValueHandlers.values))
+                    Array(state.keyValueHandlers.values), state.storeHandlers.values.flatMap { Array($0.values) },
+                    Array(state.liveFetchHandlers.values))
         }
         for p in pending { p.fail(error) }
         for h in handlers { h(.failure(error)) }
         for h in keyValue { h(.failure(error)) }
+        for h in stores { h(.failure(error)) }
+        for h in liveFetches { h(.failure(error)) }
     }
 
     private func failPending(_ error: any Error) {

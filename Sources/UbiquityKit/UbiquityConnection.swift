@@ -230,6 +230,35 @@ public final class UbiquityConnection: Sendable {
         try await send(KVUnsubscribe(store: store))
     }
 
+    /// A number for a store's subscriber to its `store.changed` events, unique on this connection.
+    func nextStoreSubscriber() -> Int { router.nextSubscriber() }
+
+    /// Sends `store.open`; the store's `store.changed` events go to `handler` as `subscriber`
+    /// (registered before the next line is read).
+    func openStore(_ open: StoreOpen, subscriber: Int, handler: @escaping Router.StoreChangeHandler) async throws -> StoreDescription {
+        try await router.send(open, writer: outbound, eventLoop: channel.eventLoop) { result in
+            .store(handle: result.handle ?? -1, subscriber: subscriber, handler)
+        }
+    }
+
+    /// Stops routing `store.changed` events of `handle` to `subscriber` (the daemon's subscription
+    /// lasts as long as the connection: there is no operation that ends it).
+    func stopStoreNotifications(handle: Int, subscriber: Int) {
+        router.removeStoreHandler(handle: handle, subscriber: subscriber)
+    }
+
+    /// Sends `store.watch`; the live fetch's events go to `handler` (registered before the next
+    /// line is read). Returns the watch number.
+    func watchStore(_ watch: StoreWatch, handler: @escaping Router.LiveFetchHandler) async throws -> Int {
+        try await router.send(watch, writer: outbound, eventLoop: channel.eventLoop) { .liveFetch($0.watch, handler) }.watch
+    }
+
+    /// Stops routing live fetch `watch`'s events and sends `store.unwatch`.
+    func unwatchStore(_ watch: Int) async throws {
+        router.removeLiveFetchHandler(watch: watch)
+        try await send(StoreUnwatch(watch: watch))
+    }
+
     /// Sends `document.unwatch` and stops routing the watch's events.
     func unwatchDocument(_ watch: Int) async throws {
         router.setWatchHandler(nil, watch: watch)

@@ -3,7 +3,7 @@
 // Owns: a connection that speaks UbiquityProtocol, MetadataQuery (shaped like NSMetadataQuery)
 //   and UbiquityContainer.
 // Must not: read the index or the file system to answer queries: everything comes from ubiquityd.
-// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), UbiquitySystem (the door:
+// Depends on: UbiquityProtocol, UbiquityPredicate, UbiquityKeyValue (values), UbiquityStore (schemas, values), UbiquitySystem (the door:
 //   paths as bytes opened beneath a directory, the durable replace of Document's saves, which
 //   run on NIOThreadPool.singleton), swift-nio (+ nio-extras).
 //
@@ -22,6 +22,10 @@
 //                       of a file (save) or of a package, file by file (updatePackage).
 //   KeyValueStore       NSUbiquitousKeyValueStore's shape: typed getters from a local copy kept
 //                       current by kv.changed, acknowledged setters, external changes as a sequence.
+//   PersistentStore     a relational store (docs/stores.md), Core Data's shape: StoreContext collects
+//                       changes saved as one transaction; fetch(StoreFetchRequest) returns typed
+//                       StoreRows; fetchedResults is a live fetch (NSFetchedResultsController);
+//                       importNotifications() turns store.changed into StoreImportNotifications.
 //
 // Usage:
 //   let connection = try await UbiquityConnection.connect()

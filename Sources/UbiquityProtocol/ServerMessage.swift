@@ -6,6 +6,10 @@ public enum ServerMessage: Sendable, Hashable {
     case event(ServerEvent)
     /// `kv.changed`: keys of a subscribed key-value store changed elsewhere.
     case keyValueChanged(KeyValueChange)
+    /// `store.changed`: rows of a store this connection opened changed elsewhere.
+    case storeChanged(StoreChange)
+    /// `store.gatheringFinished`, `store.update`, `store.watchStopped`: a live fetch's events.
+    case storeWatch(StoreWatchEvent)
     /// An event this client does not know (a newer server's): ignored, as the protocol asks.
     case unknownEvent(name: String, json: JSONValue)
 
@@ -19,6 +23,14 @@ public enum ServerMessage: Sendable, Hashable {
         let reader = try FieldReader(json, context: "message")
         if let event = reader.object["event"] {
             if event == .string(KeyValueChange.name) { self = .keyValueChanged(try KeyValueChange(json: json)) }
+            else if event == .string(StoreChange.name) { self = .storeChanged(try StoreChange(json: json)) }
+            else if case .string(let name) = event, StoreWatchEvent.names.contains(name) {
+                // A live fetch's rows are not result items: lists read as items would lose columns.
+                guard scannedItems.isEmpty else {
+                    throw .malformed("\(name): its rows were read as result items", field: scannedItems.keys.sorted().first)
+                }
+                self = .storeWatch(try StoreWatchEvent(json: json))
+            }
             else if case .string(let name) = event, !ServerEvent.names.all.contains(name) {
                 var object = reader.object
                 for (key, items) in scannedItems { object[key] = .array(items.map(\.json)) }
@@ -73,6 +85,7 @@ public enum ServerMessage: Sendable, Hashable {
     }
 
     private init(_ scanner: JSONScanner) throws(ProtocolError) {
+        let original = scanner
         var scanner = scanner
         scanner.skipWhitespace()
         guard scanner.peek(UInt8(ascii: "{")) else {
@@ -95,6 +108,13 @@ public enum ServerMessage: Sendable, Hashable {
             }
         }
         try scanner.end()
+        if !lists.isEmpty, case .string(let name)? = object["event"], StoreWatchEvent.names.contains(name) {
+            // A live fetch's row with a `path` column looks like a result item (`added`, `changed`,
+            // `removed`): its rows are read again as plain JSON, whole.
+            var whole = original
+            try self.init(json: try whole.document())
+            return
+        }
         try self.init(json: .object(object), scannedItems: lists)
     }
 
@@ -103,6 +123,8 @@ public enum ServerMessage: Sendable, Hashable {
         case .response(let r): r.json
         case .event(let e): e.json
         case .keyValueChanged(let c): c.json
+        case .storeChanged(let c): c.json
+        case .storeWatch(let e): e.json
         case .unknownEvent(_, let json): json
         }
     }

@@ -25,6 +25,25 @@ public struct StoreChange: Sendable, Hashable {
             .object(["row": .string(row), "column": .string(column), "winner": winner, "winnerDevice": .string(winnerDevice),
                      "loser": loser, "loserDevice": .string(loserDevice)])
         }
+
+        public init(row: String, column: String, winner: JSONValue, winnerDevice: String, loser: JSONValue, loserDevice: String) {
+            self.row = row
+            self.column = column
+            self.winner = winner
+            self.winnerDevice = winnerDevice
+            self.loser = loser
+            self.loserDevice = loserDevice
+        }
+
+        public init(json: JSONValue, context: String) throws(ProtocolError) {
+            let reader = try FieldReader(json, context: context)
+            row = try reader.string("row")
+            column = try reader.string("column")
+            winner = reader.object["winner"] ?? .null
+            winnerDevice = try reader.string("winnerDevice")
+            loser = reader.object["loser"] ?? .null
+            loserDevice = try reader.string("loserDevice")
+        }
     }
 
     /// A delete that met an edit it had not seen, and whether the row was kept.
@@ -37,6 +56,21 @@ public struct StoreChange: Sendable, Hashable {
         public var json: JSONValue {
             .object(["row": .string(row), "deletedBy": .array(deletedBy.map { .string($0) }),
                      "editedBy": .array(editedBy.map { .string($0) }), "kept": .bool(kept)])
+        }
+
+        public init(row: String, deletedBy: [String], editedBy: [String], kept: Bool) {
+            self.row = row
+            self.deletedBy = deletedBy
+            self.editedBy = editedBy
+            self.kept = kept
+        }
+
+        public init(json: JSONValue, context: String) throws(ProtocolError) {
+            let reader = try FieldReader(json, context: context)
+            row = try reader.string("row")
+            deletedBy = try reader.optionalStrings("deletedBy") ?? []
+            editedBy = try reader.optionalStrings("editedBy") ?? []
+            kept = try reader.bool("kept")
         }
     }
 
@@ -81,6 +115,36 @@ public struct StoreChange: Sendable, Hashable {
         }
         contests = pending.contests.map { c in
             Contest(row: url(c.row), deletedBy: c.deletedBy.map(\.rawValue), editedBy: c.editedBy.map(\.rawValue), kept: c.kept)
+        }
+    }
+
+    /// Reads the event as a client receives it (UbiquityKit's `PersistentStore`). `"all": true`,
+    /// or a missing list, is "any row may have changed" (``isAll``).
+    ///
+    /// - Throws: `request.malformed` naming the field that is missing or of the wrong type.
+    public init(json: JSONValue) throws(ProtocolError) {
+        let reader = try FieldReader(json, context: StoreChange.name)
+        handle = try reader.int("handle")
+        container = try reader.string("container")
+        store = try reader.string("store")
+        devices = try reader.optionalStrings("devices") ?? []
+        clock = try reader.string("clock")
+        conflicts = reader.has("conflicts")
+            ? try reader.list("conflicts") { (value, at) throws(ProtocolError) in try Conflict(json: value, context: at) } : []
+        contests = reader.has("contests")
+            ? try reader.list("contests") { (value, at) throws(ProtocolError) in try Contest(json: value, context: at) } : []
+        let all = try reader.optionalBool("all") ?? false
+        if all || !reader.has("inserted") || !reader.has("updated") || !reader.has("deleted") {
+            inserted = nil
+            updated = nil
+            deleted = nil
+        } else {
+            inserted = try reader.optionalStrings("inserted") ?? []
+            updated = try reader.list("updated") { (value, at) throws(ProtocolError) -> (row: String, columns: [String]?) in
+                let entry = try FieldReader(value, context: at)
+                return (try entry.string("row"), try entry.optionalStrings("columns"))
+            }
+            deleted = try reader.optionalStrings("deleted") ?? []
         }
     }
 
