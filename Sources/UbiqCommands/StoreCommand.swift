@@ -15,6 +15,7 @@ struct StoreCommand: AsyncParsableCommand {
               $ ubiq store describe grocery
               $ ubiq store fetch grocery items --where 'quantity>=2' --sort name
               $ ubiq store fetch grocery items --predicate "tags CONTAINS 'mall'"
+              $ ubiq store watch grocery items --sort name
               $ ubiq store insert grocery items name=milk quantity=2
               $ ubiq store relate grocery tags 3f0c2a9b1e4d5f8a6b7c8d9e0f1a2b7d mall
               $ ubiq store save grocery '[{"insert":"items","values":{"name":"milk"}}]'
@@ -28,6 +29,6 @@ struct StoreCommand: AsyncParsableCommand {
             """,
         subcommands: [StoreDescribeCommand.self, StoreFetchCommand.self, StoreInsertCommand.self, StoreUpdateCommand.self,
                       StoreDeleteCommand.self, StoreRelateCommand.self, StoreUnrelateCommand.self, StoreSaveCommand.self,
-                      StoreStatusCommand.self]
+                      StoreWatchCommand.self, StoreStatusCommand.self]
     )
 }

@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import Testing
 import UbiquityJSON
 import UbiquityTesting
@@ -94,5 +96,62 @@ import UbiquityTesting
         #expect(predicate.stderr.contains("^"), "a caret under the place: \(predicate.stderr)")
         let end = try ubiq.run(["store", "fetch", "grocery", "items", "--related", "tag"] + s)
         #expect(end.status == 1 && end.stderr.contains("did you mean 'tags'?"), "\(end.stderr)")
+    }
+
+    /// `ubiq store watch` as a child process: the rows, then each change made by other processes.
+    static func watch(_ arguments: [String], socket: String) throws -> (Process, lines: LineReader, ready: LineReader) {
+        let out = Pipe(), err = Pipe()
+        let process = Process()
+        process.executableURL = ubiq.url
+        process.arguments = ["store", "watch", "grocery", "items"] + arguments + ["--socket", socket]
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, LineReader(out.fileHandleForReading), LineReader(err.fileHandleForReading))
+    }
+
+    @Test func watchPrintsTheRowsThenEachChange() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let s = ["--socket", daemon.socket]
+        let app = try RawClient.greeted(socket: daemon.socket)
+        _ = try app.result(#"{"id":1,"op":"store.open","store":"grocery","schema":\#(Self.schema)}"#)
+        #expect(try ubiq.run(["store", "insert", "grocery", "items", "--id", Self.carrots, "name=carrots", "quantity=2"] + s).status == 0)
+        #expect(try ubiq.run(["store", "insert", "grocery", "tags", "name=mall"] + s).status == 0)
+
+        let (process, lines, ready) = try Self.watch(["--predicate", "tags CONTAINS 'mall' OR quantity > 5", "--related", "tags", "--sort", "name"],
+                                                     socket: daemon.socket)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        #expect(try #require(ready.next(within: 10)).contains("0 rows of items in store grocery of com.example.grocery; watching for changes"))
+        // A relate brings carrots in; a change of it shows as changed; an unrelate takes it out.
+        #expect(try ubiq.run(["store", "relate", "grocery", "tags", Self.carrots, "mall"] + s).status == 0)
+        #expect(lines.next(within: 10) == "+ \(Self.carrots)  name=carrots  quantity=2  tags=[\"\(Self.mall)\"]")
+        #expect(try ubiq.run(["store", "update", "grocery", "items", Self.carrots, "quantity=3"] + s).status == 0)
+        #expect(lines.next(within: 10) == "~ \(Self.carrots)  name=carrots  quantity=3  tags=[\"\(Self.mall)\"]")
+        #expect(try ubiq.run(["store", "unrelate", "grocery", "tags", Self.carrots, "mall"] + s).status == 0)
+        #expect(lines.next(within: 10) == "- \(Self.carrots)  name=carrots  quantity=3  tags=[\"\(Self.mall)\"]")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        // With --json: the gathering, then one event per change.
+        let (json, events, jsonReady) = try Self.watch(["--json"], socket: daemon.socket)
+        defer { if json.isRunning { kill(json.processIdentifier, SIGKILL) } }
+        let gathered = try JSONLine.decode(Array(try #require(events.next(within: 10)).utf8))
+        #expect(gathered["event"] == .string("store.gatheringFinished") && gathered["count"] == .integer(1))
+        #expect(gathered["rows"]?.arrayValue?.first?["name"] == .string("carrots"))
+        #expect(jsonReady.next(within: 10)?.contains("watching for changes") == true)
+        #expect(try ubiq.run(["store", "insert", "grocery", "items", "name=milk"] + s).status == 0)
+        let update = try JSONLine.decode(Array(try #require(events.next(within: 10)).utf8))
+        #expect(update["event"] == .string("store.update"))
+        #expect(update["added"]?.arrayValue?.map { $0["name"] } == [.string("milk")])
+        #expect(update["changed"] == .array([]) && update["removed"] == .array([]))
+        kill(json.processIdentifier, SIGTERM)
+        json.waitUntilExit()
+        #expect(json.terminationStatus == 0)
+
+        // What does not fit: the daemon's error, exit 1 or 2 as fetch.
+        let bad = try ubiq.run(["store", "watch", "grocery", "items", "--predicate", "nam == 'x'"] + s)
+        #expect(bad.status == 2 && bad.stderr.contains("did you mean 'name'?"), "\(bad.stderr)")
     }
 }
