@@ -27,7 +27,8 @@ struct Ubiq: AsyncParsableCommand {
             """,
         version: UbiquityVersion.string,
         subcommands: [QueryCommand.self, WatchCommand.self, ContainersCommand.self, StatusCommand.self,
-                      PredicateCommand.self, KVCommand.self, StoreCommand.self, PublishCommand.self]
+                      PredicateCommand.self, KVCommand.self, StoreCommand.self, PublishCommand.self,
+                      EvictCommand.self, DownloadCommand.self]
     )
 
     /// SIGPIPE is ignored from the start, so a reader that goes away early (`ubiq ... | head -1`)

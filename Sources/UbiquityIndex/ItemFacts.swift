@@ -46,8 +46,13 @@ extension ItemFacts {
         case .container: return .string(containerID.rawValue)
         case .scope: return .string(scope.rawValue)
         case .hasUnresolvedConflicts: return .bool(hasUnresolvedConflicts)
-        case .isDownloaded, .isUploaded: return .bool(true)
-        case .downloadingStatus: return .string("NSMetadataUbiquitousItemDownloadingStatusCurrent")
+        // No sync engine is connected yet (docs/predicates.md, "Sync status"): the local copy is
+        // the current version and no other device is known to hold it — said plainly, not guessed.
+        case .isDownloaded: return .bool(true)
+        case .downloadingStatus: return .string(DownloadingStatus.current.rawValue)
+        case .isDownloading, .isUploading, .isUploaded, .uploadedToAllDevices: return .bool(false)
+        case .percentDownloaded: return .integer(100)
+        case .percentUploaded: return .integer(0)
         default: return nil
         }
     }

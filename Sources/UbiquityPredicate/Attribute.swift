@@ -71,11 +71,27 @@ public struct Attribute: Sendable, Hashable, Comparable, CustomStringConvertible
               aliases: ["hasUnresolvedConflicts"],
               type: .bool, summary: "conflict versions exist"),
         Entry(canonical: "NSMetadataUbiquitousItemIsDownloadedKey", aliases: ["isDownloaded"],
-              type: .bool, summary: "always true locally (kept so ported code runs)"),
+              type: .bool, summary: "a local copy exists (without a sync engine: true)"),
         Entry(canonical: "NSMetadataUbiquitousItemIsUploadedKey", aliases: ["isUploaded"],
-              type: .bool, summary: "always true locally (kept so ported code runs)"),
+              type: .bool, summary: "another device holds the current version (without a sync engine: false)"),
         Entry(canonical: "NSMetadataUbiquitousItemDownloadingStatusKey", aliases: ["downloadingStatus"],
-              type: .string, summary: "always NSMetadataUbiquitousItemDownloadingStatusCurrent locally"),
+              type: .string, summary: "notDownloaded, downloaded or current (without a sync engine: current)"),
+        Entry(canonical: "NSMetadataUbiquitousItemIsDownloadingKey", aliases: ["isDownloading"],
+              type: .bool, summary: "the sync engine is fetching the item (without a sync engine: false)"),
+        Entry(canonical: "NSMetadataUbiquitousItemPercentDownloadedKey", aliases: ["percentDownloaded"],
+              type: .integer, summary: "percent of the current version held here, 0-100 (without a sync engine: 100)"),
+        Entry(canonical: "NSMetadataUbiquitousItemIsUploadingKey", aliases: ["isUploading"],
+              type: .bool, summary: "another device is fetching the item from here (without a sync engine: false)"),
+        Entry(canonical: "NSMetadataUbiquitousItemPercentUploadedKey", aliases: ["percentUploaded"],
+              type: .integer, summary: "percent of the current version another device holds, 0-100 (without a sync engine: 0)"),
+        Entry(canonical: "uploadedToAllDevices", aliases: [],
+              type: .bool, summary: "every device sharing the container holds the current version (without a sync engine: false)"),
+        Entry(canonical: "NSMetadataUbiquitousItemDownloadingErrorKey", aliases: ["downloadingError"],
+              type: .string, summary: "why fetching the item failed (absent when it did not)"),
+        Entry(canonical: "NSMetadataUbiquitousItemUploadingErrorKey", aliases: ["uploadingError"],
+              type: .string, summary: "why sending the item failed (absent when it did not)"),
+        Entry(canonical: "currentVersionDevices", aliases: [],
+              type: .stringList, summary: "the other devices that hold the current version (without a sync engine: absent)"),
     ]
 
     public static let name = Attribute(id: 0)
@@ -99,6 +115,14 @@ public struct Attribute: Sendable, Hashable, Comparable, CustomStringConvertible
     public static let isDownloaded = Attribute(id: 18)
     public static let isUploaded = Attribute(id: 19)
     public static let downloadingStatus = Attribute(id: 20)
+    public static let isDownloading = Attribute(id: 21)
+    public static let percentDownloaded = Attribute(id: 22)
+    public static let isUploading = Attribute(id: 23)
+    public static let percentUploaded = Attribute(id: 24)
+    public static let uploadedToAllDevices = Attribute(id: 25)
+    public static let downloadingError = Attribute(id: 26)
+    public static let uploadingError = Attribute(id: 27)
+    public static let currentVersionDevices = Attribute(id: 28)
 
     /// Every attribute, in registry order.
     public static let all: [Attribute] = (0..<table.count).map { Attribute(id: UInt8($0)) }

@@ -32,38 +32,30 @@ public struct ServerLimits: Sendable, Hashable {
 
     public init() {}
 
+    /// The integer limits by their wire names: the one list `json` and `init(json:)` both read,
+    /// so a limit added here is published and read back without spelling it twice.
+    private static var integerLimits: [(name: String, keyPath: WritableKeyPath<ServerLimits, Int>)] {
+        [("maxLineBytes", \.maxLineBytes), ("maxConnections", \.maxConnections),
+         ("maxQueriesPerConnection", \.maxQueriesPerConnection), ("pendingItemsPerQuery", \.pendingItemsPerQuery),
+         ("maxSortKeys", \.maxSortKeys), ("maxAttributes", \.maxAttributes), ("maxQueriesPerPeer", \.maxQueriesPerPeer),
+         ("maxResultItemsPerPeer", \.maxResultItemsPerPeer),
+         ("maxDocumentWatchesPerConnection", \.maxDocumentWatchesPerConnection),
+         ("maxDocumentWatchesPerPeer", \.maxDocumentWatchesPerPeer),
+         ("maxDocumentLocksPerConnection", \.maxDocumentLocksPerConnection),
+         ("maxDocumentLocksPerPeer", \.maxDocumentLocksPerPeer)]
+    }
+
     public var json: JSONValue {
-        .object([
-            "maxLineBytes": .integer(Int64(maxLineBytes)),
-            "maxConnections": .integer(Int64(maxConnections)),
-            "maxQueriesPerConnection": .integer(Int64(maxQueriesPerConnection)),
-            "pendingItemsPerQuery": .integer(Int64(pendingItemsPerQuery)),
-            "defaultBatchingInterval": .double(defaultBatchingInterval),
-            "maxSortKeys": .integer(Int64(maxSortKeys)),
-            "maxAttributes": .integer(Int64(maxAttributes)),
-            "maxQueriesPerPeer": .integer(Int64(maxQueriesPerPeer)),
-            "maxResultItemsPerPeer": .integer(Int64(maxResultItemsPerPeer)),
-            "maxDocumentWatchesPerConnection": .integer(Int64(maxDocumentWatchesPerConnection)),
-            "maxDocumentWatchesPerPeer": .integer(Int64(maxDocumentWatchesPerPeer)),
-            "maxDocumentLocksPerConnection": .integer(Int64(maxDocumentLocksPerConnection)),
-            "maxDocumentLocksPerPeer": .integer(Int64(maxDocumentLocksPerPeer)),
-        ])
+        var fields: [String: JSONValue] = ["defaultBatchingInterval": .double(defaultBatchingInterval)]
+        for limit in Self.integerLimits { fields[limit.name] = .integer(Int64(self[keyPath: limit.keyPath])) }
+        return .object(fields)
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
         let object = try FieldReader(json, context: "limits")
-        maxLineBytes = try object.optionalInt("maxLineBytes") ?? maxLineBytes
-        maxConnections = try object.optionalInt("maxConnections") ?? maxConnections
-        maxQueriesPerConnection = try object.optionalInt("maxQueriesPerConnection") ?? maxQueriesPerConnection
-        pendingItemsPerQuery = try object.optionalInt("pendingItemsPerQuery") ?? pendingItemsPerQuery
         defaultBatchingInterval = try object.optionalDouble("defaultBatchingInterval") ?? defaultBatchingInterval
-        maxSortKeys = try object.optionalInt("maxSortKeys") ?? maxSortKeys
-        maxAttributes = try object.optionalInt("maxAttributes") ?? maxAttributes
-        maxQueriesPerPeer = try object.optionalInt("maxQueriesPerPeer") ?? maxQueriesPerPeer
-        maxResultItemsPerPeer = try object.optionalInt("maxResultItemsPerPeer") ?? maxResultItemsPerPeer
-        maxDocumentWatchesPerConnection = try object.optionalInt("maxDocumentWatchesPerConnection") ?? maxDocumentWatchesPerConnection
-        maxDocumentWatchesPerPeer = try object.optionalInt("maxDocumentWatchesPerPeer") ?? maxDocumentWatchesPerPeer
-        maxDocumentLocksPerConnection = try object.optionalInt("maxDocumentLocksPerConnection") ?? maxDocumentLocksPerConnection
-        maxDocumentLocksPerPeer = try object.optionalInt("maxDocumentLocksPerPeer") ?? maxDocumentLocksPerPeer
+        for limit in Self.integerLimits {
+            if let value = try object.optionalInt(limit.name) { self[keyPath: limit.keyPath] = value }
+        }
     }
 }

@@ -44,6 +44,7 @@ struct OperationRegistryTests {
         StoreUnwatch(watch: 5),
         ItemPublish(path: "/c/Documents/a"), ItemPublish(path: "/c/Documents/a", expires: .after(seconds: 3600)),
         ItemPublish(path: "/c/Documents/a", expires: .at(1_795_000_000)), ItemUnpublish(token: "t"), ItemPublished(),
+        ItemEvict(path: "/c/Documents/a"), ItemDownload(path: "/c/Documents/a"), ItemDownload(path: "/c/Documents/a", force: true),
     ]
 
     @Test("Every operation's request survives encode → decode, under either kind of id")
@@ -108,6 +109,8 @@ struct OperationRegistryTests {
         try check(published)
         try check(ItemUnpublish.Result(token: "t", revoked: true))
         try check(ItemPublished.Result(items: [published]))
+        try check(ItemSyncState(path: "/c/Documents/a", downloadingStatus: "notDownloaded", isDownloading: false))
+        try check(ItemSyncState(path: "/c/Documents/a", downloadingStatus: "downloaded", isDownloading: true))
         try check(KVUnsubscribe.Result(store: 1))
         let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"),
                       StoreDeviceState(device: "phone", imported: 1, state: "degraded", sequence: 2, code: "store.segmentChecksum", reason: "damaged"),

@@ -1,4 +1,5 @@
 import Testing
+import UbiquityPredicate
 import UbiquityTesting
 
 /// `ubiq predicate ...` run as a real process: stdout, stderr and exit status.
@@ -147,7 +148,8 @@ import UbiquityTesting
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("ATTRIBUTE") == true)
         #expect(lines.contains { $0.hasPrefix("kMDItemFSName") && $0.contains("NSMetadataItemFSNameKey, name") })
-        #expect(lines.count == 1 + 21)
+        #expect(lines.count == 1 + Attribute.all.count)
+        #expect(lines.contains { $0.hasPrefix("NSMetadataUbiquitousItemPercentDownloadedKey") && $0.contains("integer") })
         let json = try ubiq.run(["predicate", "attributes", "--json"])
         #expect(json.stdout.split(separator: "\n").first
             == #"{"aliases":["NSMetadataItemFSNameKey","name"],"name":"kMDItemFSName","summary":"file name","type":"string"}"#)

@@ -18,5 +18,6 @@ public enum ClientErrorCodes {
             + StoreErrorCode.clientCodes.map(\.rawValue)
             + StoreRequestErrorCode.allCases.map(\.rawValue)
             + PublishError.Code.allCases.map(\.rawValue)
+            + SyncError.Code.allCases.map(\.rawValue)
     }
 }

@@ -1,0 +1,34 @@
+import ArgumentParser
+import UbiquityProtocol
+
+/// `ubiq download`: start fetching an item's current version from another device (`item.download`).
+struct DownloadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "download",
+        abstract: "Start fetching the current version of an item from another device.",
+        usage: "ubiq download [--force] [<options>] <path>",
+        discussion: """
+            Answers once the download has started; follow it with a live query of \
+            isDownloading, percentDownloaded and downloadingStatus (`ubiq watch --attr \
+            percentDownloaded "name == 'Item_1'"`). --force fetches the item again even when the \
+            local copy is current. Downloading needs a sync engine and the right to read the \
+            item. This version of the daemon connects to no sync engine, so it refuses with \
+            sync.noEngine (exit 1).
+
+            Examples:
+              $ ubiq download Documents/Item_1
+              $ ubiq download --force Documents/Item_1
+
+            Exit status: 0 success, 1 the daemon refused, 3 daemon not running, 64 usage error.
+            """
+    )
+
+    @Flag(help: "Fetch it again even when the local copy is current.")
+    var force = false
+
+    @OptionGroup var item: ItemSyncOptions
+
+    func run() async throws {
+        try await item.send(ItemDownload(path: item.absolutePath, force: force))
+    }
+}
