@@ -389,7 +389,7 @@ let package = Package(
         /// in-process daemon.
         .testTarget(
             name: "UbiquityKitTests",
-            dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityTesting",
+            dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityStore", "UbiquityTesting",
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),

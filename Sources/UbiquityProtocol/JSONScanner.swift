@@ -26,6 +26,9 @@ struct JSONScanner {
     /// The line's first list of items, kept as they arrived; the line is without them.
     private let listed: ListedItems?
 
+    /// These bytes are a line without the items of its first list, which arrived apart.
+    var lacksListedItems: Bool { (listed?.count ?? 0) > 0 }
+
     /// `listed`, if any: these bytes are a line without the items of its first list.
     init(_ bytes: UnsafeBufferPointer<UInt8>, listed: ListedItems? = nil) {
         self.bytes = bytes

@@ -110,7 +110,11 @@ public enum ServerMessage: Sendable, Hashable {
         try scanner.end()
         if !lists.isEmpty, case .string(let name)? = object["event"], StoreWatchEvent.names.contains(name) {
             // A live fetch's row with a `path` column looks like a result item (`added`, `changed`,
-            // `removed`): its rows are read again as plain JSON, whole.
+            // `removed`): its rows are read again as plain JSON, whole. Items taken as the line
+            // arrived are not in these bytes: the caller reads the whole line (`wholeLine`).
+            if original.lacksListedItems {
+                throw .malformed("\(name): its rows were taken as result items as the line arrived", field: "event")
+            }
             var whole = original
             try self.init(json: try whole.document())
             return

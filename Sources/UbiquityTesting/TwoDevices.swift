@@ -38,9 +38,10 @@ public final class TwoDevices: @unchecked Sendable {
     }
 
     public static let containerID = "com.example.grocery"
-    /// Lines for `.stignore` of every container: ubiquityd's sync cookies, coordinated saves and
-    /// key-value files being written are never replicated.
-    public static let ignoredNames = ["(?d).ubiquity-sync-*", "(?d).ubiquity-save-*", "(?d).ubiquity-kv/.*.writing"]
+    /// Lines for `.stignore` of every container: ubiquityd's sync cookies, coordinated saves,
+    /// key-value files and store segments being written are never replicated.
+    public static let ignoredNames = ["(?d).ubiquity-sync-*", "(?d).ubiquity-save-*", "(?d).ubiquity-kv/.*.writing",
+                                      "(?d).ubiquity-stores/**/.*.writing"]
 
     public let directory: String
     public let a: Device

@@ -1,4 +1,5 @@
 import Testing
+import UbiquityFuzzing
 import UbiquityJSON
 @testable import UbiquityStore
 @testable import UbiquityProtocol
@@ -60,5 +61,23 @@ struct StoreEventDecodingTests {
             #expect(general == .storeWatch(event))
         }
         #expect(throws: ProtocolError.self) { try StoreWatchEvent(json: .object(["event": .string("store.other"), "watch": .integer(1)])) }
+    }
+
+    @Test("A live fetch's line whose lists look like result items reads the same taken read by read as whole")
+    func liveFetchLineTakenByReads() throws {
+        // Rows of a table with the columns `attributes` and `path` (and no id: what a hostile or
+        // broken peer could send) are canonical result items to the line reader.
+        let looksLikeItems = (0..<200).map { #"{"attributes":{},"path":"aisle \#($0)"}"# }.joined(separator: ",")
+        let line = Array(#"{"added":[\#(looksLikeItems)],"changed":[],"clock":"s2","event":"store.update","removed":[],"watch":2}"#.utf8)
+        let whole = try ItemListScanCheck.message(line).get()
+        guard case .storeWatch(.update(let watch, let added, _, _, _)) = whole else {
+            Issue.record("read as \(whole)")
+            return
+        }
+        #expect(watch == 2 && added.count == 200)
+        for size in [1, 7, 64, 4_096] {
+            let (rest, listed, _, _) = ItemListScanCheck.taken(line) { _ in size }
+            #expect(try ItemListScanCheck.message(rest, listed: listed).get() == whole, "reads of \(size) bytes")
+        }
     }
 }

@@ -131,6 +131,50 @@ import UbiquityTesting
         #expect(watcher.interrupt() == 0)
     }
 
+    /// A segment of the laptop inserting `names` as items `ids`, delivered as a sync engine does.
+    static func deliverFromLaptop(_ names: [String], ids: [UInt64], sequence: Int, replica: inout StoreReplica, root: String) throws {
+        let wall = Int64(Date().timeIntervalSince1970 * 1000)
+        let operations = zip(names, ids).map { name, id in
+            StoreOperation.insert(table: "items", id: RowID(high: 2, low: id), values: ["name": .string(name)])
+        }
+        let made = try #require(try replica.commit(operations, wall: wall))
+        let folder = "\(root)/com.example.grocery/.ubiquity-stores/grocery/logs/laptop"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data(made.segment.encoded()).write(to: URL(fileURLWithPath: "\(folder)/.\(sequence).tmp"))
+        #expect(rename("\(folder)/.\(sequence).tmp", "\(folder)/\(sequence)") == 0)
+    }
+
+    @Test func watchReconnectsAndTellsWhatWasImportedMeanwhile() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        #expect(try Self.run(["add", "milk"], daemon).status == 0)
+        let watcher = try Watcher(["--store", "relational", "--socket", daemon.socket])
+        #expect(try #require(watcher.next())["count"] as? Int == 1)
+
+        #expect(daemon.stop() == 0)
+        #expect(watcher.next()?["kind"] as? String == "reconnecting")
+        // While the daemon is away the sync engine delivers the laptop's segment.
+        var laptop = StoreReplica(schema: GroceryTable.schema, device: DeviceID("laptop")!)
+        try Self.deliverFromLaptop(["eggs"], ids: [1], sequence: 1, replica: &laptop, root: daemon.root)
+
+        let restarted = try TestDaemon(containers: [], arguments: ["--root", daemon.root, "--socket", daemon.socket],
+                                       environment: ["STATE_DIRECTORY": daemon.directory + "/state"], waitForSocket: false)
+        defer { restarted.stop(); restarted.cleanUp() }
+        var line = watcher.next(within: 30)
+        while line?["kind"] as? String == "reconnecting" { line = watcher.next(within: 30) }
+        let regathered = try #require(line, "nothing after reconnecting\n\(restarted.log)")
+        #expect(regathered["kind"] as? String == "regathered" && regathered["count"] as? Int == 2, "\(regathered)\n\(restarted.log)")
+        let added = try #require(watcher.next())
+        #expect(added["kind"] as? String == "added" && added["name"] as? String == "eggs")
+
+        // And it is live again: the laptop's next segment lands.
+        try Self.deliverFromLaptop(["bread"], ids: [2], sequence: 2, replica: &laptop, root: daemon.root)
+        let imported = try #require(watcher.next(kind: "imported"), "\(restarted.log)")
+        #expect(imported["devices"] as? [String] == ["laptop"] && imported["added"] as? Int == 1)
+        #expect(watcher.next()?["name"] as? String == "bread")
+        #expect(watcher.interrupt() == 0)
+    }
+
     @Test func pipedWatchSaysWhereAnImportCameFrom() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

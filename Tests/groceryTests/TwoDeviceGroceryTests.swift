@@ -183,4 +183,63 @@ import UbiquityTesting
         }
         #expect(watcher.interrupt() == 0)
     }
+
+    /// Store mode over real Syncthing: each device writes only its own log, so nothing conflicts.
+    /// An item added on A reaches B's watch as an import from A; items added while apart, each
+    /// tagged with a new tag spelled differently on each side, make one list and one tag on both.
+    @Test func storeModeMergesBothDevicesIntoOneListAndOneTag() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        func store(_ arguments: [String], on device: TwoDevices.Device) throws -> (status: Int32, stdout: String, stderr: String) {
+            try Self.run(arguments + ["--store", "relational"], on: device)
+        }
+        func names(on device: TwoDevices.Device) throws -> Set<String> {
+            Set(try store(["list", "--json"], on: device).stdout.split(separator: "\n").compactMap {
+                (try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["name"] as? String
+            })
+        }
+        /// Skips lines of `watcher` until an item named `name` is added (false after 60 s without).
+        func sawAdded(_ name: String, on watcher: Watcher) -> Bool {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                guard let line = watcher.next(kind: "added", within: deadline.timeIntervalSinceNow) else { return false }
+                if line["name"] as? String == name { return true }
+            }
+            return false
+        }
+        for device in [devices.a, devices.b] { #expect(try store(["tags"], on: device).status == 0, "on \(device.name)") }
+        try devices.waitUntilInSync()
+        let watchers = try [devices.a, devices.b].map { try Watcher(["--store", "relational", "--socket", $0.socket]) }
+        for watcher in watchers { #expect(watcher.next(kind: "gathered")?["count"] as? Int == 0) }
+
+        let added = try store(["add", "milk", "--tag", "mall"], on: devices.a)
+        #expect(added.status == 0, "\(added.stderr)")
+        let imported = try #require(watchers[1].next(kind: "imported", within: 60), "\(devices.logs)")
+        let from = imported["devices"] as? [String] ?? []
+        #expect(from.count == 1 && from != [GroceryLiveList.thisDevice] && imported["added"] as? Int == 1, "\(imported)")
+        let arrived = try #require(watchers[1].next())
+        #expect(arrived["kind"] as? String == "added" && arrived["name"] as? String == "milk")
+
+        try Self.apart(devices) {
+            let onA = try store(["add", "carrots", "--tag", "farm shop"], on: devices.a)
+            let onB = try store(["add", "bread", "--tag", "Farm  Shop"], on: devices.b)
+            #expect(onA.status == 0 && onB.status == 0, "\(onA.stderr)\(onB.stderr)")
+        }
+        // Each device's watch sees the other's item arrive: its import is done.
+        #expect(sawAdded("bread", on: watchers[0]), "A imports B's bread")
+        #expect(sawAdded("carrots", on: watchers[1]), "B imports A's carrots")
+        for device in [devices.a, devices.b] {
+            #expect(try names(on: device) == ["milk", "carrots", "bread"], "on \(device.name)")
+            let tags = try store(["tags", "--json"], on: device).stdout.split(separator: "\n").compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let farm = tags.filter { ($0["name"] as? String)?.lowercased().contains("farm") == true }
+            #expect(farm.count == 1 && farm.first?["items"] as? Int == 2, "on \(device.name): \(tags)")
+            #expect(tags.count == 4, "mall, grocery store, green grocer and the farm shop, once each: \(tags)")
+            // Each device wrote only its own log: no sync conflicts, no temporary files carried over.
+            let files = FileManager.default.enumerator(atPath: device.container + "/.ubiquity-stores")?.allObjects as? [String] ?? []
+            #expect(!files.isEmpty && !files.contains { $0.contains("sync-conflict") || $0.hasSuffix(".writing") }, "on \(device.name): \(files)")
+        }
+        for watcher in watchers { #expect(watcher.interrupt() == 0) }
+    }
 }
