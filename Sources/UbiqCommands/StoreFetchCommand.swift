@@ -15,9 +15,24 @@ struct StoreFetchCommand: AsyncParsableCommand {
             Each --where is COLUMN OP VALUE with OP one of == != < <= > >=; all must hold. The \
             value is read as JSON when it is JSON (2, true, null, "text") and as text otherwise.
 
+            --predicate filters with the predicate language of ubiq query over the table's \
+            columns (with --where, both must hold): name BEGINSWITH 'car', quantity > 1, \
+            created > '2026-01-01', done == NO, and a relationship end as the list of its related \
+            rows' keys (a tag's name): tags CONTAINS 'mall', NONE tags == 'mall'. See \
+            docs/predicates.md and docs/stores.md, "Fetching".
+
+            --related END (repeatable) adds to each row the ids of its related rows through that \
+            relationship end: tags for items, items for tags.
+
             Examples:
               $ ubiq store fetch grocery items --where 'quantity>=2' --sort name:desc
               00000000000000000000000000000001  name=carrots  quantity=2
+              $ ubiq store fetch grocery items --predicate "name BEGINSWITH 'car'"
+              00000000000000000000000000000001  name=carrots  quantity=2
+              $ ubiq store fetch grocery items --predicate "tags CONTAINS 'mall'" --json
+              {"id":"00000000000000000000000000000001","name":"carrots","quantity":2}
+              $ ubiq store fetch grocery items --related tags --json
+              {"id":"…","name":"carrots","quantity":2,"tags":["98471ebd…"]}
               $ ubiq store fetch grocery items --where 'name==bread' --json
               {"id":"…","name":"bread","quantity":1}
 
@@ -34,6 +49,12 @@ struct StoreFetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("where"), help: ArgumentHelp("A condition, COLUMN OP VALUE (repeatable).", valueName: "condition"))
     var conditions: [String] = []
 
+    @Option(help: ArgumentHelp("A predicate over the table's columns, as ubiq query takes.", valueName: "predicate"))
+    var predicate: String?
+
+    @Option(help: ArgumentHelp("A relationship end whose related row ids each row carries (repeatable).", valueName: "end"))
+    var related: [String] = []
+
     @Option(help: ArgumentHelp("A sort key, COLUMN, COLUMN:asc or COLUMN:desc (repeatable).", valueName: "key"))
     var sort: [String] = []
 
@@ -43,21 +64,28 @@ struct StoreFetchCommand: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
+        let parsed = try Self.conditions(conditions)
+        let request = StoreFetch(container: options.container, store: store, table: table, where: parsed, predicate: predicate,
+                                 related: related, sort: sort, limit: limit)
+        let answer = try await options.connection.run(predicate: predicate) { try await $0.send(request) }
+        if options.json {
+            for row in answer.rows { Terminal.output(JSONLine.encode(row)) }
+            return
+        }
+        for row in answer.rows { Terminal.output(Self.text(row)) }
+    }
+
+    /// Each `--where`, or a message and exit 2.
+    static func conditions(_ texts: [String]) throws -> [StoreCondition] {
         var parsed: [StoreCondition] = []
-        for text in conditions {
+        for text in texts {
             guard let condition = Self.condition(text) else {
                 Terminal.error("--where '\(text)' is not COLUMN OP VALUE with OP one of == != < <= > >=")
                 throw ExitCode(CommandFailure.invalidInput)
             }
             parsed.append(condition)
         }
-        let request = StoreFetch(container: options.container, store: store, table: table, where: parsed, sort: sort, limit: limit)
-        let answer = try await options.connection.run { try await $0.send(request) }
-        if options.json {
-            for row in answer.rows { Terminal.output(JSONLine.encode(row)) }
-            return
-        }
-        for row in answer.rows { Terminal.output(Self.text(row)) }
+        return parsed
     }
 
     /// `quantity>=2` as a condition; nil when no operator is there or the column is empty.

@@ -2,7 +2,8 @@
 //
 // Owns: lexing, parsing, type checking, evaluation, the canonical printed form, index hints and
 //   sort descriptors (MetadataPredicate*, MetadataSortDescriptor); the one table of attribute
-//   names (Attribute); LinearRegex, the linear-time engine behind MATCHES.
+//   names (Attribute), or instead a table's columns handed in (PredicateColumns, for a relational
+//   store's fetches); LinearRegex, the linear-time engine behind MATCHES.
 // Must not: do I/O (no file system, no sockets, no Glibc but localtime_r for the local zone's
 //   UTC offsets, TimeZoneOffsets.local), or know where attribute values come from: callers hand
 //   them in through AttributeProvider.

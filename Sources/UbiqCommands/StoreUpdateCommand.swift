@@ -1,0 +1,60 @@
+import ArgumentParser
+import UbiquityProtocol
+
+/// `ubiq store update STORE TABLE ROW COLUMN=VALUE…`.
+struct StoreUpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Change columns of a row; returns once it is on disk.",
+        usage: "ubiq store update [<options>] <store> <table> <row> <column=value> ...",
+        discussion: """
+            ROW is the row's id (32 hex digits) or, for a table unique by meaning with one key \
+            column, that key (a tag's name). Values are read as for insert; --clear takes a \
+            column's value away. Columns not named keep their values. Below, $ITEM is an item's \
+            id as insert printed it.
+
+            Examples:
+              $ ubiq store update grocery items $ITEM quantity=3 done=true
+              $ ubiq store update grocery items $ITEM --clear note
+              $ ubiq store update grocery tags mall color=green
+
+            Exit status: 0 saved, 1 the daemon refused (no such row, say), 2 a table, column or \
+            value that does not fit the schema, 3 daemon not running.
+            """
+    )
+
+    @Argument(help: "The store's name.")
+    var store: String
+
+    @Argument(help: "The table.")
+    var table: String
+
+    @Argument(help: "The row: its id, or its key in a table unique by meaning.")
+    var row: String
+
+    @Argument(help: ArgumentHelp("A column's new value, COLUMN=VALUE.", valueName: "column=value"))
+    var values: [String] = []
+
+    @Option(help: ArgumentHelp("A column whose value to take away (repeatable).", valueName: "column"))
+    var clear: [String] = []
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let table = self.table, row = self.row, values = self.values, clear = self.clear
+        let saved = try await StoreWrite.save(store: store, options: options) { schema throws(StoreValueTextError) in
+            let schemaTable = try StoreValueText.table(table, in: schema)
+            var typed = try StoreValueText.values(values, of: schemaTable)
+            for name in clear {
+                guard schemaTable.column(name) != nil else {
+                    throw StoreValueTextError("table '\(table)' has no column '\(name)' to clear")
+                }
+                guard typed[name] == nil else { throw StoreValueTextError("column '\(name)' is both set and cleared") }
+                typed[name] = .null
+            }
+            guard !typed.isEmpty else { throw StoreValueTextError("nothing to change: give COLUMN=VALUE or --clear COLUMN") }
+            return .update(table: table, id: try StoreValueText.row(row, of: schemaTable), values: typed)
+        }
+        try StoreWrite.print(saved, json: options.json)
+    }
+}
