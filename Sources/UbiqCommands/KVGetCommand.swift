@@ -27,7 +27,7 @@ struct KVGetCommand: AsyncParsableCommand {
     @Argument(help: "The key.")
     var key: String
 
-    @OptionGroup var options: KVOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let result = try await options.send(KVGet(container: options.container, key: key))

@@ -23,7 +23,7 @@ struct KVListCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var options: KVOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let result = try await options.send(KVAll(container: options.container))

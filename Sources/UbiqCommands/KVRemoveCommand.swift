@@ -23,7 +23,7 @@ struct KVRemoveCommand: AsyncParsableCommand {
     @Argument(help: "The key.")
     var key: String
 
-    @OptionGroup var options: KVOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         try await options.send(KVRemove(container: options.container, key: key))

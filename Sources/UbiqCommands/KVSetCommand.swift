@@ -38,7 +38,7 @@ struct KVSetCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("string, integer, double, bool, data, date or json.", valueName: "type"))
     var type = "string"
 
-    @OptionGroup var options: KVOptions
+    @OptionGroup var options: ContainerOptions
 
     func validate() throws {
         guard KVValueText.types.contains(type) else {

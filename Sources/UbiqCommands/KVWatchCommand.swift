@@ -34,7 +34,7 @@ struct KVWatchCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var options: KVOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let signals = WatchCommand.exitOnSignals()

@@ -20,20 +20,13 @@ struct StoreDeleteCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The store's name.")
-    var store: String
+    @OptionGroup var target: StoreRowArguments
 
-    @Argument(help: "The table.")
-    var table: String
-
-    @Argument(help: "The row: its id, or its key in a table unique by meaning.")
-    var row: String
-
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
-        let table = self.table, row = self.row
-        let saved = try await StoreWrite.save(store: store, options: options) { schema throws(StoreValueTextError) in
+        let table = target.table, row = target.row
+        let saved = try await StoreWrite.save(store: target.store, options: options) { schema throws(StoreValueTextError) in
             .delete(table: table, id: try StoreValueText.row(row, of: try StoreValueText.table(table, in: schema)))
         }
         try StoreWrite.print(saved, json: options.json)

@@ -23,7 +23,7 @@ struct StoreDescribeCommand: AsyncParsableCommand {
     @Argument(help: "The store's name.")
     var store: String
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let described = try await options.connection.run { try await $0.send(StoreDescribe(container: options.container, store: store)) }

@@ -40,34 +40,14 @@ struct StoreFetchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The store's name.")
-    var store: String
-
-    @Argument(help: "The table.")
-    var table: String
-
-    @Option(name: .customLong("where"), help: ArgumentHelp("A condition, COLUMN OP VALUE (repeatable).", valueName: "condition"))
-    var conditions: [String] = []
-
-    @Option(help: ArgumentHelp("A predicate over the table's columns, as ubiq query takes.", valueName: "predicate"))
-    var predicate: String?
-
-    @Option(help: ArgumentHelp("A relationship end whose related row ids each row carries (repeatable).", valueName: "end"))
-    var related: [String] = []
-
-    @Option(help: ArgumentHelp("A sort key, COLUMN, COLUMN:asc or COLUMN:desc (repeatable).", valueName: "key"))
-    var sort: [String] = []
-
-    @Option(help: "At most this many rows.")
-    var limit: Int?
-
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var fetch: StoreFetchOptions
 
     func run() async throws {
-        let parsed = try Self.conditions(conditions)
-        let request = StoreFetch(container: options.container, store: store, table: table, where: parsed, predicate: predicate,
-                                 related: related, sort: sort, limit: limit)
-        let answer = try await options.connection.run(predicate: predicate) { try await $0.send(request) }
+        let options = fetch.options
+        let parsed = try Self.conditions(fetch.conditions)
+        let request = StoreFetch(container: options.container, store: fetch.store, table: fetch.table, where: parsed,
+                                 predicate: fetch.predicate, related: fetch.related, sort: fetch.sort, limit: fetch.limit)
+        let answer = try await options.connection.run(predicate: fetch.predicate) { try await $0.send(request) }
         if options.json {
             for row in answer.rows { Terminal.output(JSONLine.encode(row)) }
             return

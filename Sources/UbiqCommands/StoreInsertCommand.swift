@@ -39,7 +39,7 @@ struct StoreInsertCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The row's id, 32 hex digits (default: from the key, or random).", valueName: "id"))
     var id: String?
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let table = self.table, values = self.values, id = self.id

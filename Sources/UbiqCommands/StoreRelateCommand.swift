@@ -22,24 +22,14 @@ struct StoreRelateCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The store's name.")
-    var store: String
+    @OptionGroup var relation: StoreRelationOptions
 
-    @Argument(help: "The relationship, by its from end's name.")
-    var relationship: String
-
-    @Argument(help: "A row of the relationship's from table.")
-    var from: String
-
-    @Argument(help: "A row of the relationship's to table.")
-    var to: String
-
-    @OptionGroup var options: StoreOptions
-
-    func run() async throws { try await Self.change(relate: true, store: store, relationship, from, to, options: options) }
+    func run() async throws { try await Self.change(relate: true, relation) }
 
     /// A relate or unrelate of `from` and `to`, named by id or key.
-    static func change(relate: Bool, store: String, _ relationship: String, _ from: String, _ to: String, options: StoreOptions) async throws {
+    static func change(relate: Bool, _ relation: StoreRelationOptions) async throws {
+        let store = relation.store, relationship = relation.relationship, from = relation.from, to = relation.to
+        let options = relation.options
         let saved = try await StoreWrite.save(store: store, options: options) { schema throws(StoreValueTextError) in
             let r = try StoreValueText.relationship(relationship, in: schema)
             let fromID = try StoreValueText.row(from, of: try StoreValueText.table(r.from, in: schema))

@@ -27,7 +27,7 @@ struct StoreSaveCommand: AsyncParsableCommand {
     @Argument(help: "The changes, a JSON array.")
     var changes: String
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let parsed: [StoreSaveChange]

@@ -18,7 +18,7 @@ struct StoreStatusCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
         let status = try await options.connection.run { try await $0.status() }

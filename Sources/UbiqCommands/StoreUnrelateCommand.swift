@@ -14,19 +14,7 @@ struct StoreUnrelateCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The store's name.")
-    var store: String
+    @OptionGroup var relation: StoreRelationOptions
 
-    @Argument(help: "The relationship, by its from end's name.")
-    var relationship: String
-
-    @Argument(help: "A row of the relationship's from table.")
-    var from: String
-
-    @Argument(help: "A row of the relationship's to table.")
-    var to: String
-
-    @OptionGroup var options: StoreOptions
-
-    func run() async throws { try await StoreRelateCommand.change(relate: false, store: store, relationship, from, to, options: options) }
+    func run() async throws { try await StoreRelateCommand.change(relate: false, relation) }
 }

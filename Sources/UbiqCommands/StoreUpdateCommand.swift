@@ -23,14 +23,7 @@ struct StoreUpdateCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The store's name.")
-    var store: String
-
-    @Argument(help: "The table.")
-    var table: String
-
-    @Argument(help: "The row: its id, or its key in a table unique by meaning.")
-    var row: String
+    @OptionGroup var target: StoreRowArguments
 
     @Argument(help: ArgumentHelp("A column's new value, COLUMN=VALUE.", valueName: "column=value"))
     var values: [String] = []
@@ -38,11 +31,11 @@ struct StoreUpdateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A column whose value to take away (repeatable).", valueName: "column"))
     var clear: [String] = []
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var options: ContainerOptions
 
     func run() async throws {
-        let table = self.table, row = self.row, values = self.values, clear = self.clear
-        let saved = try await StoreWrite.save(store: store, options: options) { schema throws(StoreValueTextError) in
+        let table = target.table, row = target.row, values = self.values, clear = self.clear
+        let saved = try await StoreWrite.save(store: target.store, options: options) { schema throws(StoreValueTextError) in
             let schemaTable = try StoreValueText.table(table, in: schema)
             var typed = try StoreValueText.values(values, of: schemaTable)
             for name in clear {

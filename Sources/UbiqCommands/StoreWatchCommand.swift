@@ -35,36 +35,17 @@ struct StoreWatchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The store's name.")
-    var store: String
-
-    @Argument(help: "The table.")
-    var table: String
-
-    @Option(name: .customLong("where"), help: ArgumentHelp("A condition, COLUMN OP VALUE (repeatable).", valueName: "condition"))
-    var conditions: [String] = []
-
-    @Option(help: ArgumentHelp("A predicate over the table's columns, as ubiq query takes.", valueName: "predicate"))
-    var predicate: String?
-
-    @Option(help: ArgumentHelp("A relationship end whose related row ids each row carries (repeatable).", valueName: "end"))
-    var related: [String] = []
-
-    @Option(help: ArgumentHelp("A sort key, COLUMN, COLUMN:asc or COLUMN:desc (repeatable).", valueName: "key"))
-    var sort: [String] = []
-
-    @Option(help: "At most this many rows.")
-    var limit: Int?
-
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var fetch: StoreFetchOptions
 
     func run() async throws {
+        let options = fetch.options
         let signals = WatchCommand.exitOnSignals()
         defer { signals.forEach { $0.cancel() } }
-        let request = StoreFetchRequest(table: table, conditions: try StoreFetchCommand.conditions(conditions), predicate: predicate,
-                                        sortDescriptors: sort.map(Self.descriptor), fetchLimit: limit, related: related)
-        let store = self.store, table = self.table, container = options.container, json = options.json
-        try await options.connection.run(predicate: predicate) { connection in
+        let request = StoreFetchRequest(table: fetch.table, conditions: try StoreFetchCommand.conditions(fetch.conditions),
+                                        predicate: fetch.predicate, sortDescriptors: fetch.sort.map(Self.descriptor),
+                                        fetchLimit: fetch.limit, related: fetch.related)
+        let store = fetch.store, table = fetch.table, container = options.container, json = options.json
+        try await options.connection.run(predicate: fetch.predicate) { connection in
             let schema = try await connection.send(StoreDescribe(container: container, store: store)).schema
             let opened = try await PersistentStore.open(store, schema: schema, container: container, connection: connection)
             for try await snapshot in try await opened.fetchedResults(request) {

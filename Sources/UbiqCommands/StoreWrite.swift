@@ -9,7 +9,7 @@ import UbiquityStore
 enum StoreWrite {
     /// Saves the change `make` builds from the schema in force. A command line that does not fit
     /// the schema is reported (exit 2) before anything is sent; what the daemon refuses, exit 1.
-    static func save(store: String, options: StoreOptions,
+    static func save(store: String, options: ContainerOptions,
                      _ make: @escaping @Sendable (Schema) throws(StoreValueTextError) -> StoreSaveChange) async throws -> StoreSave.Result {
         let container = options.container
         return try await options.connection.run { connection in

@@ -35,6 +35,8 @@ public final class KeyValueStore: Sendable {
     /// The `kv.subscribe` number.
     private let subscription: Int
     private let state = Mutex(State())
+    /// Consumers of ``externalChanges()``.
+    private let observers = Subscribers<KeyValueStoreChange>()
     /// Wakes the task that applies ``State/pending`` (one wake-up waits at most: it takes them all).
     private let incoming: AsyncStream<Void>.Continuation
 
@@ -45,9 +47,6 @@ public final class KeyValueStore: Sendable {
 
     private struct State {
         var values: [String: KVValue] = [:]
-        var observers: [Int: AsyncStream<KeyValueStoreChange>.Continuation] = [:]
-        var nextObserver = 0
-        var closed = false
         /// `kv.changed` events received and not yet applied, in arrival order.
         var pending: [KeyValueChange] = []
         /// The store's key quota (from `kv.all`): past it, folded events become "any key".
@@ -200,17 +199,7 @@ public final class KeyValueStore: Sendable {
     /// At most ``maxWaitingChanges`` changes wait for a consumer that does not read; past that the
     /// oldest are dropped (the local copy, which the getters read, is current regardless).
     public func externalChanges() -> AsyncStream<KeyValueStoreChange> {
-        let (stream, sink) = AsyncStream.makeStream(of: KeyValueStoreChange.self,
-                                                    bufferingPolicy: .bufferingNewest(KeyValueStore.maxWaitingChanges))
-        let id: Int? = state.withLock { state in
-            guard !state.closed else { return nil }
-            state.nextObserver += 1
-            state.observers[state.nextObserver] = sink
-            return state.nextObserver
-        }
-        guard let id else { sink.finish(); return stream }
-        sink.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
-        return stream
+        observers.stream(buffering: KeyValueStore.maxWaitingChanges)
     }
 
     /// Stops the subscription; ``externalChanges()`` sequences end. The connection stays open.
@@ -249,12 +238,7 @@ public final class KeyValueStore: Sendable {
                 if batch.isEmpty { break }
             }
         }
-        let observers = state.withLock { state in
-            state.closed = true
-            defer { state.observers.removeAll() }
-            return Array(state.observers.values)
-        }
-        for observer in observers { observer.finish() }
+        observers.finish()
     }
 
     private func apply(_ change: KeyValueChange) async {
@@ -273,7 +257,6 @@ public final class KeyValueStore: Sendable {
             guard let differing = try? await reloadAll() else { return }
             told = KeyValueStoreChange(reason: reason, keys: differing, reread: true)
         }
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers { observer.yield(told) }
+        for observer in observers.continuations { observer.yield(told) }
     }
 }

@@ -41,15 +41,14 @@ public final class PersistentStore: Sendable {
     private let handle: Int
     private let subscriber: Int
     private let state = Mutex(State())
+    /// Consumers of ``importNotifications()``.
+    private let observers = Subscribers<StoreImportNotification>()
 
     /// How many notifications wait, at most, for an ``importNotifications()`` consumer that does
     /// not read; past it the consumer is told that any row may have changed.
     public static let maxWaitingNotifications = 256
 
     private struct State {
-        var observers: [Int: AsyncStream<StoreImportNotification>.Continuation] = [:]
-        var nextObserver = 0
-        var closed = false
     }
 
     private init(description: StoreDescription, connection: UbiquityConnection, handle: Int, subscriber: Int) {
@@ -159,24 +158,13 @@ public final class PersistentStore: Sendable {
     /// connections' saves (not this connection's). Ends when the store is closed or the connection
     /// is lost. Every call returns its own sequence.
     public func importNotifications() -> AsyncStream<StoreImportNotification> {
-        let (stream, sink) = AsyncStream.makeStream(of: StoreImportNotification.self,
-                                                    bufferingPolicy: .bufferingNewest(PersistentStore.maxWaitingNotifications))
-        let id: Int? = state.withLock { state in
-            guard !state.closed else { return nil }
-            state.nextObserver += 1
-            state.observers[state.nextObserver] = sink
-            return state.nextObserver
-        }
-        guard let id else { sink.finish(); return stream }
-        sink.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
-        return stream
+        observers.stream(buffering: PersistentStore.maxWaitingNotifications)
     }
 
     /// Hands `notification` to every observer; one whose buffer is full gets "any row" after it,
     /// which covers what was dropped.
     private func tell(_ notification: StoreImportNotification) {
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers {
+        for observer in observers.continuations {
             if case .dropped = observer.yield(notification) {
                 observer.yield(.all(clock: notification.clock, devices: notification.devices))
             }
@@ -184,12 +172,7 @@ public final class PersistentStore: Sendable {
     }
 
     private func finishObservers() {
-        let observers = state.withLock { state in
-            state.closed = true
-            defer { state.observers.removeAll() }
-            return Array(state.observers.values)
-        }
-        for observer in observers { observer.finish() }
+        observers.finish()
     }
 
     /// Stops hearing this store's changes: ``importNotifications()`` sequences end. The

@@ -1,12 +1,13 @@
 import ArgumentParser
 import UbiquityProtocol
 
-/// `--container`, `--json`, `--socket` and `--timeout`, shared by every `ubiq kv` command.
-struct KVOptions: ParsableArguments {
+/// `--container`, `--json`, `--socket` and `--timeout`, shared by every `ubiq kv` and `ubiq store`
+/// command.
+struct ContainerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The container whose store to use (default: the first container you may read).", valueName: "id"))
     var container: String?
 
-    @Flag(help: "Print JSON, with values in their wire form (docs/kv-store.md).")
+    @Flag(help: "Print JSON: the daemon's answer, values in their wire form (docs/protocol.md).")
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
