@@ -243,6 +243,11 @@ public actor QueryEngine {
     /// Items per container right now.
     public func itemCounts() -> [ContainerID: Int] { index.itemCountsByContainer() }
 
+    /// What `container`'s items take (``ContainerStorage``); nil for a container not served.
+    public func storage(of container: ContainerID, largest count: Int) -> ContainerStorage? {
+        index.containerIndex(container).map { index.storage(ofContainer: $0, largest: count) }
+    }
+
     // MARK: - Running
 
     /// Consumes the source until it ends or the task is cancelled.

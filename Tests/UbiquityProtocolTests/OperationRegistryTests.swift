@@ -45,6 +45,7 @@ struct OperationRegistryTests {
         ItemPublish(path: "/c/Documents/a"), ItemPublish(path: "/c/Documents/a", expires: .after(seconds: 3600)),
         ItemPublish(path: "/c/Documents/a", expires: .at(1_795_000_000)), ItemUnpublish(token: "t"), ItemPublished(),
         ItemEvict(path: "/c/Documents/a"), ItemDownload(path: "/c/Documents/a"), ItemDownload(path: "/c/Documents/a", force: true),
+        Storage(), Storage(container: "com.example.a", largest: 3),
     ]
 
     @Test("Every operation's request survives encode → decode, under either kind of id")
@@ -111,6 +112,9 @@ struct OperationRegistryTests {
         try check(ItemPublished.Result(items: [published]))
         try check(ItemSyncState(path: "/c/Documents/a", downloadingStatus: "notDownloaded", isDownloading: false))
         try check(ItemSyncState(path: "/c/Documents/a", downloadingStatus: "downloaded", isDownloading: true))
+        try check(StorageResult(containers: [.init(container: "com.example.a", documentsItems: 3, documentsBytes: 1154, dataItems: 1, dataBytes: 20,
+                                                   largest: [.init(path: "/c/Documents/big", size: 1000)], sync: "known",
+                                                   devices: [.init(device: "B", connected: true, needs: 2)])]))
         try check(KVUnsubscribe.Result(store: 1))
         let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"),
                       StoreDeviceState(device: "phone", imported: 1, state: "degraded", sequence: 2, code: "store.segmentChecksum", reason: "damaged"),

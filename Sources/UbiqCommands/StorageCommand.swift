@@ -1,0 +1,77 @@
+import ArgumentParser
+import UbiquityProtocol
+
+/// `ubiq storage`: what each container takes (`storage`), the Manage Storage view.
+struct StorageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storage",
+        abstract: "Show what each container takes: documents, data, the largest documents, other devices.",
+        usage: "ubiq storage [--container <id>] [--largest <count>] [<options>]",
+        discussion: """
+            Per container you may read: items and bytes in Documents/ and in the data scope (a \
+            package counts as one item, with the sum of its contents), the largest documents, and \
+            — when the daemon follows a sync engine that shares the container — how many paths \
+            each other device still needs. Counted from the daemon's index: nothing is read from \
+            disk.
+
+            Examples:
+              $ ubiq storage
+              $ ubiq storage --container com.example.grocery --largest 3
+              $ ubiq storage --json
+
+            With --json, one object per container and line.
+
+            Exit status: 0 success, 1 the daemon refused, 3 daemon not running.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Only this container.", valueName: "id"))
+    var container: String?
+
+    @Option(help: ArgumentHelp("How many of the largest documents to list (0 to 100, default 10).", valueName: "count"))
+    var largest: Int?
+
+    @Flag(help: "Print one JSON object per container and line.")
+    var json = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if let largest, !(0...Storage.maxLargest).contains(largest) {
+            throw ValidationError("--largest must be from 0 to \(Storage.maxLargest), found \(largest)")
+        }
+    }
+
+    func run() async throws {
+        let result = try await connection.run { try await $0.send(Storage(container: container, largest: largest)) }
+        if json {
+            if !result.containers.isEmpty { Terminal.output(try result.containers.map { try Terminal.json($0.json) }.joined(separator: "\n")) }
+            return
+        }
+        Terminal.output(result.containers.map(Self.render).joined(separator: "\n\n"))
+    }
+
+    static func render(_ c: StorageResult.Container) -> String {
+        func items(_ n: Int) -> String { "\(n) item\(n == 1 ? "" : "s")" }
+        var rows: [[String]] = [
+            ["documents", items(c.documentsItems) + ", \(c.documentsBytes) bytes"],
+            ["data", items(c.dataItems) + ", \(c.dataBytes) bytes"],
+        ]
+        let width = c.largest.map { String($0.size).count }.max() ?? 0
+        for (i, document) in c.largest.enumerated() {
+            let size = String(document.size)
+            rows.append([i == 0 ? "largest" : "", String(repeating: " ", count: width - size.count) + size + "  " + document.path])
+        }
+        switch c.sync {
+        case "none": rows.append(["sync", "no sync engine shares it"])
+        case "unknown": rows.append(["sync", "the sync engine cannot be asked now"])
+        default:
+            if c.devices.isEmpty { rows.append(["sync", "shared with no other device"]) }
+            for (i, device) in c.devices.enumerated() {
+                rows.append([i == 0 ? "devices" : "", "\(device.device)  \(device.connected ? "connected" : "not connected")  needs \(device.needs)"])
+            }
+        }
+        return c.container + "\n" + Terminal.table(header: ["", ""], rows: rows).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropFirst().map { "  " + $0 }.joined(separator: "\n")
+    }
+}
