@@ -76,6 +76,8 @@ test: deps
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
 	@# release-build the daemon so make install and make bench cannot silently break.
 	$(SWIFT) build -c release --product ubiquityd
+	@# Seconds: nothing in the daemon links the whole Foundation (ICU's 34 MB would follow into the package).
+	scripts/check-static-binaries --no-foundation $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
 	scripts/verify-units $$($(SWIFT) build --show-bin-path)
 	@echo "Checking that every example in docs/ still prints what the docs say..."
 	scripts/render-docs --check $$($(SWIFT) build --show-bin-path)/ubiq

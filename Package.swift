@@ -50,7 +50,6 @@ let package = Package(
         // The daemon as a ServiceGroup: SIGTERM/SIGINT graceful shutdown, SIGHUP via UnixSignals.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // SQLite (Debian's libsqlite3) for the stores' local cache; 7.10.0 is the first to link on Linux.
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // MARK: Pure logic (no I/O, no Glibc)
@@ -187,12 +186,27 @@ let package = Package(
 
         /// A store on one device's disk (docs/stores.md): its folder in the container (segments
         /// written durably, other devices' segments read without following links) and its SQLite
-        /// cache (GRDB), each segment imported exactly once. Below the protocol: the daemon serves it (UbiquityServer/Stores).
+        /// cache (UbiquitySQLite), each segment imported exactly once. Below the protocol: the daemon serves it (UbiquityServer/Stores).
         .target(
             name: "UbiquityStoreFiles",
-            dependencies: ["UbiquityStore", "UbiquitySystem", "UbiquityJSON",
-                           .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["UbiquityStore", "UbiquitySystem", "UbiquityJSON", "UbiquitySQLite"],
             swiftSettings: swiftSettings
+        ),
+
+        /// A connection to one SQLite database as the stores' caches use it: typed values, kept
+        /// statements, transactions. Our own rather than GRDB, which needs all of Foundation (and so
+        /// ICU's data) on Linux.
+        .target(
+            name: "UbiquitySQLite",
+            dependencies: ["CSQLite"],
+            swiftSettings: swiftSettings
+        ),
+
+        /// SQLite's C interface (libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
 
         /// libsystemd: sd_notify, sd_listen_fds, sd_journal_sendv (libsystemd-dev).
@@ -369,6 +383,13 @@ let package = Package(
         .testTarget(
             name: "UbiquityStoreFilesTests",
             dependencies: ["UbiquityStoreFiles", "UbiquityStore", "UbiquitySystem", "UbiquityTesting", "store-rig"],
+            swiftSettings: swiftSettings
+        ),
+        /// Our SQLite connection against real database files: every storage class both ways, texts
+        /// holding NUL, empty blobs, rollback, a locked database, a file that is not a database.
+        .testTarget(
+            name: "UbiquitySQLiteTests",
+            dependencies: ["UbiquitySQLite"],
             swiftSettings: swiftSettings
         ),
         /// The door: system-call errors, the durable replace and `Directory` against real links,

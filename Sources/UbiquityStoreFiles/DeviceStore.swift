@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
-import GRDB
 import Synchronization
+import UbiquitySQLite
 public import UbiquityStore
 public import UbiquitySystem
 import UbiquityErrors
@@ -16,16 +16,14 @@ import UbiquityErrors
 /// - ``fetch(_:where:sortedBy:limit:)``: rows of a table from the cache.
 ///
 /// Every wait for the disk (SQLite, `fsync`, reading segments) happens on the store's own serial
-/// Dispatch queue (``io``), never on a Swift task: the async methods suspend meanwhile. GRDB's
-/// own async API is not used for this, because it runs the work as a job of an actor (on GRDB's
-/// queue, but inside the caller's task, where the door's waits count as waits on a task);
-/// its synchronous API, called from ``io``, runs it on GRDB's queue with no task at all.
-/// Calls are serialised by ``io``.
+/// Dispatch queue (``io``), never on a Swift task: the async methods suspend meanwhile. Calls
+/// are serialised by ``io``; the SQLite connection sits behind a `Mutex` besides, which is what
+/// lets the compiler prove that one thread at a time uses it.
 public final class DeviceStore: Sendable {
     public let schema: Schema
     public let device: DeviceID
     public let folder: StoreFolder
-    let database: DatabaseQueue
+    let database: Mutex<SQLiteDatabase>
     let limits: SegmentLimits
     let wall: @Sendable () -> Int64
     /// The one thread at a time that waits for this store's disk.
@@ -60,46 +58,22 @@ public final class DeviceStore: Sendable {
         let io = DispatchQueue(label: "ubiquity.store.\(store)")
         return try await run(on: io) {
             let folder = try StoreFolder(container: container, store: store)
-            var configuration = Configuration()
-            configuration.journalMode = .wal
-            // Another process may hold the cache for a moment (a tool reading it, a daemon that
-            // is stopping): wait for it rather than fail, and never take "busy" for damage.
-            configuration.busyMode = .timeout(10)
-            // A commit lost to a power cut is harmless: the segments are the truth, and a
-            // segment whose watermark was lost is imported again, whole, at the next open.
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            let database = try DatabaseQueue(path: databasePath, configuration: configuration)
-            let contents: StoreCache.Contents
-            do {
-                contents = try database.write { db in
-                    _ = try StoreCache.prepare(db, schema: schema, device: device)
-                    return try StoreCache.load(db, schema: schema, device: device)
-                }
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-                throw error
-            } catch {
-                // A cache that does not load is rebuilt: everything in it follows from the segments.
-                try database.erase()
-                contents = try database.write { db in
-                    _ = try StoreCache.prepare(db, schema: schema, device: device)
-                    return try StoreCache.load(db, schema: schema, device: device)
-                }
-            }
+            let (database, contents) = try openCache(at: databasePath, schema: schema, device: device)
             var memory = Memory(state: contents.state, clock: HybridLogicalClock(device: device, latest: contents.clock), imported: contents.imported)
             if let pending = contents.pending, pending.sequence == memory.imported[device] { memory.unwritten = pending }
             let opened = DeviceStore(schema: schema, device: device, folder: folder, database: database, limits: limits, wall: wall,
                                      io: io, memory: memory)
-            try database.writeWithoutTransaction { db in _ = try opened.importBlocking(db) }
+            try opened.withDatabase { db in _ = try opened.importBlocking(db) }
             return opened
         }
     }
 
-    private init(schema: Schema, device: DeviceID, folder: StoreFolder, database: DatabaseQueue, limits: SegmentLimits,
+    private init(schema: Schema, device: DeviceID, folder: StoreFolder, database: sending SQLiteDatabase, limits: SegmentLimits,
                  wall: @escaping @Sendable () -> Int64, io: DispatchQueue, memory: Memory) {
         self.schema = schema
         self.device = device
         self.folder = folder
-        self.database = database
+        self.database = Mutex(database)
         self.limits = limits
         self.wall = wall
         self.io = io
@@ -129,7 +103,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// After a failed cache transaction, the state in memory is the cache's again.
-    private func reloadState(_ db: Database) throws {
+    private func reloadState(_ db: SQLiteDatabase) throws {
         let contents = try StoreCache.load(db, schema: schema, device: device)
         memory.withLock { $0.state = contents.state }
     }
@@ -169,10 +143,10 @@ public final class DeviceStore: Sendable {
     /// - Throws: ``StoreErrorCode/invalidChange`` (nothing changed), or a ``SystemCallError``
     ///   from writing the file (the cache has the change; the file is written before the next one).
     public func commit(_ operations: [StoreOperation]) async throws -> StoreCommit? {
-        try await Self.run(on: io) { try self.database.writeWithoutTransaction { db in try self.commitBlocking(operations, db) } }
+        try await Self.run(on: io) { try self.withDatabase { db in try self.commitBlocking(operations, db) } }
     }
 
-    private func commitBlocking(_ operations: [StoreOperation], _ db: Database) throws -> StoreCommit? {
+    private func commitBlocking(_ operations: [StoreOperation], _ db: SQLiteDatabase) throws -> StoreCommit? {
         try writeUnwritten()
         let (state, clock) = takeState()
         let nextSequence = memory.withLock { $0.nextSequence }
@@ -192,13 +166,12 @@ public final class DeviceStore: Sendable {
         let sequence = made.segment.sequence, bytes = made.segment.encoded()
         var token: Int64 = 0
         do {
-            try db.inTransaction {
+            try db.transaction {
                 try StoreCache.save(db, changes: made.segment.changes, before: before, after: replica.state)
                 try StoreCache.setImported(db, device: device, sequence: sequence)
                 try StoreCache.setClock(db, replica.clock.latest)
                 try StoreCache.setPending(db, sequence: sequence, bytes: bytes)
                 token = try StoreCache.logChange(db, device: device, sequence: sequence, made.result)
-                return .commit
             }
         } catch {
             try reloadState(db)
@@ -227,10 +200,10 @@ public final class DeviceStore: Sendable {
     /// a device whose next segment cannot be imported stops there (``syncStates``) while the
     /// others go on. Returns what each imported segment changed.
     public func importAvailable() async throws -> [StoreImport] {
-        try await Self.run(on: io) { try self.database.writeWithoutTransaction { db in try self.importBlocking(db) } }
+        try await Self.run(on: io) { try self.withDatabase { db in try self.importBlocking(db) } }
     }
 
-    func importBlocking(_ db: Database) throws -> [StoreImport] {
+    func importBlocking(_ db: SQLiteDatabase) throws -> [StoreImport] {
         try writeUnwritten()
         var imports: [StoreImport] = []
         let others = folder.devices().filter { $0 != device }
@@ -247,7 +220,7 @@ public final class DeviceStore: Sendable {
         return imports
     }
 
-    private func importOne(_ source: DeviceID, _ sequence: UInt64, _ db: Database) throws -> (imported: StoreImport?, condition: DeviceSyncState.Condition) {
+    private func importOne(_ source: DeviceID, _ sequence: UInt64, _ db: SQLiteDatabase) throws -> (imported: StoreImport?, condition: DeviceSyncState.Condition) {
         func degraded(_ code: StoreErrorCode, _ reason: String) -> (StoreImport?, DeviceSyncState.Condition) {
             (nil, .degraded(sequence: sequence, code: code.rawValue, reason: "segment \(sequence) of device \(source): \(reason)"))
         }
@@ -283,12 +256,11 @@ public final class DeviceStore: Sendable {
         if let latest = segment.changes.map(\.clock).max() { result.clockSkew = clock.receive(latest, wall: wall()) }
         var token: Int64 = 0
         do {
-            try db.inTransaction {
+            try db.transaction {
                 try StoreCache.save(db, changes: segment.changes, before: before, after: state)
                 try StoreCache.setImported(db, device: source, sequence: sequence)
                 try StoreCache.setClock(db, clock.latest)
                 token = try StoreCache.logChange(db, device: source, sequence: sequence, result)
-                return .commit
             }
         } catch {
             try reloadState(db)
@@ -317,14 +289,15 @@ public final class DeviceStore: Sendable {
             throw StoreError(.invalidChange, "table '\(table)' has no column '\(key.column)' to sort by", details: ["column": .string(key.column)])
         }
         let keys = sort.map { ($0.column, $0.ascending) }
-        return try await Self.run(on: io) { try self.database.read { db in
+        let columns = schemaTable.columns
+        let sql = "SELECT id\(columns.map { ", \"\($0.name)\"" }.joined()) FROM \"t_\(table)\""
+        return try await Self.run(on: io) { try self.withDatabase { db in
             var rows: [StoreRow] = []
-            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \"t_\(table)\"")
-            while let raw = try cursor.next() {
-                guard let id = RowID(raw["id"] as String) else { continue }
+            for raw in try db.rows(sql) {
+                guard let id = raw[0].text.flatMap(RowID.init) else { continue }
                 var values: [String: StoreValue] = [:]
-                for column in schemaTable.columns {
-                    let value = StoreCache.storeValue(raw[column.name] as DatabaseValue, column.type)
+                for (offset, column) in columns.enumerated() {
+                    let value = StoreCache.storeValue(raw[offset + 1], column.type)
                     if value != .null { values[column.name] = value }
                 }
                 let row = StoreRow(id: id, values: values)
@@ -360,11 +333,10 @@ public final class DeviceStore: Sendable {
         }
         let sql = byFrom ? "SELECT from_id, to_id FROM \"r_\(relationship)\" ORDER BY from_id, to_id"
                          : "SELECT to_id, from_id FROM \"r_\(relationship)\" ORDER BY to_id, from_id"
-        return try await Self.run(on: io) { try self.database.read { db in
+        return try await Self.run(on: io) { try self.withDatabase { db in
             var pairs: [RowID: [RowID]] = [:]
-            let cursor = try Row.fetchCursor(db, sql: sql)
-            while let row = try cursor.next() {
-                guard let end = RowID(row[0] as String), let other = RowID(row[1] as String) else { continue }
+            for row in try db.rows(sql) {
+                guard let end = row[0].text.flatMap(RowID.init), let other = row[1].text.flatMap(RowID.init) else { continue }
                 pairs[end, default: []].append(other)
             }
             return pairs
@@ -376,19 +348,19 @@ public final class DeviceStore: Sendable {
             throw StoreError(.invalidChange, "there is no relationship '\(relationship)'", details: ["relationship": .string(relationship)])
         }
         return try await Self.run(on: io) {
-            try self.database.read { db in try String.fetchAll(db, sql: sql, arguments: [id.description]).compactMap(RowID.init) }
+            try self.withDatabase { db in try db.rows(sql, [.text(id.description)]).compactMap { $0[0].text.flatMap(RowID.init) } }
         }
     }
 
     /// The change log's latest token (0: nothing logged yet): the store's clock now, as the last
     /// ``StoreCommit`` or ``StoreImport`` carried it.
     public func latestToken() async throws -> Int64 {
-        try await Self.run(on: io) { try self.database.read { db in try Int64.fetchOne(db, sql: "SELECT max(token) FROM ubiq_changes") ?? 0 } }
+        try await Self.run(on: io) { try self.withDatabase { db in try db.value("SELECT max(token) FROM ubiq_changes")?.integer ?? 0 } }
     }
 
     /// Counts of the cache's tables, for tests and measurements: rows of `t_<table>`, registers, watermarks.
     public func cacheCount(_ sqlTable: String) async throws -> Int {
-        try await Self.run(on: io) { try self.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \"\(sqlTable)\"") ?? 0 } }
+        try await Self.run(on: io) { try self.withDatabase { db in Int(try db.value("SELECT count(*) FROM \"\(sqlTable)\"")?.integer ?? 0) } }
     }
 
     // MARK: - Helpers
@@ -398,6 +370,46 @@ public final class DeviceStore: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) &* 1_000 &+ Int64(now.tv_nsec / 1_000_000)
+    }
+
+    /// Opens the cache at `path` and loads it; a cache that does not open or load is removed
+    /// and made anew (everything in it follows from the segments), but a cache another process
+    /// holds locked is not damaged: that error is thrown.
+    private static func openCache(at path: String, schema: Schema, device: DeviceID) throws -> (SQLiteDatabase, StoreCache.Contents) {
+        do {
+            return try loadCache(at: path, schema: schema, device: device)
+        } catch let error as SQLiteError where error.isBusy {
+            throw error
+        } catch {
+            try removeCache(at: path)
+            return try loadCache(at: path, schema: schema, device: device)
+        }
+    }
+
+    private static func loadCache(at path: String, schema: Schema, device: DeviceID) throws -> (SQLiteDatabase, StoreCache.Contents) {
+        // Another process may hold the cache for a moment (a tool reading it, a daemon that is
+        // stopping): wait for it rather than fail (10 s).
+        let db = try SQLiteDatabase(path: path, busyTimeoutMilliseconds: 10_000)
+        // A commit lost to a power cut is harmless: the segments are the truth, and a segment
+        // whose watermark was lost is imported again, whole, at the next open.
+        try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        let contents = try db.transaction {
+            _ = try StoreCache.prepare(db, schema: schema, device: device)
+            return try StoreCache.load(db, schema: schema, device: device)
+        }
+        return (db, contents)
+    }
+
+    /// Runs `body` with the connection (on ``io``: the lock is never contended).
+    private func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        try database.withLock { (db: inout SQLiteDatabase) throws -> T in try body(db) }
+    }
+
+    /// Removes the cache's database and its WAL files (what is absent is not a failure).
+    private static func removeCache(at path: String) throws {
+        for file in [path, path + "-wal", path + "-shm"] where unlink(file) != 0 && errno != ENOENT {
+            throw SystemCallError("unlink", errno: errno, path: file)
+        }
     }
 
     /// Runs blocking `work` on `queue` (no Swift task there) while the caller suspends.

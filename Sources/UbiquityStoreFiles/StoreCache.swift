@@ -1,6 +1,5 @@
-import Foundation
-import GRDB
 import UbiquityJSON
+import UbiquitySQLite
 import UbiquityStore
 
 /// The store's SQLite database (docs/stores.md, "The SQLite cache"): one table per store table
@@ -11,28 +10,27 @@ import UbiquityStore
 ///
 /// A cache: everything in it follows from the segments, so it is rebuilt from them when it is
 /// missing, damaged or of another schema version. Every function runs inside a database access
-/// of ``DeviceStore`` (on GRDB's writer queue), never on Swift's cooperative pool.
+/// of ``DeviceStore`` (on its own queue), never on Swift's cooperative pool.
 enum StoreCache {
     /// Raised when the layout of the cache tables changes: an older cache is rebuilt.
     static let format: Int64 = 1
 
     /// Creates the tables when missing. Returns false when the cache was made for another
     /// device, schema version or format, after emptying it: it must be rebuilt from the segments.
-    static func prepare(_ db: Database, schema: Schema, device: DeviceID) throws -> Bool {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS ubiq_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
-        let meta = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM ubiq_meta").map {
-            (String.fromDatabaseValue($0[0] as DatabaseValue) ?? "", $0[1] as DatabaseValue)
-        })
-        let fits = meta["format"].flatMap(Int64.fromDatabaseValue) == format
-            && meta["device"].flatMap(String.fromDatabaseValue) == device.rawValue
-            && meta["schemaVersion"].flatMap(Int64.fromDatabaseValue) == Int64(schema.version)
+    static func prepare(_ db: SQLiteDatabase, schema: Schema, device: DeviceID) throws -> Bool {
+        try db.execute("CREATE TABLE IF NOT EXISTS ubiq_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+        var meta: [String: SQLiteValue] = [:]
+        try db.forEachRow("SELECT key, value FROM ubiq_meta") { meta[$0[0].text ?? ""] = $0[1] }
+        let fits = meta["format"]?.integer == format
+            && meta["device"]?.text == device.rawValue
+            && meta["schemaVersion"]?.integer == Int64(schema.version)
         if !meta.isEmpty && !fits {
-            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
-                try db.execute(sql: "DROP TABLE \"\(name)\"")
+            for name in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").compactMap({ $0[0].text }) {
+                try db.execute("DROP TABLE \"\(name)\"")
             }
-            try db.execute(sql: "CREATE TABLE ubiq_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+            try db.execute("CREATE TABLE ubiq_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
         }
-        try db.execute(sql: """
+        try db.execute("""
             CREATE TABLE IF NOT EXISTS ubiq_rows (tbl TEXT NOT NULL, id TEXT NOT NULL, alive INTEGER NOT NULL, register BLOB NOT NULL,
                                                   PRIMARY KEY (tbl, id)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS ubiq_pairs (rel TEXT NOT NULL, from_id TEXT NOT NULL, to_id TEXT NOT NULL, register BLOB NOT NULL,
@@ -44,17 +42,17 @@ enum StoreCache {
             """)
         for table in schema.tables {
             let columns = table.columns.map { "\"\($0.name)\" \(sqlType($0.type))" }
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS \"t_\(table.name)\" (id TEXT PRIMARY KEY\(columns.map { ", " + $0 }.joined())) WITHOUT ROWID")
+            try db.execute("CREATE TABLE IF NOT EXISTS \"t_\(table.name)\" (id TEXT PRIMARY KEY\(columns.map { ", " + $0 }.joined())) WITHOUT ROWID")
         }
         for r in schema.relationships {
-            try db.execute(sql: """
+            try db.execute("""
                 CREATE TABLE IF NOT EXISTS "r_\(r.name)" (from_id TEXT NOT NULL, to_id TEXT NOT NULL, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS "r_\(r.name)_to" ON "r_\(r.name)" (to_id, from_id);
                 """)
         }
-        for (key, value) in [("format", format.databaseValue), ("device", device.rawValue.databaseValue),
-                             ("schemaVersion", Int64(schema.version).databaseValue)] {
-            try db.execute(sql: "INSERT OR REPLACE INTO ubiq_meta (key, value) VALUES (?, ?)", arguments: [key, value])
+        for (key, value) in [("format", SQLiteValue.integer(format)), ("device", .text(device.rawValue)),
+                             ("schemaVersion", .integer(Int64(schema.version)))] {
+            try db.run("INSERT OR REPLACE INTO ubiq_meta (key, value) VALUES (?, ?)", [.text(key), value])
         }
         return meta.isEmpty || fits
     }
@@ -69,31 +67,31 @@ enum StoreCache {
     }
 
     /// - Throws: a ``StoreError`` for a register that does not decode (a damaged cache: rebuild).
-    static func load(_ db: Database, schema: Schema, device: DeviceID) throws -> Contents {
+    static func load(_ db: SQLiteDatabase, schema: Schema, device: DeviceID) throws -> Contents {
         var rows: [RowRef: RowState] = [:]
-        let rowCursor = try Row.fetchCursor(db, sql: "SELECT tbl, id, register FROM ubiq_rows")
-        while let row = try rowCursor.next() {
-            guard let id = RowID(row[1] as String) else { throw damaged("a row id") }
-            rows[RowRef(table: row[0], id: id)] = try StoreRegisters.decodeRow(bytes(row[2]))
+        try db.forEachRow("SELECT tbl, id, register FROM ubiq_rows") { row in
+            guard let table = row[0].text, let id = row[1].text.flatMap(RowID.init) else { throw damaged("a row id") }
+            rows[RowRef(table: table, id: id)] = try StoreRegisters.decodeRow(row[2].blob ?? [])
         }
         var pairs: [PairKey: PairState] = [:]
-        let pairCursor = try Row.fetchCursor(db, sql: "SELECT rel, from_id, to_id, register FROM ubiq_pairs")
-        while let row = try pairCursor.next() {
-            guard let from = RowID(row[1] as String), let to = RowID(row[2] as String) else { throw damaged("a pair's row id") }
-            pairs[PairKey(relationship: row[0], from: from, to: to)] = try StoreRegisters.decodePair(bytes(row[3]))
+        try db.forEachRow("SELECT rel, from_id, to_id, register FROM ubiq_pairs") { row in
+            guard let relationship = row[0].text, let from = row[1].text.flatMap(RowID.init), let to = row[2].text.flatMap(RowID.init) else {
+                throw damaged("a pair's row id")
+            }
+            pairs[PairKey(relationship: relationship, from: from, to: to)] = try StoreRegisters.decodePair(row[3].blob ?? [])
         }
         var imported: [DeviceID: UInt64] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT device, imported FROM ubiq_devices") {
-            guard let device = DeviceID(row[0] as String) else { throw damaged("a device id") }
-            imported[device] = UInt64(clamping: row[1] as Int64)
+        try db.forEachRow("SELECT device, imported FROM ubiq_devices") { row in
+            guard let device = row[0].text.flatMap(DeviceID.init), let sequence = row[1].integer else { throw damaged("a device id") }
+            imported[device] = UInt64(clamping: sequence)
         }
         var clock: HLC?
-        if let ms = try Int64.fetchOne(db, sql: "SELECT value FROM ubiq_meta WHERE key = 'clockMilliseconds'"),
-           let counter = try Int64.fetchOne(db, sql: "SELECT value FROM ubiq_meta WHERE key = 'clockCounter'") {
+        if let ms = try db.value("SELECT value FROM ubiq_meta WHERE key = 'clockMilliseconds'")?.integer,
+           let counter = try db.value("SELECT value FROM ubiq_meta WHERE key = 'clockCounter'")?.integer {
             clock = HLC(milliseconds: ms, counter: UInt32(clamping: counter), device: device)
         }
-        let pending = try Row.fetchOne(db, sql: "SELECT sequence, segment FROM ubiq_pending ORDER BY sequence DESC LIMIT 1").map {
-            (UInt64(clamping: $0[0] as Int64), bytes($0[1]))
+        let pending = try db.rows("SELECT sequence, segment FROM ubiq_pending ORDER BY sequence DESC LIMIT 1").first.map {
+            (UInt64(clamping: $0[0].integer ?? 0), $0[1].blob ?? [])
         }
         return Contents(state: StoreState(schema: schema, rows: rows, pairs: pairs), clock: clock, imported: imported, pending: pending)
     }
@@ -120,10 +118,9 @@ enum StoreCache {
     /// registers as they were, absent for rows not heard of): the registers of their rows and
     /// pairs, the rows of the typed tables, and the pairs of the join tables — also those of
     /// rows that appeared, vanished or changed generation.
-    static func save(_ db: Database, changes: [Change], before: [RowRef: RowState], after: StoreState) throws {
+    static func save(_ db: SQLiteDatabase, changes: [Change], before: [RowRef: RowState], after: StoreState) throws {
         let (rowRefs, pairKeys) = touched(by: changes, after.schema)
         var shownToCheck = pairKeys
-        let upsertRow = try db.cachedStatement(sql: "INSERT OR REPLACE INTO ubiq_rows (tbl, id, alive, register) VALUES (?, ?, ?, ?)")
         for ref in rowRefs {
             guard let row = after.rowState(ref), let table = after.schema.table(ref.table) else { continue }
             let alive = row.isAlive(after.schema.deletes)
@@ -132,54 +129,54 @@ enum StoreCache {
                 shownToCheck.formUnion(after.pairs(of: ref))
             }
             let id = ref.id.description
-            try upsertRow.execute(arguments: [ref.table, id, alive, Data(StoreRegisters.encode(row))])
+            try db.run("INSERT OR REPLACE INTO ubiq_rows (tbl, id, alive, register) VALUES (?, ?, ?, ?)",
+                       [.text(ref.table), .text(id), .integer(alive ? 1 : 0), .blob(StoreRegisters.encode(row))])
             if alive {
                 let values = row.values
                 let names = table.columns.map(\.name)
                 let sql = "INSERT OR REPLACE INTO \"t_\(table.name)\" (id\(names.map { ", \"\($0)\"" }.joined())) VALUES (?\(String(repeating: ", ?", count: names.count)))"
-                var arguments: [DatabaseValue] = [id.databaseValue]
+                var arguments: [SQLiteValue] = [.text(id)]
                 for column in table.columns { arguments.append(databaseValue(values[column.name] ?? .null)) }
-                try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
+                try db.run(sql, arguments)
             } else {
-                try db.cachedStatement(sql: "DELETE FROM \"t_\(table.name)\" WHERE id = ?").execute(arguments: [id])
+                try db.run("DELETE FROM \"t_\(table.name)\" WHERE id = ?", [.text(id)])
             }
         }
-        let upsertPair = try db.cachedStatement(sql: "INSERT OR REPLACE INTO ubiq_pairs (rel, from_id, to_id, register) VALUES (?, ?, ?, ?)")
         for key in pairKeys {
             guard let pair = after.pairState(key) else { continue }
-            try upsertPair.execute(arguments: [key.relationship, key.from.description, key.to.description, Data(StoreRegisters.encode(pair))])
+            try db.run("INSERT OR REPLACE INTO ubiq_pairs (rel, from_id, to_id, register) VALUES (?, ?, ?, ?)",
+                       [.text(key.relationship), .text(key.from.description), .text(key.to.description), .blob(StoreRegisters.encode(pair))])
         }
         for key in shownToCheck {
             let sql = after.isShown(key) ? "INSERT OR IGNORE INTO \"r_\(key.relationship)\" (from_id, to_id) VALUES (?, ?)"
                                          : "DELETE FROM \"r_\(key.relationship)\" WHERE from_id = ? AND to_id = ?"
-            try db.cachedStatement(sql: sql).execute(arguments: [key.from.description, key.to.description])
+            try db.run(sql, [.text(key.from.description), .text(key.to.description)])
         }
     }
 
-    static func setImported(_ db: Database, device: DeviceID, sequence: UInt64) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO ubiq_devices (device, imported) VALUES (?, ?)")
-            .execute(arguments: [device.rawValue, Int64(clamping: sequence)])
+    static func setImported(_ db: SQLiteDatabase, device: DeviceID, sequence: UInt64) throws {
+        try db.run("INSERT OR REPLACE INTO ubiq_devices (device, imported) VALUES (?, ?)", [.text(device.rawValue), .integer(Int64(clamping: sequence))])
     }
 
-    static func setClock(_ db: Database, _ clock: HLC) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO ubiq_meta (key, value) VALUES (?, ?)")
-        try statement.execute(arguments: ["clockMilliseconds", clock.milliseconds])
-        try statement.execute(arguments: ["clockCounter", Int64(clock.counter)])
+    static func setClock(_ db: SQLiteDatabase, _ clock: HLC) throws {
+        let sql = "INSERT OR REPLACE INTO ubiq_meta (key, value) VALUES (?, ?)"
+        try db.run(sql, ["clockMilliseconds", .integer(clock.milliseconds)])
+        try db.run(sql, ["clockCounter", .integer(Int64(clock.counter))])
     }
 
     /// Keeps the segment being written (only the latest: writes are one at a time).
-    static func setPending(_ db: Database, sequence: UInt64, bytes: [UInt8]) throws {
-        try db.execute(sql: "DELETE FROM ubiq_pending")
-        try db.execute(sql: "INSERT INTO ubiq_pending (sequence, segment) VALUES (?, ?)", arguments: [Int64(clamping: sequence), Data(bytes)])
+    static func setPending(_ db: SQLiteDatabase, sequence: UInt64, bytes: [UInt8]) throws {
+        try db.run("DELETE FROM ubiq_pending")
+        try db.run("INSERT INTO ubiq_pending (sequence, segment) VALUES (?, ?)", [.integer(Int64(clamping: sequence)), .blob(bytes)])
     }
 
-    static func clearPending(_ db: Database) throws { try db.execute(sql: "DELETE FROM ubiq_pending") }
+    static func clearPending(_ db: SQLiteDatabase) throws { try db.run("DELETE FROM ubiq_pending") }
 
     /// Appends an import's row to the change log; its token.
-    static func logChange(_ db: Database, device: DeviceID, sequence: UInt64, _ result: ImportResult) throws -> Int64 {
-        func ids(_ refs: [RowRef]) -> String { JSONLine.encode(.array(refs.map { .string($0.description) })) }
-        try db.cachedStatement(sql: "INSERT INTO ubiq_changes (device, sequence, inserted, updated, deleted) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [device.rawValue, Int64(clamping: sequence), ids(result.inserted), ids(result.updatedRows), ids(result.deleted)])
+    static func logChange(_ db: SQLiteDatabase, device: DeviceID, sequence: UInt64, _ result: ImportResult) throws -> Int64 {
+        func ids(_ refs: [RowRef]) -> SQLiteValue { .text(JSONLine.encode(.array(refs.map { .string($0.description) }))) }
+        try db.run("INSERT INTO ubiq_changes (device, sequence, inserted, updated, deleted) VALUES (?, ?, ?, ?, ?)",
+                   [.text(device.rawValue), .integer(Int64(clamping: sequence)), ids(result.inserted), ids(result.updatedRows), ids(result.deleted)])
         return db.lastInsertedRowID
     }
 
@@ -194,38 +191,33 @@ enum StoreCache {
         }
     }
 
-    static func databaseValue(_ value: StoreValue) -> DatabaseValue {
+    static func databaseValue(_ value: StoreValue) -> SQLiteValue {
         switch value {
         case .null: .null
-        case .string(let s): s.databaseValue
-        case .integer(let i): i.databaseValue
-        case .double(let d): d.databaseValue
-        case .bool(let b): (b ? Int64(1) : 0).databaseValue
-        case .date(let ms): ms.databaseValue
-        case .data(let bytes): Data(bytes).databaseValue
-        case .json(let json): JSONLine.encode(json).databaseValue
+        case .string(let s): .text(s)
+        case .integer(let i): .integer(i)
+        case .double(let d): .real(d)
+        case .bool(let b): .integer(b ? 1 : 0)
+        case .date(let ms): .integer(ms)
+        case .data(let bytes): .blob(bytes)
+        case .json(let json): .text(JSONLine.encode(json))
         }
     }
 
     /// A typed table's value back as the column's type; null for what the cache did not write.
-    static func storeValue(_ value: DatabaseValue, _ type: ColumnType) -> StoreValue {
-        switch (type, value.storage) {
+    static func storeValue(_ value: SQLiteValue, _ type: ColumnType) -> StoreValue {
+        switch (type, value) {
         case (_, .null): .null
-        case (.string, .string(let s)): .string(s)
-        case (.integer, .int64(let i)): .integer(i)
-        case (.double, .double(let d)): .double(d)
-        case (.double, .int64(let i)): .double(Double(i))
-        case (.bool, .int64(let i)): .bool(i != 0)
-        case (.date, .int64(let ms)): .date(ms)
-        case (.data, .blob(let data)): .data(Array(data))
-        case (.json, .string(let s)): (try? JSONLine.parse(Array(s.utf8))).map { .json($0) } ?? .null
+        case (.string, .text(let s)): .string(s)
+        case (.integer, .integer(let i)): .integer(i)
+        case (.double, .real(let d)): .double(d)
+        case (.double, .integer(let i)): .double(Double(i))
+        case (.bool, .integer(let i)): .bool(i != 0)
+        case (.date, .integer(let ms)): .date(ms)
+        case (.data, .blob(let bytes)): .data(bytes)
+        case (.json, .text(let s)): (try? JSONLine.parse(Array(s.utf8))).map { .json($0) } ?? .null
         default: .null
         }
-    }
-
-    private static func bytes(_ value: DatabaseValue) -> [UInt8] {
-        if case .blob(let data) = value.storage { return Array(data) }
-        return []
     }
 
     private static func damaged(_ what: String) -> StoreError {

@@ -9,4 +9,4 @@
 // Dispatch queue); follow a link in a container; skip a segment it cannot import.
 //
 // Depends on: UbiquityStore (the merge engine and the segment format), UbiquitySystem (the door:
-//   Directory), UbiquityJSON (acknowledgement files, JSON columns), GRDB (SQLite).
+//   Directory), UbiquityJSON (acknowledgement files, JSON columns), UbiquitySQLite (the cache).

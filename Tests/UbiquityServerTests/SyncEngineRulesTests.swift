@@ -43,6 +43,8 @@ struct SyncEngineRulesTests {
             == SyncthingGUIConfig(address: "127.0.0.1:8384", apiKey: nil))
         #expect(SyncthingGUIConfig(xml: "<configuration></configuration>") == SyncthingGUIConfig(address: nil, apiKey: nil))
         #expect(SyncthingGUIConfig(xml: "<gui><apikey></apikey>") == SyncthingGUIConfig(address: nil, apiKey: nil))
+        // One pass: an escaped ampersand stays an ampersand; spaces around the value go, an unknown entity stays.
+        #expect(SyncthingGUIConfig(xml: "<gui>\n <apikey> a&amp;lt;b&bogus; </apikey></gui>") == SyncthingGUIConfig(address: nil, apiKey: "a&lt;b&bogus;"))
     }
 
     @Test("The event cursor: in order goes on; the first answer, ids that go back (a restart) and a gap (lost events) resync")

@@ -174,13 +174,31 @@ struct DeviceStoreTests {
         var laptop: DeviceStore? = try await devices.open("laptop")
         _ = try await laptop!.commit([.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots")])])
         let before = try await laptop!.currentState()
-        try await laptop!.database.write { db in try db.execute(sql: "UPDATE ubiq_rows SET register = x'ff'") }
+        try laptop!.database.withLock { db in try db.execute("UPDATE ubiq_rows SET register = x'ff'") }
         laptop = nil
         let reopened = try await devices.open("laptop")
         #expect(try await reopened.currentState() == before)
     }
 
-    /// No wait for the disk happens on a Swift task: SQLite and fsync run on GRDB's queue.
+    /// A cache file that is not a database at all (overwritten, truncated to garbage) is made anew
+    /// from the segments, its WAL files with it.
+    @Test func aCacheThatIsNotADatabaseIsRebuilt() async throws {
+        let devices = try Devices()
+        var laptop: DeviceStore? = try await devices.open("laptop")
+        _ = try await laptop!.commit([.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots")])])
+        let before = try await laptop!.currentState()
+        laptop = nil
+        let fd = open(devices.database("laptop"), O_WRONLY | O_TRUNC)
+        try #require(fd >= 0)
+        let garbage = [UInt8](repeating: 0x5a, count: 8192)
+        #expect(garbage.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == 8192)
+        close(fd)
+        let reopened = try await devices.open("laptop")
+        #expect(try await reopened.currentState() == before)
+        #expect(try await reopened.cacheCount("t_items") == 1)
+    }
+
+    /// No wait for the disk happens on a Swift task: SQLite and fsync run on the store's own queue.
     @Test func writesAndImportsNeverWaitOnTheCooperativePool() async throws {
         let devices = try Devices()
         let recorder = WaitRecorder()
