@@ -20,36 +20,99 @@ public struct ConflictCopyName: Sendable, Hashable {
     public let savedAt: String?
 
     /// The parts of `name`, or nil when it is not a conflict copy.
+    ///
+    /// Read as bytes, by hand: each form is a fixed suffix after the original's base name, so
+    /// the latest marker whose suffix reads wins (what a greedy `(.+)` would pick). No regular
+    /// expression: Swift's regex engine would put about 1.5 MB into the package for these three,
+    /// and a regex literal is parsed anew on every evaluation (this runs for every entry the
+    /// index inserts). Digits are ASCII digits, as the engines write them.
     public static func parse(_ name: String) -> ConflictCopyName? {
-        // The cheap reject first: this runs for every entry the index inserts (and a restored
-        // index derives), and a regex literal is parsed anew on every evaluation — with a looser
-        // test, a tree of UUID-named files spent most of its crawl in the regex parser.
-        guard name.utf8.count > 12, Self.markers.contains(where: { Self.utf8(of: name, contains: $0) }) else { return nil }
-        if let match = name.wholeMatch(of: /(.+)\.sync-conflict-(\d{8}-\d{6})-([A-Z0-9]{7})(\.[^.]*)?/) {
-            return ConflictCopyName(original: String(match.1) + String(match.4 ?? ""), device: String(match.3),
-                                    savedAt: String(match.2))
+        let bytes = Array(name.utf8)
+        guard bytes.count > 12 else { return nil }
+        return syncthing(bytes) ?? ubiquity(bytes) ?? dropbox(bytes)
+    }
+
+    /// `<base>.sync-conflict-YYYYMMDD-HHMMSS-<7 of A-Z 0-9>[.<ext>]`
+    private static func syncthing(_ bytes: [UInt8]) -> ConflictCopyName? {
+        suffixed(bytes, marker: syncthingMarker) { rest in
+            guard let (savedAt, afterTime) = timestamp(rest), afterTime.count >= 7,
+                  afterTime.prefix(7).allSatisfy({ isUpper($0) || isDigit($0) }) else { return nil }
+            return (Array(afterTime.prefix(7)), savedAt, afterTime.dropFirst(7))
         }
-        if let match = name.wholeMatch(of: /(.+)\.ubiquity-conflict-(\d{8}-\d{6})-([A-Za-z0-9_-]{1,40})(\.[^.]*)?/) {
-            return ConflictCopyName(original: String(match.1) + String(match.4 ?? ""), device: String(match.3),
-                                    savedAt: String(match.2))
+    }
+
+    /// `<base>.ubiquity-conflict-YYYYMMDD-HHMMSS-<1 to 40 of A-Z a-z 0-9 _ ->[.<ext>]`
+    private static func ubiquity(_ bytes: [UInt8]) -> ConflictCopyName? {
+        suffixed(bytes, marker: ubiquityMarker) { rest in
+            guard let (savedAt, afterTime) = timestamp(rest) else { return nil }
+            let device = afterTime.prefix { isUpper($0) || isLower($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+            guard (1...40).contains(device.count) else { return nil }
+            return (Array(device), savedAt, afterTime.dropFirst(device.count))
         }
-        if let match = name.wholeMatch(of: /(.+) \((?:[^()]*'s )?conflicted copy[^()]*\)(\.[^.]*)?/) {
-            return ConflictCopyName(original: String(match.1) + String(match.2 ?? ""), device: nil, savedAt: nil)
+    }
+
+    /// `<base> ([<who>'s ]conflicted copy[<anything but parentheses>])[.<ext>]`
+    private static func dropbox(_ bytes: [UInt8]) -> ConflictCopyName? {
+        var open = bytes.count - 2
+        while open >= 1 {
+            defer { open -= 1 }
+            guard bytes[open] == UInt8(ascii: " "), bytes[open + 1] == UInt8(ascii: "(") else { continue }
+            let inner = bytes[(open + 2)...]
+            guard let close = inner.firstIndex(where: { $0 == UInt8(ascii: ")") || $0 == UInt8(ascii: "(") }),
+                  bytes[close] == UInt8(ascii: ")") else { continue }
+            let extensionPart = bytes[(close + 1)...]
+            guard isExtension(extensionPart) else { continue }
+            let words = bytes[(open + 2)..<close]
+            let saysConflictedCopy = occurrences(of: conflictedCopy, in: words).contains { at in
+                let before = words[words.startIndex..<at]
+                return before.isEmpty || before.suffix(3).elementsEqual(possessive)
+            }
+            guard saysConflictedCopy else { continue }
+            return ConflictCopyName(original: text(bytes[..<open]) + text(extensionPart), device: nil, savedAt: nil)
         }
         return nil
     }
 
-    /// What every form above contains.
-    private static let markers: [[UInt8]] = [".sync-conflict-", ".ubiquity-conflict-", "conflicted copy"].map { Array($0.utf8) }
+    /// The latest `marker` after a non-empty base whose suffix `read` accepts with nothing left
+    /// but an optional extension.
+    private static func suffixed(_ bytes: [UInt8], marker: [UInt8],
+                                 _ read: (ArraySlice<UInt8>) -> (device: [UInt8], savedAt: String, rest: ArraySlice<UInt8>)?) -> ConflictCopyName? {
+        for at in occurrences(of: marker, in: bytes[...]).reversed() where at >= 1 {
+            guard let (device, savedAt, rest) = read(bytes[(at + marker.count)...]), isExtension(rest) else { continue }
+            return ConflictCopyName(original: text(bytes[..<at]) + text(rest), device: text(device[...]), savedAt: savedAt)
+        }
+        return nil
+    }
 
-    private static func utf8(of name: String, contains marker: [UInt8]) -> Bool {
-        var name = name
-        return name.withUTF8 { bytes in
-            guard bytes.count >= marker.count else { return false }
-            for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
-                if bytes[start..<(start + marker.count)].elementsEqual(marker) { return true }
-            }
-            return false
+    /// `YYYYMMDD-HHMMSS-` at the start of `bytes`: the time as written, and what follows.
+    private static func timestamp(_ bytes: ArraySlice<UInt8>) -> (String, ArraySlice<UInt8>)? {
+        let shape = Array("DDDDDDDD-DDDDDD-".utf8)
+        guard bytes.count > shape.count else { return nil }
+        for (byte, expected) in zip(bytes, shape) {
+            guard expected == UInt8(ascii: "D") ? isDigit(byte) : byte == expected else { return nil }
+        }
+        return (text(bytes.prefix(shape.count - 1)), bytes.dropFirst(shape.count))
+    }
+
+    /// Nothing, or a dot and no other dot.
+    private static func isExtension(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.isEmpty || (bytes.first == UInt8(ascii: ".") && !bytes.dropFirst().contains(UInt8(ascii: ".")))
+    }
+
+    private static func occurrences(of marker: [UInt8], in bytes: ArraySlice<UInt8>) -> [Int] {
+        guard bytes.count >= marker.count else { return [] }
+        return (bytes.startIndex...(bytes.endIndex - marker.count)).filter {
+            bytes[$0] == marker[0] && bytes[$0..<($0 + marker.count)].elementsEqual(marker)
         }
     }
+
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+    private static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+    private static func isUpper(_ byte: UInt8) -> Bool { (0x41...0x5a).contains(byte) }
+    private static func isLower(_ byte: UInt8) -> Bool { (0x61...0x7a).contains(byte) }
+
+    private static let syncthingMarker = Array(".sync-conflict-".utf8)
+    private static let ubiquityMarker = Array(".ubiquity-conflict-".utf8)
+    private static let conflictedCopy = Array("conflicted copy".utf8)
+    private static let possessive = Array("'s ".utf8)
 }
