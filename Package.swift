@@ -251,7 +251,7 @@ let package = Package(
         /// images, and the live list on a MetadataQuery. Talks to the daemon only via UbiquityKit.
         .target(
             name: "GroceryStore",
-            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquitySystem"],
+            dependencies: ["UbiquityKit", "UbiquityPredicate", "UbiquityProtocol", "UbiquityStore", "UbiquitySystem", "UbiquityJSON"],
             swiftSettings: swiftSettings
         ),
 

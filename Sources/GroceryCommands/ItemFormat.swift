@@ -13,6 +13,7 @@ enum ItemFormat {
         let rows = items.map { item -> [String] in
             let id = shortIDs[item.id] ?? item.id.uuidString
             let name = Output.oneLine(item.displayName) + (item.inConflict ? "  " + Output.styled("⚠ in conflict", .red) : "")
+                + (item.sync.map { "  " + Output.styled($0 == .notUploaded ? "↑ " + $0.text : "↓ " + $0.text, .yellow) } ?? "")
             return switch format {
             case .files: [id, name]
             case .package: [id, item.image?.rawValue ?? "-", name]
@@ -31,7 +32,7 @@ enum ItemFormat {
         let shortID: String
         var withTags = false
 
-        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated, inConflict, tags }
+        enum Keys: String, CodingKey { case id, shortID, name, displayName, created, modified, image, truncated, inConflict, tags, sync }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
@@ -45,6 +46,7 @@ enum ItemFormat {
             try c.encode(item.isTruncated, forKey: .truncated)
             try c.encode(item.inConflict, forKey: .inConflict)
             if withTags { try c.encode(item.tags, forKey: .tags) }
+            if let sync = item.sync { try c.encode(sync.rawValue, forKey: .sync) }
         }
     }
 

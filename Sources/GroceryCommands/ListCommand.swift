@@ -22,6 +22,11 @@ struct ListCommand: AsyncParsableCommand {
               $ grocery list --sort created --json
               {"created":"2026-11-22T10:00:03.120Z","displayName":"milk",…}
 
+            When a sync engine shares the container (ubiquityd.toml's [sync]), file mode marks the items \
+            no other device holds yet ("not on other devices yet": added or changed here while the others \
+            were away) and those a newer version of which is on its way ("updating from another device"); \
+            `grocery status` shows each device and what it still needs.
+
             With --store package an IMAGE column says which items have a picture; with --store relational \
             a TAGS column lists each item's tags, and --tag NAME lists only the items that carry it. \
             JSON fields: docs/grocery.md.
@@ -47,7 +52,9 @@ struct ListCommand: AsyncParsableCommand {
             let order = if let chosen { chosen } else { try await list.sortOrder() }
             if let tag { return (try await list.storeTable().items(tagged: tag), list.format, order) }
             // The table sorted by name shows no dates: not asking for them halves the daemon's answer.
-            return (try await list.items(dates: json || order == .created), list.format, order)
+            // Sync marks only where a sync engine shares the container (one more short request).
+            let sync = list.format == .files ? try await list.isSynced() : false
+            return (try await list.items(dates: json || order == .created, sync: sync), list.format, order)
         }
         let sorted = order.sorted(items)
         let shortIDs = GroceryItemID.shortIDs(for: items.map(\.id))

@@ -22,9 +22,13 @@ public struct GroceryItem: Sendable, Hashable {
     public var inConflict: Bool
     /// The names of the item's tags, sorted (store mode only; otherwise empty).
     public var tags: [String]
+    /// Where the item stands with the other devices (file mode, when a sync engine shares the
+    /// container and the list asked); nil: nothing to say.
+    public var sync: GrocerySyncMark?
 
     public init(id: GroceryItemID, name: String, created: Date? = nil, modified: Date? = nil,
-                image: ImageFormat? = nil, isTruncated: Bool = false, inConflict: Bool = false, tags: [String] = []) {
+                image: ImageFormat? = nil, isTruncated: Bool = false, inConflict: Bool = false, tags: [String] = [],
+                sync: GrocerySyncMark? = nil) {
         self.id = id
         self.name = name
         self.created = created
@@ -33,6 +37,7 @@ public struct GroceryItem: Sendable, Hashable {
         self.isTruncated = isTruncated
         self.inConflict = inConflict
         self.tags = tags
+        self.sync = sync
     }
 
     /// The name for people: `Unnamed item` when empty, `…` after a truncated name.

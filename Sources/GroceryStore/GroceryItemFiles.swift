@@ -38,7 +38,9 @@ public struct GroceryItemFiles: Sendable {
         let modified = result.modificationDate
         return GroceryItem(id: id, name: name, created: result.creationDate ?? modified,
                            modified: modified, isTruncated: truncated,
-                           inConflict: result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true))
+                           inConflict: result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true),
+                           sync: GrocerySyncMark.of(isUploaded: result.value(forAttribute: "isUploaded"),
+                                                    downloadingStatus: result.value(forAttribute: "downloadingStatus")))
     }
 
     /// The items among query results, in the results' order; see ``item(for:)``. The files are

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import UbiquityKit
+public import UbiquityProtocol
 import Glibc
 
 /// The shopping list of one container, opened through the daemon: what every `grocery` command
@@ -67,12 +68,13 @@ public final class GroceryList: Sendable {
     /// Not the name: it is the path's last component (``MetadataItem/name``). Each attribute left
     /// out shortens the answer: for 10,000 items the daemon took about 45 ms with the name and
     /// the dates, 40 without the name, 20 without the dates.
-    public func makeQuery(live: Bool, batchingInterval: Double? = nil, dates: Bool = true) -> MetadataQuery {
+    public func makeQuery(live: Bool, batchingInterval: Double? = nil, dates: Bool = true, sync: Bool = false) -> MetadataQuery {
         // Store mode's rows are not files: its list never runs this query (an empty predicate is refused).
         let query = MetadataQuery(connection: connection, predicateFormat: format.predicate ?? "")
         query.searchScopes = .documents
         query.containers = [container]
         query.attributes = (dates ? ["kMDItemFSCreationDate", "kMDItemFSContentChangeDate"] : []) + ["hasUnresolvedConflicts"]
+            + (sync ? GrocerySyncMark.attributes : [])
         query.notificationBatchingInterval = batchingInterval
         query.isLive = live
         return query
@@ -81,12 +83,14 @@ public final class GroceryList: Sendable {
     /// Every item, unsorted: in file mode one query and one bounded read per item file; in
     /// package mode one load of the package. With `dates` false, items of file mode have no
     /// dates (`created` and `modified` are nil): for a list that shows and sorts by name only.
-    public func items(dates: Bool = true) async throws -> [GroceryItem] {
+    /// With `sync`, items of file mode carry their ``GroceryItem/sync`` mark (ask only when
+    /// ``isSynced()``: without a sync engine every item would say it is on no other device).
+    public func items(dates: Bool = true, sync: Bool = false) async throws -> [GroceryItem] {
         switch format {
         case .relational:
             return try await storeTable().items()
         case .files:
-            let query = makeQuery(live: false, dates: dates)
+            let query = makeQuery(live: false, dates: dates, sync: sync)
             for try await _ in try await query.start() {}
             return try files.items(for: query.results)
         case .package:
@@ -94,6 +98,20 @@ public final class GroceryList: Sendable {
             for try await _ in try await query.start() {}
             return try await items(for: query.results)
         }
+    }
+
+    /// Whether the daemon follows a sync engine that shares this container (`status`).
+    public func isSynced() async throws -> Bool {
+        try await connection.status().syncEngine?.folders.contains { $0.container == container } ?? false
+    }
+
+    /// The other devices sharing the container, with how many of its files each still needs
+    /// (`storage`), and whether that is known (`none`: no sync engine shares it; `unknown`: the
+    /// engine cannot be asked now).
+    public func syncDevices() async throws -> (sync: String, devices: [StorageResult.Container.Device]) {
+        let storage = try await connection.send(Storage(container: container, largest: 0))
+        guard let mine = storage.containers.first(where: { $0.container == container }) else { return ("none", []) }
+        return (mine.sync, mine.devices)
     }
 
     /// The items the query results stand for (the gathered set, or the set after an update).

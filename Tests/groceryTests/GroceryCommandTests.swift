@@ -44,6 +44,7 @@ import UbiquityTesting
             path       \(container)
             store      files (Documents/Item_<UUID>)
             items      1
+            sync       no sync engine shares the container: this machine only
 
             """))
         let json = try grocery.run(["status", "--json", "--socket", daemon.socket])
@@ -52,6 +53,11 @@ import UbiquityTesting
         #expect(object["path"] as? String == container)
         #expect(object["documents"] as? String == container + "/Documents")
         #expect(object["socket"] as? String == daemon.socket)
+        #expect(object["sync"] as? String == "none")
+        #expect((object["devices"] as? [Any])?.isEmpty == true)
+        // Without a sync engine the list marks nothing: every item would be "on no other device".
+        let list = try grocery.run(["list", "--json", "--socket", daemon.socket])
+        #expect(list.status == 0 && list.stdout.contains("\"milk\"") && !list.stdout.contains("\"sync\""), "\(list.stdout)")
     }
 
     /// `--socket`, `--json`, `--container` and `--store` also work before the subcommand.

@@ -79,11 +79,17 @@ struct SyncEngineService: Service {
         let system = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
         let device = Self.text(system["myID"])
         let started = Self.text(system["startTime"])
-        var shared = try await readFolders(client, key, device: device)
+        // "connected" only once the facts are read: a client that waits for it (and asks
+        // `storage`, or reads the sync attributes) must not see the values of no engine.
+        var shared = try await readFolders(client, key, device: device, announce: false)
         try await readFacts(client, key, shared: shared, device: device)
+        announceConnected()
         onConnected()
         // Start from the newest event: what came before is already in the state just read.
         var cursor = EngineEventCursor()
+        // What the connection events since the last full read said of each device (see
+        // DeviceConnectionEvents): laid over every read of the connections until the next resync.
+        var connectionEvents: [String: Bool] = [:]
         let newest = try await events(client, key, "/rest/events?since=0&limit=1", timeout: .seconds(10))
         _ = cursor.take(newest.map(\.id))
         monitor.update { $0.lastEvent = cursor.last }
@@ -101,11 +107,13 @@ struct SyncEngineService: Service {
                 monitor.update { $0.resyncs += 1 }
                 logger.notice("sync engine events cannot be trusted (restarted or more than its buffer came); reading its state again",
                               metadata: ["engine": "\(settings.engine)"])
+                connectionEvents = [:]
                 shared = try await readFolders(client, key, device: device)
                 try await readFacts(client, key, shared: shared, device: device)
             } else if batch.contains(where: { Self.factEvents.contains($0.type) }) {
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
-                try await readFacts(client, key, shared: shared, device: device)
+                connectionEvents.merge(DeviceConnectionEvents.latest(batch.map { ($0.type, $0.device) })) { $1 }
+                try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents)
             }
             monitor.update { $0.lastEvent = cursor.last }
         }
@@ -157,7 +165,7 @@ struct SyncEngineService: Service {
 
     /// The engine's folders, matched to the containers served here by path.
     @discardableResult
-    private func readFolders(_ client: EngineHTTPClient, _ key: String, device: String?) async throws -> [Shared] {
+    private func readFolders(_ client: EngineHTTPClient, _ key: String, device: String?, announce: Bool = true) async throws -> [Shared] {
         let answer = try await json(client, key, "/rest/config/folders", timeout: .seconds(10))
         guard case .array(let folders) = answer else { throw Stop.failed("/rest/config/folders did not answer a list") }
         let byPath = Dictionary(folders.compactMap { folder -> (String, (String, [String]))? in
@@ -182,18 +190,11 @@ struct SyncEngineService: Service {
             }
         }
         let before = monitor.update {
-            $0.state = .connected
-            $0.reason = nil
             $0.device = device
             $0.folders = shared
             $0.unshared = unshared
         }
-        if before.state != .connected || before.unshared != unshared || before.folders != shared {
-            logger.notice("sync engine connected", metadata: [
-                "engine": "\(settings.engine)", "device": "\(device ?? "?")",
-                "shared": "\(shared.map { "\($0.container)=\($0.folder)" }.joined(separator: ","))",
-                "unshared": "\(unshared.joined(separator: ","))"])
-        }
+        if announce && (before.unshared != unshared || before.folders != shared) { announceConnected(force: true) }
         for container in unshared {
             if let id = try? ContainerID(container) { await engine.updateSyncFacts(nil, for: id) }
         }
@@ -203,7 +204,8 @@ struct SyncEngineService: Service {
     /// Reads what the engine says of every shared container's items — what this device needs,
     /// what each other device needs, which are connected, what failed — and hands it to the
     /// index as each container's ``ContainerSyncFacts``.
-    private func readFacts(_ client: EngineHTTPClient, _ key: String, shared: [Shared], device: String?) async throws {
+    private func readFacts(_ client: EngineHTTPClient, _ key: String, shared: [Shared], device: String?,
+                           connectionEvents: [String: Bool] = [:]) async throws {
         guard !shared.isEmpty else { return }
         // Taken before asking: whatever changes while the lists are read counts as not yet known.
         var now = timespec()
@@ -216,6 +218,7 @@ struct SyncEngineService: Service {
                 if case .object(let fields) = state, case .bool(true)? = fields["connected"] { connected.insert(id) }
             }
         }
+        connected = DeviceConnectionEvents.apply(connectionEvents, to: connected)
         for folder in shared {
             let encoded = Self.queryEscaped(folder.folder)
             let need = try await object(client, key, "/rest/db/need?folder=\(encoded)&perpage=\(Self.maxNeedPaths)", timeout: .seconds(30))
@@ -245,6 +248,21 @@ struct SyncEngineService: Service {
             guard let id = try? ContainerID(folder.container) else { continue }
             await engine.updateSyncFacts(facts, for: id)
         }
+    }
+
+    /// The state becomes `connected`, and the journal says so when it was not (or, with
+    /// `force`, when the shared folders changed).
+    private func announceConnected(force: Bool = false) {
+        let before = monitor.update {
+            $0.state = .connected
+            $0.reason = nil
+        }
+        guard force || before.state != .connected else { return }
+        let status = monitor.status
+        logger.notice("sync engine connected", metadata: [
+            "engine": "\(settings.engine)", "device": "\(status.device ?? "?")",
+            "shared": "\(status.folders.map { "\($0.container)=\($0.folder)" }.joined(separator: ","))",
+            "unshared": "\(status.unshared.joined(separator: ","))"])
     }
 
     /// Shared containers become unknown while the engine cannot be asked.
@@ -335,13 +353,17 @@ struct SyncEngineService: Service {
         return fields
     }
 
-    /// The ids and types of the events in one answer of `/rest/events`, in the order given.
-    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> [(id: Int64, type: String)] {
+    /// The ids, types and devices (`data.id` or `data.device`, where the event names one) of the
+    /// events in one answer of `/rest/events`, in the order given.
+    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String,
+                        timeout: Duration) async throws -> [(id: Int64, type: String, device: String?)] {
         let answer = try await json(client, key, target, timeout: timeout)
         guard case .array(let events) = answer else { return [] }
         return events.compactMap { event in
-            if case .object(let fields) = event, case .integer(let id)? = fields["id"] { return (id, Self.text(fields["type"]) ?? "") }
-            return nil
+            guard case .object(let fields) = event, case .integer(let id)? = fields["id"] else { return nil }
+            var device: String?
+            if case .object(let data)? = fields["data"] { device = Self.text(data["id"]) ?? Self.text(data["device"]) }
+            return (id, Self.text(fields["type"]) ?? "", device)
         }
     }
 
