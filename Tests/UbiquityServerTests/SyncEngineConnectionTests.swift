@@ -131,7 +131,7 @@ struct SyncEngineConnectionTests {
                 early.append(message)
             }
             #expect(!early.contains { $0["changed"]?.arrayValue?.contains { $0["attributes"]?["NSMetadataUbiquitousItemIsUploadedKey"] == .bool(true) } == true },
-                    "\(early)")
+                    "\(early); \(monitor.status)")
 
             try devices.a.syncthing.call("POST", "/rest/system/resume?device=\(devices.b.deviceID)")
             var uploaded: JSONValue?
