@@ -75,6 +75,7 @@ public final class TwoDevices: @unchecked Sendable {
                 let container = directory + "/" + name + "/root/" + containerID
                 try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
                 try (ignoredNames.joined(separator: "\n") + "\n").write(toFile: container + "/.stignore", atomically: true, encoding: .utf8)
+                guard mkfifo(home + "/control", 0o600) == 0 else { throw TestDaemonError("mkfifo \(home)/control: \(String(cString: strerror(errno)))") }
             }
             let ports = ["a": 22101 + Int(getpid() % 400) * 2, "b": 22102 + Int(getpid() % 400) * 2]
             for name in names {
@@ -160,6 +161,66 @@ public final class TwoDevices: @unchecked Sendable {
         }
     }
 
+    /// Where `device`'s Syncthing instance keeps its configuration, keys and database.
+    public func syncthingHome(of device: Device) -> String { directory + "/" + device.name + "/syncthing" }
+
+    /// Kills `device`'s Syncthing instance as a crash would: SIGKILL, by PID, to the process that
+    /// serves its REST API and syncs (the child of Syncthing's monitor process), then to the
+    /// monitor. Returns once the instance has exited (its loop in the supervisor script removes
+    /// `HOME/pid`, seen through inotify). Its home is kept: ``restartSyncthing(of:within:)``.
+    ///
+    /// - Throws: ``TestDaemonError`` when the instance is not running, or has not exited within `seconds`.
+    public func killSyncthing(of device: Device, within seconds: Double = 30) throws {
+        OwnThreads.checkMayBlock("TwoDevices.killSyncthing")
+        let home = syncthingHome(of: device)
+        let changes = try FileEvents(watching: home, mask: UInt32(IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE))
+        guard let text = try? String(contentsOfFile: home + "/pid", encoding: .utf8),
+              let monitor = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestDaemonError("Syncthing on \(device.name) is not running (no \(home)/pid)")
+        }
+        for child in Self.children(of: monitor) { kill(child, SIGKILL) }
+        kill(monitor, SIGKILL)
+        let deadline = Date().addingTimeInterval(seconds)
+        while FileManager.default.fileExists(atPath: home + "/pid") {
+            guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) (PID \(monitor)) did not exit within \(seconds) s") }
+            changes.wait(within: deadline.timeIntervalSinceNow)
+        }
+    }
+
+    /// Starts `device`'s Syncthing instance again after ``killSyncthing(of:within:)``, with the
+    /// same home — configuration, device id, API key, folder ids and database — in the rig's
+    /// network namespace. Returns once it is started (its PID written), before its REST API
+    /// answers: ``waitUntilConnected(within:)`` waits for it to reach the other device.
+    ///
+    /// - Throws: ``TestDaemonError`` when it is still running, or was not started within `seconds`.
+    public func restartSyncthing(of device: Device, within seconds: Double = 30) throws {
+        OwnThreads.checkMayBlock("TwoDevices.restartSyncthing")
+        let home = syncthingHome(of: device)
+        let changes = try FileEvents(watching: home, mask: UInt32(IN_MOVED_TO | IN_CREATE))
+        guard !FileManager.default.fileExists(atPath: home + "/pid") else { throw TestDaemonError("Syncthing on \(device.name) is still running") }
+        // The loop holds the FIFO open for reading: opening it to write never blocks, and the line waits there until read.
+        let control = open(home + "/control", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard control >= 0 else { throw TestDaemonError("open \(home)/control: \(String(cString: strerror(errno))) (has the supervisor exited?)") }
+        let line = Array("start\n".utf8)
+        let written = line.withUnsafeBytes { write(control, $0.baseAddress, $0.count) }
+        close(control)
+        guard written == line.count else { throw TestDaemonError("write to \(home)/control failed") }
+        let deadline = Date().addingTimeInterval(seconds)
+        while !FileManager.default.fileExists(atPath: home + "/pid") {
+            guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) was not started again within \(seconds) s") }
+            changes.wait(within: deadline.timeIntervalSinceNow)
+        }
+    }
+
+    /// The PIDs of `parent`'s children (read from /proc: every thread's `children` list).
+    static func children(of parent: pid_t) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task")) ?? []
+        return tasks.flatMap { task -> [pid_t] in
+            let list = (try? String(contentsOfFile: "/proc/\(parent)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return list.split(separator: " ").compactMap { pid_t($0) }
+        }
+    }
+
     /// What both Syncthing instances logged.
     public var logs: String {
         ["a", "b"].map { (try? String(contentsOfFile: directory + "/" + $0 + "/syncthing/log", encoding: .utf8)) ?? "" }
@@ -234,17 +295,43 @@ public final class TwoDevices: @unchecked Sendable {
     }
 
     /// Runs inside the new network namespace: loopback up, both instances started, both stopped
-    /// by PID on SIGTERM.
+    /// by PID on SIGTERM. Each instance runs under a loop of its own that writes the PID of
+    /// Syncthing's monitor process to `HOME/pid` while it runs and removes it once it has exited;
+    /// the loop then waits for a line on `HOME/control` (a FIFO it holds open for reading and
+    /// writing, so a line written by the rig is kept until read): `start` starts the instance again
+    /// with the same home, anything else ends the loop (``killSyncthing(of:within:)``,
+    /// ``restartSyncthing(of:within:)``).
     static func supervisorScript(directory: String) -> String {
         """
         #!/bin/sh
         ip link set lo up
         export STNODEFAULTFOLDER=1 STNOUPGRADE=1 STNORESTART=1
-        /usr/bin/syncthing serve --home=\(directory)/a/syncthing --no-browser --no-restart --logfile=\(directory)/a/syncthing/log >/dev/null 2>&1 &
+        run() {
+            home=\(directory)/$1/syncthing
+            exec 3<>"$home/control"
+            while :; do
+                /usr/bin/syncthing serve --home="$home" --no-browser --no-restart --logfile="$home/log" >/dev/null 2>&1 &
+                echo $! > "$home/pid.new"
+                mv "$home/pid.new" "$home/pid"
+                wait $!
+                rm -f "$home/pid"
+                read -r request <&3 || exit 0
+                [ "$request" = start ] || exit 0
+            done
+        }
+        run a &
         A=$!
-        /usr/bin/syncthing serve --home=\(directory)/b/syncthing --no-browser --no-restart --logfile=\(directory)/b/syncthing/log >/dev/null 2>&1 &
+        run b &
         B=$!
-        trap 'kill $A $B; wait $A $B; exit 0' TERM INT
+        stop() {
+            for home in \(directory)/a/syncthing \(directory)/b/syncthing; do
+                if [ -f "$home/pid" ]; then kill "$(cat "$home/pid")"; fi
+                echo stop > "$home/control"
+            done
+            wait $A $B
+            exit 0
+        }
+        trap stop TERM INT
         wait $A $B
 
         """

@@ -131,7 +131,7 @@ struct SyncEngineConnectionTests {
                 early.append(message)
             }
             #expect(!early.contains { $0["changed"]?.arrayValue?.contains { $0["attributes"]?["NSMetadataUbiquitousItemIsUploadedKey"] == .bool(true) } == true },
-                    "\(early)")
+                    "\(early); \(monitor.status)")
 
             try devices.a.syncthing.call("POST", "/rest/system/resume?device=\(devices.b.deviceID)")
             var uploaded: JSONValue?
@@ -143,6 +143,96 @@ struct SyncEngineConnectionTests {
             let attributes = try #require(uploaded?["attributes"], "never uploaded: \(monitor.status)")
             #expect(attributes["currentVersionDevices"]?.arrayValue?.compactMap(\.stringValue) == [devices.b.deviceID], "\(attributes)")
             #expect(try String(contentsOfFile: devices.b.documents + "/Item_paused", encoding: .utf8) == "made while B is paused")
+        }
+    }
+
+    /// The items of a live query by name, with their attributes as the latest event gave them.
+    final class LiveItems {
+        let client: RawClient
+        private(set) var attributes: [String: JSONValue] = [:]
+
+        init(_ client: RawClient, gathered: JSONValue) {
+            self.client = client
+            take(gathered["results"])
+        }
+
+        private func take(_ items: JSONValue?) {
+            for item in items?.arrayValue ?? [] {
+                if let name = item["attributes"]?["kMDItemFSName"]?.stringValue { attributes[name] = item["attributes"] }
+            }
+        }
+
+        /// Reads the query's updates until `condition` holds for the items, or `seconds` pass.
+        /// - Returns: whether it holds.
+        func wait(within seconds: Double, until condition: ([String: JSONValue]) -> Bool) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while !condition(attributes) {
+                guard Date() < deadline else { return false }
+                let message: JSONValue
+                do { message = try client.readJSON(within: max(0.01, deadline.timeIntervalSinceNow)) } catch { return condition(attributes) }
+                guard message["event"]?.stringValue == "query.update" else { continue }
+                take(message["added"])
+                take(message["changed"])
+                for item in message["removed"]?.arrayValue ?? [] {
+                    if let name = item["attributes"]?["kMDItemFSName"]?.stringValue { attributes[name] = nil }
+                }
+            }
+            return true
+        }
+    }
+
+    static let isUploaded = "NSMetadataUbiquitousItemIsUploadedKey"
+    static let downloadingStatus = "NSMetadataUbiquitousItemDownloadingStatusKey"
+
+    @Test("Syncthing killed and restarted: the sync attributes become unknown and status says unreachable; after the restart they are right again and status says connected; no crash")
+    func engineKilledAndRestarted() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let names = ["Item_r1", "Item_r2", "Item_r3"]
+        for name in names { try devices.a.place(name, contents: "made on A: \(name)") }
+        try devices.waitUntilInSync()
+        let home = devices.syncthingHome(of: devices.a)
+        try await Self.withFollower(devices, sync: "config_xml = \"\(home)/config.xml\"") { daemon, monitor in
+            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected } } ?? nil, "\(monitor.status)")
+            let client = try RawClient.greeted(socket: daemon.socket)
+            try client.send(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_r*'","batchingInterval":0,"attributes":["name","isUploaded","downloadingStatus"]}"#)
+            let items = LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
+            let right: ([String: JSONValue]) -> Bool = { attributes in
+                names.allSatisfy { attributes[$0]?[Self.isUploaded] == .bool(true) && attributes[$0]?[Self.downloadingStatus] == .string("current") }
+            }
+            let unknown: ([String: JSONValue]) -> Bool = { attributes in
+                names.allSatisfy { attributes[$0] != nil && attributes[$0]?[Self.isUploaded] == nil && attributes[$0]?[Self.downloadingStatus] == nil }
+            }
+            #expect(try items.wait(within: 30, until: right), "B holds every item, yet: \(items.attributes)")
+
+            // Killed: every sync attribute of the shared container becomes unknown (absent), in a
+            // `changed` of the live query, and status says why.
+            try devices.killSyncthing(of: devices.a)
+            let down = try #require(try await firstWithin(30) { await monitor.first { $0.state == .unreachable } } ?? nil, "\(monitor.status)")
+            #expect(down.reason?.contains(devices.a.syncthing.socket) == true, "\(down)")
+            #expect(try items.wait(within: 30, until: unknown), "not unknown while Syncthing is down: \(items.attributes)")
+            let whileDown = try Self.status(daemon)
+            #expect(whileDown["syncEngine"]?["state"]?.stringValue == "unreachable", "\(whileDown)")
+            #expect(whileDown["degraded"]?.arrayValue?.contains { $0.stringValue?.contains("sync attributes are unknown") == true } == true,
+                    "\(whileDown)")
+            let printed = try BuiltExecutable("ubiq").run(["status", "--socket", daemon.socket])
+            #expect(printed.stdout.contains("syncthing at \(devices.a.syncthing.socket): unreachable"), "\(printed.stdout)")
+
+            // Started again with the same home: the attributes are right again, and status says connected.
+            let restarted = ContinuousClock.now
+            try devices.restartSyncthing(of: devices.a)
+            #expect(try items.wait(within: 60, until: right), "not right again after the restart: \(items.attributes), \(monitor.status)")
+            let latency = ContinuousClock.now - restarted
+            let up = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected } } ?? nil, "\(monitor.status)")
+            #expect(up.device == devices.a.deviceID)
+            #expect(try Self.status(daemon)["syncEngine"]?["state"]?.stringValue == "connected")
+            print("sync engine restart: Syncthing started again → every item's sync attributes right again in \(latency)")
+
+            // The new run's events are followed: a file made on A after the restart becomes uploaded.
+            try devices.waitUntilConnected()
+            try devices.a.place("Item_r4", contents: "made after the restart")
+            #expect(try items.wait(within: 60) { $0["Item_r4"]?[Self.isUploaded] == .bool(true) }, "\(items.attributes), \(monitor.status)")
+            #expect(try Self.status(daemon)["syncEngine"]?["state"]?.stringValue == "connected")
         }
     }
 }

@@ -47,20 +47,39 @@ struct SyncEngineRulesTests {
         #expect(SyncthingGUIConfig(xml: "<gui>\n <apikey> a&amp;lt;b&bogus; </apikey></gui>") == SyncthingGUIConfig(address: nil, apiKey: "a&lt;b&bogus;"))
     }
 
-    @Test("The event cursor: in order goes on; the first answer, ids that go back (a restart) and a gap (lost events) resync")
+    @Test("The event cursor: events that follow on go on; another run (even with ids that look in order), ids that go back and a gap past the 1,000-event buffer say read the state again")
     func eventCursor() {
-        var cursor = EngineEventCursor()
-        #expect(cursor.take([]) == .inOrder && cursor.last == 0)
-        #expect(cursor.take([57]) == .resync && cursor.last == 57)      // the first answer: nothing was read before
-        #expect(cursor.take([58, 59, 60]) == .inOrder && cursor.last == 60)
-        #expect(cursor.take([]) == .inOrder && cursor.last == 60)
-        #expect(cursor.take([1, 2]) == .resync && cursor.last == 2)    // Syncthing restarted: ids from 1
-        #expect(cursor.take([3]) == .inOrder)
-        #expect(cursor.take([1_500, 1_501]) == .resync && cursor.last == 1_501)   // more than its buffer came in between
-        cursor.reset()
-        #expect(cursor.last == 0 && cursor.take([4]) == .resync)
-        var edge = EngineEventCursor(last: Int64.max)
-        #expect(edge.take([1]) == .resync)     // no trap at the end of the range
+        var cursor = EngineEventCursor(run: "S1", last: 57)
+        #expect(cursor.take([], run: "S1") == .inOrder && cursor.last == 57)     // a quiet poll
+        #expect(cursor.take([58, 59, 60], run: "S1") == .inOrder && cursor.last == 60)
+        // Syncthing restarted between two polls and its new run already has more events than 60:
+        // since=60 answers 61… as if they followed on; only the run tells.
+        #expect(cursor.take([61, 62], run: "S2") == .restarted && cursor.last == 62 && cursor.run == "S2")
+        #expect(cursor.take([63], run: "S2") == .inOrder && cursor.last == 63)
+        #expect(cursor.take([64]) == .inOrder && cursor.run == "S2")        // an answer with events: the run is not asked again
+        #expect(cursor.take([2, 3]) == .restarted && cursor.last == 3)      // ids that go back say it all the same
+        #expect(cursor.take([], run: "S2") == .inOrder && cursor.last == 3)
+        // Restarted, fewer events than 63 yet: the poll comes back empty; the run tells, and the
+        // cursor starts the new run from its beginning.
+        #expect(cursor.take([], run: "S3") == .restarted && cursor.last == 0 && cursor.run == "S3")
+        #expect(cursor.take([1, 2, 3], run: "S3") == .inOrder && cursor.last == 3)
+        // Ids that go back in one run (an engine that names no run, or answers ids already read).
+        var unnamed = EngineEventCursor(run: nil, last: 40)
+        #expect(unnamed.take([1, 2], run: nil) == .restarted && unnamed.last == 2)
+        #expect(unnamed.take([2, 3], run: nil) == .restarted)       // 2 again
+        #expect(unnamed.take([4], run: nil) == .inOrder)
+        // More than Syncthing's 1,000-event buffer came between two polls: since=4 answers from
+        // the oldest event it still holds.
+        #expect(unnamed.take(Array(1_205...2_204), run: nil) == .lost && unnamed.last == 2_204)
+        #expect(unnamed.take([2_205], run: nil) == .inOrder)
+        // An answer out of order is judged by its first and its newest id.
+        #expect(unnamed.take([2_206, 2_208, 2_207], run: nil) == .inOrder && unnamed.last == 2_208)
+        // No trap at the ends of the range.
+        var edge = EngineEventCursor(run: "S", last: Int64.max)
+        #expect(edge.take([1], run: "S") == .restarted && edge.last == 1)
+        var low = EngineEventCursor(run: "S", last: Int64.max - 1)
+        #expect(low.take([Int64.max], run: "S") == .inOrder)
+        #expect(low.take([Int64.min], run: "S") == .restarted)
     }
 
     static func parse(_ text: String) throws -> DaemonConfiguration {

@@ -50,8 +50,9 @@ struct EngineHTTPClient: Sendable {
                     head.headers.add(name: "Host", value: "localhost")
                     head.headers.add(name: "X-API-Key", value: apiKey)
                     head.headers.add(name: "Connection", value: "close")
-                    try await outbound.write(.head(head))
-                    try await outbound.write(.end(nil))
+                    // One write: an engine that answers the head at once and closes would otherwise
+                    // close the channel under a second write of the end ("I/O on closed channel").
+                    try await outbound.write(contentsOf: [.head(head), .end(nil)])
                     for try await response in inbound {
                         return Response(status: Int(response.head.status.code), body: response.body.map { Array($0.readableBytesView) } ?? [])
                     }

@@ -50,7 +50,7 @@ struct SyncEngineService: Service {
         case unreachable(String)
         case unauthorized(String)
         case failed(String)
-        /// Syncthing started again (its start time changed): read everything again at once.
+        /// Another run of the engine answered (``EngineEventCursor``): read everything again at once.
         case restarted
     }
 
@@ -61,8 +61,10 @@ struct SyncEngineService: Service {
                 try await attempt(onConnected: { pause = .seconds(1) })
             } catch let stop as Stop {
                 record(stop)
-                await forgetFacts()
+                // A restart seen while the engine answers: its state is read again at once, and
+                // until then every item keeps what the previous run said (no flicker to unknown).
                 if case .restarted = stop { continue }
+                await forgetFacts()
             } catch {
                 if Task.isCancelled { return }
                 record(.failed(String(describing: error)))
@@ -73,44 +75,49 @@ struct SyncEngineService: Service {
         }
     }
 
-    /// One connection: from reading the endpoint to the event stream failing.
+    /// One connection: from reading the endpoint to the event stream failing or another run of
+    /// the engine answering.
     private func attempt(onConnected: () -> Void) async throws {
         let (client, key) = try await endpoint()
         let system = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
         let device = Self.text(system["myID"])
-        let started = Self.text(system["startTime"])
         // "connected" only once the facts are read: a client that waits for it (and asks
         // `storage`, or reads the sync attributes) must not see the values of no engine.
         var shared = try await readFolders(client, key, device: device, announce: false)
         try await readFacts(client, key, shared: shared, device: device)
         announceConnected()
         onConnected()
-        // Start from the newest event: what came before is already in the state just read.
-        var cursor = EngineEventCursor()
         // What the connection events since the last full read said of each device (see
         // DeviceConnectionEvents): laid over every read of the connections until the next resync.
         var connectionEvents: [String: Bool] = [:]
         let newest = try await events(client, key, "/rest/events?since=0&limit=1", timeout: .seconds(10))
-        _ = cursor.take(newest.map(\.id))
+        var cursor = EngineEventCursor(run: Self.text(system["startTime"]), last: newest.map(\.id).max() ?? 0)
         monitor.update { $0.lastEvent = cursor.last }
         while !Task.isCancelled {
             let batch = try await events(client, key, "/rest/events?since=\(cursor.last)&timeout=\(Self.pollSeconds)",
                                          timeout: .seconds(Self.pollSeconds + 15))
-            let ids = batch.map(\.id)
-            if ids.isEmpty {
-                // A quiet stream may be a restarted engine whose new ids have not reached ours yet.
+            let verdict: EngineEventCursor.Verdict
+            if batch.isEmpty {
+                // A quiet stream may be a restarted engine whose new ids have not passed ours yet:
+                // its start time tells.
                 let now = try await object(client, key, "/rest/system/status", timeout: .seconds(10))
-                if Self.text(now["startTime"]) != started { throw Stop.restarted }
-                continue
+                verdict = cursor.take([], run: Self.text(now["startTime"]))
+            } else {
+                verdict = cursor.take(batch.map(\.id))
             }
-            if cursor.take(ids) == .resync {
+            switch verdict {
+            case .restarted:
                 monitor.update { $0.resyncs += 1 }
-                logger.notice("sync engine events cannot be trusted (restarted or more than its buffer came); reading its state again",
+                throw Stop.restarted
+            case .lost:
+                monitor.update { $0.resyncs += 1 }
+                logger.notice("sync engine events were lost (more came than its buffer keeps); reading its state again",
                               metadata: ["engine": "\(settings.engine)"])
                 connectionEvents = [:]
                 shared = try await readFolders(client, key, device: device)
                 try await readFacts(client, key, shared: shared, device: device)
-            } else if batch.contains(where: { Self.factEvents.contains($0.type) }) {
+            case .inOrder:
+                guard batch.contains(where: { Self.factEvents.contains($0.type) }) else { break }
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
                 connectionEvents.merge(DeviceConnectionEvents.latest(batch.map { ($0.type, $0.device) })) { $1 }
                 try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents)

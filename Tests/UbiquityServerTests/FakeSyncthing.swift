@@ -1,0 +1,157 @@
+import Foundation
+import Glibc
+import UbiquityTesting
+
+/// A stand-in for Syncthing's REST API on a Unix socket, for what a real instance cannot be made
+/// to do on cue: restart between two of the daemon's polls (another start time, event ids from 1
+/// again) and drop more events than its 1,000-event buffer keeps. It answers what the daemon asks
+/// (`/rest/system/status`, `/rest/config/folders` with one folder shared with one other device,
+/// `/rest/system/connections`, `/rest/db/need`, `/rest/db/remoteneed`, `/rest/folder/errors`,
+/// `/rest/events`), one connection per request, each on a thread of its own. A poll of
+/// `/rest/events?since=N` answers at once the events past N, or waits for one (on a condition,
+/// at most `quietSeconds`) and answers an empty list, as Syncthing does after its timeout.
+final class FakeSyncthing: @unchecked Sendable {
+    // @unchecked: `state` and `stopped` are only touched under `condition`'s lock; the rest is
+    // set in `init`.
+
+    /// What the engine says; changed with ``change(_:)``.
+    struct State {
+        /// Names the run (Syncthing's `startTime`).
+        var startTime = "2026-11-25T10:00:00.000000001Z"
+        /// The events it still holds, oldest first.
+        var events: [(id: Int64, type: String)] = []
+        /// The paths the other device needs (`/rest/db/remoteneed`).
+        var remoteNeed: [String] = []
+    }
+
+    static let device = "AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA"
+    static let other = "BBBBBBB-BBBBBBB-BBBBBBB-BBBBBBB-BBBBBBB-BBBBBBB-BBBBBBB-BBBBBBB"
+    static let folder = "com.example.grocery"
+
+    /// The socket's path, in a directory of its own.
+    let path: String
+    private let directory: String
+    private let folderPath: String
+    private let quietSeconds: Double
+    private let listener: Int32
+    private let condition = NSCondition()
+    private var state = State()
+    private var stopped = false
+
+    /// Listens at once, sharing `folderPath` as folder ``folder``.
+    init(folderPath: String, quietSeconds: Double = 0.5) throws {
+        var template = Array("/tmp/ubqf-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp: \(String(cString: strerror(errno)))") }
+        directory = String(cString: made)
+        path = directory + "/rest.sock"
+        self.folderPath = folderPath
+        self.quietSeconds = quietSeconds
+        listener = try UnixSocket.bound(to: path, listening: true)
+        Thread { [self] in
+            while true {
+                let connection = accept(listener, nil, nil)
+                if connection < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                Thread { [self] in serve(connection) }.start()
+            }
+        }.start()
+    }
+
+    /// Changes what the engine says, and wakes the polls waiting for an event.
+    func change(_ body: (inout State) -> Void) {
+        condition.lock()
+        body(&state)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stops listening and answers every waiting poll; the socket's directory is removed.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+        shutdown(listener, Int32(SHUT_RDWR))    // wakes the accept
+        close(listener)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var request: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while request.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
+            let n = read(connection, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            request += chunk[..<n]
+        }
+        let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+        let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        let (status, body) = answer(target)
+        let bytes = Array((try? JSONSerialization.data(withJSONObject: body)) ?? Data())
+        let head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Not Found")\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        let whole = Array(head.utf8) + bytes
+        var offset = 0
+        while offset < whole.count {
+            let n = whole[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+        // As Go's server ends a `Connection: close` answer: the write side shut, then what the
+        // client still sends is read until it closes (an immediate close would reset the
+        // connection under a client still writing the end of its request).
+        shutdown(connection, Int32(SHUT_WR))
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while true {
+            let n = read(connection, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+        }
+    }
+
+    private func answer(_ target: String) -> (Int, Any) {
+        let parts = target.split(separator: "?", maxSplits: 1)
+        let path = parts.first.map(String.init) ?? "/"
+        var query: [String: String] = [:]
+        for pair in (parts.count > 1 ? parts[1] : "").split(separator: "&") {
+            let field = pair.split(separator: "=", maxSplits: 1)
+            query[String(field[0])] = field.count > 1 ? String(field[1]) : ""
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        switch path {
+        case "/rest/system/status":
+            return (200, ["myID": Self.device, "startTime": state.startTime])
+        case "/rest/config/folders":
+            return (200, [["id": Self.folder, "path": folderPath, "devices": [["deviceID": Self.device], ["deviceID": Self.other]]]])
+        case "/rest/system/connections":
+            return (200, ["connections": [Self.other: ["connected": true]]])
+        case "/rest/db/need":
+            return (200, ["progress": [Any](), "queued": [Any](), "rest": [Any]()])
+        case "/rest/db/remoteneed":
+            return (200, ["files": state.remoteNeed.map { ["name": $0] }])
+        case "/rest/folder/errors":
+            return (200, ["errors": [Any]()])
+        case "/rest/events":
+            let since = Int64(query["since"] ?? "0") ?? 0
+            var past = state.events.filter { $0.id > since }
+            if let limit = query["limit"].flatMap(Int.init) {
+                past = Array(past.suffix(limit))
+            } else if past.isEmpty {
+                // The long poll: until an event past `since` comes, or the quiet time passes.
+                let deadline = Date().addingTimeInterval(quietSeconds)
+                while past.isEmpty, !stopped, condition.wait(until: deadline) {
+                    past = state.events.filter { $0.id > since }
+                }
+            }
+            return (200, past.map { ["id": $0.id, "globalID": $0.id, "type": $0.type, "time": "2026-11-25T10:00:00Z", "data": [String: Any]()] })
+        default:
+            return (404, ["error": "no such endpoint in the stand-in"])
+        }
+    }
+}
