@@ -14,9 +14,13 @@ public struct ContainerSyncFacts: Sendable, Hashable {
     public var remoteNeed: [String: Set<String>]
     /// Paths the engine failed to fetch, with why (`/rest/folder/errors`).
     public var pullErrors: [String: String]
-    /// When these facts were read (nanoseconds since 1970). An item modified since may not be
-    /// known to the engine yet: it counts as held by no other device until facts read later say.
+    /// When the engine's state was last read whole (nanoseconds since 1970). An item modified
+    /// since may not be known to the engine yet: it counts as held by no other device until
+    /// ``indexedAt`` says the engine indexed it after its change.
     public var readAt: Int64
+    /// Paths the engine indexed after ``readAt``, with when (its `LocalIndexUpdated` events);
+    /// a directory or package holds the latest time of anything inside.
+    public private(set) var indexedAt: [String: Int64]
 
     /// Every ancestor directory of a path in ``localNeed`` / any ``remoteNeed`` set (a package or
     /// folder is out of sync when anything inside is).
@@ -24,7 +28,8 @@ public struct ContainerSyncFacts: Sendable, Hashable {
     private var remoteNeedDirectories: [String: Set<String>] = [:]
 
     public init(known: Bool, devices: [String] = [], connected: Set<String> = [], localNeed: Set<String> = [],
-                remoteNeed: [String: Set<String>] = [:], pullErrors: [String: String] = [:], readAt: Int64 = 0) {
+                remoteNeed: [String: Set<String>] = [:], pullErrors: [String: String] = [:], readAt: Int64 = 0,
+                indexedAt: [String: Int64] = [:]) {
         self.known = known
         self.devices = devices.sorted()
         self.connected = connected
@@ -32,6 +37,11 @@ public struct ContainerSyncFacts: Sendable, Hashable {
         self.remoteNeed = remoteNeed
         self.pullErrors = pullErrors
         self.readAt = readAt
+        var withAncestors = indexedAt
+        for (path, time) in indexedAt {
+            for directory in Self.ancestors(of: [path]) where (withAncestors[directory] ?? .min) < time { withAncestors[directory] = time }
+        }
+        self.indexedAt = withAncestors
         localNeedDirectories = Self.ancestors(of: localNeed)
         remoteNeedDirectories = remoteNeed.mapValues(Self.ancestors(of:))
     }
@@ -55,8 +65,9 @@ public struct ContainerSyncFacts: Sendable, Hashable {
     /// since 1970); a directory or package counts as needed when anything inside it is.
     public func values(for relative: String, modified: Int64) -> SyncAttributeValues {
         guard known else { return .unknown }
-        if modified >= readAt {
-            // Newer than what the engine was asked about: not known to be anywhere else yet.
+        if modified >= readAt, (indexedAt[relative] ?? .min) < modified {
+            // Changed after the engine was read whole and not indexed since: whatever its lists
+            // say, they do not know this version.
             return SyncAttributeValues(downloadingStatus: .current, isDownloading: false, percentDownloaded: 100,
                                        isUploaded: false, isUploading: false, percentUploaded: 0,
                                        uploadedToAllDevices: false, currentVersionDevices: [])
@@ -98,6 +109,8 @@ public struct ContainerSyncFacts: Sendable, Hashable {
         }
         for (path, reason) in pullErrors where other.pullErrors[path] != reason { paths.insert(path) }
         for (path, reason) in other.pullErrors where pullErrors[path] != reason { paths.insert(path) }
+        for (path, time) in indexedAt where other.indexedAt[path] != time { paths.insert(path) }
+        for path in other.indexedAt.keys where indexedAt[path] == nil { paths.insert(path) }
         return paths
     }
 }

@@ -33,6 +33,21 @@ struct SyncFactsTests {
         #expect(held.value(of: .downloadingStatus) == .string("current") && held.value(of: .isDownloaded) == .bool(true))
     }
 
+    @Test("A change after the whole read counts only once the engine indexed it after the change")
+    func changesTheEngineHasNotIndexed() {
+        // Item_1 changed at 1,500, after the read at 1,000: the lists (no one needs it) know the
+        // older version. Indexed at 1,400 (before the change): still not known; at 1,600: known.
+        let before = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], remoteNeed: ["B": []], readAt: 1_000,
+                                        indexedAt: ["Documents/Item_1": 1_400])
+        #expect(before.values(for: "Documents/Item_1", modified: 1_500).isUploaded == false)
+        let after = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], remoteNeed: ["B": []], readAt: 1_000,
+                                       indexedAt: ["Documents/Item_1": 1_600, "Documents/grocery.gro/items.json": 1_700])
+        #expect(after.values(for: "Documents/Item_1", modified: 1_500).isUploaded == true)
+        #expect(after.values(for: "Documents/Item_2", modified: 1_500).isUploaded == false)         // never indexed since
+        #expect(after.values(for: "Documents/grocery.gro", modified: 1_650).isUploaded == true)     // by what is inside
+        #expect(after.changedPaths(comparedTo: before)?.isSuperset(of: ["Documents/Item_1", "Documents/grocery.gro"]) == true)
+    }
+
     @Test("The paths whose attributes may change; all of them when devices, connections or knowing change")
     func changedPaths() {
         let f = Self.facts

@@ -84,7 +84,10 @@ struct SyncEngineService: Service {
         // "connected" only once the facts are read: a client that waits for it (and asks
         // `storage`, or reads the sync attributes) must not see the values of no engine.
         var shared = try await readFolders(client, key, device: device, announce: false)
-        try await readFacts(client, key, shared: shared, device: device)
+        // Items changed before this read count as known to the engine; later changes only once
+        // an index event names them (IndexedPaths).
+        var baseline = try await readFacts(client, key, shared: shared, device: device)
+        var indexed = IndexedPaths()
         announceConnected()
         onConnected()
         // What the connection events since the last full read said of each device (see
@@ -114,13 +117,16 @@ struct SyncEngineService: Service {
                 logger.notice("sync engine events were lost (more came than its buffer keeps); reading its state again",
                               metadata: ["engine": "\(settings.engine)"])
                 connectionEvents = [:]
+                indexed = IndexedPaths()
                 shared = try await readFolders(client, key, device: device)
-                try await readFacts(client, key, shared: shared, device: device)
+                baseline = try await readFacts(client, key, shared: shared, device: device)
             case .inOrder:
                 guard batch.contains(where: { Self.factEvents.contains($0.type) }) else { break }
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
                 connectionEvents.merge(DeviceConnectionEvents.latest(batch.map { ($0.type, $0.device) })) { $1 }
-                try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents)
+                indexed.take(batch, receivedAt: Self.wallNanoseconds())
+                _ = try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents,
+                                        baseline: baseline, indexed: indexed)
             }
             monitor.update { $0.lastEvent = cursor.last }
         }
@@ -211,13 +217,17 @@ struct SyncEngineService: Service {
     /// Reads what the engine says of every shared container's items — what this device needs,
     /// what each other device needs, which are connected, what failed — and hands it to the
     /// index as each container's ``ContainerSyncFacts``.
+    ///
+    /// - Parameters:
+    ///   - baseline: when the last full read began (nil: this one is, and its time is returned):
+    ///     items changed since count as known to the engine only where `indexed` says so.
+    @discardableResult
     private func readFacts(_ client: EngineHTTPClient, _ key: String, shared: [Shared], device: String?,
-                           connectionEvents: [String: Bool] = [:]) async throws {
-        guard !shared.isEmpty else { return }
+                           connectionEvents: [String: Bool] = [:], baseline: Int64? = nil,
+                           indexed: IndexedPaths = IndexedPaths()) async throws -> Int64 {
         // Taken before asking: whatever changes while the lists are read counts as not yet known.
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let readAt = Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+        let readAt = baseline ?? Self.wallNanoseconds()
+        guard !shared.isEmpty else { return readAt }
         let connections = try await object(client, key, "/rest/system/connections", timeout: .seconds(10))
         var connected: Set<String> = []
         if case .object(let byDevice)? = connections["connections"] {
@@ -245,7 +255,8 @@ struct SyncEngineService: Service {
                 }
             }
             var facts = ContainerSyncFacts(known: true, devices: folder.devices, connected: connected.intersection(folder.devices),
-                                           localNeed: localNeed, remoteNeed: remoteNeed, pullErrors: pullErrors, readAt: readAt)
+                                           localNeed: localNeed, remoteNeed: remoteNeed, pullErrors: pullErrors, readAt: readAt,
+                                           indexedAt: indexed.paths(of: folder.folder))
             if localNeed.count >= Self.maxNeedPaths || remoteNeed.values.contains(where: { $0.count >= Self.maxNeedPaths }) {
                 // A list cut short would make the rest look in sync: unknown says the truth.
                 logger.warning("sync facts unknown: a need list is longer than the daemon reads",
@@ -255,6 +266,7 @@ struct SyncEngineService: Service {
             guard let id = try? ContainerID(folder.container) else { continue }
             await engine.updateSyncFacts(facts, for: id)
         }
+        return readAt
     }
 
     /// The state becomes `connected`, and the journal says so when it was not (or, with
@@ -270,6 +282,13 @@ struct SyncEngineService: Service {
             "engine": "\(settings.engine)", "device": "\(status.device ?? "?")",
             "shared": "\(status.folders.map { "\($0.container)=\($0.folder)" }.joined(separator: ","))",
             "unshared": "\(status.unshared.joined(separator: ","))"])
+    }
+
+    /// CLOCK_REALTIME in nanoseconds (the clock of file modification times and the engine's events).
+    static func wallNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
     }
 
     /// Shared containers become unknown while the engine cannot be asked.
@@ -360,18 +379,11 @@ struct SyncEngineService: Service {
         return fields
     }
 
-    /// The ids, types and devices (`data.id` or `data.device`, where the event names one) of the
-    /// events in one answer of `/rest/events`, in the order given.
-    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String,
-                        timeout: Duration) async throws -> [(id: Int64, type: String, device: String?)] {
+    /// The events in one answer of `/rest/events`, in the order given.
+    private func events(_ client: EngineHTTPClient, _ key: String, _ target: String, timeout: Duration) async throws -> [EngineEvent] {
         let answer = try await json(client, key, target, timeout: timeout)
         guard case .array(let events) = answer else { return [] }
-        return events.compactMap { event in
-            guard case .object(let fields) = event, case .integer(let id)? = fields["id"] else { return nil }
-            var device: String?
-            if case .object(let data)? = fields["data"] { device = Self.text(data["id"]) ?? Self.text(data["device"]) }
-            return (id, Self.text(fields["type"]) ?? "", device)
-        }
+        return events.compactMap(EngineEvent.init(json:))
     }
 
     static func text(_ value: JSONValue?) -> String? {
