@@ -113,6 +113,15 @@ banner += """
       A: \(grocery) add milk --socket \(a)
       A: \(ubiq) watch "name LIKE 'Item_*'" --socket \(a)
       B: \(grocery) list --socket \(b)
+
+    A relational store (rows and tags, merged column by column, each device writing its own log):
+      B: \(grocery) --store relational watch --socket \(b)
+      A: \(grocery) --store relational add carrots --tag mall --tag "green grocer" --socket \(a)
+      B: \(grocery) --store relational list --tag mall --socket \(b)
+      B: \(ubiq) store fetch grocery items --related tags --socket \(b)
+      A: \(ubiq) store status --socket \(a)
+
+    The engine itself:
       A: curl -s --unix-socket \(quoted(devices.a.syncthing.socket)) -H 'X-API-Key: \(devices.a.syncthing.apiKey)' http://syncthing/rest/system/connections
 
     Ready. Ctrl-C (or SIGTERM) stops both daemons and both Syncthing instances and removes \(devices.directory).
