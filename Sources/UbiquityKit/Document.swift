@@ -180,6 +180,44 @@ public final class Document: Sendable {
         }
     }
 
+    /// Removes the item everywhere — a file, or a package or folder with everything inside —
+    /// under the coordinated-write lock (waiting up to `lockTimeout` for another process's save),
+    /// with this process's own rights (the kernel decides: the daemon lends none), never through
+    /// a link inside it; the directory is fsynced, so the removal survives a crash. A sync engine
+    /// then removes it on every other device (NSFileManager's `removeItemAtURL:` on an item of a
+    /// ubiquity container). The document is closed afterwards.
+    ///
+    /// - Throws: ``UbiquityKitError/documentFile(path:reason:)`` when nothing is there or the
+    ///   kernel refuses (what it said), ``UbiquityKitError/documentBusy(path:seconds:)``.
+    public func delete(lockTimeout: Duration = .seconds(30)) async throws {
+        _ = try nextSave()
+        await DocumentTurns.shared.take(path, on: connection)
+        defer { DocumentTurns.shared.give(path, on: connection) }
+        let (lock, _) = try await takeLock(timeout: lockTimeout)
+        let (directory, name, path) = (self.directory, lastComponent, self.path)
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                do throws(SystemCallError) {
+                    let folder = try Directory.open(directory, followingLink: true)
+                    var status = stat()
+                    guard name.withCString({ fstatat(folder.fd, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+                        throw SystemCallError("fstatat", errno: errno, path: path)
+                    }
+                    try folder.removeTree(name)
+                    try folder.sync()
+                } catch {
+                    throw UbiquityKitError.documentFile(path: path, reason: error.errno == ENOENT ? "there is no such item" : "cannot remove it: \(error)")
+                }
+            }
+        } catch {
+            _ = try? await connection.send(DocumentUnlock(lock: lock))
+            await close()
+            throw error
+        }
+        _ = try? await connection.send(DocumentUnlock(lock: lock))
+        await close()
+    }
+
     /// Stops watching; the state becomes ``DocumentState/closed`` and the state streams end.
     public func close() async {
         let watch = state.withLock { $0.watch }

@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+import Testing
+import UbiquityTesting
+
+/// `ubiq rm --everywhere` against the real daemon: files and packages removed under the item's
+/// lock with the caller's own rights, nothing removed without --everywhere, and another user
+/// (uid 54321 through `setpriv`) refused — by the daemon for the lock of a file it may not write,
+/// by the kernel for a directory it may not write. Needs root.
+@Suite(.ownThreads) struct RemoveCommandTests {
+    static let otherUID: UInt32 = 54321
+
+    @Test func removesFilesAndPackagesOnlyWhenToldEverywhere() throws {
+        let daemon = try TestDaemon(prepare: { root in
+            let documents = root + "/com.example.grocery/Documents"
+            try FileManager.default.createDirectory(atPath: documents + "/Trip.pages/Data", withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: documents + "/Trip.pages/index.json"))
+            try Data("png".utf8).write(to: URL(fileURLWithPath: documents + "/Trip.pages/Data/photo.png"))
+            try Data("Milk".utf8).write(to: URL(fileURLWithPath: documents + "/Item_1"))
+        })
+        defer { daemon.stop(); daemon.cleanUp() }
+        let s = ["--socket", daemon.socket], documents = daemon.documents()
+        let item = documents + "/Item_1", package = documents + "/Trip.pages"
+
+        let unsaid = try ubiq.run(["rm", item] + s)
+        #expect(unsaid.status == 64 && unsaid.stderr.contains("say --everywhere"), "\(unsaid.stderr)")
+        #expect(FileManager.default.fileExists(atPath: item))
+
+        let removed = try ubiq.run(["rm", "--everywhere", item, package] + s)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout == "removed \(item)\nremoved \(package)\n", "\(removed.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: item) && !FileManager.default.fileExists(atPath: package))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: documents).isEmpty)
+
+        let missing = try ubiq.run(["rm", "--everywhere", "--json", item] + s)
+        #expect(missing.status == 1 && missing.stderr.contains("there is no such item"), "\(missing.stderr)")
+        let outside = try ubiq.run(["rm", "--everywhere", "/etc/hostname"] + s)
+        #expect(outside.status == 1 && FileManager.default.fileExists(atPath: "/etc/hostname"), "\(outside.stderr)")
+    }
+
+    @Test func anotherUserRemovesOnlyWhatItsRightsAllow() throws {
+        // The container is root's, shared with group 54321: members may use it, and remove in
+        // Documents/ only once the directory lets the group write.
+        let daemon = try TestDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"]) { root in
+            try """
+            [[containers]]
+            id = "com.example.grocery"
+            path = "\(root)/com.example.grocery"
+            owner = 0
+            group = \(Self.otherUID)
+            """.write(toFile: root + "/../ubiquityd.toml", atomically: true, encoding: .utf8)
+        }
+        defer { daemon.stop(); daemon.cleanUp() }
+        chmod(daemon.directory, 0o755)      // mkdtemp's 0700: let the other user reach the socket and the container
+        let documents = daemon.documents()
+        let item = try daemon.place("Item_1", contents: "root's milk")
+        chmod(documents, 0o755)
+        let setpriv = BuiltExecutable(path: "/usr/bin/setpriv")
+        func rmAsOtherUser() throws -> CLIResult {
+            try setpriv.run(["--reuid=\(Self.otherUID)", "--regid=\(Self.otherUID)", "--groups=\(Self.otherUID)", ubiq.url.path,
+                             "rm", "--everywhere", item, "--socket", daemon.socket], deadline: 60)
+        }
+
+        // Root's 0644 file: the item's lock needs the right to write it, which the daemon judges.
+        let locked = try rmAsOtherUser()
+        #expect(locked.status == 1 && locked.stderr.contains("may not write 'Documents/Item_1'"), "\(locked.stderr)")
+        #expect(try String(contentsOfFile: item, encoding: .utf8) == "root's milk")
+        // The group may write the file but not the directory: the lock is granted, and the kernel
+        // refuses the removal itself (the daemon removes nothing for anyone).
+        chown(item, 0, Self.otherUID)
+        chmod(item, 0o664)
+        let refused = try rmAsOtherUser()
+        #expect(refused.status == 1 && refused.stderr.contains("Permission denied"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: item, encoding: .utf8) == "root's milk")
+
+        chown(documents, 0, Self.otherUID)
+        chmod(documents, 0o775)
+        let allowed = try rmAsOtherUser()
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: item))
+    }
+}
