@@ -139,14 +139,14 @@ public struct GroceryItemFiles: Sendable {
         return try await save(bytes, as: id, connection: connection)
     }
 
-    /// Deletes an item file.
+    /// Deletes an item file everywhere, as every client should (``Document/delete(lockTimeout:)``):
+    /// under the item's coordinated lock, so a save in progress on this machine finishes first.
     /// - Throws: ``GroceryError/unknownItem(prefix:)`` when it is already gone.
-    public func delete(_ id: GroceryItemID) throws {
-        guard unlink(path(of: id)) == 0 else {
-            if errno == ENOENT { throw GroceryError.unknownItem(prefix: id.uuidString) }
-            throw PackageFileSystem.error("delete", path(of: id))
-        }
-        try PackageFileSystem.syncDirectory(documents)
+    public func delete(_ id: GroceryItemID, connection: UbiquityConnection) async throws {
+        // Bounded, and a link or a directory where the item should be is no item.
+        guard try readName(at: path(of: id)) != nil else { throw GroceryError.unknownItem(prefix: id.uuidString) }
+        let document = try await Document.open(path(of: id), connection: connection)
+        try await document.delete()
     }
 
     /// Saves `bytes` as the item's file: ``Document/read()`` records the version there (none for

@@ -190,7 +190,7 @@ public final class GroceryList: Sendable {
     public func delete(_ ids: [GroceryItemID]) async throws {
         switch format {
         case .relational: try await storeTable().delete(ids)
-        case .files: for id in ids { try files.delete(id) }
+        case .files: for id in ids { try await files.delete(id, connection: connection) }
         case .package: try await package.update(connection: connection) { contents in for id in ids { try contents.remove(id) } }
         }
     }
