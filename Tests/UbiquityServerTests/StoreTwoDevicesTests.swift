@@ -12,10 +12,11 @@ import UbiquityTesting
     static let carrots = "00000000000000000000000000000001"
     static let mall = "98471ebd5834f35ea8bba0281d3c03c2"
 
-    /// Grocery's schema; version 2 adds the nullable column `items.aisle`.
+    /// Grocery's schema; version 2 adds the nullable column `items.aisle` and the table `shops`.
     static func schema(version: Int = 1, deletes: String = "lose") -> String {
         let aisle = version >= 2 ? #",{"name":"aisle","type":"string"}"# : ""
-        return #"{"version":\#(version),"deletes":"\#(deletes)","tables":[{"name":"items","columns":[{"name":"name","type":"string","nullable":false},{"name":"quantity","type":"integer"},{"name":"note","type":"string"}\#(aisle)]},{"name":"tags","columns":[{"name":"name","type":"string","nullable":false}],"uniqueBy":["name"]}],"relationships":[{"name":"tags","from":"items","to":"tags","inverse":"items"}]}"#
+        let shops = version >= 2 ? #",{"name":"shops","columns":[{"name":"name","type":"string","nullable":false}]}"# : ""
+        return #"{"version":\#(version),"deletes":"\#(deletes)","tables":[{"name":"items","columns":[{"name":"name","type":"string","nullable":false},{"name":"quantity","type":"integer"},{"name":"note","type":"string"}\#(aisle)]},{"name":"tags","columns":[{"name":"name","type":"string","nullable":false}],"uniqueBy":["name"]}\#(shops)],"relationships":[{"name":"tags","from":"items","to":"tags","inverse":"items"}]}"#
     }
 
     static func url(_ store: String, _ table: String, _ id: String) -> JSONValue {
@@ -145,9 +146,10 @@ import UbiquityTesting
         defer { devices.stop() }
         let milk = "00000000000000000000000000000002", bread = "00000000000000000000000000000003", cheese = "00000000000000000000000000000004"
 
-        // A upgrades and writes two segments with version 2, the first using the new column.
+        // A upgrades and writes two segments with version 2, the first using the new column and table.
         #expect(try a.open("grocery", schema: Self.schema(version: 2))["opened"] == .string("upgraded"))
-        try a.save("grocery", #"{"insert":"items","id":"\#(milk)","values":{"name":"milk","aisle":"dairy"}}"#)
+        try a.save("grocery", #"{"insert":"items","id":"\#(milk)","values":{"name":"milk","aisle":"dairy"}}"#,
+                   #"{"insert":"shops","id":"\#(milk)","values":{"name":"corner shop"}}"#)
         try a.save("grocery", #"{"insert":"items","id":"\#(bread)","values":{"name":"bread"}}"#)
         try devices.b.daemon.waitForLog("store import needs upgrade", within: 60)
         try devices.waitUntilInSync()
@@ -177,6 +179,8 @@ import UbiquityTesting
             let rows = try peer.rows("grocery", "items")
             #expect(Set(rows.keys) == [Self.carrots, milk, bread, cheese], "on \(peer.name): \(rows)")
             #expect(rows[milk]?["aisle"] == .string("dairy") && rows[bread]?["aisle"] == nil, "on \(peer.name): \(rows)")
+            let shops = try peer.rows("grocery", "shops")
+            #expect(shops.count == 1 && shops[milk]?["name"] == .string("corner shop"), "on \(peer.name): \(shops)")
         }
         let degraded = try b.result(#"{"id":6,"op":"status"}"#)["degraded"]?.arrayValue ?? []
         #expect(!degraded.contains { $0.stringValue?.contains("grocery") == true }, "\(degraded)")
