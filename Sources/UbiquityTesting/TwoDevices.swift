@@ -83,7 +83,8 @@ public final class TwoDevices: @unchecked Sendable {
                 let home = directory + "/" + name + "/syncthing"
                 let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
                 let written = configured(config, listen: ports[name]!, gui: home + "/rest.sock", folder: directory + "/" + name + "/root/" + containerID,
-                                         ids: [ids["a"]!, ids["b"]!], peer: ids[peer]!, peerName: peer, peerPort: ports[peer]!)
+                                         ids: [ids["a"]!, ids["b"]!], peer: ids[peer]!, peerName: peer,
+                                         peerPort: name == "a" ? ports[peer]! : nil)
                 try written.write(toFile: home + "/config.xml", atomically: true, encoding: .utf8)
             }
             let script = directory + "/network-namespace.sh"
@@ -106,6 +107,7 @@ public final class TwoDevices: @unchecked Sendable {
             let devices = TwoDevices(directory: directory, a: try device("a"), b: try device("b"), supervisor: supervisor,
                                      supervisorExit: supervisorExit)
             do {
+                try devices.dialOnceListening(within: seconds)
                 try devices.waitUntilConnected(within: seconds)
             } catch {
                 devices.stop()
@@ -116,6 +118,29 @@ public final class TwoDevices: @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
+    }
+
+    /// Only a dials (``configured(_:listen:gui:folder:ids:peer:peerName:peerPort:)``), and a first
+    /// dial made before b listens is tried again only after Syncthing's connection loop has slept,
+    /// 5 s at least. So once both REST APIs answer (b's listener starts before its API), a pause
+    /// and a resume of b on a make a dial at once, unless they are connected already.
+    func dialOnceListening(within seconds: Double) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        for device in [a, b] {
+            while (try? device.syncthing.call("GET", "/rest/system/status", timeout: 5)) == nil {
+                guard supervisor.isRunning else { throw TestDaemonError("the Syncthing instances exited:\n\(logs)") }
+                guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) did not answer within \(seconds) s:\n\(logs)") }
+                // While the instance does not answer, this waits for its REST socket to change (a second at most).
+                _ = device.syncthing.nextEvent(of: "Starting", since: 0, within: min(1, deadline.timeIntervalSinceNow))
+            }
+        }
+        if let answer = try? a.syncthing.call("GET", "/rest/system/connections") as? [String: Any],
+           let connections = answer["connections"] as? [String: Any],
+           let peerState = connections[b.deviceID] as? [String: Any], peerState["connected"] as? Bool == true {
+            return
+        }
+        try a.syncthing.call("POST", "/rest/system/pause?device=\(b.deviceID)")
+        try a.syncthing.call("POST", "/rest/system/resume?device=\(b.deviceID)")
     }
 
     /// Waits until each Syncthing instance reports the other connected (asked through REST,
@@ -252,8 +277,13 @@ public final class TwoDevices: @unchecked Sendable {
 
     /// The generated `config.xml`, with everything that faces outside turned off, the peer and
     /// the shared folder added.
+    ///
+    /// Only one side dials (`peerPort` given: a; b gets `nil`, the peer's address `dynamic`, which
+    /// with discovery off is no address, and only accepts). When both dialed at once, Syncthing
+    /// 1.19 now and then left one TLS connection without its Hello until the 20 s Hello timeout,
+    /// once twice in a row: 20-41 s to connect instead of 1.5, about one start in thirty here.
     static func configured(_ config: String, listen: Int, gui: String, folder: String, ids: [String], peer: String,
-                           peerName: String, peerPort: Int) -> String {
+                           peerName: String, peerPort: Int?) -> String {
         var text = config
         // `syncthing generate` writes `default`, or a random port when 22000 looked taken on the
         // host (another rig generating at the same moment): whatever it wrote, one address of ours.
@@ -284,7 +314,7 @@ public final class TwoDevices: @unchecked Sendable {
                 <maxConflicts>10</maxConflicts>
             </folder>
             <device id="\(peer)" name="\(peerName)" compression="metadata" introducer="false" skipIntroductionRemovals="false" introducedBy="">
-                <address>tcp://127.0.0.1:\(peerPort)</address>
+                <address>\(peerPort.map { "tcp://127.0.0.1:\($0)" } ?? "dynamic")</address>
                 <paused>false</paused>
                 <autoAcceptFolders>false</autoAcceptFolders>
             </device>

@@ -26,5 +26,16 @@ import Testing
         #expect(written.contains("<address>/tmp/rig/rest.sock</address>"))
         #expect(!written.contains(generated.gui))
         #expect(written.contains("<reconnectionIntervalS>1</reconnectionIntervalS>"))
+        #expect(written.contains("<address>tcp://127.0.0.1:22102</address>"), "a dials b")
+    }
+
+    /// Only a dials: b has no address for a (discovery is off), so the two never dial each other
+    /// at once.
+    @Test func onlyOneSideDials() {
+        let config = "<configuration version=\"37\">\n    <gui enabled=\"true\">\n        <address>127.0.0.1:8384</address>\n    </gui>\n    <options>\n    </options>\n</configuration>"
+        let written = TwoDevices.configured(config, listen: 22102, gui: "/tmp/rig/rest.sock", folder: "/tmp/rig/b",
+                                            ids: ["A", "B"], peer: "A", peerName: "a", peerPort: nil)
+        #expect(written.contains("<address>dynamic</address>"))
+        #expect(!written.contains("tcp://127.0.0.1:22101"))
     }
 }
