@@ -19,17 +19,8 @@ import UbiquityTesting
 
     @Test func anotherUserCannotReadOrMoveWhatItsRightsDoNotAllow() throws {
         // The container is root's, shared with group 54321 (members may use it).
-        let daemon = try TestDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"]) { root in
-            try """
-            [[containers]]
-            id = "com.example.grocery"
-            path = "\(root)/com.example.grocery"
-            owner = 0
-            group = \(Self.otherUID)
-            """.write(toFile: root + "/../ubiquityd.toml", atomically: true, encoding: .utf8)
-        }
+        let daemon = try TestDaemon.sharedWithGroup(Self.otherUID)
         defer { daemon.stop(); daemon.cleanUp() }
-        chmod(daemon.directory, 0o755)      // mkdtemp's 0700: let the other user reach the socket and the container
         let documents = daemon.documents()
         let milk = GroceryItemID(), eggs = GroceryItemID()
         try daemon.place(milk.fileName, contents: "oat milk")

@@ -41,17 +41,8 @@ import UbiquityTesting
     @Test func anotherUserRemovesOnlyWhatItsRightsAllow() throws {
         // The container is root's, shared with group 54321: members may use it, and remove in
         // Documents/ only once the directory lets the group write.
-        let daemon = try TestDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"]) { root in
-            try """
-            [[containers]]
-            id = "com.example.grocery"
-            path = "\(root)/com.example.grocery"
-            owner = 0
-            group = \(Self.otherUID)
-            """.write(toFile: root + "/../ubiquityd.toml", atomically: true, encoding: .utf8)
-        }
+        let daemon = try TestDaemon.sharedWithGroup(Self.otherUID)
         defer { daemon.stop(); daemon.cleanUp() }
-        chmod(daemon.directory, 0o755)      // mkdtemp's 0700: let the other user reach the socket and the container
         let documents = daemon.documents()
         let item = try daemon.place("Item_1", contents: "root's milk")
         chmod(documents, 0o755)
