@@ -366,11 +366,7 @@ public final class DeviceStore: Sendable {
     // MARK: - Helpers
 
     /// CLOCK_REALTIME in milliseconds.
-    public static let systemWallClock: @Sendable () -> Int64 = {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) &* 1_000 &+ Int64(now.tv_nsec / 1_000_000)
-    }
+    public static let systemWallClock: @Sendable () -> Int64 = { System.wallClockNanoseconds() / 1_000_000 }
 
     /// Opens the cache at `path` and loads it; a cache that does not open or load is removed
     /// and made anew (everything in it follows from the segments), but a cache another process

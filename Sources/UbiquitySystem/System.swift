@@ -84,6 +84,14 @@ public enum System {
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
+    /// `CLOCK_REALTIME` in nanoseconds since 1970: the clock of file times and of other
+    /// programs' time stamps (a sync engine's events).
+    public static func wallClockNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+    }
+
     /// `strerror` plus the symbolic name: `No such file or directory (ENOENT)`.
     public static func errnoText(_ error: Int32) -> String {
         let failure = SystemCallError("", errno: error)

@@ -306,9 +306,5 @@ actor ContainerKeyValueStore {
     }
 
     /// Microseconds since 1970 (CLOCK_REALTIME).
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000
-    }
+    static func now() -> Int64 { System.wallClockNanoseconds() / 1000 }
 }

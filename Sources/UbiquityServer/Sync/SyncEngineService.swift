@@ -124,7 +124,7 @@ struct SyncEngineService: Service {
                 guard batch.contains(where: { Self.factEvents.contains($0.type) }) else { break }
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
                 connectionEvents.merge(DeviceConnectionEvents.latest(batch.map { ($0.type, $0.device) })) { $1 }
-                indexed.take(batch, receivedAt: Self.wallNanoseconds())
+                indexed.take(batch, receivedAt: System.wallClockNanoseconds())
                 _ = try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents,
                                         baseline: baseline, indexed: indexed)
             }
@@ -226,7 +226,7 @@ struct SyncEngineService: Service {
                            connectionEvents: [String: Bool] = [:], baseline: Int64? = nil,
                            indexed: IndexedPaths = IndexedPaths()) async throws -> Int64 {
         // Taken before asking: whatever changes while the lists are read counts as not yet known.
-        let readAt = baseline ?? Self.wallNanoseconds()
+        let readAt = baseline ?? System.wallClockNanoseconds()
         guard !shared.isEmpty else { return readAt }
         let connections = try await object(client, key, "/rest/system/connections", timeout: .seconds(10))
         var connected: Set<String> = []
@@ -282,13 +282,6 @@ struct SyncEngineService: Service {
             "engine": "\(settings.engine)", "device": "\(status.device ?? "?")",
             "shared": "\(status.folders.map { "\($0.container)=\($0.folder)" }.joined(separator: ","))",
             "unshared": "\(status.unshared.joined(separator: ","))"])
-    }
-
-    /// CLOCK_REALTIME in nanoseconds (the clock of file modification times and the engine's events).
-    static func wallNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
     }
 
     /// Shared containers become unknown while the engine cannot be asked.
