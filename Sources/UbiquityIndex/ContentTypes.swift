@@ -26,31 +26,34 @@ public enum ContentTypes {
         "sqlite": "public.database", "db": "public.database",
     ]
 
-    /// Type → the type it directly conforms to.
-    static let parent: [String: String] = [
-        "public.plain-text": "public.text", "public.log": "public.plain-text",
-        "net.daringfireball.markdown": "public.plain-text", "public.rtf": "public.text",
-        "public.html": "public.text", "public.xml": "public.text", "public.json": "public.text",
-        "public.yaml": "public.text", "public.toml": "public.text",
-        "public.comma-separated-values-text": "public.text", "public.tab-separated-values-text": "public.text",
-        "public.swift-source": "public.source-code", "public.c-source": "public.source-code",
-        "public.c-header": "public.source-code", "public.c-plus-plus-source": "public.source-code",
-        "public.python-script": "public.script", "public.shell-script": "public.script",
-        "com.netscape.javascript-source": "public.script", "public.script": "public.source-code",
-        "public.source-code": "public.plain-text", "public.text": "public.data",
-        "public.png": "public.image", "public.jpeg": "public.image", "com.compuserve.gif": "public.image",
-        "public.heic": "public.image", "org.webmproject.webp": "public.image", "public.svg-image": "public.image",
-        "public.tiff": "public.image", "com.microsoft.bmp": "public.image", "public.image": "public.data",
-        "com.adobe.pdf": "public.composite-content", "public.composite-content": "public.data",
-        "public.mp3": "public.audio", "com.apple.m4a-audio": "public.audio",
-        "com.microsoft.waveform-audio": "public.audio", "org.xiph.flac": "public.audio", "public.audio": "public.data",
-        "public.mpeg-4": "public.movie", "com.apple.quicktime-movie": "public.movie", "public.movie": "public.data",
-        "public.zip-archive": "public.archive", "org.gnu.gnu-zip-archive": "public.archive",
-        "public.tar-archive": "public.archive", "public.archive": "public.data",
-        "public.database": "public.data", "public.data": "public.item",
-        "public.folder": "public.directory", "com.apple.package": "public.directory",
-        "public.directory": "public.item", "public.symlink": "public.item",
+    /// Type → the types that directly conform to it: the tree, written once, parent first.
+    static let children: KeyValuePairs<String, [String]> = [
+        "public.item": ["public.data", "public.directory", "public.symlink"],
+        "public.directory": ["public.folder", "com.apple.package"],
+        "public.data": ["public.text", "public.image", "public.composite-content", "public.audio", "public.movie",
+                        "public.archive", "public.database"],
+        "public.text": ["public.plain-text", "public.rtf", "public.html", "public.xml", "public.json", "public.yaml",
+                        "public.toml", "public.comma-separated-values-text", "public.tab-separated-values-text"],
+        "public.plain-text": ["public.log", "net.daringfireball.markdown", "public.source-code"],
+        "public.source-code": ["public.swift-source", "public.c-source", "public.c-header", "public.c-plus-plus-source",
+                               "public.script"],
+        "public.script": ["public.python-script", "public.shell-script", "com.netscape.javascript-source"],
+        "public.image": ["public.png", "public.jpeg", "com.compuserve.gif", "public.heic", "org.webmproject.webp",
+                         "public.svg-image", "public.tiff", "com.microsoft.bmp"],
+        "public.composite-content": ["com.adobe.pdf"],
+        "public.audio": ["public.mp3", "com.apple.m4a-audio", "com.microsoft.waveform-audio", "org.xiph.flac"],
+        "public.movie": ["public.mpeg-4", "com.apple.quicktime-movie"],
+        "public.archive": ["public.zip-archive", "org.gnu.gnu-zip-archive", "public.tar-archive"],
     ]
+
+    /// Type → the type it directly conforms to (``children`` read the other way).
+    static let parent: [String: String] = {
+        var parent: [String: String] = [:]
+        for (type, conforming) in children {
+            for child in conforming { parent[child] = type }
+        }
+        return parent
+    }()
 
     /// The type of a regular file from its name.
     public static func forFile(named name: String) -> String {
