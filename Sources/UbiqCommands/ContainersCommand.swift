@@ -20,23 +20,17 @@ struct ContainersCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Print one JSON object per container and line.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: AnswerOptions
 
     func run() async throws {
-        let containers = try await connection.run { try await $0.containers() }
-        if json {
-            Terminal.output(try containers.map { try Terminal.json($0.json) }.joined(separator: "\n"))
-            return
+        try await output.answer({ try await $0.containers() }, lines: { $0.map(\.json) }) { containers in
+            guard !containers.isEmpty else {
+                Terminal.error("no containers: create a directory named like com.example.app under the daemon's root")
+                return nil
+            }
+            return Terminal.table(header: ["ID", "ITEMS", "AVAILABLE", "PATH"], rows: containers.map {
+                [$0.id, String($0.items), $0.available ? "yes" : "no", $0.path]
+            })
         }
-        guard !containers.isEmpty else {
-            Terminal.error("no containers: create a directory named like com.example.app under the daemon's root")
-            return
-        }
-        Terminal.output(Terminal.table(header: ["ID", "ITEMS", "AVAILABLE", "PATH"], rows: containers.map {
-            [$0.id, String($0.items), $0.available ? "yes" : "no", $0.path]
-        }))
     }
 }

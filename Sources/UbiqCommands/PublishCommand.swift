@@ -52,10 +52,7 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Revoke the link with this token: it stops working at once.", valueName: "token"))
     var revoke: String?
 
-    @Flag(help: "Print the daemon's answer as JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: AnswerOptions
 
     func validate() throws {
         let modes = [path != nil, list, revoke != nil].filter { $0 }.count
@@ -68,22 +65,20 @@ struct PublishCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let token = revoke {
-            let result = try await connection.run { try await $0.send(ItemUnpublish(token: token)) }
-            Terminal.output(json ? try Terminal.json(result.json) : "revoked \(result.token)")
+            try await output.answer({ try await $0.send(ItemUnpublish(token: token)) }, lines: { [$0.json] }) { "revoked \($0.token)" }
         } else if list {
-            let items = try await connection.run { try await $0.send(ItemPublished()) }.items
-            if json {
-                if !items.isEmpty { Terminal.output(try items.map { try Terminal.json($0.json) }.joined(separator: "\n")) }
-                return
+            try await output.answer({ try await $0.send(ItemPublished()).items }, lines: { $0.map(\.json) }) { items in
+                guard !items.isEmpty else {
+                    Terminal.error("no published links")
+                    return nil
+                }
+                return Terminal.table(header: ["URL", "EXPIRES", "SIZE", "PATH"], rows: items.map {
+                    [$0.url, Terminal.shortDate(Date(timeIntervalSince1970: $0.expires)), String($0.size), $0.path]
+                })
             }
-            guard !items.isEmpty else { return Terminal.error("no published links") }
-            Terminal.output(Terminal.table(header: ["URL", "EXPIRES", "SIZE", "PATH"], rows: items.map {
-                [$0.url, Terminal.shortDate(Date(timeIntervalSince1970: $0.expires)), String($0.size), $0.path]
-            }))
         } else if let path {
             let operation = ItemPublish(path: Self.absolute(path), expires: expires.flatMap(ExpiryText.parse))
-            let item = try await connection.run { try await $0.send(operation) }
-            Terminal.output(json ? try Terminal.json(item.json) : item.url)
+            try await output.answer({ try await $0.send(operation) }, lines: { [$0.json] }) { $0.url }
         }
     }
 

@@ -25,18 +25,10 @@ struct StatusCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Print the status as one JSON object.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: AnswerOptions
 
     func run() async throws {
-        let status = try await connection.run { try await $0.status() }
-        if json {
-            Terminal.output(try Terminal.json(status.json))
-            return
-        }
-        Terminal.output(Self.render(status))
+        try await output.answer({ try await $0.status() }, lines: { [$0.json] }, text: Self.render)
     }
 
     static func render(_ s: StatusResult) -> String {

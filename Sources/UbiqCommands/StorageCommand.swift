@@ -31,10 +31,7 @@ struct StorageCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many of the largest documents to list (0 to 100, default 10).", valueName: "count"))
     var largest: Int?
 
-    @Flag(help: "Print one JSON object per container and line.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: AnswerOptions
 
     func validate() throws {
         if let largest, !(0...Storage.maxLargest).contains(largest) {
@@ -43,12 +40,10 @@ struct StorageCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let result = try await connection.run { try await $0.send(Storage(container: container, largest: largest)) }
-        if json {
-            if !result.containers.isEmpty { Terminal.output(try result.containers.map { try Terminal.json($0.json) }.joined(separator: "\n")) }
-            return
+        let operation = Storage(container: container, largest: largest)
+        try await output.answer({ try await $0.send(operation) }, lines: { $0.containers.map(\.json) }) {
+            $0.containers.map(Self.render).joined(separator: "\n\n")
         }
-        Terminal.output(result.containers.map(Self.render).joined(separator: "\n\n"))
     }
 
     static func render(_ c: StorageResult.Container) -> String {
