@@ -8,8 +8,7 @@ struct StoreDeleteCommand: AsyncParsableCommand {
         abstract: "Delete a row; returns once it is on disk.",
         usage: "ubiq store delete [<options>] <store> <table> <row>",
         discussion: """
-            ROW is the row's id (32 hex digits) or, for a table unique by meaning with one key \
-            column, that key (a tag's name). Its relationships go with it.
+            The row's relationships go with it.
 
             Examples:
               $ ubiq store delete grocery items 3f0c2a9b1e4d5f8a6b7c8d9e0f1a2b7d

@@ -9,6 +9,6 @@ struct StoreRowArguments: ParsableArguments {
     @Argument(help: "The table.")
     var table: String
 
-    @Argument(help: "The row: its id, or its key in a table unique by meaning.")
+    @Argument(help: "The row: its id (32 hex digits) or, in a table unique by meaning with one key column, that key (a tag's name).")
     var row: String
 }

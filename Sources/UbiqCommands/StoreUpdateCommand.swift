@@ -8,10 +8,8 @@ struct StoreUpdateCommand: AsyncParsableCommand {
         abstract: "Change columns of a row; returns once it is on disk.",
         usage: "ubiq store update [<options>] <store> <table> <row> <column=value> ...",
         discussion: """
-            ROW is the row's id (32 hex digits) or, for a table unique by meaning with one key \
-            column, that key (a tag's name). Values are read as for insert; --clear takes a \
-            column's value away. Columns not named keep their values. Below, $ITEM is an item's \
-            id as insert printed it.
+            Values are read as for insert; --clear takes a column's value away. Columns not \
+            named keep their values. Below, $ITEM is an item's id as insert printed it.
 
             Examples:
               $ ubiq store update grocery items $ITEM quantity=3 done=true
