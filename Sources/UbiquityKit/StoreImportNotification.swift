@@ -1,4 +1,5 @@
 public import UbiquityProtocol
+public import UbiquityStore
 
 /// Rows of a ``PersistentStore`` changed elsewhere — imported from another device's segments, or
 /// saved by another connection (Core Data's `NSPersistentStoreDidImportUbiquitousContentChanges`
@@ -10,18 +11,18 @@ public import UbiquityProtocol
 public struct StoreImportNotification: Sendable, Hashable {
     /// An updated row and the columns (and relationship ends) that changed; nil: any may have.
     public struct UpdatedRow: Sendable, Hashable {
-        public var row: StoreRowKey
+        public var row: RowRef
         public var columns: [String]?
 
-        public init(row: StoreRowKey, columns: [String]?) {
+        public init(row: RowRef, columns: [String]?) {
             self.row = row
             self.columns = columns
         }
     }
 
-    public var inserted: [StoreRowKey]
+    public var inserted: [RowRef]
     public var updated: [UpdatedRow]
-    public var deleted: [StoreRowKey]
+    public var deleted: [RowRef]
     /// Any row may have changed: fetch again.
     public var isAll: Bool
     /// The devices the changes came from (this device's own for another connection's save), sorted.
@@ -33,7 +34,7 @@ public struct StoreImportNotification: Sendable, Hashable {
     /// The store's clock token after these changes.
     public var clock: String
 
-    public init(inserted: [StoreRowKey] = [], updated: [UpdatedRow] = [], deleted: [StoreRowKey] = [], isAll: Bool = false,
+    public init(inserted: [RowRef] = [], updated: [UpdatedRow] = [], deleted: [RowRef] = [], isAll: Bool = false,
                 devices: [String] = [], conflicts: [StoreChange.Conflict] = [], contests: [StoreChange.Contest] = [], clock: String) {
         self.inserted = inserted
         self.updated = updated
@@ -53,9 +54,9 @@ public struct StoreImportNotification: Sendable, Hashable {
             isAll = true
             return
         }
-        let insertedRows = inserted.compactMap(StoreRowKey.init(address:))
-        let deletedRows = deleted.compactMap(StoreRowKey.init(address:))
-        let updatedRows = updated.compactMap { entry in StoreRowKey(address: entry.row).map { UpdatedRow(row: $0, columns: entry.columns) } }
+        let insertedRows = inserted.compactMap(Self.row)
+        let deletedRows = deleted.compactMap(Self.row)
+        let updatedRows = updated.compactMap { entry in Self.row(entry.row).map { UpdatedRow(row: $0, columns: entry.columns) } }
         guard insertedRows.count == inserted.count, deletedRows.count == deleted.count, updatedRows.count == updated.count else {
             isAll = true
             return
@@ -70,9 +71,15 @@ public struct StoreImportNotification: Sendable, Hashable {
         StoreImportNotification(isAll: true, devices: devices, clock: clock)
     }
 
-    /// The rows of `table` that were inserted, updated or deleted (empty when ``isAll``).
+    /// The ids of the rows of `table` that were inserted, updated or deleted (empty when ``isAll``).
     public func rows(of table: String) -> (inserted: [String], updated: [String], deleted: [String]) {
-        (inserted.filter { $0.table == table }.map(\.id), updated.filter { $0.row.table == table }.map(\.row.id),
-         deleted.filter { $0.table == table }.map(\.id))
+        (inserted.filter { $0.table == table }.map(\.id.description), updated.filter { $0.row.table == table }.map(\.row.id.description),
+         deleted.filter { $0.table == table }.map(\.id.description))
+    }
+
+    /// The row an address (`ubiquity-store://<container>/<store>/<table>/<id>`) names; nil for
+    /// anything that is not a row address.
+    static func row(_ address: String) -> RowRef? {
+        StoreRowURL(address).map { RowRef(table: $0.table, id: $0.id) }
     }
 }

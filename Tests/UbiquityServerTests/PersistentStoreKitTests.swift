@@ -125,12 +125,12 @@ struct PersistentStoreKitTests {
             let milk = try theirContext.insert(into: "items", ["name": .string("milk")])
             try await theirContext.save()
             let first = try await Self.next(&notes, "notification of the other connection's save")
-            #expect(first.inserted == [StoreRowKey(table: "items", id: milk)], "the store's own save is not reported")
+            #expect(first.inserted == [RowRef(table: "items", id: try #require(RowID(milk)))], "the store's own save is not reported")
             #expect(first.devices == [mine.device] && !first.isAll)
             theirContext.update("items", id: milk, ["quantity": .integer(2)])
             try await theirContext.save()
             let second = try await Self.next(&notes, "notification of the update")
-            #expect(second.updated == [.init(row: StoreRowKey(table: "items", id: milk), columns: ["quantity"])])
+            #expect(second.updated == [.init(row: RowRef(table: "items", id: try #require(RowID(milk))), columns: ["quantity"])])
 
             var phone = StoreReplica(schema: Self.schema, device: DeviceID("phone")!)
             try StoreDaemonTests.deliver(try StoreDaemonTests.segment(&phone, inserting: ["bread", "eggs"], ids: [1, 2]), device: "phone",
