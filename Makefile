@@ -74,16 +74,17 @@ test: deps
 	scripts/check-door
 	$(SWIFT) build --build-tests
 	@# The optimiser sees code the debug build never does (a coroutine-splitting crash once hid here):
-	@# release-build the daemon so make install and make bench cannot silently break.
-	$(SWIFT) build -c release --product ubiquityd
-	@# Seconds: nothing in the daemon links the whole Foundation (ICU's 34 MB would follow into the package).
-	scripts/check-static-binaries --no-foundation $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+	@# `make deb` (and so `make test-system`, which CI runs after this) release-builds every packaged
+	@# binary, and `make bench` the daemon; this debug-only run leaves the optimiser to them.
+	@# Seconds: nothing in the daemon links the whole Foundation (ICU's 34 MB would follow into the package);
+	@# a debug binary links the same libraries as a release one, so the debug build answers.
+	scripts/check-static-binaries --no-foundation $$($(SWIFT) build --show-bin-path)/ubiquityd
 	scripts/verify-units $$($(SWIFT) build --show-bin-path)
 	@echo "Checking that every example in docs/ still prints what the docs say..."
 	scripts/render-docs --check $$($(SWIFT) build --show-bin-path)/ubiq
 	@# Seconds-long: both daemons on a 10k tree must report the same files (no time is asserted).
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
-	python3 Benchmarks/compare/compare.py --smoke --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+	python3 Benchmarks/compare/compare.py --smoke --ubiquityd $$($(SWIFT) build --show-bin-path)/ubiquityd
 	@scripts/ensure-test-limits
 	@# A hung test fails the run after 30 minutes instead of holding CI for its 90 (the suite takes about 5).
 	timeout --kill-after=30s 30m $(SWIFT) test --skip-build || { status=$$?; \
