@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import UbiquityJSON
 import UbiquityProtocol
@@ -69,6 +70,9 @@ struct FilesOnDemandSyncthingTests {
             let evicted = try requests.request(#"{"id":1,"op":"item.evict","path":"\#(onB)"}"#).response
             #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
             #expect(!FileManager.default.fileExists(atPath: onB), "the local copy is still on B")
+            var placeholder = stat()
+            #expect(stat(devices.b.documents + "/.Item_evict.ubiquity-evicted", &placeholder) == 0)
+            #expect(placeholder.st_size == contents.utf8.count && placeholder.st_blocks == 0, "the placeholder holds data: \(placeholder)")
             let stignore = try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)
             #expect(stignore.contains("/Documents/Item_evict") && stignore.contains("(?d).ubiquity-sync-*"), "the user's lines are kept: \(stignore)")
             let notHere = try liveB.wait(within: 30) { $0["Item_evict"]?[Self.status]?.stringValue == "notDownloaded" }

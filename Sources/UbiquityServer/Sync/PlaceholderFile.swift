@@ -1,3 +1,4 @@
+import CUbiquitySystem
 import Glibc
 import UbiquityIndex
 import UbiquitySystem
@@ -22,7 +23,8 @@ enum PlaceholderFile {
 
     /// Turns the file `name` in `directory` into its placeholder: renamed (so it keeps its inode,
     /// birth time and tags: the index keeps the item as it was), emptied to no data blocks at the
-    /// same size, its access and modification times set back, then both made durable.
+    /// same size (a hole punched over it), its access and modification times set back, then both
+    /// made durable.
     ///
     /// A crash after the rename leaves the placeholder with its content (nothing lost; the space
     /// is freed at the next eviction of the item, which finds it evicted and empties it again).
@@ -50,8 +52,15 @@ enum PlaceholderFile {
         guard status.st_mode & S_IFMT == S_IFREG else { return .failed("the placeholder is not a regular file") }
         let size = status.st_size
         var times = [status.st_atim, status.st_mtim]
-        guard ftruncate(fd, 0) == 0, ftruncate(fd, size) == 0 else {
-            return .failed("emptying the placeholder failed: \(String(cString: strerror(errno)))")
+        // A hole over the whole file keeps its size at every moment (a watcher reading it between
+        // two steps sees the item's size); a file system without holes: truncated and grown back.
+        // Up to the end of the last block: a block only partly punched is zeroed, not freed.
+        let block = Int64(max(status.st_blksize, 512))
+        let (rounded, overflow) = Int64(size).addingReportingOverflow(block - 1)
+        if size > 0, ubq_punch_hole(fd, overflow ? Int64.max : rounded / block * block) != 0 {
+            guard errno == EOPNOTSUPP, ftruncate(fd, 0) == 0, ftruncate(fd, size) == 0 else {
+                return .failed("emptying the placeholder failed: \(String(cString: strerror(errno)))")
+            }
         }
         guard futimens(fd, &times) == 0, fsync(fd) == 0, fsync(directory) == 0 else {
             return .failed("keeping the placeholder's times failed: \(String(cString: strerror(errno)))")
