@@ -1,4 +1,5 @@
 import Testing
+import UbiquityBinary
 @testable import UbiquityIndex
 import UbiquityPredicate
 
@@ -75,5 +76,21 @@ struct EvictedPlaceholderTests {
         let removed = index.apply([.remove(tree.container, tree.components("Documents/.Item_2.ubiquity-evicted"))])
         #expect(removed.changes[item]?.kind == .removed)
         #expect(index.lookup(container: 0, ["Documents", "Item_2"]) == nil)
+    }
+
+    @Test("The saved index keeps an entry evicted (a bit of the kind's byte), and reads old entries as not evicted")
+    func savedIndexKeepsEviction() throws {
+        var stat = FileStat(kind: .regular, size: 39, modified: 5_000, created: 4_000, changed: 6_000, inode: 9)
+        stat.evicted = true
+        var writer = ByteWriter()
+        writer.fileStat(stat)
+        var reader = BinaryReader(writer.bytes)
+        #expect(try reader.fileStat() == stat)
+        stat.evicted = false
+        var plain = ByteWriter()
+        plain.fileStat(stat)
+        #expect(plain.bytes.first == FileStat.Kind.regular.rawValue)
+        var again = BinaryReader(plain.bytes)
+        #expect(try again.fileStat().evicted == false)
     }
 }

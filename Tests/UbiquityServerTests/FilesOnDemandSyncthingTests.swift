@@ -78,6 +78,26 @@ struct FilesOnDemandSyncthingTests {
             let notHere = try liveB.wait(within: 30) { $0["Item_evict"]?[Self.status]?.stringValue == "notDownloaded" }
             #expect(notHere, "B's query does not show the item as notDownloaded: \(liveB.attributes)")
             #expect(liveB.attributes["Item_evict"]?["kMDItemFSSize"] == .integer(Int64(contents.utf8.count)), "\(liveB.attributes)")
+            // B's own daemon (no engine, watching all along) and a daemon started now (a crawl:
+            // as after a restart) keep the item too, notDownloaded with its size.
+            let watching = try RawClient(socket: devices.b.socket)
+            _ = try watching.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try watching.request(#"{"id":1,"op":"query.start","predicate":"name == 'Item_evict' AND downloadingStatus == 'notDownloaded'","batchingInterval":0,"attributes":["name","size"]}"#)
+            let seenByB = try TwoDevicesTests.next(watching, "query.gatheringFinished")["results"]?.arrayValue ?? []
+            #expect(seenByB.count == 1 && seenByB.first?["attributes"]?["kMDItemFSSize"] == .integer(Int64(contents.utf8.count)), "\(seenByB)")
+            try await withDaemon(containers: [], arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+                try "[[roots]]\npath = \"\(root)\"\n\n[[containers]]\nid = \"com.example.grocery\"\npath = \"\(devices.b.container)\"\n"
+                    .write(toFile: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml", atomically: true, encoding: .utf8)
+            }) { fresh in
+                let crawled = try RawClient(socket: fresh.socket)
+                _ = try crawled.request(#"{"id":0,"op":"hello","version":1}"#)
+                _ = try crawled.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*' OR name LIKE '.Item_*'","batchingInterval":0,"attributes":["name","size","downloadingStatus"]}"#)
+                let found = try TwoDevicesTests.next(crawled, "query.gatheringFinished")["results"]?.arrayValue ?? []
+                #expect(found.count == 1, "the placeholder is not one item named as the item: \(found)")
+                #expect(found.first?["attributes"]?["kMDItemFSName"]?.stringValue == "Item_evict")
+                #expect(found.first?["attributes"]?[Self.status]?.stringValue == "notDownloaded", "\(found)")
+                #expect(found.first?["attributes"]?["kMDItemFSSize"] == .integer(Int64(contents.utf8.count)), "\(found)")
+            }
             // Both Syncthings settle; A still has the file, on disk and in its index.
             try devices.waitUntilInSync()
             #expect(try String(contentsOfFile: onA, encoding: .utf8) == contents)

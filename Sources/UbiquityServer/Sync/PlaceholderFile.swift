@@ -1,12 +1,11 @@
-import CUbiquitySystem
 import Glibc
 import UbiquityIndex
 import UbiquitySystem
 
 /// The disk side of files on demand (docs/architecture.md, "Files on demand"): an evicted item's
 /// file becomes its placeholder `.NAME.ubiquity-evicted` in the same directory, and the
-/// placeholder is removed once the item's own file is back. Blocking system calls: run on a
-/// thread of NIO's pool.
+/// placeholder is removed once the item's own file is back. Blocking system calls, through the
+/// door (``Directory``): run on a thread of NIO's pool.
 enum PlaceholderFile {
     /// The placeholder's name (bytes) for an item named `name`; nil when too long for one.
     static func name(for name: [UInt8]) -> [UInt8]? {
@@ -22,63 +21,44 @@ enum PlaceholderFile {
     }
 
     /// Turns the file `name` in `directory` into its placeholder: renamed (so it keeps its inode,
-    /// birth time and tags: the index keeps the item as it was), emptied to no data blocks at the
-    /// same size (a hole punched over it), its access and modification times set back, then both
-    /// made durable.
+    /// birth time and tags: the index keeps the item as it was), then hollowed (no data blocks,
+    /// the same size and times: ``Directory/hollow(_:)``) and made durable with its directory.
     ///
-    /// A crash after the rename leaves the placeholder with its content (nothing lost; the space
-    /// is freed at the next eviction of the item, which finds it evicted and empties it again).
-    static func evict(_ name: [UInt8], in directory: Int32) -> Outcome {
+    /// A crash after the rename leaves the placeholder with its content (nothing lost; evicting
+    /// the item again hollows it).
+    @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool")
+    static func evict(_ name: [UInt8], in directory: Directory) -> Outcome {
         guard let placeholder = Self.name(for: name) else {
             return .failed("the name is longer than \(EvictedPlaceholderName.maxItemNameBytes) bytes: its placeholder's would not fit")
         }
-        let renamed = Beneath.withCString(name) { from in
-            Beneath.withCString(placeholder) { to in renameat(directory, from, directory, to) }
+        do {
+            try directory.rename(name, to: placeholder)
+        } catch {
+            return error.errno == ENOENT ? .missing : .failed("renaming it to its placeholder failed: \(error)")
         }
-        if renamed != 0 {
-            let code = errno
-            return code == ENOENT ? .missing : .failed("renaming to its placeholder failed: \(String(cString: strerror(code)))")
-        }
-        return empty(placeholder, in: directory)
+        return hollow(placeholder, in: directory)
     }
 
     /// Frees the placeholder's data blocks, keeping its size and times.
-    static func empty(_ placeholder: [UInt8], in directory: Int32) -> Outcome {
-        let fd = Beneath.withCString(placeholder) { openat(directory, $0, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
-        guard fd >= 0 else { return .failed("opening the placeholder failed: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return .failed("reading the placeholder's status failed: \(String(cString: strerror(errno)))") }
-        guard status.st_mode & S_IFMT == S_IFREG else { return .failed("the placeholder is not a regular file") }
-        let size = status.st_size
-        var times = [status.st_atim, status.st_mtim]
-        // A hole over the whole file keeps its size at every moment (a watcher reading it between
-        // two steps sees the item's size); a file system without holes: truncated and grown back.
-        // Up to the end of the last block: a block only partly punched is zeroed, not freed.
-        let block = Int64(max(status.st_blksize, 512))
-        let (rounded, overflow) = Int64(size).addingReportingOverflow(block - 1)
-        if size > 0, ubq_punch_hole(fd, overflow ? Int64.max : rounded / block * block) != 0 {
-            guard errno == EOPNOTSUPP, ftruncate(fd, 0) == 0, ftruncate(fd, size) == 0 else {
-                return .failed("emptying the placeholder failed: \(String(cString: strerror(errno)))")
-            }
+    @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool")
+    static func hollow(_ placeholder: [UInt8], in directory: Directory) -> Outcome {
+        do {
+            return .evicted(size: try directory.hollow(placeholder))
+        } catch {
+            return .failed("emptying its placeholder failed: \(error)")
         }
-        guard futimens(fd, &times) == 0, fsync(fd) == 0, fsync(directory) == 0 else {
-            return .failed("keeping the placeholder's times failed: \(String(cString: strerror(errno)))")
-        }
-        return .evicted(size: Int64(size))
     }
 
     /// Whether an entry `name` is in `directory` (not following a link).
-    static func exists(_ name: [UInt8], in directory: Int32) -> Bool {
-        var status = stat()
-        return Beneath.withCString(name) { fstatat(directory, $0, &status, AT_SYMLINK_NOFOLLOW) } == 0
+    static func exists(_ name: [UInt8], in directory: Directory) -> Bool {
+        (try? directory.status(of: name)) != nil
     }
 
     /// Removes the placeholder of `name` when `name` itself is there again (the item's file
     /// wins). Returns whether one was removed.
     @discardableResult
-    static func removeIfReplaced(_ name: [UInt8], in directory: Int32) -> Bool {
+    static func removeIfReplaced(_ name: [UInt8], in directory: Directory) -> Bool {
         guard let placeholder = Self.name(for: name), exists(name, in: directory), exists(placeholder, in: directory) else { return false }
-        return Beneath.withCString(placeholder) { unlinkat(directory, $0, 0) } == 0
+        return (try? directory.remove(placeholder)) != nil
     }
 }

@@ -37,7 +37,8 @@ extension Session {
             let registry = context.registry, peer = self.peer
             _ = try? await NIOThreadPool.singleton.runIfActive {
                 let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
-                return PlaceholderFile.name(for: location.relative.name).map { PlaceholderFile.empty($0, in: location.directory) }
+                let directory = Directory(borrowing: location.directory, path: PathBytes.directory(of: location.path))
+                return PlaceholderFile.name(for: location.relative.name).map { PlaceholderFile.hollow($0, in: directory) }
             }
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue,
                                  isDownloading: standing.values.isDownloading ?? false)
@@ -60,7 +61,8 @@ extension Session {
         let registry = context.registry, peer = self.peer
         let outcome = try await NIOThreadPool.singleton.runIfActive {
             let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
-            return PlaceholderFile.evict(location.relative.name, in: location.directory)
+            let directory = Directory(borrowing: location.directory, path: PathBytes.directory(of: location.path))
+            return PlaceholderFile.evict(location.relative.name, in: directory)
         }
         switch outcome {
         case .evicted, .missing:

@@ -294,12 +294,9 @@ struct SyncEngineService: Service {
     }
 
     static func removePlaceholder(root: String, relative: String) -> Bool {
-        guard let path = try? RelativePath(relative) else { return false }
-        let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard rootFD >= 0 else { return false }
-        defer { close(rootFD) }
-        guard case .success(let directory) = Beneath.openParent(of: path, in: rootFD) else { return false }
-        defer { close(directory) }
+        guard let path = try? RelativePath(relative), let container = try? Directory.open(root),
+              case .success(let fd) = Beneath.openParent(of: path, in: container.fd) else { return false }
+        let directory = Directory(adopting: fd, path: PathBytes.directory(of: root + "/" + relative))
         return PlaceholderFile.removeIfReplaced(path.name, in: directory)
     }
 
