@@ -261,7 +261,11 @@ extension MetadataIndex {
     /// evicted; an item's own file's only while it is not (else its placeholder stands for it).
     private func remove(container c: Int, _ path: [String], _ recorder: inout Recorder) {
         if let name = path.last, let item = EvictedPlaceholderName.item(ofPlaceholder: name) {
-            if let id = lookup(container: c, Array(path.dropLast()) + [item]), stat(id).evicted { removeSubtree(id, &recorder) }
+            if let own = lookup(container: c, path) {
+                removeSubtree(own, &recorder)         // not a file: filed under its own name
+            } else if let id = lookup(container: c, Array(path.dropLast()) + [item]), stat(id).evicted {
+                removeSubtree(id, &recorder)
+            }
         } else if let id = lookup(container: c, path), !stat(id).evicted {
             removeSubtree(id, &recorder)
         }
@@ -298,7 +302,8 @@ extension MetadataIndex {
 
     private func move(container: Int, from: [String], to: [String], stat: FileStat?, _ recorder: inout Recorder) {
         if let first = from.last, let second = to.last,
-           EvictedPlaceholderName.item(ofPlaceholder: first) != nil || EvictedPlaceholderName.item(ofPlaceholder: second) != nil {
+           (EvictedPlaceholderName.item(ofPlaceholder: first) != nil && lookup(container: container, from) == nil)
+            || (EvictedPlaceholderName.item(ofPlaceholder: second) != nil && (stat?.kind ?? .regular) == .regular) {
             // To or from a placeholder: an eviction (the item's file renamed to its placeholder:
             // the same entry, now evicted), else a removal and a status.
             let sameItem = from.dropLast() == to.dropLast()

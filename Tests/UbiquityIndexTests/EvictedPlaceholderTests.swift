@@ -93,4 +93,24 @@ struct EvictedPlaceholderTests {
         var again = BinaryReader(plain.bytes)
         #expect(try again.fileStat().evicted == false)
     }
+
+    @Test("A directory with a placeholder's name is a directory of its own name, moved and removed as one")
+    func directoryWithAPlaceholdersName() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/.odd.ubiquity-evicted/", "Documents/odd"])])
+        let directory = try #require(index.lookup(container: 0, ["Documents", ".odd.ubiquity-evicted"]))
+        let odd = try #require(index.lookup(container: 0, ["Documents", "odd"]))
+        #expect(!index.stat(odd).evicted)
+        index.apply([.move(tree.container, from: tree.components("Documents/.odd.ubiquity-evicted"),
+                           to: tree.components("Documents/elsewhere"), stat: tree.directory())])
+        #expect(index.lookup(container: 0, ["Documents", "elsewhere"]) == directory)
+        index.apply([.move(tree.container, from: tree.components("Documents/elsewhere"),
+                           to: tree.components("Documents/.odd.ubiquity-evicted"), stat: tree.directory())])
+        #expect(index.lookup(container: 0, ["Documents", ".odd.ubiquity-evicted"]) == directory)
+        index.apply([.remove(tree.container, tree.components("Documents/.odd.ubiquity-evicted"))])
+        #expect(index.lookup(container: 0, ["Documents", ".odd.ubiquity-evicted"]) == nil)
+        #expect(index.lookup(container: 0, ["Documents", "odd"]) == odd)
+    }
 }
