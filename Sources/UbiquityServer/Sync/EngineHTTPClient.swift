@@ -3,9 +3,9 @@ import NIOHTTP1
 import NIOPosix
 
 /// One request (`GET`, or `POST` for files on demand) of the sync engine's REST API per
-/// connection, on NIO's event loops (never a thread
-/// of the cooperative pool waiting on a socket): a long poll of Syncthing's events holds its
-/// connection for up to half a minute without holding a thread.
+/// connection, on NIO's event loops (never a thread of the cooperative pool waiting on a socket):
+/// a long poll of Syncthing's events holds its connection for up to half a minute without holding
+/// a thread.
 struct EngineHTTPClient: Sendable {
     let address: EngineAddress
 

@@ -28,11 +28,8 @@ extension Session {
         let found = try await locate(path, needing: .write)
         guard let link = context.syncEngineLink else { throw Self.noEngine(found, doing: "evicting a local copy") }
         let folder = try Self.sharedFolder(of: found, link)
-        guard let standing = await context.engine.syncStanding(of: found.container, found.components) else {
-            throw SyncError(.notHeldElsewhere, "'\(found.path)' is not indexed yet: no device is known to hold it",
-                            details: ["path": .string(found.path)])
-        }
-        if standing.evicted || found.evictedOnDisk {
+        let known = await context.engine.syncStanding(of: found.container, found.components)
+        if found.evictedOnDisk || known?.evicted == true {
             // Evicted already; a crash may have left the placeholder full: empty it again.
             let registry = context.registry, peer = self.peer
             _ = try? await NIOThreadPool.singleton.runIfActive {
@@ -41,7 +38,11 @@ extension Session {
                 return PlaceholderFile.name(for: location.relative.name).map { PlaceholderFile.hollow($0, in: directory) }
             }
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue,
-                                 isDownloading: standing.values.isDownloading ?? false)
+                                 isDownloading: known?.values.isDownloading ?? false)
+        }
+        guard let standing = known else {
+            throw SyncError(.notHeldElsewhere, "'\(found.path)' is not indexed yet: no device is known to hold it",
+                            details: ["path": .string(found.path)])
         }
         guard found.isRegular, !standing.isDirectory, !standing.isPackage else {
             throw SyncError(.notAFile, "'\(found.path)' is a folder or a package: only files are evicted", details: ["path": .string(found.path)])
