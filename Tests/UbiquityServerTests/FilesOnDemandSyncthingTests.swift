@@ -148,4 +148,40 @@ struct FilesOnDemandSyncthingTests {
             #expect(!(try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)).contains("Item_only_b"))
         }
     }
+
+    @Test("Downloading a 16 MiB evicted file: isDownloading while Syncthing needs it, then current with the same bytes")
+    func downloadIsSeenDownloading() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let contents = String(repeating: "0123456789abcdef", count: 1 << 20)
+        let onA = try devices.a.place("Item_big", contents: contents)
+        try devices.waitUntilInSync(within: 120)
+        let onB = devices.b.documents + "/Item_big"
+        try await Self.withFollowerOnB(devices) { daemon, monitor in
+            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected } } ?? nil, "\(monitor.status)")
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name == 'Item_big'","batchingInterval":0,"attributes":["name","isUploaded","downloadingStatus","isDownloading"]}"#)
+            let liveB = SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
+            #expect(try liveB.wait(within: 60) { $0["Item_big"]?[Self.uploaded] == .bool(true) }, "\(liveB.attributes)")
+            let requests = try RawClient(socket: daemon.socket)
+            _ = try requests.request(#"{"id":0,"op":"hello","version":1}"#)
+            let evicted = try requests.request(#"{"id":1,"op":"item.evict","path":"\#(onB)"}"#).response
+            #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
+            #expect(try liveB.wait(within: 30) { $0["Item_big"]?[Self.status]?.stringValue == "notDownloaded" }, "\(liveB.attributes)")
+            // B receives at 4 MB/s (loopback counts as LAN: limited only when asked): the download
+            // lasts seconds, long enough for the need list to be read while it runs.
+            try devices.b.syncthing.call("PATCH", "/rest/config/options", json: #"{"maxRecvKbps":4000,"limitBandwidthInLan":true}"#)
+            _ = try requests.request(#"{"id":2,"op":"item.download","path":"\#(onB)"}"#)
+            let downloading = try liveB.wait(within: 60) {
+                $0["Item_big"]?["NSMetadataUbiquitousItemIsDownloadingKey"] == .bool(true) || $0["Item_big"]?[Self.status]?.stringValue == "current"
+            }
+            #expect(downloading && liveB.attributes["Item_big"]?["NSMetadataUbiquitousItemIsDownloadingKey"] == .bool(true),
+                    "never seen downloading: \(liveB.attributes)")
+            #expect(try liveB.wait(within: 120) { $0["Item_big"]?[Self.status]?.stringValue == "current" }, "\(liveB.attributes)")
+            try devices.waitUntilInSync(within: 120)
+            #expect(try String(contentsOfFile: onB, encoding: .utf8) == contents)
+            #expect(try String(contentsOfFile: onA, encoding: .utf8) == contents)
+        }
+    }
 }
