@@ -126,3 +126,7 @@ int ubq_malloc_top_pad(int bytes) { return mallopt(M_TOP_PAD, bytes); }
 const char *ubq_errno_name(int error) {
     return strerrorname_np(error);
 }
+
+int ubq_punch_hole(int fd, int64_t length) {
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)length);
+}

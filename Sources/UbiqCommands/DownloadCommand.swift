@@ -10,10 +10,13 @@ struct DownloadCommand: AsyncParsableCommand {
         discussion: """
             Answers once the download has started; follow it with a live query of \
             isDownloading, percentDownloaded and downloadingStatus (`ubiq watch --attr \
-            percentDownloaded "name == 'Item_1'"`). --force fetches the item again even when the \
-            local copy is current. Downloading needs a sync engine and the right to read the \
-            item. This version of the daemon connects to no sync engine, so it refuses with \
-            sync.noEngine (exit 1).
+            percentDownloaded "name == 'Item_1'"`). An item that is here already is left as it \
+            is (a newer version elsewhere is moved to the front of the engine's queue); --force \
+            asks nothing more of Syncthing, which cannot fetch a current copy again. \
+            Downloading needs a sync engine ([sync]) and the right to read the item; without \
+            one it is refused with sync.noEngine (exit 1), and with sync.engineUnavailable when \
+            the engine is not connected. Prints the path and what happened (--json: the item's \
+            path, downloadingStatus and isDownloading).
 
             Examples:
               $ ubiq download Documents/Item_1
@@ -29,6 +32,8 @@ struct DownloadCommand: AsyncParsableCommand {
     @OptionGroup var item: ItemSyncOptions
 
     func run() async throws {
-        try await item.send(ItemDownload(path: item.absolutePath, force: force))
+        try await item.send(ItemDownload(path: item.absolutePath, force: force)) { state in
+            state.isDownloading ? "downloading" : state.downloadingStatus == "current" ? "here already" : "not downloading"
+        }
     }
 }

@@ -8,9 +8,13 @@ struct EvictCommand: AsyncParsableCommand {
         abstract: "Remove the local copy of an item that another device keeps.",
         discussion: """
             The item stays in queries as downloadingStatus == 'notDownloaded' with its last known \
-            size and dates; `ubiq download` brings it back. Evicting needs a sync engine that \
-            another device is reached through, and the right to write the item. This version of \
-            the daemon connects to no sync engine, so it refuses with sync.noEngine (exit 1).
+            size and dates; `ubiq download` brings it back. Evicting needs a sync engine \
+            ([sync]) through which a connected device holds the current version, and the right \
+            to write the item; only files are evicted. Refusals (exit 1): sync.noEngine (no \
+            engine configured), sync.notHeldElsewhere (no connected device holds it: the only \
+            copy stays), sync.notAFile, sync.engineUnavailable (the engine is not connected or \
+            refused; nothing changed). Prints the path and what happened (--json: the item's \
+            path, downloadingStatus and isDownloading).
 
             Examples:
               $ ubiq evict Documents/Item_1
@@ -23,6 +27,6 @@ struct EvictCommand: AsyncParsableCommand {
     @OptionGroup var item: ItemSyncOptions
 
     func run() async throws {
-        try await item.send(ItemEvict(path: item.absolutePath))
+        try await item.send(ItemEvict(path: item.absolutePath)) { _ in "evicted" }
     }
 }

@@ -15,9 +15,12 @@ struct ItemSyncOptions: ParsableArguments {
     /// The path as the daemon takes it: absolute.
     var absolutePath: String { PublishCommand.absolute(path) }
 
-    func send<Operation: ProtocolOperation>(_ operation: Operation) async throws where Operation.Result == ItemSyncState {
+    /// Sends `operation` and prints where the item then stands: its JSON with `--json`, else
+    /// `PATH: WHAT HAPPENED (downloadingStatus)`, `happened` saying it in words.
+    func send<Operation: ProtocolOperation>(_ operation: Operation, happened: (ItemSyncState) -> String) async throws
+        where Operation.Result == ItemSyncState {
         let state = try await connection.run { try await $0.send(operation) }
         Terminal.output(json ? try Terminal.json(state.json)
-                             : "\(state.path): \(state.downloadingStatus)\(state.isDownloading ? ", downloading" : "")")
+                             : "\(state.path): \(happened(state)) (\(state.downloadingStatus)\(state.isDownloading ? ", downloading" : ""))")
     }
 }

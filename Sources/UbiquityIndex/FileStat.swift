@@ -32,6 +32,10 @@ public struct FileStat: Sendable, Hashable {
     /// the entry until the tag pass tells. Never stored in the index. Fits in the padding after
     /// `kind`: the struct stays 64 bytes.
     public var tagsDeferred: Bool
+    /// The entry is an evicted item's placeholder (``EvictedPlaceholderName``): the index sets it
+    /// when it files a placeholder file under the item's own name; its size and dates are the
+    /// item's last known ones. Fits in the padding too.
+    public var evicted: Bool = false
 
     public init(
         kind: Kind, size: Int64 = 0, modified: Int64 = 0, created: Int64 = 0, changed: Int64 = 0,

@@ -21,7 +21,7 @@ extension MetadataIndex {
             case .remove(let container, let path):
                 guard let c = containerIndex(container) else { continue }
                 if path.isEmpty { removeContainerContents(c, &recorder); continue }
-                if let id = lookup(container: c, path) { removeSubtree(id, &recorder) }
+                remove(container: c, path, &recorder)
             case .move(let container, let from, let to, let stat):
                 guard let c = containerIndex(container) else { continue }
                 move(container: c, from: from, to: to, stat: stat, &recorder)
@@ -190,8 +190,19 @@ extension MetadataIndex {
         return upsert(name: name, in: parent, stat, container: container, &recorder)
     }
 
-    func upsert(name: String, in parent: ItemID, _ stat: FileStat, container: Int,
+    func upsert(name listed: String, in parent: ItemID, _ listedStat: FileStat, container: Int,
                         _ recorder: inout Recorder) -> ItemID {
+        var name = listed, stat = listedStat
+        if listedStat.kind == .regular, let item = EvictedPlaceholderName.item(ofPlaceholder: listed) {
+            // An evicted item's placeholder is filed under the item's name. The item's own file
+            // wins: another file (another inode) under that name keeps the entry as it is; the
+            // same inode is the item's file renamed to its placeholder (an eviction).
+            if let existing = child(parent, item), !self.stat(existing).evicted, self.stat(existing).inode != listedStat.inode {
+                return existing
+            }
+            name = item
+            stat.evicted = true
+        }
         if let existing = child(parent, name) {
             let old = self.stat(existing)
             if old.kind != stat.kind {
@@ -225,7 +236,9 @@ extension MetadataIndex {
         for child in children.ids {
             var stat = self.stat(child)
             guard stat.kind == .regular || stat.kind == .directory else { continue }
-            let now = tags[name(child)] ?? []
+            // A placeholder is listed under its own name.
+            let listed = stat.evicted ? EvictedPlaceholderName.placeholder(for: name(child)) ?? name(child) : name(child)
+            let now = tags[listed] ?? []
             guard stat.tags != now else { continue }
             noteUpdate(child, recorder: &recorder)
             stat.tags = now
@@ -242,6 +255,25 @@ extension MetadataIndex {
             if let children = children(next) { stack.append(contentsOf: children.ids) }
         }
         return order
+    }
+
+    /// A removal the watcher reported: a placeholder's removes its item only while the item is
+    /// evicted; an item's own file's only while it is not (else its placeholder stands for it).
+    private func remove(container c: Int, _ path: [String], _ recorder: inout Recorder) {
+        if let name = path.last, let item = EvictedPlaceholderName.item(ofPlaceholder: name) {
+            if let own = lookup(container: c, path) {
+                removeSubtree(own, &recorder)         // not a file: filed under its own name
+            } else if let id = lookup(container: c, Array(path.dropLast()) + [item]), stat(id).evicted {
+                removeSubtree(id, &recorder)
+            }
+        } else if let id = lookup(container: c, path), !stat(id).evicted {
+            removeSubtree(id, &recorder)
+        }
+    }
+
+    /// The name an entry listed as `name` is filed under (a placeholder's: its item's).
+    @inline(__always) static func filedName(_ name: String, _ stat: FileStat) -> String {
+        stat.kind == .regular ? EvictedPlaceholderName.item(ofPlaceholder: name) ?? name : name
     }
 
     private func removeSubtree(_ id: ItemID, _ recorder: inout Recorder) {
@@ -269,6 +301,17 @@ extension MetadataIndex {
     }
 
     private func move(container: Int, from: [String], to: [String], stat: FileStat?, _ recorder: inout Recorder) {
+        if let first = from.last, let second = to.last,
+           (EvictedPlaceholderName.item(ofPlaceholder: first) != nil && lookup(container: container, from) == nil)
+            || (EvictedPlaceholderName.item(ofPlaceholder: second) != nil && (stat?.kind ?? .regular) == .regular) {
+            // To or from a placeholder: an eviction (the item's file renamed to its placeholder:
+            // the same entry, now evicted), else a removal and a status.
+            let sameItem = from.dropLast() == to.dropLast()
+                && (EvictedPlaceholderName.item(ofPlaceholder: first) ?? first) == (EvictedPlaceholderName.item(ofPlaceholder: second) ?? second)
+            if !sameItem { remove(container: container, from, &recorder) }
+            if let stat { upsert(container: container, to, stat, &recorder) }
+            return
+        }
         guard let source = lookup(container: container, from), !from.isEmpty else {
             if let stat { upsert(container: container, to, stat, &recorder) }
             return
@@ -356,7 +399,8 @@ extension MetadataIndex {
                 var kept = Set<ItemID>()
                 kept.reserveCapacity(listed.count)
                 for i in listed {
-                    if let id = child(directory, listing.entries[Int(i)].name) { kept.insert(id) }
+                    let e = listing.entries[Int(i)]
+                    if let id = child(directory, Self.filedName(e.name, e.stat)) { kept.insert(id) }
                 }
                 for child in existing where !kept.contains(child) {
                     removeSubtree(child, &recorder)
@@ -395,7 +439,7 @@ extension MetadataIndex {
             kept.reserveCapacity(listed.count)
             for i in listed {
                 let e = listing.entries[Int(i)]
-                guard let child = child(directory, e.name) else { continue }
+                guard let child = child(directory, Self.filedName(e.name, e.stat)) else { continue }
                 kept.insert(child)
                 if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
             }
@@ -411,7 +455,7 @@ extension MetadataIndex {
             guard children(directory) != nil else { continue }
             for i in childrenOf[position] ?? [] {
                 let e = listing.entries[Int(i)]
-                if let child = child(directory, e.name) {
+                if let child = child(directory, Self.filedName(e.name, e.stat)) {
                     if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
                 } else {
                     appeared.append((directory, i))

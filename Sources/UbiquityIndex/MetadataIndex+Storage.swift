@@ -8,7 +8,8 @@ extension MetadataIndex {
         var top: [(size: Int64, id: ItemID)] = []
         for id in items(ofContainer: index) where isItem(id) {
             let item = IndexedItem(self, id)
-            let size: Int64 = item.isPackage ? item.packageSize : (item.stat.kind == .directory ? 0 : item.stat.size)
+            // An evicted item takes no space here (its placeholder has no data blocks).
+            let size: Int64 = item.isPackage ? item.packageSize : (item.stat.kind == .directory || item.stat.evicted ? 0 : item.stat.size)
             switch item.scope {
             case .documents:
                 storage.documentsItems += 1

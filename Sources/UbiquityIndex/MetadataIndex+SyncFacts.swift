@@ -3,9 +3,18 @@
 extension MetadataIndex {
     /// The sync attributes of `id`, from its container's facts.
     func syncValues(_ id: ItemID) -> SyncAttributeValues {
-        guard let facts = syncFacts[container(of: id)] else { return .singleMachine }
-        guard facts.known else { return .unknown }
-        return facts.values(for: relativePath(of: id), modified: modified(id))
+        var values: SyncAttributeValues
+        if let facts = syncFacts[container(of: id)] {
+            values = facts.known ? facts.values(for: relativePath(of: id), modified: modified(id)) : .unknown
+        } else {
+            values = .singleMachine
+        }
+        if stat(id).evicted {
+            // Evicted: not here, whatever else is known; downloading once the engine needs it.
+            values.downloadingStatus = .notDownloaded
+            if values.percentDownloaded != nil { values.percentDownloaded = 0 }
+        }
+        return values
     }
 
     /// When `id` last changed (a package: the newest entry inside), in nanoseconds since 1970.

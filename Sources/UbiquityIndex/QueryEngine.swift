@@ -248,6 +248,19 @@ public actor QueryEngine {
         index.containerIndex(container).map { index.storage(ofContainer: $0, largest: count) }
     }
 
+    /// Where the item at `components` (below `container`'s root) stands with the sync engine;
+    /// nil when the index holds no item there.
+    public func syncStanding(of container: ContainerID, _ components: [String]) -> ItemSyncStanding? {
+        guard let position = index.containerIndex(container), !components.isEmpty,
+              let id = index.lookup(container: position, components) else { return nil }
+        let values = index.syncValues(id)
+        let connected = index.syncFacts[position]?.connected ?? []
+        let stat = index.stat(id)
+        return ItemSyncStanding(values: values, evicted: stat.evicted, isDirectory: stat.kind == .directory,
+                                isPackage: IndexedItem(index, id).isPackage,
+                                connectedHolders: (values.currentVersionDevices ?? []).filter(connected.contains).sorted())
+    }
+
     // MARK: - Running
 
     /// Consumes the source until it ends or the task is cancelled.

@@ -12,17 +12,19 @@ public struct SyncthingREST: Sendable {
         self.apiKey = apiKey
     }
 
-    /// `GET`s (or `POST`s) `path` and returns the decoded JSON body (nil for an empty body).
+    /// `GET`s (or `POST`s, `PATCH`es with a JSON `body`) `path` and returns the decoded JSON body
+    /// (nil for an empty body).
     ///
     /// - Throws: ``TestDaemonError`` when the socket cannot be reached or the status is not 2xx.
     @discardableResult
-    public func call(_ method: String = "GET", _ path: String, timeout seconds: Double = 30) throws -> Any? {
+    public func call(_ method: String = "GET", _ path: String, json body: String = "", timeout seconds: Double = 30) throws -> Any? {
         OwnThreads.checkMayBlock("a Syncthing REST call")
         let fd = try UnixSocket.connected(to: socket)
         defer { close(fd) }
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = "\(method) \(path) HTTP/1.0\r\nHost: syncthing\r\nX-API-Key: \(apiKey)\r\nContent-Length: 0\r\n\r\n"
+        let request = "\(method) \(path) HTTP/1.0\r\nHost: syncthing\r\nX-API-Key: \(apiKey)\r\n"
+            + (body.isEmpty ? "" : "Content-Type: application/json\r\n") + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
         let sent = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == request.utf8.count else { throw TestDaemonError("send to \(socket) failed") }
         var response: [UInt8] = []

@@ -62,13 +62,13 @@ struct SyncEngineConnectionTests {
             #expect(printed.stdout.contains("sync engine  syncthing at \(devices.a.syncthing.socket): connected, device \(devices.a.deviceID), shares com.example.grocery"),
                     "\(printed.stdout)")
 
-            // Files on demand do not go through the engine yet, and say so.
+            // A file just made here is held by no other device yet: evicting it is refused.
             let evictable = try devices.a.place("Item_evict", contents: "keep me")
             let client = try RawClient(socket: daemon.socket)
             _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
             let evict = try client.request(#"{"id":1,"op":"item.evict","path":"\#(evictable)"}"#).response
-            #expect(evict["error"]?["code"]?.stringValue == "sync.noEngine", "\(evict)")
-            #expect(evict["error"]?["message"]?.stringValue?.contains("does not yet evict or download through it") == true, "\(evict)")
+            #expect(evict["error"]?["code"]?.stringValue == "sync.notHeldElsewhere", "\(evict)")
+            #expect(FileManager.default.fileExists(atPath: evictable))
 
             // B changes a file: A's Syncthing pulls it, and its events reach the daemon.
             let before = monitor.status.lastEvent

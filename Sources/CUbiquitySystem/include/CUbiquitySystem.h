@@ -1,7 +1,7 @@
 // CUbiquitySystem — the few Linux calls Swift cannot import through Glibc.
 //
 // Owns: prefixed C wrappers (ubq_*) for statx, openat2, extended attributes, eventfd, a directory
-//   entry's name, two malloc options, and the huge-page hint for big buffers.
+//   entry's name, two malloc options, the huge-page hint for big buffers, and punching a hole.
 // Must not: hold state or policy: every decision about what to call and when lives in UbiquityWatch.
 // Depends on: the C library only.
 #ifndef C_UBIQUITY_SYSTEM_H
@@ -103,5 +103,10 @@ void ubq_prefer_huge_pages(void *start, size_t length);
 /// not import). Return what `mallopt` returns: 1 on success.
 int ubq_malloc_arena_max(int arenas);
 int ubq_malloc_top_pad(int bytes);
+
+/// `fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, length)`: frees the data blocks
+/// of the first `length` bytes, the size unchanged (an evicted item's placeholder). Returns 0, or
+/// -1 with `errno` set (`EOPNOTSUPP` where the file system has no holes).
+int ubq_punch_hole(int fd, int64_t length);
 
 #endif

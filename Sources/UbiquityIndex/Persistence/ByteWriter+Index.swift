@@ -5,9 +5,9 @@ import UbiquityBinary
 extension ByteWriter {
     /// Times other than `modified` are written as differences from it: usually 0, one byte.
     /// The kind's byte carries ``FileStat/tagsDeferred`` in its high bit (only a journaled
-    /// crawl has it; the index never stores it).
+    /// crawl has it; the index never stores it), and ``FileStat/evicted`` in the next (0x40).
     mutating func fileStat(_ stat: FileStat) {
-        byte(stat.kind.rawValue | (stat.tagsDeferred ? 0x80 : 0))
+        byte(stat.kind.rawValue | (stat.tagsDeferred ? 0x80 : 0) | (stat.evicted ? 0x40 : 0))
         varint(UInt64(bitPattern: stat.size))
         int64(stat.modified)
         zigzag(stat.created &- stat.modified)
@@ -55,7 +55,7 @@ extension BinaryReader {
 
     mutating func fileStat() throws(SavedIndexError) -> FileStat {
         let kindByte = try byte()
-        guard let kind = FileStat.Kind(rawValue: kindByte & 0x7F) else { throw .invalid("an unknown kind of entry") }
+        guard let kind = FileStat.Kind(rawValue: kindByte & 0x3F) else { throw .invalid("an unknown kind of entry") }
         let size = Int64(bitPattern: try varint())
         let modified = try int64()
         let created = modified &+ (try zigzag())
@@ -65,8 +65,10 @@ extension BinaryReader {
         let tagCount = try count()
         var tags: [String] = []
         for _ in 0..<tagCount { tags.append(try string()) }
-        return FileStat(kind: kind, size: size, modified: modified, created: created, changed: changed,
-                        mode: mode, uid: uid, gid: gid, inode: inode, tags: tags, tagsDeferred: kindByte & 0x80 != 0)
+        var stat = FileStat(kind: kind, size: size, modified: modified, created: created, changed: changed,
+                            mode: mode, uid: uid, gid: gid, inode: inode, tags: tags, tagsDeferred: kindByte & 0x80 != 0)
+        stat.evicted = kindByte & 0x40 != 0
+        return stat
     }
 
     mutating func container() throws(SavedIndexError) -> ContainerDescriptor {

@@ -95,7 +95,9 @@ public final class Daemon: Sendable {
             itemCounts: { await engine.itemCounts() }, keyValue: keyValue, stores: stores)
         context.publishing = publishing
         context.followsSyncEngine = settings.sync != nil
-        syncEngine = settings.sync.map { SyncEngineMonitor(SyncEngineService.initialStatus($0)) }
+        let syncEngine = settings.sync.map { SyncEngineMonitor(SyncEngineService.initialStatus($0)) }
+        self.syncEngine = syncEngine
+        if let sync = settings.sync, let syncEngine { context.syncEngineLink = SyncEngineLink(settings: sync, monitor: syncEngine) }
         server = SocketServer(endpoint: settings.endpoint, context: context)
         box.set(self)
     }

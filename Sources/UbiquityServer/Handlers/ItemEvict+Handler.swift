@@ -3,6 +3,6 @@ import UbiquityProtocol
 extension ItemEvict: AnsweredOperation {
     func answer(in session: Session) async throws -> ItemSyncState {
         // Evicting removes the local copy: the peer must be allowed to change the item.
-        try await session.refuseWithoutEngine(path, needing: .write, doing: "evicting a local copy")
+        try await session.evict(path)
     }
 }

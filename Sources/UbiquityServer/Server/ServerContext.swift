@@ -23,9 +23,11 @@ public struct ServerContext: Sendable {
     public var stores: RelationalStores
     /// Published snapshots and their listener's address; nil when `[publish]` has no listener.
     var publishing: PublishStore?
-    /// Whether `[sync]` names a sync engine the daemon follows (for `status` and the sync
-    /// attributes; files on demand do not go through it yet).
+    /// Whether `[sync]` names a sync engine the daemon follows (for `status`, the sync
+    /// attributes and files on demand).
     var followsSyncEngine = false
+    /// How files on demand reach that engine (nil: none is configured).
+    var syncEngineLink: SyncEngineLink?
 
     public init(engine: QueryEngine, registry: ContainerRegistry, limits: ServerLimits, logger: Logger,
                 status: @escaping @Sendable (PeerCredentials) async -> StatusResult,

@@ -10,6 +10,8 @@ struct EngineEvent: Sendable {
     /// The folder and the files of a `LocalIndexUpdated` (`data.folder`, `data.filenames`).
     var folder: String?
     var filenames: [String] = []
+    /// The file an `ItemFinished` is about (`data.item`), when it finished without an error.
+    var finishedItem: String?
     /// When the engine logged it (`time`), nanoseconds since 1970, to the millisecond.
     var time: Int64?
 
@@ -38,5 +40,8 @@ struct EngineEvent: Sendable {
         device = text(data["id"]) ?? text(data["device"])
         folder = text(data["folder"])
         if case .array(let names)? = data["filenames"] { filenames = names.compactMap(text) }
+        if type == "ItemFinished", text(data["type"]) == "file", data["error"] == nil || data["error"] == .null {
+            finishedItem = text(data["item"])
+        }
     }
 }

@@ -2,9 +2,10 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One `GET` of the sync engine's REST API per connection, on NIO's event loops (never a thread
-/// of the cooperative pool waiting on a socket): a long poll of Syncthing's events holds its
-/// connection for up to half a minute without holding a thread.
+/// One request (`GET`, or `POST` for files on demand) of the sync engine's REST API per
+/// connection, on NIO's event loops (never a thread of the cooperative pool waiting on a socket):
+/// a long poll of Syncthing's events holds its connection for up to half a minute without holding
+/// a thread.
 struct EngineHTTPClient: Sendable {
     let address: EngineAddress
 
@@ -20,6 +21,15 @@ struct EngineHTTPClient: Sendable {
     /// `GET target` with the API key; the answer, whatever its status. Throws
     /// ``EngineHTTPError`` when nothing answers, or no complete answer comes within `timeout`.
     func get(_ target: String, apiKey: String, timeout: Duration) async throws -> Response {
+        try await send(.GET, target, body: nil, apiKey: apiKey, timeout: timeout)
+    }
+
+    /// `POST target` with the API key and a JSON body (or none), as ``get(_:apiKey:timeout:)``.
+    func post(_ target: String, json body: [UInt8]?, apiKey: String, timeout: Duration) async throws -> Response {
+        try await send(.POST, target, body: body, apiKey: apiKey, timeout: timeout)
+    }
+
+    private func send(_ method: HTTPMethod, _ target: String, body: [UInt8]?, apiKey: String, timeout: Duration) async throws -> Response {
         let socketAddress: SocketAddress
         do {
             switch address {
@@ -46,23 +56,30 @@ struct EngineHTTPClient: Sendable {
         return try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask {
                 try await channel.executeThenClose { inbound, outbound in
-                    var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target)
+                    var head = HTTPRequestHead(version: .http1_1, method: method, uri: target)
                     head.headers.add(name: "Host", value: "localhost")
                     head.headers.add(name: "X-API-Key", value: apiKey)
                     head.headers.add(name: "Connection", value: "close")
+                    if method == .POST {
+                        if body != nil { head.headers.add(name: "Content-Type", value: "application/json") }
+                        head.headers.add(name: "Content-Length", value: "\((body ?? []).count)")
+                    }
+                    var parts: [HTTPClientRequestPart] = [.head(head)]
+                    if let body, !body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                    parts.append(.end(nil))
                     // One write: an engine that answers the head at once and closes would otherwise
                     // close the channel under a second write of the end ("I/O on closed channel").
-                    try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                    try await outbound.write(contentsOf: parts)
                     for try await response in inbound {
                         return Response(status: Int(response.head.status.code), body: response.body.map { Array($0.readableBytesView) } ?? [])
                     }
-                    throw EngineHTTPError.unreachable("\(address) closed the connection without an answer to GET \(Self.pathOnly(target))")
+                    throw EngineHTTPError.unreachable("\(address) closed the connection without an answer to \(method) \(Self.pathOnly(target))")
                 }
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 try? await channel.channel.close()
-                throw EngineHTTPError.timedOut("no answer to GET \(Self.pathOnly(target)) within \(timeout)")
+                throw EngineHTTPError.timedOut("no answer to \(method) \(Self.pathOnly(target)) within \(timeout)")
             }
             defer { group.cancelAll() }
             do {
@@ -71,7 +88,7 @@ struct EngineHTTPClient: Sendable {
             } catch let error as EngineHTTPError {
                 throw error
             } catch {
-                throw EngineHTTPError.unreachable("GET \(Self.pathOnly(target)) at \(address) failed (\(Self.describe(error)))")
+                throw EngineHTTPError.unreachable("\(method) \(Self.pathOnly(target)) at \(address) failed (\(Self.describe(error)))")
             }
         }
     }

@@ -1,40 +1,169 @@
 import Glibc
 import NIOPosix
+import UbiquityIndex
+import UbiquityJSON
+import UbiquityPredicate
 import UbiquityProtocol
 import UbiquitySystem
 
 /// What `item.evict` and `item.download` share (each is answered in its file in `Handlers/`):
 /// the item is found and judged for the peer first, so a path error or a missing right reads the
-/// same whether or not a sync engine is configured; then the engine would be asked. Files on
-/// demand do not go through the engine yet, so both end in `sync.noEngine`, naming the container.
+/// same whether or not a sync engine is configured; then the engine is asked (docs/architecture.md,
+/// "Files on demand"). Without an engine both end in `sync.noEngine`, naming the container.
 extension Session {
-    func refuseWithoutEngine(_ path: String, needing right: PeerAccess.Right, doing action: String) async throws -> Never {
-        let registry = context.registry, peer = self.peer, follows = context.followsSyncEngine
-        // Path walks and permission reads wait on the disk: on a thread of NIO's pool.
-        let (container, itemPath) = try await NIOThreadPool.singleton.runIfActive {
-            let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
-            try Self.requireItem(location)
-            try Self.require(right, location, peer: peer)
-            return (location.container.descriptor.id.rawValue, location.path)
-        }
-        let why = follows
-            ? "this daemon follows its sync engine for status and sync attributes but does not yet evict or download through it (container '\(container)')"
-            : "no sync engine is configured for container '\(container)': \(action) needs another device that holds the item, so a single machine refuses it"
-        throw SyncError(.noEngine, follows ? "\(action) is refused: " + why : why,
-                        details: ["path": .string(itemPath), "container": .string(container)])
+    /// An item found on disk for files on demand: as itself, or as its placeholder (evicted).
+    struct FoundItem: Sendable {
+        var path: String
+        var container: ContainerID
+        /// Below the container's root, as the index and the engine name them.
+        var components: [String]
+        var relative: String { components.joined(separator: "/") }
+        var evictedOnDisk: Bool
+        var isRegular: Bool
     }
 
-    /// The item must be there and not a link (links are never followed, nor evicted in their
-    /// target's place).
-    private static func requireItem(_ location: ItemLocation) throws {
-        var status = stat()
-        let found = Beneath.withCString(location.relative.name) { fstatat(location.directory, $0, &status, AT_SYMLINK_NOFOLLOW) }
-        guard found == 0 else {
-            throw VersionError(.notFound, "no item at '\(location.path)'", details: ["path": .string(location.path)])
+    /// Evicts the local copy (``ItemEvict``): refused unless a connected device holds the current
+    /// version; then the item's exact ignore line, a scan of its path, and its placeholder.
+    func evict(_ path: String) async throws -> ItemSyncState {
+        let found = try await locate(path, needing: .write)
+        guard let link = context.syncEngineLink else { throw Self.noEngine(found, doing: "evicting a local copy") }
+        let folder = try Self.sharedFolder(of: found, link)
+        let known = await context.engine.syncStanding(of: found.container, found.components)
+        if found.evictedOnDisk || known?.evicted == true {
+            // Evicted already; a crash may have left the placeholder full: empty it again.
+            let registry = context.registry, peer = self.peer
+            _ = try? await NIOThreadPool.singleton.runIfActive {
+                let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
+                let directory = Directory(borrowing: location.directory, path: PathBytes.directory(of: location.path))
+                return PlaceholderFile.name(for: location.relative.name).map { PlaceholderFile.hollow($0, in: directory) }
+            }
+            return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue,
+                                 isDownloading: known?.values.isDownloading ?? false)
         }
-        if status.st_mode & S_IFMT == S_IFLNK {
-            throw VersionError(.forbidden, "'\(location.path)' is a symbolic link (links are never followed)",
-                               details: ["path": .string(location.path)])
+        guard let standing = known else {
+            throw SyncError(.notHeldElsewhere, "'\(found.path)' is not indexed yet: no device is known to hold it",
+                            details: ["path": .string(found.path)])
         }
+        guard found.isRegular, !standing.isDirectory, !standing.isPackage else {
+            throw SyncError(.notAFile, "'\(found.path)' is a folder or a package: only files are evicted", details: ["path": .string(found.path)])
+        }
+        guard standing.values.downloadingStatus == .current, !standing.connectedHolders.isEmpty else {
+            let why = standing.values.downloadingStatus == nil ? "the sync engine's facts are not known now"
+                : standing.values.downloadingStatus != .current ? "this copy is not the current version"
+                : (standing.values.currentVersionDevices ?? []).isEmpty ? "no other device holds its current version yet"
+                : "the devices that hold its current version (\((standing.values.currentVersionDevices ?? []).joined(separator: ", "))) are not connected"
+            throw SyncError(.notHeldElsewhere, "evicting '\(found.path)' is refused: \(why); the only copy stays here",
+                            details: ["path": .string(found.path), "container": .string(found.container.rawValue)])
+        }
+        let engine = try await SyncthingFolderRequests.open(link, folder: folder)
+        let lines = try await engine.ignores()
+        try await engine.setIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: lines))
+        try await engine.scan(found.relative)
+        let registry = context.registry, peer = self.peer
+        let outcome = try await NIOThreadPool.singleton.runIfActive {
+            let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
+            let directory = Directory(borrowing: location.directory, path: PathBytes.directory(of: location.path))
+            return PlaceholderFile.evict(location.relative.name, in: directory)
+        }
+        switch outcome {
+        case .evicted, .missing:
+            context.logger.info("evicted a local copy", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
+            return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: false)
+        case .failed(let why):
+            // The engine ignores the item now but it is still here: downloading it again undoes that.
+            throw SyncError(.engineUnavailable, "evicting '\(found.path)' failed after the engine was told to leave it: \(why)",
+                            details: ["path": .string(found.path)])
+        }
+    }
+
+    /// Starts downloading an evicted item (``ItemDownload``): its exact ignore line removed, a
+    /// scan of its path and a priority pull. An item that is here already: its state, and a
+    /// priority pull when a newer version is elsewhere (`force` asks nothing more: Syncthing
+    /// has no way to fetch again a copy that is current).
+    func download(_ path: String, force: Bool) async throws -> ItemSyncState {
+        let found = try await locate(path, needing: .read)
+        guard let link = context.syncEngineLink else {
+            throw Self.noEngine(found, doing: force ? "forcing a download" : "downloading")
+        }
+        let folder = try Self.sharedFolder(of: found, link)
+        let standing = await context.engine.syncStanding(of: found.container, found.components)
+        let engine = try await SyncthingFolderRequests.open(link, folder: folder)
+        if found.evictedOnDisk || standing?.evicted == true {
+            let lines = try await engine.ignores()
+            let kept = SyncthingIgnorePatterns.downloading(found.relative, in: lines)
+            if kept != lines { try await engine.setIgnores(kept) }
+            try await engine.scan(found.relative)
+            try? await engine.bringToFront(found.relative)
+            context.logger.info("downloading an evicted item", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
+            return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: true)
+        }
+        let status = standing?.values.downloadingStatus
+        if status == .downloaded { try? await engine.bringToFront(found.relative) }
+        return ItemSyncState(path: found.path, downloadingStatus: (status ?? .current).rawValue,
+                             isDownloading: standing?.values.isDownloading ?? false)
+    }
+
+    /// Finds the item (or its placeholder) and judges the peer's `right` on it. Path walks and
+    /// permission reads wait on the disk: on a thread of NIO's pool.
+    private func locate(_ path: String, needing right: PeerAccess.Right) async throws -> FoundItem {
+        let registry = context.registry, peer = self.peer
+        return try await NIOThreadPool.singleton.runIfActive {
+            let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
+            if EvictedPlaceholderName.item(ofPlaceholder: location.name) != nil {
+                throw VersionError(.invalidPath, "'\(location.path)' is an evicted item's placeholder, not an item; name the item",
+                                   details: ["path": .string(location.path)])
+            }
+            var status = stat()
+            var evicted = false
+            var at = location.relative
+            if Beneath.withCString(location.relative.name, { fstatat(location.directory, $0, &status, AT_SYMLINK_NOFOLLOW) }) != 0 {
+                guard let placeholder = PlaceholderFile.name(for: location.relative.name),
+                      Beneath.withCString(placeholder, { fstatat(location.directory, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0,
+                      status.st_mode & S_IFMT == S_IFREG,
+                      let placeholderPath = try? RelativePath(location.relative.components.dropLast().flatMap { $0 + [UInt8(ascii: "/")] } + placeholder)
+                else {
+                    throw VersionError(.notFound, "no item at '\(location.path)'", details: ["path": .string(location.path)])
+                }
+                evicted = true
+                at = placeholderPath
+            } else if status.st_mode & S_IFMT == S_IFLNK {
+                throw VersionError(.forbidden, "'\(location.path)' is a symbolic link (links are never followed)",
+                                   details: ["path": .string(location.path)])
+            }
+            if case .failure(let denial) = PeerAccess.check(right, at, beneath: location.root.fd, peer: peer) {
+                guard !denial.isNotFound else {
+                    throw VersionError(.notFound, "no item at '\(location.path)'", details: ["path": .string(location.path)])
+                }
+                var error = denial.versionError
+                error.details["path"] = .string(location.path)
+                throw error
+            }
+            return FoundItem(path: location.path, container: location.container.descriptor.id,
+                             components: location.relative.components.map { String(decoding: $0, as: UTF8.self) },
+                             evictedOnDisk: evicted, isRegular: status.st_mode & S_IFMT == S_IFREG)
+        }
+    }
+
+    private static func noEngine(_ found: FoundItem, doing action: String) -> SyncError {
+        let container = found.container.rawValue
+        return SyncError(.noEngine,
+                         "no sync engine is configured for container '\(container)': \(action) needs another device that holds the item, so a single machine refuses it",
+                         details: ["path": .string(found.path), "container": .string(container)])
+    }
+
+    /// The engine's folder for the item's container, while the engine is connected.
+    private static func sharedFolder(of found: FoundItem, _ link: SyncEngineLink) throws -> String {
+        let status = link.monitor.status
+        guard status.state == .connected else {
+            throw SyncError(.engineUnavailable,
+                            "the sync engine is \(status.state.rawValue)\(status.reason.map { " (\($0))" } ?? ""): nothing was changed",
+                            details: ["path": .string(found.path), "container": .string(found.container.rawValue)])
+        }
+        guard let folder = status.folders.first(where: { $0.container == found.container.rawValue })?.folder else {
+            throw SyncError(.engineUnavailable,
+                            "the sync engine shares no folder at container '\(found.container)': nothing was changed",
+                            details: ["path": .string(found.path), "container": .string(found.container.rawValue)])
+        }
+        return folder
     }
 }

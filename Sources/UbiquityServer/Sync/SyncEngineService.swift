@@ -121,6 +121,7 @@ struct SyncEngineService: Service {
                 shared = try await readFolders(client, key, device: device)
                 baseline = try await readFacts(client, key, shared: shared, device: device)
             case .inOrder:
+                await removeReplacedPlaceholders(batch, shared: shared)
                 guard batch.contains(where: { Self.factEvents.contains($0.type) }) else { break }
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
                 connectionEvents.merge(DeviceConnectionEvents.latest(batch.map { ($0.type, $0.device) })) { $1 }
@@ -134,6 +135,14 @@ struct SyncEngineService: Service {
 
     /// The client and the API key, from the settings and Syncthing's `config.xml`.
     private func endpoint() async throws -> (EngineHTTPClient, String) {
+        let (client, key) = try await Self.endpoint(settings)
+        monitor.update { $0.address = client.address.description }
+        return (client, key)
+    }
+
+    /// The client and the API key `settings` lead to (reading Syncthing's `config.xml` when they
+    /// name it); throws ``Stop`` saying what is missing.
+    static func endpoint(_ settings: SyncEngineSettings) async throws -> (EngineHTTPClient, String) {
         var address = settings.address
         var key = settings.apiKey
         if let file = settings.configXML, address == nil || key == nil {
@@ -151,7 +160,6 @@ struct SyncEngineService: Service {
             }
         }
         guard let address, let key else { throw Stop.failed("[sync] needs 'address' and 'api_key', or 'config_xml'") }
-        monitor.update { $0.address = address.description }
         return (EngineHTTPClient(address: address), key)
     }
 
@@ -267,6 +275,29 @@ struct SyncEngineService: Service {
             await engine.updateSyncFacts(facts, for: id)
         }
         return readAt
+    }
+
+    /// An evicted item the engine has fetched again: its placeholder goes (the item's file won
+    /// in the index already). One `fstatat` or two per finished file, on a thread of NIO's pool.
+    private func removeReplacedPlaceholders(_ batch: [EngineEvent], shared: [Shared]) async {
+        let finished: [(root: String, relative: String)] = batch.compactMap { event in
+            guard let item = event.finishedItem, let folder = event.folder,
+                  let container = shared.first(where: { $0.folder == folder })?.container,
+                  let root = containers.first(where: { $0.id == container })?.path else { return nil }
+            return (root, item)
+        }
+        guard !finished.isEmpty else { return }
+        let removed = (try? await NIOThreadPool.singleton.runIfActive {
+            finished.filter { Self.removePlaceholder(root: $0.root, relative: $0.relative) }.map(\.relative)
+        }) ?? []
+        for path in removed { logger.info("an evicted item is back: its placeholder is removed", metadata: ["path": "\(path)"]) }
+    }
+
+    static func removePlaceholder(root: String, relative: String) -> Bool {
+        guard let path = try? RelativePath(relative), let container = try? Directory.open(root),
+              case .success(let fd) = Beneath.openParent(of: path, in: container.fd) else { return false }
+        let directory = Directory(adopting: fd, path: PathBytes.directory(of: root + "/" + relative))
+        return PlaceholderFile.removeIfReplaced(path.name, in: directory)
     }
 
     /// The state becomes `connected`, and the journal says so when it was not (or, with

@@ -1,0 +1,71 @@
+import UbiquityJSON
+
+/// The requests files on demand make of Syncthing for one folder: its ignore patterns, a scan of
+/// one path, a priority pull. Every failure is a ``SyncError`` `sync.engineUnavailable` naming
+/// the request; nothing is retried (the client asks again).
+struct SyncthingFolderRequests: Sendable {
+    let client: EngineHTTPClient
+    let key: String
+    let folder: String
+    let engine: String
+
+    /// How long one request may take; a scan of one path is quick, but waits for a scan of the
+    /// folder already running.
+    static let timeout: Duration = .seconds(60)
+
+    static func open(_ link: SyncEngineLink, folder: String) async throws -> SyncthingFolderRequests {
+        do {
+            let (client, key) = try await SyncEngineService.endpoint(link.settings)
+            return SyncthingFolderRequests(client: client, key: key, folder: folder, engine: link.settings.engine)
+        } catch let stop as SyncEngineService.Stop {
+            throw SyncError(.engineUnavailable, "the sync engine cannot be reached: \(stop)", details: ["folder": .string(folder)])
+        }
+    }
+
+    private var folderQuery: String { "folder=" + SyncEngineService.queryEscaped(folder) }
+
+    /// The folder's ignore lines as written (`/rest/db/ignores`: `ignore`, null when none).
+    func ignores() async throws -> [String] {
+        let answer = try await send(post: false, "/rest/db/ignores?\(folderQuery)", body: nil)
+        guard case .object(let fields) = answer else { throw failed("GET /rest/db/ignores", "the answer is not an object") }
+        guard case .array(let lines)? = fields["ignore"] else { return [] }
+        return lines.compactMap { if case .string(let line) = $0 { line } else { nil } }
+    }
+
+    func setIgnores(_ lines: [String]) async throws {
+        let body = JSONLine.encode(.object(["ignore": .array(lines.map(JSONValue.string))]))
+        _ = try await send(post: true, "/rest/db/ignores?\(folderQuery)", body: Array(body.utf8))
+    }
+
+    /// Scans one path (`sub`); Syncthing answers once the scan is done.
+    func scan(_ relative: String) async throws {
+        _ = try await send(post: true, "/rest/db/scan?\(folderQuery)&sub=\(SyncEngineService.queryEscaped(relative))", body: nil)
+    }
+
+    /// Moves the file to the front of the pull queue.
+    func bringToFront(_ relative: String) async throws {
+        _ = try await send(post: true, "/rest/db/prio?\(folderQuery)&file=\(SyncEngineService.queryEscaped(relative))", body: nil)
+    }
+
+    private func send(post: Bool, _ target: String, body: [UInt8]?) async throws -> JSONValue? {
+        let request = "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))"
+        let response: EngineHTTPClient.Response
+        do {
+            response = post ? try await client.post(target, json: body, apiKey: key, timeout: Self.timeout)
+                : try await client.get(target, apiKey: key, timeout: Self.timeout)
+        } catch let error as EngineHTTPError {
+            throw failed(request, error.reason)
+        }
+        guard response.status == 200 else {
+            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+            throw failed(request, "HTTP \(response.status)\(text.isEmpty ? "" : ": \(text)")")
+        }
+        guard !response.body.isEmpty else { return nil }
+        return try? JSONLine.decode(response.body)
+    }
+
+    private func failed(_ request: String, _ why: String) -> SyncError {
+        SyncError(.engineUnavailable, "\(engine) refused or failed \(request) for folder '\(folder)': \(why)",
+                  details: ["folder": .string(folder)])
+    }
+}
