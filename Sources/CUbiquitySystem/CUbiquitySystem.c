@@ -99,6 +99,10 @@ int ubq_renameat_exchange(int dirfd, const char *a, const char *b) {
     return renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE);
 }
 
+int ubq_renameat_noreplace(int fromdir, const char *from, int todir, const char *to) {
+    return renameat2(fromdir, from, todir, to, RENAME_NOREPLACE);
+}
+
 const unsigned long long UBQ_RESOLVE_BENEATH_NO_LINKS = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
 int ubq_openat2(int dirfd, const char *path, int flags, unsigned int mode, unsigned long long resolve) {

@@ -70,6 +70,10 @@ int ubq_rename_exchange(const char *a, const char *b);
 /// step (a package resolved to one of its conflict versions: the directories trade places).
 int ubq_renameat_exchange(int dirfd, const char *a, const char *b);
 
+/// `renameat2(fromdir, from, todir, to, RENAME_NOREPLACE)`: moves an entry, failing with `EEXIST`
+/// when anything (a link included) is at `to`, and with `EXDEV` across file systems.
+int ubq_renameat_noreplace(int fromdir, const char *from, int todir, const char *to);
+
 /// `openat2(dirfd, path, {flags, mode, resolve})` with the resolve flags below. Returns a descriptor,
 /// or -1 with `errno` set; `ENOSYS` (kernels before 5.6), `E2BIG` or a seccomp filter's `EPERM` say
 /// the call itself is unavailable, and the caller falls back to opening one component at a time.

@@ -1,5 +1,6 @@
 import CUbiquitySystem
 import Glibc
+import UbiquitySystem
 
 /// A container's root directory as the server holds it: one `O_PATH | O_DIRECTORY | O_NOFOLLOW`
 /// descriptor, opened when the container is registered (at start and on every reload, or on
@@ -10,21 +11,16 @@ import Glibc
 /// still leads to the directory that was registered, until the next reload opens the path again
 /// (a link there is refused). The watcher holds its own descriptor of the root and checks it by
 /// device and inode on every event about it.
-public final class HeldRoot: Sendable {
-    public let fd: Int32
-    public let path: String
-
-    private init(fd: Int32, path: String) {
-        self.fd = fd
-        self.path = path
-    }
-
-    deinit { close(fd) }
+public struct HeldRoot: Sendable {
+    /// Closed with the last copy of the root.
+    let descriptor: OwnedDescriptor
+    public var fd: Int32 { descriptor.fd }
+    public var path: String { descriptor.path }
 
     /// Opens `path` without following its final component; nil when it is missing or not a
     /// directory (a link included).
     static func open(_ path: String) -> HeldRoot? {
         let fd = Glibc.open(path, UBQ_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        return fd >= 0 ? HeldRoot(fd: fd, path: path) : nil
+        return fd >= 0 ? HeldRoot(descriptor: OwnedDescriptor(adopting: fd, path: path)) : nil
     }
 }
