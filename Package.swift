@@ -286,7 +286,7 @@ let package = Package(
             name: "UbiqCommands",
             dependencies: [
                 "CommandLineSupport",
-                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue", "UbiquityStore",
+                "UbiquityJSON", "UbiquityPredicate", "UbiquityProtocol", "UbiquityKit", "UbiquityKeyValue", "UbiquityStore", "UbiquitySystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -410,7 +410,7 @@ let package = Package(
         /// in-process daemon.
         .testTarget(
             name: "UbiquityKitTests",
-            dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityStore", "UbiquityTesting",
+            dependencies: ["UbiquityKit", "UbiquityProtocol", "UbiquityPredicate", "UbiquityStore", "UbiquitySystem", "UbiquityTesting",
                            .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
@@ -456,7 +456,7 @@ let package = Package(
         /// Runs the built `ubiq` binary; `--help` output is compared with Expected/.
         .testTarget(
             name: "ubiqTests",
-            dependencies: ["ubiq", "ubiquityd", "grocery", "UbiquityTesting", "UbiquityProtocol", "CommandLineSupport"],
+            dependencies: ["ubiq", "ubiquityd", "grocery", "UbiquityTesting", "UbiquityJSON", "UbiquityProtocol", "UbiquitySystem", "CommandLineSupport"],
             exclude: ["Expected"],
             swiftSettings: swiftSettings
         ),

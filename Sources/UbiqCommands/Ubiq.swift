@@ -28,7 +28,8 @@ struct Ubiq: AsyncParsableCommand {
         version: UbiquityVersion.string,
         subcommands: [QueryCommand.self, WatchCommand.self, ContainersCommand.self, StatusCommand.self,
                       PredicateCommand.self, KVCommand.self, StoreCommand.self, PublishCommand.self,
-                      EvictCommand.self, DownloadCommand.self, RemoveCommand.self, StorageCommand.self]
+                      EvictCommand.self, DownloadCommand.self, MoveInCommand.self, MoveOutCommand.self, RemoveCommand.self,
+                      StorageCommand.self]
     )
 
     /// SIGPIPE is ignored from the start, so a reader that goes away early (`ubiq ... | head -1`)

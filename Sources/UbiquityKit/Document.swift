@@ -190,32 +190,39 @@ public final class Document: Sendable {
     /// - Throws: ``UbiquityKitError/documentFile(path:reason:)`` when nothing is there or the
     ///   kernel refuses (what it said), ``UbiquityKitError/documentBusy(path:seconds:)``.
     public func delete(lockTimeout: Duration = .seconds(30)) async throws {
+        let (directory, name, path) = (self.directory, lastComponent, self.path)
+        try await endingItem(lockTimeout: lockTimeout) {
+            do throws(SystemCallError) {
+                let folder = try Directory.open(directory, followingLink: true)
+                var status = stat()
+                guard name.withCString({ fstatat(folder.fd, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+                    throw SystemCallError("fstatat", errno: errno, path: path)
+                }
+                try folder.removeTree(name)
+                try folder.sync()
+            } catch {
+                throw UbiquityKitError.documentFile(path: path, reason: error.errno == ENOENT ? "there is no such item" : "cannot remove it: \(error)")
+            }
+        }
+    }
+
+    /// Runs `work` — which takes the item away from the container: a delete, a move out — on
+    /// NIO's thread pool under the item's coordinated lock, then unlocks and closes the document,
+    /// whether `work` succeeded or not.
+    func endingItem<Result: Sendable>(lockTimeout: Duration, _ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         _ = try nextSave()
         await DocumentTurns.shared.take(path, on: connection)
         defer { DocumentTurns.shared.give(path, on: connection) }
         let (lock, _) = try await takeLock(timeout: lockTimeout)
-        let (directory, name, path) = (self.directory, lastComponent, self.path)
+        let outcome: Swift.Result<Result, any Error>
         do {
-            try await NIOThreadPool.singleton.runIfActive {
-                do throws(SystemCallError) {
-                    let folder = try Directory.open(directory, followingLink: true)
-                    var status = stat()
-                    guard name.withCString({ fstatat(folder.fd, $0, &status, AT_SYMLINK_NOFOLLOW) }) == 0 else {
-                        throw SystemCallError("fstatat", errno: errno, path: path)
-                    }
-                    try folder.removeTree(name)
-                    try folder.sync()
-                } catch {
-                    throw UbiquityKitError.documentFile(path: path, reason: error.errno == ENOENT ? "there is no such item" : "cannot remove it: \(error)")
-                }
-            }
+            outcome = .success(try await NIOThreadPool.singleton.runIfActive(work))
         } catch {
-            _ = try? await connection.send(DocumentUnlock(lock: lock))
-            await close()
-            throw error
+            outcome = .failure(error)
         }
         _ = try? await connection.send(DocumentUnlock(lock: lock))
         await close()
+        return try outcome.get()
     }
 
     /// Stops watching; the state becomes ``DocumentState/closed`` and the state streams end.
