@@ -217,11 +217,19 @@ actor ContainerStore {
     /// of its segments wait.
     func status() async -> StoreStatus {
         let waiting = (try? await files.waitingSegments()) ?? [:]
-        let devices = files.syncStates.map { state in
+        let silent = (try? await files.compactionStatus())?.silent ?? [:]
+        var devices = files.syncStates.map { state in
             var wire = Self.wire(state)
             wire.lastImport = lastImports[state.device]
             wire.waiting = waiting[state.device].map { Int64(clamping: $0) }
+            wire.silentSince = silent[state.device]
             return wire
+        }
+        // A device that only reads (no log of its own) is known by its acknowledgement file alone.
+        for (device, since) in silent.sorted(by: { $0.key < $1.key }) where !devices.contains(where: { $0.device == device.rawValue }) {
+            var wire = StoreDeviceState(device: device.rawValue, imported: 0, state: "current")
+            wire.silentSince = since
+            devices.append(wire)
         }
         return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices)
     }
