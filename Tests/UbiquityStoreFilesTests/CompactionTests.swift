@@ -168,44 +168,33 @@ struct CompactionTests {
         #expect(try await again.fetch("items").map(\.id) == [Self.bread, Self.carrots, Self.milk])
         #expect(again.syncStates.allSatisfy { $0.condition == .current })
     }
-}
 
-/// The decision alone: what a device may remove, who it waits for, who is silent.
-@Suite("Compaction plan")
-struct CompactionPlanTests {
-    static let a = DeviceID("A")!, b = DeviceID("B")!, c = DeviceID("C")!
-    static let day: Int64 = 86_400_000
-
-    static func ack(_ imported: [DeviceID: UInt64], at time: Int64) -> Acknowledgement {
-        Acknowledgement(imported: imported, modifiedMilliseconds: time)
-    }
-
-    @Test func segmentsGoOnlyWhenTheSnapshotCoversThemAndEveryKnownDeviceAcknowledgedThem() {
-        let now = 100 * Self.day
-        let plan = CompactionPlan(device: Self.a, segments: Array(1...12), snapshots: [5, 10],
-                                  acknowledgements: [Self.b: Self.ack([Self.a: 12], at: now), Self.c: Self.ack([Self.a: 7], at: now)],
-                                  known: [Self.a, Self.b, Self.c], now: now, silentAfterMilliseconds: 30 * Self.day)
-        #expect(plan.segments == Array(1...7))           // C has 7; the snapshot covers 10
-        #expect(plan.snapshots == [5])
-        #expect(plan.acknowledgedByAll == 7)
-        #expect(plan.waitingFor == [Self.c])
-        #expect(plan.silent.isEmpty)
-    }
-
-    @Test func aKnownDeviceWithoutAnAcknowledgementHoldsEverythingAndASilentOneIsReported() {
-        let now = 100 * Self.day
-        let plan = CompactionPlan(device: Self.a, segments: Array(1...12), snapshots: [10],
-                                  acknowledgements: [Self.b: Self.ack([Self.a: 12], at: now - 31 * Self.day)],
-                                  known: [Self.a, Self.b, Self.c], now: now, silentAfterMilliseconds: 30 * Self.day)
-        #expect(plan.segments.isEmpty)
-        #expect(plan.waitingFor == [Self.c])
-        #expect(plan.silent == [Self.b: now - 31 * Self.day])
-        // Alone, a device needs only its snapshot; without one, nothing goes.
-        let alone = CompactionPlan(device: Self.a, segments: Array(1...12), snapshots: [10], acknowledgements: [:], known: [Self.a],
-                                   now: now, silentAfterMilliseconds: 30 * Self.day)
-        #expect(alone.segments == Array(1...10))
-        let unsnapped = CompactionPlan(device: Self.a, segments: Array(1...12), snapshots: [], acknowledgements: [Self.b: Self.ack([Self.a: 12], at: now)],
-                                       known: [Self.a, Self.b], now: now, silentAfterMilliseconds: 30 * Self.day)
-        #expect(unsnapped.segments.isEmpty)
+    /// A device that was away edits a row another device deleted meanwhile; a third device that
+    /// started from the deleting device's snapshot (the tombstone in it) gets the edit late: the
+    /// row comes back with the edit, reported as a contest, on every device — and the deleting
+    /// device keeps the segment the away device has not acknowledged.
+    @Test func aLateEditOfARowDeletedMeanwhileComesBackAsAnEdit() async throws {
+        let shared = try Shared()
+        let policy = CompactionPolicy(snapshotEvery: 2)
+        let a = try await shared.open("A", policy: policy), away = try await shared.open("away", policy: policy)
+        _ = try await a.commit([Self.item(Self.carrots, "carrots")])
+        _ = try await away.importAvailable()
+        _ = try await a.commit([.delete(table: "items", id: Self.carrots)])       // segment 2: the snapshot, the tombstone
+        #expect(try shared.snapshots(of: "A") == ["2"])
+        #expect(try shared.segments(of: "A") == ["2"], "the away device has acknowledged 1, not 2")
+        let late = try await shared.open("late", policy: policy)
+        #expect(try await late.fetch("items").isEmpty)
+        #expect(try await late.currentState().deletedRowIDs("items") == [Self.carrots])
+        // The away device, not having seen the delete, edits carrots.
+        _ = try await away.commit([.update(table: "items", id: Self.carrots, values: ["quantity": .integer(5)])])
+        let imported = try await late.importAvailable().filter { $0.device == DeviceID("away")! }
+        #expect(imported.first?.result.inserted == [RowRef(table: "items", id: Self.carrots)])
+        #expect(imported.first?.result.contests.first?.kept == true)
+        _ = try await a.importAvailable()
+        _ = try await away.importAvailable()
+        let expected = try await late.currentState()
+        #expect(try await a.currentState() == expected)
+        #expect(try await away.currentState() == expected)
+        #expect(try await late.fetch("items") == [StoreRow(id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(5)])])
     }
 }
