@@ -24,6 +24,7 @@ extension StoreState {
     /// what importing the missing segments would have given. That is how a device starts from a
     /// snapshot (docs/stores.md, "Snapshots").
     public mutating func join(_ other: StoreState) -> ImportResult {
+        if rows.isEmpty, pairStates.isEmpty { return adopt(other) }
         var tracker = ImportTracker()
         for (table, others) in other.rows {
             for (id, incoming) in others {
@@ -48,5 +49,25 @@ extension StoreState {
             pairStates[key] = incoming
         }
         return tracker.result(self)
+    }
+
+    /// Joining into an empty state is taking the other's registers: every row that exists is
+    /// inserted (its pairs go with it), and a delete contest that stands is reported — what the
+    /// import tracker would say, without comparing each row with nothing.
+    private mutating func adopt(_ other: StoreState) -> ImportResult {
+        rows = other.rows
+        pairStates = other.pairStates
+        pairsByRow = other.pairsByRow
+        var result = ImportResult()
+        for (ref, row) in rowRegisters where row.inserted {
+            let alive = row.isAlive(schema.deletes)
+            if alive { result.inserted.append(ref) }
+            if row.isContested {
+                result.contests.append(DeleteContest(row: ref, deletedBy: row.deletes.sorted.map(\.device), editedBy: row.unseenWriters, kept: alive))
+            }
+        }
+        result.inserted.sort()
+        result.contests.sort { $0.row < $1.row }
+        return result
     }
 }
