@@ -61,4 +61,35 @@ struct StoreCompactionDaemonTests {
             #expect(fetched["count"] == .integer(52))
         }
     }
+
+    @Test("A device whose first segments were compacted and whose snapshot is damaged: the snapshot is logged once as unusable, the device's import is degraded saying why, the others go on")
+    func damagedSnapshotOfACompactedLog() async throws {
+        try await withDaemon { daemon in
+            let client = try RawClient.greeted(socket: daemon.socket)
+            _ = try T.open(client)
+            let store = "\(daemon.root)/\(T.container)/.ubiquity-stores/grocery"
+            var tablet = StoreReplica(schema: T.schema, device: DeviceID("tablet")!)
+            for n in 1...3 { _ = try T.segment(&tablet, inserting: ["item \(n)"], ids: [UInt64(n)]) }
+            var damaged = try Snapshot(device: tablet.device, sequence: 3, clock: tablet.clock.latest, watermarks: [tablet.device: 3],
+                                       state: tablet.state).encoded()
+            damaged[damaged.count / 2] ^= 0x08
+            try FileManager.default.createDirectory(atPath: "\(store)/snapshots/tablet", withIntermediateDirectories: true)
+            // Put in place whole, as a sync engine does: a temporary name, then a rename.
+            try Data(damaged).write(to: URL(fileURLWithPath: "\(store)/snapshots/tablet/.syncthing.3.tmp"))
+            #expect(rename("\(store)/snapshots/tablet/.syncthing.3.tmp", "\(store)/snapshots/tablet/3") == 0)
+            // Segments 1 to 3 are gone (compacted); 4 arrives.
+            try T.deliver(try T.segment(&tablet, inserting: ["item 4"], ids: [4]), device: "tablet", sequence: 4, root: daemon.root)
+            try await daemon.waitForLog("store import degraded")
+            #expect(daemon.log.contains("store snapshot unusable"))
+            let described = try client.result(#"{"id":2,"op":"store.describe","store":"grocery"}"#)
+            let state = described["devices"]?.arrayValue?.first { $0["device"]?.stringValue == "tablet" }
+            #expect(state?["state"] == .string("degraded") && state?["sequence"] == .integer(1) && state?["code"] == .string("store.segmentChecksum"))
+            #expect(state?["reason"]?.stringValue?.contains("it is not here (compacted), and snapshot 3 of device tablet") == true)
+            // Another device goes on, and the snapshot is not logged again.
+            var phone = StoreReplica(schema: T.schema, device: DeviceID("phone")!)
+            try T.deliver(try T.segment(&phone, inserting: ["bread"], ids: [9]), device: "phone", sequence: 1, root: daemon.root)
+            _ = try T.nextChange(client)
+            #expect(daemon.log.components(separatedBy: "store snapshot unusable").count == 2, "logged once")
+        }
+    }
 }
