@@ -71,6 +71,7 @@ public final class DeviceStore: Sendable {
             let (database, contents) = try openCache(at: databasePath, schema: schema, device: device)
             var memory = Memory(state: contents.state, clock: HybridLogicalClock(device: device, latest: contents.clock), imported: contents.imported)
             if let pending = contents.pending, pending.sequence == memory.imported[device] { memory.unwritten = pending }
+            folder.removeSnapshotTemporaries(of: device)
             memory.ownSnapshot = folder.snapshotSequences(of: device).last ?? 0
             let opened = DeviceStore(schema: schema, device: device, folder: folder, database: database, limits: limits,
                                      compaction: compaction, wall: wall, io: io, memory: memory)

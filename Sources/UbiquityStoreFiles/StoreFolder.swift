@@ -80,6 +80,20 @@ public struct StoreFolder: Sendable {
         }
     }
 
+    /// Removes what a write of this device's snapshots left when it was cut short (`kill -9`
+    /// between the temporary file and its link): `.<sequence>.<16 hex digits>.writing` in its own
+    /// `snapshots/<device>`, which only this device writes. Called when the store opens.
+    @available(*, noasync, message: "lists and removes files: run it on a thread of its own")
+    public func removeSnapshotTemporaries(of device: DeviceID) {
+        guard let folder = try? snapshots.openDirectory(device.rawValue) else { return }
+        for name in folder.textNames() where name.hasPrefix(".") && name.hasSuffix(".writing") {
+            let sequence = name.dropFirst().prefix { $0 != "." }
+            if StoreLayout.sequence(ofSegmentNamed: String(sequence)) != nil, Directory.isTemporary(name, of: String(sequence)) {
+                try? folder.remove(name)
+            }
+        }
+    }
+
     /// Snapshot `sequence` of `device`: its bytes, nil when it is not there, or why it cannot be
     /// read (a link, not a regular file, larger than `limit`, a folder that is a link).
     public func readSnapshot(device: DeviceID, sequence: UInt64, limit: Int) -> Result<[UInt8], SegmentFileProblem>? {
