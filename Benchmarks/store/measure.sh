@@ -3,7 +3,8 @@
 #   1. insert → acknowledged (SQLite commit + segment fsync) over 1,000 one-row transactions;
 #   2. a fresh device importing another device's 100,000 row inserts (100 segments of 1,000),
 #      next to the floor: the sqlite3 CLI inserting the same rows into the same typed table in
-#      one transaction.
+#      one transaction;
+#   3. a snapshot of those rows, and a new device starting from it (docs/stores.md, "Snapshots and compaction").
 # Usage: Benchmarks/store/measure.sh [DIRECTORY]   (after `swift build -c release --product store-rig`)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,3 +38,5 @@ floor=$(( (end - start) / 1000000 ))
 echo "import of 100000 rows: ${ours} ms ($(( 100000000 / (ours > 0 ? ours : 1) )) rows/s), sqlite3 floor ${floor} ms; ratio $(/usr/bin/python3 -c "print(round($ours / max($floor, 1), 2))")"
 du -b "$work/import/container/.ubiquity-stores/grocery/logs" | tail -1 | sed 's/^/log bytes: /'
 ls -l "$work/import/cache.sqlite"* | awk '{s+=$5} END {print "cache bytes: " s}'
+# 3. A snapshot of those rows (after one local commit), and a new device starting from it.
+"$rig" bench-snapshot "$work/import/container" "$work/import/cache.sqlite" laptop

@@ -21,6 +21,9 @@ public struct StoreDeviceState: Sendable, Hashable {
     public var lastImport: Int64?
     /// In `status`: how many of its segments are present past the last imported.
     public var waiting: Int64?
+    /// In `status`, only for a device silent too long (30 days): when its acknowledgement file
+    /// last changed, milliseconds since 1970. Compaction waits for it meanwhile.
+    public var silentSince: Int64?
 
     public init(device: String, imported: Int64, state: String, sequence: Int64? = nil, code: String? = nil,
                 reason: String? = nil, schemaVersion: Int64? = nil) {
@@ -41,6 +44,7 @@ public struct StoreDeviceState: Sendable, Hashable {
         if let schemaVersion { object["schemaVersion"] = .integer(schemaVersion) }
         if let lastImport { object["lastImport"] = .integer(lastImport) }
         if let waiting { object["waiting"] = .integer(waiting) }
+        if let silentSince { object["silentSince"] = .integer(silentSince) }
         return .object(object)
     }
 
@@ -55,5 +59,6 @@ public struct StoreDeviceState: Sendable, Hashable {
         schemaVersion = try reader.optionalInt("schemaVersion").map(Int64.init)
         lastImport = try reader.optionalInt("lastImport").map(Int64.init)
         waiting = try reader.optionalInt("waiting").map(Int64.init)
+        silentSince = try reader.optionalInt("silentSince").map(Int64.init)
     }
 }

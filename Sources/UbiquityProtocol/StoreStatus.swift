@@ -1,4 +1,5 @@
 public import UbiquityJSON
+import UbiquityPredicate
 
 /// One open relational store in `status`: its schema version and how far each device's log is
 /// imported (``StoreDeviceState``, with `lastImport` and `waiting`).
@@ -31,6 +32,10 @@ public struct StoreStatus: Sendable, Hashable {
     /// One sentence per device whose import does not go on, for `status`'s `degraded`.
     public var degradedSentences: [String] {
         devices.compactMap { device in
+            if let since = device.silentSince, device.state == "current" {
+                return "store \(store) of \(container): device \(device.device) has acknowledged nothing since \(ISODate.format(ISODate.seconds(milliseconds: since))); "
+                    + "this device keeps the segments it has not acknowledged until it does"
+            }
             switch device.state {
             case "degraded":
                 return "store \(store) of \(container): the import of device \(device.device) waits at a damaged segment (\(device.reason ?? device.code ?? "unknown"))"

@@ -58,6 +58,19 @@ public struct RowState: Sendable, Hashable {
         deletesSaw = VersionVector()
     }
 
+    /// Joins another register of the same row: the greater generation's writes and deletes (both
+    /// when equal), each column's greater write. The same as applying the changes behind both.
+    mutating func join(_ other: RowState) {
+        advance(to: other.generation)
+        if other.generation == generation {
+            if other.inserted { inserted = true }
+            writes.merge(other.writes)
+            deletes.merge(other.deletes)
+            deletesSaw.merge(other.deletesSaw)
+        }
+        for (name, column) in other.columns { _ = merge(column: name, column) }
+    }
+
     /// Merges one column write; returns the write that lost, when the two were a true conflict.
     mutating func merge(column name: String, _ incoming: ColumnState) -> (winner: ColumnState, loser: ColumnState)? {
         guard let current = columns[name] else {

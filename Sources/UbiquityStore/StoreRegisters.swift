@@ -4,9 +4,10 @@ public import UbiquityErrors
 /// A row's and a pair's merge registers as bytes: what the daemon's SQLite cache keeps beside
 /// each row so that it can go on merging after a restart exactly as ``StoreState`` would have.
 ///
-/// The cache is the daemon's own (deleting it rebuilds it from the segments), so this format
-/// carries no version: a cache written by another version of it is rebuilt, never read. Decoding
-/// still checks every byte — a damaged cache file must not make the daemon trap.
+/// The same bytes are a snapshot's registers (``Snapshot``), which travel between devices: this
+/// format is part of snapshot format 1, and changing it means a new snapshot format version.
+/// Decoding checks every byte — a damaged cache file or a hostile snapshot must not make the
+/// daemon trap.
 ///
 /// Values are written as in a segment (``Segment/write(_:to:)``); a reading is varint
 /// milliseconds, varint counter, and its device as 1 byte length + ASCII.

@@ -9,10 +9,10 @@ public import UbiquityErrors
 /// this type is the reference it is tested against.
 public struct StoreState: Sendable, Equatable {
     public private(set) var schema: Schema
-    private(set) var rows: [String: [RowID: RowState]] = [:]
-    private(set) var pairStates: [PairKey: PairState] = [:]
+    var rows: [String: [RowID: RowState]] = [:]
+    var pairStates: [PairKey: PairState] = [:]
     /// The pairs each row is in, either end: what a row's delete or return changes besides itself.
-    private var pairsByRow: [RowRef: Set<PairKey>] = [:]
+    var pairsByRow: [RowRef: Set<PairKey>] = [:]
 
     public init(schema: Schema) { self.schema = schema }
 

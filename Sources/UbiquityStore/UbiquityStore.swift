@@ -4,7 +4,8 @@
 // says what each import inserted, updated, deleted and settled.
 //
 // Also owns the byte form of a row's and a pair's merge registers (StoreRegisters), which the
-// daemon's cache keeps, and a row's address on the wire (StoreRowURL).
+// daemon's cache keeps, the snapshot format that carries them between devices (Snapshot) and the
+// join of two states register by register, and a row's address on the wire (StoreRowURL).
 //
 // Must not: touch the file system, the clock, randomness or the network. Time (wall-clock
 // milliseconds) and random row ids are passed in; the daemon reads and writes the segment files,

@@ -25,10 +25,11 @@ public final class DeviceStore: Sendable {
     public let folder: StoreFolder
     let database: Mutex<SQLiteDatabase>
     let limits: SegmentLimits
+    let compaction: CompactionPolicy
     let wall: @Sendable () -> Int64
     /// The one thread at a time that waits for this store's disk.
     let io: DispatchQueue
-    private let memory: Mutex<Memory>
+    let memory: Mutex<Memory>
 
     /// What the cache holds, kept in memory too (the merge engine works on it).
     struct Memory {
@@ -39,6 +40,15 @@ public final class DeviceStore: Sendable {
         /// This device's last segment, committed to the cache but not yet written as a file
         /// (the write failed): written before anything else.
         var unwritten: (sequence: UInt64, bytes: [UInt8])?
+        /// Per device, the newest of its snapshots joined into the state since the store opened.
+        var joinedSnapshots: [DeviceID: UInt64] = [:]
+        /// Snapshots that could not be read or joined, by device and sequence: each tried once.
+        var snapshotProblems: [SnapshotProblem] = []
+        /// This device's newest snapshot (0: none), and the last own segment compaction removed up to.
+        var ownSnapshot: UInt64 = 0
+        var compactedThrough: UInt64 = 0
+        /// What the last snapshot write or compaction that failed said (nil: none failed since).
+        var compactionFailure: String?
 
         var nextSequence: UInt64 { imported[clock.device, default: 0] &+ 1 }
     }
@@ -50,7 +60,7 @@ public final class DeviceStore: Sendable {
     ///
     /// - Parameter wall: this device's wall clock, milliseconds since 1970 (tests pass their own).
     public static func open(schema: Schema, device: DeviceID, container: Directory, store: String, databasePath: String,
-                            limits: SegmentLimits = SegmentLimits(),
+                            limits: SegmentLimits = SegmentLimits(), compaction: CompactionPolicy = CompactionPolicy(),
                             wall: @escaping @Sendable () -> Int64 = DeviceStore.systemWallClock) async throws -> DeviceStore {
         guard StoreLayout.isStoreName(store) else {
             throw StoreError(.invalidSchema, "'\(store)' cannot name a store: use 1 to 64 of A-Z a-z 0-9 _, not starting with a digit")
@@ -61,20 +71,23 @@ public final class DeviceStore: Sendable {
             let (database, contents) = try openCache(at: databasePath, schema: schema, device: device)
             var memory = Memory(state: contents.state, clock: HybridLogicalClock(device: device, latest: contents.clock), imported: contents.imported)
             if let pending = contents.pending, pending.sequence == memory.imported[device] { memory.unwritten = pending }
-            let opened = DeviceStore(schema: schema, device: device, folder: folder, database: database, limits: limits, wall: wall,
-                                     io: io, memory: memory)
+            folder.removeSnapshotTemporaries(of: device)
+            memory.ownSnapshot = folder.snapshotSequences(of: device).last ?? 0
+            let opened = DeviceStore(schema: schema, device: device, folder: folder, database: database, limits: limits,
+                                     compaction: compaction, wall: wall, io: io, memory: memory)
             try opened.withDatabase { db in _ = try opened.importBlocking(db) }
             return opened
         }
     }
 
     private init(schema: Schema, device: DeviceID, folder: StoreFolder, database: sending SQLiteDatabase, limits: SegmentLimits,
-                 wall: @escaping @Sendable () -> Int64, io: DispatchQueue, memory: Memory) {
+                 compaction: CompactionPolicy, wall: @escaping @Sendable () -> Int64, io: DispatchQueue, memory: Memory) {
         self.schema = schema
         self.device = device
         self.folder = folder
         self.database = Mutex(database)
         self.limits = limits
+        self.compaction = compaction
         self.wall = wall
         self.io = io
         self.memory = Mutex(memory)
@@ -87,7 +100,7 @@ public final class DeviceStore: Sendable {
 
     /// Takes the state out of memory (only on ``io``, between accesses), leaving an empty one,
     /// so that its storage is uniquely referenced and changed in place; the caller puts it back.
-    private func takeState() -> (StoreState, HybridLogicalClock) {
+    func takeState() -> (StoreState, HybridLogicalClock) {
         memory.withLock { m in
             let state = m.state
             m.state = StoreState(schema: schema)
@@ -96,14 +109,14 @@ public final class DeviceStore: Sendable {
     }
 
     /// The registers of `refs` that `state` has heard of.
-    private static func registers(_ refs: Set<RowRef>, in state: StoreState) -> [RowRef: RowState] {
+    static func registers(_ refs: Set<RowRef>, in state: StoreState) -> [RowRef: RowState] {
         var registers: [RowRef: RowState] = [:]
         for ref in refs { if let row = state.rowState(ref) { registers[ref] = row } }
         return registers
     }
 
     /// After a failed cache transaction, the state in memory is the cache's again.
-    private func reloadState(_ db: SQLiteDatabase) throws {
+    func reloadState(_ db: SQLiteDatabase) throws {
         let contents = try StoreCache.load(db, schema: schema, device: device)
         memory.withLock { $0.state = contents.state }
     }
@@ -184,6 +197,16 @@ public final class DeviceStore: Sendable {
             m.unwritten = (sequence, bytes)
         }
         try writeUnwritten()
+        if compaction.snapshotEvery > 0, sequence % compaction.snapshotEvery == 0 {
+            // The transaction is acknowledged already: a snapshot that cannot be written is
+            // reported (``compactionFailure``) and tried again at the next one.
+            do {
+                _ = try snapshotBlocking()
+                _ = try compactBlocking()
+            } catch {
+                memory.withLock { $0.compactionFailure = "snapshot \(sequence) of device \(device): \(error)" }
+            }
+        }
         return StoreCommit(sequence: sequence, result: made.result, token: token)
     }
 
@@ -205,7 +228,7 @@ public final class DeviceStore: Sendable {
 
     func importBlocking(_ db: SQLiteDatabase) throws -> [StoreImport] {
         try writeUnwritten()
-        var imports: [StoreImport] = []
+        var imports = try joinSnapshots(db)
         let others = folder.devices().filter { $0 != device }
         for source in [device] + others {
             while true {
@@ -217,6 +240,11 @@ public final class DeviceStore: Sendable {
             }
         }
         if !imports.isEmpty { try folder.writeAcknowledgements(of: device, memory.withLock { $0.imported }) }
+        do {
+            _ = try compactBlocking()
+        } catch {
+            memory.withLock { $0.compactionFailure = "compaction of device \(device)'s segments: \(error)" }
+        }
         return imports
     }
 
@@ -226,7 +254,15 @@ public final class DeviceStore: Sendable {
         }
         let bytes: [UInt8]
         switch folder.read(device: source, sequence: sequence, limit: limits.maxSegmentBytes) {
-        case nil: return (nil, .current)
+        case nil:
+            // Compacted away, and the snapshot that covers it cannot be read: that device's
+            // import waits for a snapshot it can read, and says so.
+            let problem = memory.withLock { $0.snapshotProblems.last { $0.device == source && $0.sequence >= sequence } }
+            if let problem {
+                return degraded(StoreErrorCode(rawValue: problem.code) ?? .segmentMalformed,
+                                "it is not here (compacted), and \(problem.reason)")
+            }
+            return (nil, .current)
         case .failure(let problem)?: return degraded(problem.code, problem.reason)
         case .success(let read)?: bytes = read
         }
@@ -397,7 +433,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// Runs `body` with the connection (on ``io``: the lock is never contended).
-    private func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+    func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         try database.withLock { (db: inout SQLiteDatabase) throws -> T in try body(db) }
     }
 

@@ -120,6 +120,12 @@ enum StoreCache {
     /// rows that appeared, vanished or changed generation.
     static func save(_ db: SQLiteDatabase, changes: [Change], before: [RowRef: RowState], after: StoreState) throws {
         let (rowRefs, pairKeys) = touched(by: changes, after.schema)
+        try save(db, rows: rowRefs, pairs: pairKeys, before: before, after: after)
+    }
+
+    /// Writes the rows `rowRefs` and pairs `pairKeys` as `after` has them (a snapshot joined
+    /// touches those it holds), as ``save(_:changes:before:after:)`` does.
+    static func save(_ db: SQLiteDatabase, rows rowRefs: Set<RowRef>, pairs pairKeys: Set<PairKey>, before: [RowRef: RowState], after: StoreState) throws {
         var shownToCheck = pairKeys
         for ref in rowRefs {
             guard let row = after.rowState(ref), let table = after.schema.table(ref.table) else { continue }

@@ -6,7 +6,7 @@ public import UbiquityStore
 /// ```
 /// <container>/.ubiquity-stores/<store>/logs/<device>/<sequence>   immutable segments, 1, 2, 3, …
 /// <container>/.ubiquity-stores/<store>/acks/<device>              how far <device> imported each device
-/// <container>/.ubiquity-stores/<store>/snapshots/                 (to come) merged states
+/// <container>/.ubiquity-stores/<store>/snapshots/<device>/<sequence>  <device>'s merged state after its segment <sequence>
 /// ```
 ///
 /// `.ubiquity-stores` is one of the sync engines' own names (`SyncEngineFiles`), like the
@@ -18,7 +18,10 @@ public enum StoreLayout {
     public static let acks = "acks"
     public static let snapshots = "snapshots"
 
-    /// A segment's file name: its sequence number in decimal, no leading zeros.
+    /// A file of a device's own in a store's folder: a log segment or a snapshot.
+    public enum Kind: Sendable, Hashable { case segment, snapshot }
+
+    /// A segment's (and a snapshot's) file name: its sequence number in decimal, no leading zeros.
     public static func segmentName(_ sequence: UInt64) -> String { String(sequence) }
 
     /// The sequence number a segment's file name stands for; nil for any other name (a

@@ -82,4 +82,24 @@ public enum FS {
             arrivals.wait(within: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
         }
     }
+
+    /// Waits until the names in `directory` satisfy `holds` — entries another process adds or
+    /// removes (a sync engine deleting what another device compacted) — woken by inotify on the
+    /// directory, never by looking again after a pause.
+    ///
+    /// - Throws: ``TimedOut`` when they do not within `seconds`; ``Failure`` when the directory
+    ///   cannot be read.
+    public static func waitForNames(in directory: String, within seconds: Double = 10, until holds: ([String]) -> Bool) throws {
+        OwnThreads.checkMayBlock("FS.waitForNames")
+        let changes = try FileEvents(watching: directory, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM))
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            // Looked at once the watch is in place: a change made before it is seen here.
+            let present = try names(directory)
+            if holds(present) { return }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { throw TimedOut(description: "the entries of \(directory) did not come to the awaited state within \(seconds) s: \(present.sorted())") }
+            changes.wait(within: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+        }
+    }
 }

@@ -2,10 +2,14 @@
 // with SIGKILL mid-write and mid-import, and the store's measurements. A development tool, never
 // installed.
 //
-//   store-rig write CONTAINER DATABASE DEVICE COUNT     commit COUNT one-row transactions, printing `ack N SEQUENCE` after each
+//   store-rig write CONTAINER DATABASE DEVICE COUNT [SNAPSHOT-EVERY]
+//                                                       commit COUNT one-row transactions, printing `ack N SEQUENCE` after each
+//                                                       (with a snapshot every SNAPSHOT-EVERY segments, and compaction; default none)
 //   store-rig import CONTAINER DATABASE DEVICE          open (importing everything present), print `imported N rows R`
 //   store-rig remote CONTAINER DEVICE ROWS PER-SEGMENT  write another device's log of ROWS inserts (pure engine, no cache)
 //   store-rig bench-commit DIRECTORY COUNT              commit latency (insert → fsync'ed), p50 and p99
+//   store-rig bench-snapshot CONTAINER DATABASE DEVICE  after `import`: one commit, then a snapshot (time, bytes),
+//                                                       then a new device starting from it (time, rows)
 //
 // Depends on: UbiquityStoreFiles, UbiquityStore, UbiquitySystem.
 import Glibc
@@ -26,12 +30,15 @@ enum StoreRig {
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {
             switch (arguments.first, arguments.count) {
-            case ("write", 5): try await write(container: arguments[1], database: arguments[2], device: arguments[3], count: Int(arguments[4]) ?? 0)
+            case ("write", 5), ("write", 6):
+                try await write(container: arguments[1], database: arguments[2], device: arguments[3], count: Int(arguments[4]) ?? 0,
+                                snapshotEvery: arguments.count == 6 ? UInt64(arguments[5]) ?? 0 : 0)
             case ("import", 4): try await importAll(container: arguments[1], database: arguments[2], device: arguments[3])
             case ("remote", 5): try remote(container: arguments[1], device: arguments[2], rows: Int(arguments[3]) ?? 0, perSegment: Int(arguments[4]) ?? 1)
             case ("bench-commit", 3): try await benchCommit(directory: arguments[1], count: Int(arguments[2]) ?? 0)
+            case ("bench-snapshot", 4): try await benchSnapshot(container: arguments[1], database: arguments[2], device: arguments[3])
             default:
-                say("usage: store-rig write|import|remote|bench-commit … (see the header of StoreRig.swift)", fd: 2)
+                say("usage: store-rig write|import|remote|bench-commit|bench-snapshot … (see the header of StoreRig.swift)", fd: 2)
                 exit(64)
             }
         } catch {
@@ -45,9 +52,10 @@ enum StoreRig {
         _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     }
 
-    static func open(_ container: String, _ database: String, _ device: String) async throws -> DeviceStore {
+    /// The crash tests count every segment file: no snapshots, so no compaction, unless asked.
+    static func open(_ container: String, _ database: String, _ device: String, snapshotEvery: UInt64 = 0) async throws -> DeviceStore {
         try await DeviceStore.open(schema: schema, device: DeviceID(device)!, container: try Directory.open(container),
-                                   store: "grocery", databasePath: database)
+                                   store: "grocery", databasePath: database, compaction: CompactionPolicy(snapshotEvery: snapshotEvery))
     }
 
     /// Row `n`'s id, the same in every run: the crash test checks which rows exist.
@@ -55,8 +63,8 @@ enum StoreRig {
         RowID(high: 0xA0A0_0000_0000_0000, low: UInt64(n))
     }
 
-    static func write(container: String, database: String, device: String, count: Int) async throws {
-        let store = try await open(container, database, device)
+    static func write(container: String, database: String, device: String, count: Int, snapshotEvery: UInt64) async throws {
+        let store = try await open(container, database, device, snapshotEvery: snapshotEvery)
         // Resumes after the rows a killed run acknowledged or committed.
         let start = try await store.cacheCount("t_items")
         for n in start..<count {
@@ -106,5 +114,23 @@ enum StoreRig {
         micros.sort()
         func rank(_ p: Double) -> Int64 { micros[min(micros.count - 1, max(0, Int((p * Double(micros.count)).rounded(.up)) - 1))] }
         say("commits \(count) p50 \(rank(0.5)) us p99 \(rank(0.99)) us max \(micros.last ?? 0) us")
+    }
+
+    /// The cost of a snapshot of everything the store holds, and of a new device starting from it.
+    static func benchSnapshot(container: String, database: String, device: String) async throws {
+        let store = try await open(container, database, device)
+        _ = try await store.commit([.insert(table: "items", id: rowID(device, 0), values: ["name": .string("one more")])])
+        let rows = try await store.cacheCount("t_items")
+        let start = DeviceStore.monotonicMicroseconds()
+        guard let sequence = try await store.writeSnapshot() else { throw RigError("no snapshot written") }
+        let written = DeviceStore.monotonicMicroseconds() - start
+        var info = stat()
+        let path = "\(container)/.ubiquity-stores/grocery/snapshots/\(device)/\(sequence)"
+        guard stat(path, &info) == 0 else { throw RigError("no snapshot at \(path)") }
+        say("snapshot of \(rows) rows: \(written / 1_000) ms, \(info.st_size) bytes")
+        let lateStart = DeviceStore.monotonicMicroseconds()
+        let late = try await open(container, database + ".late", "late")
+        let lateTime = DeviceStore.monotonicMicroseconds() - lateStart
+        say("a new device from it: \(try await late.cacheCount("t_items")) rows in \(lateTime / 1_000) ms")
     }
 }

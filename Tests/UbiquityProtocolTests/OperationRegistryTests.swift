@@ -116,7 +116,9 @@ struct OperationRegistryTests {
                                                    largest: [.init(path: "/c/Documents/big", size: 1000)], sync: "known",
                                                    devices: [.init(device: "B", connected: true, needs: 2)])]))
         try check(KVUnsubscribe.Result(store: 1))
-        let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"),
+        var silent = StoreDeviceState(device: "reader", imported: 0, state: "current")
+        silent.silentSince = 1_767_225_600_000
+        let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"), silent,
                       StoreDeviceState(device: "phone", imported: 1, state: "degraded", sequence: 2, code: "store.segmentChecksum", reason: "damaged"),
                       StoreDeviceState(device: "tablet", imported: 0, state: "needsUpgrade", sequence: 1, schemaVersion: 2)]
         try check(StoreDescription(container: "com.example.a", store: "grocery", device: "laptop", schema: StoreWireTests.grocery,

@@ -371,7 +371,8 @@ struct StoreDaemonTests {
             _ = try client.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"carrots"}}]}"#)
             let device = opened["device"]?.stringValue ?? "?"
             let base = daemon.root + "/" + Self.container + "/.ubiquity-stores"
-            for folder in [base, base + "/grocery", base + "/grocery/logs", base + "/grocery/acks", base + "/grocery/logs/" + device] {
+            for folder in [base, base + "/grocery", base + "/grocery/logs", base + "/grocery/acks", base + "/grocery/logs/" + device,
+                           base + "/grocery/snapshots", base + "/grocery/snapshots/" + device] {
                 var info = stat()
                 #expect(lstat(folder, &info) == 0, "\(folder)")
                 #expect(info.st_uid == 54321, "\(folder) belongs to uid \(info.st_uid)")

@@ -185,4 +185,32 @@ import UbiquityTesting
         let degraded = try b.result(#"{"id":6,"op":"status"}"#)["degraded"]?.arrayValue ?? []
         #expect(!degraded.contains { $0.stringValue?.contains("grocery") == true }, "\(degraded)")
     }
+
+    @Test("Compaction over Syncthing: A's 50th save writes a snapshot; once B has imported and acknowledged A's segments, A removes them and the removal reaches B; both keep every row")
+    func compactionRemovesAcknowledgedSegmentsOnBoth() async throws {
+        let (devices, a, b) = try await Self.started(["grocery": Self.schema()])
+        defer { devices.stop() }
+        var last = ""
+        for n in 2...50 {
+            let saved = try a.save("grocery", #"{"insert":"items","values":{"name":"item \#(n)"}}"#)
+            last = saved["inserted"]?.arrayValue?.first?.stringValue ?? ""
+            #expect(saved["segment"] == .integer(Int64(n)))
+        }
+        let own = "/.ubiquity-stores/grocery/logs/" + a.device, snapshots = "/.ubiquity-stores/grocery/snapshots/" + a.device
+        #expect(try FS.names(devices.a.container + snapshots) == ["50"])
+        // B imports A's 50 segments and acknowledges them; the acknowledgement reaches A, whose
+        // import pass removes its segments; Syncthing removes them from B's container too.
+        _ = try b.changes(of: "grocery", from: a.device) { Self.all("inserted", of: $0).contains(Self.url("grocery", "items", last)) }
+        try FS.waitForNames(in: devices.a.container + own, within: 60) { $0.allSatisfy { Int($0) == nil } }
+        try devices.waitUntilInSync()
+        #expect(try FS.names(devices.b.container + own).allSatisfy { Int($0) == nil }, "the removal reached B")
+        #expect(try FS.names(devices.b.container + snapshots) == ["50"], "the snapshot reached B")
+        let onA = try a.rows("grocery", "items"), onB = try b.rows("grocery", "items")
+        #expect(onA.count == 50 && Set(onA.keys) == Set(onB.keys))
+        // A goes on writing after compaction, and B imports it.
+        let saved = try a.save("grocery", #"{"insert":"items","values":{"name":"after"}}"#)
+        #expect(saved["segment"] == .integer(51))
+        let after = saved["inserted"]?.arrayValue?.first?.stringValue ?? ""
+        _ = try b.changes(of: "grocery", from: a.device) { Self.all("inserted", of: $0).contains(Self.url("grocery", "items", after)) }
+    }
 }

@@ -34,6 +34,9 @@ actor ContainerStore {
     private var lastImports: [DeviceID: Int64] = [:]
     /// The sync states last seen, to log each change of condition once (``SyncStateTransition``).
     private var lastStates: [DeviceSyncState] = []
+    /// The snapshot problems and the compaction failure already logged (each logged once).
+    private var loggedSnapshotProblems: Set<SnapshotProblem> = []
+    private var lastCompactionFailure: String?
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
     /// Imports the watcher asked for: whether one runs, and whether another was asked for since.
@@ -182,6 +185,7 @@ actor ContainerStore {
         if let commit {
             lastImports[device] = DeviceStore.systemWallClock()
             post(commit.result, from: device, token: commit.token, except: connection)
+            logCompaction()
         }
         return StoreSave.Result(container: container, store: name, inserted: inserted.map(\.description), clock: Self.clock(token),
                                 segment: commit.map { Int64(clamping: $0.sequence) })
@@ -217,11 +221,19 @@ actor ContainerStore {
     /// of its segments wait.
     func status() async -> StoreStatus {
         let waiting = (try? await files.waitingSegments()) ?? [:]
-        let devices = files.syncStates.map { state in
+        let silent = (try? await files.compactionStatus())?.silent ?? [:]
+        var devices = files.syncStates.map { state in
             var wire = Self.wire(state)
             wire.lastImport = lastImports[state.device]
             wire.waiting = waiting[state.device].map { Int64(clamping: $0) }
+            wire.silentSince = silent[state.device]
             return wire
+        }
+        // A device that only reads (no log of its own) is known by its acknowledgement file alone.
+        for (device, since) in silent.sorted(by: { $0.key < $1.key }) where !devices.contains(where: { $0.device == device.rawValue }) {
+            var wire = StoreDeviceState(device: device.rawValue, imported: 0, state: "current")
+            wire.silentSince = since
+            devices.append(wire)
         }
         return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices)
     }
@@ -260,6 +272,22 @@ actor ContainerStore {
             }
         }
         lastStates = states
+        logCompaction()
+    }
+
+    /// Logs each snapshot that cannot be used, once, and a failed snapshot write or compaction
+    /// once per new failure (docs/stores.md, "Snapshots and compaction").
+    func logCompaction() {
+        let base: Logger.Metadata = ["container": "\(container)", "store": "\(name)"]
+        for problem in files.snapshotProblems where loggedSnapshotProblems.insert(problem).inserted {
+            logger.warning("store snapshot unusable", metadata: base.merging(["device": "\(problem.device)", "snapshot": "\(problem.sequence)",
+                                                                             "code": "\(problem.code)", "reason": "\(problem.reason)"]) { a, _ in a })
+        }
+        let failure = files.compactionFailure
+        if let failure, failure != lastCompactionFailure {
+            logger.error("store compaction failed", metadata: base.merging(["reason": "\(failure)"]) { a, _ in a })
+        }
+        lastCompactionFailure = failure
     }
 
     /// A clock token on the wire: `s` and the cache's change-log token.

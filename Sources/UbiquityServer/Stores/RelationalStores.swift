@@ -138,9 +138,10 @@ public final class RelationalStores: Sendable {
         }
     }
 
-    /// As root, makes the store's folders in the container (`.ubiquity-stores/<store>/logs/<device>`
-    /// and `acks`) belong to the container's owner and group, as the key-value folder does, so
-    /// that the owner's sync engine can add other devices' logs beside this one's. Nothing when
+    /// As root, makes the store's folders in the container (`.ubiquity-stores/<store>/logs/<device>`,
+    /// `acks` and `snapshots/<device>`) belong to the container's owner and group, as the key-value
+    /// folder does, so that the owner's sync engine can add other devices' logs and snapshots beside
+    /// this one's. Nothing when
     /// the daemon is not root; nil, or what failed.
     private static func handOverFolders(root: HeldRoot, store: String, device: DeviceID, owner: UInt32?, group: UInt32?) -> String? {
         guard geteuid() == 0, owner != nil || group != nil else { return nil }
@@ -153,7 +154,14 @@ public final class RelationalStores: Sendable {
         for name in [StoreLayout.folder, store, StoreLayout.logs, device.rawValue] {
             if let problem = ensure(name, in: parent) { return problem }
             do { parent = try parent.openDirectory(name) } catch { return "\(error)" }
-            if name == store, let problem = ensure(StoreLayout.acks, in: parent) { return problem }
+            if name == store {
+                for own in [StoreLayout.acks, StoreLayout.snapshots] { if let problem = ensure(own, in: parent) { return problem } }
+                do {
+                    if let problem = ensure(device.rawValue, in: try parent.openDirectory(StoreLayout.snapshots)) { return problem }
+                } catch {
+                    return "\(error)"
+                }
+            }
         }
         return nil
     }

@@ -1,0 +1,148 @@
+import Synchronization
+import UbiquitySQLite
+import UbiquityStore
+import UbiquityErrors
+
+/// Snapshots and compaction (docs/stores.md, "Snapshots and compaction"): this device writes a
+/// snapshot of the merged state every ``CompactionPolicy/snapshotEvery`` of its own segments,
+/// removes its own segments once its newest snapshot covers them and every known device has
+/// acknowledged them, and joins another device's snapshot when it starts with an empty cache or
+/// meets a log whose next segment was compacted away.
+extension DeviceStore {
+    /// Writes a snapshot now, named after this device's last segment: its number, or nil when
+    /// this device has written no segment or its newest snapshot is already at its last segment.
+    public func writeSnapshot() async throws -> UInt64? {
+        try await Self.run(on: io) { try self.snapshotBlocking() }
+    }
+
+    /// Removes what compaction may of this device's own files (``CompactionPlan``) and says what
+    /// it decided; nil when its newest snapshot's segments are removed already.
+    public func compact() async throws -> CompactionPlan? {
+        try await Self.run(on: io) { try self.compactBlocking() }
+    }
+
+    /// What compaction would decide now, without removing anything: for status (who it waits
+    /// for, who is silent).
+    public func compactionStatus() async throws -> CompactionPlan {
+        try await Self.run(on: io) { self.planBlocking() }
+    }
+
+    /// The snapshots that could not be used since the store opened.
+    public var snapshotProblems: [SnapshotProblem] { memory.withLock { $0.snapshotProblems } }
+
+    /// What the last failed snapshot write or compaction said; nil once one succeeds.
+    public var compactionFailure: String? { memory.withLock { $0.compactionFailure } }
+
+    // MARK: - Writing and removing (on io)
+
+    func snapshotBlocking() throws -> UInt64? {
+        let (state, clock, imported, own) = memory.withLock { ($0.state, $0.clock, $0.imported, $0.ownSnapshot) }
+        guard let sequence = imported[device], sequence > own else { return nil }
+        let snapshot = try Snapshot(device: device, sequence: sequence, clock: clock.latest, watermarks: imported, state: state)
+        try folder.writeSnapshot(snapshot.encoded(), device: device, sequence: sequence)
+        memory.withLock { $0.ownSnapshot = max($0.ownSnapshot, sequence) }
+        return sequence
+    }
+
+    func compactBlocking() throws -> CompactionPlan? {
+        let (own, done) = memory.withLock { ($0.ownSnapshot, $0.compactedThrough) }
+        guard own > done else { return nil }
+        let plan = planBlocking()
+        for sequence in plan.segments { try folder.removeOwn(.segment, device: device, sequence: sequence) }
+        for sequence in plan.snapshots { try folder.removeOwn(.snapshot, device: device, sequence: sequence) }
+        memory.withLock { m in
+            m.compactedThrough = max(m.compactedThrough, min(own, plan.acknowledgedByAll))
+            m.compactionFailure = nil
+        }
+        return plan
+    }
+
+    func planBlocking() -> CompactionPlan {
+        let acknowledgements = folder.acknowledgements()
+        var known = Set(folder.devices()).union(folder.snapshotDevices()).union(acknowledgements.keys)
+        known.formUnion(memory.withLock { $0.imported.keys })
+        return CompactionPlan(device: device, segments: folder.segmentSequences(of: device), snapshots: folder.snapshotSequences(of: device),
+                              acknowledgements: acknowledgements, known: known, now: wall(),
+                              silentAfterMilliseconds: compaction.silentAfterMilliseconds)
+    }
+
+    // MARK: - Joining (on io)
+
+    /// Joins, for each device with snapshots, its newest usable one — when the cache is new, or
+    /// when that device's next segment is not here and the snapshot reaches past it (compacted
+    /// away). A snapshot that cannot be used is recorded once and an older one tried.
+    func joinSnapshots(_ db: SQLiteDatabase) throws -> [StoreImport] {
+        let fresh = memory.withLock { $0.imported.isEmpty }
+        var imports: [StoreImport] = []
+        for writer in folder.snapshotDevices() {
+            let (joined, failed, next) = memory.withLock { m in
+                (m.joinedSnapshots[writer] ?? 0, Set(m.snapshotProblems.filter { $0.device == writer }.map(\.sequence)),
+                 (m.imported[writer] ?? 0) &+ 1)
+            }
+            let candidates = folder.snapshotSequences(of: writer).filter { $0 > joined && $0 >= next && !failed.contains($0) }
+            guard !candidates.isEmpty, fresh || !folder.hasSegment(device: writer, sequence: next) else { continue }
+            newestUsable: for sequence in candidates.reversed() {
+                switch try joinOne(writer, sequence, db) {
+                case nil: continue
+                case .failure(let problem)?: memory.withLock { $0.snapshotProblems.append(problem) }
+                case .success(let joined)?:
+                    imports.append(joined)
+                    break newestUsable
+                }
+            }
+        }
+        return imports
+    }
+
+    private func joinOne(_ writer: DeviceID, _ sequence: UInt64, _ db: SQLiteDatabase) throws -> Result<StoreImport, SnapshotProblem>? {
+        func problem(_ code: StoreErrorCode, _ reason: String) -> Result<StoreImport, SnapshotProblem> {
+            .failure(SnapshotProblem(device: writer, sequence: sequence, code: code.rawValue, reason: "snapshot \(sequence) of device \(writer): \(reason)"))
+        }
+        let bytes: [UInt8]
+        switch folder.readSnapshot(device: writer, sequence: sequence, limit: compaction.snapshotLimits.maxSnapshotBytes) {
+        case nil: return nil
+        case .failure(let failure)?: return problem(failure.code, failure.reason)
+        case .success(let read)?: bytes = read
+        }
+        let snapshot: Snapshot
+        do {
+            snapshot = try Snapshot(decoding: bytes, schema: schema, limits: compaction.snapshotLimits)
+        } catch {
+            return problem(error.code, error.message)
+        }
+        guard snapshot.device == writer, snapshot.sequence == sequence else {
+            return problem(.segmentMalformed, "the file holds snapshot \(snapshot.sequence) of device \(snapshot.device)")
+        }
+        let refs = Set(snapshot.state.rowRegisters.map(\.ref)), pairs = Set(snapshot.state.pairRegisters.map(\.key))
+        var (state, clock) = takeState()
+        let before = Self.registers(refs, in: state)
+        var result = state.join(snapshot.state)
+        result.clockSkew = clock.receive(snapshot.clock, wall: wall())
+        var watermarks = memory.withLock { $0.imported }
+        var moved: [DeviceID: UInt64] = [:]
+        for (other, mark) in snapshot.watermarks where mark > watermarks[other] ?? 0 {
+            watermarks[other] = mark
+            moved[other] = mark
+        }
+        let changed = refs.filter { before[$0] != state.rowState($0) }
+        var token: Int64 = 0
+        do {
+            try db.transaction {
+                try StoreCache.save(db, rows: changed, pairs: pairs, before: before, after: state)
+                for (other, mark) in moved { try StoreCache.setImported(db, device: other, sequence: mark) }
+                try StoreCache.setClock(db, clock.latest)
+                token = try StoreCache.logChange(db, device: writer, sequence: sequence, result)
+            }
+        } catch {
+            try reloadState(db)
+            throw error
+        }
+        memory.withLock { m in
+            m.state = state
+            m.clock = clock
+            m.imported = watermarks
+            m.joinedSnapshots[writer] = sequence
+        }
+        return .success(StoreImport(device: writer, sequence: sequence, result: result, token: token))
+    }
+}
