@@ -125,17 +125,9 @@ extension DeviceStore {
             moved[other] = mark
         }
         let changed = refs.filter { before[$0] != state.rowState($0) }
-        var token: Int64 = 0
-        do {
-            try db.transaction {
-                try StoreCache.save(db, rows: changed, pairs: pairs, before: before, after: state)
-                for (other, mark) in moved { try StoreCache.setImported(db, device: other, sequence: mark) }
-                try StoreCache.setClock(db, clock.latest)
-                token = try StoreCache.logChange(db, device: writer, sequence: sequence, result)
-            }
-        } catch {
-            try reloadState(db)
-            throw error
+        let token = try commitImport(db, device: writer, sequence: sequence, result: result, clock: clock.latest) {
+            try StoreCache.save(db, rows: changed, pairs: pairs, before: before, after: state)
+            for (other, mark) in moved { try StoreCache.setImported(db, device: other, sequence: mark) }
         }
         memory.withLock { m in
             m.state = state

@@ -115,6 +115,23 @@ public final class DeviceStore: Sendable {
         return registers
     }
 
+    /// Saves an import of `device`'s `sequence` (a segment, or a snapshot joined) in one cache
+    /// transaction: what `save` writes, the clock and the change log; returns the change's token.
+    /// When it fails, the state in memory is the cache's again and the error is thrown.
+    func commitImport(_ db: SQLiteDatabase, device: DeviceID, sequence: UInt64, result: ImportResult, clock: HLC,
+                      _ save: () throws -> Void) throws -> Int64 {
+        do {
+            return try db.transaction {
+                try save()
+                try StoreCache.setClock(db, clock)
+                return try StoreCache.logChange(db, device: device, sequence: sequence, result)
+            }
+        } catch {
+            try reloadState(db)
+            throw error
+        }
+    }
+
     /// After a failed cache transaction, the state in memory is the cache's again.
     func reloadState(_ db: SQLiteDatabase) throws {
         let contents = try StoreCache.load(db, schema: schema, device: device)
@@ -290,17 +307,9 @@ public final class DeviceStore: Sendable {
             return degraded(error.code, error.message)
         }
         if let latest = segment.changes.map(\.clock).max() { result.clockSkew = clock.receive(latest, wall: wall()) }
-        var token: Int64 = 0
-        do {
-            try db.transaction {
-                try StoreCache.save(db, changes: segment.changes, before: before, after: state)
-                try StoreCache.setImported(db, device: source, sequence: sequence)
-                try StoreCache.setClock(db, clock.latest)
-                token = try StoreCache.logChange(db, device: source, sequence: sequence, result)
-            }
-        } catch {
-            try reloadState(db)
-            throw error
+        let token = try commitImport(db, device: source, sequence: sequence, result: result, clock: clock.latest) {
+            try StoreCache.save(db, changes: segment.changes, before: before, after: state)
+            try StoreCache.setImported(db, device: source, sequence: sequence)
         }
         memory.withLock { m in
             m.state = state

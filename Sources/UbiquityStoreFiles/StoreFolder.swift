@@ -68,16 +68,7 @@ public struct StoreFolder: Sendable {
     /// name, `fsync`, a link to its name that never replaces a file, the folder `fsync`ed).
     @available(*, noasync, message: "fsync waits for the disk: run it on a thread of its own")
     public func writeSnapshot(_ bytes: [UInt8], device: DeviceID, sequence: UInt64) throws(SystemCallError) {
-        try snapshots.makeDirectory(device.rawValue)
-        let folder = try snapshots.openDirectory(device.rawValue)
-        let name = StoreLayout.segmentName(sequence)
-        do {
-            try bytes.withUnsafeBytes { buffer in
-                Result { () throws(SystemCallError) in try folder.createNew(name, with: buffer) }
-            }.get()
-        } catch where error.errno == EEXIST {
-            guard case .success(let present)? = folder.read(name, limit: bytes.count + 1), present == bytes else { throw error }
-        }
+        try Self.writeImmutable(bytes, in: snapshots, device: device, sequence: sequence)
     }
 
     /// Removes what a write of this device's snapshots left when it was cut short (`kill -9`
@@ -142,8 +133,15 @@ public struct StoreFolder: Sendable {
     /// - Throws: ``SystemCallError``; `EEXIST` when the name holds other bytes.
     @available(*, noasync, message: "fsync waits for the disk: run it on a thread of its own")
     public func writeOwn(_ bytes: [UInt8], device: DeviceID, sequence: UInt64) throws(SystemCallError) {
-        try logs.makeDirectory(device.rawValue)
-        let folder = try logs.openDirectory(device.rawValue)
+        try Self.writeImmutable(bytes, in: logs, device: device, sequence: sequence)
+    }
+
+    /// `<parent>/<device>/<sequence>` created durably and never replaced (``writeOwn(_:device:sequence:)``
+    /// says how); the same bytes already there are fine.
+    @available(*, noasync, message: "fsync waits for the disk: run it on a thread of its own")
+    private static func writeImmutable(_ bytes: [UInt8], in parent: Directory, device: DeviceID, sequence: UInt64) throws(SystemCallError) {
+        try parent.makeDirectory(device.rawValue)
+        let folder = try parent.openDirectory(device.rawValue)
         let name = StoreLayout.segmentName(sequence)
         do {
             try bytes.withUnsafeBytes { buffer in
