@@ -58,8 +58,11 @@ public final class TwoDevices: @unchecked Sendable {
     }
 
     /// Creates both devices and returns once both daemons listen and the Syncthing instances are
-    /// connected to each other.
-    public static func start(within seconds: Double = 60) async throws -> TwoDevices {
+    /// connected to each other. With `followingSyncthing`, each daemon follows its device's
+    /// Syncthing (`[sync]` with its `config.xml`), so items carry real sync attributes (`make
+    /// demo-sync`, the benchmarks); otherwise the daemons know nothing of the engine, as the tests
+    /// that start their own follower want.
+    public static func start(within seconds: Double = 60, followingSyncthing: Bool = false) async throws -> TwoDevices {
         var template = Array("/tmp/ubq2-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
@@ -99,7 +102,21 @@ public final class TwoDevices: @unchecked Sendable {
             try supervisor.run()
             func device(_ name: String) throws -> Device {
                 let root = directory + "/" + name + "/root"
-                let daemon = try TestDaemon(containers: [], arguments: ["--root", root, "--socket", "{socket}"])
+                var arguments = ["--root", root, "--socket", "{socket}"]
+                if followingSyncthing {
+                    let config = directory + "/" + name + "/ubiquityd.toml"
+                    try """
+                        [[roots]]
+                        path = "\(root)"
+
+                        [sync]
+                        engine = "syncthing"
+                        config_xml = "\(directory)/\(name)/syncthing/config.xml"
+
+                        """.write(toFile: config, atomically: true, encoding: .utf8)
+                    arguments = ["--config", config, "--socket", "{socket}"]
+                }
+                let daemon = try TestDaemon(containers: [], arguments: arguments)
                 return Device(name: name, root: root, container: root + "/" + containerID, daemon: daemon,
                               syncthing: SyncthingREST(socket: directory + "/" + name + "/syncthing/rest.sock", apiKey: apiKey),
                               deviceID: ids[name]!)

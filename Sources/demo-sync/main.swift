@@ -46,6 +46,7 @@ let usage = """
     Starts two devices on this machine: two container roots holding com.example.grocery, two
     ubiquityd and two Syncthing instances replicating the container, the Syncthing instances in a
     private network namespace (loopback only; discovery, relays, NAT, reporting and upgrades off).
+    Each ubiquityd follows its device's Syncthing ([sync]): items carry real sync attributes.
     Prints each device's socket and commands to try, then waits. Ctrl-C or SIGTERM stops
     everything it started and removes its temporary directories (exit 0). Needs root (unshare).
 
@@ -80,7 +81,7 @@ func say(_ text: String) {
 let devices: TwoDevices
 do {
     say("Starting two devices (two ubiquityd, two Syncthing instances)…\n")
-    devices = try await TwoDevices.start()
+    devices = try await TwoDevices.start(followingSyncthing: true)
 } catch {
     standardError.write("demo-sync: \(error)\n")
     exit(1)
@@ -120,6 +121,11 @@ banner += """
       B: \(grocery) --store relational list --tag mall --socket \(b)
       B: \(ubiq) store fetch grocery items --related tags --socket \(b)
       A: \(ubiq) store status --socket \(a)
+
+    Sync status (each daemon follows its Syncthing):
+      A: \(ubiq) watch "isUploaded == NO" --attr name --attr isUploaded --socket \(a)
+      B: \(grocery) status --socket \(b)
+      A: \(ubiq) storage --socket \(a)
 
     The engine itself:
       A: curl -s --unix-socket \(quoted(devices.a.syncthing.socket)) -H 'X-API-Key: \(devices.a.syncthing.apiKey)' http://syncthing/rest/system/connections
