@@ -38,6 +38,32 @@ import UbiquityTesting
         #expect(outside.status == 1 && FileManager.default.fileExists(atPath: "/etc/hostname"), "\(outside.stderr)")
     }
 
+    @Test func removesTheDataScopeAsOneUnitAndKeepsDocumentsAndWhatTheDaemonKeeps() throws {
+        let daemon = try TestDaemon(prepare: { root in
+            let container = root + "/com.example.grocery"
+            for directory in ["/Documents", "/cache/thumbnails", "/.ubiquity-kv"] {
+                try FileManager.default.createDirectory(atPath: container + directory, withIntermediateDirectories: true)
+            }
+            for (file, text) in [("/Documents/Item_1", "Milk"), ("/cache/thumbnails/1.png", "png"), ("/settings.plist", "{}"),
+                                 ("/.hidden", "h"), ("/.stignore", "(?d).ubiquity-sync-*\n"), ("/.ubiquity-kv/laptop.json", "{}")] {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: container + file))
+            }
+        })
+        defer { daemon.stop(); daemon.cleanUp() }
+        let s = ["--socket", daemon.socket], container = daemon.root + "/com.example.grocery"
+
+        let mixed = try ubiq.run(["rm", "--everywhere", "--data", container + "/settings.plist"] + s)
+        #expect(mixed.status == 64 && mixed.stderr.contains("name no paths with it"), "\(mixed.stderr)")
+        let removed = try ubiq.run(["rm", "--everywhere", "--data", "--container", "com.example.grocery"] + s)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout == ["/.hidden", "/cache", "/settings.plist"].map { "removed \(container)\($0)\n" }.joined(), "\(removed.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: container).sorted() == [".stignore", ".ubiquity-kv", "Documents"])
+        #expect(try String(contentsOfFile: container + "/Documents/Item_1", encoding: .utf8) == "Milk")
+
+        let again = try ubiq.run(["rm", "--everywhere", "--data", "--json"] + s)
+        #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.contains("the data scope is empty"), "\(again.stdout)\(again.stderr)")
+    }
+
     @Test func anotherUserRemovesOnlyWhatItsRightsAllow() throws {
         // The container is root's, shared with group 54321: members may use it, and remove in
         // Documents/ only once the directory lets the group write.
