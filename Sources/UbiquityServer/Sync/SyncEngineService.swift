@@ -128,8 +128,9 @@ struct SyncEngineService: Service {
                 let moved = progress.take(batch)
                 if moved { await askTotalBlocks(client, key, &progress) }
                 guard batch.contains(where: { Self.factEvents.contains($0.type) }) else {
-                    // Progress alone: the facts last read, with the new percentages.
-                    if moved { await publish(read, progress: &progress) }
+                    // Progress alone: the facts last read, with the new percentages (those lists
+                    // are older than the events: they forget nothing).
+                    if moved { await publish(read, progress: &progress, listsReadAfterEvents: false) }
                     break
                 }
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
@@ -288,7 +289,7 @@ struct SyncEngineService: Service {
             guard let id = try? ContainerID(folder.container) else { continue }
             read.append(FolderFacts(container: id, folder: folder.folder, facts: facts))
         }
-        await publish(read, progress: &progress)
+        await publish(read, progress: &progress, listsReadAfterEvents: true)
         return (readAt, read)
     }
 
@@ -299,13 +300,16 @@ struct SyncEngineService: Service {
         var facts: ContainerSyncFacts
     }
 
-    /// Hands each container's facts to the index with the transfers in flight laid over them;
-    /// progress the need lists show finished is forgotten first.
-    private func publish(_ read: [FolderFacts], progress: inout TransferProgress) async {
+    /// Hands each container's facts to the index with the transfers in flight laid over them.
+    /// When the need lists were read after the events taken, progress they show finished (no
+    /// longer needed) is forgotten first; older lists cannot tell.
+    private func publish(_ read: [FolderFacts], progress: inout TransferProgress, listsReadAfterEvents: Bool) async {
         for entry in read {
             var facts = entry.facts
             if facts.known {
-                _ = progress.retain(folder: entry.folder, localNeed: facts.localNeed, remoteNeed: facts.remoteNeed)
+                if listsReadAfterEvents {
+                    _ = progress.retain(folder: entry.folder, localNeed: facts.localNeed, remoteNeed: facts.remoteNeed)
+                }
                 facts.downloadPercents = progress.downloadPercents(folder: entry.folder)
                 facts.uploadPercents = progress.uploadPercents(folder: entry.folder)
             }
