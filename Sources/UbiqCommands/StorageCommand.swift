@@ -9,7 +9,8 @@ struct StorageCommand: AsyncParsableCommand {
         usage: "ubiq storage [--container <id>] [--largest <count>] [<options>]",
         discussion: """
             Per container you may read: items and bytes in Documents/ and in the data scope (a \
-            package counts as one item, with the sum of its contents), the largest documents, and \
+            package counts as one item, with the sum of its contents), evicted items (files on \
+            demand) with the bytes downloading them would take, the largest documents, and \
             — when the daemon follows a sync engine that shares the container — how many paths \
             each other device still needs. Counted from the daemon's index: nothing is read from \
             disk.
@@ -52,6 +53,9 @@ struct StorageCommand: AsyncParsableCommand {
             ["documents", items(c.documentsItems) + ", \(c.documentsBytes) bytes"],
             ["data", items(c.dataItems) + ", \(c.dataBytes) bytes"],
         ]
+        if c.evictedItems > 0 {
+            rows.append(["evicted", items(c.evictedItems) + ", \(c.evictedBytes) bytes when downloaded"])
+        }
         let width = c.largest.map { String($0.size).count }.max() ?? 0
         for (i, document) in c.largest.enumerated() {
             let size = String(document.size)

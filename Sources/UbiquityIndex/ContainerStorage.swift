@@ -20,6 +20,10 @@ public struct ContainerStorage: Sendable, Hashable {
     public var documentsBytes: Int64 = 0
     public var dataItems = 0
     public var dataBytes: Int64 = 0
+    /// Evicted items (files on demand: placeholders), and the bytes their last known sizes add up
+    /// to — what downloading them all would take. They count in their scope's items, with 0 bytes.
+    public var evictedItems = 0
+    public var evictedBytes: Int64 = 0
     /// Largest first (ties by path), at most the number asked for.
     public var largest: [Document] = []
     /// Empty without a sync engine, or while its facts are unknown.

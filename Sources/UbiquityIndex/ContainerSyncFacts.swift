@@ -21,6 +21,12 @@ public struct ContainerSyncFacts: Sendable, Hashable {
     /// Paths the engine indexed after ``readAt``, with when (its `LocalIndexUpdated` events);
     /// a directory or package holds the latest time of anything inside.
     public private(set) var indexedAt: [String: Int64]
+    /// Paths being downloaded here with how much is here, 0–100 (the engine's byte progress:
+    /// Syncthing's `DownloadProgress`, only for files of 10 blocks or more).
+    public var downloadPercents: [String: Int64] = [:]
+    /// Paths other devices are fetching from here, with how much each holds, 0–100 (Syncthing's
+    /// `RemoteDownloadProgress`, only for files of 10 blocks or more).
+    public var uploadPercents: [String: [String: Int64]] = [:]
 
     /// Every ancestor directory of a path in ``localNeed`` / any ``remoteNeed`` set (a package or
     /// folder is out of sync when anything inside is).
@@ -72,23 +78,30 @@ public struct ContainerSyncFacts: Sendable, Hashable {
                                        isUploaded: false, isUploading: false, percentUploaded: 0,
                                        uploadedToAllDevices: false, currentVersionDevices: [])
         }
-        let neededHere = localNeed.contains(relative) || localNeedDirectories.contains(relative)
+        let downloaded = downloadPercents[relative]
+        let neededHere = localNeed.contains(relative) || localNeedDirectories.contains(relative) || downloaded != nil
+        let fetchedBy = uploadPercents[relative] ?? [:]
         var holders: [String] = []
         var fetching = false
+        // Per device sharing the container: 100 when it holds the current version, else how much
+        // of it its fetch holds (0 when no progress is known); their mean is `percentUploaded`.
+        var held: Int64 = 0
         for device in devices {
             let needs = remoteNeed[device].map { $0.contains(relative) } ?? true
                 || (remoteNeedDirectories[device]?.contains(relative) ?? false)
             if needs {
-                if connected.contains(device) { fetching = true }
+                if connected.contains(device) || fetchedBy[device] != nil { fetching = true }
+                held += min(max(fetchedBy[device] ?? 0, 0), 100)
             } else {
                 holders.append(device)
+                held += 100
             }
         }
-        let percent: Int64 = devices.isEmpty ? 0 : Int64(holders.count * 100 / devices.count)
+        let percent: Int64 = devices.isEmpty ? 0 : held / Int64(devices.count)
         return SyncAttributeValues(
             downloadingStatus: neededHere ? .downloaded : .current,
             isDownloading: neededHere && pullErrors[relative] == nil,
-            percentDownloaded: neededHere ? 0 : 100,
+            percentDownloaded: neededHere ? min(max(downloaded ?? 0, 0), 100) : 100,
             isUploaded: !holders.isEmpty,
             isUploading: fetching,
             percentUploaded: percent,
@@ -111,6 +124,10 @@ public struct ContainerSyncFacts: Sendable, Hashable {
         for (path, reason) in other.pullErrors where pullErrors[path] != reason { paths.insert(path) }
         for (path, time) in indexedAt where other.indexedAt[path] != time { paths.insert(path) }
         for path in other.indexedAt.keys where indexedAt[path] == nil { paths.insert(path) }
+        for (path, percent) in downloadPercents where other.downloadPercents[path] != percent { paths.insert(path) }
+        for path in other.downloadPercents.keys where downloadPercents[path] == nil { paths.insert(path) }
+        for (path, byDevice) in uploadPercents where other.uploadPercents[path] != byDevice { paths.insert(path) }
+        for path in other.uploadPercents.keys where uploadPercents[path] == nil { paths.insert(path) }
         return paths
     }
 }

@@ -1,7 +1,7 @@
 /// `storage`: what a container's items take, counted from the index (no disk access).
 extension MetadataIndex {
-    /// Items and bytes per scope, the `largest` largest documents and, from the sync engine's
-    /// facts, what each other device needs. Sizes are as queries report them (a package: the sum of
+    /// Items and bytes per scope, evicted items with their last known sizes, the `largest`
+    /// largest documents and, from the sync engine's facts, what each other device needs. Sizes are as queries report them (a package: the sum of
     /// its contents; a directory: 0), summed without trapping.
     func storage(ofContainer index: Int, largest count: Int) -> ContainerStorage {
         var storage = ContainerStorage()
@@ -10,6 +10,10 @@ extension MetadataIndex {
             let item = IndexedItem(self, id)
             // An evicted item takes no space here (its placeholder has no data blocks).
             let size: Int64 = item.isPackage ? item.packageSize : (item.stat.kind == .directory || item.stat.evicted ? 0 : item.stat.size)
+            if item.stat.evicted {
+                storage.evictedItems += 1
+                storage.evictedBytes = storage.evictedBytes.saturatingAdding(max(item.stat.size, 0))
+            }
             switch item.scope {
             case .documents:
                 storage.documentsItems += 1

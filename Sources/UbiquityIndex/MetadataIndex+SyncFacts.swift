@@ -10,9 +10,10 @@ extension MetadataIndex {
             values = .singleMachine
         }
         if stat(id).evicted {
-            // Evicted: not here, whatever else is known; downloading once the engine needs it.
+            // Evicted: not here, whatever else is known; downloading once the engine needs it
+            // (with the engine's byte progress, when it reports one).
             values.downloadingStatus = .notDownloaded
-            if values.percentDownloaded != nil { values.percentDownloaded = 0 }
+            if values.isDownloading != true, values.percentDownloaded != nil { values.percentDownloaded = 0 }
         }
         return values
     }

@@ -32,12 +32,16 @@ public struct StorageResult: OperationResult, Hashable {
         public var dataItems: Int
         public var dataBytes: Int64
         public var largest: [Largest]
+        /// Evicted items (placeholders) and the bytes of their last known sizes (`evicted`:
+        /// `items`, `bytes`); 0 from a daemon that does not say.
+        public var evictedItems: Int
+        public var evictedBytes: Int64
         /// `none` (no sync engine shares it), `known`, or `unknown` (the engine cannot be asked now).
         public var sync: String
         public var devices: [Device]
 
         public init(container: String, documentsItems: Int, documentsBytes: Int64, dataItems: Int, dataBytes: Int64,
-                    largest: [Largest], sync: String, devices: [Device]) {
+                    largest: [Largest], sync: String, devices: [Device], evictedItems: Int = 0, evictedBytes: Int64 = 0) {
             self.container = container
             self.documentsItems = documentsItems
             self.documentsBytes = documentsBytes
@@ -46,6 +50,8 @@ public struct StorageResult: OperationResult, Hashable {
             self.largest = largest
             self.sync = sync
             self.devices = devices
+            self.evictedItems = evictedItems
+            self.evictedBytes = evictedBytes
         }
 
         public var json: JSONValue {
@@ -53,6 +59,7 @@ public struct StorageResult: OperationResult, Hashable {
                 "container": .string(container),
                 "documents": .object(["items": .integer(Int64(documentsItems)), "bytes": .integer(documentsBytes)]),
                 "data": .object(["items": .integer(Int64(dataItems)), "bytes": .integer(dataBytes)]),
+                "evicted": .object(["items": .integer(Int64(evictedItems)), "bytes": .integer(evictedBytes)]),
                 "largest": .array(largest.map { .object(["path": .string($0.path), "size": .integer($0.size)]) }),
                 "sync": .string(sync),
                 "devices": .array(devices.map {
@@ -70,6 +77,14 @@ public struct StorageResult: OperationResult, Hashable {
             let data = try FieldReader(try reader.value("data"), context: context + ".data")
             dataItems = try data.int("items")
             dataBytes = Int64(try data.int("bytes"))
+            if let evicted = try reader.optionalObject("evicted") {
+                let counts = try FieldReader(.object(evicted), context: context + ".evicted")
+                evictedItems = try counts.int("items")
+                evictedBytes = Int64(try counts.int("bytes"))
+            } else {
+                evictedItems = 0
+                evictedBytes = 0
+            }
             largest = try reader.list("largest") { (value, at) throws(ProtocolError) in
                 let item = try FieldReader(value, context: at)
                 return Largest(path: try item.string("path"), size: Int64(try item.int("size")))

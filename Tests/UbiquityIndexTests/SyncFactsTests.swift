@@ -48,6 +48,29 @@ struct SyncFactsTests {
         #expect(after.changedPaths(comparedTo: before)?.isSuperset(of: ["Documents/Item_1", "Documents/grocery.gro"]) == true)
     }
 
+    @Test("Byte progress: percentDownloaded from the download here, percentUploaded the mean over the devices, a change of either a changed path")
+    func progress() {
+        var f = Self.facts
+        f.downloadPercents = ["Documents/stale": 42, "Documents/big": 7]
+        f.uploadPercents = ["Documents/new": ["B": 30]]
+        let stale = f.values(for: "Documents/stale", modified: 10)
+        #expect(stale.downloadingStatus == .downloaded && stale.percentDownloaded == 42)
+        // A download the need list read before it began does not name yet: downloading all the same.
+        let big = f.values(for: "Documents/big", modified: 10)
+        #expect(big.downloadingStatus == .downloaded && big.isDownloading == true && big.percentDownloaded == 7)
+        // B holds 30 % of it, C none: (30 + 0) / 2.
+        let new = f.values(for: "Documents/new", modified: 10)
+        #expect(new.isUploading == true && new.percentUploaded == 15 && new.isUploaded == false)
+        #expect(f.values(for: "Documents/Item_1", modified: 10).percentDownloaded == 100)
+        var later = f
+        later.downloadPercents = ["Documents/stale": 80]
+        later.uploadPercents = ["Documents/new": ["B": 30]]
+        #expect(later.changedPaths(comparedTo: f) == ["Documents/stale", "Documents/big"])
+        later.uploadPercents = [:]
+        #expect(later.changedPaths(comparedTo: f) == ["Documents/stale", "Documents/big", "Documents/new"])
+        #expect(Self.facts.values(for: "Documents/stale", modified: 10).percentDownloaded == 0)   // no progress reported: 0
+    }
+
     @Test("The paths whose attributes may change; all of them when devices, connections or knowing change")
     func changedPaths() {
         let f = Self.facts

@@ -7,7 +7,7 @@ import UbiquityTesting
 /// again) and drop more events than its 1,000-event buffer keeps. It answers what the daemon asks
 /// (`/rest/system/status`, `/rest/config/folders` with one folder shared with one other device,
 /// `/rest/system/connections`, `/rest/db/need`, `/rest/db/remoteneed`, `/rest/folder/errors`,
-/// `/rest/events`), one connection per request, each on a thread of its own. A poll of
+/// `/rest/db/file` (its `global.numBlocks` only), `/rest/events`), one connection per request, each on a thread of its own. A poll of
 /// `/rest/events?since=N` answers at once the events past N, or waits for one (on a condition,
 /// at most `quietSeconds`) and answers an empty list, as Syncthing does after its timeout.
 final class FakeSyncthing: @unchecked Sendable {
@@ -22,6 +22,10 @@ final class FakeSyncthing: @unchecked Sendable {
         var events: [(id: Int64, type: String)] = []
         /// The paths the other device needs (`/rest/db/remoteneed`).
         var remoteNeed: [String] = []
+        /// The `data` of an event, by id (none: an empty object).
+        var eventData: [Int64: [String: Any]] = [:]
+        /// Each file's block count (`/rest/db/file`: `global.numBlocks`); a file not named: 404.
+        var numBlocks: [String: Int] = [:]
     }
 
     static let device = "AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA"
@@ -137,6 +141,11 @@ final class FakeSyncthing: @unchecked Sendable {
             return (200, ["files": state.remoteNeed.map { ["name": $0] }])
         case "/rest/folder/errors":
             return (200, ["errors": [Any]()])
+        case "/rest/db/file":
+            guard let file = query["file"]?.removingPercentEncoding, let blocks = state.numBlocks[file] else {
+                return (404, ["error": "no such file"])
+            }
+            return (200, ["global": ["name": file, "numBlocks": blocks], "local": ["name": file, "numBlocks": blocks]])
         case "/rest/events":
             let since = Int64(query["since"] ?? "0") ?? 0
             var past = state.events.filter { $0.id > since }
@@ -149,7 +158,8 @@ final class FakeSyncthing: @unchecked Sendable {
                     past = state.events.filter { $0.id > since }
                 }
             }
-            return (200, past.map { ["id": $0.id, "globalID": $0.id, "type": $0.type, "time": "2026-11-25T10:00:00Z", "data": [String: Any]()] })
+            return (200, past.map { ["id": $0.id, "globalID": $0.id, "type": $0.type, "time": "2026-11-25T10:00:00Z",
+                                      "data": state.eventData[$0.id] ?? [String: Any]()] })
         default:
             return (404, ["error": "no such endpoint in the stand-in"])
         }

@@ -37,6 +37,7 @@ struct StorageTests {
             let largest = grocery["largest"]?.arrayValue?.compactMap { $0["path"]?.stringValue?.split(separator: "/").last.map(String.init) }
             #expect(largest == ["big", "grocery.gro"])
             #expect(grocery["sync"]?.stringValue == "none" && grocery["devices"]?.arrayValue?.isEmpty == true)
+            #expect(grocery["evicted"]?["items"]?.intValue == 0 && grocery["evicted"]?["bytes"]?.intValue == 0, "\(grocery)")
 
             // The sync engine's facts: device B needs two paths, C none.
             let container = try ContainerID("com.example.grocery")
@@ -57,6 +58,30 @@ struct StorageTests {
                     "\(tooMany)")
             let unknownContainer = try Self.storage(client, #"{"id":5,"op":"storage","container":"com.example.nope"}"#)
             #expect(unknownContainer["error"]?["code"]?.stringValue == "container.unknown", "\(unknownContainer)")
+        }
+    }
+
+    @Test("Evicted items: counted with their scope's items at 0 bytes, and apart with the bytes of their last known sizes")
+    func evicted() async throws {
+        try await withDaemon(prepare: { root in
+            try Self.tree(root)
+            // Two placeholders as eviction leaves them: empty of data, the item's size kept.
+            let documents = root + "/com.example.grocery/Documents"
+            for (name, size) in [("gone", 300), ("gone too", 7)] {
+                let placeholder = documents + "/." + name + ".ubiquity-evicted"
+                #expect(FileManager.default.createFile(atPath: placeholder, contents: nil))
+                #expect(truncate(placeholder, off_t(size)) == 0)
+            }
+        }) { daemon in
+            let client = try RawClient(socket: daemon.socket)
+            _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
+            let answer = try Self.storage(client, #"{"id":1,"op":"storage","largest":10}"#)
+            let grocery = try #require(answer["result"]?["containers"]?.arrayValue?.first, "\(answer)")
+            #expect(grocery["evicted"]?["items"]?.intValue == 2 && grocery["evicted"]?["bytes"]?.intValue == 307, "\(grocery)")
+            // In Documents/ as items, taking no space here; never among the largest.
+            #expect(grocery["documents"]?["items"]?.intValue == 6 && grocery["documents"]?["bytes"]?.intValue == 1154, "\(grocery)")
+            let largest = grocery["largest"]?.arrayValue?.compactMap { $0["path"]?.stringValue?.split(separator: "/").last.map(String.init) }
+            #expect(largest == ["big", "grocery.gro", "Item_1"], "\(grocery)")
         }
     }
 

@@ -12,7 +12,8 @@ extension Storage: AnsweredOperation {
                 dataItems: storage.dataItems, dataBytes: storage.dataBytes,
                 largest: storage.largest.map { .init(path: $0.path, size: $0.size) },
                 sync: storage.syncKnown.map { $0 ? "known" : "unknown" } ?? "none",
-                devices: storage.devices.map { .init(device: $0.device, connected: $0.connected, needs: $0.needs) }))
+                devices: storage.devices.map { .init(device: $0.device, connected: $0.connected, needs: $0.needs) },
+                evictedItems: storage.evictedItems, evictedBytes: storage.evictedBytes))
         }
         return StorageResult(containers: answered)
     }

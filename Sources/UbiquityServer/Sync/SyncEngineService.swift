@@ -86,7 +86,9 @@ struct SyncEngineService: Service {
         var shared = try await readFolders(client, key, device: device, announce: false)
         // Items changed before this read count as known to the engine; later changes only once
         // an index event names them (IndexedPaths).
-        var baseline = try await readFacts(client, key, shared: shared, device: device)
+        // Transfers in flight (progress events), laid over every read of the facts.
+        var progress = TransferProgress()
+        var (baseline, read) = try await readFacts(client, key, shared: shared, device: device, progress: &progress)
         var indexed = IndexedPaths()
         announceConnected()
         onConnected()
@@ -118,16 +120,24 @@ struct SyncEngineService: Service {
                               metadata: ["engine": "\(settings.engine)"])
                 connectionEvents = [:]
                 indexed = IndexedPaths()
+                progress = TransferProgress()
                 shared = try await readFolders(client, key, device: device)
-                baseline = try await readFacts(client, key, shared: shared, device: device)
+                (baseline, read) = try await readFacts(client, key, shared: shared, device: device, progress: &progress)
             case .inOrder:
                 await removeReplacedPlaceholders(batch, shared: shared)
-                guard batch.contains(where: { Self.factEvents.contains($0.type) }) else { break }
+                let moved = progress.take(batch)
+                if moved { await askTotalBlocks(client, key, &progress) }
+                guard batch.contains(where: { Self.factEvents.contains($0.type) }) else {
+                    // Progress alone: the facts last read, with the new percentages (those lists
+                    // are older than the events: they forget nothing).
+                    if moved { await publish(read, progress: &progress, listsReadAfterEvents: false) }
+                    break
+                }
                 if batch.contains(where: { $0.type == "ConfigSaved" }) { shared = try await readFolders(client, key, device: device) }
                 connectionEvents.merge(DeviceConnectionEvents.latest(batch.map { ($0.type, $0.device) })) { $1 }
                 indexed.take(batch, receivedAt: System.wallClockNanoseconds())
-                _ = try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents,
-                                        baseline: baseline, indexed: indexed)
+                read = try await readFacts(client, key, shared: shared, device: device, connectionEvents: connectionEvents,
+                                           baseline: baseline, indexed: indexed, progress: &progress).facts
             }
             monitor.update { $0.lastEvent = cursor.last }
         }
@@ -229,13 +239,18 @@ struct SyncEngineService: Service {
     /// - Parameters:
     ///   - baseline: when the last full read began (nil: this one is, and its time is returned):
     ///     items changed since count as known to the engine only where `indexed` says so.
-    @discardableResult
+    ///   - progress: the transfers in flight: what the lists show finished is forgotten, the
+    ///     rest laid over the facts handed on.
+    /// - Returns: when the last full read began, and each container's facts as read (without
+    ///   the progress), to lay later progress over.
     private func readFacts(_ client: EngineHTTPClient, _ key: String, shared: [Shared], device: String?,
                            connectionEvents: [String: Bool] = [:], baseline: Int64? = nil,
-                           indexed: IndexedPaths = IndexedPaths()) async throws -> Int64 {
+                           indexed: IndexedPaths = IndexedPaths(),
+                           progress: inout TransferProgress) async throws -> (readAt: Int64, facts: [FolderFacts]) {
         // Taken before asking: whatever changes while the lists are read counts as not yet known.
         let readAt = baseline ?? System.wallClockNanoseconds()
-        guard !shared.isEmpty else { return readAt }
+        guard !shared.isEmpty else { return (readAt, []) }
+        var read: [FolderFacts] = []
         let connections = try await object(client, key, "/rest/system/connections", timeout: .seconds(10))
         var connected: Set<String> = []
         if case .object(let byDevice)? = connections["connections"] {
@@ -272,9 +287,50 @@ struct SyncEngineService: Service {
                 facts = .unknown
             }
             guard let id = try? ContainerID(folder.container) else { continue }
-            await engine.updateSyncFacts(facts, for: id)
+            read.append(FolderFacts(container: id, folder: folder.folder, facts: facts))
         }
-        return readAt
+        await publish(read, progress: &progress, listsReadAfterEvents: true)
+        return (readAt, read)
+    }
+
+    /// A shared container's facts as last read, before any progress is laid over them.
+    struct FolderFacts: Sendable {
+        var container: ContainerID
+        var folder: String
+        var facts: ContainerSyncFacts
+    }
+
+    /// Hands each container's facts to the index with the transfers in flight laid over them.
+    /// When the need lists were read after the events taken, progress they show finished (no
+    /// longer needed) is forgotten first; older lists cannot tell.
+    private func publish(_ read: [FolderFacts], progress: inout TransferProgress, listsReadAfterEvents: Bool) async {
+        for entry in read {
+            var facts = entry.facts
+            if facts.known {
+                if listsReadAfterEvents {
+                    _ = progress.retain(folder: entry.folder, localNeed: facts.localNeed, remoteNeed: facts.remoteNeed)
+                }
+                facts.downloadPercents = progress.downloadPercents(folder: entry.folder)
+                facts.uploadPercents = progress.uploadPercents(folder: entry.folder)
+            }
+            await engine.updateSyncFacts(facts, for: entry.container)
+        }
+    }
+
+    /// Asks the engine the block count of each file another device has begun to fetch from here
+    /// (`/rest/db/file`: `global.numBlocks`), at most ``TransferProgress/maxTotalsPerBatch`` per
+    /// batch. A count it does not give is recorded as unknown (that upload shows 0 %), never
+    /// asked again while the fetch lasts, and never ends the connection.
+    private func askTotalBlocks(_ client: EngineHTTPClient, _ key: String, _ progress: inout TransferProgress) async {
+        for (folder, path) in progress.missingTotals() {
+            var blocks: Int64 = 0
+            if let answer = try? await object(client, key, "/rest/db/file?folder=\(Self.queryEscaped(folder))&file=\(Self.queryEscaped(path))",
+                                              timeout: .seconds(10)),
+               case .object(let global)? = answer["global"], case .integer(let count)? = global["numBlocks"] {
+                blocks = count
+            }
+            progress.setTotalBlocks(blocks, folder: folder, path: path)
+        }
     }
 
     /// An evicted item the engine has fetched again: its placeholder goes (the item's file won
