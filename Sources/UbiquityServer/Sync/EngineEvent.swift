@@ -12,7 +12,7 @@ struct EngineEvent: Sendable {
     var filenames: [String] = []
     /// The file an `ItemFinished` is about (`data.item`), when it finished without an error.
     var finishedItem: String?
-    /// When the engine logged it (`time`), nanoseconds since 1970, to the millisecond.
+    /// When the engine logged it (`time`), nanoseconds since 1970, exactly (``EngineTime``).
     var time: Int64?
     /// A `DownloadProgress` (this device's downloads, every file in progress in every folder):
     /// per folder, per file, bytes done of `bytesTotal`. nil for any other event.
@@ -39,10 +39,7 @@ struct EngineEvent: Sendable {
             return nil
         }
         self.init(id: id, type: text(fields["type"]) ?? "")
-        time = text(fields["time"]).flatMap(ISODate.milliseconds(parsing:)).flatMap { ms in
-            let (nanoseconds, overflow) = ms.multipliedReportingOverflow(by: 1_000_000)
-            return overflow ? nil : nanoseconds
-        }
+        time = text(fields["time"]).flatMap(EngineTime.nanoseconds(parsing:))
         guard case .object(let data)? = fields["data"] else { return }
         device = text(data["id"]) ?? text(data["device"])
         folder = text(data["folder"])
