@@ -177,13 +177,18 @@ bench-clients: deps
 	  --ubiq $$($(PACKAGED_BUILD) --show-bin-path)/ubiq $(if $(BEFORE),--before $(BEFORE))
 
 # Two devices (the demo-sync rig, release build): files written on A; how long Syncthing takes to
-# land each on B, and how much later B's ubiquityd tells a live query. Writes its section of
-# docs/benchmarks.md (root: unshare).
+# land each on B, and how much later B's ubiquityd tells a live query; then the delay of each sync
+# attribute after Syncthing's own event, and the memory, CPU and latency cost of following the
+# engine with 100k entries. Writes its sections of docs/benchmarks.md (root: unshare).
 bench-sync: deps
 	$(SWIFT) build -c release --product demo-sync
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/sync_delay.py --out docs/benchmarks.md \
 	  --demo-sync $$($(SWIFT) build -c release --show-bin-path)/demo-sync
+	@# Each daemon follows its Syncthing: how late each sync attribute is, and what following costs at 100k.
+	python3 Benchmarks/compare/sync_attributes.py --out docs/benchmarks.md \
+	  --demo-sync $$($(SWIFT) build -c release --show-bin-path)/demo-sync \
+	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
 
 # What each attack of docs/threat_model.md costs the daemon (memory, time, exit status, leaks).
 bench-attacks: deps

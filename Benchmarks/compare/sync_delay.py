@@ -132,8 +132,9 @@ class Arrivals:
             return self.times[name][index]
 
 
-def follow_updates(client, arrivals, stopping):
-    """Reads B's live query: the wall-clock arrival of each query.update, per name it adds or changes."""
+def follow_updates(client, arrivals, stopping, shows=None):
+    """Reads a live query: the wall-clock arrival of each query.update, per name it adds or changes
+    (with `shows` = (attribute, value), only those whose attribute has that value)."""
     try:
         while not stopping.is_set():
             line, _ = client.recv_raw(0.5)
@@ -143,7 +144,8 @@ def follow_updates(client, arrivals, stopping):
             message = json.loads(line)
             if message.get("event") == "query.update":
                 for item in message.get("added", []) + message.get("changed", []):
-                    arrivals.add(item["attributes"]["kMDItemFSName"], at)
+                    if shows is None or item["attributes"].get(shows[0]) == shows[1]:
+                        arrivals.add(item["attributes"]["kMDItemFSName"], at)
     except Exception as error:  # noqa: BLE001 — any failure ends the measurement with its reason
         if not stopping.is_set():
             arrivals.fail(error)
@@ -258,13 +260,18 @@ def write_report(out, args, results, wall_s):
     log(f"wrote section {SECTION} of {out}")
 
 
-def main():
-    p = argparse.ArgumentParser(description="The delay ubiquityd adds after Syncthing lands a file.")
+def rig_parser(description, samples):
+    """The options every demo-sync harness takes: the binary, samples, a per-sample deadline, the report."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--demo-sync", required=True, help="the demo-sync binary (release build)")
-    p.add_argument("--samples", type=int, default=200, help="files written on A (default 200)")
+    p.add_argument("--samples", type=int, default=samples, help=f"files written on A (default {samples})")
     p.add_argument("--timeout", type=float, default=30, help="seconds to wait for each sample")
     p.add_argument("--out", default=None, help="the report to put the section into (docs/benchmarks.md)")
-    args = p.parse_args()
+    return p
+
+
+def main():
+    args = rig_parser("The delay ubiquityd adds after Syncthing lands a file.", 200).parse_args()
     args.argv = [portable_path(a) for a in sys.argv[1:]]
     started = time.monotonic()
     try:
