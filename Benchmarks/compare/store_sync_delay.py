@@ -175,7 +175,7 @@ def write_report(out, args, results, wall_s):
         "## Sync delay: a relational store on two devices",
         "",
         f"`{' '.join(['store_sync_delay.py'] + args.argv)}` (`make bench-store-sync`), wall time **{wall_s:.0f} s**; "
-        f"ubiquityd git commit {commit}, release build; the rig of the section above (`make demo-sync`).",
+        f"ubiquityd git commit {commit}, release build; the rig of \"Sync delay: two devices\" (`make demo-sync`).",
         "",
         f"Both daemons open the store `{STORE}` of the container (B's connection is subscribed by its `store.open`). Each of the "
         f"{len(results)} samples saves one row on A (`store.save`, answered once A's segment is written and `fsync`ed) and "
