@@ -5,6 +5,8 @@
 #   make bench-attacks  hostile input against a release ubiquityd, measured (root; BEFORE=old binary to compare)
 #   make demo-sync  two devices (two daemons, two Syncthing instances) to try sync by hand (root)
 #   make bench-sync how long after Syncthing lands a file the other device's live query hears of it (root)
+#   make bench-store the relational store: commits, import against the sqlite3 floor, fetches, bytes per row
+#   make bench-store-sync  a store's row saved on one device: Syncthing's delay and ours on the other (root)
 #   make deb    the Debian package (static Swift runtime) into .build-deb/out, checked by lintian
 #   make test-system  boots Debian 12 under systemd-nspawn and tests the installed package (root)
 #   make docs   re-render docs/*.md from docs/src/*.md.in by running their examples
@@ -31,7 +33,7 @@ PACKAGED_LINK_FLAGS := $(shell sed -n 's/^SWIFT_LINK_FLAGS := //p' debian/rules)
 PACKAGED_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-packaged $(PACKAGED_LINK_FLAGS)
 PACKAGED_DAEMON = $$($(PACKAGED_BUILD) --show-bin-path)/ubiquityd
 
-.PHONY: all deps build run demo-sync test fuzz test-asan bench bench-compare bench-restart bench-load bench-clients bench-sync bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test fuzz test-asan bench bench-compare bench-restart bench-load bench-clients bench-sync bench-store bench-store-sync bench-attacks docs clean install
 
 all: build
 
@@ -139,6 +141,8 @@ bench: deps
 	$(MAKE) bench-load
 	$(MAKE) bench-clients
 	$(MAKE) bench-sync
+	$(MAKE) bench-store
+	$(MAKE) bench-store-sync
 
 # ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
 # and its charts (matplotlib, installed with pip when missing).
@@ -189,6 +193,26 @@ bench-sync: deps
 	python3 Benchmarks/compare/sync_attributes.py --out docs/benchmarks.md \
 	  --demo-sync $$($(SWIFT) build -c release --show-bin-path)/demo-sync \
 	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# The relational store (issue 35): insert → acknowledged, a batch of 10,000 inserts, a fresh device
+# importing 100,000 remote rows next to the sqlite3 floor, bytes per row (store-rig, no daemon);
+# a fetch of 100,000 rows next to sqlite3 and a live fetch's update latency (ubiquityd). Writes
+# its section of docs/benchmarks.md.
+bench-store: deps
+	$(SWIFT) build -c release --product store-rig
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/compare/store.py --out docs/benchmarks.md \
+	  --rig $$($(SWIFT) build -c release --show-bin-path)/store-rig \
+	  --ubiquityd $$($(SWIFT) build -c release --show-bin-path)/ubiquityd
+
+# Two devices (the demo-sync rig, release build): a store's row saved on A; how long Syncthing takes
+# to land its segment on B, and how much later B's ubiquityd sends store.changed. Writes its
+# section of docs/benchmarks.md (root: unshare).
+bench-store-sync: deps
+	$(SWIFT) build -c release --product demo-sync
+	$(SWIFT) build -c release --product ubiquityd
+	python3 Benchmarks/compare/store_sync_delay.py --out docs/benchmarks.md \
+	  --demo-sync $$($(SWIFT) build -c release --show-bin-path)/demo-sync
 
 # What each attack of docs/threat_model.md costs the daemon (memory, time, exit status, leaks).
 bench-attacks: deps

@@ -7,8 +7,15 @@ struct ByteReader {
     private(set) var offset: Int
     /// Reads stop here (the checksum's first byte).
     let end: Int
-    /// What is being read, for messages ("change 3 of 10").
-    var context = "the segment"
+    /// What is being read, for messages ("the name table"); setting it ends ``item``.
+    var context: String {
+        get { item.map { "change \($0.index) of \($0.count)" } ?? label }
+        set { label = newValue; item = nil }
+    }
+    private var label = "the segment"
+    /// The change being read, when it is one ("change 3 of 10"): kept as numbers, so that no
+    /// text is made for each change of a segment that reads well.
+    var item: (index: Int, count: Int)?
 
     init(_ bytes: [UInt8], from offset: Int, to end: Int) {
         self.bytes = bytes

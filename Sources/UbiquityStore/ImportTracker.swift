@@ -21,7 +21,11 @@ struct ImportTracker {
     private(set) var pairsBefore: [PairKey: PairState?] = [:]
     var conflicts: [ColumnConflict] = []
 
-    init(enabled: Bool = true) { self.enabled = enabled }
+    /// - Parameter expectedRows: about how many rows will be touched (room is made for them).
+    init(enabled: Bool = true, expectedRows: Int = 0) {
+        self.enabled = enabled
+        if enabled { rowsBefore.reserveCapacity(expectedRows) }
+    }
 
     /// Records `ref` as it is now, unless already recorded.
     mutating func touch(_ ref: RowRef, in state: StoreState) {
@@ -39,11 +43,10 @@ struct ImportTracker {
     func result(_ state: StoreState) -> ImportResult {
         var result = ImportResult()
         guard enabled else { return result }
-        var after: [RowRef: RowView] = [:]
         var pairs = Set(pairsBefore.keys)
         for (ref, before) in rowsBefore {
-            let now = state.view(ref)
-            after[ref] = now
+            // The values are compared only for a row that was there before.
+            let now = state.view(ref, values: before.alive)
             if !before.alive, now.alive { result.inserted.append(ref) }
             if before.alive, !now.alive { result.deleted.append(ref) }
             if before.alive != now.alive || before.generation != now.generation { pairs.formUnion(state.pairs(of: ref)) }

@@ -52,14 +52,15 @@ public struct RowID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// 32 lowercase hex digits.
     public var description: String {
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(32)
-        for byte in bytes {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0xF)])
+        // Written straight into the string's storage: the cache spells every row's id it writes.
+        String(unsafeUninitializedCapacity: 32) { text in
+            for index in 0..<32 {
+                let word = index < 16 ? high : low
+                let digit = UInt8(truncatingIfNeeded: word >> (60 - 4 * UInt64(index % 16))) & 0xF
+                text[index] = digit < 10 ? 0x30 + digit : 0x57 + digit      // 0-9, a-f
+            }
+            return 32
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func nibble(_ digit: UInt8) -> UInt8? {

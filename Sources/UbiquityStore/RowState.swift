@@ -71,6 +71,9 @@ public struct RowState: Sendable, Hashable {
         for (name, column) in other.columns { _ = merge(column: name, column) }
     }
 
+    /// Makes room for `count` columns (a row's first write: its columns arrive one by one).
+    mutating func reserveColumns(_ count: Int) { columns.reserveCapacity(count) }
+
     /// Merges one column write; returns the write that lost, when the two were a true conflict.
     mutating func merge(column name: String, _ incoming: ColumnState) -> (winner: ColumnState, loser: ColumnState)? {
         guard let current = columns[name] else {

@@ -39,18 +39,18 @@ extension Schema {
         case .insert(let write), .update(let write):
             let isInsert = if case .insert = change { true } else { false }
             let table = try table(named: write.table)
-            var values: [String: StoreValue] = [:]
-            for column in write.columns {
-                try check(column.value, in: table, column: column.name)
-                values[column.name] = column.value
-            }
+            for column in write.columns { try check(column.value, in: table, column: column.name) }
             if isInsert {
-                for column in table.columns where !column.nullable && (values[column.name] ?? .null) == .null {
+                // A column written twice in one change counts with its last value.
+                for column in table.columns where !column.nullable && (write.columns.last { $0.name == column.name }?.value ?? .null) == .null {
                     throw StoreError(.invalidChange, "an insert into '\(table.name)' leaves the non-nullable column '\(column.name)' without a value",
                                      details: ["table": .string(table.name), "column": .string(column.name)])
                 }
             }
-            if table.isUniqueByMeaning, isInsert || table.uniqueBy.contains(where: { values[$0] != nil }) {
+            if table.isUniqueByMeaning {
+                var values: [String: StoreValue] = [:]
+                for column in write.columns { values[column.name] = column.value }
+                guard isInsert || table.uniqueBy.contains(where: { values[$0] != nil }) else { return }
                 let id = try MeaningKey.rowID(table: table, values: values)
                 guard id == write.row else {
                     throw StoreError(.invalidChange, "'\(table.name)' is unique by meaning: a row with this key has id \(id), not \(write.row) (an update must keep the key's meaning and give all its columns)",
@@ -74,7 +74,8 @@ extension Schema {
     }
 
     func check(_ value: StoreValue, in table: TableSchema, column name: String) throws(StoreError) {
-        let details: [String: JSONValue] = ["table": .string(table.name), "column": .string(name)]
+        // Built only for a value refused: this check runs for every column of every change imported.
+        var details: [String: JSONValue] { ["table": .string(table.name), "column": .string(name)] }
         guard let column = table.column(name) else {
             let hint = relationships.contains { ($0.from == table.name && $0.name == name) || ($0.to == table.name && $0.inverse == name) }
                 ? " ('\(name)' is a relationship: relate or unrelate rows)" : ""

@@ -100,7 +100,7 @@ extension Segment {
             var changes: [Change] = []
             changes.reserveCapacity(count)
             for index in 0 ..< count {
-                reader.context = "change \(index + 1) of \(count)"
+                reader.item = (index + 1, count)
                 changes.append(try change())
             }
             reader.context = "the segment"

@@ -14,7 +14,7 @@ public import UbiquityErrors
 public enum StoreRegisters {
     /// The bytes of `row`'s register.
     public static func encode(_ row: RowState) -> [UInt8] {
-        var out = ByteWriter()
+        var out = ByteWriter(capacity: 64 + 48 * row.columns.count)
         out.varint(row.generation)
         out.byte(row.inserted ? 1 : 0)
         for vector in [row.writes, row.deletes, row.deletesSaw] { write(vector, to: &out) }

@@ -85,10 +85,11 @@ public struct StoreState: Sendable, Equatable {
     /// Every pair `ref` is in, either end, shown or not: what its delete or return changes besides itself.
     public func pairs(of ref: RowRef) -> Set<PairKey> { pairsByRow[ref] ?? [] }
 
-    func view(_ ref: RowRef) -> ImportTracker.RowView {
+    /// The row as a client sees it; without its values unless `values` (they cost a dictionary).
+    func view(_ ref: RowRef, values: Bool = true) -> ImportTracker.RowView {
         let state = rowState(ref) ?? RowState()
         let alive = state.isAlive(schema.deletes)
-        return ImportTracker.RowView(alive: alive, generation: state.generation, values: alive ? state.values : [:],
+        return ImportTracker.RowView(alive: alive, generation: state.generation, values: alive && values ? state.values : [:],
                                      contested: state.inserted && state.isContested)
     }
 
@@ -105,9 +106,14 @@ public struct StoreState: Sendable, Equatable {
     ///   ``StoreErrorCode/segmentDoesNotMatchSchema`` naming the first change that does not fit.
     public mutating func apply(_ segment: Segment) throws(StoreError) -> ImportResult {
         try schema.check(segment)
-        var tracker = ImportTracker()
+        var tracker = ImportTracker(expectedRows: segment.changes.count)
         for change in segment.changes { merge(change, tracking: &tracker) }
         return tracker.result(self)
+    }
+
+    /// Runs `body` on the register of `ref` (a new one for a row never heard of), in place.
+    private mutating func withRow(_ ref: RowRef, _ body: (inout RowState) -> Void) {
+        body(&rows[ref.table, default: [:]][ref.id, default: RowState()])
     }
 
     /// Merges one change that fits the schema.
@@ -116,28 +122,28 @@ public struct StoreState: Sendable, Equatable {
         case .insert(let write), .update(let write):
             let ref = RowRef(table: write.table, id: write.row)
             tracker.touch(ref, in: self)
-            var row = rows[write.table]?[write.row] ?? RowState()
-            // A write this row has seen (this one again, or a later one of its device) settles no
-            // conflict anew, so importing a segment twice reports nothing the second time; nor
-            // does a write to a generation the row has left behind.
-            let seen = row.generation == write.generation && row.writes.covers(write.clock)
             let isInsert = if case .insert = change { true } else { false }
-            row.noteWrite(generation: write.generation, clock: write.clock, insert: isInsert)
-            let report = tracker.enabled && !seen && row.generation == write.generation
-            for column in write.columns {
-                let incoming = ColumnState(value: column.value, generation: write.generation, clock: write.clock, base: column.base)
-                if let (winner, loser) = row.merge(column: column.name, incoming), report {
-                    tracker.conflicts.append(ColumnConflict(row: ref, column: column.name, winner: winner.value, winnerClock: winner.clock,
-                                                            loser: loser.value, loserClock: loser.clock))
+            // Changed in place: an import merges every row it brings.
+            withRow(ref) { row in
+                // A write this row has seen (this one again, or a later one of its device) settles no
+                // conflict anew, so importing a segment twice reports nothing the second time; nor
+                // does a write to a generation the row has left behind.
+                let seen = row.generation == write.generation && row.writes.covers(write.clock)
+                if row.columns.isEmpty { row.reserveColumns(write.columns.count) }
+                row.noteWrite(generation: write.generation, clock: write.clock, insert: isInsert)
+                let report = tracker.enabled && !seen && row.generation == write.generation
+                for column in write.columns {
+                    let incoming = ColumnState(value: column.value, generation: write.generation, clock: write.clock, base: column.base)
+                    if let (winner, loser) = row.merge(column: column.name, incoming), report {
+                        tracker.conflicts.append(ColumnConflict(row: ref, column: column.name, winner: winner.value, winnerClock: winner.clock,
+                                                                loser: loser.value, loserClock: loser.clock))
+                    }
                 }
             }
-            rows[write.table, default: [:]][write.row] = row
         case .delete(let deletion):
             let ref = RowRef(table: deletion.table, id: deletion.row)
             tracker.touch(ref, in: self)
-            var row = rows[deletion.table]?[deletion.row] ?? RowState()
-            row.noteDelete(generation: deletion.generation, clock: deletion.clock, seen: deletion.seen)
-            rows[deletion.table, default: [:]][deletion.row] = row
+            withRow(ref) { $0.noteDelete(generation: deletion.generation, clock: deletion.clock, seen: deletion.seen) }
         case .relate(let pair), .unrelate(let pair):
             guard let r = schema.relationship(pair.relationship) else { return }
             let key = PairKey(relationship: pair.relationship, from: pair.from, to: pair.to)
@@ -146,9 +152,7 @@ public struct StoreState: Sendable, Equatable {
             tracker.touch(key, in: self)
             // Relating is an edit of both rows: it keeps a row a concurrent delete had not seen.
             for (ref, generation) in ends {
-                var row = rows[ref.table]?[ref.id] ?? RowState()
-                row.noteWrite(generation: generation, clock: pair.clock)
-                rows[ref.table, default: [:]][ref.id] = row
+                withRow(ref) { $0.noteWrite(generation: generation, clock: pair.clock) }
                 pairsByRow[ref, default: []].insert(key)
             }
             let isRelate = if case .relate = change { true } else { false }

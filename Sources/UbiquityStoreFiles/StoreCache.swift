@@ -127,25 +127,32 @@ enum StoreCache {
     /// touches those it holds), as ``save(_:changes:before:after:)`` does.
     static func save(_ db: SQLiteDatabase, rows rowRefs: Set<RowRef>, pairs pairKeys: Set<PairKey>, before: [RowRef: RowState], after: StoreState) throws {
         var shownToCheck = pairKeys
+        // Each table's statements, spelled once per save rather than once per row.
+        var statements: [String: (insert: String, delete: String)] = [:]
+        for table in after.schema.tables {
+            let names = table.columns.map(\.name)
+            statements[table.name] = (
+                "INSERT OR REPLACE INTO \"t_\(table.name)\" (id\(names.map { ", \"\($0)\"" }.joined())) VALUES (?\(String(repeating: ", ?", count: names.count)))",
+                "DELETE FROM \"t_\(table.name)\" WHERE id = ?")
+        }
+        var arguments: [SQLiteValue] = []
         for ref in rowRefs {
-            guard let row = after.rowState(ref), let table = after.schema.table(ref.table) else { continue }
+            guard let row = after.rowState(ref), let table = after.schema.table(ref.table), let sql = statements[ref.table] else { continue }
             let alive = row.isAlive(after.schema.deletes)
             let old = before[ref]
             if old?.generation != row.generation || (old?.isAlive(after.schema.deletes) ?? false) != alive {
                 shownToCheck.formUnion(after.pairs(of: ref))
             }
-            let id = ref.id.description
+            let id = SQLiteValue.text(ref.id.description)
             try db.run("INSERT OR REPLACE INTO ubiq_rows (tbl, id, alive, register) VALUES (?, ?, ?, ?)",
-                       [.text(ref.table), .text(id), .integer(alive ? 1 : 0), .blob(StoreRegisters.encode(row))])
+                       [.text(ref.table), id, .integer(alive ? 1 : 0), .blob(StoreRegisters.encode(row))])
             if alive {
-                let values = row.values
-                let names = table.columns.map(\.name)
-                let sql = "INSERT OR REPLACE INTO \"t_\(table.name)\" (id\(names.map { ", \"\($0)\"" }.joined())) VALUES (?\(String(repeating: ", ?", count: names.count)))"
-                var arguments: [SQLiteValue] = [.text(id)]
-                for column in table.columns { arguments.append(databaseValue(values[column.name] ?? .null)) }
-                try db.run(sql, arguments)
+                arguments.removeAll(keepingCapacity: true)
+                arguments.append(id)
+                for column in table.columns { arguments.append(databaseValue(row.value(column.name))) }
+                try db.run(sql.insert, arguments)
             } else {
-                try db.run("DELETE FROM \"t_\(table.name)\" WHERE id = ?", [.text(id)])
+                try db.run(sql.delete, [id])
             }
         }
         for key in pairKeys {
