@@ -85,9 +85,20 @@ public struct ChangeHistory: Sendable {
     }
 
     /// Keeps what one batch changed (`changes` must be recorded by the index while tracking).
+    ///
+    /// A batch larger than ``Retention/maxChanges`` could not be kept whole, so no clock before it
+    /// could be answered anyway: it moves the horizon past everything instead of keeping the part
+    /// that fits (a sync engine's first facts change every item of a container: at 100k items that
+    /// part held about 25 MB of item states nobody could use).
     public mutating func record(_ changes: ChangeSet, now: Int64) {
         guard isTracking, !changes.isEmpty else { return }
         sequence += 1
+        guard changes.changes.count <= retention.maxChanges else {
+            entries = ChunkedColumn<Entry>()
+            first = 0
+            horizon = sequence
+            return
+        }
         for change in changes.changes.values {
             entries.append(Entry(sequence: sequence, id: change.id, before: change.kind == .inserted ? nil : change.before,
                                  time: now))

@@ -17,6 +17,21 @@ struct ChangeHistoryTests {
         return Set(states.keys)
     }
 
+    @Test func aBatchLargerThanTheRetentionKeepsNothingAndAnswersOnlyLaterClocks() {
+        var history = ChangeHistory(epoch: 1, retention: ChangeHistory.Retention(maxChanges: 100, maxAge: .seconds(3600)))
+        _ = history.handOut()
+        history.record(Self.inserted(ItemID(0)), now: 100)
+        var big = ChangeSet()
+        for id in (1...101).map(ItemID.init) { big.changes[id] = ChangeSet.Change(id: id, kind: .inserted, before: nil, oldPath: nil) }
+        history.record(big, now: 100)
+        #expect(history.count == 0, "entries nobody can use were kept")
+        #expect(history.horizon == 2 && history.sequence == 2)
+        #expect(Self.answered(history, since: 1) == nil, "a clock before the big batch is past the retention")
+        history.record(Self.inserted(ItemID(500)), now: 100)
+        #expect(Self.answered(history, since: 2) == [ItemID(500)])
+        #expect(history.count == 1)
+    }
+
     @Test func aLongHistoryLetsGoOfWholeChunksAndACopyKeepsItsOwn() throws {
         let chunk = ChunkedColumn<ChangeHistory.Entry>.chunkSize
         let keep = chunk + 100, total = chunk * 4 + 10
