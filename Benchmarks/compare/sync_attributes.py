@@ -215,7 +215,8 @@ def measure_cost(devices, ubiquityd, entries, samples):
                for name, arguments in (("following", ["--config", config]), ("plain", ["--root", root]))]
     try:
         predicate = "kMDItemFSName LIKE 'Item_*'"
-        following = live_query(f"{work}/following.sock", predicate, ["kMDItemFSName", "isUploaded"], "ubiquityd with [sync]")
+        # The same query on both: the engine connection is the one difference.
+        following = live_query(f"{work}/following.sock", predicate, ["kMDItemFSName"], "ubiquityd with [sync]")
         alone = live_query(f"{work}/plain.sock", predicate, ["kMDItemFSName"], "ubiquityd without [sync]")
         wait_connected(f"{work}/following.sock", "ubiquityd with [sync]")
         pids = [daemon.pid for daemon in daemons]
@@ -225,11 +226,12 @@ def measure_cost(devices, ubiquityd, entries, samples):
         # A quiet minute: what each daemon spends doing nothing visible (the follower keeps its long poll).
         time.sleep(quiet)
         cpu = [cpu_seconds(pid) - b for pid, b in zip(pids, before)]
+        anon_settled = [rss_kib(pid, "RssAnon") for pid in pids]
         lat = latency([following, alone], samples, a["container"] + "/Documents/tree/d0000")
         anon_after = [rss_kib(pid, "RssAnon") for pid in pids]
         following.close()
         alone.close()
-        return {"anon": anon, "anon_after": anon_after, "cpu": cpu, "quiet": quiet, "latency": lat}
+        return {"anon": anon, "anon_settled": anon_settled, "anon_after": anon_after, "cpu": cpu, "quiet": quiet, "latency": lat}
     finally:
         for daemon in daemons:
             stop_process(daemon, "ubiquityd")
@@ -257,9 +259,10 @@ def write_report(out, args, delays, cost, wall_s):
         f"| `downloadingStatus` current (B) | `ItemFinished` on B | {fmt(current)} |",
         f"| `isUploaded` true (A) | `RemoteIndexUpdated` on A | {fmt(uploaded) if uploaded else '— | — | — | —'} |",
         "",
-        f"Goal (as for files): at most {GOAL_ADDED_MS:g} ms added at p99: `downloadingStatus` {current[99]:.2f} ms, "
-        f"**{'met' if current[99] <= GOAL_ADDED_MS else 'not met'}**; `isUploaded` "
-        + (f"{uploaded[99]:.2f} ms, **{'met' if uploaded[99] <= GOAL_ADDED_MS else 'not met'}**." if uploaded else "not measured.")
+        f"`downloadingStatus` comes with the file itself (the watcher's event): the goal for files, at most {GOAL_ADDED_MS:g} ms "
+        f"added at p99, holds for it: {current[99]:.2f} ms, **{'met' if current[99] <= GOAL_ADDED_MS else 'not met'}**. "
+        "`isUploaded` needs one read of Syncthing's need lists after the event (two REST calls): "
+        + (f"{uploaded[50]:.2f} ms at p50, {uploaded[99]:.2f} ms at p99 (no goal set)." if uploaded else "not measured.")
         + (f" ({len(delays) - len(uploaded_values)} samples had no `RemoteIndexUpdated` after their `ItemFinished` before A's daemon knew: counted out.)"
            if len(uploaded_values) < len(delays) else ""),
         "",
@@ -267,22 +270,28 @@ def write_report(out, args, delays, cost, wall_s):
     if cost:
         anon, cpu, lat = cost["anon"], cost["cpu"], cost["latency"]
         l_follow, l_alone = stats_ms(lat[0]), stats_ms(lat[1])
-        ratio = anon[0] / anon[1] if anon[1] else 0
+        # Each daemon's memory jumps by a few MiB when it writes its saved index, whenever that falls:
+        # the goal is judged on the worst of the three moments, not the kindest.
+        points = [(cost[key][0], cost[key][1]) for key in ("anon", "anon_settled", "anon_after")]
+        ratio = max(ours / theirs for ours, theirs in points if theirs)
         lines += [
             f"**Cost** with {args.entries:,} entries in the synced container (directories of 100; every tenth named",
             "`Item_*`), once B has them all: two more ubiquityd started together on A's root, one following A's",
             "Syncthing (`[sync]`), one without (both gathered the same `Item_*` query; the first also connected). RssAnon after",
-            f"the first answer; CPU over a quiet {cost['quiet']} s; then {len(lat[0])} files created one at a time, each",
+            f"the first answer, after a quiet {cost['quiet']} s (and its CPU), and after {len(lat[0])} files created one at a time, each",
             "seen by both (open(O_CREAT) → the `query.update` naming it, ms).",
             "",
-            "| | RssAnon | RssAnon after the latency run | CPU in the quiet minute | latency p50 | p99 | max |",
-            "|---|---|---|---|---|---|---|",
-            f"| following Syncthing | {anon[0] / 1024:.1f} MiB | {cost['anon_after'][0] / 1024:.1f} MiB | {cpu[0]:.2f} s "
-            f"| {l_follow[50]:.2f} | {l_follow[99]:.2f} | {l_follow['max']:.2f} |",
-            f"| without `[sync]` | {anon[1] / 1024:.1f} MiB | {cost['anon_after'][1] / 1024:.1f} MiB | {cpu[1]:.2f} s "
-            f"| {l_alone[50]:.2f} | {l_alone[99]:.2f} | {l_alone['max']:.2f} |",
+            "| | RssAnon after the first answer | after the quiet minute | after the latency run | CPU in the quiet minute | latency p50 | p99 | max |",
+            "|---|---|---|---|---|---|---|---|",
+            *(f"| {label} | {anon[k] / 1024:.1f} MiB | {cost['anon_settled'][k] / 1024:.1f} MiB | {cost['anon_after'][k] / 1024:.1f} MiB "
+              f"| {cpu[k]:.2f} s | {l[50]:.2f} | {l[99]:.2f} | {l['max']:.2f} |"
+              for k, (label, l) in enumerate((("following Syncthing", l_follow), ("without `[sync]`", l_alone)))),
             "",
-            f"Goal: at most {GOAL_MEMORY - 1:.0%} more memory: {ratio:.3f}×, **{'met' if ratio <= GOAL_MEMORY else 'not met'}**; "
+            "Each daemon's RssAnon rises by a few MiB when it first writes its saved index, whenever that falls (here in",
+            "one daemon's quiet minute, in the other's not): the memory goal is judged on the worst of the three moments.",
+            "",
+            f"Goal: at most {GOAL_MEMORY - 1:.0%} more memory, at the worst of the three moments: {ratio:.3f}×, "
+            f"**{'met' if ratio <= GOAL_MEMORY else 'not met'}**; "
             f"latency p50 {l_follow[50]:.2f} ms against {l_alone[50]:.2f} ms, p99 {l_follow[99]:.2f} against {l_alone[99]:.2f}.",
             "",
         ]
