@@ -14,25 +14,8 @@ import UbiquityTesting
 struct FilesOnDemandSyncthingTests {
     /// A daemon serving device B's container, following B's Syncthing.
     static func withFollowerOnB<T>(_ devices: TwoDevices, _ body: (InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
-        let home = devices.syncthingHome(of: devices.b)
-        return try await withDaemon(containers: ["com.example.other"], arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"],
-                                    prepare: { root in
-            let config = """
-                [[roots]]
-                path = "\(root)"
-
-                [[containers]]
-                id = "com.example.grocery"
-                path = "\(devices.b.container)"
-
-                [sync]
-                engine = "syncthing"
-                config_xml = "\(home)/config.xml"
-                """
-            try config.write(toFile: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml", atomically: true, encoding: .utf8)
-        }) { daemon in
-            try await body(daemon, try #require(daemon.daemon.syncEngine))
-        }
+        try await SyncEngineConnectionTests.withFollower(container: devices.b.container,
+                                                         sync: "config_xml = \"\(devices.syncthingHome(of: devices.b))/config.xml\"", body)
     }
 
     static let status = SyncEngineConnectionTests.downloadingStatus

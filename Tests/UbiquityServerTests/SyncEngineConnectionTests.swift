@@ -14,7 +14,14 @@ struct SyncEngineConnectionTests {
     /// A daemon serving device A's container (and one of its own that Syncthing does not share),
     /// following the engine as `sync` configures it.
     static func withFollower<T>(_ devices: TwoDevices, sync: String, _ body: (InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
-        try await withDaemon(containers: ["com.example.other"], arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"],
+        try await withFollower(container: devices.a.container, sync: sync, body)
+    }
+
+    /// A daemon serving `container` as com.example.grocery (and `alsoServing`, its own containers
+    /// that no engine shares), following the engine as the `[sync]` lines `sync` configure it.
+    static func withFollower<T>(container: String, alsoServing: [String] = ["com.example.other"], sync: String,
+                                _ body: (InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
+        try await withDaemon(containers: alsoServing, arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"],
                              prepare: { root in
             let config = """
                 [[roots]]
@@ -22,7 +29,7 @@ struct SyncEngineConnectionTests {
 
                 [[containers]]
                 id = "com.example.grocery"
-                path = "\(devices.a.container)"
+                path = "\(container)"
 
                 [sync]
                 engine = "syncthing"

@@ -21,23 +21,8 @@ struct SyncEngineRestartTests {
         defer { engine.stop() }
         engine.change { $0.events = (1...57).map { ($0, "Ping") } }
 
-        try await withDaemon(containers: [], arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
-            let config = """
-                [[roots]]
-                path = "\(root)"
-
-                [[containers]]
-                id = "com.example.grocery"
-                path = "\(container)"
-
-                [sync]
-                engine = "syncthing"
-                address = "\(engine.path)"
-                api_key = "k"
-                """
-            try config.write(toFile: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml", atomically: true, encoding: .utf8)
-        }) { daemon in
-            let monitor = try #require(daemon.daemon.syncEngine)
+        try await SyncEngineConnectionTests.withFollower(container: container, alsoServing: [],
+                                                         sync: "address = \"\(engine.path)\"\napi_key = \"k\"") { daemon, monitor in
             _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 57 } } ?? nil,
                              "\(monitor.status)")
             let client = try RawClient.greeted(socket: daemon.socket)

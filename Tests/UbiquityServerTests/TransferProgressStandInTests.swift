@@ -31,23 +31,8 @@ struct TransferProgressStandInTests {
             $0.numBlocks = ["Documents/Item_1": 10]
         }
 
-        try await withDaemon(containers: [], arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
-            let config = """
-                [[roots]]
-                path = "\(root)"
-
-                [[containers]]
-                id = "com.example.grocery"
-                path = "\(container)"
-
-                [sync]
-                engine = "syncthing"
-                address = "\(engine.path)"
-                api_key = "k"
-                """
-            try config.write(toFile: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml", atomically: true, encoding: .utf8)
-        }) { daemon in
-            let monitor = try #require(daemon.daemon.syncEngine)
+        try await SyncEngineConnectionTests.withFollower(container: container, alsoServing: [],
+                                                         sync: "address = \"\(engine.path)\"\napi_key = \"k\"") { daemon, monitor in
             _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 3 } } ?? nil,
                              "\(monitor.status)")
             let client = try RawClient.greeted(socket: daemon.socket)
