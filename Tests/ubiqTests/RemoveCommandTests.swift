@@ -64,6 +64,30 @@ import UbiquityTesting
         #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.contains("the data scope is empty"), "\(again.stdout)\(again.stderr)")
     }
 
+    @Test func anotherUserMovesOutAndRemovesTheDataScopeOnlyWithItsOwnRights() throws {
+        let daemon = try TestDaemon.sharedWithGroup(Self.otherUID)
+        defer { daemon.stop(); daemon.cleanUp() }
+        let container = daemon.root + "/com.example.grocery"
+        let item = try daemon.place("Item_1", contents: "root's milk")
+        try Data("root's cache".utf8).write(to: URL(fileURLWithPath: container + "/cache.db"))
+        chmod(daemon.documents(), 0o755)
+        chmod(container, 0o755)
+        let setpriv = BuiltExecutable(path: "/usr/bin/setpriv")
+        func asOtherUser(_ arguments: [String]) throws -> CLIResult {
+            try setpriv.run(["--reuid=\(Self.otherUID)", "--regid=\(Self.otherUID)", "--groups=\(Self.otherUID)", ubiq.url.path]
+                            + arguments + ["--socket", daemon.socket], deadline: 60)
+        }
+        // The item's lock needs the right to write it: the daemon refuses; nothing moves.
+        let moved = try asOtherUser(["move-out", item, "/tmp/stolen-\(getpid())"])
+        #expect(moved.status == 1 && moved.stderr.contains("may not write 'Documents/Item_1'"), "\(moved.stderr)")
+        #expect(try String(contentsOfFile: item, encoding: .utf8) == "root's milk")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/stolen-\(getpid())"))
+        // The data scope is removed with the caller's rights: the kernel refuses, the daemon lends none.
+        let removed = try asOtherUser(["rm", "--everywhere", "--data", "--container", "com.example.grocery"])
+        #expect(removed.status == 1 && removed.stderr.contains("Permission denied"), "\(removed.stderr)")
+        #expect(try String(contentsOfFile: container + "/cache.db", encoding: .utf8) == "root's cache")
+    }
+
     @Test func anotherUserRemovesOnlyWhatItsRightsAllow() throws {
         // The container is root's, shared with group 54321: members may use it, and remove in
         // Documents/ only once the directory lets the group write.
