@@ -37,14 +37,32 @@ public struct StoreReplica: Sendable {
     public mutating func upgrade(to newer: Schema) throws(StoreError) { try state.upgrade(to: newer) }
 
     /// Turns `operations` into one segment of this device, applies it here, and returns it with
-    /// what it changed; nil when no operation changes anything (an update to the values a row
+    /// what it changed and the registers of the rows it touched as they were before (absent for
+    /// rows never heard of); nil when no operation changes anything (an update to the values a row
     /// has, relating a related pair). Nothing changes when an operation is refused.
+    ///
+    /// Its cost follows the transaction, not the store: the operations are checked against copies
+    /// of the few registers they touch, and the segment is then applied in place.
     ///
     /// - Parameter wall: this device's wall clock, milliseconds since 1970.
     /// - Throws: ``StoreErrorCode/invalidChange`` naming the operation and what is wrong with it.
     public mutating func commit(_ operations: [StoreOperation], wall: Int64) throws(StoreError)
-        -> (segment: Segment, result: ImportResult)? {
-        var writer = Writer(state: state, clock: clock, wall: wall)
+        -> (segment: Segment, result: ImportResult, before: [RowRef: RowState])? {
+        guard let written = try Self.write(operations, on: state, clock: clock, wall: wall) else { return nil }
+        // The writer, and with it its reference to the state, is gone: applying changes the
+        // registers in place rather than copying every one.
+        let segment = try Segment(device: device, sequence: nextSequence, schemaVersion: schema.version, changes: written.changes)
+        let result = try state.apply(segment)
+        clock = written.clock
+        nextSequence += 1
+        return (segment, result, written.before)
+    }
+
+    /// The changes `operations` make to `state`, the clock after them, and the registers they
+    /// touched as `state` has them; nil when they change nothing.
+    private static func write(_ operations: [StoreOperation], on state: StoreState, clock: HybridLogicalClock, wall: Int64) throws(StoreError)
+        -> (changes: [Change], clock: HybridLogicalClock, before: [RowRef: RowState])? {
+        var writer = Writer(base: state, clock: clock, wall: wall)
         for (index, operation) in operations.enumerated() {
             do throws(StoreError) {
                 try writer.write(operation)
@@ -53,11 +71,7 @@ public struct StoreReplica: Sendable {
             }
         }
         guard !writer.changes.isEmpty else { return nil }
-        let segment = try Segment(device: device, sequence: nextSequence, schemaVersion: schema.version, changes: writer.changes)
-        let result = try state.apply(segment)
-        clock = writer.clock
-        nextSequence += 1
-        return (segment, result)
+        return (writer.changes, writer.clock, writer.before)
     }
 
     /// Imports a segment of any device (this one's too: it changes nothing twice).
@@ -70,32 +84,52 @@ public struct StoreReplica: Sendable {
         return result
     }
 
-    /// Builds a transaction's changes against a working copy of the state, so that each
-    /// operation sees the ones before it.
+    /// Builds a transaction's changes so that each operation sees the ones before it: against the
+    /// state as it was (``base``, only read), with every register an operation reads or changes
+    /// first copied into ``scratch`` and changed there.
     private struct Writer {
-        var state: StoreState
+        let base: StoreState
+        /// The registers this transaction has read or changed, copied from ``base`` on first use.
+        var scratch: StoreState
         var clock: HybridLogicalClock
         let wall: Int64
         var changes: [Change] = []
         /// Tracks nothing: the commit's result comes from applying the finished segment.
         var silent = ImportTracker(enabled: false)
 
-        init(state: StoreState, clock: HybridLogicalClock, wall: Int64) {
-            self.state = state
+        init(base: StoreState, clock: HybridLogicalClock, wall: Int64) {
+            self.base = base
+            self.scratch = StoreState(schema: base.schema)
             self.clock = clock
             self.wall = wall
         }
 
         var me: DeviceID { clock.device }
+        var schema: Schema { base.schema }
+
+        /// The registers the changes touched, as ``base`` has them.
+        var before: [RowRef: RowState] {
+            var registers: [RowRef: RowState] = [:]
+            for (table, ids) in scratch.rows {
+                for id in ids.keys { if let row = base.rowState(RowRef(table: table, id: id)) { registers[RowRef(table: table, id: id)] = row } }
+            }
+            return registers
+        }
+
+        mutating func rowState(_ ref: RowRef) -> RowState? {
+            scratch.borrow(ref, from: base)
+            return scratch.rowState(ref)
+        }
 
         mutating func append(_ change: Change) throws(StoreError) {
-            try state.schema.check(change)
-            state.merge(change, tracking: &silent)
+            try schema.check(change)
+            scratch.borrow(registersOf: change, from: base)
+            scratch.merge(change, tracking: &silent)
             changes.append(change)
         }
 
-        func alive(_ ref: RowRef) throws(StoreError) -> RowState {
-            guard let row = state.rowState(ref), row.isAlive(state.schema.deletes) else {
+        mutating func alive(_ ref: RowRef) throws(StoreError) -> RowState {
+            guard let row = rowState(ref), row.isAlive(schema.deletes) else {
                 throw StoreError(.invalidChange, "there is no row \(ref)", details: ["table": .string(ref.table), "row": .string(ref.id.description)])
             }
             return row
@@ -104,8 +138,8 @@ public struct StoreReplica: Sendable {
         mutating func write(_ operation: StoreOperation) throws(StoreError) {
             switch operation {
             case .insert(let tableName, let given, let values):
-                let table = try state.schema.table(named: tableName)
-                for name in values.keys where table.column(name) == nil { try state.schema.check(.null, in: table, column: name) }
+                let table = try schema.table(named: tableName)
+                for name in values.keys where table.column(name) == nil { try schema.check(.null, in: table, column: name) }
                 var id = given
                 if table.isUniqueByMeaning {
                     let derived = try MeaningKey.rowID(table: table, values: values)
@@ -118,8 +152,8 @@ public struct StoreReplica: Sendable {
                     throw StoreError(.invalidChange, "an insert into '\(tableName)' needs a row id (RowID.random)", details: ["table": .string(tableName)])
                 }
                 let ref = RowRef(table: tableName, id: id)
-                let row = state.rowState(ref)
-                if let row, row.isAlive(state.schema.deletes) {
+                let row = rowState(ref)
+                if let row, row.isAlive(schema.deletes) {
                     guard table.isUniqueByMeaning else { throw StoreError(.invalidChange, "row \(ref) exists already") }
                     return try write(.update(table: tableName, id: id, values: values))
                 }
@@ -131,7 +165,7 @@ public struct StoreReplica: Sendable {
                 let stamp = clock.stamp(after: nil, wall: wall)
                 try append(.insert(RowWrite(table: tableName, row: id, generation: generation, clock: stamp, columns: columns)))
             case .update(let tableName, let id, let values):
-                let table = try state.schema.table(named: tableName)
+                let table = try schema.table(named: tableName)
                 let row = try alive(RowRef(table: tableName, id: id))
                 var changed = values.filter { table.column($0.key) == nil || row.value($0.key) != $0.value }
                 // A key column is written with the others, so the change shows it keeps the row's meaning.
@@ -156,14 +190,15 @@ public struct StoreReplica: Sendable {
                 try append(.delete(RowDeletion(table: tableName, row: id, generation: row.generation, clock: stamp, seen: seen)))
             case .relate(let name, let from, let to), .unrelate(let name, let from, let to):
                 let isRelate = if case .relate = operation { true } else { false }
-                guard let r = state.schema.relationship(name) else {
+                guard let r = schema.relationship(name) else {
                     throw StoreError(.invalidChange, "there is no relationship '\(name)'", details: ["relationship": .string(name)])
                 }
                 let fromRow = try alive(RowRef(table: r.from, id: from)), toRow = try alive(RowRef(table: r.to, id: to))
                 let key = PairKey(relationship: name, from: from, to: to)
-                guard state.isShown(key) != isRelate else { return }
+                scratch.borrow(key, from: base)
+                guard scratch.isShown(key) != isRelate else { return }
                 var floor = [fromRow.writes.readings[me], toRow.writes.readings[me]].compactMap { $0 }.max()
-                if let pair = state.pairState(key), pair.fromGeneration == fromRow.generation, pair.toGeneration == toRow.generation,
+                if let pair = scratch.pairState(key), pair.fromGeneration == fromRow.generation, pair.toGeneration == toRow.generation,
                    floor.map({ $0 < pair.clock }) ?? true {
                     floor = pair.clock
                 }

@@ -180,8 +180,9 @@ public final class DeviceStore: Sendable {
         try writeUnwritten()
         let (state, clock) = takeState()
         let nextSequence = memory.withLock { $0.nextSequence }
-        var replica = StoreReplica(state: state, clock: clock, nextSequence: nextSequence)
-        let made: (segment: Segment, result: ImportResult)
+        // Consumed, so the replica holds the only reference and the commit changes it in place.
+        var replica = StoreReplica(state: consume state, clock: clock, nextSequence: nextSequence)
+        let made: (segment: Segment, result: ImportResult, before: [RowRef: RowState])
         do {
             guard let committed = try replica.commit(operations, wall: wall()) else {
                 memory.withLock { $0.state = replica.state }
@@ -192,12 +193,11 @@ public final class DeviceStore: Sendable {
             memory.withLock { $0.state = replica.state }      // a refused transaction changes nothing
             throw error
         }
-        let before = Self.registers(StoreCache.touched(by: made.segment.changes, schema).rows, in: state)
         let sequence = made.segment.sequence, bytes = made.segment.encoded()
         var token: Int64 = 0
         do {
             try db.transaction {
-                try StoreCache.save(db, changes: made.segment.changes, before: before, after: replica.state)
+                try StoreCache.save(db, changes: made.segment.changes, before: made.before, after: replica.state)
                 try StoreCache.setImported(db, device: device, sequence: sequence)
                 try StoreCache.setClock(db, replica.clock.latest)
                 try StoreCache.setPending(db, sequence: sequence, bytes: bytes)

@@ -7,7 +7,8 @@
 //                                                       (with a snapshot every SNAPSHOT-EVERY segments, and compaction; default none)
 //   store-rig import CONTAINER DATABASE DEVICE          open (importing everything present), print `imported N rows R`
 //   store-rig remote CONTAINER DEVICE ROWS PER-SEGMENT  write another device's log of ROWS inserts (pure engine, no cache)
-//   store-rig bench-commit DIRECTORY COUNT              commit latency (insert → fsync'ed), p50 and p99
+//   store-rig bench-commit DIRECTORY COUNT [PREFILL]    commit latency (insert → fsync'ed), p50 and p99, in a store
+//                                                       first given PREFILL rows in one transaction (default none)
 //   store-rig bench-batch DIRECTORY COUNT               one transaction of COUNT inserts (insert → fsync'ed), its time
 //   store-rig bench-snapshot CONTAINER DATABASE DEVICE  after `import`: one commit, then a snapshot (time, bytes),
 //                                                       then a new device starting from it (time, rows)
@@ -36,7 +37,8 @@ enum StoreRig {
                                 snapshotEvery: arguments.count == 6 ? UInt64(arguments[5]) ?? 0 : 0)
             case ("import", 4): try await importAll(container: arguments[1], database: arguments[2], device: arguments[3])
             case ("remote", 5): try remote(container: arguments[1], device: arguments[2], rows: Int(arguments[3]) ?? 0, perSegment: Int(arguments[4]) ?? 1)
-            case ("bench-commit", 3): try await benchCommit(directory: arguments[1], count: Int(arguments[2]) ?? 0)
+            case ("bench-commit", 3), ("bench-commit", 4):
+                try await benchCommit(directory: arguments[1], count: Int(arguments[2]) ?? 0, prefill: arguments.count == 4 ? Int(arguments[3]) ?? 0 : 0)
             case ("bench-batch", 3): try await benchBatch(directory: arguments[1], count: Int(arguments[2]) ?? 0)
             case ("bench-snapshot", 4): try await benchSnapshot(container: arguments[1], database: arguments[2], device: arguments[3])
             default:
@@ -107,10 +109,16 @@ enum StoreRig {
         say("wrote \(replica.nextSequence - 1) segments")
     }
 
-    static func benchCommit(directory: String, count: Int) async throws {
+    static func benchCommit(directory: String, count: Int, prefill: Int) async throws {
         let container = directory + "/container"
         mkdir(container, 0o755)
         let store = try await open(container, directory + "/cache.sqlite", "bench")
+        if prefill > 0 {
+            let rows = (0..<prefill).map { n in
+                StoreOperation.insert(table: "items", id: RowID(high: 0xB0B0_0000_0000_0000, low: UInt64(n)), values: ["name": .string("prefill \(n)"), "quantity": .integer(Int64(n))])
+            }
+            _ = try await store.commit(rows)
+        }
         var micros: [Int64] = []
         for n in 0..<count {
             let start = DeviceStore.monotonicMicroseconds()
