@@ -322,10 +322,12 @@ public final class DeviceStore: Sendable {
     // MARK: - Reading
 
     /// The rows of `table` the filter keeps, sorted by the columns given (then by id), at most
-    /// `limit`: read from the cache's typed table.
+    /// `limit`: read from the cache's typed table; only the rows `ids` names when it is given
+    /// (at most ``maxFetchIDs``: what a live fetch reads again after a change).
     ///
-    /// - Throws: ``StoreErrorCode/invalidChange`` for a table or sort column the schema does not have.
-    public func fetch(_ table: String, where filter: (@Sendable (StoreRow) -> Bool)? = nil,
+    /// - Throws: ``StoreErrorCode/invalidChange`` for a table or sort column the schema does not
+    ///   have, or more than ``maxFetchIDs`` ids.
+    public func fetch(_ table: String, ids: Set<RowID>? = nil, where filter: (@Sendable (StoreRow) -> Bool)? = nil,
                       sortedBy sort: [(column: String, ascending: Bool)] = [], limit: Int? = nil) async throws -> [StoreRow] {
         guard let schemaTable = schema.table(table) else {
             throw StoreError(.invalidChange, "there is no table '\(table)'", details: ["table": .string(table)])
@@ -333,12 +335,17 @@ public final class DeviceStore: Sendable {
         for key in sort where schemaTable.column(key.column) == nil && key.column != "id" {
             throw StoreError(.invalidChange, "table '\(table)' has no column '\(key.column)' to sort by", details: ["column": .string(key.column)])
         }
-        let keys = sort.map { ($0.column, $0.ascending) }
+        if let ids, ids.count > Self.maxFetchIDs {
+            throw StoreError(.invalidChange, "a fetch by id names \(ids.count) rows; at most \(Self.maxFetchIDs)", details: ["limit": .integer(Int64(Self.maxFetchIDs))])
+        }
         let columns = schemaTable.columns
-        let sql = "SELECT id\(columns.map { ", \"\($0.name)\"" }.joined()) FROM \"t_\(table)\""
+        let arguments = (ids ?? []).map { SQLiteValue.text($0.description) }
+        let byID = ids == nil ? "" : " WHERE id IN (\(Array(repeating: "?", count: arguments.count).joined(separator: ",")))"
+        let sql = "SELECT id\(columns.map { ", \"\($0.name)\"" }.joined()) FROM \"t_\(table)\"" + byID
         return try await Self.run(on: io) { try self.withDatabase { db in
             var rows: [StoreRow] = []
-            for raw in try db.rows(sql) {
+            if ids?.isEmpty ?? false { return rows }
+            for raw in try db.rows(sql, arguments) {
                 guard let id = raw[0].text.flatMap(RowID.init) else { continue }
                 var values: [String: StoreValue] = [:]
                 for (offset, column) in columns.enumerated() {
@@ -348,16 +355,13 @@ public final class DeviceStore: Sendable {
                 let row = StoreRow(id: id, values: values)
                 if filter?(row) ?? true { rows.append(row) }
             }
-            rows.sort { a, b in
-                for (column, ascending) in keys {
-                    let order = StoreRow.compare(a[column], b[column])
-                    if order != 0 { return ascending ? order < 0 : order > 0 }
-                }
-                return a.id < b.id
-            }
+            rows.sort { StoreRow.ordered($0, $1, by: sort) }
             return limit.map { Array(rows.prefix(max(0, $0))) } ?? rows
         } }
     }
+
+    /// The most ids one fetch by id may name (SQLite binds each as a parameter).
+    public static let maxFetchIDs = 1_000
 
     /// The rows of the relationship's other end related to `id`, from the cache's join table:
     /// `related("tags", from: carrots)` are carrots' tags, `related("tags", to: mall)` mall's items.

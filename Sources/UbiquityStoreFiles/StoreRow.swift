@@ -18,4 +18,14 @@ public struct StoreRow: Sendable, Hashable {
     /// Sort order of two values of one column: null first, then by value (strings by their bytes);
     /// the one order clients sort by too (``StoreValue/order(_:_:)``).
     public static func compare(_ a: StoreValue, _ b: StoreValue) -> Int { StoreValue.order(a, b) }
+
+    /// Whether `a` comes before `b` in a fetch sorted by `keys` (each column ascending or not),
+    /// then by id: the one order of every fetch and of the live fetches kept up to date.
+    public static func ordered(_ a: StoreRow, _ b: StoreRow, by keys: [(column: String, ascending: Bool)]) -> Bool {
+        for (column, ascending) in keys {
+            let order = compare(a[column], b[column])
+            if order != 0 { return ascending ? order < 0 : order > 0 }
+        }
+        return a.id < b.id
+    }
 }

@@ -405,11 +405,11 @@ struct LiveFetchDifferenceTests {
     @Test func addedChangedAndRemovedAreRelativeToTheHeldRows() {
         let old = [Self.row("a", "carrots"), Self.row("b", "bread"), Self.row("c", "milk")]
         let new = [Self.row("d", "cheese"), Self.row("b", "brown bread"), Self.row("c", "milk")]
-        let difference = LiveFetch.difference(from: old, to: new)
+        let difference = LiveFetchState.difference(from: old, to: new)
         #expect(difference.added == [Self.row("d", "cheese")])
         #expect(difference.changed == [Self.row("b", "brown bread")])
         #expect(difference.removed == [Self.row("a", "carrots")])
-        let same = LiveFetch.difference(from: new, to: new)
+        let same = LiveFetchState.difference(from: new, to: new)
         #expect(same.added.isEmpty && same.changed.isEmpty && same.removed.isEmpty)
     }
 }

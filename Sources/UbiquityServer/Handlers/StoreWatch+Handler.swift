@@ -15,10 +15,10 @@ extension StoreWatch: SessionOperation {
         _ = try await store.checked(fetch)
         let watch = stores.nextHandle(), outbox = session.outbox
         let access = QueryAccess(registry: session.context.registry, peer: session.peer, containers: [container.descriptor.id])
-        outbox.add(liveFetch: watch, LiveFetch(request: fetch, store: store, access: access, rows: nil))
+        outbox.add(liveFetch: watch, LiveFetch(store: store, access: access))
         session.liveFetches[watch] = store
         var outcome = Session.Outcome(response: Response(id: id, result: Result(watch: watch).json))
-        outcome.afterResponse = { await store.watch(watch, outbox: outbox) }
+        outcome.afterResponse = { await store.watch(watch, request: fetch, outbox: outbox) }
         return outcome
     }
 }

@@ -164,19 +164,19 @@ final class ConnectionOutbox: Sendable {
         }
     }
 
-    /// Fetches live fetch `watch` again: its rows the first time, then what changed since the
-    /// rows its subscriber holds (nil when nothing did, or it ended meanwhile). A fetch that fails
-    /// now (its answer grew past the limit, or a reload took the peer's right to read the
-    /// container away) ends it with `store.watchStopped`.
+    /// Live fetch `watch`'s next event: its rows the first time, then what changed since the rows
+    /// its subscriber holds (nil when nothing did, or it ended meanwhile). A fetch that fails now
+    /// (its answer grew past the limit, or a reload took the peer's right to read the container
+    /// away) ends it with `store.watchStopped`.
     private func liveFetchEvent(_ watch: Int) async -> JSONValue? {
         guard let live = liveFetches.withLock({ $0[watch] }) else { return nil }
-        let answer: StoreFetch.Result
+        let event: StoreWatchEvent?
         do {
             if let container = live.access.revoked() {
                 throw ProtocolError(.containerForbidden, "uid \(live.access.peer.uid) may no longer read container '\(container)'",
                                     details: ["container": .string(container.rawValue)])
             }
-            answer = try await live.store.fetch(live.request)
+            event = try await live.store.liveFetchEvent(watch)
         } catch {
             remove(liveFetch: watch)
             await live.store.unwatch(watch)
@@ -184,14 +184,8 @@ final class ConnectionOutbox: Sendable {
             return .object(["event": .string("store.watchStopped"), "watch": .integer(Int64(watch)), "code": .string(refusal.code.rawValue),
                             "reason": .string(refusal.message)])
         }
-        let event: StoreWatchEvent? = liveFetches.withLock { fetches in
-            guard var current = fetches[watch] else { return nil }
-            defer { current.rows = answer.rows; fetches[watch] = current }
-            guard let held = current.rows else { return .gatheringFinished(watch: watch, rows: answer.rows, clock: answer.clock) }
-            let difference = LiveFetch.difference(from: held, to: answer.rows)
-            guard !(difference.added.isEmpty && difference.changed.isEmpty && difference.removed.isEmpty) else { return nil }
-            return .update(watch: watch, added: difference.added, changed: difference.changed, removed: difference.removed, clock: answer.clock)
-        }
+        // Ended while its event was made: nothing more of it is written.
+        guard liveFetches.withLock({ $0[watch] != nil }) else { return nil }
         return event?.json
     }
 

@@ -27,9 +27,9 @@ actor ContainerStore {
     private let logger: Logger
     private let limits: StoreLimits
     private var subscribers: [Int: StoreSubscriber] = [:]
-    /// Live fetches of this store: their numbers and their connections' outboxes, told of every
-    /// change (their own connection's saves too) so that they fetch again.
-    private var liveFetches: [Int: ConnectionOutbox] = [:]
+    /// Live fetches of this store by number: told of every change (their own connection's saves
+    /// too), which their outbox then asks for as an event (``liveFetchEvent(_:)``).
+    private var liveFetches: [Int: LiveFetchState] = [:]
     /// When this daemon last imported (or wrote, for this device) each device's segment, ms since 1970.
     private var lastImports: [DeviceID: Int64] = [:]
     /// The sync states last seen, to log each change of condition once (``SyncStateTransition``).
@@ -84,7 +84,10 @@ actor ContainerStore {
         // now, and subscribers read again.
         let clock = Self.clock((try? await files.latestToken()) ?? 0)
         for subscriber in subscribers.values { subscriber.outbox.postEverything(storeHandle: subscriber.handle, container: container, store: name, clock: clock) }
-        for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
+        for (watch, live) in liveFetches {
+            liveFetches[watch]?.touched = nil
+            live.outbox.liveFetchOwed(watch)
+        }
         logTransitions()
         return "upgraded"
     }
@@ -98,9 +101,49 @@ actor ContainerStore {
     var subscriberCount: Int { subscribers.count }
 
     /// Live fetch `watch` is told of every change from now on; its first rows are owed at once.
-    func watch(_ watch: Int, outbox: ConnectionOutbox) {
-        liveFetches[watch] = outbox
+    func watch(_ watch: Int, request: StoreFetch, outbox: ConnectionOutbox) {
+        let byRow = request.limit == nil && ((try? checked(request)).map { $0.endsRead.isEmpty && $0.related.isEmpty } ?? false)
+        liveFetches[watch] = LiveFetchState(outbox: outbox, request: request, byRow: byRow)
         outbox.liveFetchOwed(watch)
+    }
+
+    /// Live fetch `watch`'s next event: its first rows (`store.gatheringFinished`), then the
+    /// update from the rows its subscriber holds to the rows a fetch returns now; nil when
+    /// nothing changed or it ended. A fetch of rows by their own columns reads again only the
+    /// rows changes touched (``LiveFetchRows``); any other reads the whole fetch and compares.
+    ///
+    /// - Throws: what ``fetch(_:)`` would now (the answer limit): the live fetch is to end.
+    func liveFetchEvent(_ watch: Int) async throws -> StoreWatchEvent? {
+        await takeTurn()
+        defer { endTurn() }
+        guard var live = liveFetches[watch] else { return nil }
+        let plan = try StoreFetchPlan(live.request, schema: schema, limits: limits)
+        if case .rows(var rows)? = live.held, let touched = live.touched {
+            guard !touched.isEmpty else { return nil }
+            let current = try await files.fetch(plan.table, ids: touched, where: plan.filter(lists: Array(repeating: [:], count: plan.ends.count)), sortedBy: plan.sort)
+            let update = try rows.apply(touched: touched, current: current, maxBytes: limits.maxAnswerBytes) { answerTooLarge(plan.table) }
+            live.held = .rows(rows)
+            live.touched = []
+            liveFetches[watch] = live
+            guard !(update.added.isEmpty && update.changed.isEmpty && update.removed.isEmpty) else { return nil }
+            func lines(_ rows: [StoreRow]) -> [JSONValue] { rows.map { StoreWire.row(id: $0.id, values: $0.values) } }
+            return .update(watch: watch, added: lines(update.added), changed: lines(update.changed), removed: lines(update.removed),
+                           clock: Self.clock(try await files.latestToken()))
+        }
+        let answer = try await answer(plan, limit: live.request.limit)
+        let before = live.held
+        live.held = live.byRow ? .rows(LiveFetchRows(answer.rows, sort: plan.sort)) : .lines(answer.lines)
+        live.touched = []
+        liveFetches[watch] = live
+        let held: [JSONValue]
+        switch before {
+        case nil: return .gatheringFinished(watch: watch, rows: answer.lines, clock: answer.clock)
+        case .lines(let lines)?: held = lines
+        case .rows(let rows)?: held = rows.rows.map { StoreWire.row(id: $0.id, values: $0.values) }
+        }
+        let difference = LiveFetchState.difference(from: held, to: answer.lines)
+        guard !(difference.added.isEmpty && difference.changed.isEmpty && difference.removed.isEmpty) else { return nil }
+        return .update(watch: watch, added: difference.added, changed: difference.changed, removed: difference.removed, clock: answer.clock)
     }
 
     func unwatch(_ watch: Int) { liveFetches[watch] = nil }
@@ -122,6 +165,15 @@ actor ContainerStore {
         await takeTurn()
         defer { endTurn() }
         let plan = try StoreFetchPlan(request, schema: schema, limits: limits)
+        let answer = try await answer(plan, limit: request.limit)
+        return StoreFetch.Result(container: container, store: name, table: plan.table, rows: answer.lines, clock: answer.clock)
+    }
+
+    /// A fetch's rows, their lines (with the related rows' ids the plan carries), and the store's
+    /// clock; the caller holds the turn.
+    ///
+    /// - Throws: `store.answerTooLarge` when the lines pass `maxAnswerBytes`.
+    private func answer(_ plan: StoreFetchPlan, limit: Int?) async throws -> (rows: [StoreRow], lines: [JSONValue], clock: String) {
         // The related rows of each end the predicate reads, by display key.
         var lists = Array(repeating: [RowID: [Value]](), count: plan.ends.count)
         for index in plan.endsRead {
@@ -133,7 +185,7 @@ actor ContainerStore {
             }
             lists[index] = pairs.mapValues { ids in ids.map { .string(keys[$0] ?? $0.description) } }
         }
-        let rows = try await files.fetch(plan.table, where: plan.filter(lists: lists), sortedBy: plan.sort, limit: request.limit)
+        let rows = try await files.fetch(plan.table, where: plan.filter(lists: lists), sortedBy: plan.sort, limit: limit)
         var related: [[RowID: [RowID]]] = []
         for end in plan.related { related.append(try await files.pairs(end.relationship, byFrom: end.byFrom)) }
         let token = try await files.latestToken()
@@ -149,13 +201,15 @@ actor ContainerStore {
                 json = .object(fields)
             }
             bytes += JSONLine.encode(json).utf8.count + 1
-            guard bytes <= limits.maxAnswerBytes else {
-                throw StoreRequestError(.answerTooLarge, "the rows of '\(plan.table)' asked for pass \(limits.maxAnswerBytes) bytes, the most one answer may hold; "
-                                        + "ask for fewer with 'limit' or 'where'", details: ["limit": .integer(Int64(limits.maxAnswerBytes))])
-            }
+            guard bytes <= limits.maxAnswerBytes else { throw answerTooLarge(plan.table) }
             out.append(json)
         }
-        return StoreFetch.Result(container: container, store: name, table: plan.table, rows: out, clock: Self.clock(token))
+        return (rows, out, Self.clock(token))
+    }
+
+    private func answerTooLarge(_ table: String) -> StoreRequestError {
+        StoreRequestError(.answerTooLarge, "the rows of '\(table)' asked for pass \(limits.maxAnswerBytes) bytes, the most one answer may hold; "
+                          + "ask for fewer with 'limit' or 'where'", details: ["limit": .integer(Int64(limits.maxAnswerBytes))])
     }
 
     // MARK: Writing
@@ -242,7 +296,10 @@ actor ContainerStore {
 
     private func post(_ result: ImportResult, from source: DeviceID, token: Int64, except connection: UInt64?) {
         guard !result.isEmpty else { return }
-        for (watch, outbox) in liveFetches { outbox.liveFetchOwed(watch) }
+        for (watch, live) in liveFetches {
+            liveFetches[watch]?.note(result, maxRows: DeviceStore.maxFetchIDs)
+            live.outbox.liveFetchOwed(watch)
+        }
         let clock = Self.clock(token)
         // A subscriber whose peer may no longer read the container (a reload took it away) hears
         // nothing more: its subscription ends.
