@@ -134,4 +134,82 @@ import UbiquityTesting
         #expect(final.count == 200 && final[fromC]?["name"] == .string("from c"))
         #expect(try Self.items(b) == final && Self.items(c) == final, "A, B and C hold the same rows and tags")
     }
+
+    /// `device`'s entry for `other` in the `stores` of `status`.
+    static func inStatus(_ peer: StorePeer, _ other: StorePeer) throws -> JSONValue? {
+        try peer.result(#"{"id":9,"op":"status"}"#)["stores"]?.arrayValue?.first?["devices"]?.arrayValue?
+            .first { $0["device"]?.stringValue == other.device }
+    }
+
+    @Test("A device gone quiet holds A's and B's compaction; forgotten on both, they compact at once; it comes back anyway, joins the snapshots over the gaps, converges, and is waited for again")
+    func aForgottenDeviceThatComesBackJoinsTheSnapshots() async throws {
+        let devices = try await TwoDevices.start(joiningLater: ["c"])
+        defer { devices.stop() }
+        let schema = StoreTwoDevicesTests.schema()
+        let a = try StorePeer(devices.a), b = try StorePeer(devices.b)
+        try a.open("grocery", schema: schema)
+        try b.open("grocery", schema: schema)
+        let joined = try devices.join("c")
+        let c = try StorePeer(joined)
+        try c.open("grocery", schema: schema)
+        let url = { (id: String) in StoreTwoDevicesTests.url("grocery", "items", id) }
+        // Each writes a segment and imports the others': all three know each other.
+        var firsts: [String: String] = [:]
+        for peer in [a, b, c] {
+            firsts[peer.name] = try #require(peer.save("grocery", #"{"insert":"items","values":{"name":"\#(peer.name) 1"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
+        }
+        for peer in [a, b, c] {
+            for other in [a, b, c] where other.name != peer.name {
+                _ = try peer.changes(of: "grocery", from: other.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(firsts[other.name]!)) }
+            }
+        }
+        for (device, writer) in [(devices.a, a), (devices.b, b)] { try Self.waitForAcknowledgement(on: device, by: c, of: writer, atLeast: 1) }
+
+        // C goes quiet (its Syncthing stops talking to A and B) while they write past their snapshots 50.
+        for peer in [devices.a, devices.b] { try joined.syncthing.call("POST", "/rest/system/pause?device=\(peer.deviceID)") }
+        for n in 2...51 { try a.save("grocery", #"{"insert":"items","values":{"name":"a \#(n)"}}"#) }
+        for n in 2...51 { try b.save("grocery", #"{"insert":"items","values":{"name":"b \#(n)"}}"#) }
+        try Self.waitForAcknowledgement(on: devices.a, by: b, of: a, atLeast: 51)
+        try Self.waitForAcknowledgement(on: devices.b, by: a, of: b, atLeast: 51)
+        // One more each: the import pass that brings it compacts with that acknowledgement here.
+        let a52 = try #require(a.save("grocery", #"{"insert":"items","values":{"name":"a 52"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
+        let b52 = try #require(b.save("grocery", #"{"insert":"items","values":{"name":"b 52"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
+        _ = try a.changes(of: "grocery", from: b.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(b52)) }
+        _ = try b.changes(of: "grocery", from: a.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(a52)) }
+        #expect(try Self.numbers(Self.logs(devices.a, of: a)) == Set(2...52), "C has only A's 1")
+        #expect(try Self.numbers(Self.logs(devices.b, of: b)) == Set(2...52), "C has only B's 1")
+
+        // Both forget C: each removes at once what its snapshot 50 covers; C's files stay.
+        for (peer, device) in [(a, devices.a), (b, devices.b)] {
+            let forgotten = try peer.result(#"{"id":8,"op":"store.forget","store":"grocery","device":"\#(c.device)"}"#)
+            #expect(forgotten["removed"] == .integer(49) && forgotten["waitingFor"] == .array([]), "on \(peer.name): \(forgotten)")
+            #expect(try Self.numbers(Self.logs(device, of: peer)) == [51, 52])
+            #expect(try Self.numbers(Self.logs(device, of: c)) == [1], "C's segment stays")
+            #expect(try Self.inStatus(peer, c)?["forgotten"] == .bool(true))
+        }
+
+        // C comes back after all: A's and B's next segments are gone, so it joins their snapshots
+        // 50, imports 51 and 52, and holds what they hold.
+        for peer in [devices.a, devices.b] { try joined.syncthing.call("POST", "/rest/system/resume?device=\(peer.deviceID)") }
+        _ = try c.changes(of: "grocery", from: a.device, within: 60) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(a52)) }
+        _ = try c.changes(of: "grocery", from: b.device, within: 60) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(b52)) }
+        let onA = try Self.items(a), onB = try Self.items(b), onC = try Self.items(c)
+        #expect(onA.count == 105 && onB == onA && onC == onA, "A, B and C hold the same rows")
+        let marks = try c.result(#"{"id":10,"op":"store.describe","store":"grocery"}"#)["devices"]?.arrayValue ?? []
+        #expect(marks.contains { $0["device"]?.stringValue == a.device && $0["imported"] == .integer(52) && $0["state"] == .string("current") })
+
+        // Its newer acknowledgement makes it known again on both: no longer forgotten.
+        for (device, writer) in [(devices.a, a), (devices.b, b)] {
+            try Self.waitForAcknowledgement(on: device, by: c, of: writer, atLeast: 52)
+        }
+        for peer in [a, b] {
+            let state = try Self.inStatus(peer, c)
+            #expect(state != nil && state?["forgotten"] == nil, "on \(peer.name): \(String(describing: state))")
+        }
+        // And its writes reach both.
+        let fromC = try #require(c.save("grocery", #"{"insert":"items","values":{"name":"c 2"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
+        for peer in [a, b] {
+            _ = try peer.changes(of: "grocery", from: c.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(fromC)) }
+        }
+    }
 }
