@@ -20,6 +20,7 @@ struct StoreCommand: AsyncParsableCommand {
               $ ubiq store relate grocery tags 3f0c2a9b1e4d5f8a6b7c8d9e0f1a2b7d mall
               $ ubiq store save grocery '[{"insert":"items","values":{"name":"milk"}}]'
               $ ubiq store status
+              $ ubiq store forget grocery tablet
 
             Exit status: 0 success, 1 the daemon refused (an unknown store or column, say), 2 \
             input that is not JSON, not a condition or a predicate, or does not fit the store's \
@@ -29,6 +30,6 @@ struct StoreCommand: AsyncParsableCommand {
             """,
         subcommands: [StoreDescribeCommand.self, StoreFetchCommand.self, StoreInsertCommand.self, StoreUpdateCommand.self,
                       StoreDeleteCommand.self, StoreRelateCommand.self, StoreUnrelateCommand.self, StoreSaveCommand.self,
-                      StoreWatchCommand.self, StoreStatusCommand.self]
+                      StoreWatchCommand.self, StoreStatusCommand.self, StoreForgetCommand.self]
     )
 }

@@ -51,6 +51,7 @@ struct StoreDescribeCommand: AsyncParsableCommand {
         default: line += "  imported \(state.imported)"
         }
         if let waiting = state.waiting, waiting > 0 { line += ", \(waiting) waiting" }
+        if state.forgotten == true { line += ", forgotten" }
         return line
     }
 }

@@ -140,6 +140,16 @@ public final class PersistentStore: Sendable {
         try await connection.send(StoreDescribe(container: container, store: name))
     }
 
+    /// Stops this device's compaction from waiting for `device` (one that will not come back),
+    /// until that device acknowledges again; nothing of its files is removed (`store.forget`).
+    ///
+    /// - Throws: ``ProtocolError`` — `store.unknownDevice`, `store.ownDevice`, `store.forbidden`
+    ///   when the peer may not write the container.
+    @discardableResult
+    public func forget(device: String) async throws -> StoreForget.Result {
+        try await connection.send(StoreForget(container: container, store: name, device: device))
+    }
+
     func wire(_ request: StoreFetchRequest) -> StoreFetch {
         StoreFetch(container: container, store: name, table: request.table, where: request.conditions, predicate: request.predicate,
                    related: request.related, sort: request.sortDescriptors.map(\.wire), limit: request.fetchLimit)

@@ -24,6 +24,9 @@ public struct StoreDeviceState: Sendable, Hashable {
     /// In `status`, only for a device silent too long (30 days): when its acknowledgement file
     /// last changed, milliseconds since 1970. Compaction waits for it meanwhile.
     public var silentSince: Int64?
+    /// In `status`, only for a device forgotten (`store.forget`) that has not acknowledged
+    /// anything since: `true`. Compaction does not wait for it.
+    public var forgotten: Bool?
 
     public init(device: String, imported: Int64, state: String, sequence: Int64? = nil, code: String? = nil,
                 reason: String? = nil, schemaVersion: Int64? = nil) {
@@ -45,6 +48,7 @@ public struct StoreDeviceState: Sendable, Hashable {
         if let lastImport { object["lastImport"] = .integer(lastImport) }
         if let waiting { object["waiting"] = .integer(waiting) }
         if let silentSince { object["silentSince"] = .integer(silentSince) }
+        if let forgotten { object["forgotten"] = .bool(forgotten) }
         return .object(object)
     }
 
@@ -60,5 +64,6 @@ public struct StoreDeviceState: Sendable, Hashable {
         lastImport = try reader.optionalInt("lastImport").map(Int64.init)
         waiting = try reader.optionalInt("waiting").map(Int64.init)
         silentSince = try reader.optionalInt("silentSince").map(Int64.init)
+        forgotten = try reader.optionalBool("forgotten")
     }
 }

@@ -9,6 +9,8 @@ public import UbiquityStore
 ///   without an acknowledgement file has acknowledged nothing.
 /// - An older snapshot of its own goes once a newer one is written.
 /// - Only its own files: other devices' segments and snapshots are theirs to remove.
+/// - A forgotten device is not waited for, until it acknowledges again (a newer acknowledgement
+///   file than the one it had when it was forgotten): then it is known as any other.
 public struct CompactionPlan: Sendable, Hashable {
     /// Own segments to remove, in order.
     public let segments: [UInt64]
@@ -22,15 +24,22 @@ public struct CompactionPlan: Sendable, Hashable {
     /// Known devices whose acknowledgement file has not changed for longer than the policy's
     /// silence, with the time it last changed (milliseconds since 1970).
     public let silent: [DeviceID: Int64]
+    /// Known devices that are forgotten, and have not acknowledged anything since: neither
+    /// waited for nor called silent.
+    public let forgotten: [DeviceID]
 
     /// - Parameters:
     ///   - known: every device this one knows of (a log, a snapshot or an acknowledgement in
     ///     the folder, or a watermark in its cache); `device` itself is ignored.
     ///   - now: the wall clock, milliseconds since 1970.
+    ///   - forgotten: devices forgotten, each with the modification time of its acknowledgement
+    ///     file when it was (0: it had none).
     public init(device: DeviceID, segments: [UInt64], snapshots: [UInt64], acknowledgements: [DeviceID: Acknowledgement],
-                known: Set<DeviceID>, now: Int64, silentAfterMilliseconds: Int64) {
+                known: Set<DeviceID>, now: Int64, silentAfterMilliseconds: Int64, forgotten: [DeviceID: Int64] = [:]) {
         let covered = snapshots.max() ?? 0
-        let others = known.subtracting([device]).sorted()
+        let stillForgotten = Set(forgotten.filter { (acknowledgements[$0.key]?.modifiedMilliseconds ?? 0) <= $0.value }.keys)
+        self.forgotten = known.subtracting([device]).intersection(stillForgotten).sorted()
+        let others = known.subtracting([device]).subtracting(stillForgotten).sorted()
         let acknowledged = others.map { acknowledgements[$0]?.imported[device] ?? 0 }.min() ?? covered
         let limit = min(covered, acknowledged)
         self.segments = segments.filter { $0 <= limit }.sorted()

@@ -11,10 +11,15 @@ public struct CompactionPolicy: Sendable, Hashable {
     public var silentAfterMilliseconds: Int64
     /// The most a snapshot read may hold.
     public var snapshotLimits: SnapshotLimits
+    /// Devices forgotten when the store opens (``DeviceStore/forget(_:)``), each with the
+    /// modification time of its acknowledgement file when it was forgotten (0: it had none).
+    public var forgotten: [DeviceID: Int64]
 
-    public init(snapshotEvery: UInt64 = 50, silentAfterMilliseconds: Int64 = 30 * 86_400_000, snapshotLimits: SnapshotLimits = SnapshotLimits()) {
+    public init(snapshotEvery: UInt64 = 50, silentAfterMilliseconds: Int64 = 30 * 86_400_000, snapshotLimits: SnapshotLimits = SnapshotLimits(),
+                forgotten: [DeviceID: Int64] = [:]) {
         self.snapshotEvery = snapshotEvery
         self.silentAfterMilliseconds = silentAfterMilliseconds
         self.snapshotLimits = snapshotLimits
+        self.forgotten = forgotten
     }
 }

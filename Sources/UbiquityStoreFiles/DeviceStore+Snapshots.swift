@@ -1,6 +1,6 @@
 import Synchronization
 import UbiquitySQLite
-import UbiquityStore
+public import UbiquityStore
 import UbiquityErrors
 
 /// Snapshots and compaction (docs/stores.md, "Snapshots and compaction"): this device writes a
@@ -25,6 +25,30 @@ extension DeviceStore {
     /// for, who is silent).
     public func compactionStatus() async throws -> CompactionPlan {
         try await Self.run(on: io) { self.planBlocking() }
+    }
+
+    /// The devices compaction does not wait for (``forget(_:)``), each with the modification
+    /// time of its acknowledgement file when it was forgotten (0: it had none).
+    public var forgottenDevices: [DeviceID: Int64] { memory.withLock { $0.forgotten } }
+
+    /// Every device this store knows of — a log, a snapshot or an acknowledgement in the folder,
+    /// or a watermark in the cache — this one included, with the modification time of its
+    /// acknowledgement file (0: none).
+    public func knownDevices() async throws -> [DeviceID: Int64] {
+        try await Self.run(on: io) {
+            let acknowledgements = self.folder.acknowledgements()
+            var known: [DeviceID: Int64] = [:]
+            for device in self.knownBlocking(acknowledgements) { known[device] = acknowledgements[device]?.modifiedMilliseconds ?? 0 }
+            return known
+        }
+    }
+
+    /// Compaction stops waiting for `forgotten` (devices, each with the modification time of its
+    /// acknowledgement file now, as ``knownDevices()`` read it), until each acknowledges again.
+    /// Nothing of theirs is removed: their files are theirs. Runs compaction at once.
+    public func forget(_ forgotten: [DeviceID: Int64]) async throws -> CompactionPlan? {
+        memory.withLock { $0.forgotten.merge(forgotten) { _, new in new } }
+        return try await compact()
     }
 
     /// The snapshots that could not be used since the store opened.
@@ -59,11 +83,15 @@ extension DeviceStore {
 
     func planBlocking() -> CompactionPlan {
         let acknowledgements = folder.acknowledgements()
+        return CompactionPlan(device: device, segments: folder.segmentSequences(of: device), snapshots: folder.snapshotSequences(of: device),
+                              acknowledgements: acknowledgements, known: knownBlocking(acknowledgements), now: wall(),
+                              silentAfterMilliseconds: compaction.silentAfterMilliseconds, forgotten: memory.withLock { $0.forgotten })
+    }
+
+    func knownBlocking(_ acknowledgements: [DeviceID: Acknowledgement]) -> Set<DeviceID> {
         var known = Set(folder.devices()).union(folder.snapshotDevices()).union(acknowledgements.keys)
         known.formUnion(memory.withLock { $0.imported.keys })
-        return CompactionPlan(device: device, segments: folder.segmentSequences(of: device), snapshots: folder.snapshotSequences(of: device),
-                              acknowledgements: acknowledgements, known: known, now: wall(),
-                              silentAfterMilliseconds: compaction.silentAfterMilliseconds)
+        return known
     }
 
     // MARK: - Joining (on io)

@@ -49,6 +49,8 @@ public final class DeviceStore: Sendable {
         var compactedThrough: UInt64 = 0
         /// What the last snapshot write or compaction that failed said (nil: none failed since).
         var compactionFailure: String?
+        /// Devices compaction does not wait for, with their acknowledgement's time when forgotten.
+        var forgotten: [DeviceID: Int64] = [:]
 
         var nextSequence: UInt64 { imported[clock.device, default: 0] &+ 1 }
     }
@@ -70,6 +72,7 @@ public final class DeviceStore: Sendable {
             let folder = try StoreFolder(container: container, store: store)
             let (database, contents) = try openCache(at: databasePath, schema: schema, device: device)
             var memory = Memory(state: contents.state, clock: HybridLogicalClock(device: device, latest: contents.clock), imported: contents.imported)
+            memory.forgotten = compaction.forgotten
             if let pending = contents.pending, pending.sequence == memory.imported[device] { memory.unwritten = pending }
             folder.removeSnapshotTemporaries(of: device)
             memory.ownSnapshot = folder.snapshotSequences(of: device).last ?? 0

@@ -102,4 +102,27 @@ public enum FS {
             changes.wait(within: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
         }
     }
+
+    /// Waits until the file `name` in `directory` reads as `holds` wants (nil: it is absent or unreadable) —
+    /// a file another process replaces, as a sync engine renames a received copy into place —
+    /// woken by inotify on its directory, never by looking again after a pause.
+    ///
+    /// - Returns: The contents that satisfied `holds`.
+    /// - Throws: ``TimedOut`` when they do not within `seconds`, naming what was read last.
+    @discardableResult
+    public static func waitForContents(of name: String, in directory: String, within seconds: Double = 10,
+                                       until holds: (String?) -> Bool) throws -> String? {
+        OwnThreads.checkMayBlock("FS.waitForContents")
+        let path = directory + "/" + name
+        let changes = try FileEvents(watching: directory, mask: UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM))
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            // Read once the watch is in place: a change made before it is seen here.
+            let contents = try? String(contentsOfFile: path, encoding: .utf8)
+            if holds(contents) { return contents }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { throw TimedOut(description: "\(path) did not come to the awaited contents within \(seconds) s: \(contents ?? "(absent)")") }
+            changes.wait(within: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+        }
+    }
 }

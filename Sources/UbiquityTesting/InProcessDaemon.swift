@@ -88,6 +88,7 @@ public final class InProcessDaemon: Sendable {
         if configuration.savesIndex { settings.indexDirectory = settings.stateDirectory }
         settings.indexSaveInterval = configuration.indexSaveInterval
         settings.keyValueQuota = configuration.keyValueQuota
+        settings.storeCompaction = configuration.storeCompaction
         settings.publish = configuration.publish
         settings.sync = configuration.sync
         settings.trapsSignals = false

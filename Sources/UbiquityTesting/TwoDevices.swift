@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Two "devices" of one user on this machine: each has its own container root (holding
 /// `com.example.grocery`), its own `ubiquityd` on its own socket, and its own Syncthing instance
@@ -8,15 +9,23 @@ import Glibc
 /// usage and crash reporting off; their REST APIs listen on Unix sockets, so the test reaches
 /// them and nothing else can. Everything is started here and stopped by PID.
 ///
+/// More devices may join later (`joiningLater`, then ``join(_:within:)``): each has its own
+/// container root, daemon and Syncthing instance, started only when it joins, in the same
+/// network namespace, sharing the container with every other device — a device that comes late
+/// to a container the others have used for a while. Up to four devices in all.
+///
 /// ```swift
-/// let devices = try await TwoDevices.start()
+/// let devices = try await TwoDevices.start(joiningLater: ["c"])
 /// defer { devices.stop() }
 /// try devices.a.place("Item_1", contents: "milk")        // appears on b through Syncthing
 /// try devices.waitUntilInSync()
+/// let c = try devices.join("c")                           // starts with an empty container
+/// try devices.waitUntilInSync()                           // now holds Item_1 too
 /// ```
 public final class TwoDevices: @unchecked Sendable {
-    // @unchecked: every stored property is set in `init` and only read afterwards; `supervisor`
-    // (Foundation's Process) is safe to signal and wait on from any thread.
+    // @unchecked: every stored property is set in `init` and only read afterwards, but for
+    // `joinedDevices`, behind its Mutex; `supervisor` (Foundation's Process) is safe to signal and
+    // wait on from any thread.
 
     /// One device: its container root, daemon and Syncthing instance.
     public struct Device: Sendable {
@@ -43,51 +52,80 @@ public final class TwoDevices: @unchecked Sendable {
     public static let ignoredNames = ["(?d).ubiquity-sync-*", "(?d).ubiquity-save-*", "(?d).ubiquity-kv/.*.writing",
                                       "(?d).ubiquity-stores/**/.*.writing"]
 
+    /// The most devices one rig runs: `a`, `b` and two that join later (each takes a port).
+    public static let maxDevices = 4
+
     public let directory: String
     public let a: Device
     public let b: Device
+    /// The devices that may join later, in the order they must join.
+    public let joiningLater: [String]
+    private let followingSyncthing: Bool
     private let supervisor: Process
     private let supervisorExit: ProcessExit
+    private let joinedDevices = Mutex<[Device]>([])
 
-    private init(directory: String, a: Device, b: Device, supervisor: Process, supervisorExit: ProcessExit) {
+    private init(directory: String, a: Device, b: Device, joiningLater: [String], followingSyncthing: Bool,
+                 supervisor: Process, supervisorExit: ProcessExit) {
         self.directory = directory
         self.a = a
         self.b = b
+        self.joiningLater = joiningLater
+        self.followingSyncthing = followingSyncthing
         self.supervisor = supervisor
         self.supervisorExit = supervisorExit
     }
+
+    /// The devices that have joined (``join(_:within:)``), in order.
+    public var joined: [Device] { joinedDevices.withLock { $0 } }
+
+    /// Every running device: `a`, `b`, then those that joined.
+    public var devices: [Device] { [a, b] + joined }
 
     /// Creates both devices and returns once both daemons listen and the Syncthing instances are
     /// connected to each other. With `followingSyncthing`, each daemon follows its device's
     /// Syncthing (`[sync]` with its `config.xml`), so items carry real sync attributes (`make
     /// demo-sync`, the benchmarks); otherwise the daemons know nothing of the engine, as the tests
     /// that start their own follower want.
-    public static func start(within seconds: Double = 60, followingSyncthing: Bool = false) async throws -> TwoDevices {
+    ///
+    /// - Parameter joiningLater: names of devices that will join with ``join(_:within:)``, in that
+    ///   order (at most two; not `a` nor `b`). Their Syncthing identities are made now, so that
+    ///   `a` and `b` share the container with them from the start and accept them when they come;
+    ///   nothing of theirs runs until they join.
+    public static func start(within seconds: Double = 60, followingSyncthing: Bool = false,
+                             joiningLater: [String] = []) async throws -> TwoDevices {
+        let names = ["a", "b"] + joiningLater
+        guard names.count <= maxDevices, Set(names).count == names.count,
+              names.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x61...0x7A).contains($0) } }) else {
+            throw TestDaemonError("devices joining later must be at most \(maxDevices - 2) distinct lowercase names other than a and b; found \(joiningLater)")
+        }
         var template = Array("/tmp/ubq2-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
         do {
-            let names = ["a", "b"]
-            var ids: [String: String] = [:]
+            var ids: [String] = []
             for name in names {
                 let home = directory + "/" + name + "/syncthing"
                 try run("/usr/bin/syncthing", ["generate", "--home=" + home, "--no-default-folder"])
                 let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
                 guard let id = config.firstMatch(of: /<device id="([A-Z0-9-]+)"/)?.1 else { throw TestDaemonError("no device id in \(home)") }
-                ids[name] = String(id)
+                ids.append(String(id))
                 let container = directory + "/" + name + "/root/" + containerID
                 try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
                 try (ignoredNames.joined(separator: "\n") + "\n").write(toFile: container + "/.stignore", atomically: true, encoding: .utf8)
                 guard mkfifo(home + "/control", 0o600) == 0 else { throw TestDaemonError("mkfifo \(home)/control: \(String(cString: strerror(errno)))") }
             }
-            let ports = ["a": 22101 + Int(getpid() % 400) * 2, "b": 22102 + Int(getpid() % 400) * 2]
-            for name in names {
-                let peer = name == "a" ? "b" : "a"
+            guard mkfifo(directory + "/control", 0o600) == 0 else { throw TestDaemonError("mkfifo \(directory)/control: \(String(cString: strerror(errno)))") }
+            // Four ports per rig, one a device, apart from other test processes' rigs.
+            let ports = names.indices.map { 22101 + Int(getpid() % 300) * maxDevices + $0 }
+            for (index, name) in names.enumerated() {
                 let home = directory + "/" + name + "/syncthing"
                 let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
-                let written = configured(config, listen: ports[name]!, gui: home + "/rest.sock", folder: directory + "/" + name + "/root/" + containerID,
-                                         ids: [ids["a"]!, ids["b"]!], peer: ids[peer]!, peerName: peer,
-                                         peerPort: name == "a" ? ports[peer]! : nil)
+                let peers = names.indices.filter { $0 != index }.map { other in
+                    Peer(id: ids[other], name: names[other], port: dials(index, other) ? ports[other] : nil)
+                }
+                let written = configured(config, listen: ports[index], gui: home + "/rest.sock", folder: directory + "/" + name + "/root/" + containerID,
+                                         ids: ids, peers: peers)
                 try written.write(toFile: home + "/config.xml", atomically: true, encoding: .utf8)
             }
             let script = directory + "/network-namespace.sh"
@@ -100,31 +138,13 @@ public final class TwoDevices: @unchecked Sendable {
             supervisor.standardError = FileHandle.nullDevice
             let supervisorExit = ProcessExit.of(supervisor)
             try supervisor.run()
-            func device(_ name: String) throws -> Device {
-                let root = directory + "/" + name + "/root"
-                var arguments = ["--root", root, "--socket", "{socket}"]
-                if followingSyncthing {
-                    let config = directory + "/" + name + "/ubiquityd.toml"
-                    try """
-                        [[roots]]
-                        path = "\(root)"
-
-                        [sync]
-                        engine = "syncthing"
-                        config_xml = "\(directory)/\(name)/syncthing/config.xml"
-
-                        """.write(toFile: config, atomically: true, encoding: .utf8)
-                    arguments = ["--config", config, "--socket", "{socket}"]
-                }
-                let daemon = try TestDaemon(containers: [], arguments: arguments)
-                return Device(name: name, root: root, container: root + "/" + containerID, daemon: daemon,
-                              syncthing: SyncthingREST(socket: directory + "/" + name + "/syncthing/rest.sock", apiKey: apiKey),
-                              deviceID: ids[name]!)
-            }
-            let devices = TwoDevices(directory: directory, a: try device("a"), b: try device("b"), supervisor: supervisor,
-                                     supervisorExit: supervisorExit)
+            let devices = TwoDevices(directory: directory,
+                                     a: try device("a", id: ids[0], directory: directory, followingSyncthing: followingSyncthing),
+                                     b: try device("b", id: ids[1], directory: directory, followingSyncthing: followingSyncthing),
+                                     joiningLater: joiningLater, followingSyncthing: followingSyncthing,
+                                     supervisor: supervisor, supervisorExit: supervisorExit)
             do {
-                try devices.dialOnceListening(within: seconds)
+                try devices.dialOnceListening(from: devices.a, to: [devices.b], within: seconds)
                 try devices.waitUntilConnected(within: seconds)
             } catch {
                 devices.stop()
@@ -137,13 +157,82 @@ public final class TwoDevices: @unchecked Sendable {
         }
     }
 
-    /// Only a dials (``configured(_:listen:gui:folder:ids:peer:peerName:peerPort:)``), and a first
-    /// dial made before b listens is tried again only after Syncthing's connection loop has slept,
-    /// 5 s at least. So once both REST APIs answer (b's listener starts before its API), a pause
-    /// and a resume of b on a make a dial at once, unless they are connected already.
-    func dialOnceListening(within seconds: Double) throws {
+    /// Whether the device at `index` (in `a`, `b`, then the order of joining) dials the one at
+    /// `other`: `a` dials `b`, and a device that joins dials every device before it, which listens
+    /// already. One side of each pair only
+    /// (``configured(_:listen:gui:folder:ids:peers:)``).
+    static func dials(_ index: Int, _ other: Int) -> Bool {
+        index < 2 ? (index == 0 && other == 1) : other < index
+    }
+
+    /// Device `name`'s daemon started, with its container root (following its Syncthing when asked).
+    private static func device(_ name: String, id: String, directory: String, followingSyncthing: Bool) throws -> Device {
+        let root = directory + "/" + name + "/root"
+        var arguments = ["--root", root, "--socket", "{socket}"]
+        if followingSyncthing {
+            let config = directory + "/" + name + "/ubiquityd.toml"
+            try """
+                [[roots]]
+                path = "\(root)"
+
+                [sync]
+                engine = "syncthing"
+                config_xml = "\(directory)/\(name)/syncthing/config.xml"
+
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            arguments = ["--config", config, "--socket", "{socket}"]
+        }
+        let daemon = try TestDaemon(containers: [], arguments: arguments)
+        return Device(name: name, root: root, container: root + "/" + containerID, daemon: daemon,
+                      syncthing: SyncthingREST(socket: directory + "/" + name + "/syncthing/rest.sock", apiKey: apiKey),
+                      deviceID: id)
+    }
+
+    /// Starts device `name` (the next of ``joiningLater``): its Syncthing instance in the rig's
+    /// network namespace, with an empty container that every running device shares, and its
+    /// daemon. Returns once its daemon listens and its Syncthing instance is connected to every
+    /// other running device; what it receives then arrives as sync delivers it
+    /// (``waitUntilInSync(within:)``).
+    ///
+    /// - Throws: ``TestDaemonError`` when `name` is not the next device to join, or it was not
+    ///   started or connected within `seconds`.
+    @discardableResult
+    public func join(_ name: String, within seconds: Double = 60) throws -> Device {
+        OwnThreads.checkMayBlock("TwoDevices.join")
+        let count = joined.count
+        guard count < joiningLater.count, joiningLater[count] == name else {
+            throw TestDaemonError("device \(name) cannot join now: the devices join in the order \(joiningLater), and \(joined.map(\.name)) have joined")
+        }
+        let home = directory + "/" + name + "/syncthing"
+        let changes = try FileEvents(watching: home, mask: UInt32(IN_MOVED_TO | IN_CREATE))
+        // The supervisor's joiner holds the FIFO open for reading: opening it to write never blocks.
+        let control = open(directory + "/control", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard control >= 0 else { throw TestDaemonError("open \(directory)/control: \(String(cString: strerror(errno))) (has the supervisor exited?)") }
+        let line = Array("join \(name)\n".utf8)
+        let written = line.withUnsafeBytes { write(control, $0.baseAddress, $0.count) }
+        close(control)
+        guard written == line.count else { throw TestDaemonError("write to \(directory)/control failed") }
         let deadline = Date().addingTimeInterval(seconds)
-        for device in [a, b] {
+        while !FileManager.default.fileExists(atPath: home + "/pid") {
+            guard Date() < deadline else { throw TestDaemonError("Syncthing on \(name) was not started within \(seconds) s") }
+            changes.wait(within: deadline.timeIntervalSinceNow)
+        }
+        let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
+        guard let id = config.firstMatch(of: /<device id="([A-Z0-9-]+)"/)?.1 else { throw TestDaemonError("no device id in \(home)") }
+        let device = try Self.device(name, id: String(id), directory: directory, followingSyncthing: followingSyncthing)
+        joinedDevices.withLock { $0.append(device) }
+        try dialOnceListening(from: device, to: devices.filter { $0.name != name }, within: deadline.timeIntervalSinceNow)
+        try waitUntilConnected(within: max(1, deadline.timeIntervalSinceNow))
+        return device
+    }
+
+    /// Only `dialer` dials `peers` (``dials(_:_:)``), and a first dial made before a peer listens
+    /// is tried again only after Syncthing's connection loop has slept, 5 s at least. So once
+    /// every REST API answers (a listener starts before its API), a pause and a resume of each
+    /// peer not connected yet on the dialer make a dial at once.
+    func dialOnceListening(from dialer: Device, to peers: [Device], within seconds: Double) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        for device in [dialer] + peers {
             while (try? device.syncthing.call("GET", "/rest/system/status", timeout: 5)) == nil {
                 guard supervisor.isRunning else { throw TestDaemonError("the Syncthing instances exited:\n\(logs)") }
                 guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) did not answer within \(seconds) s:\n\(logs)") }
@@ -151,43 +240,49 @@ public final class TwoDevices: @unchecked Sendable {
                 _ = device.syncthing.nextEvent(of: "Starting", since: 0, within: min(1, deadline.timeIntervalSinceNow))
             }
         }
-        if let answer = try? a.syncthing.call("GET", "/rest/system/connections") as? [String: Any],
-           let connections = answer["connections"] as? [String: Any],
-           let peerState = connections[b.deviceID] as? [String: Any], peerState["connected"] as? Bool == true {
-            return
+        for peer in peers where !Self.connected(dialer, to: peer) {
+            try dialer.syncthing.call("POST", "/rest/system/pause?device=\(peer.deviceID)")
+            try dialer.syncthing.call("POST", "/rest/system/resume?device=\(peer.deviceID)")
         }
-        try a.syncthing.call("POST", "/rest/system/pause?device=\(b.deviceID)")
-        try a.syncthing.call("POST", "/rest/system/resume?device=\(b.deviceID)")
     }
 
-    /// Waits until each Syncthing instance reports the other connected (asked through REST,
-    /// with a deadline).
+    /// Whether `device`'s Syncthing reports `peer` connected now.
+    static func connected(_ device: Device, to peer: Device) -> Bool {
+        guard let answer = try? device.syncthing.call("GET", "/rest/system/connections") as? [String: Any],
+              let connections = answer["connections"] as? [String: Any],
+              let peerState = connections[peer.deviceID] as? [String: Any] else { return false }
+        return peerState["connected"] as? Bool == true
+    }
+
+    /// Every running device paired with every other, each pair both ways.
+    private var pairs: [(Device, Device)] {
+        let running = devices
+        return running.flatMap { device in running.filter { $0.name != device.name }.map { (device, $0) } }
+    }
+
+    /// Waits until each running device's Syncthing instance reports every other connected (asked
+    /// through REST, with a deadline).
     public func waitUntilConnected(within seconds: Double = 60) throws {
         OwnThreads.checkMayBlock("TwoDevices.waitUntilConnected")
         let deadline = Date().addingTimeInterval(seconds)
-        for (device, peer) in [(a, b), (b, a)] {
+        for (device, peer) in pairs {
             var seen = 0
-            while true {
-                if let answer = try? device.syncthing.call("GET", "/rest/system/connections") as? [String: Any],
-                   let connections = answer["connections"] as? [String: Any],
-                   let peerState = connections[peer.deviceID] as? [String: Any], peerState["connected"] as? Bool == true {
-                    break
-                }
+            while !Self.connected(device, to: peer) {
                 guard supervisor.isRunning else { throw TestDaemonError("the Syncthing instances exited:\n\(logs)") }
-                guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) did not connect within \(seconds) s:\n\(logs)") }
+                guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) did not connect to \(peer.name) within \(seconds) s:\n\(logs)") }
                 // At most 5 s, then the state is asked again: a change no event of these types announces still counts.
                 seen = device.syncthing.nextEvent(of: "DeviceConnected", since: seen, within: min(5, deadline.timeIntervalSinceNow))
             }
         }
     }
 
-    /// Waits until each device has everything the other has (`/rest/db/completion` at 100% and
-    /// nothing needed on both sides), after asking both to scan now.
+    /// Waits until each running device has everything every other has (`/rest/db/completion` at
+    /// 100% and nothing needed on any side), after asking all to scan now.
     public func waitUntilInSync(within seconds: Double = 60) throws {
         OwnThreads.checkMayBlock("TwoDevices.waitUntilInSync")
-        for device in [a, b] { try device.syncthing.call("POST", "/rest/db/scan?folder=\(Self.containerID)") }
+        for device in devices { try device.syncthing.call("POST", "/rest/db/scan?folder=\(Self.containerID)") }
         let deadline = Date().addingTimeInterval(seconds)
-        for (device, peer) in [(a, b), (b, a)] {
+        for (device, peer) in pairs {
             var seen = 0
             while true {
                 let completion = try device.syncthing.call("GET", "/rest/db/completion?folder=\(Self.containerID)&device=\(peer.deviceID)") as? [String: Any]
@@ -263,17 +358,17 @@ public final class TwoDevices: @unchecked Sendable {
         }
     }
 
-    /// What both Syncthing instances logged.
+    /// What the running devices' Syncthing instances logged.
     public var logs: String {
-        ["a", "b"].map { (try? String(contentsOfFile: directory + "/" + $0 + "/syncthing/log", encoding: .utf8)) ?? "" }
+        devices.map { (try? String(contentsOfFile: directory + "/" + $0.name + "/syncthing/log", encoding: .utf8)) ?? "" }
             .joined(separator: "\n---\n")
     }
 
-    /// Stops both daemons and both Syncthing instances (by PID) and removes everything.
+    /// Stops every daemon and every Syncthing instance (by PID) and removes everything.
     public func stop() {
         OwnThreads.checkMayBlock("TwoDevices.stop")
-        a.daemon.stop()
-        b.daemon.stop()
+        let running = devices
+        for device in running { device.daemon.stop() }
         if supervisor.isRunning {
             supervisor.terminate()          // the script stops its instances by PID, then exits
             if !supervisorExit.wait(within: 20) {
@@ -283,8 +378,7 @@ public final class TwoDevices: @unchecked Sendable {
                 for pid in Self.processes(naming: directory) { kill(pid, SIGKILL) }
             }
         }
-        a.daemon.cleanUp()
-        b.daemon.cleanUp()
+        for device in running { device.daemon.cleanUp() }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -292,15 +386,23 @@ public final class TwoDevices: @unchecked Sendable {
 
     static let apiKey = "ubiquity-test-rig"
 
-    /// The generated `config.xml`, with everything that faces outside turned off, the peer and
-    /// the shared folder added.
+    /// Another device as one device's configuration names it: `port` when this device dials it,
+    /// nil when it only accepts its connection.
+    struct Peer {
+        let id: String
+        let name: String
+        let port: Int?
+    }
+
+    /// The generated `config.xml`, with everything that faces outside turned off, the peers and
+    /// the shared folder (shared with every device of `ids`) added.
     ///
-    /// Only one side dials (`peerPort` given: a; b gets `nil`, the peer's address `dynamic`, which
-    /// with discovery off is no address, and only accepts). When both dialed at once, Syncthing
-    /// 1.19 now and then left one TLS connection without its Hello until the 20 s Hello timeout,
-    /// once twice in a row: 20-41 s to connect instead of 1.5, about one start in thirty here.
-    static func configured(_ config: String, listen: Int, gui: String, folder: String, ids: [String], peer: String,
-                           peerName: String, peerPort: Int?) -> String {
+    /// Only one side of each pair dials (a peer's `port` given; the other side gets `nil`, the
+    /// peer's address `dynamic`, which with discovery off is no address, and only accepts). When
+    /// both dialed at once, Syncthing 1.19 now and then left one TLS connection without its Hello
+    /// until the 20 s Hello timeout, once twice in a row: 20-41 s to connect instead of 1.5, about
+    /// one start in thirty here.
+    static func configured(_ config: String, listen: Int, gui: String, folder: String, ids: [String], peers: [Peer]) -> String {
         var text = config
         // `syncthing generate` writes `default`, or a random port when 22000 looked taken on the
         // host (another rig generating at the same moment): whatever it wrote, one address of ours.
@@ -324,30 +426,38 @@ public final class TwoDevices: @unchecked Sendable {
         // port generate chose when 8384 looked taken).
         text = text.replacing(/<address>127\.0\.0\.1:[0-9]+<\/address>/, with: "<address>\(gui)</address>")
         let devices = ids.map { "            <device id=\"\($0)\"></device>" }.joined(separator: "\n")
+        let peerDevices = peers.map { peer in
+            """
+                <device id="\(peer.id)" name="\(peer.name)" compression="metadata" introducer="false" skipIntroductionRemovals="false" introducedBy="">
+                    <address>\(peer.port.map { "tcp://127.0.0.1:\($0)" } ?? "dynamic")</address>
+                    <paused>false</paused>
+                    <autoAcceptFolders>false</autoAcceptFolders>
+                </device>
+
+            """
+        }.joined()
         // maxConflicts must be written: without it Syncthing keeps no conflict copies at all.
         let additions = """
             <folder id="\(containerID)" label="" path="\(folder)" type="sendreceive" rescanIntervalS="3600" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
         \(devices)
                 <maxConflicts>10</maxConflicts>
             </folder>
-            <device id="\(peer)" name="\(peerName)" compression="metadata" introducer="false" skipIntroductionRemovals="false" introducedBy="">
-                <address>\(peerPort.map { "tcp://127.0.0.1:\($0)" } ?? "dynamic")</address>
-                <paused>false</paused>
-                <autoAcceptFolders>false</autoAcceptFolders>
-            </device>
 
-        """
+        """ + peerDevices
         if let gui = text.range(of: "    <gui ") { text.insert(contentsOf: additions, at: gui.lowerBound) }
         return text
     }
 
-    /// Runs inside the new network namespace: loopback up, both instances started, both stopped
-    /// by PID on SIGTERM. Each instance runs under a loop of its own that writes the PID of
-    /// Syncthing's monitor process to `HOME/pid` while it runs and removes it once it has exited;
-    /// the loop then waits for a line on `HOME/control` (a FIFO it holds open for reading and
-    /// writing, so a line written by the rig is kept until read): `start` starts the instance again
-    /// with the same home, anything else ends the loop (``killSyncthing(of:within:)``,
-    /// ``restartSyncthing(of:within:)``).
+    /// Runs inside the new network namespace: loopback up, `a`'s and `b`'s instances started,
+    /// every instance stopped by PID on SIGTERM. Each instance runs under a loop of its own that
+    /// writes the PID of Syncthing's monitor process to `HOME/pid` while it runs and removes it
+    /// once it has exited; the loop then waits for a line on `HOME/control` (a FIFO it holds open
+    /// for reading and writing, so a line written by the rig is kept until read): `start` starts
+    /// the instance again with the same home, anything else ends the loop
+    /// (``killSyncthing(of:within:)``, ``restartSyncthing(of:within:)``). A device that joins
+    /// later is started by a line `join NAME` on the rig's own FIFO, `DIRECTORY/control`
+    /// (``join(_:within:)``); `HOME/supervised` marks the instances a loop runs, the ones the stop
+    /// tells to end.
     static func supervisorScript(directory: String) -> String {
         """
         #!/bin/sh
@@ -356,6 +466,7 @@ public final class TwoDevices: @unchecked Sendable {
         run() {
             home=\(directory)/$1/syncthing
             exec 3<>"$home/control"
+            : > "$home/supervised"
             while :; do
                 /usr/bin/syncthing serve --home="$home" --no-browser --no-restart --logfile="$home/log" >/dev/null 2>&1 &
                 echo $! > "$home/pid.new"
@@ -366,20 +477,29 @@ public final class TwoDevices: @unchecked Sendable {
                 [ "$request" = start ] || exit 0
             done
         }
+        joiner() {
+            exec 4<>"\(directory)/control"
+            while read -r request name <&4; do
+                [ "$request" = join ] || break
+                run "$name" &
+            done
+            wait
+        }
         run a &
-        A=$!
         run b &
-        B=$!
+        joiner &
         stop() {
-            for home in \(directory)/a/syncthing \(directory)/b/syncthing; do
+            for home in \(directory)/*/syncthing; do
+                [ -f "$home/supervised" ] || continue
                 if [ -f "$home/pid" ]; then kill "$(cat "$home/pid")"; fi
                 echo stop > "$home/control"
             done
-            wait $A $B
+            echo stop > "\(directory)/control"
+            wait
             exit 0
         }
         trap stop TERM INT
-        wait $A $B
+        wait
 
         """
     }

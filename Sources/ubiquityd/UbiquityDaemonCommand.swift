@@ -132,6 +132,7 @@ struct UbiquityDaemonCommand: AsyncParsableCommand {
         settings.indexSaveInterval = configuration.indexSaveInterval
         if let period = settings.watchdogPeriod { settings.statusPeriod = min(settings.statusPeriod, period) }
         settings.keyValueQuota = configuration.keyValueQuota
+        settings.storeCompaction = configuration.storeCompaction
         settings.publish = configuration.publish
         settings.sync = configuration.sync
         if isatty(2) == 1 {

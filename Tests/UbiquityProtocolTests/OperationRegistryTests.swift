@@ -42,6 +42,7 @@ struct OperationRegistryTests {
         StoreFetch(store: "grocery", table: "items", predicate: "name BEGINSWITH 'car' AND tags CONTAINS 'mall'", related: ["tags"]),
         StoreWatch(StoreFetch(store: "grocery", table: "tags", predicate: "name == 'mall'", related: ["items"])),
         StoreUnwatch(watch: 5),
+        StoreForget(store: "grocery", device: "tablet"), StoreForget(container: "com.example.a", store: "grocery", device: "tablet"),
         ItemPublish(path: "/c/Documents/a"), ItemPublish(path: "/c/Documents/a", expires: .after(seconds: 3600)),
         ItemPublish(path: "/c/Documents/a", expires: .at(1_795_000_000)), ItemUnpublish(token: "t"), ItemPublished(),
         ItemEvict(path: "/c/Documents/a"), ItemDownload(path: "/c/Documents/a"), ItemDownload(path: "/c/Documents/a", force: true),
@@ -118,7 +119,9 @@ struct OperationRegistryTests {
         try check(KVUnsubscribe.Result(store: 1))
         var silent = StoreDeviceState(device: "reader", imported: 0, state: "current")
         silent.silentSince = 1_767_225_600_000
-        let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"), silent,
+        var forgotten = StoreDeviceState(device: "old", imported: 4, state: "current")
+        forgotten.forgotten = true
+        let states = [StoreDeviceState(device: "laptop", imported: 3, state: "current"), silent, forgotten,
                       StoreDeviceState(device: "phone", imported: 1, state: "degraded", sequence: 2, code: "store.segmentChecksum", reason: "damaged"),
                       StoreDeviceState(device: "tablet", imported: 0, state: "needsUpgrade", sequence: 1, schemaVersion: 2)]
         try check(StoreDescription(container: "com.example.a", store: "grocery", device: "laptop", schema: StoreWireTests.grocery,
@@ -129,6 +132,8 @@ struct OperationRegistryTests {
         try check(StoreSave.Result(container: "com.example.a", store: "grocery", inserted: [], clock: "s4", segment: nil))
         try check(StoreWatch.Result(watch: 5))
         try check(StoreUnwatch.Result(watch: 5))
+        try check(StoreForget.Result(container: "com.example.a", store: "grocery", device: "tablet", removed: 50, waitingFor: []))
+        try check(StoreForget.Result(container: "com.example.a", store: "grocery", device: "tablet", removed: 0, waitingFor: ["phone"]))
         try check(StoreFetch.Result(container: "com.example.a", store: "grocery", table: "items",
                                     rows: [.object(["id": .string("00000000000000000000000000000001"), "name": .string("carrots")])], clock: "s4"))
     }

@@ -3,6 +3,7 @@ import Testing
 import UbiquityKeyValue
 import UbiquityIndex
 import UbiquityProtocol
+import UbiquityStoreFiles
 import UbiquityTOML
 @testable import UbiquityServer
 import UbiquityTesting
@@ -128,7 +129,7 @@ struct DaemonConfigurationTests {
         ])
         #expect(errors("[[root]]\npath = \"/r\"") == ["ubiquityd.toml:1:1: unknown key 'root'; did you mean 'roots'?"])
         #expect(errors("zzz = 1") == [
-            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, save_index, index_save_interval_s, log_level, limits, key_value, roots, containers, publish, sync",
+            "ubiquityd.toml:1:1: unknown key 'zzz'; expected one of socket, batching_interval_ms, watch_budget, rescan_interval_s, history_max_changes, history_max_age_s, save_index, index_save_interval_s, log_level, limits, key_value, stores, roots, containers, publish, sync",
         ])
     }
 
@@ -153,6 +154,26 @@ struct DaemonConfigurationTests {
         #expect(quota == KVQuota(maxKeys: 10, maxBytes: 2048, maxKeyBytes: 8))
         #expect(errors("[key_value]\nmax_keys = 0").first?.contains("max_keys") == true)
         #expect(errors("[key_value]\nmax_key = 5").first?.contains("did you mean 'max_keys'") == true)
+    }
+
+    @Test func storeCompactionIsReadAndChecked() throws {
+        #expect(try parse("").storeCompaction == CompactionPolicy())
+        let policy = try parse("[stores]\nsnapshot_every = 5\nsilent_after_s = 86400").storeCompaction
+        #expect(policy.snapshotEvery == 5 && policy.silentAfterMilliseconds == 86_400_000)
+        #expect(try parse("[stores]\nsnapshot_every = 0").storeCompaction.snapshotEvery == 0, "0: never")
+        #expect(errors("[stores]\nsnapshot_every = -1") == [
+            "ubiquityd.toml:2:18: 'snapshot_every' must be between 0 and 1000000 (segments; 0 means never); found -1",
+        ])
+        #expect(errors("[stores]\nsilent_after_s = 59") == [
+            "ubiquityd.toml:2:18: 'silent_after_s' must be between 60 and 315360000 (seconds); found 59",
+        ])
+        #expect(errors("[stores]\nsilent_after_s = \"30d\"") == [
+            "ubiquityd.toml:2:18: 'silent_after_s' must be an integer (seconds), found a string",
+        ])
+        #expect(errors("[stores]\nsnapshot_evry = 10") == [
+            "ubiquityd.toml:2:1: unknown key 'snapshot_evry' in [stores]; did you mean 'snapshot_every'?",
+        ])
+        #expect(errors("stores = 5").first?.contains("'stores' must be a table ([stores])") == true)
     }
 
     @Test func wrongTypesNameTheExpectedType() {

@@ -241,6 +241,20 @@ struct PersistentStoreKitTests {
             }
         }
     }
+
+    @Test("forget(device:) stops compaction waiting for a known device; an unknown one is the daemon's store.unknownDevice")
+    func forgetADevice() async throws {
+        try await withDaemon { daemon in
+            let store = try await Self.open(daemon)
+            var phone = StoreReplica(schema: Self.schema, device: DeviceID("phone")!)
+            try StoreDaemonTests.deliver(try StoreDaemonTests.segment(&phone, inserting: ["bread"], ids: [1]), device: "phone", sequence: 1, root: daemon.root)
+            var imports = store.importNotifications().makeAsyncIterator()
+            _ = try await Self.next(&imports, "the phone's segment imported")
+            let forgotten = try await store.forget(device: "phone")
+            #expect(forgotten.device == "phone" && forgotten.removed == 0 && forgotten.waitingFor.isEmpty)
+            await #expect { try await store.forget(device: "tablet") } throws: { ($0 as? ProtocolError)?.code.rawValue == "store.unknownDevice" }
+        }
+    }
 }
 
 /// Lets a test hand an iterator to a child task and get it back (the test awaits the task).

@@ -106,6 +106,8 @@ struct ProtocolDocumentationTests {
                         if let value = actual["result"]?[name]?.intValue { handles[name.uppercased()] = String(value) }
                     }
                     if handles["CLOCK"] == nil, let clock = actual["clock"]?.stringValue { handles["CLOCK"] = clock }
+                    // This device's id in the stores, from the first answer naming it (store.open's).
+                    if handles["DEVICE"] == nil, let device = actual["result"]?["device"]?.stringValue { handles["DEVICE"] = device }
                 }
             }
             #expect(pool.isEmpty, "\(session): unexpected lines \(pool.map(JSONLine.encode))")

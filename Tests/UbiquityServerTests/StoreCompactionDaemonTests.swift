@@ -62,6 +62,32 @@ struct StoreCompactionDaemonTests {
         }
     }
 
+    @Test("[stores] in the configuration: snapshot_every = 5 writes a snapshot at every 5th save (and, alone, compacts at once); silent_after_s = 3600 calls a device silent after an hour")
+    func configuredIntervalAndSilence() async throws {
+        try await withDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            let config = "[[roots]]\npath = \"\(root)\"\n\n[stores]\nsnapshot_every = 5\nsilent_after_s = 3600\n"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
+        }) { daemon in
+            let client = try RawClient.greeted(socket: daemon.socket)
+            let device = try #require(try T.open(client)["device"]?.stringValue)
+            let store = "\(daemon.root)/\(T.container)/.ubiquity-stores/grocery"
+            for n in 1...4 {
+                _ = try client.result(#"{"id":\#(n + 1),"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"item \#(n)"}}]}"#)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots/\(device)").isEmpty)
+            _ = try client.result(#"{"id":6,"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"item 5"}}]}"#)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots/\(device)") == ["5"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: "\(store)/logs/\(device)").compactMap { Int($0) }.isEmpty,
+                    "no other device is known: the snapshot is enough")
+
+            // A phone whose acknowledgement is two hours old is silent under silent_after_s = 3600.
+            try Self.acknowledge(#"{"\#(device)":5}"#, device: "phone", age: 7_200, root: daemon.root)
+            let phone = try client.result(#"{"id":7,"op":"status"}"#)["stores"]?.arrayValue?.first?["devices"]?.arrayValue?
+                .first { $0["device"]?.stringValue == "phone" }
+            #expect(phone?["silentSince"]?.intValue != nil, "\(String(describing: phone))")
+        }
+    }
+
     @Test("A device whose first segments were compacted and whose snapshot is damaged: the snapshot is logged once as unusable, the device's import is degraded saying why, the others go on")
     func damagedSnapshotOfACompactedLog() async throws {
         try await withDaemon { daemon in
@@ -79,8 +105,9 @@ struct StoreCompactionDaemonTests {
             #expect(rename("\(store)/snapshots/tablet/.syncthing.3.tmp", "\(store)/snapshots/tablet/3") == 0)
             // Segments 1 to 3 are gone (compacted); 4 arrives.
             try T.deliver(try T.segment(&tablet, inserting: ["item 4"], ids: [4]), device: "tablet", sequence: 4, root: daemon.root)
+            // Both lines are logged one after the other, and reach the captured log in turn: wait for each.
             try await daemon.waitForLog("store import degraded")
-            #expect(daemon.log.contains("store snapshot unusable"))
+            try await daemon.waitForLog("store snapshot unusable")
             let described = try client.result(#"{"id":2,"op":"store.describe","store":"grocery"}"#)
             let state = described["devices"]?.arrayValue?.first { $0["device"]?.stringValue == "tablet" }
             #expect(state?["state"] == .string("degraded") && state?["sequence"] == .integer(1) && state?["code"] == .string("store.segmentChecksum"))

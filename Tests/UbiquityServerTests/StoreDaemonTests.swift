@@ -339,10 +339,11 @@ struct StoreDaemonTests {
                 #"{"id":2,"op":"store.fetch","store":"grocery","table":"items"}"#, save,
                 #"{"id":4,"op":"store.open","store":"grocery","schema":\#(v2)}"#,
                 #"{"id":5,"op":"store.open","store":"pantry","schema":\#(Self.schemaJSON())}"#,
+                #"{"id":6,"op":"store.forget","store":"grocery","device":"tablet"}"#,
             ])
             #expect(read[1]?["result"]?["opened"] == .string("opened"))
             #expect(Self.names(read[2]?["result"] ?? .null) == ["carrots"])
-            for id in [3, 4, 5] { #expect(read[id]?["error"]?["code"] == .string("store.forbidden"), "request \(id)") }
+            for id in [3, 4, 5, 6] { #expect(read[id]?["error"]?["code"] == .string("store.forbidden"), "request \(id)") }
             #expect(read[3]?["error"]?["message"]?.stringValue?.contains("uid \(member) may read container") == true)
             // A stranger may not even read.
             let stranger = try replies(member, groups: [], [

@@ -40,4 +40,25 @@ struct CompactionPlanTests {
                                        known: [Self.a, Self.b], now: now, silentAfterMilliseconds: 30 * Self.day)
         #expect(unsnapped.segments.isEmpty)
     }
+
+    @Test func aForgottenDeviceIsNeitherWaitedForNorSilentUntilItAcknowledgesAgain() {
+        let now = 100 * Self.day, old = now - 40 * Self.day
+        let acks = [Self.b: Self.ack([Self.a: 12], at: now), Self.c: Self.ack([Self.a: 2], at: old)]
+        func plan(_ acknowledgements: [DeviceID: Acknowledgement], forgotten: [DeviceID: Int64]) -> CompactionPlan {
+            CompactionPlan(device: Self.a, segments: Array(1...12), snapshots: [10], acknowledgements: acknowledgements,
+                           known: [Self.a, Self.b, Self.c], now: now, silentAfterMilliseconds: 30 * Self.day, forgotten: forgotten)
+        }
+        let held = plan(acks, forgotten: [:])
+        #expect(held.segments == [1, 2] && held.waitingFor == [Self.c] && held.silent == [Self.c: old] && held.forgotten.isEmpty)
+        // Forgotten with the acknowledgement it has: only B counts.
+        let forgotten = plan(acks, forgotten: [Self.c: old])
+        #expect(forgotten.segments == Array(1...10) && forgotten.acknowledgedByAll == 12)
+        #expect(forgotten.waitingFor.isEmpty && forgotten.silent.isEmpty && forgotten.forgotten == [Self.c])
+        // A device forgotten before it had an acknowledgement (0), or one not known at all, changes nothing else.
+        #expect(plan([Self.b: acks[Self.b]!], forgotten: [Self.c: 0]).segments == Array(1...10))
+        #expect(plan(acks, forgotten: [DeviceID("D")!: 0]).segments == [1, 2])
+        // A newer acknowledgement: C is back, and waited for from what it acknowledges.
+        let back = plan([Self.b: acks[Self.b]!, Self.c: Self.ack([Self.a: 6], at: now)], forgotten: [Self.c: old])
+        #expect(back.segments == Array(1...6) && back.waitingFor == [Self.c] && back.forgotten.isEmpty)
+    }
 }

@@ -47,4 +47,28 @@ import UbiquityTesting
         let unknownStore = try ubiq.run(["store", "describe", "pantry"] + s)
         #expect(unknownStore.status == 1 && unknownStore.stderr.contains("[store.unknown]"))
     }
+
+    @Test func forgetADevice() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let s = ["--socket", daemon.socket]
+        let app = try RawClient.greeted(socket: daemon.socket)
+        let own = try #require(try app.result(#"{"id":1,"op":"store.open","store":"grocery","schema":\#(Self.schema)}"#)["device"]?.stringValue)
+        // The phone is known by its acknowledgement alone (it imported nothing of ours).
+        try FS.write(daemon.root + "/com.example.grocery/.ubiquity-stores/grocery/acks/phone", "{}\n")
+
+        let forgotten = try ubiq.run(["store", "forget", "grocery", "phone"] + s)
+        #expect(forgotten.status == 0, "\(forgotten.stderr)")
+        #expect(forgotten.stdout == "store grocery: stopped waiting for device phone; removed 0 own segments\n")
+        let json = try ubiq.run(["store", "forget", "grocery", "phone", "--json"] + s)
+        let answer = try JSONLine.decode(Array(json.stdout.utf8))
+        #expect(answer["forgotten"] == .bool(true) && answer["device"] == .string("phone") && answer["waitingFor"] == .array([]))
+        let status = try ubiq.run(["store", "status"] + s)
+        #expect(status.stdout.contains("device phone  current  imported 0, forgotten"), "\(status.stdout)")
+
+        let unknown = try ubiq.run(["store", "forget", "grocery", "tablet"] + s)
+        #expect(unknown.status == 1 && unknown.stderr.contains("[store.unknownDevice]") && unknown.stderr.contains("the other devices it knows: phone"))
+        let itself = try ubiq.run(["store", "forget", "grocery", own] + s)
+        #expect(itself.status == 1 && itself.stderr.contains("[store.ownDevice]"))
+    }
 }

@@ -4,6 +4,7 @@ import Glibc
 import UbiquityIndex
 import UbiquityPredicate
 import UbiquityProtocol
+import UbiquityStoreFiles
 import UbiquityTOML
 
 // The ubiquityd.toml schema: which keys exist, their types, defaults and ranges
@@ -33,15 +34,20 @@ extension DaemonConfiguration {
         static let publishExpirySeconds: ClosedRange<Int64> = 1...31_536_000
         static let publishItemsPerPeer: ClosedRange<Int64> = 1...Int64(PublishSettings.maxSnapshots)
         static let publishBytesPerPeer: ClosedRange<Int64> = 1...(1 << 30)
+        /// 0: never; at most a million segments between two snapshots.
+        static let storeSnapshotEvery: ClosedRange<Int64> = 0...1_000_000
+        /// One minute to ten years.
+        static let storeSilentAfterSeconds: ClosedRange<Int64> = 60...315_360_000
     }
 
     static let topLevelKeys = [
         "socket", "batching_interval_ms", "watch_budget", "rescan_interval_s", "history_max_changes", "history_max_age_s",
         "save_index", "index_save_interval_s", "log_level",
-        "limits", "key_value", "roots", "containers", "publish", "sync",
+        "limits", "key_value", "stores", "roots", "containers", "publish", "sync",
     ]
     static let syncKeys = ["engine", "address", "api_key", "config_xml"]
     static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
+    static let storeKeys = ["snapshot_every", "silent_after_s"]
     static let publishKeys = ["listen", "allow_non_loopback", "default_expiry_s", "max_expiry_s", "max_items_per_peer", "max_bytes_per_peer"]
     static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
                             "max_queries_per_peer", "max_result_items_per_peer"]
@@ -156,6 +162,9 @@ private struct SchemaReader {
         if let quota = table(document, "key_value", as: "a table ([key_value])") {
             readKeyValueQuota(quota, into: &configuration.keyValueQuota)
         }
+        if let stores = table(document, "stores", as: "a table ([stores])") {
+            readStores(stores, into: &configuration.storeCompaction)
+        }
         if let publish = table(document, "publish", as: "a table ([publish])") {
             readPublish(publish, into: &configuration.publish)
         }
@@ -229,6 +238,14 @@ private struct SchemaReader {
         if let v = integer(table, "max_keys", R.keyValueMaxKeys, unit: "keys") { quota.maxKeys = Int(v) }
         if let v = integer(table, "max_bytes", R.keyValueMaxBytes, unit: "bytes") { quota.maxBytes = Int(v) }
         if let v = integer(table, "max_key_bytes", R.keyValueMaxKeyBytes, unit: "bytes") { quota.maxKeyBytes = Int(v) }
+    }
+
+    /// `[stores]`: when relational stores write snapshots and call a device silent.
+    mutating func readStores(_ table: TOMLTable, into policy: inout CompactionPolicy) {
+        checkKeys(table, allowed: DaemonConfiguration.storeKeys, in: "[stores]")
+        typealias R = DaemonConfiguration.Range
+        if let v = integer(table, "snapshot_every", R.storeSnapshotEvery, unit: "segments; 0 means never") { policy.snapshotEvery = UInt64(v) }
+        if let v = integer(table, "silent_after_s", R.storeSilentAfterSeconds, unit: "seconds") { policy.silentAfterMilliseconds = v * 1000 }
     }
 
     /// `[sync]`: the engine, and where its address and key come from; nil when refused.

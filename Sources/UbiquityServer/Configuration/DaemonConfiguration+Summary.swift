@@ -22,6 +22,9 @@ extension DaemonConfiguration {
             "HTTP listener on \($0): links of at most " + Self.describe(publish.maxExpiry) + " (default " + Self.describe(publish.defaultExpiry)
                 + "), \(publish.maxItemsPerPeer) links and \(publish.maxBytesPerPeer) bytes per user"
         } ?? "off (no [publish] listen)")
+        out.row("stores", (storeCompaction.snapshotEvery == 0 ? "no snapshots (segments are never removed)"
+                           : "a snapshot every \(storeCompaction.snapshotEvery) own segments")
+                + "; a device silent after " + Self.describe(.milliseconds(storeCompaction.silentAfterMilliseconds)) + " is reported")
         out.row("sync engine", sync.map { sync in
             "\(sync.engine) at " + (sync.address?.description ?? "the GUI address in \(sync.configXML ?? "?")")
                 + (sync.apiKey == nil ? ", its API key read from \(sync.configXML ?? "?")" : "")

@@ -2,6 +2,7 @@ import UbiquitySystem
 public import UbiquityIndex
 public import UbiquityKeyValue
 public import UbiquityProtocol
+public import UbiquityStoreFiles
 import Glibc
 
 /// Everything `ubiquityd` is told: where to listen, which containers to serve, how to watch
@@ -46,6 +47,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var publish = PublishSettings()
     /// The sync engine the daemon follows (`[sync]`); nil: none.
     public var sync: SyncEngineSettings?
+    /// When relational stores write snapshots and call a device silent (`[stores]`).
+    public var storeCompaction = CompactionPolicy()
     /// Where this came from: `embedded default`, `--root DIR`, or the file's path.
     public var source: String
 

@@ -76,7 +76,7 @@ public final class Daemon: Sendable {
         if restoredIndex { watching.crawlPartEntries = 0 }
         watcher = try FileWatcher(containers: descriptors, configuration: watching)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
-        stores = RelationalStores(stateDirectory: settings.stateDirectory, device: keyValue.device, logger: logger)
+        stores = RelationalStores(stateDirectory: settings.stateDirectory, device: keyValue.device, compaction: settings.storeCompaction, logger: logger)
         engine = QueryEngine(containers: descriptors, source: WatcherChangeSource(watcher),
                              limits: {
                                  var l = EngineLimits()

@@ -8,6 +8,7 @@ import Synchronization
 public import UbiquityIndex
 public import UbiquityKeyValue
 public import UbiquityProtocol
+public import UbiquityStoreFiles
 public import UbiquityWatch
 import UnixSignals
 
@@ -33,6 +34,8 @@ public struct DaemonSettings: Sendable {
         environment: ProcessEnvironment.values(of: ["STATE_DIRECTORY", "XDG_STATE_HOME", "HOME"]))
     /// The key-value store's quotas (`[key_value]`, docs/configuration.md).
     public var keyValueQuota = KVQuota()
+    /// When relational stores write snapshots and call a device silent (`[stores]`).
+    public var storeCompaction = CompactionPolicy()
     /// Where the index is saved (``IndexStore``); nil: it is not (daemons inside tests, unless
     /// they ask). `ubiquityd` saves it in ``stateDirectory`` unless `save_index = false`.
     public var indexDirectory: String?

@@ -24,6 +24,8 @@ actor ContainerStore {
     private var files: DeviceStore
     /// Opens the store's files and cache with a schema, and keeps that schema as the one in force.
     private let reopen: @Sendable (Schema) async throws -> DeviceStore
+    /// Keeps the devices forgotten (all of them) durably in the daemon's state directory.
+    private let keepForgotten: @Sendable ([DeviceID: Int64]) async throws -> Void
     private let logger: Logger
     private let limits: StoreLimits
     private var subscribers: [Int: StoreSubscriber] = [:]
@@ -43,7 +45,8 @@ actor ContainerStore {
     private let imports = Mutex(RunsAsked())
 
     init(container: String, name: String, device: DeviceID, schema: Schema, files: DeviceStore, limits: StoreLimits, logger: Logger,
-         reopen: @escaping @Sendable (Schema) async throws -> DeviceStore) {
+         reopen: @escaping @Sendable (Schema) async throws -> DeviceStore,
+         keepForgotten: @escaping @Sendable ([DeviceID: Int64]) async throws -> Void) {
         self.container = container
         self.name = name
         self.device = device
@@ -52,6 +55,7 @@ actor ContainerStore {
         self.limits = limits
         self.logger = logger
         self.reopen = reopen
+        self.keepForgotten = keepForgotten
         lastStates = []
     }
 
@@ -245,6 +249,45 @@ actor ContainerStore {
                                 segment: commit.map { Int64(clamping: $0.sequence) })
     }
 
+    /// `store.forget`: compaction stops waiting for `raw`'s acknowledgement, until that device
+    /// acknowledges again; kept in the state directory before it takes effect, then compaction
+    /// runs at once. Nothing of the device's is removed.
+    ///
+    /// - Throws: `store.unknownDevice` (not a device id, or one the store does not know),
+    ///   `store.ownDevice`, `store.storageFailed` (not kept, or the compaction that followed failed).
+    func forget(_ raw: String) async throws -> StoreForget.Result {
+        await takeTurn()
+        defer { endTurn() }
+        let details: [String: JSONValue] = ["store": .string(name), "device": .string(raw)]
+        guard let other = DeviceID(raw) else {
+            throw StoreRequestError(.unknownDevice, "'\(raw)' cannot name a device: a device id is 1 to 64 of A-Z a-z 0-9 - _", details: details)
+        }
+        guard other != device else {
+            throw StoreRequestError(.ownDevice, "device '\(raw)' is this daemon's own: a device cannot stop waiting for itself "
+                                    + "(forget a device on the devices that wait for it)", details: details)
+        }
+        let known = try await files.knownDevices()
+        guard let mark = known[other] else {
+            let others = known.keys.filter { $0 != device }.map(\.rawValue).sorted()
+            throw StoreRequestError(.unknownDevice, "store '\(name)' of container '\(container)' knows no device '\(raw)' (no log, snapshot or "
+                                    + "acknowledgement of it); the other devices it knows: \(others.isEmpty ? "none" : others.joined(separator: ", "))",
+                                    details: details)
+        }
+        var forgotten = files.forgottenDevices
+        forgotten[other] = mark
+        try await keepForgotten(forgotten)
+        logger.notice("store device forgotten", metadata: ["container": "\(container)", "store": "\(name)", "device": "\(other)"])
+        let removed: Int
+        do {
+            removed = try await files.forget([other: mark])?.segments.count ?? 0
+        } catch {
+            throw StoreRequestError(.storageFailed, "device '\(raw)' is forgotten, but removing this device's segments failed (\(error)); "
+                                    + "compaction tries again after the next import", details: details)
+        }
+        let waiting = try await files.compactionStatus().waitingFor
+        return StoreForget.Result(container: container, store: name, device: raw, removed: Int64(removed), waitingFor: waiting.map(\.rawValue))
+    }
+
     // MARK: Imports
 
     /// Asks for an import (the watcher saw the store folder change): true when the caller is to
@@ -275,18 +318,21 @@ actor ContainerStore {
     /// of its segments wait.
     func status() async -> StoreStatus {
         let waiting = (try? await files.waitingSegments()) ?? [:]
-        let silent = (try? await files.compactionStatus())?.silent ?? [:]
+        let plan = try? await files.compactionStatus()
+        let silent = plan?.silent ?? [:], forgotten = Set(plan?.forgotten ?? [])
         var devices = files.syncStates.map { state in
             var wire = Self.wire(state)
             wire.lastImport = lastImports[state.device]
             wire.waiting = waiting[state.device].map { Int64(clamping: $0) }
             wire.silentSince = silent[state.device]
+            if forgotten.contains(state.device) { wire.forgotten = true }
             return wire
         }
         // A device that only reads (no log of its own) is known by its acknowledgement file alone.
-        for (device, since) in silent.sorted(by: { $0.key < $1.key }) where !devices.contains(where: { $0.device == device.rawValue }) {
+        for device in Set(silent.keys).union(forgotten).sorted() where !devices.contains(where: { $0.device == device.rawValue }) {
             var wire = StoreDeviceState(device: device.rawValue, imported: 0, state: "current")
-            wire.silentSince = since
+            wire.silentSince = silent[device]
+            if forgotten.contains(device) { wire.forgotten = true }
             devices.append(wire)
         }
         return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices)

@@ -12,7 +12,8 @@ import UbiquitySystem
 /// Every container's relational stores (docs/stores.md), opened on first use and kept open:
 /// each a ``ContainerStore`` over a ``DeviceStore`` whose folder is
 /// `<container>/.ubiquity-stores/<store>` and whose cache and schema in force are this daemon's
-/// own, under `<state directory>/stores/<container>/<store>/` (`cache.sqlite`, `schema.json`).
+/// own, under `<state directory>/stores/<container>/<store>/` (`cache.sqlite`, `schema.json`, and
+/// `forgotten.json` once a device is forgotten).
 ///
 /// A store is known once a client opened it with its schema: the schema is kept, so the store
 /// opens again (after a restart, for `store.describe` or `store.fetch`) without the client.
@@ -24,16 +25,20 @@ public final class RelationalStores: Sendable {
     private let stateDirectory: String
     private let logger: Logger
     let limits: StoreLimits
+    /// When each store writes snapshots and calls a device silent (`[stores]` in the configuration).
+    let compaction: CompactionPolicy
     /// Open stores and stores being opened, by `container/store`: one task each, so that two
     /// requests opening one store at once open it once.
     private let stores = Mutex<[String: Task<(ContainerStore, created: Bool), any Error>]>([:])
     private let handles = Atomic<Int>(0)
     private let registry = Mutex<ContainerRegistry?>(nil)
 
-    init(stateDirectory: String, device: Result<String, FileProblem>, limits: StoreLimits = StoreLimits(), logger: Logger) {
+    init(stateDirectory: String, device: Result<String, FileProblem>, limits: StoreLimits = StoreLimits(),
+         compaction: CompactionPolicy = CompactionPolicy(), logger: Logger) {
         self.stateDirectory = stateDirectory
         self.device = device
         self.limits = limits
+        self.compaction = compaction
         self.logger = logger
     }
 
@@ -106,13 +111,23 @@ public final class RelationalStores: Sendable {
         guard let root = registry.withLock({ $0 })?.heldRoot(of: container) ?? HeldRoot.open(container.descriptor.root) else {
             throw ProtocolError(.containerUnavailable, "the directory of container '\(id)' is missing", details: ["container": .string(id)])
         }
-        let logger = self.logger, owner = container.ownerUID, group = container.groupGID
+        let logger = self.logger, owner = container.ownerUID, group = container.groupGID, compaction = self.compaction
         let reopen: @Sendable (Schema) async throws -> DeviceStore = { schema in
             try await RelationalStores.openFiles(schema: schema, device: device, root: root, store: name, folder: folder, stateDirectory: stateDirectory,
-                                                 container: id, owner: owner, group: group, logger: logger)
+                                                 container: id, owner: owner, group: group, compaction: compaction, logger: logger)
+        }
+        let keepForgotten: @Sendable ([DeviceID: Int64]) async throws -> Void = { forgotten in
+            let problem: String? = try await NIOThreadPool.singleton.runIfActive {
+                RelationalStores.keep(forgotten: forgotten, stateDirectory: stateDirectory, container: id, store: name)
+            }
+            if let problem {
+                throw StoreRequestError(.storageFailed, "the devices forgotten by store '\(name)' could not be kept: \(problem); nothing was forgotten",
+                                        details: ["store": .string(name)])
+            }
         }
         let files = try await reopen(schema)
-        let store = ContainerStore(container: id, name: name, device: device, schema: schema, files: files, limits: limits, logger: logger, reopen: reopen)
+        let store = ContainerStore(container: id, name: name, device: device, schema: schema, files: files, limits: limits, logger: logger,
+                                   reopen: reopen, keepForgotten: keepForgotten)
         await store.logTransitions()
         logger.info("store opened", metadata: ["container": "\(id)", "store": "\(name)", "version": "\(schema.version)"])
         return (store, created)
@@ -120,15 +135,19 @@ public final class RelationalStores: Sendable {
 
     /// Keeps `schema` as the one in force and opens the store's files and cache with it.
     private static func openFiles(schema: Schema, device: DeviceID, root: HeldRoot, store: String, folder: String, stateDirectory: String,
-                                  container: String, owner: UInt32?, group: UInt32?, logger: Logger) async throws -> DeviceStore {
-        let problem: String? = try await NIOThreadPool.singleton.runIfActive {
-            handOverFolders(root: root, store: store, device: device, owner: owner, group: group)
+                                  container: String, owner: UInt32?, group: UInt32?, compaction: CompactionPolicy,
+                                  logger: Logger) async throws -> DeviceStore {
+        let (problem, forgotten): (String?, [DeviceID: Int64]) = try await NIOThreadPool.singleton.runIfActive {
+            let problem = handOverFolders(root: root, store: store, device: device, owner: owner, group: group)
                 ?? keep(schema, stateDirectory: stateDirectory, container: container, store: store)
+            return (problem, keptForgotten(stateDirectory: stateDirectory, container: container, store: store, logger: logger))
         }
         if let problem { throw StoreRequestError(.storageFailed, "the schema of store '\(store)' could not be kept: \(problem)") }
+        var policy = compaction
+        policy.forgotten = forgotten
         do {
             return try await DeviceStore.open(schema: schema, device: device, container: Directory(borrowing: root.fd, path: root.path),
-                                              store: store, databasePath: folder + "/cache.sqlite")
+                                              store: store, databasePath: folder + "/cache.sqlite", compaction: policy)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -224,6 +243,51 @@ public final class RelationalStores: Sendable {
             _ = try folder.makeDirectory(store, mode: 0o700)
             let directory = try folder.openDirectory(store)
             try directory.replace(schemaFile, with: Array(JSONLine.encodeLine(StoreWire.json(schema))))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    // MARK: The devices forgotten (blocking: on a thread pool)
+
+    static let forgottenFile = "forgotten.json"
+    /// The most bytes of the devices forgotten read back (a device id and a number each).
+    static let maxForgottenBytes = 1 << 20
+
+    /// The devices forgotten by `store` (``ContainerStore/forget(_:)``): each with the modification
+    /// time of its acknowledgement file when it was, ms since 1970. None when there is no file; a
+    /// file that cannot be read forgets nothing (compaction waits, which is safe) and is logged.
+    static func keptForgotten(stateDirectory: String, container: String, store: String, logger: Logger) -> [DeviceID: Int64] {
+        guard let folder = try? storesFolder(stateDirectory: stateDirectory, container: container, create: false),
+              (try? folder.status(of: Array(store.utf8))) != nil, let directory = try? folder.openDirectory(store) else { return [:] }
+        let bytes: [UInt8]
+        switch DurableFiles.read(forgottenFile, in: directory, limit: maxForgottenBytes) {
+        case nil: return [:]
+        case .success(let read)?: bytes = read
+        case .failure(let problem)?:
+            logger.error("store forgotten devices unreadable", metadata: ["container": "\(container)", "store": "\(store)", "reason": "\(problem.message)"])
+            return [:]
+        }
+        guard case .object(let object)? = try? JSONLine.decode(bytes) else {
+            logger.error("store forgotten devices unreadable", metadata: ["container": "\(container)", "store": "\(store)", "reason": "not a JSON object"])
+            return [:]
+        }
+        var forgotten: [DeviceID: Int64] = [:]
+        for (key, value) in object {
+            if let device = DeviceID(key), case .integer(let mark) = value, mark >= 0 { forgotten[device] = mark }
+        }
+        return forgotten
+    }
+
+    /// Writes the devices forgotten by `store` durably; nil, or what failed.
+    static func keep(forgotten: [DeviceID: Int64], stateDirectory: String, container: String, store: String) -> String? {
+        do {
+            guard let folder = try storesFolder(stateDirectory: stateDirectory, container: container, create: true) else { return "its folder vanished" }
+            _ = try folder.makeDirectory(store, mode: 0o700)
+            let directory = try folder.openDirectory(store)
+            let object = JSONValue.object(Dictionary(uniqueKeysWithValues: forgotten.map { ($0.key.rawValue, JSONValue.integer($0.value)) }))
+            try directory.replace(forgottenFile, with: Array(JSONLine.encodeLine(object)))
             return nil
         } catch {
             return "\(error)"
