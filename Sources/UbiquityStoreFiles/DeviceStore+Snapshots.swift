@@ -81,6 +81,37 @@ extension DeviceStore {
         return plan
     }
 
+    /// At a quiet point (``QuietPoint``) reached since the last one, shrinks every deleted row
+    /// to its generation floor and drops the pairs that can never show again, in one cache
+    /// transaction (docs/stores.md, "Tombstones shrink to floors"). A forgotten device is not
+    /// waited for: back, it is a late device, whose edits its repairs bring back whole.
+    func floorBlocking(_ db: SQLiteDatabase) throws {
+        let (imported, last) = memory.withLock { ($0.imported, $0.flooredAt) }
+        guard imported != last else { return }
+        let acknowledgements = folder.acknowledgements()
+        guard QuietPoint.holds(device: device, imported: imported, acknowledgements: acknowledgements,
+                               known: knownBlocking(acknowledgements).subtracting(planBlocking().forgotten)) else { return }
+        var (state, _) = takeState()
+        let floors = state.floorDeletedRows()
+        memory.withLock { $0.state = state }
+        if !floors.isEmpty {
+            do {
+                try db.transaction { try StoreCache.saveFloors(db, floors, state) }
+            } catch {
+                try reloadState(db)
+                throw error
+            }
+        }
+        memory.withLock { m in
+            m.flooredAt = imported
+            m.floored += floors.rows.count
+        }
+    }
+
+    /// How many rows this device shrank to floors, and how many repair segments it wrote, since
+    /// the store opened.
+    public var tombstoneCounts: (floored: Int, repairs: Int) { memory.withLock { ($0.floored, $0.repairsWritten) } }
+
     func planBlocking() -> CompactionPlan {
         let acknowledgements = folder.acknowledgements()
         return CompactionPlan(device: device, segments: folder.segmentSequences(of: device), snapshots: folder.snapshotSequences(of: device),

@@ -1,0 +1,132 @@
+import Glibc
+import Testing
+import UbiquityStore
+@testable import UbiquityStoreFiles
+import UbiquitySystem
+import UbiquityTesting
+
+/// Tombstones shrink to generation floors at a quiet point, and a late device's edit of a row
+/// deleted meanwhile brings the whole row back on every device through its repair
+/// (docs/stores.md, "Tombstones shrink to floors"). Three devices, each with its own container;
+/// the test copies logs and acknowledgement files between them as a sync engine would, so the
+/// late device's files arrive only when the test says.
+@Suite("Tombstones: floors at a quiet point, repairs from a late device")
+struct TombstoneFloorTests {
+    static let carrots = RowID("000000000000000000000000000000c1")!
+    static let bread = RowID("000000000000000000000000000000b2")!
+
+    /// Copies `writer`'s segments and acknowledgement file from `from`'s container into `to`'s.
+    static func sync(_ devices: Devices, _ writer: String, from: String, to: String) throws {
+        try devices.sync(writer, from: from, to: to)
+        let ack = try devices.container(from) + "/.ubiquity-stores/grocery/acks/" + writer
+        guard access(ack, F_OK) == 0 else { return }
+        let target = try devices.container(to) + "/.ubiquity-stores/grocery/acks"
+        try FS.mkdirs(target)
+        try Devices.write(target + "/.incoming", try Devices.read(ack))
+        try FS.rename(target + "/.incoming", target + "/" + writer)
+    }
+
+    /// Every device's files to every other device.
+    static func syncAll(_ devices: Devices, _ names: [String]) throws {
+        for writer in names { for to in names where to != writer { try sync(devices, writer, from: writer, to: to) } }
+    }
+
+    /// The bytes of the registers of deleted rows, and of a snapshot of the whole state.
+    static func sizes(_ state: StoreState, _ device: String) throws -> (tombstones: Int, count: Int, snapshot: Int) {
+        var bytes = 0, count = 0
+        for (_, row) in state.rowRegisters where !row.isAlive(state.schema.deletes) {
+            bytes += StoreRegisters.encode(row).count
+            count += 1
+        }
+        let me = DeviceID(device)!
+        let snapshot = try Snapshot(device: me, sequence: 1, clock: HLC(milliseconds: 1, device: me), watermarks: [me: 1], state: state)
+        return (bytes, count, snapshot.encoded().count)
+    }
+
+    static func item(_ n: Int) -> RowID { RowID(high: 0xF000, low: UInt64(n)) }
+
+    @Test func deletedRowsShrinkAtAQuietPointAndALateEditBringsTheWholeRowBackEverywhere() async throws {
+        let devices = try Devices()
+        let a = try await devices.open("A"), b = try await devices.open("B")
+        // A inserts carrots and 100 Grocery-sized items; B and the late device C import them.
+        var inserts: [StoreOperation] = [.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(1)])]
+        for n in 1...100 {
+            inserts.append(.insert(table: "items", id: Self.item(n), values: [
+                "name": .string("item number \(n)"), "quantity": .integer(Int64(n)), "note": .string("from the market"),
+                "created": .date(1_767_225_600_000 + Int64(n)), "done": .bool(false)]))
+        }
+        _ = try await a.commit(inserts)
+        try Self.sync(devices, "A", from: "A", to: "B")
+        try Self.sync(devices, "A", from: "A", to: "C")
+        _ = try await b.importAvailable()
+        let c = try await devices.open("C")                    // imports A's segment 1 at open
+        #expect(try await c.fetch("items").count == 101)
+        // C edits carrots, and goes quiet: its files stay on C.
+        _ = try await c.commit([.update(table: "items", id: Self.carrots, values: ["quantity": .integer(5)])])
+        // B notes carrots are organic; A imports that, then deletes carrots and the 100 items.
+        _ = try await b.commit([.update(table: "items", id: Self.carrots, values: ["note": .string("organic")])])
+        try Self.sync(devices, "B", from: "B", to: "A")
+        _ = try await a.importAvailable()
+        _ = try await a.commit([.delete(table: "items", id: Self.carrots)] + (1...100).map { .delete(table: "items", id: Self.item($0)) })
+        let whole = try Self.sizes(try await a.currentState(), "A")
+        #expect(whole.count == 101)
+
+        // A and B exchange logs and acknowledgements until each is at a quiet point (C is not known to them).
+        for _ in 0 ..< 3 {
+            try Self.syncAll(devices, ["A", "B"])
+            _ = try await a.importAvailable()
+            _ = try await b.importAvailable()
+        }
+        #expect(a.tombstoneCounts.floored == 101 && b.tombstoneCounts.floored == 101)
+        let floored = try Self.sizes(try await a.currentState(), "A")
+        #expect(floored.count == 101)
+        #expect(floored.tombstones < whole.tombstones / 2, "\(whole.tombstones) bytes of tombstones became \(floored.tombstones)")
+        #expect(try await a.currentState().rowState(RowRef(table: "items", id: Self.carrots))?.columns.isEmpty == true)
+        // The cache holds the floors too: a reopened store reads them back.
+        #expect(try await a.cacheCount("ubiq_rows") == 101)
+        print("tombstones: \(Double(whole.tombstones) / 101) bytes a deleted row before, \(Double(floored.tombstones) / 101) after; a snapshot of the state \(whole.snapshot) bytes before, \(floored.snapshot) after")
+
+        // C's files arrive, and A's and B's reach C.
+        try Self.syncAll(devices, ["A", "B", "C"])
+        _ = try await c.importAvailable()                        // C meets the delete: carrots is back, C repairs it
+        #expect(c.tombstoneCounts.repairs >= 1)
+        let logsOfC = try devices.logs("C", of: "C")
+        let lastOfC = try FS.names(logsOfC).compactMap(StoreLayout.sequence(ofSegmentNamed:)).max() ?? 0
+        #expect(lastOfC >= 2)
+        #expect(try Devices.read(logsOfC + "/\(lastOfC)")[4] == 2, "a repair segment is in format 2")
+        try Self.syncAll(devices, ["A", "B", "C"])
+        _ = try await a.importAvailable()
+        _ = try await b.importAvailable()
+        let expected = [StoreRow(id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(5), "note": .string("organic")])]
+        #expect(try await c.fetch("items") == expected)
+        #expect(try await a.fetch("items") == expected, "A had shrunk carrots to a floor: the repair brings it back whole")
+        #expect(try await b.fetch("items") == expected)
+        // The 100 items stay deleted, as floors.
+        #expect(try await a.currentState().deletedRowIDs("items").count == 100)
+    }
+
+    /// A tag (unique by meaning) deleted, shrunk to a floor, and created again goes on at the next
+    /// generation: the floor keeps the generation, so every device agrees on it.
+    @Test func aTagCreatedAgainAfterItsFloorGoesOnAtTheNextGeneration() async throws {
+        let devices = try Devices()
+        let a = try await devices.open("A"), b = try await devices.open("B")
+        _ = try await a.commit([.insert(table: "tags", id: nil, values: ["name": .string("mall")])])
+        try Self.syncAll(devices, ["A", "B"])
+        _ = try await b.importAvailable()
+        let mall = try await b.fetch("tags")[0].id
+        _ = try await b.commit([.delete(table: "tags", id: mall)])
+        for _ in 0 ..< 3 {
+            try Self.syncAll(devices, ["A", "B"])
+            _ = try await a.importAvailable()
+            _ = try await b.importAvailable()
+        }
+        #expect(a.tombstoneCounts.floored == 1)
+        let floor = try await a.currentState().rowState(RowRef(table: "tags", id: mall))
+        #expect(floor?.generation == 1 && floor?.columns.isEmpty == true)
+        _ = try await a.commit([.insert(table: "tags", id: nil, values: ["name": .string("Mall")])])
+        try Self.syncAll(devices, ["A", "B"])
+        _ = try await b.importAvailable()
+        #expect(try await b.currentState().rowState(RowRef(table: "tags", id: mall))?.generation == 2)
+        #expect(try await b.fetch("tags") == [StoreRow(id: mall, values: ["name": .string("Mall")])])
+    }
+}
