@@ -107,7 +107,8 @@ struct DeviceStoreTests {
         #expect(Set(all) == Set(try devices.segments(in: "phone")))
         for segment in (all + all).reversed() { _ = try pure.apply(segment) }
         for (index, store) in stores.enumerated() {
-            #expect(try await store.currentState() == pure, "\(names[index])'s merged state")
+            // Up to floors: a device alone is at a quiet point, and shrinks what it deleted.
+            #expect(CompactionTests.floored(try await store.currentState()) == CompactionTests.floored(pure), "\(names[index])'s merged state")
             #expect(try await store.fetch("items") == pureRows(pure, "items"), "\(names[index])'s typed items")
             #expect(try await store.fetch("tags") == pureRows(pure, "tags"), "\(names[index])'s typed tags")
             for item in pure.rowIDs("items") {
@@ -118,7 +119,9 @@ struct DeviceStoreTests {
         }
         // Reopened on its cache alone (every register decoded), the state is the same.
         stores = []
-        for name in names { #expect(try await devices.open(name).currentState() == pure, "\(name) reopened") }
+        for name in names {
+            #expect(CompactionTests.floored(try await devices.open(name).currentState()) == CompactionTests.floored(pure), "\(name) reopened")
+        }
     }
 
     /// Each segment is imported once: its watermark moves in the transaction that applies it,
