@@ -45,9 +45,14 @@ struct TombstoneFloorTests {
 
     static func item(_ n: Int) -> RowID { RowID(high: 0xF000, low: UInt64(n)) }
 
-    @Test func deletedRowsShrinkAtAQuietPointAndALateEditBringsTheWholeRowBackEverywhere() async throws {
+    /// With one-letter device ids, and with 32-character ones (every reading in a register
+    /// spells its device out, so the ids' length matters for both sizes).
+    @Test(arguments: [1, 32])
+    func deletedRowsShrinkAtAQuietPointAndALateEditBringsTheWholeRowBackEverywhere(idLength: Int) async throws {
         let devices = try Devices()
-        let a = try await devices.open("A"), b = try await devices.open("B")
+        func id(_ letter: String) -> String { letter + String(repeating: "0", count: idLength - 1) }
+        let (nameA, nameB, nameC) = (id("A"), id("B"), id("C"))
+        let a = try await devices.open(nameA), b = try await devices.open(nameB)
         // A inserts carrots and 100 Grocery-sized items; B and the late device C import them.
         var inserts: [StoreOperation] = [.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(1)])]
         for n in 1...100 {
@@ -56,45 +61,45 @@ struct TombstoneFloorTests {
                 "created": .date(1_767_225_600_000 + Int64(n)), "done": .bool(false)]))
         }
         _ = try await a.commit(inserts)
-        try Self.sync(devices, "A", from: "A", to: "B")
-        try Self.sync(devices, "A", from: "A", to: "C")
+        try Self.sync(devices, nameA, from: nameA, to: nameB)
+        try Self.sync(devices, nameA, from: nameA, to: nameC)
         _ = try await b.importAvailable()
-        let c = try await devices.open("C")                    // imports A's segment 1 at open
+        let c = try await devices.open(nameC)                    // imports A's segment 1 at open
         #expect(try await c.fetch("items").count == 101)
         // C edits carrots, and goes quiet: its files stay on C.
         _ = try await c.commit([.update(table: "items", id: Self.carrots, values: ["quantity": .integer(5)])])
         // B notes carrots are organic; A imports that, then deletes carrots and the 100 items.
         _ = try await b.commit([.update(table: "items", id: Self.carrots, values: ["note": .string("organic")])])
-        try Self.sync(devices, "B", from: "B", to: "A")
+        try Self.sync(devices, nameB, from: nameB, to: nameA)
         _ = try await a.importAvailable()
         _ = try await a.commit([.delete(table: "items", id: Self.carrots)] + (1...100).map { .delete(table: "items", id: Self.item($0)) })
-        let whole = try Self.sizes(try await a.currentState(), "A")
+        let whole = try Self.sizes(try await a.currentState(), nameA)
         #expect(whole.count == 101)
 
         // A and B exchange logs and acknowledgements until each is at a quiet point (C is not known to them).
         for _ in 0 ..< 3 {
-            try Self.syncAll(devices, ["A", "B"])
+            try Self.syncAll(devices, [nameA, nameB])
             _ = try await a.importAvailable()
             _ = try await b.importAvailable()
         }
         #expect(a.tombstoneCounts.floored == 101 && b.tombstoneCounts.floored == 101)
-        let floored = try Self.sizes(try await a.currentState(), "A")
+        let floored = try Self.sizes(try await a.currentState(), nameA)
         #expect(floored.count == 101)
         #expect(floored.tombstones < whole.tombstones / 2, "\(whole.tombstones) bytes of tombstones became \(floored.tombstones)")
         #expect(try await a.currentState().rowState(RowRef(table: "items", id: Self.carrots))?.columns.isEmpty == true)
         // The cache holds the floors too: a reopened store reads them back.
         #expect(try await a.cacheCount("ubiq_rows") == 101)
-        print("tombstones: \(Double(whole.tombstones) / 101) bytes a deleted row before, \(Double(floored.tombstones) / 101) after; a snapshot of the state \(whole.snapshot) bytes before, \(floored.snapshot) after")
+        print("tombstones (device ids of \(idLength) characters): \(Double(whole.tombstones) / 101) bytes a deleted row before, \(Double(floored.tombstones) / 101) after; a snapshot of the state \(whole.snapshot) bytes before, \(floored.snapshot) after")
 
         // C's files arrive, and A's and B's reach C.
-        try Self.syncAll(devices, ["A", "B", "C"])
+        try Self.syncAll(devices, [nameA, nameB, nameC])
         _ = try await c.importAvailable()                        // C meets the delete: carrots is back, C repairs it
         #expect(c.tombstoneCounts.repairs >= 1)
-        let logsOfC = try devices.logs("C", of: "C")
+        let logsOfC = try devices.logs(nameC, of: nameC)
         let lastOfC = try FS.names(logsOfC).compactMap(StoreLayout.sequence(ofSegmentNamed:)).max() ?? 0
         #expect(lastOfC >= 2)
         #expect(try Devices.read(logsOfC + "/\(lastOfC)")[4] == 2, "a repair segment is in format 2")
-        try Self.syncAll(devices, ["A", "B", "C"])
+        try Self.syncAll(devices, [nameA, nameB, nameC])
         _ = try await a.importAvailable()
         _ = try await b.importAvailable()
         let expected = [StoreRow(id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(5), "note": .string("organic")])]
