@@ -14,18 +14,11 @@ extension StoreState {
     public mutating func floorDeletedRows() -> StoreFloors {
         var floors = StoreFloors()
         let policy = schema.deletes
-        for table in rows.keys.sorted() {
-            guard var tableRows = rows[table] else { continue }
-            var changed = false
-            for (id, row) in tableRows where row.canFloor(policy) {
-                var floored = row
-                floored.floor()
-                tableRows[id] = floored
-                floors.rows.append(RowRef(table: table, id: id))
-                changed = true
-            }
-            if changed { rows[table] = tableRows }
+        for (table, tableRows) in rows {
+            for (id, row) in tableRows where row.canFloor(policy) { floors.rows.append(RowRef(table: table, id: id)) }
         }
+        // Changed in place: the registers are not copied.
+        for ref in floors.rows { rows[ref.table]?[ref.id]?.floor() }
         for (key, pair) in pairStates where canNeverShow(key, pair) { floors.droppedPairs.append(key) }
         for key in floors.droppedPairs {
             pairStates[key] = nil
