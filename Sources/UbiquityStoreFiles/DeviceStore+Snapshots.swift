@@ -184,16 +184,29 @@ extension DeviceStore {
             moved[other] = mark
         }
         let changed = refs.filter { before[$0] != state.rowState($0) }
+        // Rows the snapshot brought back here (its delete was compacted away from the log): repaired
+        // in this device's next segment, committed with the join, as after a segment's import.
+        let repair = try repairSegment(result.repairs, in: state, after: watermarks[device] ?? 0)
         let token = try commitImport(db, device: writer, sequence: sequence, result: result, clock: clock.latest) {
             try StoreCache.save(db, rows: changed, pairs: pairs, before: before, after: state)
             for (other, mark) in moved { try StoreCache.setImported(db, device: other, sequence: mark) }
+            if let repair {
+                try StoreCache.setImported(db, device: device, sequence: repair.sequence)
+                try StoreCache.setPending(db, sequence: repair.sequence, bytes: repair.bytes)
+            }
         }
         memory.withLock { m in
             m.state = state
             m.clock = clock
             m.imported = watermarks
             m.joinedSnapshots[writer] = sequence
+            if let repair {
+                m.imported[device] = repair.sequence
+                m.unwritten = repair
+                m.repairsWritten += 1
+            }
         }
+        if repair != nil { try writeUnwritten() }
         return .success(StoreImport(device: writer, sequence: sequence, result: result, token: token))
     }
 }

@@ -239,7 +239,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// Writes this device's last segment when the cache has it and its file is not written yet.
-    private func writeUnwritten() throws {
+    func writeUnwritten() throws {
         guard let unwritten = memory.withLock({ $0.unwritten }) else { return }
         try folder.writeOwn(unwritten.bytes, device: device, sequence: unwritten.sequence)
         memory.withLock { if $0.unwritten?.sequence == unwritten.sequence { $0.unwritten = nil } }
@@ -358,10 +358,12 @@ public final class DeviceStore: Sendable {
     }
 
     /// This device's next segment, repairing `refs` with their registers in `state`; nil for none.
-    private func repairSegment(_ refs: [RowRef], in state: StoreState) throws -> (sequence: UInt64, bytes: [UInt8])? {
+    /// - Parameter after: this device's last segment, when not the one in memory (a snapshot
+    ///   being joined may move it).
+    func repairSegment(_ refs: [RowRef], in state: StoreState, after: UInt64? = nil) throws -> (sequence: UInt64, bytes: [UInt8])? {
         let repairs = refs.compactMap { ref in state.rowState(ref).map { RowRepair(table: ref.table, row: ref.id, register: $0) } }
         guard !repairs.isEmpty else { return nil }
-        let sequence = memory.withLock { $0.nextSequence }
+        let sequence = after.map { $0 &+ 1 } ?? memory.withLock { $0.nextSequence }
         let segment = try Segment(device: device, sequence: sequence, schemaVersion: schema.version, changes: [], repairs: repairs)
         return (sequence, segment.encoded())
     }

@@ -15,9 +15,17 @@ struct TombstoneFloorTests {
     static let carrots = RowID("000000000000000000000000000000c1")!
     static let bread = RowID("000000000000000000000000000000b2")!
 
-    /// Copies `writer`'s segments and acknowledgement file from `from`'s container into `to`'s.
+    /// Copies `writer`'s segments, snapshots and acknowledgement file from `from`'s container into `to`'s.
     static func sync(_ devices: Devices, _ writer: String, from: String, to: String) throws {
         try devices.sync(writer, from: from, to: to)
+        let snapshots = try devices.container(from) + "/.ubiquity-stores/grocery/snapshots/" + writer
+        if access(snapshots, F_OK) == 0 {
+            let target = try devices.container(to) + "/.ubiquity-stores/grocery/snapshots/" + writer
+            try FS.mkdirs(target)
+            for name in try FS.names(snapshots) where StoreLayout.sequence(ofSegmentNamed: name) != nil && access(target + "/" + name, F_OK) != 0 {
+                try Devices.copy(snapshots + "/" + name, target + "/" + name)
+            }
+        }
         let ack = try devices.container(from) + "/.ubiquity-stores/grocery/acks/" + writer
         guard access(ack, F_OK) == 0 else { return }
         let target = try devices.container(to) + "/.ubiquity-stores/grocery/acks"
@@ -118,6 +126,54 @@ struct TombstoneFloorTests {
         #expect(try await b.fetch("items") == expected)
         // The 100 items stay deleted, as floors.
         #expect(try await a.currentState().deletedRowIDs("items").count == 100)
+    }
+
+    /// The late device meets A's log compacted away (it was not known when B acknowledged it) and
+    /// joins A's snapshot, written after A shrank carrots to a floor: the delete reaches it in the
+    /// snapshot, carrots is back there, and its repair — written for a join as for an import —
+    /// brings carrots back whole on A and B.
+    @Test func aLateDeviceThatJoinsAFlooredSnapshotRepairsTheRowItBringsBack() async throws {
+        let devices = try Devices()
+        func open(_ name: String, every: UInt64) async throws -> DeviceStore {
+            try await DeviceStore.open(schema: Devices.schema, device: DeviceID(name)!, container: try Directory.open(try devices.container(name)),
+                                       store: "grocery", databasePath: devices.database(name), compaction: CompactionPolicy(snapshotEvery: every),
+                                       wall: { 1_767_225_600_000 })
+        }
+        let a = try await open("A", every: 2), b = try await open("B", every: 0)
+        _ = try await a.commit([.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(1)])])
+        try Self.sync(devices, "A", from: "A", to: "B")
+        try Self.sync(devices, "A", from: "A", to: "C")
+        let c = try await open("C", every: 0)
+        _ = try await c.commit([.update(table: "items", id: Self.carrots, values: ["quantity": .integer(5)])])
+        _ = try await a.commit([.delete(table: "items", id: Self.carrots)])
+        for _ in 0 ..< 3 {
+            try Self.syncAll(devices, ["A", "B"])
+            _ = try await a.importAvailable()
+            _ = try await b.importAvailable()
+        }
+        #expect(a.tombstoneCounts.floored == 1)
+        // Two more of A's segments: its snapshot 4 holds carrots' floor; B acknowledges, A compacts.
+        _ = try await a.commit([.insert(table: "items", id: Self.bread, values: ["name": .string("bread")])])
+        _ = try await a.commit([.update(table: "items", id: Self.bread, values: ["quantity": .integer(2)])])
+        for _ in 0 ..< 3 {
+            try Self.syncAll(devices, ["A", "B"])
+            _ = try await a.importAvailable()
+            _ = try await b.importAvailable()
+        }
+        let logsOfA = try devices.logs("A", of: "A")
+        #expect(try FS.names(logsOfA).compactMap(StoreLayout.sequence(ofSegmentNamed:)).isEmpty, "A's segments are compacted")
+        // C comes back: A's segment 2 is gone, snapshot 4 is there.
+        try Self.syncAll(devices, ["A", "B", "C"])
+        _ = try await c.importAvailable()
+        #expect(c.tombstoneCounts.repairs == 1)
+        try Self.syncAll(devices, ["A", "B", "C"])
+        _ = try await a.importAvailable()
+        _ = try await b.importAvailable()
+        let expected = [StoreRow(id: Self.bread, values: ["name": .string("bread"), "quantity": .integer(2)]),
+                        StoreRow(id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(5)])]
+        #expect(try await c.fetch("items") == expected)
+        #expect(try await a.fetch("items") == expected)
+        #expect(try await b.fetch("items") == expected)
     }
 
     /// A tag (unique by meaning) deleted, shrunk to a floor, and created again goes on at the next
