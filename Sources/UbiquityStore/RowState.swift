@@ -91,8 +91,10 @@ public struct RowState: Sendable, Hashable {
 
     /// Whether a deleted row still holds columns a floor would drop: the insert of ``generation``
     /// merged, a delete of it standing under `policy`, and some column kept.
-    public func canFloor(_ policy: DeletePolicy) -> Bool {
-        inserted && !deletes.isEmpty && !isAlive(policy) && !columns.isEmpty
+    /// - Parameter deletedBy: the latest delete's reading must be at or before these milliseconds.
+    public func canFloor(_ policy: DeletePolicy, deletedBy: Int64 = .max) -> Bool {
+        guard inserted, !columns.isEmpty, let latest = deletes.readings.values.map(\.milliseconds).max(), latest <= deletedBy else { return false }
+        return !isAlive(policy)
     }
 
     /// Shrinks a deleted row to its *generation floor*: the generation, whether its insert was

@@ -11,11 +11,14 @@ extension StoreState {
     /// rows is deleted at that generation (a deleted generation never shows again there). Under
     /// ``DeletePolicy/lose`` the pairs of a deleted row are kept: a late edit can bring the row
     /// back, and its pairs with it.
-    public mutating func floorDeletedRows() -> StoreFloors {
+    ///
+    /// - Parameter deletedBy: only rows whose latest delete's reading is at or before these
+    ///   milliseconds (the daemon waits a day); every deleted row by default.
+    public mutating func floorDeletedRows(deletedBy: Int64 = .max) -> StoreFloors {
         var floors = StoreFloors()
         let policy = schema.deletes
         for (table, tableRows) in rows {
-            for (id, row) in tableRows where row.canFloor(policy) { floors.rows.append(RowRef(table: table, id: id)) }
+            for (id, row) in tableRows where row.canFloor(policy, deletedBy: deletedBy) { floors.rows.append(RowRef(table: table, id: id)) }
         }
         // Changed in place: the registers are not copied.
         for ref in floors.rows { rows[ref.table]?[ref.id]?.floor() }

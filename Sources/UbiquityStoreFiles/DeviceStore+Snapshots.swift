@@ -87,12 +87,14 @@ extension DeviceStore {
     /// waited for: back, it is a late device, whose edits its repairs bring back whole.
     func floorBlocking(_ db: SQLiteDatabase) throws {
         let (imported, last) = memory.withLock { ($0.imported, $0.flooredAt) }
-        guard imported != last else { return }
+        let now = wall()
+        // Again when the watermarks moved, or when deletes too recent last time may have aged.
+        if let last, last.imported == imported, now &- last.wall < compaction.floorAfterMilliseconds { return }
         let acknowledgements = folder.acknowledgements()
         guard QuietPoint.holds(device: device, imported: imported, acknowledgements: acknowledgements,
                                known: knownBlocking(acknowledgements).subtracting(planBlocking().forgotten)) else { return }
         var (state, _) = takeState()
-        let floors = state.floorDeletedRows()
+        let floors = state.floorDeletedRows(deletedBy: now &- compaction.floorAfterMilliseconds)
         memory.withLock { $0.state = state }
         if !floors.isEmpty {
             do {
@@ -103,7 +105,7 @@ extension DeviceStore {
             }
         }
         memory.withLock { m in
-            m.flooredAt = imported
+            m.flooredAt = (imported, now)
             m.floored += floors.rows.count
         }
     }

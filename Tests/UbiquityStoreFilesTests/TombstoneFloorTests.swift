@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import Testing
 import UbiquityStore
 @testable import UbiquityStoreFiles
@@ -53,6 +54,14 @@ struct TombstoneFloorTests {
 
     static func item(_ n: Int) -> RowID { RowID(high: 0xF000, low: UInt64(n)) }
 
+    /// Opens `name`'s store with floors as soon as a quiet point allows (no day's wait: the wall
+    /// clock here stands still).
+    static func open(_ devices: Devices, _ name: String) async throws -> DeviceStore {
+        try await DeviceStore.open(schema: Devices.schema, device: DeviceID(name)!, container: try Directory.open(try devices.container(name)),
+                                   store: "grocery", databasePath: devices.database(name), compaction: CompactionPolicy(floorAfterMilliseconds: 0),
+                                   wall: { 1_767_225_600_000 })
+    }
+
     /// With one-letter device ids, and with 32-character ones (every reading in a register
     /// spells its device out, so the ids' length matters for both sizes).
     @Test(arguments: [1, 32])
@@ -60,7 +69,7 @@ struct TombstoneFloorTests {
         let devices = try Devices()
         func id(_ letter: String) -> String { letter + String(repeating: "0", count: idLength - 1) }
         let (nameA, nameB, nameC) = (id("A"), id("B"), id("C"))
-        let a = try await devices.open(nameA), b = try await devices.open(nameB)
+        let a = try await Self.open(devices, nameA), b = try await Self.open(devices, nameB)
         // A inserts carrots and 100 Grocery-sized items; B and the late device C import them.
         var inserts: [StoreOperation] = [.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots"), "quantity": .integer(1)])]
         for n in 1...100 {
@@ -72,7 +81,7 @@ struct TombstoneFloorTests {
         try Self.sync(devices, nameA, from: nameA, to: nameB)
         try Self.sync(devices, nameA, from: nameA, to: nameC)
         _ = try await b.importAvailable()
-        let c = try await devices.open(nameC)                    // imports A's segment 1 at open
+        let c = try await Self.open(devices, nameC)                    // imports A's segment 1 at open
         #expect(try await c.fetch("items").count == 101)
         // C edits carrots, and goes quiet: its files stay on C.
         _ = try await c.commit([.update(table: "items", id: Self.carrots, values: ["quantity": .integer(5)])])
@@ -136,7 +145,7 @@ struct TombstoneFloorTests {
         let devices = try Devices()
         func open(_ name: String, every: UInt64) async throws -> DeviceStore {
             try await DeviceStore.open(schema: Devices.schema, device: DeviceID(name)!, container: try Directory.open(try devices.container(name)),
-                                       store: "grocery", databasePath: devices.database(name), compaction: CompactionPolicy(snapshotEvery: every),
+                                       store: "grocery", databasePath: devices.database(name), compaction: CompactionPolicy(snapshotEvery: every, floorAfterMilliseconds: 0),
                                        wall: { 1_767_225_600_000 })
         }
         let a = try await open("A", every: 2), b = try await open("B", every: 0)
@@ -176,11 +185,32 @@ struct TombstoneFloorTests {
         #expect(try await b.fetch("items") == expected)
     }
 
+    /// A device alone is at a quiet point at once, but a delete shrinks its row only once it is a
+    /// day old (``CompactionPolicy/floorAfterMilliseconds``): a device that imported the row and is
+    /// not known yet has that long to show up before its edit would come back partial.
+    @Test func aDeleteShrinksItsRowOnlyOnceItIsADayOld() async throws {
+        let devices = try Devices()
+        let clock = Mutex<Int64>(1_767_225_600_000)
+        let a = try await DeviceStore.open(schema: Devices.schema, device: DeviceID("A")!, container: try Directory.open(try devices.container("A")),
+                                           store: "grocery", databasePath: devices.database("A"), wall: { clock.withLock { $0 } })
+        _ = try await a.commit([.insert(table: "items", id: Self.carrots, values: ["name": .string("carrots")])])
+        _ = try await a.commit([.delete(table: "items", id: Self.carrots)])
+        _ = try await a.importAvailable()
+        #expect(a.tombstoneCounts.floored == 0, "a delete of a moment ago waits")
+        clock.withLock { $0 += 86_400_000 - 1 }
+        _ = try await a.importAvailable()
+        #expect(a.tombstoneCounts.floored == 0)
+        clock.withLock { $0 += 1 }
+        _ = try await a.importAvailable()
+        #expect(a.tombstoneCounts.floored == 1, "a day later, at the next import pass, it shrinks")
+        #expect(try await a.currentState().rowState(RowRef(table: "items", id: Self.carrots))?.columns.isEmpty == true)
+    }
+
     /// A tag (unique by meaning) deleted, shrunk to a floor, and created again goes on at the next
     /// generation: the floor keeps the generation, so every device agrees on it.
     @Test func aTagCreatedAgainAfterItsFloorGoesOnAtTheNextGeneration() async throws {
         let devices = try Devices()
-        let a = try await devices.open("A"), b = try await devices.open("B")
+        let a = try await Self.open(devices, "A"), b = try await Self.open(devices, "B")
         _ = try await a.commit([.insert(table: "tags", id: nil, values: ["name": .string("mall")])])
         try Self.syncAll(devices, ["A", "B"])
         _ = try await b.importAvailable()
