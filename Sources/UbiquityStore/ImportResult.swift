@@ -17,6 +17,11 @@ public struct ImportResult: Sendable, Hashable {
     public var contests: [DeleteContest] = []
     /// The segment's writer, when its clock was more than a minute ahead of this device's.
     public var clockSkew: ClockSkew?
+    /// Rows this device must repair others with: the import brought them back, or changed their
+    /// columns while they are back, and this device holds their columns. The caller appends
+    /// their registers to its own log (``StoreReplica/repair(_:)``; docs/stores.md, "Tombstones
+    /// shrink to floors"). Not something a client sees.
+    public var repairs: [RowRef] = []
 
     public init() {}
 

@@ -12,6 +12,8 @@ struct ImportTracker {
         var generation: UInt64
         var values: [String: StoreValue]
         var contested: Bool
+        /// Whether the register holds a column of its generation (a floor holds none).
+        var holdsColumns: Bool
     }
 
     /// Whether anything is tracked at all: the writer's working copy needs no result.
@@ -20,6 +22,10 @@ struct ImportTracker {
     /// The registers of the pairs the import related or unrelated, as they were (nil: none).
     private(set) var pairsBefore: [PairKey: PairState?] = [:]
     var conflicts: [ColumnConflict] = []
+    /// The rows whose columns the import changed (a write that won, or the first; a repair that
+    /// brought a column), and those it brought a new delete.
+    var columnsChanged: Set<RowRef> = []
+    var deletesGrew: Set<RowRef> = []
 
     /// - Parameter expectedRows: about how many rows will be touched (room is made for them).
     init(enabled: Bool = true, expectedRows: Int = 0) {
@@ -37,6 +43,26 @@ struct ImportTracker {
     mutating func touch(_ pair: PairKey, in state: StoreState) {
         guard enabled, pairsBefore[pair] == nil else { return }
         pairsBefore[pair] = .some(state.pairState(pair))
+    }
+
+    /// The rows this device must repair others with after the import: rows that are back —
+    /// alive under ``DeletePolicy/lose`` while a delete contest stands — whose columns it holds,
+    /// and that the import brought back, or whose columns it changed, or to which it brought
+    /// another delete (a device that imports that delete may shrink the row to a floor). A row
+    /// that was a floor here is left to the devices that held it (docs/stores.md, "Tombstones
+    /// shrink to floors").
+    func repairs(_ state: StoreState) -> [RowRef] {
+        guard enabled, state.schema.deletes == .lose else { return [] }
+        var refs: [RowRef] = []
+        for (ref, before) in rowsBefore {
+            guard let row = state.rowState(ref), row.inserted, row.isContested, row.isAlive(.lose), !row.holdsNoColumns else { continue }
+            let sameGeneration = before.generation == row.generation
+            if sameGeneration, !before.alive, !before.holdsColumns { continue }
+            if !(sameGeneration && before.alive && before.contested) || columnsChanged.contains(ref) || deletesGrew.contains(ref) {
+                refs.append(ref)
+            }
+        }
+        return refs.sorted()
     }
 
     /// Compares what was recorded with `state` now.

@@ -1,5 +1,6 @@
-/// What a store keeps of one row — also of a deleted one, whose columns stay until tombstones are
-/// compacted, because an edit concurrent with the delete can bring the row back.
+/// What a store keeps of one row — also of a deleted one: a tombstone, whose columns stay until
+/// it shrinks to a *floor* at a quiet point (``floor()``), and whose generation and vectors stay
+/// for good, because an edit concurrent with the delete can still bring the row back.
 ///
 /// Every field merges as a lattice (docs/stores.md, "The merge rules"): the greatest generation
 /// any change of the row carries; at that generation, each device's latest write and latest
@@ -87,6 +88,24 @@ public struct RowState: Sendable, Hashable {
               winner.value != loser.value, winner.missed(loser) else { return nil }
         return (winner, loser)
     }
+
+    /// Whether a deleted row still holds columns a floor would drop: the insert of ``generation``
+    /// merged, a delete of it standing under `policy`, and some column kept.
+    /// - Parameter deletedBy: the latest delete's reading must be at or before these milliseconds.
+    public func canFloor(_ policy: DeletePolicy, deletedBy: Int64 = .max) -> Bool {
+        guard inserted, !columns.isEmpty, let latest = deletes.readings.values.map(\.milliseconds).max(), latest <= deletedBy else { return false }
+        return !isAlive(policy)
+    }
+
+    /// Shrinks a deleted row to its *generation floor*: the generation, whether its insert was
+    /// merged, the writes, the deletes and what they saw stay; the columns go. A later insert
+    /// starts the next generation, and a late write to this one meets the deletes as before
+    /// (docs/stores.md, "Tombstones shrink to floors").
+    mutating func floor() { columns = [:] }
+
+    /// Whether this register is a floor or looks like one: deleted at ``generation`` with no
+    /// column of it. Such a device has nothing of the row's columns to repair with.
+    public var holdsNoColumns: Bool { !columns.values.contains { $0.generation == generation } }
 
     /// The devices whose latest write at ``generation`` no delete had seen.
     public var unseenWriters: [DeviceID] {

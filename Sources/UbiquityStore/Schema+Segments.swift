@@ -4,7 +4,8 @@ public import UbiquityErrors
 extension Schema {
     /// Checks that every change of `segment` fits this schema: its version is not newer, the
     /// tables, columns and relationships exist, values have their column's type, inserts give
-    /// every non-nullable column, and rows of tables unique by meaning carry the id of their key.
+    /// every non-nullable column, and rows of tables unique by meaning carry the id of their key;
+    /// and that each repair's table exists and its columns do, with values of their type.
     ///
     /// - Throws: ``StoreErrorCode/segmentNeedsUpgrade`` or ``StoreErrorCode/segmentDoesNotMatchSchema``
     ///   naming the device, the sequence, the change and what does not fit.
@@ -29,6 +30,23 @@ extension Schema {
                 details["sequence"] = .integer(Int64(bitPattern: segment.sequence))
                 details["change"] = .integer(Int64(index + 1))
                 throw StoreError(.segmentDoesNotMatchSchema, "\(origin), change \(index + 1): \(problem.message)", details: details)
+            }
+        }
+        for (index, repair) in segment.repairs.enumerated() {
+            let problem: StoreError?
+            do throws(StoreError) {
+                let table = try table(named: repair.table)
+                for (name, column) in repair.register.columns.sorted(by: { $0.key < $1.key }) { try check(column.value, in: table, column: name) }
+                problem = nil
+            } catch {
+                problem = error
+            }
+            if let problem {
+                var details = problem.details
+                details["device"] = .string(segment.device.rawValue)
+                details["sequence"] = .integer(Int64(bitPattern: segment.sequence))
+                details["repair"] = .integer(Int64(index + 1))
+                throw StoreError(.segmentDoesNotMatchSchema, "\(origin), repair \(index + 1): \(problem.message)", details: details)
             }
         }
     }

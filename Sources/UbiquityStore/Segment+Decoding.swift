@@ -25,10 +25,16 @@ extension Segment {
         var body = BodyDecoder(reader: ByteReader(bytes, from: header.bodyOffset, to: bytes.count - Header.checksumBytes),
                                limits: limits, writer: header.device)
         let changes = try body.changes(count: header.changeCount)
+        let repairs = header.format >= 2 ? try body.repairs() : []
+        body.reader.context = "the segment"
+        guard body.reader.remaining == 0 else {
+            throw body.reader.malformed("\(body.reader.remaining) bytes follow the last \(header.format >= 2 ? "repair" : "change")")
+        }
         self.device = header.device
         self.sequence = header.sequence
         self.schemaVersion = header.schemaVersion
         self.changes = changes
+        self.repairs = repairs
     }
 
     /// The body's reader: the three tables, then the changes that refer to them.
@@ -103,9 +109,33 @@ extension Segment {
                 reader.item = (index + 1, count)
                 changes.append(try change())
             }
-            reader.context = "the segment"
-            guard reader.remaining == 0 else { throw reader.malformed("\(reader.remaining) bytes follow the last change") }
             return changes
+        }
+
+        /// Format 2's repairs, after the changes: a count, then each a table (a name index), a row
+        /// (a row index) and its register as varint length + the bytes of ``StoreRegisters``.
+        mutating func repairs() throws(StoreError) -> [RowRepair] {
+            reader.context = "the repairs"
+            // Each repair takes at least 3 bytes (table, row, register length).
+            let count = try self.count(limit: limits.maxChanges, minimumBytes: 3, "repairs")
+            var repairs: [RowRepair] = []
+            var seen: Set<RowRef> = []
+            for index in 0 ..< count {
+                reader.context = "repair \(index + 1) of \(count)"
+                let table = try name(), row = try row()
+                let length = try self.count(limit: limits.maxSegmentBytes, minimumBytes: 1, "register bytes")
+                let start = reader.offset
+                let register: RowState
+                do throws(StoreError) {
+                    register = try StoreRegisters.decodeRow(Array(try reader.take(length)), limits: limits)
+                } catch {
+                    throw StoreError(error.code, "\(reader.context), its register at offset \(start): \(error.message)", details: error.details)
+                }
+                guard register.generation >= 1 else { throw reader.malformed("a repair's generation is 0; rows start at 1") }
+                guard seen.insert(RowRef(table: table, id: row)).inserted else { throw reader.malformed("row \(table)/\(row) is repaired twice") }
+                repairs.append(RowRepair(table: table, row: row, register: register))
+            }
+            return repairs
         }
 
         /// Milliseconds read as a whole, checked in range.

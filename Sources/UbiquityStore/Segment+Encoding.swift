@@ -30,10 +30,14 @@ extension Segment {
     public func encoded() -> [UInt8] {
         var tables = Tables(writer: device)
         for change in changes { tables.note(change) }
+        for repair in repairs {
+            tables.name(repair.table)
+            tables.row(repair.row)
+        }
 
         var out = ByteWriter()
         out.append(contentsOf: Segment.magic)
-        out.littleEndian(Segment.formatVersion)
+        out.littleEndian(format)
         out.littleEndian(UInt16(0))
         out.littleEndian(UInt32(0)) // the length, patched below
         out.littleEndian(schemaVersion)
@@ -104,6 +108,14 @@ extension Segment {
                 out.varint(p.fromGeneration)
                 out.varint(tables.rowIndex[p.to]!)
                 out.varint(p.toGeneration)
+            }
+        }
+        if format >= 2 {
+            out.varint(repairs.count)
+            for repair in repairs {
+                out.varint(tables.nameIndex[repair.table]!)
+                out.varint(tables.rowIndex[repair.row]!)
+                out.lengthPrefixed(StoreRegisters.encode(repair.register))
             }
         }
         out.patch(UInt32(truncatingIfNeeded: out.bytes.count + Header.checksumBytes), at: Header.length)

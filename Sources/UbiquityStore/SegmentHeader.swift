@@ -8,6 +8,8 @@ public struct SegmentHeader: Sendable, Hashable {
     public let sequence: UInt64
     public let schemaVersion: UInt32
     public let changeCount: Int
+    /// 1, or 2 for a segment that carries repairs after its changes.
+    public let format: UInt16
     /// Where the body starts (after the device id).
     let bodyOffset: Int
 
@@ -88,6 +90,7 @@ public struct SegmentHeader: Sendable, Hashable {
         self.sequence = le(UInt64.self, at: H.sequence)
         self.schemaVersion = schemaVersion
         self.changeCount = count
+        self.format = format
         self.bodyOffset = H.fixedBytes + deviceLength
     }
 }

@@ -32,8 +32,8 @@ public enum StoreRegisters {
     /// A row's register from ``encode(_:)-(RowState)``'s bytes.
     ///
     /// - Throws: ``StoreErrorCode/segmentMalformed`` naming the offset, for bytes it did not write.
-    public static func decodeRow(_ bytes: [UInt8]) throws(StoreError) -> RowState {
-        var body = Segment.BodyDecoder(reader: ByteReader(bytes, from: 0, to: bytes.count), limits: SegmentLimits(), writer: placeholder)
+    public static func decodeRow(_ bytes: [UInt8], limits: SegmentLimits = SegmentLimits()) throws(StoreError) -> RowState {
+        var body = Segment.BodyDecoder(reader: ByteReader(bytes, from: 0, to: bytes.count), limits: limits, writer: placeholder)
         body.reader.context = "a row register"
         let generation = try body.reader.varint()
         let inserted = try flag(&body.reader)

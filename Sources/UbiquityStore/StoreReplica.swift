@@ -84,6 +84,22 @@ public struct StoreReplica: Sendable {
         return result
     }
 
+    /// Shrinks every deleted row to its generation floor and drops the pairs that can never show
+    /// again (``StoreState/floorDeletedRows()``): the daemon does it at a quiet point.
+    public mutating func floorDeletedRows() -> StoreFloors { state.floorDeletedRows() }
+
+    /// This device's segment of repairs for `refs` (an import's ``ImportResult/repairs``): each
+    /// row's whole register as held here, merged by everyone with ``RowState/join(_:)``. Applied
+    /// here too (it changes nothing). Nil when none of the rows is known.
+    public mutating func repair(_ refs: [RowRef]) throws(StoreError) -> Segment? {
+        let repairs = refs.compactMap { ref in state.rowState(ref).map { RowRepair(table: ref.table, row: ref.id, register: $0) } }
+        guard !repairs.isEmpty else { return nil }
+        let segment = try Segment(device: device, sequence: nextSequence, schemaVersion: schema.version, changes: [], repairs: repairs)
+        _ = try state.apply(segment)
+        nextSequence += 1
+        return segment
+    }
+
     /// Builds a transaction's changes so that each operation sees the ones before it: against the
     /// state as it was (``base``, only read), with every register an operation reads or changes
     /// first copied into ``scratch`` and changed there.

@@ -15,7 +15,9 @@ extension StoreState {
     public var rowRegisterCount: Int { rows.values.reduce(0) { $0 + $1.count } }
 
     /// Merges another state of the same store into this one, register by register, and says what
-    /// changed for clients (no conflicts: a join settles nothing a segment had not settled).
+    /// changed for clients (no conflicts: a join settles nothing a segment had not settled), and
+    /// which rows this device must repair others with (``ImportResult/repairs``; none when this
+    /// state was empty: it holds nothing the snapshot's writer did not).
     ///
     /// Every register is a lattice whose join is what applying the changes behind it does (the
     /// greatest generation, and at it the union of writes and deletes; each column's greatest
@@ -31,8 +33,11 @@ extension StoreState {
                 let ref = RowRef(table: table, id: id)
                 if rows[table]?[id] == incoming { continue }
                 tracker.touch(ref, in: self)
-                var row = rows[table]?[id] ?? RowState()
+                let old = rows[table]?[id]
+                var row = old ?? RowState()
                 row.join(incoming)
+                if row.columns != old?.columns { tracker.columnsChanged.insert(ref) }
+                if row.deletes != old?.deletes { tracker.deletesGrew.insert(ref) }
                 rows[table, default: [:]][id] = row
             }
         }
@@ -48,7 +53,11 @@ extension StoreState {
             tracker.touch(key, in: self)
             pairStates[key] = incoming
         }
-        return tracker.result(self)
+        // A snapshot can bring a delete a device never imported as a segment (it was compacted
+        // away): the rows it brings back here are repaired as after an import.
+        var result = tracker.result(self)
+        result.repairs = tracker.repairs(self)
+        return result
     }
 
     /// Joining into an empty state is taking the other's registers: every row that exists is

@@ -90,7 +90,7 @@ public struct StoreState: Sendable, Equatable {
         let state = rowState(ref) ?? RowState()
         let alive = state.isAlive(schema.deletes)
         return ImportTracker.RowView(alive: alive, generation: state.generation, values: alive && values ? state.values : [:],
-                                     contested: state.inserted && state.isContested)
+                                     contested: state.inserted && state.isContested, holdsColumns: !state.holdsNoColumns)
     }
 
     private func ref(_ relationship: String, from: RowID) -> RowRef {
@@ -104,11 +104,26 @@ public struct StoreState: Sendable, Equatable {
     ///
     /// - Throws: ``StoreErrorCode/segmentNeedsUpgrade`` for a newer schema version,
     ///   ``StoreErrorCode/segmentDoesNotMatchSchema`` naming the first change that does not fit.
+    ///
+    /// The segment's repairs are merged after its changes, each with ``RowState/join(_:)``; the
+    /// result's ``ImportResult/repairs`` names the rows this device must now repair others with
+    /// (a repair that changes a row here counts too: what it brought may be what another device
+    /// dropped at a floor since).
     public mutating func apply(_ segment: Segment) throws(StoreError) -> ImportResult {
         try schema.check(segment)
-        var tracker = ImportTracker(expectedRows: segment.changes.count)
+        var tracker = ImportTracker(expectedRows: segment.changes.count + segment.repairs.count)
         for change in segment.changes { merge(change, tracking: &tracker) }
-        return tracker.result(self)
+        for repair in segment.repairs {
+            tracker.touch(repair.ref, in: self)
+            let old = rowState(repair.ref)
+            withRow(repair.ref) { $0.join(repair.register) }
+            let new = rowState(repair.ref)
+            if old?.columns != new?.columns { tracker.columnsChanged.insert(repair.ref) }
+            if old?.deletes != new?.deletes { tracker.deletesGrew.insert(repair.ref) }
+        }
+        var result = tracker.result(self)
+        result.repairs = tracker.repairs(self)
+        return result
     }
 
     /// Runs `body` on the register of `ref` (a new one for a row never heard of), in place.
@@ -134,6 +149,10 @@ public struct StoreState: Sendable, Equatable {
                 let report = tracker.enabled && !seen && row.generation == write.generation
                 for column in write.columns {
                     let incoming = ColumnState(value: column.value, generation: write.generation, clock: write.clock, base: column.base)
+                    if tracker.enabled, !tracker.columnsChanged.contains(ref), row.columns[column.name] != incoming {
+                        // Changed unless the column already holds a greater write.
+                        if row.columns[column.name].map({ $0.precedes(incoming) }) ?? true { tracker.columnsChanged.insert(ref) }
+                    }
                     if let (winner, loser) = row.merge(column: column.name, incoming), report {
                         tracker.conflicts.append(ColumnConflict(row: ref, column: column.name, winner: winner.value, winnerClock: winner.clock,
                                                                 loser: loser.value, loserClock: loser.clock))
@@ -143,7 +162,11 @@ public struct StoreState: Sendable, Equatable {
         case .delete(let deletion):
             let ref = RowRef(table: deletion.table, id: deletion.row)
             tracker.touch(ref, in: self)
-            withRow(ref) { $0.noteDelete(generation: deletion.generation, clock: deletion.clock, seen: deletion.seen) }
+            withRow(ref) { row in
+                let before = row.deletes
+                row.noteDelete(generation: deletion.generation, clock: deletion.clock, seen: deletion.seen)
+                if tracker.enabled, row.deletes != before { tracker.deletesGrew.insert(ref) }
+            }
         case .relate(let pair), .unrelate(let pair):
             guard let r = schema.relationship(pair.relationship) else { return }
             let key = PairKey(relationship: pair.relationship, from: pair.from, to: pair.to)

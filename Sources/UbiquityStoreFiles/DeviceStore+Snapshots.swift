@@ -81,6 +81,39 @@ extension DeviceStore {
         return plan
     }
 
+    /// At a quiet point (``QuietPoint``) reached since the last one, shrinks every deleted row
+    /// to its generation floor and drops the pairs that can never show again, in one cache
+    /// transaction (docs/stores.md, "Tombstones shrink to floors"). A forgotten device is not
+    /// waited for: back, it is a late device, whose edits its repairs bring back whole.
+    func floorBlocking(_ db: SQLiteDatabase) throws {
+        let (imported, last) = memory.withLock { ($0.imported, $0.flooredAt) }
+        let now = wall()
+        // Again when the watermarks moved, or when deletes too recent last time may have aged.
+        if let last, last.imported == imported, now &- last.wall < compaction.floorAfterMilliseconds { return }
+        let acknowledgements = folder.acknowledgements()
+        guard QuietPoint.holds(device: device, imported: imported, acknowledgements: acknowledgements,
+                               known: knownBlocking(acknowledgements).subtracting(planBlocking().forgotten)) else { return }
+        var (state, _) = takeState()
+        let floors = state.floorDeletedRows(deletedBy: now &- compaction.floorAfterMilliseconds)
+        memory.withLock { $0.state = state }
+        if !floors.isEmpty {
+            do {
+                try db.transaction { try StoreCache.saveFloors(db, floors, state) }
+            } catch {
+                try reloadState(db)
+                throw error
+            }
+        }
+        memory.withLock { m in
+            m.flooredAt = (imported, now)
+            m.floored += floors.rows.count
+        }
+    }
+
+    /// How many rows this device shrank to floors, and how many repair segments it wrote, since
+    /// the store opened.
+    public var tombstoneCounts: (floored: Int, repairs: Int) { memory.withLock { ($0.floored, $0.repairsWritten) } }
+
     func planBlocking() -> CompactionPlan {
         let acknowledgements = folder.acknowledgements()
         return CompactionPlan(device: device, segments: folder.segmentSequences(of: device), snapshots: folder.snapshotSequences(of: device),
@@ -153,16 +186,29 @@ extension DeviceStore {
             moved[other] = mark
         }
         let changed = refs.filter { before[$0] != state.rowState($0) }
+        // Rows the snapshot brought back here (its delete was compacted away from the log): repaired
+        // in this device's next segment, committed with the join, as after a segment's import.
+        let repair = try repairSegment(result.repairs, in: state, after: watermarks[device] ?? 0)
         let token = try commitImport(db, device: writer, sequence: sequence, result: result, clock: clock.latest) {
             try StoreCache.save(db, rows: changed, pairs: pairs, before: before, after: state)
             for (other, mark) in moved { try StoreCache.setImported(db, device: other, sequence: mark) }
+            if let repair {
+                try StoreCache.setImported(db, device: device, sequence: repair.sequence)
+                try StoreCache.setPending(db, sequence: repair.sequence, bytes: repair.bytes)
+            }
         }
         memory.withLock { m in
             m.state = state
             m.clock = clock
             m.imported = watermarks
             m.joinedSnapshots[writer] = sequence
+            if let repair {
+                m.imported[device] = repair.sequence
+                m.unwritten = repair
+                m.repairsWritten += 1
+            }
         }
+        if repair != nil { try writeUnwritten() }
         return .success(StoreImport(device: writer, sequence: sequence, result: result, token: token))
     }
 }

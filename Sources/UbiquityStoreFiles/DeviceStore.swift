@@ -51,6 +51,13 @@ public final class DeviceStore: Sendable {
         var compactionFailure: String?
         /// Devices compaction does not wait for, with their acknowledgement's time when forgotten.
         var forgotten: [DeviceID: Int64] = [:]
+        /// The watermarks this device's acknowledgement file holds (as read at open, then as written).
+        var acknowledged: [DeviceID: UInt64] = [:]
+        /// The watermarks and wall clock of the last quiet point that shrank tombstones (nil: none since open).
+        var flooredAt: (imported: [DeviceID: UInt64], wall: Int64)?
+        /// How many rows were shrunk to floors, and how many repairs written, since the store opened.
+        var floored = 0
+        var repairsWritten = 0
 
         var nextSequence: UInt64 { imported[clock.device, default: 0] &+ 1 }
     }
@@ -76,6 +83,7 @@ public final class DeviceStore: Sendable {
             if let pending = contents.pending, pending.sequence == memory.imported[device] { memory.unwritten = pending }
             folder.removeSnapshotTemporaries(of: device)
             memory.ownSnapshot = folder.snapshotSequences(of: device).last ?? 0
+            memory.acknowledged = folder.acknowledgements()[device]?.imported ?? [:]
             let opened = DeviceStore(schema: schema, device: device, folder: folder, database: database, limits: limits,
                                      compaction: compaction, wall: wall, io: io, memory: memory)
             try opened.withDatabase { db in _ = try opened.importBlocking(db) }
@@ -231,7 +239,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// Writes this device's last segment when the cache has it and its file is not written yet.
-    private func writeUnwritten() throws {
+    func writeUnwritten() throws {
         guard let unwritten = memory.withLock({ $0.unwritten }) else { return }
         try folder.writeOwn(unwritten.bytes, device: device, sequence: unwritten.sequence)
         memory.withLock { if $0.unwritten?.sequence == unwritten.sequence { $0.unwritten = nil } }
@@ -259,11 +267,22 @@ public final class DeviceStore: Sendable {
                 imports.append(imported)
             }
         }
-        if !imports.isEmpty { try folder.writeAcknowledgements(of: device, memory.withLock { $0.imported }) }
+        // Also after this device's own commits alone: a quiet point needs every device's
+        // acknowledgement to give its own log too (``QuietPoint``).
+        let (imported, acknowledged) = memory.withLock { ($0.imported, $0.acknowledged) }
+        if !imports.isEmpty || imported != acknowledged {
+            try folder.writeAcknowledgements(of: device, imported)
+            memory.withLock { $0.acknowledged = imported }
+        }
         do {
             _ = try compactBlocking()
         } catch {
             memory.withLock { $0.compactionFailure = "compaction of device \(device)'s segments: \(error)" }
+        }
+        do {
+            try floorBlocking(db)
+        } catch {
+            memory.withLock { $0.compactionFailure = "shrinking tombstones of device \(device): \(error)" }
         }
         return imports
     }
@@ -301,7 +320,9 @@ public final class DeviceStore: Sendable {
         // The state is taken out of memory while it is changed, so that it is changed in place
         // rather than copied whole for every segment.
         var (state, clock) = takeState()
-        let before = Self.registers(StoreCache.touched(by: segment.changes, schema).rows, in: state)
+        let touched = StoreCache.touched(by: segment.changes, schema)
+        let rows = touched.rows.union(segment.repairs.map(\.ref))
+        let before = Self.registers(rows, in: state)
         var result: ImportResult
         do {
             result = try state.apply(segment)
@@ -310,16 +331,41 @@ public final class DeviceStore: Sendable {
             return degraded(error.code, error.message)
         }
         if let latest = segment.changes.map(\.clock).max() { result.clockSkew = clock.receive(latest, wall: wall()) }
+        // A row this import brought back, whose columns this device holds: its register goes into
+        // this device's next segment, committed with the import (docs/stores.md, "Tombstones
+        // shrink to floors"), so a crash cannot lose it.
+        let repair = try repairSegment(result.repairs, in: state)
         let token = try commitImport(db, device: source, sequence: sequence, result: result, clock: clock.latest) {
-            try StoreCache.save(db, changes: segment.changes, before: before, after: state)
+            try StoreCache.save(db, rows: rows, pairs: touched.pairs, before: before, after: state)
             try StoreCache.setImported(db, device: source, sequence: sequence)
+            if let repair {
+                try StoreCache.setImported(db, device: device, sequence: repair.sequence)
+                try StoreCache.setPending(db, sequence: repair.sequence, bytes: repair.bytes)
+            }
         }
         memory.withLock { m in
             m.state = state
             m.clock = clock
             m.imported[source] = sequence
+            if let repair {
+                m.imported[device] = repair.sequence
+                m.unwritten = repair
+                m.repairsWritten += 1
+            }
         }
+        if repair != nil { try writeUnwritten() }
         return (StoreImport(device: source, sequence: sequence, result: result, token: token), .current)
+    }
+
+    /// This device's next segment, repairing `refs` with their registers in `state`; nil for none.
+    /// - Parameter after: this device's last segment, when not the one in memory (a snapshot
+    ///   being joined may move it).
+    func repairSegment(_ refs: [RowRef], in state: StoreState, after: UInt64? = nil) throws -> (sequence: UInt64, bytes: [UInt8])? {
+        let repairs = refs.compactMap { ref in state.rowState(ref).map { RowRepair(table: ref.table, row: ref.id, register: $0) } }
+        guard !repairs.isEmpty else { return nil }
+        let sequence = after.map { $0 &+ 1 } ?? memory.withLock { $0.nextSequence }
+        let segment = try Segment(device: device, sequence: sequence, schemaVersion: schema.version, changes: [], repairs: repairs)
+        return (sequence, segment.encoded())
     }
 
     // MARK: - Reading

@@ -167,6 +167,20 @@ enum StoreCache {
         }
     }
 
+    /// Writes the floors `state` shrank rows to and removes the pair registers it dropped
+    /// (neither shows: nothing in the typed or join tables changes).
+    static func saveFloors(_ db: SQLiteDatabase, _ floors: StoreFloors, _ state: StoreState) throws {
+        for ref in floors.rows {
+            guard let row = state.rowState(ref) else { continue }
+            try db.run("UPDATE ubiq_rows SET register = ? WHERE tbl = ? AND id = ?",
+                       [.blob(StoreRegisters.encode(row)), .text(ref.table), .text(ref.id.description)])
+        }
+        for key in floors.droppedPairs {
+            try db.run("DELETE FROM ubiq_pairs WHERE rel = ? AND from_id = ? AND to_id = ?",
+                       [.text(key.relationship), .text(key.from.description), .text(key.to.description)])
+        }
+    }
+
     static func setImported(_ db: SQLiteDatabase, device: DeviceID, sequence: UInt64) throws {
         try db.run("INSERT OR REPLACE INTO ubiq_devices (device, imported) VALUES (?, ?)", [.text(device.rawValue), .integer(Int64(clamping: sequence))])
     }

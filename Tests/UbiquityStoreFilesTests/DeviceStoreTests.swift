@@ -94,8 +94,12 @@ struct DeviceStoreTests {
             try devices.sync("phone", from: "phone", to: "laptop")
             for store in stores { _ = try await store.importAvailable() }
         }
-        try devices.sync("laptop", from: "laptop", to: "phone")
-        for store in stores { _ = try await store.importAvailable() }
+        // Until nothing new: an import that brings a row back may write a repair (its own segment).
+        for _ in 0 ..< 3 {
+            try devices.sync("laptop", from: "laptop", to: "phone")
+            try devices.sync("phone", from: "phone", to: "laptop")
+            for store in stores { _ = try await store.importAvailable() }
+        }
 
         // The pure engine, fed every segment twice in reverse order.
         var pure = StoreState(schema: Devices.schema)
@@ -103,7 +107,8 @@ struct DeviceStoreTests {
         #expect(Set(all) == Set(try devices.segments(in: "phone")))
         for segment in (all + all).reversed() { _ = try pure.apply(segment) }
         for (index, store) in stores.enumerated() {
-            #expect(try await store.currentState() == pure, "\(names[index])'s merged state")
+            // Up to floors: a device alone is at a quiet point, and shrinks what it deleted.
+            #expect(CompactionTests.floored(try await store.currentState()) == CompactionTests.floored(pure), "\(names[index])'s merged state")
             #expect(try await store.fetch("items") == pureRows(pure, "items"), "\(names[index])'s typed items")
             #expect(try await store.fetch("tags") == pureRows(pure, "tags"), "\(names[index])'s typed tags")
             for item in pure.rowIDs("items") {
@@ -114,7 +119,9 @@ struct DeviceStoreTests {
         }
         // Reopened on its cache alone (every register decoded), the state is the same.
         stores = []
-        for name in names { #expect(try await devices.open(name).currentState() == pure, "\(name) reopened") }
+        for name in names {
+            #expect(CompactionTests.floored(try await devices.open(name).currentState()) == CompactionTests.floored(pure), "\(name) reopened")
+        }
     }
 
     /// Each segment is imported once: its watermark moves in the transaction that applies it,

@@ -58,7 +58,7 @@ struct HostileSegmentTests {
         _ = try place("oversized", Array(repeating: 0x55, count: 5_000))
         expected["oversized"] = StoreErrorCode.segmentOversized.rawValue
         var future = try Self.log("future")[1]
-        future[4] = 2
+        future[4] = 3                                     // format 2 is a segment with repairs
         _ = try place("future", Self.reseal(future))
         expected["future"] = StoreErrorCode.segmentFutureFormat.rawValue
         _ = try place("linked", nil)

@@ -93,7 +93,8 @@ struct ConvergencePropertyTests {
         }
 
         /// Receives one segment and checks its result against what a client sees change.
-        mutating func receive(_ segment: Segment, at index: Int) throws {
+        @discardableResult
+        mutating func receive(_ segment: Segment, at index: Int) throws -> ImportResult {
             let before = Self.view(replicas[index].state)
             let result = try replicas[index].receive(segment, wall: wall(index))
             let after = Self.view(replicas[index].state)
@@ -109,6 +110,7 @@ struct ConvergencePropertyTests {
             #expect(result.inserted == expected.inserted, "\(context)")
             #expect(result.deleted == expected.deleted, "\(context)")
             #expect(result.updated == expected.updated, "\(context)")
+            return result
         }
 
         /// What a client sees: every row that exists, its non-null columns and its relationship ends.

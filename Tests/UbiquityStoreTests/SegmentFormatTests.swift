@@ -131,7 +131,7 @@ struct SegmentFormatTests {
 
     static let refusals: [(String, StoreErrorCode, String, SegmentLimits, UInt32?, @Sendable ([UInt8]) -> [UInt8])] = [
         ("not a segment", .segmentMalformed, "not 'UBQS'", SegmentLimits(), nil, { _ in Array("{\"json\":1}".utf8) }),
-        ("future format", .segmentFutureFormat, "format 2", SegmentLimits(), nil, { b in var b = b; b[4] = 2; return b }),
+        ("future format", .segmentFutureFormat, "format 3", SegmentLimits(), nil, { b in var b = b; b[4] = 3; return b }),
         ("format 0", .segmentMalformed, "format 0", SegmentLimits(), nil, { b in var b = b; b[4] = 0; return b }),
         ("bytes after", .segmentMalformed, "bytes after the", SegmentLimits(), nil, { $0 + [0] }),
         ("newer schema", .segmentNeedsUpgrade, "written with schema version 1; this device has version 0", SegmentLimits(), 0, { $0 }),
