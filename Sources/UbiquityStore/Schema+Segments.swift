@@ -17,37 +17,28 @@ extension Schema {
                                        "schemaVersion": .integer(Int64(segment.schemaVersion))])
         }
         for (index, change) in segment.changes.enumerated() {
-            let problem: StoreError?
-            do throws(StoreError) {
-                try check(change)
-                problem = nil
-            } catch {
-                problem = error
-            }
-            if let problem {
-                var details = problem.details
-                details["device"] = .string(segment.device.rawValue)
-                details["sequence"] = .integer(Int64(bitPattern: segment.sequence))
-                details["change"] = .integer(Int64(index + 1))
-                throw StoreError(.segmentDoesNotMatchSchema, "\(origin), change \(index + 1): \(problem.message)", details: details)
-            }
+            try checking(segment, origin, part: "change", index) { () throws(StoreError) in try check(change) }
         }
         for (index, repair) in segment.repairs.enumerated() {
-            let problem: StoreError?
-            do throws(StoreError) {
+            try checking(segment, origin, part: "repair", index) { () throws(StoreError) in
                 let table = try table(named: repair.table)
                 for (name, column) in repair.register.columns.sorted(by: { $0.key < $1.key }) { try check(column.value, in: table, column: name) }
-                problem = nil
-            } catch {
-                problem = error
             }
-            if let problem {
-                var details = problem.details
-                details["device"] = .string(segment.device.rawValue)
-                details["sequence"] = .integer(Int64(bitPattern: segment.sequence))
-                details["repair"] = .integer(Int64(index + 1))
-                throw StoreError(.segmentDoesNotMatchSchema, "\(origin), repair \(index + 1): \(problem.message)", details: details)
-            }
+        }
+    }
+
+    /// Runs `check` on one part of a segment (`change 3`, `repair 1`); what it throws becomes
+    /// ``StoreErrorCode/segmentDoesNotMatchSchema`` naming the segment and the part.
+    private func checking(_ segment: Segment, _ origin: String, part: String, _ index: Int,
+                          _ check: () throws(StoreError) -> Void) throws(StoreError) {
+        do throws(StoreError) {
+            try check()
+        } catch {
+            var details = error.details
+            details["device"] = .string(segment.device.rawValue)
+            details["sequence"] = .integer(Int64(bitPattern: segment.sequence))
+            details[part] = .integer(Int64(index + 1))
+            throw StoreError(.segmentDoesNotMatchSchema, "\(origin), \(part) \(index + 1): \(error.message)", details: details)
         }
     }
 

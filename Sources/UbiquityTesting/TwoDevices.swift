@@ -205,18 +205,9 @@ public final class TwoDevices: @unchecked Sendable {
         }
         let home = directory + "/" + name + "/syncthing"
         let changes = try FileEvents(watching: home, mask: UInt32(IN_MOVED_TO | IN_CREATE))
-        // The supervisor's joiner holds the FIFO open for reading: opening it to write never blocks.
-        let control = open(directory + "/control", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard control >= 0 else { throw TestDaemonError("open \(directory)/control: \(String(cString: strerror(errno))) (has the supervisor exited?)") }
-        let line = Array("join \(name)\n".utf8)
-        let written = line.withUnsafeBytes { write(control, $0.baseAddress, $0.count) }
-        close(control)
-        guard written == line.count else { throw TestDaemonError("write to \(directory)/control failed") }
         let deadline = Date().addingTimeInterval(seconds)
-        while !FileManager.default.fileExists(atPath: home + "/pid") {
-            guard Date() < deadline else { throw TestDaemonError("Syncthing on \(name) was not started within \(seconds) s") }
-            changes.wait(within: deadline.timeIntervalSinceNow)
-        }
+        // The supervisor's joiner holds the FIFO open for reading: opening it to write never blocks.
+        try Self.start(through: directory + "/control", "join \(name)", home: home, changes: changes, what: "Syncthing on \(name) was not started", within: seconds)
         let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
         guard let id = config.firstMatch(of: /<device id="([A-Z0-9-]+)"/)?.1 else { throw TestDaemonError("no device id in \(home)") }
         let device = try Self.device(name, id: String(id), directory: directory, followingSyncthing: followingSyncthing)
@@ -336,15 +327,22 @@ public final class TwoDevices: @unchecked Sendable {
         let changes = try FileEvents(watching: home, mask: UInt32(IN_MOVED_TO | IN_CREATE))
         guard !FileManager.default.fileExists(atPath: home + "/pid") else { throw TestDaemonError("Syncthing on \(device.name) is still running") }
         // The loop holds the FIFO open for reading: opening it to write never blocks, and the line waits there until read.
-        let control = open(home + "/control", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-        guard control >= 0 else { throw TestDaemonError("open \(home)/control: \(String(cString: strerror(errno))) (has the supervisor exited?)") }
-        let line = Array("start\n".utf8)
-        let written = line.withUnsafeBytes { write(control, $0.baseAddress, $0.count) }
-        close(control)
-        guard written == line.count else { throw TestDaemonError("write to \(home)/control failed") }
+        try Self.start(through: home + "/control", "start", home: home, changes: changes, what: "Syncthing on \(device.name) was not started again",
+                       within: seconds)
+    }
+
+    /// Writes `line` to the supervisor's control FIFO `control`, then waits until a Syncthing
+    /// writes its `pid` file in `home` (`changes` watches `home`).
+    private static func start(through control: String, _ line: String, home: String, changes: FileEvents, what: String, within seconds: Double) throws {
+        let fd = open(control, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw TestDaemonError("open \(control): \(String(cString: strerror(errno))) (has the supervisor exited?)") }
+        let bytes = Array((line + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw TestDaemonError("write to \(control) failed") }
         let deadline = Date().addingTimeInterval(seconds)
         while !FileManager.default.fileExists(atPath: home + "/pid") {
-            guard Date() < deadline else { throw TestDaemonError("Syncthing on \(device.name) was not started again within \(seconds) s") }
+            guard Date() < deadline else { throw TestDaemonError("\(what) within \(seconds) s") }
             changes.wait(within: deadline.timeIntervalSinceNow)
         }
     }
