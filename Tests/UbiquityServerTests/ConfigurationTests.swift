@@ -161,6 +161,11 @@ struct DaemonConfigurationTests {
         let policy = try parse("[stores]\nsnapshot_every = 5\nsilent_after_s = 86400").storeCompaction
         #expect(policy.snapshotEvery == 5 && policy.silentAfterMilliseconds == 86_400_000)
         #expect(try parse("[stores]\nsnapshot_every = 0").storeCompaction.snapshotEvery == 0, "0: never")
+        #expect(try parse("[stores]\nfloor_after_s = 0").storeCompaction.floorAfterMilliseconds == 0, "0: at the first quiet point")
+        #expect(try parse("[stores]\nfloor_after_s = 3600").storeCompaction.floorAfterMilliseconds == 3_600_000)
+        #expect(errors("[stores]\nfloor_after_s = 315360001") == [
+            "ubiquityd.toml:2:17: 'floor_after_s' must be between 0 and 315360000 (seconds); found 315360001",
+        ])
         #expect(errors("[stores]\nsnapshot_every = -1") == [
             "ubiquityd.toml:2:18: 'snapshot_every' must be between 0 and 1000000 (segments; 0 means never); found -1",
         ])

@@ -38,6 +38,7 @@ extension DaemonConfiguration {
         static let storeSnapshotEvery: ClosedRange<Int64> = 0...1_000_000
         /// One minute to ten years.
         static let storeSilentAfterSeconds: ClosedRange<Int64> = 60...315_360_000
+        static let storeFloorAfterSeconds: ClosedRange<Int64> = 0...315_360_000
     }
 
     static let topLevelKeys = [
@@ -47,7 +48,7 @@ extension DaemonConfiguration {
     ]
     static let syncKeys = ["engine", "address", "api_key", "config_xml"]
     static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
-    static let storeKeys = ["snapshot_every", "silent_after_s"]
+    static let storeKeys = ["snapshot_every", "silent_after_s", "floor_after_s"]
     static let publishKeys = ["listen", "allow_non_loopback", "default_expiry_s", "max_expiry_s", "max_items_per_peer", "max_bytes_per_peer"]
     static let limitKeys = ["max_line_bytes", "max_connections", "max_queries_per_connection", "pending_items_per_query",
                             "max_queries_per_peer", "max_result_items_per_peer"]
@@ -240,12 +241,13 @@ private struct SchemaReader {
         if let v = integer(table, "max_key_bytes", R.keyValueMaxKeyBytes, unit: "bytes") { quota.maxKeyBytes = Int(v) }
     }
 
-    /// `[stores]`: when relational stores write snapshots and call a device silent.
+    /// `[stores]`: when relational stores write snapshots, call a device silent and shrink deleted rows.
     mutating func readStores(_ table: TOMLTable, into policy: inout CompactionPolicy) {
         checkKeys(table, allowed: DaemonConfiguration.storeKeys, in: "[stores]")
         typealias R = DaemonConfiguration.Range
         if let v = integer(table, "snapshot_every", R.storeSnapshotEvery, unit: "segments; 0 means never") { policy.snapshotEvery = UInt64(v) }
         if let v = integer(table, "silent_after_s", R.storeSilentAfterSeconds, unit: "seconds") { policy.silentAfterMilliseconds = v * 1000 }
+        if let v = integer(table, "floor_after_s", R.storeFloorAfterSeconds, unit: "seconds") { policy.floorAfterMilliseconds = v * 1000 }
     }
 
     /// `[sync]`: the engine, and where its address and key come from; nil when refused.

@@ -24,7 +24,8 @@ extension DaemonConfiguration {
         } ?? "off (no [publish] listen)")
         out.row("stores", (storeCompaction.snapshotEvery == 0 ? "no snapshots (segments are never removed)"
                            : "a snapshot every \(storeCompaction.snapshotEvery) own segments")
-                + "; a device silent after " + Self.describe(.milliseconds(storeCompaction.silentAfterMilliseconds)) + " is reported")
+                + "; a device silent after " + Self.describe(.milliseconds(storeCompaction.silentAfterMilliseconds)) + " is reported"
+                + "; deleted rows shrink to floors " + Self.describe(.milliseconds(storeCompaction.floorAfterMilliseconds)) + " after the delete")
         out.row("sync engine", sync.map { sync in
             "\(sync.engine) at " + (sync.address?.description ?? "the GUI address in \(sync.configXML ?? "?")")
                 + (sync.apiKey == nil ? ", its API key read from \(sync.configXML ?? "?")" : "")
