@@ -1022,6 +1022,7 @@ def shape_charts(results, shapes, sizes, outdir):
         ax.axhline(limit, color="#c0392b", linestyle="--", linewidth=1.2, label=f"goal ≤ {limit}×")
         ax.set_xticks(range(len(shapes)))
         ax.set_xticklabels(shapes)
+        ax.set_xlabel("tree shape (bar: median of the runs' ratios; whisker: best to worst run)", fontsize=8)
         ax.set_ylabel("ubiquityd ÷ " + goal[4] + " (×)")
         ax.set_title(title.replace("`", ""), fontsize=10)
         ax.legend(fontsize=8)
@@ -1046,7 +1047,8 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
     w("     clients.py (make bench-clients), store.py (make bench-store), store_sync_delay.py (make bench-store-sync) and KeyValueBenchmarks (make bench); do not edit by hand. -->")
     w("")
     w("`ubiquityd` and Watchman run one after the other on the same generated trees; `find` is the")
-    w("physical floor. Every figure is min / median / max over the runs (runs per size: "
+    w(f"physical floor. Tree shapes: {', '.join(shapes)} (first section); the sections after it detail the "
+      f"{main_shape} shape. Every figure is min / median / max over the runs (runs per shape and size: "
       f"{runs_note}); ratios use medians. The machine is shared with other builds, so expect noise:")
     w("compare the ratios, which come from the same script minutes apart, more than absolute times.")
     w("")
