@@ -145,8 +145,7 @@ bench: deps
 	$(MAKE) bench-store-sync
 
 # ubiquityd against Watchman and find on generated 10k/100k/1M trees of every shape (default, wide, deep,
-# flat, long); writes docs/benchmarks.md
-# and its charts (matplotlib, installed with pip when missing).
+# flat, long); writes docs/benchmarks.md and its charts (matplotlib, installed with pip when missing).
 bench-compare: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
 	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
