@@ -762,6 +762,8 @@ def summarise(results, sizes, live_size):
     """Per size and daemon: lists over runs of every figure."""
     s = {}
     for size in sizes:
+        if size not in results:  # a shape measured at fewer sizes than the others
+            continue
         rs = results[size]
         entry = {"find_cold": [r["find_cold"] for r in rs if r.get("find_cold") is not None],
                  "find_warm": [r["find_warm"] for r in rs]}
@@ -925,6 +927,30 @@ def judge_shape_goal(rows, limit):
     return worst, met, len(judged), every_run
 
 
+def meta_commands(args, wall_s, machine):
+    """The runs a report shows: this one, or those --report-from merged."""
+    return getattr(args, "commands", None) or [{"argv": args.argv, "wall_s": wall_s, "fs": machine["fs"]}]
+
+
+def write_shape_summary(w, results, shapes, sizes):
+    """One line per goal: its worst shape × size, and on how many it is met."""
+    w("| goal | worst shape | median | worst run | met on (median; every run) | |")
+    w("|---|---|---|---|---|---|")
+    for goal in SHAPE_GOALS:
+        rows = shape_goal_rows(results, shapes, sizes, goal)
+        if not rows:
+            w(f"| {goal[1]} | not measured | | | | |")
+            continue
+        worst, met, judged, every_run = judge_shape_goal(rows, goal[2])
+        verdict = ("not judged (no size from " + human(JUDGED_FROM) + ")" if not judged else
+                   "**met**" if met == judged else "**not met**")
+        w(f"| {goal[1]} | {worst[0]}, {human(worst[1])} | {med(worst[4]):.2f}× | {max(worst[4]):.2f}× | "
+          f"{met} of {judged}; {every_run} of {judged} | {verdict} |")
+    w("")
+    w("Ratios here are medians of per-run ratios; the sections after this one divide medians.")
+    w("")
+
+
 def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, chart_files):
     w("## Goals on every shape")
     w("")
@@ -939,10 +965,21 @@ def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, cha
                             if results[shape].get(n))
         w(f"* **{shape}**: {SHAPE_TEXT[shape]} ({entries}).")
     w("")
-    if in_memory:
-        w(f"The trees were on {machine['fstype']}: there is no page cache to drop, so no cold crawl was")
-        w("measured and the cold goal is not judged by this run (measure it with `--workdir` on a disk).")
+    where = {}
+    for shape in shapes:
+        for n in sizes:
+            for r in results[shape].get(n, []):
+                where.setdefault(r.get("fs", "?"), set()).add(n)
+    memory_sizes = sorted(set().union(*[v for k, v in where.items() if k in ("tmpfs", "ramfs")]))
+    if memory_sizes:
+        disk = sorted(set().union(*[v for k, v in where.items() if k not in ("tmpfs", "ramfs")]))
+        w(f"The trees of {', '.join(human(n) for n in memory_sizes)} entries were on tmpfs (much faster to generate): "
+          "there is no page cache to drop, so no cold crawl was measured on them, and `find` is faster there than on a "
+          "disk" + (f". The trees of {', '.join(human(n) for n in disk)} were on a disk ("
+                    f"{', '.join(k for k in where if k not in ('tmpfs', 'ramfs'))}): cold crawls are theirs."
+                    if disk else "; the cold goal is not judged by this run (measure it with `--workdir` on a disk)."))
         w("")
+    write_shape_summary(w, results, shapes, sizes)
     for goal in SHAPE_GOALS:
         key, title, limit, unit, other, _, _, fmt = goal
         rows = shape_goal_rows(results, shapes, sizes, goal)
@@ -954,7 +991,7 @@ def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, cha
             continue
         worst, met, judged, every_run = judge_shape_goal(rows, limit)
         wm = med(worst[4])
-        verdict = "met" if wm <= limit else "NOT met"
+        verdict = ("not judged" if not judged else "met" if wm <= limit else "NOT met")
         w(f"**Worst shape: {worst[0]} at {human(worst[1])}: median {wm:.2f}×, worst run {max(worst[4]):.2f}× "
           f"(goal ≤ {limit}×): {verdict}.** " +
           (f"Met on {met} of {judged} shape × size judged (every run within the goal on {every_run})."
@@ -1037,6 +1074,7 @@ def shape_charts(results, shapes, sizes, outdir):
 def write_report(args, results, summaries, shapes, main_shape, sizes, live_size, machine, vers, dropped, in_memory,
                  wall_s, chart_files, shape_chart_files, out):
     results_by_size, summary = results[main_shape], summaries[main_shape]
+    all_sizes, sizes = sizes, [n for n in sizes if n in summary]
     lines = []
     w = lines.append
     runs_note = ", ".join(f"{human(n)}: {len(summary[n]['find_warm'])}" for n in sizes)
@@ -1052,8 +1090,16 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
       f"{runs_note}); ratios use medians. The machine is shared with other builds, so expect noise:")
     w("compare the ratios, which come from the same script minutes apart, more than absolute times.")
     w("")
-    w(f"Full run: `{' '.join(['compare.py'] + args.argv)}`, wall time **{wall_s / 60:.1f} min** "
-      "(tree generation included).")
+    commands = meta_commands(args, wall_s, machine)
+    if len(commands) == 1:
+        w(f"Full run: `{' '.join(['compare.py'] + commands[0]['argv'])}`, wall time **{commands[0]['wall_s'] / 60:.1f} min** "
+          "(tree generation included).")
+    else:
+        w("Figures of several runs, merged with `--report-from` (a later run's shape × size replaces an earlier one's):")
+        w("")
+        for c in commands:
+            w(f"* `{' '.join(['compare.py'] + c['argv'])}`: trees on {c['fs']}, wall time **{c['wall_s'] / 60:.1f} min** "
+              "(tree generation included).")
     w("")
     w("## Machine and versions")
     w("")
@@ -1068,7 +1114,7 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
     w(f"| ubiquityd | git commit {vers['commit']}, release build{vers['linkage']} |")
     w(f"| harness | Python {vers['python']}, seed {args.seed} |")
     w("")
-    write_shape_section(w, args, results, shapes, sizes, in_memory, machine, shape_chart_files)
+    write_shape_section(w, args, results, shapes, all_sizes, in_memory, machine, shape_chart_files)
     w(f"## Goals of the earlier speed issues ({main_shape} shape)")
     w("")
     goals = goal_rows(summary, sizes, live_size, args)
@@ -1093,14 +1139,17 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
     w("Both answers are checked against the generated set of `Item_*` files (set equality of relative")
     w("paths) on every run. Seconds.")
     w("")
-    if in_memory:
-        cold_word = (f"no cold runs: the trees were on {machine['fstype']}, where there is no page cache to drop, "
+    no_cold = [n for n in sizes if not summary[n]["ubiquityd"]["crawl_cold"]]
+    if no_cold and len(no_cold) == len(sizes):
+        cold_word = ("no cold runs: the trees were on tmpfs, where there is no page cache to drop, "
                      "so every start is warm")
     else:
         cold_word = ("cold: `sync; echo 3 > /proc/sys/vm/drop_caches` before each start"
                      if dropped else "cold-ish: dropping the caches was NOT permitted, so cold runs are first runs after "
                                      "generating the tree")
-    w(f"({cold_word}; warm: started again right after.)")
+    w(f"({cold_word}; warm: started again right after." +
+      (f" No cold runs at {', '.join(human(n) for n in no_cold)}: those trees were on tmpfs.)"
+       if no_cold and len(no_cold) < len(sizes) else ")"))
     w("")
     w("| entries | find cold | find warm | ubiquityd cold | ubiquityd warm | watchman cold | watchman warm "
       "| ours ÷ watchman (cold / warm) | ours ÷ find (cold / warm) |")
@@ -1391,7 +1440,14 @@ def main():
                                                    "(/dev/shm) no cold crawl is measured")
     p.add_argument("--keep-trees", action="store_true", help="leave the generated trees in place "
                                                              "(otherwise each is removed once measured)")
+    p.add_argument("--report-from", metavar="RESULTS_JSON", default=None,
+                   help="measure nothing: write the report (--out) and its charts again from the results.json "
+                        "of an earlier run")
     args = p.parse_args()
+    if args.report_from:
+        if not args.out:
+            p.error("--report-from needs --out")
+        return report_again(args)
     args.argv = [portable_path(a) for a in sys.argv[1:]]
     try:
         sizes = sorted({parse_size(s) for s in args.sizes.split(",") if s.strip()})
@@ -1451,27 +1507,27 @@ def main():
             for size in sizes:
                 results[shape][size] = measure_tree(args, workdir, scratch, shape, size, sizes,
                                                     shape == main_shape and size == live_size,
-                                                    cold_runs, dropped)
+                                                    cold_runs, dropped, machine["fstype"])
                 if not args.keep_trees:
                     remove_tree(workdir, size, shape)
         wall_s = time.monotonic() - wall
         if args.smoke:
             log(f"smoke run passed in {wall_s:.1f} s: ubiquityd and watchman report the same files")
         if args.out:
-            summaries = {shape: summarise(results[shape], sizes, live_size if shape == main_shape else None)
-                         for shape in shapes}
+            meta = {"argv": args.argv, "shapes": shapes, "sizes": sizes, "live_size": live_size,
+                    "main_shape": main_shape, "dropped": dropped, "in_memory": in_memory, "wall_s": wall_s,
+                    "machine": machine, "versions": versions(args),
+                    "commands": [{"argv": args.argv, "wall_s": wall_s, "fs": machine["fs"]}],
+                    "options": {k: getattr(args, k) for k in REPORT_OPTIONS}}
             chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
-            chart_files, shape_chart_files = [], []
             if charts_wanted:
-                chart_files = charts(summaries[main_shape], sizes, live_size, chart_dir)
-                shape_chart_files = shape_charts(results, shapes, sizes, chart_dir)
-            write_report(args, results, summaries, shapes, main_shape, sizes, live_size, machine, versions(args),
-                         dropped, in_memory, wall_s, chart_files, shape_chart_files, args.out)
-            if charts_wanted:
+                # The raw figures first: a report can be written again from them (--report-from).
+                os.makedirs(chart_dir, exist_ok=True)
                 with open(os.path.join(chart_dir, "results.json"), "w") as f:
-                    json.dump({"args": args.argv,
+                    json.dump({"meta": meta,
                                "results": {shape: {str(k): v for k, v in by_size.items()}
                                            for shape, by_size in results.items()}}, f)
+            render(args, results, meta, charts_wanted)
     except BenchError as e:
         print(f"compare.py: FAILED: {e}", file=sys.stderr)
         status = 1
@@ -1492,14 +1548,80 @@ def main():
     return status
 
 
-def measure_tree(args, workdir, scratch, shape, size, sizes, live, cold_runs, dropped):
+# The options a report quotes, kept in results.json with it.
+REPORT_OPTIONS = ["seed", "settle", "latency_samples", "burst", "burst_timeout", "query_repeats"]
+
+
+def render(args, results, meta, charts_wanted):
+    """The report and its charts from the runs' figures and what the run was (`meta`)."""
+    shapes, sizes, main_shape, live_size = meta["shapes"], meta["sizes"], meta["main_shape"], meta["live_size"]
+    summaries = {shape: summarise(results[shape], sizes, live_size if shape == main_shape else None)
+                 for shape in shapes}
+    chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
+    chart_files, shape_chart_files = [], []
+    if charts_wanted:
+        chart_files = charts(summaries[main_shape], [n for n in sizes if n in results[main_shape]], live_size,
+                             chart_dir)
+        shape_chart_files = shape_charts(results, shapes, sizes, chart_dir)
+    write_report(args, results, summaries, shapes, main_shape, sizes, live_size, meta["machine"], meta["versions"],
+                 meta["dropped"], meta["in_memory"], meta["wall_s"], chart_files, shape_chart_files, args.out)
+
+
+def report_again(args):
+    """--report-from: the report of earlier runs, written again by this version of the script. With
+    several results.json files (comma-separated), their figures are merged: a later file's shape ×
+    size replaces an earlier one's."""
+    paths = [x for x in args.report_from.split(",") if x]
+    results, metas = {}, []
+    for path in paths:
+        try:
+            with open(path) as f:
+                data = json.load(f)
+            meta = data["meta"]
+            for shape, by_size in data["results"].items():
+                for k, runs in by_size.items():
+                    results.setdefault(shape, {})[int(k)] = runs
+        except (OSError, ValueError, KeyError) as e:
+            print(f"compare.py: cannot read the results of an earlier run from {path}: {e} "
+                  "(a results.json written by compare.py with the \"meta\" of its run is needed)", file=sys.stderr)
+            return 1
+        meta.setdefault("commands", [{"argv": meta["argv"], "wall_s": meta["wall_s"], "fs": meta["machine"]["fs"]}])
+        metas.append(meta)
+    shapes = [x for x in SHAPES if x in results]
+    sizes = sorted({n for by_size in results.values() for n in by_size})
+    main_shape = "default" if "default" in shapes else shapes[0]
+    # The live figures: those of the last run that measured them on the main shape.
+    live = [n for n in sizes if any("latency_ms" in r["ubiquityd"]["warm"] for r in results[main_shape].get(n, []))]
+    merged = dict(metas[-1])
+    merged.update(shapes=shapes, sizes=sizes, main_shape=main_shape, live_size=live[-1] if live else None,
+                  dropped=any(m["dropped"] for m in metas), in_memory=any(m["in_memory"] for m in metas),
+                  wall_s=sum(m["wall_s"] for m in metas))
+    merged["machine"] = dict(metas[-1]["machine"],
+                             fs=", ".join(dict.fromkeys(m["machine"]["fs"] for m in metas)))
+    merged["versions"] = dict(metas[-1]["versions"],
+                              commit=" and ".join(dict.fromkeys(m["versions"]["commit"] for m in metas)))
+    args.commands = [c for m in metas for c in m["commands"]]
+    args.argv = merged["argv"]
+    for k, v in merged["options"].items():
+        setattr(args, k, v)
+    charts_wanted = not args.no_charts
+    chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
+    render(args, results, merged, charts_wanted)
+    if charts_wanted:
+        with open(os.path.join(chart_dir, "results.json"), "w") as f:
+            json.dump({"meta": dict(merged, commands=args.commands),
+                       "results": {shape: {str(k): v for k, v in by_size.items()} for shape, by_size in results.items()}}, f)
+    return 0
+
+
+def measure_tree(args, workdir, scratch, shape, size, sizes, live, cold_runs, dropped, fstype):
     """Every run on one tree: find, then each daemon cold (when `cold_runs`) and warm; the runs' figures."""
     tree = ensure_tree(workdir, size, args.seed, shape)
     runs = args.runs_largest if (args.runs_largest and size == max(sizes) and len(sizes) > 1) else args.runs
     out = []
     for run in range(runs):
         log(f"shape {shape}, size {human(size)}, run {run + 1}/{runs}")
-        r = {"entries": tree["entries"]}
+        r = {"entries": tree["entries"], "fs": fstype}
         if dropped:
             drop_caches()
             r["find_cold"] = time_find(tree["base"])
