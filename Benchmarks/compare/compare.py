@@ -1332,8 +1332,11 @@ def goal_rows(summary, sizes, live_size, args):
     if live_size in summary:
         u, wm = summary[live_size]["ubiquityd"], summary[live_size]["watchman"]
         up99, wp99 = med(u["lat_p99"]), med(wm["lat_p99"])
-        rows.append(("latency p99 ≤ watchman's", f"{up99:.2f} ms vs {wp99:.2f} ms", up99 <= wp99))
-        rows.append(("latency p99 ≤ 2 ms", f"{up99:.2f} ms (worst run {max(u['lat_p99']):.2f} ms)", up99 <= 2))
+        rows.append(("latency p99 ≤ watchman's (median of the runs; worst run)",
+                     f"{up99:.2f} ms vs {wp99:.2f} ms; worst run {max(u['lat_p99']):.2f} ms vs {max(wm['lat_p99']):.2f} ms",
+                     up99 <= wp99))
+        rows.append(("latency p99, quiet, ≤ 1 ms (issue 37; median of the runs; worst run)",
+                     f"{up99:.2f} ms; worst run {max(u['lat_p99']):.2f} ms", up99 <= 1))
         ub, wb = u["bursts"], wm["bursts"]
         complete = all(b["converged_s"] for b in ub)
         rows.append(("burst: no file missed", ", ".join(f"{b['reported']:,}/{b['count']:,}" for b in ub), complete))
