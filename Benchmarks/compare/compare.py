@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 
-from shapes import (CONTAINER, SHAPE_TEXT, SHAPES, SplitMix64, generate, make_uuid)  # noqa: F401 (re-exported)
+from shapes import (CONTAINER, LAYOUTS, SHAPE_TEXT, SHAPES, SplitMix64, generate, make_uuid)  # noqa: F401 (re-exported)
 
 STARTED = time.monotonic()
 
@@ -63,7 +63,8 @@ def ensure_tree(workdir, entries, seed, shape="default"):
     if os.path.exists(manifest_path):
         with open(manifest_path) as f:
             manifest = json.load(f)
-        if manifest.get("seed") == seed and manifest.get("shape", "default") == shape and os.path.isdir(base):
+        if (manifest.get("seed") == seed and manifest.get("shape", "default") == shape
+                and manifest.get("layout", 1) == LAYOUTS[shape] and os.path.isdir(base)):
             log(f"reusing the {shape} tree of {entries:,} entries in {base}")
             manifest["base"] = base
             return manifest
@@ -722,7 +723,16 @@ def machine_facts(workdir):
     fs = (command_output(["df", "--output=fstype", workdir]).splitlines()[-1:] or ["?"])[0]
     dev = command_output(["df", "--output=source", workdir]).splitlines()[-1:] or ["?"]
     return {"cpu": cpu, "cores": os.cpu_count(), "memory": mem, "kernel": platform.release(),
-            "fs": f"{fs} ({dev[0]})", "fstype": fs, "os": command_output(["sh", "-c", ". /etc/os-release; echo $PRETTY_NAME"])}
+            "fs": f"{fs} ({dev[0]})", "fstype": fs, "max_user_watches": read_int("/proc/sys/fs/inotify/max_user_watches"),
+            "os": command_output(["sh", "-c", ". /etc/os-release; echo $PRETTY_NAME"])}
+
+
+def read_int(path):
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
 
 
 # The repository this script belongs to (Benchmarks/compare/compare.py).
@@ -979,6 +989,14 @@ def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, cha
                     f"{', '.join(k for k in where if k not in ('tmpfs', 'ramfs'))}): cold crawls are theirs."
                     if disk else "; the cold goal is not judged by this run (measure it with `--workdir` on a disk)."))
         w("")
+    failures = getattr(args, "failures", None) or {}
+    if failures:
+        w("**Trees that failed** (not in the tables; the run went on with the others):")
+        w("")
+        for key, message in failures.items():
+            shape, size = key.split()
+            w(f"* {shape}, {human(int(size))}: " + message.replace("\n", " ").replace("|", "\\|"))
+        w("")
     write_shape_summary(w, results, shapes, sizes)
     for goal in SHAPE_GOALS:
         key, title, limit, unit, other, _, _, fmt = goal
@@ -1109,6 +1127,8 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
     w(f"| RAM | {machine['memory']} |")
     w(f"| OS, kernel | {machine['os']}, Linux {machine['kernel']} |")
     w(f"| file system of the trees | {machine['fs']} |")
+    if machine.get("max_user_watches"):
+        w(f"| `fs.inotify.max_user_watches` | {machine['max_user_watches']:,} (both daemons watch every directory) |")
     w(f"| watchman | {vers['watchman']} (Debian package) |")
     w(f"| swift | {vers['swift']} |")
     w(f"| ubiquityd | git commit {vers['commit']}, release build{vers['linkage']} |")
@@ -1509,11 +1529,20 @@ def main():
         if in_memory and not args.smoke:
             log(f"the trees are on {machine['fstype']}: no cold crawl is measured")
         cold_runs = not args.smoke and not in_memory
+        failures = {}
         for shape in shapes:
             for size in sizes:
-                results[shape][size] = measure_tree(args, workdir, scratch, shape, size, sizes,
-                                                    shape == main_shape and size == live_size,
-                                                    cold_runs, dropped, machine["fstype"])
+                try:
+                    results[shape][size] = measure_tree(args, workdir, scratch, shape, size, sizes,
+                                                        shape == main_shape and size == live_size,
+                                                        cold_runs, dropped, machine["fstype"])
+                except BenchError as e:
+                    # A full run goes on with the other trees and reports this one as failed (the
+                    # exit status is still 1); the smoke run stops.
+                    if args.smoke:
+                        raise
+                    failures[f"{shape} {size}"] = str(e).split("\n--- last lines")[0][:600]
+                    log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
                 if not args.keep_trees:
                     remove_tree(workdir, size, shape)
         wall_s = time.monotonic() - wall
@@ -1524,6 +1553,7 @@ def main():
                     "main_shape": main_shape, "dropped": dropped, "in_memory": in_memory, "wall_s": wall_s,
                     "machine": machine, "versions": versions(args),
                     "commands": [{"argv": args.argv, "wall_s": wall_s, "fs": machine["fs"]}],
+                    "failures": failures,
                     "options": {k: getattr(args, k) for k in REPORT_OPTIONS}}
             chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
             if charts_wanted:
@@ -1534,6 +1564,8 @@ def main():
                                "results": {shape: {str(k): v for k, v in by_size.items()}
                                            for shape, by_size in results.items()}}, f)
             render(args, results, meta, charts_wanted)
+        if failures:
+            raise BenchError(f"{len(failures)} tree(s) failed: {', '.join(failures)}")
     except BenchError as e:
         print(f"compare.py: FAILED: {e}", file=sys.stderr)
         status = 1
@@ -1560,6 +1592,7 @@ REPORT_OPTIONS = ["seed", "settle", "latency_samples", "burst", "burst_timeout",
 
 def render(args, results, meta, charts_wanted):
     """The report and its charts from the runs' figures and what the run was (`meta`)."""
+    args.failures = meta.get("failures", {})
     shapes, sizes, main_shape, live_size = meta["shapes"], meta["sizes"], meta["main_shape"], meta["live_size"]
     summaries = {shape: summarise(results[shape], sizes, live_size if shape == main_shape else None)
                  for shape in shapes}
@@ -1602,6 +1635,11 @@ def report_again(args):
     merged.update(shapes=shapes, sizes=sizes, main_shape=main_shape, live_size=live[-1] if live else None,
                   dropped=any(m["dropped"] for m in metas), in_memory=any(m["in_memory"] for m in metas),
                   wall_s=sum(m["wall_s"] for m in metas))
+    failures = {}
+    for m in metas:
+        failures.update(m.get("failures", {}))
+    merged["failures"] = {k: v for k, v in failures.items()
+                          if int(k.split()[1]) not in results.get(k.split()[0], {})}
     merged["machine"] = dict(metas[-1]["machine"],
                              fs=", ".join(dict.fromkeys(m["machine"]["fs"] for m in metas)))
     merged["versions"] = dict(metas[-1]["versions"],

@@ -9,7 +9,7 @@ Shapes (docs/benchmarks.md, "Goals on every shape", describes them for the reade
   default  the layout of Benchmarks/Sources/WatchBenchmarks/Tree.swift (mixed: breadth-first, 100
            entries per directory, 2% directories, 0.1% packages, Item_<UUID> 10% of the files)
   wide     N/100 directories of 100 files each, 10% `Item_%08d`, the rest `file_%08d.txt`
-  deep     chains of 20–40 nested directories, 4 files in each level
+  deep     chains of 20–40 nested directories, 9 files in each level
   flat     one directory holding every file
   long     like wide, but every name (directories too) 60–200 bytes of non-ASCII UTF-8
 Files of the new shapes hold 0–49 bytes; the default shape's 0–64.
@@ -26,19 +26,24 @@ MASK64 = (1 << 64) - 1
 
 # The shapes in the order a full run measures them; `default` is the layout of earlier reports.
 SHAPES = ["default", "wide", "deep", "flat", "long"]
+# Each shape's layout version, kept in the manifest: a tree kept from an older layout is not reused.
+LAYOUTS = {"default": 1, "wide": 1, "deep": 2, "flat": 1, "long": 1}
 SHAPE_TEXT = {
     "default": "mixed: directories filled breadth-first with 100 entries each, 2% sub-directories, "
                "0.1% packages, `Item_<UUID>` 10% of the files, 0–64 bytes",
     "wide": "N/100 directories of 100 files each, 10% `Item_%08d`, the rest `file_%08d.txt`, 0–49 bytes",
-    "deep": "chains of 20–40 nested directories below Documents, 4 files in every level, "
-            "10% `Item_%08d`, 0–49 bytes",
+    "deep": "chains of 20–40 nested directories below Documents, 9 files in every level (a directory "
+            "per 10 entries), 10% `Item_%08d`, 0–49 bytes",
     "flat": "one directory (Documents) holding every file, 10% `Item_%08d`, 0–49 bytes",
     "long": "as wide, but every name, directories' too, 60–200 bytes of UTF-8 (Latin, Greek, Cyrillic, "
             "CJK, emoji), 10% of the files prefixed `Item_`, 0–49 bytes",
 }
 
-# Chains of the deep shape: levels per chain and files per level.
-DEEP_MIN_LEVELS, DEEP_MAX_LEVELS, DEEP_FILES_PER_LEVEL = 20, 40, 4
+# Chains of the deep shape: levels per chain and files per level. A directory per 10 entries: at 1M,
+# 100,000 directories, each an inotify watch of either daemon. With 4 files per level (200,000
+# directories) Watchman 4.9 failed the 1M tree outright here ("inotify-add-watch" over
+# fs.inotify.max_user_watches = 192,536), so nothing could be compared.
+DEEP_MIN_LEVELS, DEEP_MAX_LEVELS, DEEP_FILES_PER_LEVEL = 20, 40, 9
 # Names of the long shape, in bytes of UTF-8 (NAME_MAX is 255).
 LONG_MIN_BYTES, LONG_MAX_BYTES = 60, 200
 # Characters of long names: precomposed (NFC-stable) letters of 1 to 4 bytes of UTF-8, nothing a
@@ -103,7 +108,7 @@ def generate(shape, base, entries, seed, report=None):
     root = os.path.join(base, CONTAINER)
     os.makedirs(os.path.join(root, "Documents"))
     manifest = generators[shape](root, entries, SplitMix64(seed), Progress(report))
-    manifest.update(seed=seed, shape=shape)
+    manifest.update(seed=seed, shape=shape, layout=LAYOUTS[shape])
     return manifest
 
 
@@ -221,7 +226,7 @@ def long_name(rng, prefix):
 
 
 def generate_deep(root, entries, rng, progress):
-    """Chains Documents/chain_<c>/level_02/…/level_<L>, L drawn in 20–40, 4 files in every level,
+    """Chains Documents/chain_<c>/level_02/…/level_<L>, L drawn in 20–40, 9 files in every level,
     until `entries` entries (the last chain may stop short)."""
     files = Files(rng)
     created, directories = 1, 1
