@@ -1457,6 +1457,8 @@ def main():
     p.add_argument("--seed", type=int, default=20260611, help="tree generator seed")
     p.add_argument("--live-size", default=None, help="tree size of the latency and burst runs (default 100k, smoke 10k); "
                                                      "they run on the default shape (or the first one measured)")
+    p.add_argument("--no-live", action="store_true", help="no latency or burst runs (e.g. a run of other sizes "
+                                                          "whose report is merged with --report-from)")
     p.add_argument("--latency-samples", type=int, default=None, help="single-file creations (default 1000, smoke 50)")
     p.add_argument("--burst", type=int, default=None, help="files in the burst (default 100000, smoke 2000)")
     p.add_argument("--burst-timeout", type=float, default=180, help="seconds to wait for a burst to converge")
@@ -1486,7 +1488,9 @@ def main():
                                                                         (100_000 if 100_000 in sizes else min(sizes)))
     except argparse.ArgumentTypeError as e:
         p.error(str(e))
-    if live_size not in sizes:
+    if args.no_live:
+        live_size = None
+    elif live_size not in sizes:
         p.error(f"--live-size {human(live_size)} is not one of --sizes")
     if args.runs < 1:
         p.error("--runs must be at least 1")
