@@ -1059,6 +1059,8 @@ def shape_charts(results, shapes, sizes, outdir):
         if not rows:
             continue
         present = [n for n in sizes if any(x[1] == n for x in rows)]
+        fs = {n: ", ".join(sorted({r.get("fs", "?") for sh in shapes for r in results[sh].get(n, [])})) for n in present}
+        tagged = len(set(fs.values())) > 1  # trees of some sizes on tmpfs, of others on a disk
         fig, ax = plt.subplots(figsize=(7, 3.6))
         width = 0.8 / len(present)
         for i, n in enumerate(present):
@@ -1072,7 +1074,8 @@ def shape_charts(results, shapes, sizes, outdir):
                 meds.append(m)
                 lo.append(m - min(row[4]))
                 hi.append(max(row[4]) - m)
-            ax.bar(xs, meds, width, yerr=[lo, hi], capsize=3, label=f"{human(n)} entries",
+            ax.bar(xs, meds, width, yerr=[lo, hi], capsize=3,
+                   label=f"{human(n)} entries" + (f" ({fs[n]})" if tagged else ""),
                    color=palette[min(i + (1 if len(present) < 3 else 0), len(palette) - 1)])
         ax.axhline(limit, color="#c0392b", linestyle="--", linewidth=1.2, label=f"goal ≤ {limit}×")
         ax.set_xticks(range(len(shapes)))
