@@ -1294,7 +1294,14 @@ def kept_sections(path):
             text = f.read()
     except FileNotFoundError:
         return ""
-    return "".join(m.group(0) for m in re.finditer(SECTION_PATTERN, text, re.S))
+    kept, previous_end = [], None
+    for m in re.finditer(SECTION_PATTERN, text, re.S):
+        # The blank lines between two sections stay as they were (anything else between them goes).
+        if previous_end is not None and not text[previous_end:m.start()].strip():
+            kept.append(text[previous_end:m.start()])
+        kept.append(m.group(0))
+        previous_end = m.end()
+    return "".join(kept)
 
 
 def write_section(path, name, body):
