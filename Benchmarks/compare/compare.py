@@ -33,7 +33,8 @@ import tempfile
 import threading
 import time
 
-from shapes import (CONTAINER, LAYOUTS, SHAPE_TEXT, SHAPES, SplitMix64, generate, make_uuid)  # noqa: F401 (re-exported)
+from shapes import (CONTAINER, LAYOUTS, SHAPE_TEXT, SHAPES, SplitMix64, generate, make_uuid)
+from shapes import check as check_generated_shapes  # noqa: F401 (re-exported)
 
 STARTED = time.monotonic()
 
@@ -1543,6 +1544,8 @@ def main():
         if in_memory and not args.smoke:
             log(f"the trees are on {machine['fstype']}: no cold crawl is measured")
         cold_runs = not args.smoke and not in_memory
+        if args.smoke:
+            check_shapes(workdir, args.seed)
         failures = {}
         for shape in shapes:
             for size in sizes:
@@ -1670,6 +1673,24 @@ def report_again(args):
             json.dump({"meta": dict(merged, commands=args.commands),
                        "results": {shape: {str(k): v for k, v in by_size.items()} for shape, by_size in results.items()}}, f)
     return 0
+
+
+# Entries per shape of the smoke run's check of the generators (enough for whole deep chains).
+SHAPE_CHECK_ENTRIES = 1000
+
+
+def check_shapes(workdir, seed):
+    """The smoke run's check of every shape's generator against the trees it makes (shapes.check),
+    on tmpfs when there is one (the generator is checked, not a file system)."""
+    where = "/dev/shm" if os.access("/dev/shm", os.W_OK) else workdir
+    base = tempfile.mkdtemp(prefix="shapes-", dir=where)
+    try:
+        problems = check_generated_shapes(base, SHAPE_CHECK_ENTRIES, seed)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    if problems:
+        raise BenchError("the tree shapes are not what their manifests say: " + "; ".join(problems))
+    log(f"every shape's generator made what its manifest says ({SHAPE_CHECK_ENTRIES:,} entries each)")
 
 
 def measure_tree(args, workdir, scratch, shape, size, sizes, live, cold_runs, dropped, fstype):

@@ -273,3 +273,36 @@ def generate_flat(root, entries, rng, progress):
     finally:
         os.close(docs)
     return {"entries": 1 + files.count, "directories": 1, "packages": 0, "items": files.items}
+
+
+def check(base, entries, seed):
+    """Generates every shape of `entries` under base and checks what the manifests promise against
+    the tree itself: its entries, its exact set of Item_* files, names of the long shape within
+    60–200 bytes, chains of the deep shape 20–40 levels deep. Returns a list of problems (empty
+    when all is well)."""
+    problems = []
+    for shape in SHAPES:
+        tree = os.path.join(base, shape)
+        manifest = generate(shape, tree, entries, seed)
+        container = os.path.join(tree, CONTAINER)
+        found, items, deepest = 0, set(), 0
+        name_bytes = []
+        for directory, dirs, files in os.walk(container):
+            found += len(dirs) + len(files)
+            relative = os.path.relpath(directory, tree)
+            deepest = max(deepest, relative.count("/") - 1)  # levels below Documents
+            items.update(f"{relative}/{f}" for f in files if f.startswith("Item_"))
+            name_bytes.extend(len(n.encode()) for n in dirs + files if n != "Documents")
+        if found != manifest["entries"]:
+            problems.append(f"{shape}: {found} entries in the tree, {manifest['entries']} in the manifest")
+        if items != set(manifest["items"]) or len(items) != len(manifest["items"]):
+            problems.append(f"{shape}: the tree's Item_* files differ from the manifest's")
+        if not items:
+            problems.append(f"{shape}: no Item_* file at {entries} entries")
+        if shape == "long" and not all(LONG_MIN_BYTES <= n <= LONG_MAX_BYTES for n in name_bytes):
+            problems.append(f"{shape}: a name outside {LONG_MIN_BYTES}–{LONG_MAX_BYTES} bytes")
+        if shape == "deep" and entries >= 10 * DEEP_MAX_LEVELS and not DEEP_MIN_LEVELS <= deepest <= DEEP_MAX_LEVELS:
+            problems.append(f"{shape}: the deepest chain is {deepest} levels, not {DEEP_MIN_LEVELS}–{DEEP_MAX_LEVELS}")
+        if shape == "flat" and manifest["directories"] != 1:
+            problems.append(f"{shape}: {manifest['directories']} directories")
+    return problems
