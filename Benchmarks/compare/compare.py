@@ -976,27 +976,22 @@ def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, cha
                             if results[shape].get(n))
         w(f"* **{shape}**: {SHAPE_TEXT[shape]} ({entries}).")
     w("")
-    where = {}
-    for shape in shapes:
-        for n in sizes:
-            for r in results[shape].get(n, []):
-                where.setdefault(r.get("fs", "?"), set()).add(n)
-    memory_sizes = sorted(set().union(*[v for k, v in where.items() if k in ("tmpfs", "ramfs")]))
-    if memory_sizes:
-        disk = sorted(set().union(*[v for k, v in where.items() if k not in ("tmpfs", "ramfs")]))
-        w(f"The trees of {', '.join(human(n) for n in memory_sizes)} entries were on tmpfs (much faster to generate): "
-          "there is no page cache to drop, so no cold crawl was measured on them, and `find` is faster there than on a "
-          "disk" + (f". The trees of {', '.join(human(n) for n in disk)} were on a disk ("
-                    f"{', '.join(k for k in where if k not in ('tmpfs', 'ramfs'))}): cold crawls are theirs."
-                    if disk else "; the cold goal is not judged by this run (measure it with `--workdir` on a disk)."))
-        w("")
-    failures = getattr(args, "failures", None) or {}
-    if failures:
-        w("**Trees that failed** (not in the tables; the run went on with the others):")
-        w("")
-        for key, message in failures.items():
-            shape, size = key.split()
-            w(f"* {shape}, {human(int(size))}: " + message.replace("\n", " ").replace("|", "\\|"))
+    memory = ("tmpfs", "ramfs")
+    fs_of = {(shape, n): {r.get("fs", "?") for r in results[shape].get(n, [])}
+             for shape in shapes for n in sizes if results[shape].get(n)}
+    in_memory_pairs = [k for k, v in fs_of.items() if v & set(memory)]
+    disks = sorted({f for v in fs_of.values() for f in v if f not in memory})
+    if in_memory_pairs:
+        mixed = [n for n in sizes if len({frozenset(v) for (_, m), v in fs_of.items() if m == n}) > 1]
+        if mixed:
+            where = "the trees of " + ", ".join(f"{shape} {human(n)}" for shape, n in in_memory_pairs)
+        else:
+            where = "the trees of " + ", ".join(human(n) for n in sizes if any(m == n for _, m in in_memory_pairs)) + \
+                    " entries"
+        w(f"{where[0].upper()}{where[1:]} were on tmpfs (much faster to generate): there is no page cache to drop, "
+          "so no cold crawl was measured on them, and `find` is faster there than on a disk" +
+          (f". The others were on a disk ({', '.join(disks)}): cold crawls are theirs." if disks else
+           "; the cold goal is not judged by this run (measure it with `--workdir` on a disk)."))
         w("")
     write_shape_summary(w, results, shapes, sizes)
     for goal in SHAPE_GOALS:
