@@ -1623,8 +1623,8 @@ def report_again(args):
     several results.json files (comma-separated), their figures are merged: a later file's shape ×
     size replaces an earlier one's."""
     paths = [x for x in args.report_from.split(",") if x]
-    results, metas = {}, []
-    for path in paths:
+    results, metas, source = {}, [], {}
+    for index, path in enumerate(paths):
         try:
             with open(path) as f:
                 data = json.load(f)
@@ -1632,12 +1632,15 @@ def report_again(args):
             for shape, by_size in data["results"].items():
                 for k, runs in by_size.items():
                     results.setdefault(shape, {})[int(k)] = runs
+                    source[(shape, int(k))] = index
         except (OSError, ValueError, KeyError) as e:
             print(f"compare.py: cannot read the results of an earlier run from {path}: {e} "
                   "(a results.json written by compare.py with the \"meta\" of its run is needed)", file=sys.stderr)
             return 1
         meta.setdefault("commands", [{"argv": meta["argv"], "wall_s": meta["wall_s"], "fs": meta["machine"]["fs"]}])
         metas.append(meta)
+    # A run none of whose figures are left (a later one replaced them all) is not shown.
+    metas = [m for i, m in enumerate(metas) if i in set(source.values())]
     shapes = [x for x in SHAPES if x in results]
     sizes = sorted({n for by_size in results.values() for n in by_size})
     main_shape = "default" if "default" in shapes else shapes[0]
