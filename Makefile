@@ -23,7 +23,7 @@ SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing zlib1g-dev l
 # watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
 COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.
-COMPARE_ARGS ?= --sizes 10k,100k,1M --runs 3 --runs-largest 3
+COMPARE_ARGS ?= --shapes all --sizes 10k,100k,1M --runs 3 --runs-largest 3
 # The daemon the comparisons with Watchman measure: the release build as the Debian package ships
 # it, the Swift runtime linked statically (debian/rules), in a scratch directory of its own so the
 # plain release build is not rebuilt for it. A cold start then reads one binary, not 90 MB of
@@ -144,8 +144,8 @@ bench: deps
 	$(MAKE) bench-store
 	$(MAKE) bench-store-sync
 
-# ubiquityd against Watchman and find on generated 10k/100k/1M trees; writes docs/benchmarks.md
-# and its charts (matplotlib, installed with pip when missing).
+# ubiquityd against Watchman and find on generated 10k/100k/1M trees of every shape (default, wide, deep,
+# flat, long); writes docs/benchmarks.md and its charts (matplotlib, installed with pip when missing).
 bench-compare: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
 	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
