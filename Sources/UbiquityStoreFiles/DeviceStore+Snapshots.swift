@@ -88,8 +88,10 @@ extension DeviceStore {
     func floorBlocking(_ db: SQLiteDatabase) throws {
         let (imported, last) = memory.withLock { ($0.imported, $0.flooredAt) }
         let now = wall()
-        // Again when the watermarks moved, or when deletes too recent last time may have aged.
-        if let last, last.imported == imported, now &- last.wall < compaction.floorAfterMilliseconds { return }
+        // A pass reads every register: at most one per spacing, however often the watermarks move
+        // (each commit moves this device's); a delete too recent at one pass is looked at again
+        // at the first pass a spacing later.
+        if let last, now &- last < min(compaction.floorAfterMilliseconds, Self.floorPassSpacingMilliseconds) { return }
         let acknowledgements = folder.acknowledgements()
         guard QuietPoint.holds(device: device, imported: imported, acknowledgements: acknowledgements,
                                known: knownBlocking(acknowledgements).subtracting(planBlocking().forgotten)) else { return }
@@ -105,10 +107,14 @@ extension DeviceStore {
             }
         }
         memory.withLock { m in
-            m.flooredAt = (imported, now)
+            m.flooredAt = now
             m.floored += floors.rows.count
         }
     }
+
+    /// The least time between two floor passes (when `floorAfterMilliseconds` is not shorter): a
+    /// pass costs a read of every register, and a delete waits a day before its floor anyway.
+    static let floorPassSpacingMilliseconds: Int64 = 60_000
 
     /// How many rows this device shrank to floors, and how many repair segments it wrote, since
     /// the store opened.

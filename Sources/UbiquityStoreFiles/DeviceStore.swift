@@ -53,8 +53,8 @@ public final class DeviceStore: Sendable {
         var forgotten: [DeviceID: Int64] = [:]
         /// The watermarks this device's acknowledgement file holds (as read at open, then as written).
         var acknowledged: [DeviceID: UInt64] = [:]
-        /// The watermarks and wall clock of the last quiet point that shrank tombstones (nil: none since open).
-        var flooredAt: (imported: [DeviceID: UInt64], wall: Int64)?
+        /// The wall clock of the last floor pass, at a quiet point (nil: none since open).
+        var flooredAt: Int64?
         /// How many rows were shrunk to floors, and how many repairs written, since the store opened.
         var floored = 0
         var repairsWritten = 0
