@@ -36,6 +36,28 @@ import UbiquityTesting
         }
     }
 
+    /// With `late`'s Syncthing paused towards A and B, A saves the items `a N` for N in `aNames` and
+    /// B `b N` for `bNames` (then `afterSaves` runs); once each has acknowledged the other's last,
+    /// one more each (`a M`, `b M`, M one past the range), awaited on the other device: the import
+    /// pass that brings it ran compaction with that acknowledgement in the folder, and is over once
+    /// its store.changed arrives. Returns the ids of those last two items.
+    static func writeApart(from late: TwoDevices.Device, _ devices: TwoDevices, _ a: StorePeer, _ b: StorePeer,
+                           a aNames: ClosedRange<Int>, b bNames: ClosedRange<Int>,
+                           afterSaves: () throws -> Void = {}) throws -> (a: String, b: String) {
+        for peer in [devices.a, devices.b] { try late.syncthing.call("POST", "/rest/system/pause?device=\(peer.deviceID)") }
+        for n in aNames { try a.save("grocery", #"{"insert":"items","values":{"name":"a \#(n)"}}"#) }
+        for n in bNames { try b.save("grocery", #"{"insert":"items","values":{"name":"b \#(n)"}}"#) }
+        try afterSaves()
+        try waitForAcknowledgement(on: devices.a, by: b, of: a, atLeast: Int64(aNames.upperBound))
+        try waitForAcknowledgement(on: devices.b, by: a, of: b, atLeast: Int64(bNames.upperBound))
+        let url = { (id: String) in StoreTwoDevicesTests.url("grocery", "items", id) }
+        let aLast = try #require(a.save("grocery", #"{"insert":"items","values":{"name":"a \#(aNames.upperBound + 1)"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
+        let bLast = try #require(b.save("grocery", #"{"insert":"items","values":{"name":"b \#(bNames.upperBound + 1)"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
+        _ = try a.changes(of: "grocery", from: b.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(bLast)) }
+        _ = try b.changes(of: "grocery", from: a.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(aLast)) }
+        return (aLast, bLast)
+    }
+
     /// Every item with its name, quantity and tags, as one device's daemon fetches them.
     static func items(_ peer: StorePeer) throws -> [String: JSONValue] {
         try peer.rows("grocery", "items", related: ["tags"])
@@ -101,18 +123,9 @@ import UbiquityTesting
         try Self.waitForAcknowledgement(on: devices.a, by: c, of: a, atLeast: 52)
         try Self.waitForAcknowledgement(on: devices.b, by: c, of: b, atLeast: 51)
         // C's Syncthing stops talking to A and B while they write to their segment 100 and past it.
-        for peer in [devices.a, devices.b] { try joined.syncthing.call("POST", "/rest/system/pause?device=\(peer.deviceID)") }
-        for n in 53...100 { try a.save("grocery", #"{"insert":"items","values":{"name":"a \#(n)"}}"#) }
-        for n in 52...100 { try b.save("grocery", #"{"insert":"items","values":{"name":"b \#(n)"}}"#) }
-        #expect(try FS.names(Self.snapshots(devices.a, of: a)) == ["100"] && FS.names(Self.snapshots(devices.b, of: b)) == ["100"])
-        try Self.waitForAcknowledgement(on: devices.a, by: b, of: a, atLeast: 100)
-        try Self.waitForAcknowledgement(on: devices.b, by: a, of: b, atLeast: 100)
-        // One more segment each: the import pass that brings it to the other ran its compaction
-        // with that acknowledgement in the folder, and is over once its store.changed arrives.
-        let a101 = try #require(a.save("grocery", #"{"insert":"items","values":{"name":"a 101"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
-        let b101 = try #require(b.save("grocery", #"{"insert":"items","values":{"name":"b 101"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
-        _ = try a.changes(of: "grocery", from: b.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(b101)) }
-        _ = try b.changes(of: "grocery", from: a.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(a101)) }
+        _ = try Self.writeApart(from: joined, devices, a, b, a: 53...100, b: 52...100) { () throws in
+            #expect(try FS.names(Self.snapshots(devices.a, of: a)) == ["100"] && FS.names(Self.snapshots(devices.b, of: b)) == ["100"])
+        }
         // Each removed only what C had acknowledged too (A's 51–52, B's 51).
         #expect(try Self.numbers(Self.logs(devices.a, of: a)) == Set(53...101), "A waits for C")
         #expect(try Self.numbers(Self.logs(devices.b, of: b)) == Set(52...101), "B waits for C")
@@ -166,16 +179,7 @@ import UbiquityTesting
         for (device, writer) in [(devices.a, a), (devices.b, b)] { try Self.waitForAcknowledgement(on: device, by: c, of: writer, atLeast: 1) }
 
         // C goes quiet (its Syncthing stops talking to A and B) while they write past their snapshots 50.
-        for peer in [devices.a, devices.b] { try joined.syncthing.call("POST", "/rest/system/pause?device=\(peer.deviceID)") }
-        for n in 2...51 { try a.save("grocery", #"{"insert":"items","values":{"name":"a \#(n)"}}"#) }
-        for n in 2...51 { try b.save("grocery", #"{"insert":"items","values":{"name":"b \#(n)"}}"#) }
-        try Self.waitForAcknowledgement(on: devices.a, by: b, of: a, atLeast: 51)
-        try Self.waitForAcknowledgement(on: devices.b, by: a, of: b, atLeast: 51)
-        // One more each: the import pass that brings it compacts with that acknowledgement here.
-        let a52 = try #require(a.save("grocery", #"{"insert":"items","values":{"name":"a 52"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
-        let b52 = try #require(b.save("grocery", #"{"insert":"items","values":{"name":"b 52"}}"#)["inserted"]?.arrayValue?.first?.stringValue)
-        _ = try a.changes(of: "grocery", from: b.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(b52)) }
-        _ = try b.changes(of: "grocery", from: a.device) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(a52)) }
+        let (a52, b52) = try Self.writeApart(from: joined, devices, a, b, a: 2...51, b: 2...51)
         #expect(try Self.numbers(Self.logs(devices.a, of: a)) == Set(2...52), "C has only A's 1")
         #expect(try Self.numbers(Self.logs(devices.b, of: b)) == Set(2...52), "C has only B's 1")
 
