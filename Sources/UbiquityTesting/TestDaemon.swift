@@ -219,9 +219,9 @@ public final class TestDaemon: @unchecked Sendable {
     public func terminate() async -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
         signal(SIGTERM)
-        let killer = Task {
+        let killer = Task(executorPreference: ThreadPerJobExecutor.shared) {
             try await Task.sleep(for: .seconds(20))     // sleep-ok: the deadline for SIGKILL, not a wait for the exit
-            signal(SIGKILL)
+            self.signal(SIGKILL)
         }
         await exit()
         killer.cancel()

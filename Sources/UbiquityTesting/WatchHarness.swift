@@ -41,7 +41,7 @@ public final class WatchHarness: Sendable {
         let watcher = try FileWatcher(containers: [descriptor], configuration: configuration)
         let recorder = Recorder(containers: [descriptor])
         let batches = watcher.batches
-        let consumer = Task {
+        let consumer = Task(executorPreference: ThreadPerJobExecutor.shared) {
             for await batch in batches { recorder.apply(batch) }
             recorder.finish()
         }

@@ -25,7 +25,7 @@ import UbiquityTesting
             let live = GroceryLiveList(socketPath: daemon.socket, container: "com.example.grocery", format: .files,
                                        batchingInterval: 0)
             let inbox = Inbox()
-            let watching = Task { try await live.run { await inbox.put($0) } }
+            let watching = Task(executorPreference: ThreadPerJobExecutor.shared) { try await live.run { await inbox.put($0) } }
             defer { watching.cancel() }
             #expect(await inbox.next() == .gathered([]))
 
@@ -72,9 +72,9 @@ private actor Inbox {
         let mine = generation
         let event = await withCheckedContinuation { continuation in
             waiter = continuation
-            Task {
+            Task(executorPreference: ThreadPerJobExecutor.shared) {
                 try? await Task.sleep(for: .seconds(seconds))     // sleep-ok: the deadline; the event resumes the waiter itself
-                self.expire(mine)
+                await self.expire(mine)
             }
         }
         if event == nil { Issue.record("no live-list event within \(seconds) s") }

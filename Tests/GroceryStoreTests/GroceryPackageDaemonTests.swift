@@ -54,7 +54,7 @@ import UbiquityTesting
             query.attributes = ["kMDItemFSName", "kMDItemFSSize"]
             var events = try await query.start().makeAsyncIterator()
             // A missing event ends the stream (and fails the test) instead of hanging it.
-            let watchdog = Task {
+            let watchdog = Task(executorPreference: ThreadPerJobExecutor.shared) {
                 try await Task.sleep(for: .seconds(60))     // sleep-ok: the deadline of the whole test, cancelled at its end
                 await query.stop()
             }

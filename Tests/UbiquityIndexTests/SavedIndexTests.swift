@@ -233,7 +233,7 @@ struct SavedIndexTests {
         let hold = WriteHold()
         rig.persistence.hold.withLock { $0 = hold }
         let engine = rig.engine
-        let save = Task { try await engine.saveIndex() }
+        let save = Task(executorPreference: ThreadPerJobExecutor.shared) { try await engine.saveIndex() }
         var reached = hold.reached.makeAsyncIterator()
         _ = await reached.next()
         // The save is taken and not written: the engine applies batches and answers meanwhile.

@@ -133,7 +133,7 @@ import UbiquityTesting
             #expect(try Self.contents(path) == ["milk"])
 
             let released = Count()
-            let save = Task {
+            let save = Task(executorPreference: ThreadPerJobExecutor.shared) {
                 try await document.updatePackage(commitFile: Self.commitFile, limit: 1 << 20) { update in
                     #expect(released.value == 1, "the change ran while another connection held the lock")
                     update.commit = Data((Self.lines(update.current) + ["bread"]).joined(separator: "\n").utf8)

@@ -35,7 +35,7 @@ import UbiquityTesting
                 try SocketServer.configure(channel, maxLineBytes: ConnectionFramingTests.maxLine)
             }.get()
             self.channel = channel
-            served = Task { await server.serve(wrapped, peer: PeerCredentials(pid: 1, uid: 0, gid: 0)) }
+            served = Task(executorPreference: ThreadPerJobExecutor.shared) { await server.serve(wrapped, peer: PeerCredentials(pid: 1, uid: 0, gid: 0)) }
         }
 
         func send(_ text: String) async throws { try await channel.writeInbound(ByteBuffer(string: text)) }

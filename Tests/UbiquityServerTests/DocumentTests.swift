@@ -85,7 +85,7 @@ import UbiquityTesting
             let message = refused["error"]?["message"]?.stringValue ?? ""
             #expect(!message.contains(String(getpid())))
 
-            let save = Task { try await document.save(Data("Brown eggs".utf8)) }
+            let save = Task(executorPreference: ThreadPerJobExecutor.shared) { try await document.save(Data("Brown eggs".utf8)) }
             // The save cannot finish while the lock is held; giving it back lets it through.
             try await Task.sleep(for: .milliseconds(200))   // sleep-ok: not synchronisation: a window for a wrong save to show
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "Eggs")

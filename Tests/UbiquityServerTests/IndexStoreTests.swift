@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 @testable import UbiquityServer
 import UbiquitySystem
+import UbiquityTesting
 
 /// The saved index's files while a snapshot is written off the engine: every record appended
 /// after the snapshot was taken ends up in its journal — once, in order — however the appends and
@@ -29,7 +30,7 @@ import UbiquitySystem
 
         // Appends from this thread while the writing thread replaces both files.
         let appended = Mutex<UInt32>(2)
-        let writing = Task { try await store.runBlocking { try store.replace(snapshot: [4, 5, 6], journalHeader: [8, 8]) } }
+        let writing = Task(executorPreference: ThreadPerJobExecutor.shared) { try await store.runBlocking { try store.replace(snapshot: [4, 5, 6], journalHeader: [8, 8]) } }
         var oldJournalSeen: [UInt8]?
         while true {
             let n = appended.withLock { n in

@@ -213,7 +213,7 @@ struct PersistentStoreKitTests {
             let read = store.importNotifications()
             let saves = 400
             // (How many, and whether it fell behind itself: then it was told "any row" too.)
-            let counter = Task { () -> (count: Int, behind: Bool) in
+            let counter = Task(executorPreference: ThreadPerJobExecutor.shared) { () -> (count: Int, behind: Bool) in
                 var count = 0, rows = 0
                 for await note in read {
                     count += 1

@@ -93,7 +93,7 @@ import UbiquityWatch
             let tagged = MetadataQuery(connection: taggedConnection, predicateFormat: "kMDItemUserTags == 'x'")
             tagged.notificationBatchingInterval = 0
             let taggedAnswered = Mutex(false)
-            let taggedStart = Task {
+            let taggedStart = Task(executorPreference: ThreadPerJobExecutor.shared) {
                 let events = NotificationRecorder.recording(try await tagged.start())
                 let first = try await events.gathered(within: 60)
                 taggedAnswered.withLock { $0 = true }

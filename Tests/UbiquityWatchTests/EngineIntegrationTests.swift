@@ -27,7 +27,7 @@ struct EngineIntegrationTests {
             engine = QueryEngine(containers: [descriptor], source: WatcherChangeSource(watcher))
             try watcher.start()
             let engine = self.engine
-            runner = Task { await engine.run() }
+            runner = Task(executorPreference: ThreadPerJobExecutor.shared) { await engine.run() }
         }
 
         func close() async {
@@ -93,7 +93,7 @@ struct EngineIntegrationTests {
         let watcher = try FileWatcher(containers: [descriptor])
         let engine = QueryEngine(containers: [descriptor], source: WatcherChangeSource(watcher))
         try watcher.start()
-        let runner = Task { await engine.run() }
+        let runner = Task(executorPreference: ThreadPerJobExecutor.shared) { await engine.run() }
         let id = try await engine.start(try spec("name LIKE 'Item_*'"))
         #expect(try await engine.results(id).count == 500, "run \(run)")
         await watcher.stop()
@@ -117,7 +117,7 @@ struct EngineIntegrationTests {
         let watcher = try FileWatcher(containers: [descriptor], configuration: configuration)
         let engine = QueryEngine(containers: [descriptor], source: WatcherChangeSource(watcher))
         try watcher.start()
-        let runner = Task { await engine.run() }
+        let runner = Task(executorPreference: ThreadPerJobExecutor.shared) { await engine.run() }
         // While the crawl (and the parts' application) goes on.
         for i in 0..<40 { try Data("y".utf8).write(to: URL(fileURLWithPath: root + "/Documents/d19/Item_new_\(i)")) }
         for i in 0..<30 { #expect(unlink(root + "/Documents/d0/Item_0_\(i)") == 0) }

@@ -197,7 +197,7 @@ struct FileWatcherRecoveryTests {
             await h.watcher.holdReader()
             for i in 0..<50 { try FS.write(h.path("f\(i)"), "\(i)") }
             let watcher = h.watcher
-            let pending = Task { try await watcher.sync() }
+            let pending = Task(executorPreference: ThreadPerJobExecutor.shared) { try await watcher.sync() }
             try FS.waitForName(in: h.root) { $0.hasPrefix(Crawler.cookiePrefix) }
             h.watcher.releaseReader()
             let sequence = try await pending.value
@@ -254,7 +254,7 @@ struct FileWatcherRecoveryTests {
         let harness = try await WatchHarness.start()
         await harness.watcher.holdReader()
         let watcher = harness.watcher
-        let pending = Task { try await watcher.sync(timeout: .seconds(30)) }
+        let pending = Task(executorPreference: ThreadPerJobExecutor.shared) { try await watcher.sync(timeout: .seconds(30)) }
         // The reader is parked and cannot see the cookie; stopping must end the sync with `stopped`
         // (whether it registered before the stop or after).
         await harness.watcher.stop()
