@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import FoundationEssentials
 import GroceryStore
 import UbiquityProtocol
@@ -74,7 +75,7 @@ struct StatusCommand: AsyncParsableCommand {
         default:
             guard !devices.isEmpty else { return [["sync", "syncthing, shared with no other device yet"]] }
             return [["sync", "syncthing"]] + devices.map { device in
-                let needs = device.needs == 0 ? "has everything" : "needs \(device.needs) file\(device.needs == 1 ? "" : "s")"
+                let needs = device.needs == 0 ? "has everything" : "needs \(counted(device.needs, "file"))"
                 return ["device", "\(device.device.prefix(7))  \(device.connected ? "connected" : "offline  ")  \(needs)"]
             }
         }

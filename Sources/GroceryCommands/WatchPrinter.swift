@@ -1,3 +1,4 @@
+import CommandLineSupport
 import FoundationEssentials
 import GroceryStore
 
@@ -43,7 +44,7 @@ final class WatchPrinter {
             items = .init(items: list)
             switch style {
             case .json: emit(kind: "regathered", at: now, list: list)
-            case .append, .redraw: note("reconnected, re-gathered \(list.count) item\(list.count == 1 ? "" : "s")", at: now)
+            case .append, .redraw: note("reconnected, re-gathered \(counted(list.count, "item"))", at: now)
             }
             report(changes, at: now)
         case .resumed(let changes):
@@ -154,7 +155,7 @@ final class WatchPrinter {
     private func redraw(at now: Date) {
         let count = items.count
         var screen = "\u{1B}[H\u{1B}[2J"
-        screen += Output.styled("\(container): \(count) item\(count == 1 ? "" : "s") at \(Output.clock(now))", .bold)
+        screen += Output.styled("\(container): \(counted(count, "item")) at \(Output.clock(now))", .bold)
             + Output.styled("  (watching; Ctrl-C to stop)", .dim) + "\n\n"
         screen += listing() + "\n"
         if !recent.isEmpty { screen += "\n" + Output.styled("Latest changes", .bold) + "\n" + recent.joined(separator: "\n") + "\n" }

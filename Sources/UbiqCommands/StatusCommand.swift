@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import FoundationEssentials
 import UbiquityKit
 import UbiquityProtocol
@@ -32,17 +33,16 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func render(_ s: StatusResult) -> String {
-        func plural(_ n: Int, _ word: String, _ many: String? = nil) -> String { "\(n) \(n == 1 ? word : many ?? word + "s")" }
         var rows: [[String]] = [
             ["socket", s.socket],
-            ["items", "\(s.items) in " + plural(s.containers.count, "container")],
+            ["items", "\(s.items) in " + counted(s.containers.count, "container")],
             ["watches", "\(s.watchesUsed) used, budget \(s.watchBudget)"
                 + (s.kernelWatchLimit.map { ", kernel limit \($0)" } ?? "")],
             ["overflows", "\(s.overflows) (resyncs \(s.resyncs))"],
-            ["subscribers", plural(s.connections, "connection") + ", " + plural(s.liveQueries, "live query", "live queries")],
+            ["subscribers", counted(s.connections, "connection") + ", " + counted(s.liveQueries, "live query", "live queries")],
         ]
         for (i, c) in s.containers.enumerated() {
-            rows.append([i == 0 ? "containers" : "", "\(c.id)  \(plural(c.items, "item"))  "
+            rows.append([i == 0 ? "containers" : "", "\(c.id)  \(counted(c.items, "item"))  "
                 + (c.available ? "available" : "UNAVAILABLE") + "  \(c.path)"])
         }
         if s.unwatched.isEmpty { rows.append(["unwatched", "none"]) }

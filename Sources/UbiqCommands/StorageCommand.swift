@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityProtocol
 
 /// `ubiq storage`: what each container takes (`storage`), the Manage Storage view.
@@ -48,7 +49,7 @@ struct StorageCommand: AsyncParsableCommand {
     }
 
     static func render(_ c: StorageResult.Container) -> String {
-        func items(_ n: Int) -> String { "\(n) item\(n == 1 ? "" : "s")" }
+        func items(_ n: Int) -> String { counted(n, "item") }
         var rows: [[String]] = [
             ["documents", items(c.documentsItems) + ", \(c.documentsBytes) bytes"],
             ["data", items(c.dataItems) + ", \(c.dataBytes) bytes"],

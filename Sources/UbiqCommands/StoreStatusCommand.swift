@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityProtocol
 
 /// `ubiq store status`.
@@ -13,8 +14,9 @@ struct StoreStatusCommand: AsyncParsableCommand {
               grocery of com.example.grocery (schema version 1)
                 device 5f0c…  current  imported 12
                 device phone  degraded at segment 3: store.segmentChecksum …, 1 waiting
+                since opened: 12 rows shrunk to floors, 1 repair written
 
-            With --json, the "stores" of the daemon's status.
+            The last line shows only when there is something to count (docs/stores.md, "Tombstones shrink to floors"). With --json, the "stores" of the daemon's status, where "floored" and "repairs" are always there.
             """
     )
 
@@ -31,6 +33,9 @@ struct StoreStatusCommand: AsyncParsableCommand {
         for store in stores {
             Terminal.output("\(store.store) of \(store.container) (schema version \(store.schemaVersion))")
             for device in store.devices { Terminal.output("  " + StoreDescribeCommand.device(device)) }
+            if store.floored > 0 || store.repairs > 0 {
+                Terminal.output("  since opened: \(counted(store.floored, "row")) shrunk to floors, \(counted(store.repairs, "repair")) written")
+            }
         }
     }
 }

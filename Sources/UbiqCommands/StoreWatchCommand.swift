@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import UbiquityJSON
 import UbiquityKit
 import UbiquityProtocol
@@ -53,7 +54,7 @@ struct StoreWatchCommand: AsyncParsableCommand {
                 if snapshot.isInitial {
                     // Always, on standard error: a script knows from this line that no change can be missed.
                     let count = snapshot.rows.count
-                    Terminal.error("\(count) row\(count == 1 ? "" : "s") of \(table) in store \(store) of \(opened.container); watching for changes (Ctrl-C to stop)")
+                    Terminal.error("\(counted(count, "row")) of \(table) in store \(store) of \(opened.container); watching for changes (Ctrl-C to stop)")
                 }
             }
             throw UbiquityKitError.disconnected(reason: "the connection to ubiquityd ended")

@@ -1,24 +1,33 @@
 public import UbiquityJSON
 import UbiquityPredicate
 
-/// One open relational store in `status`: its schema version and how far each device's log is
-/// imported (``StoreDeviceState``, with `lastImport` and `waiting`).
+/// One open relational store in `status`: its schema version, how far each device's log is
+/// imported (``StoreDeviceState``, with `lastImport` and `waiting`), and what its tombstones
+/// came to since the store opened.
 public struct StoreStatus: Sendable, Hashable {
     public var container: String
     public var store: String
     public var schemaVersion: Int64
     public var devices: [StoreDeviceState]
+    /// Deleted rows this device shrank to their generation floors since the store opened.
+    public var floored: Int64
+    /// Repair segments this device wrote since the store opened (a late edit brought back a row
+    /// whose columns this device held).
+    public var repairs: Int64
 
-    public init(container: String, store: String, schemaVersion: Int64, devices: [StoreDeviceState]) {
+    public init(container: String, store: String, schemaVersion: Int64, devices: [StoreDeviceState],
+                floored: Int64 = 0, repairs: Int64 = 0) {
         self.container = container
         self.store = store
         self.schemaVersion = schemaVersion
         self.devices = devices
+        self.floored = floored
+        self.repairs = repairs
     }
 
     public var json: JSONValue {
         .object(["container": .string(container), "store": .string(store), "schemaVersion": .integer(schemaVersion),
-                 "devices": .array(devices.map(\.json))])
+                 "devices": .array(devices.map(\.json)), "floored": .integer(floored), "repairs": .integer(repairs)])
     }
 
     public init(json: JSONValue, context: String) throws(ProtocolError) {
@@ -27,6 +36,9 @@ public struct StoreStatus: Sendable, Hashable {
         store = try reader.string("store")
         schemaVersion = Int64(try reader.int("schemaVersion"))
         devices = try reader.list("devices") { (value, at) throws(ProtocolError) in try StoreDeviceState(json: value, context: at) }
+        // Absent from daemons older than these counts.
+        floored = Int64(try reader.optionalInt("floored") ?? 0)
+        repairs = Int64(try reader.optionalInt("repairs") ?? 0)
     }
 
     /// One sentence per device whose import does not go on, for `status`'s `degraded`.

@@ -88,6 +88,29 @@ struct StoreCompactionDaemonTests {
         }
     }
 
+    @Test("[stores] floor_after_s = 0: a deleted row shrinks to its floor at the next import pass; the journal says so and status counts it")
+    func flooredRowsAreLoggedAndCounted() async throws {
+        try await withDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            let config = "[[roots]]\npath = \"\(root)\"\n\n[stores]\nfloor_after_s = 0\n"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
+        }) { daemon in
+            let client = try RawClient.greeted(socket: daemon.socket)
+            _ = try T.open(client)
+            let counts = { (id: Int) throws -> [JSONValue?] in
+                let store = try client.result(#"{"id":\#(id),"op":"status"}"#)["stores"]?.arrayValue?.first
+                return [store?["floored"], store?["repairs"]]
+            }
+            #expect(try counts(2) == [.integer(0), .integer(0)])
+            let saved = try client.result(#"{"id":3,"op":"store.save","store":"grocery","changes":[{"insert":"items","values":{"name":"bread"}}]}"#)
+            let id = try #require(saved["inserted"]?.arrayValue?.first?.stringValue)
+            _ = try client.result(#"{"id":4,"op":"store.save","store":"grocery","changes":[{"delete":"items","id":"\#(id)"}]}"#)
+            // The delete's own segment starts an import pass; alone, this device is at a quiet point.
+            try await daemon.waitForLog("store rows shrunk to floors", "rows=1")
+            #expect(try counts(5) == [.integer(1), .integer(0)])
+            #expect(try client.result(#"{"id":6,"op":"store.fetch","store":"grocery","table":"items"}"#)["count"] == .integer(0))
+        }
+    }
+
     @Test("A device whose first segments were compacted and whose snapshot is damaged: the snapshot is logged once as unusable, the device's import is degraded saying why, the others go on")
     func damagedSnapshotOfACompactedLog() async throws {
         try await withDaemon { daemon in

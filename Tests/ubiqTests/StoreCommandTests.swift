@@ -48,6 +48,27 @@ import UbiquityTesting
         #expect(unknownStore.status == 1 && unknownStore.stderr.contains("[store.unknown]"))
     }
 
+    /// With `floor_after_s = 0` a delete shrinks its row at the next import pass; the status line
+    /// says so.
+    @Test func statusCountsRowsShrunkToFloors() throws {
+        let daemon = try TestDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            let config = "[[roots]]\npath = \"\(root)\"\n\n[stores]\nfloor_after_s = 0\n"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
+        })
+        defer { daemon.stop(); daemon.cleanUp() }
+        let s = ["--socket", daemon.socket]
+        let app = try RawClient.greeted(socket: daemon.socket)
+        _ = try app.result(#"{"id":1,"op":"store.open","store":"grocery","schema":\#(Self.schema)}"#)
+        #expect(try !ubiq.run(["store", "status"] + s).stdout.contains("since opened"), "nothing to count yet")
+        _ = try app.result(#"{"id":2,"op":"store.save","store":"grocery","changes":[{"insert":"items","id":"00000000000000000000000000000001","values":{"name":"bread"}}]}"#)
+        _ = try app.result(#"{"id":3,"op":"store.save","store":"grocery","changes":[{"delete":"items","id":"00000000000000000000000000000001"}]}"#)
+        try daemon.waitForLog("store rows shrunk to floors")
+        let status = try ubiq.run(["store", "status"] + s)
+        #expect(status.stdout.contains("  since opened: 1 row shrunk to floors, 0 repairs written\n"), "\(status.stdout)")
+        let json = try JSONLine.decode(Array(try ubiq.run(["store", "status", "--json"] + s).stdout.utf8))
+        #expect(json.arrayValue?.first?["floored"] == .integer(1) && json.arrayValue?.first?["repairs"] == .integer(0))
+    }
+
     @Test func forgetADevice() throws {
         let daemon = try TestDaemon()
         defer { daemon.stop(); daemon.cleanUp() }

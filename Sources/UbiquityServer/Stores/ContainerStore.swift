@@ -38,6 +38,8 @@ actor ContainerStore {
     private var lastStates: [DeviceSyncState] = []
     /// The snapshot problems and the compaction failure already logged (each logged once).
     private var loggedSnapshotProblems: Set<SnapshotProblem> = []
+    /// The tombstone counts last logged (``logCompaction()``).
+    private var loggedTombstones = (floored: 0, repairs: 0)
     private var lastCompactionFailure: String?
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -315,7 +317,7 @@ actor ContainerStore {
     }
 
     /// The store in `status`: each device's sync state, when it was last imported, and how many
-    /// of its segments wait.
+    /// of its segments wait; the rows shrunk to floors and the repairs written since it opened.
     func status() async -> StoreStatus {
         let waiting = (try? await files.waitingSegments()) ?? [:]
         let plan = try? await files.compactionStatus()
@@ -335,7 +337,9 @@ actor ContainerStore {
             if forgotten.contains(device) { wire.forgotten = true }
             devices.append(wire)
         }
-        return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices)
+        let tombstones = files.tombstoneCounts
+        return StoreStatus(container: container, store: name, schemaVersion: Int64(schema.version), devices: devices,
+                           floored: Int64(tombstones.floored), repairs: Int64(tombstones.repairs))
     }
 
     // MARK: Helpers
@@ -378,10 +382,21 @@ actor ContainerStore {
         logCompaction()
     }
 
-    /// Logs each snapshot that cannot be used, once, and a failed snapshot write or compaction
-    /// once per new failure (docs/stores.md, "Snapshots and compaction").
+    /// Logs each snapshot that cannot be used, once, a failed snapshot write or compaction once
+    /// per new failure (docs/stores.md, "Snapshots and compaction"), and the rows shrunk to floors
+    /// and repair segments written by the pass that did ("Tombstones shrink to floors").
     func logCompaction() {
         let base: Logger.Metadata = ["container": "\(container)", "store": "\(name)"]
+        let tombstones = files.tombstoneCounts
+        if tombstones.floored > loggedTombstones.floored {
+            logger.info("store rows shrunk to floors", metadata: base.merging(["rows": "\(tombstones.floored - loggedTombstones.floored)",
+                                                                               "since open": "\(tombstones.floored)"]) { a, _ in a })
+        }
+        if tombstones.repairs > loggedTombstones.repairs {
+            logger.notice("store repair segments written", metadata: base.merging(["segments": "\(tombstones.repairs - loggedTombstones.repairs)",
+                                                                                   "since open": "\(tombstones.repairs)"]) { a, _ in a })
+        }
+        loggedTombstones = tombstones
         for problem in files.snapshotProblems where loggedSnapshotProblems.insert(problem).inserted {
             logger.warning("store snapshot unusable", metadata: base.merging(["device": "\(problem.device)", "snapshot": "\(problem.sequence)",
                                                                              "code": "\(problem.code)", "reason": "\(problem.reason)"]) { a, _ in a })
