@@ -57,6 +57,16 @@ final class StorePeer {
         try result(#"{"id":4,"op":"store.describe","store":"\#(store)"}"#)["devices"]?.arrayValue?.first { $0["device"]?.stringValue == device }
     }
 
+    /// The events kept and not asked for yet, one per line (clock, devices, how many rows each
+    /// names), for a failure's message.
+    var keptEvents: String {
+        events.map { event in
+            let count = { (key: String) in event[key]?.arrayValue?.count ?? 0 }
+            return "\(event["clock"]?.stringValue ?? "?") from \(event["devices"].map(JSONLine.encode) ?? "?"): "
+                + "+\(count("inserted")) ~\(count("updated")) -\(count("deleted"))"
+        }.joined(separator: "\n")
+    }
+
     /// The `store.changed` events of `store` — only those naming `source` among their devices,
     /// when given — gathered until `enough` holds for them all, within a deadline. Events of other
     /// stores or devices stay kept for a later call.

@@ -58,6 +58,16 @@ import UbiquityTesting
         return (aLast, bLast)
     }
 
+    /// What `device`'s folder holds of every device's acknowledgement, for a failure's message.
+    static func acknowledgements(on device: TwoDevices.Device) -> String {
+        let folder = device.container + "/.ubiquity-stores/grocery/acks"
+        let names = (try? FS.names(folder)) ?? []
+        return names.sorted().map { name in
+            let text = (try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? "(unreadable)"
+            return "\(name): \(text.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }.joined(separator: "; ")
+    }
+
     /// Every item with its name, quantity and tags, as one device's daemon fetches them.
     static func items(_ peer: StorePeer) throws -> [String: JSONValue] {
         try peer.rows("grocery", "items", related: ["tags"])
@@ -186,7 +196,8 @@ import UbiquityTesting
         // Both forget C: each removes at once what its snapshot 50 covers; C's files stay.
         for (peer, device) in [(a, devices.a), (b, devices.b)] {
             let forgotten = try peer.result(#"{"id":8,"op":"store.forget","store":"grocery","device":"\#(c.device)"}"#)
-            #expect(forgotten["removed"] == .integer(49) && forgotten["waitingFor"] == .array([]), "on \(peer.name): \(forgotten)")
+            #expect(forgotten["removed"] == .integer(49) && forgotten["waitingFor"] == .array([]),
+                    "on \(peer.name): \(forgotten); its acknowledgements: \(Self.acknowledgements(on: device))")
             #expect(try Self.numbers(Self.logs(device, of: peer)) == [51, 52])
             #expect(try Self.numbers(Self.logs(device, of: c)) == [1], "C's segment stays")
             #expect(try Self.inStatus(peer, c)?["forgotten"] == .bool(true))
@@ -195,8 +206,25 @@ import UbiquityTesting
         // C comes back after all: A's and B's next segments are gone, so it joins their snapshots
         // 50, imports 51 and 52, and holds what they hold.
         for peer in [devices.a, devices.b] { try joined.syncthing.call("POST", "/rest/system/resume?device=\(peer.deviceID)") }
-        _ = try c.changes(of: "grocery", from: a.device, within: 60) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(a52)) }
-        _ = try c.changes(of: "grocery", from: b.device, within: 60) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(b52)) }
+        do {
+            _ = try c.changes(of: "grocery", from: a.device, within: 60) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(a52)) }
+            _ = try c.changes(of: "grocery", from: b.device, within: 60) { StoreTwoDevicesTests.all("inserted", of: $0).contains(url(b52)) }
+        } catch {
+            let described = (try? c.result(#"{"id":11,"op":"store.describe","store":"grocery"}"#)).map(JSONLine.encode) ?? "(no answer)"
+            let held = [a, b].map { writer in
+                "\(writer.name)'s segments \(((try? Self.numbers(Self.logs(joined, of: writer))) ?? []).sorted()), "
+                    + "snapshots \(((try? Self.numbers(Self.snapshots(joined, of: writer))) ?? []).sorted())"
+            }
+            let rows = (try? Self.items(c)) ?? [:]
+            Issue.record("""
+                C did not tell: C's store.describe: \(described); C's folder holds \(held.joined(separator: "; ")); \
+                C holds A's last \(rows[a52] != nil), B's last \(rows[b52] != nil), \(rows.count) rows; the events C kept:
+                \(c.keptEvents)
+                C's daemon logged about its store:
+                \(joined.daemon.log.split(separator: "\n").filter { $0.contains("store") }.suffix(40).joined(separator: "\n"))
+                """)
+            throw error
+        }
         let onA = try Self.items(a), onB = try Self.items(b), onC = try Self.items(c)
         #expect(onA.count == 105 && onB == onA && onC == onA, "A, B and C hold the same rows")
         let marks = try c.result(#"{"id":10,"op":"store.describe","store":"grocery"}"#)["devices"]?.arrayValue ?? []
