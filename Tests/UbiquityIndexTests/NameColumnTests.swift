@@ -99,11 +99,21 @@ struct NameColumnTests {
     func nameOrderIsStringOrder(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let alphabet: [String] = ["a", "b", "B", "z", "_", ".", "~", "0", "é", "e\u{301}", "É", "ß", "€", "😀", "\u{7F}", "\u{80}", " ",
-                                  "\u{2FF}", "\u{300}", "\u{212A}", "K", "\u{1100}", "\u{1161}", "\u{AC00}", "Å", "A\u{30A}", "\u{212B}"]
+                                  "\u{2FF}", "\u{300}", "\u{212A}", "K", "\u{1100}", "\u{1161}", "\u{11A8}", "\u{AC00}", "\u{AC01}",
+                                  "Å", "A\u{30A}", "\u{212B}", "α", "Ω", "\u{3A9}", "\u{2126}", "ι", "\u{345}", "\u{374}", "\u{2B9}",
+                                  "И", "\u{306}", "Й", "か", "\u{3099}", "が", "カ", "\u{309A}", "中", "\u{F900}", "🙂", "\u{1F3FB}",
+                                  "\u{301}", "\u{323}", "\u{E01}", "\u{E48}"]
         var names = Self.samples.filter { $0.utf8.count < 40 }
-        for _ in 0..<300 {
-            let length = Int(random.next() % 20)
+        for _ in 0..<600 {
+            let length = Int(random.next() % 8)
             names.append((0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined())
+        }
+        // Pairs sharing a prefix: the order is decided where they part.
+        for _ in 0..<200 {
+            let base = (0..<Int(random.next() % 4)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined()
+            for _ in 0..<2 {
+                names.append(base + (0..<Int(random.next() % 3)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined())
+            }
         }
         for _ in 0..<100 {
             // Random bytes, made valid UTF-8 as a name from the kernel is (invalid bytes are replaced).
@@ -112,7 +122,7 @@ struct NameColumnTests {
         }
         for a in names {
             var a = a
-            for b in names.prefix(200) + names.suffix(50) {
+            for b in names.prefix(150) + names.suffix(500) {
                 var b = b
                 let expected = a == b ? 0 : a < b ? -1 : 1
                 let got = a.withUTF8 { x in b.withUTF8 { y in NameOrder.compare(x, y, String(decoding: y, as: UTF8.self), bIsSimple: NameOrder.isBelowCombiningMarks(y)) } }
