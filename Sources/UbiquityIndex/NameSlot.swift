@@ -23,12 +23,15 @@ struct NameSlot: Sendable, Equatable {
     let low: UInt64
     let high: UInt64
 
-    static let empty = NameSlot(short: "")!
-
     /// The slot holding `name` whole, or nil when it does not fit (over 15 UTF-8 bytes) or the
     /// standard library did not keep it small.
     init?(short name: String) {
         guard name.utf8.count <= Self.shortLimit else { return nil }
+        let given = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        if given.1 & Self.smallFlag != 0 {
+            (low, high) = given
+            return
+        }
         // A name of up to 15 bytes is small when built from its bytes, whatever storage it came in.
         let small = name.utf8.withContiguousStorageIfAvailable { String(decoding: $0, as: UTF8.self) }
             ?? String(decoding: Array(name.utf8), as: UTF8.self)
