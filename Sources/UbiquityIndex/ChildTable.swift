@@ -26,14 +26,15 @@ struct ChildTable {
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
-    static func hash(_ name: String) -> Int {
-        var name = name
-        return name.withUTF8 { bytes in
-            var hasher = Hasher()
-            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-            return hasher.finalize()
-        }
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        return hasher.finalize()
     }
+
+    /// The hash of the name in slot `id` of `names`.
+    @inline(__always)
+    static func hash(_ id: ItemID, _ names: NameColumn) -> Int { names.withUTF8(Int(id)) { hash($0) } }
 
     /// The slot a hash starts probing at, and its tag.
     @inline(__always)
@@ -42,41 +43,40 @@ struct ChildTable {
     }
 
     @inline(__always)
-    static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { a in
-            b.withUTF8 { b in a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
-        }
+    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
     /// The id of the child named `name` (byte for byte).
-    func find(_ name: String, names: ChunkedColumn<String>) -> ItemID? {
+    func find(_ name: String, names: NameColumn) -> ItemID? {
         guard !isEmpty else { return nil }
-        let mask = tags.count - 1
-        let (start, tag) = ChildTable.home(ChildTable.hash(name), mask: mask)
-        var slot = start
-        while true {
-            let found = tags[slot]
-            if found == ChildTable.emptyTag { return nil }
-            if found == tag, ChildTable.sameBytes(names[Int(slotIDs[slot])], name) { return slotIDs[slot] }
-            slot = (slot + 1) & mask
+        var name = name
+        return name.withUTF8 { bytes in
+            let mask = tags.count - 1
+            let (start, tag) = ChildTable.home(ChildTable.hash(bytes), mask: mask)
+            var slot = start
+            while true {
+                let found = tags[slot]
+                if found == ChildTable.emptyTag { return nil }
+                if found == tag, names.withUTF8(Int(slotIDs[slot]), { ChildTable.sameBytes($0, bytes) }) { return slotIDs[slot] }
+                slot = (slot + 1) & mask
+            }
         }
     }
 
     /// Adds `id`, whose name (`names[id]`) no child has yet.
-    mutating func insert(_ id: ItemID, names: ChunkedColumn<String>) {
+    mutating func insert(_ id: ItemID, names: NameColumn) {
         if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1), names: names) }
-        place(id, hash: ChildTable.hash(names[Int(id)]))
+        place(id, hash: ChildTable.hash(id, names))
         count += 1
     }
 
     /// Removes `id` if it is a child; true if it was.
     @discardableResult
-    mutating func remove(_ id: ItemID, names: ChunkedColumn<String>) -> Bool {
+    mutating func remove(_ id: ItemID, names: NameColumn) -> Bool {
         guard !isEmpty else { return false }
         let mask = tags.count - 1
-        var slot = ChildTable.home(ChildTable.hash(names[Int(id)]), mask: mask).slot
+        var slot = ChildTable.home(ChildTable.hash(id, names), mask: mask).slot
         while tags[slot] == ChildTable.emptyTag || slotIDs[slot] != id {
             if tags[slot] == ChildTable.emptyTag { return false }
             slot = (slot + 1) & mask
@@ -86,7 +86,7 @@ struct ChildTable {
         var hole = slot
         var next = (slot + 1) & mask
         while tags[next] != ChildTable.emptyTag {
-            let home = ChildTable.home(ChildTable.hash(names[Int(slotIDs[next])]), mask: mask).slot
+            let home = ChildTable.home(ChildTable.hash(slotIDs[next], names), mask: mask).slot
             // It may fill the hole when its home is not cyclically in (hole, next].
             if (next &- home) & mask >= (next &- hole) & mask {
                 slotIDs[hole] = slotIDs[next]
@@ -129,10 +129,10 @@ struct ChildTable {
         tags[slot] = tag
     }
 
-    private mutating func resize(to slots: Int, names: ChunkedColumn<String>) {
+    private mutating func resize(to slots: Int, names: NameColumn) {
         let old = ids
         slotIDs = ContiguousArray(repeating: 0, count: slots)
         tags = ContiguousArray(repeating: ChildTable.emptyTag, count: slots)
-        for id in old { place(id, hash: ChildTable.hash(names[Int(id)])) }
+        for id in old { place(id, hash: ChildTable.hash(id, names)) }
     }
 }

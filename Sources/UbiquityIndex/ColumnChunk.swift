@@ -40,6 +40,16 @@ final class ColumnChunk<Element> {
         count += 1
     }
 
+    /// Adds `values` after the last one (a name's bytes, ``NameBytes``); the caller made sure
+    /// there is room and that the chunk is its own.
+    @inline(__always)
+    func append(contentsOf values: UnsafeBufferPointer<Element>) {
+        precondition(values.count <= capacity - count, "\(values.count) values for a chunk with room for \(capacity - count)")
+        guard let source = values.baseAddress else { return }
+        (base + count).initialize(from: source, count: values.count)
+        count += values.count
+    }
+
     /// Takes out the last value; the caller made sure the chunk is its own and not empty.
     func removeLast() -> Element {
         precondition(count > 0, "an empty chunk")

@@ -12,7 +12,7 @@
 /// slots:   r → 0, d → 1, e → 2        (hashed by id)
 /// ```
 struct DirectoryPaths {
-    private let names: ChunkedColumn<String>.Reader
+    private let names: NameColumn.Reader
     private let parents: ChunkedColumn<ItemID>.Reader
     private let flags: ChunkedColumn<MetadataIndex.Flags>.Reader
     /// Every directory's path and "/", one after another, in the order they were written (a
@@ -33,21 +33,13 @@ struct DirectoryPaths {
     private var last: (id: ItemID, directory: Int)?
 
     /// - Parameters: the index's columns, held open while this lives.
-    init(names: ChunkedColumn<String>.Reader, parents: ChunkedColumn<ItemID>.Reader,
+    init(names: NameColumn.Reader, parents: ChunkedColumn<ItemID>.Reader,
          flags: ChunkedColumn<MetadataIndex.Flags>.Reader) {
         self.names = names
         self.parents = parents
         self.flags = flags
         slots = [UInt64](repeating: 0, count: 1024)
         shift = 64 - 10
-    }
-
-    /// Appends a name's UTF-8 to `out`: straight from the string's storage when it has one.
-    @inline(__always)
-    static func appendName(_ name: String, to out: inout [UInt8]) {
-        if name.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
-            out.append(contentsOf: name.utf8)
-        }
     }
 
     /// Directory `id`'s number, `n`: its path is written first if it is not yet.
@@ -83,7 +75,7 @@ struct DirectoryPaths {
                 }
             }
             nameStarts.append(bytes.count)
-            Self.appendName(names[Int(directory)], to: &bytes)
+            names.appendUTF8(Int(directory), to: &bytes)
             bytes.append(UInt8(ascii: "/"))
             ranges.append(start..<bytes.count)
             parentDirectories.append(above)

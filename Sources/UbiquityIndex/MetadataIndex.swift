@@ -53,7 +53,7 @@ public final class MetadataIndex {
     // need (a flags scan reads one byte per entry), and no per-entry padding is paid. Each column
     // is in chunks: a snapshot shares them while encoded elsewhere, and the engine's next write
     // then copies one chunk of 4,096 values, not the column (``ChunkedColumn``).
-    private(set) var names = ChunkedColumn<String>()
+    private(set) var names = NameColumn()
     private(set) var parents = ChunkedColumn<ItemID>()
     private(set) var containerOf = ChunkedColumn<UInt16>()
     private(set) var flagsOf = ChunkedColumn<Flags>()
@@ -206,7 +206,7 @@ public final class MetadataIndex {
         var current = id
         while true {
             chain.append(current)
-            byteCount += names[Int(current)].utf8.count + 1
+            byteCount += names.withUTF8(Int(current)) { $0.count } + 1
             if flagsOf[Int(current)].contains(.containerRoot) { break }
             current = parents[Int(current)]
         }
@@ -217,8 +217,7 @@ public final class MetadataIndex {
                     buffer[offset] = UInt8(ascii: "/")
                     offset += 1
                 }
-                var name = names[Int(entry)]
-                name.withUTF8 { utf8 in
+                names.withUTF8(Int(entry)) { utf8 in
                     let target = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + utf8.count)])
                     _ = target.initialize(from: utf8)
                     offset += utf8.count
@@ -246,8 +245,7 @@ public final class MetadataIndex {
     /// Appends an entry's name (for a container root, its absolute path) as UTF-8: how paths
     /// are put together in bulk (``PathTable``) without a `String` each.
     func appendName(_ id: ItemID, to out: inout [UInt8]) {
-        var name = names[Int(id)]
-        name.withUTF8 { out.append(contentsOf: $0) }
+        names.withUTF8(Int(id)) { out.append(contentsOf: $0) }
     }
 
     /// Components below the container root.
@@ -429,7 +427,7 @@ public final class MetadataIndex {
 
     /// Every slot's fields, one column per field (the storage's own shape).
     struct Columns {
-        var names = ChunkedColumn<String>()
+        var names = NameColumn()
         var parents = ChunkedColumn<ItemID>()
         var containerOf = ChunkedColumn<UInt16>()
         var flagsOf = ChunkedColumn<Flags>()

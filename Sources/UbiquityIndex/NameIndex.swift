@@ -25,12 +25,12 @@ final class NameIndex {
         return key
     }
 
-    func insert(_ name: String, _ id: ItemID, names: ChunkedColumn<String>) {
+    func insert(_ name: String, _ id: ItemID, names: NameColumn) {
         buckets[NameIndex.bucket(name), default: SortedIDs()].insert(id, name: name, names: names)
     }
 
     /// `names[id]` must still hold `name`.
-    func remove(_ name: String, _ id: ItemID, names: ChunkedColumn<String>) {
+    func remove(_ name: String, _ id: ItemID, names: NameColumn) {
         let key = NameIndex.bucket(name)
         guard var sorted = buckets.removeValue(forKey: key) else { return }   // edit without copying
         sorted.remove(id, name: name, names: names)
@@ -38,7 +38,7 @@ final class NameIndex {
     }
 
     /// Calls `body` with every id whose name satisfies the constraint.
-    func forEach(matching constraint: NameHint.Constraint, caseInsensitive: Bool, names: ChunkedColumn<String>,
+    func forEach(matching constraint: NameHint.Constraint, caseInsensitive: Bool, names: NameColumn,
                  _ body: (ItemID) -> Void) {
         let text: String, isPrefix: Bool
         switch constraint {

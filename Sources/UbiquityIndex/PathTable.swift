@@ -75,7 +75,7 @@ struct PathTable {
                         } else {
                             entryDirectories.append(Int32(truncatingIfNeeded: directories.directory(parents[i])))
                         }
-                        DirectoryPaths.appendName(names[i], to: &self.names)
+                        names.appendUTF8(i, to: &self.names)
                         nameEnds.append(self.names.count)
                     }
                     directoryBytes = directories.bytes

@@ -285,7 +285,7 @@ struct SavedIndexTests {
     @Test func aSnapshotTakenBeforeWritesEncodesTheIndexAsItWas() throws {
         var tree = TreeBuilder()
         let c = tree.container
-        let count = ChunkedColumn<String>.chunkSize * 2 + 500
+        let count = NameColumn.chunkSize * 2 + 500
         let paths = (0..<count).map { ["Documents", "d\($0 % 7)", "Item_\($0)"] }
         let listing = tree.listing(paths.map { $0.joined(separator: "/") })
         let index = MetadataIndex(), twin = MetadataIndex()

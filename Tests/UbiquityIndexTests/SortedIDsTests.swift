@@ -9,9 +9,9 @@ struct SortedIDsTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func randomInsertsAndRemovalsKeepOrderAndTightChunks(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let names = ChunkedColumn((0..<5000).map { _ in "Item_\(random.next() % 1000)" })
+        let names = NameColumn((0..<5000).map { _ in "Item_\(random.next() % 1000)" })
         var sorted = SortedIDs()
-        var ids = Array(names.indices).map { ItemID($0) }
+        var ids = Array(0..<names.count).map { ItemID($0) }
         ids.shuffle(using: &random)
         for id in ids { sorted.insert(id, name: names[Int(id)], names: names) }
         for chunk in sorted.chunks {

@@ -43,7 +43,7 @@ struct IncrementalSnapshotEncoder {
 
     /// Slots a range: the chunk size of the column with the fewest values a chunk.
     static var slotRange: Int {
-        Swift.min(ChunkedColumn<String>.chunkSize, ChunkedColumn<ItemID>.chunkSize, ChunkedColumn<UInt16>.chunkSize,
+        Swift.min(NameColumn.chunkSize, ChunkedColumn<ItemID>.chunkSize, ChunkedColumn<UInt16>.chunkSize,
                   ChunkedColumn<MetadataIndex.Flags>.chunkSize, ChunkedColumn<FileStat>.chunkSize,
                   ChunkedColumn<UInt32>.chunkSize)
     }
@@ -64,7 +64,7 @@ struct IncrementalSnapshotEncoder {
         for r in 0..<rangeCount {
             let lower = r * range, upper = Swift.min(lower + range, count)
             let owners: [AnyObject] = [
-                columns.names.chunkOwner(lower >> ChunkedColumn<String>.chunkShift),
+                columns.names.chunkOwner(lower >> NameColumn.chunkShift),
                 columns.parents.chunkOwner(lower >> ChunkedColumn<ItemID>.chunkShift),
                 columns.containerOf.chunkOwner(lower >> ChunkedColumn<UInt16>.chunkShift),
                 columns.flagsOf.chunkOwner(lower >> ChunkedColumn<MetadataIndex.Flags>.chunkShift),

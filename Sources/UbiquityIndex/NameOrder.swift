@@ -1,0 +1,92 @@
+import Glibc
+
+/// The order of names in the name index (``SortedIDs``): `String` order (Unicode canonical
+/// ordering; names equal by canonical equivalence are equal), read from the names' UTF-8 bytes.
+///
+/// Two names whose scalars are all below U+0300 compare as bytes (memcmp, then length): such a
+/// string is in NFC (no scalar below the first combining mark is changed by normalization, and
+/// none composes with a following one of them), and `String` orders NFC strings by scalar value,
+/// which is the order of their UTF-8 bytes. ASCII is the common case. Any other pair is compared as
+/// `String`s, exactly as before: `é` (U+00E9) and `e` + U+0301 are equal here, and ordered by id in
+/// ``SortedIDs``. The lead byte of U+0300 is 0xCC: a name with no byte at or above it has no
+/// scalar at or above U+0300.
+enum NameOrder {
+    /// Whether every scalar is below U+0300 (no byte is 0xCC or above).
+    @inline(__always)
+    static func isBelowCombiningMarks(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var highest: UInt8 = 0
+        for byte in bytes { highest = Swift.max(highest, byte) }
+        return highest < 0xCC
+    }
+
+    /// Negative, zero or positive as `a` sorts before, with or after `b`.
+    /// - Parameters:
+    ///   - bName: `b` as a `String` (a search compares one name with many: its `String` is there).
+    ///   - bIsSimple: `isBelowCombiningMarks(b)`.
+    @inline(__always)
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ bName: String, bIsSimple: Bool) -> Int {
+        if bIsSimple && isBelowCombiningMarks(a) {
+            let common = Swift.min(a.count, b.count)
+            if common > 0 {
+                let c = Int(memcmp(a.baseAddress!, b.baseAddress!, common))
+                if c != 0 { return c }
+            }
+            return a.count - b.count
+        }
+        if let decided = orderAtFirstDifference(a, b) { return decided }
+        let aName = String(decoding: a, as: UTF8.self)
+        return aName == bName ? 0 : aName < bName ? -1 : 1
+    }
+
+    /// The order of `a` and `b` read at their first differing scalar, when it and the scalar after
+    /// it in each are stable (``isStable(_:)``); nil when a `String` comparison must decide.
+    ///
+    /// Why this is `String`'s order: the bytes before the difference are the same in both, and
+    /// a stable scalar neither joins the one before it nor the one after it, nor is reordered or
+    /// replaced by normalization; so both strings normalize to the same prefix followed by their
+    /// differing scalars, as they are, and the first differing scalars decide (a string that ends
+    /// there sorts first). Scalars order as their UTF-8 bytes do.
+    static func orderAtFirstDifference(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        let common = Swift.min(a.count, b.count)
+        var d = 0
+        while d < common && a[d] == b[d] { d += 1 }
+        if d == a.count && d == b.count { return 0 }
+        // Back to the start of the scalar the difference is in (the bytes before it are shared;
+        // valid UTF-8 gives both strings a scalar boundary at the same places up to there).
+        var s = d
+        while s > 0 && (s < a.count ? a[s] : b[s]) & 0xC0 == 0x80 { s -= 1 }
+        let x = scalar(a, at: s), y = scalar(b, at: s)
+        guard x.map({ isStable($0.value) }) ?? true, y.map({ isStable($0.value) }) ?? true else { return nil }
+        if let x, let next = scalar(a, at: s + x.length), !isStable(next.value) { return nil }
+        if let y, let next = scalar(b, at: s + y.length), !isStable(next.value) { return nil }
+        guard let x else { return -1 }
+        guard let y else { return 1 }
+        return x.value < y.value ? -1 : 1
+    }
+
+    /// A scalar no normalization changes or moves, and that no neighbour composes with: canonical
+    /// combining class 0, NFC_QC=Yes, never the second of a canonical composition, in ranges
+    /// chosen for being plain: everything below U+0300 (ASCII, Latin-1, Latin Extended-A/B, IPA),
+    /// the basic Greek and Cyrillic letters, Hiragana and Katakana letters, Hangul syllables, CJK
+    /// Unified Ideographs and the emoji blocks. Anything else is compared as a `String`.
+    @inline(__always)
+    static func isStable(_ v: UInt32) -> Bool {
+        v < 0x300 || (0x391...0x3A9).contains(v) || (0x3B1...0x3C9).contains(v) || (0x410...0x44F).contains(v)
+            || (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FFF).contains(v)
+            || (0xAC00...0xD7A3).contains(v) || (0x1F300...0x1FAFF).contains(v)
+    }
+
+    /// The scalar starting at byte `i` (a scalar boundary) and its length in bytes, or nil at the
+    /// end; the bytes are valid UTF-8 (a `String`'s).
+    @inline(__always)
+    static func scalar(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> (value: UInt32, length: Int)? {
+        guard i < bytes.count else { return nil }
+        let lead = UInt32(bytes[i])
+        if lead < 0x80 { return (lead, 1) }
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+        guard i + length <= bytes.count else { return nil }
+        var value = lead & (0x7F >> UInt32(length))
+        for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+        return (value, length)
+    }
+}
