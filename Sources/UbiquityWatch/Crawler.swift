@@ -301,7 +301,7 @@ public struct Crawler: Sendable {
             path.append(name)
             let visiting = top.visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
             if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries[entries.count - 1].stat = fresh }
-            stack.append(Frame(stream: stream, fd: childFD, batch: spareBatches.popLast() ?? DirectoryBatch(),
+            stack.append(Frame(stream: stream, fd: childFD, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(),
                                position: Int32(entries.count - 1), visiting: visiting, inode: stat.inode))
             if looksForCold > 0 {
                 looksForCold -= 1

@@ -72,6 +72,13 @@ final class DirectoryBatch {
         errors.deallocate()
     }
 
+    /// Empties the stretch (a batch taken again for another directory).
+    func reset() -> DirectoryBatch {
+        count = 0
+        used = 0
+        return self
+    }
+
     var storage: Storage { Storage(names: names, offsets: offsets, statuses: statuses, errors: errors, count: count) }
 
     /// Replaces the stretch with the next entries of `stream` (up to ``maximumEntries``).

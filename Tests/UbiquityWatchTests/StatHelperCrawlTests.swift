@@ -53,7 +53,7 @@ struct StatHelperCrawlTests {
         let fd = notUTF8.withUnsafeBufferPointer {
             $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644) }
         }
-        try FS.check(fd, "create a name that is not UTF-8")
+        try FS.check(fd >= 0 ? 0 : -1, "create a name that is not UTF-8")
         close(fd)
         try FS.symlink(root + "/wide", root + "/odd/to-wide")
         try FS.symlink(root + "/nowhere", root + "/odd/dangling")
@@ -72,7 +72,9 @@ struct StatHelperCrawlTests {
         try populate(base + "/root")
         let alone = try crawl(base + "/root", helper: false)
         let helped = try crawl(base + "/root", helper: true)
-        #expect(alone.listing.entries.count > 6000)
+        // deep 1 + 40 × 2, wide 1 + 300 × 4, flat 1 + 5,000, odd 1 + 6 names + 3 links + fifo + closed.
+        #expect(alone.listing.entries.count == 81 + 1201 + 5001 + 12)
+        expectHoldsTogether(alone.listing)
         #expect(rows(helped.listing) == rows(alone.listing))
         #expect(helped.listing.root == alone.listing.root)
         #expect(helped.skipped == alone.skipped)
@@ -87,7 +89,7 @@ struct StatHelperCrawlTests {
         defer { try? FS.removeTree(base) }
         for f in 0..<DirectoryBatch.maximumEntries { try FS.write(base + "/f\(f)", String(repeating: "z", count: f % 97)) }
         let fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        try FS.check(fd, "open \(base)")
+        try FS.check(fd >= 0 ? 0 : -1, "open \(base)")
         defer { close(fd) }
         guard let helper = StatHelper.start() else {
             Issue.record("no helper thread")
@@ -144,21 +146,30 @@ struct StatHelperCrawlTests {
         }
         for _ in 0..<30 {
             let result = try crawl(root, helper: true)
-            var names = Set<[UInt8]>()
-            for (position, entry) in result.listing.entries.enumerated() {
-                #expect(entry.parent < Int32(position))
-                if entry.parent >= 0 { #expect(result.listing.entries[Int(entry.parent)].stat.kind == .directory) }
-                #expect(names.insert(Array("\(entry.parent)/\(entry.name)".utf8)).inserted, "\(entry.name) twice")
-            }
+            expectHoldsTogether(result.listing)
         }
         stop.stopped.store(true, ordering: .releasing)
         let deadline = System.monotonicNanoseconds() + 20_000_000_000
         while !stop.finished.load(ordering: .acquiring) && System.monotonicNanoseconds() < deadline { sched_yield() }
-        #expect(stop.finished.load(ordering: .acquiring))
+        let churnEnded = stop.finished.load(ordering: .acquiring)
+        #expect(churnEnded)
         let alone = try crawl(root, helper: false)
         let helped = try crawl(root, helper: true)
         #expect(rows(helped.listing) == rows(alone.listing))
         #expect(alone.listing.entries.count == 20 * 201)
+    }
+
+    /// Parents before their children and directories, and no name twice in a directory.
+    private func expectHoldsTogether(_ listing: CrawlListing, sourceLocation: SourceLocation = #_sourceLocation) {
+        var names = Set<[UInt8]>()
+        for (position, entry) in listing.entries.enumerated() {
+            #expect(entry.parent < Int32(position), sourceLocation: sourceLocation)
+            if entry.parent >= 0 {
+                #expect(listing.entries[Int(entry.parent)].stat.kind == .directory, sourceLocation: sourceLocation)
+            }
+            #expect(names.insert(Array("\(entry.parent)/\(entry.name)".utf8)).inserted, "\(entry.name) twice",
+                    sourceLocation: sourceLocation)
+        }
     }
 
     private final class Churn: Sendable {
