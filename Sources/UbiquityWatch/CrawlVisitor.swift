@@ -15,6 +15,8 @@ protocol CrawlVisitor {
     var partSize: Int { get }
     /// Whether a second walker reads ahead of this walk (``ReadAhead``).
     var readAhead: FileWatcher.Configuration.ReadAhead { get }
+    /// Whether a second thread takes part of the statuses (``StatHelper``).
+    var statHelper: Bool { get }
     /// Takes the entries read since the last part while the walk goes on (the listing still
     /// holds them).
     mutating func sendAhead(_ part: CrawlListing.Part)

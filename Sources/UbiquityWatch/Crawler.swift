@@ -70,6 +70,12 @@ public struct Crawler: Sendable {
     ///   not a directory) and what was skipped.
     /// - Throws: ``WatchError/Code/invalidPath`` for a relative root or a hostile component.
     public func crawlSubtree(containerRoot: String, relative: [String]) throws(WatchError) -> Result {
+        try crawlSubtree(containerRoot: containerRoot, relative: relative, statHelper: false)
+    }
+
+    /// ``crawlSubtree(containerRoot:relative:)``, the statuses taken on two threads when
+    /// `statHelper` (``StatHelper``; the result is the same).
+    func crawlSubtree(containerRoot: String, relative: [String], statHelper: Bool) throws(WatchError) -> Result {
         guard containerRoot.hasPrefix("/") else {
             throw WatchError(.invalidPath, path: containerRoot, message: "a container root must be an absolute path")
         }
@@ -80,7 +86,7 @@ public struct Crawler: Sendable {
         case .failure(.refused(let reason)): throw WatchError(.systemCall, path: containerRoot, message: reason)
         }
         defer { root.close() }
-        var visitor = NoVisitor()
+        var visitor = NoVisitor(statHelper: statHelper)
         return try walk(root: root.fd, rootPath: containerRoot, relative: relative, visitor: &visitor)
     }
 
@@ -90,6 +96,11 @@ public struct Crawler: Sendable {
     private struct Frame {
         var stream: OpaquePointer
         var fd: Int32
+        /// The stretch of its entries being gone through, and the next one's position in it.
+        var batch: DirectoryBatch
+        var cursor = 0
+        /// How the last fill of `batch` ended: `.more` until `readdir` said the end (or failed).
+        var fill = DirectoryBatch.Fill.more
         /// The directory's position in `entries`, -1 for the listing's root.
         var position: Int32
         /// Whether the visitor wants to hear about directories below this one.
@@ -203,13 +214,19 @@ public struct Crawler: Sendable {
         var path = relative
         var entries: [CrawlListing.Entry] = []
         var rootStatus = rootStat
-        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, position: -1, visiting: true, inode: rootStat?.inode ?? 0)]
+        // Stretches of directories gone through, for the next ones (one allocation per depth).
+        var spareBatches: [DirectoryBatch] = []
+        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: DirectoryBatch(), position: -1, visiting: true,
+                                    inode: rootStat?.inode ?? 0)]
         // A second walker for a cold disk (ReadAhead): at once, or when one of the first
         // directories had to be read from the disk.
         var readAhead = visitor.readAhead == .always ? ReadAhead.start(below: fd) : nil
         var looksForCold = visitor.readAhead == .whenCold ? Self.directoriesLookedAtForCold : 0
         let blocksBefore = looksForCold > 0 ? Self.blocksRead() : 0
         defer { readAhead?.stop() }
+        // A second thread for the statuses of long stretches (StatHelper).
+        let statHelper = visitor.statHelper ? StatHelper.start() : nil
+        defer { statHelper?.stop() }
         stack[0].visiting = visitor.willRead(directory: fd, path: path, inode: rootStat?.inode ?? 0)
         if stack[0].visiting, let fresh = Crawler.restat(fd, like: rootStat) { rootStatus = fresh }
 
@@ -220,33 +237,47 @@ public struct Crawler: Sendable {
                 visitor.sendAhead(CrawlListing.Part(root: root, first: sent, entries: Array(entries[sent...])))
                 sent = entries.count
             }
-            Glibc.errno = 0
-            guard let entry = readdir(top.stream) else {
-                if Glibc.errno != 0 {
-                    skip(path, WatchError(SystemCallError("readdir", errno: Glibc.errno, path: System.join(containerRoot, path))))
+            if top.cursor == top.batch.count {
+                // This stretch is gone through: the next one, or the directory's end.
+                if top.fill == .more {
+                    let fill = top.batch.fill(from: top.stream)
+                    stack[stack.count - 1].fill = fill
+                    stack[stack.count - 1].cursor = 0
+                    if let statHelper, top.batch.count >= Self.statHelperMinimum {
+                        statHelper.stat(directory: top.fd, top.batch)
+                    } else {
+                        top.batch.statAll(in: top.fd)
+                    }
+                    continue
+                }
+                if case .failed(let error) = top.fill {
+                    skip(path, WatchError(SystemCallError("readdir", errno: error, path: System.join(containerRoot, path))))
                 }
                 closedir(top.stream)
                 readAhead?.crawlFinished(top.inode)
+                spareBatches.append(top.batch)
                 stack.removeLast()
                 if !stack.isEmpty { path.removeLast() }
                 continue
             }
-            let namePointer = ubq_dirent_name(entry)!
-            if Crawler.isDotOrDotDot(namePointer) || Crawler.isCookie(namePointer) { continue }
+            let index = top.cursor
+            stack[stack.count - 1].cursor += 1
+            let namePointer = top.batch.name(index)
             guard let name = String(validatingCString: namePointer) else {
                 skipped.append(Skipped(path: path + [String(decoding: Crawler.bytes(namePointer), as: UTF8.self)],
                                        call: "name", errno: EILSEQ, reason: "the name is not valid UTF-8"))
                 continue
             }
-            let stat: FileStat
-            do {
-                guard let found = try System.entry(at: top.fd, namePointer, deferringTags: top.visiting,
-                                                   describing: System.join(containerRoot, path + [name]))
-                else { continue }   // removed since readdir: its event will follow
-                stat = found
-            } catch {
-                skip(path + [name], error)
+            let (raw, statError) = top.batch.status(index)
+            if statError == ENOENT || statError == ENOTDIR { continue }   // removed since readdir: its event will follow
+            guard statError == 0 else {
+                skip(path + [name], WatchError(SystemCallError("statx", errno: statError, path: System.join(containerRoot, path + [name]))))
                 continue
+            }
+            var stat = FileStat(raw)
+            // As System.entry: symlinks carry no user attributes, other kinds show no tags.
+            if stat.kind == .regular || stat.kind == .directory {
+                if top.visiting { stat.tagsDeferred = true } else { stat.tags = TagReader.tags(in: top.fd, named: namePointer) }
             }
             entries.append(CrawlListing.Entry(parent: top.position, name: name, stat: stat))
             guard stat.kind == .directory else { continue }
@@ -270,8 +301,8 @@ public struct Crawler: Sendable {
             path.append(name)
             let visiting = top.visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
             if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries[entries.count - 1].stat = fresh }
-            stack.append(Frame(stream: stream, fd: childFD, position: Int32(entries.count - 1), visiting: visiting,
-                               inode: stat.inode))
+            stack.append(Frame(stream: stream, fd: childFD, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(),
+                               position: Int32(entries.count - 1), visiting: visiting, inode: stat.inode))
             if looksForCold > 0 {
                 looksForCold -= 1
                 if Self.blocksRead() > blocksBefore {
@@ -293,6 +324,10 @@ public struct Crawler: Sendable {
         fresh?.tagsDeferred = first?.tagsDeferred ?? false
         return fresh
     }
+
+    /// Entries of a stretch (``DirectoryBatch``) from which a ``StatHelper`` takes part of its
+    /// statuses: two chunks, so that both threads have one. Shorter stretches are stat-ed alone.
+    static let statHelperMinimum = 2 * StatHelper.chunkEntries
 
     /// Directories of a crawl after which a disk that had to read none is taken for warm.
     static let directoriesLookedAtForCold = 64

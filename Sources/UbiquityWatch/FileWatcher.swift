@@ -81,6 +81,9 @@ public final class FileWatcher: Sendable {
         /// When a container's crawl gets a second walker that reads the directories it will reach
         /// last (``ReadAhead``): two reads in flight on a cold disk instead of one.
         public var crawlReadAhead = ReadAhead.whenCold
+        /// Whether a container's crawl takes the statuses of a directory's entries on two threads
+        /// (``StatHelper``: stretches of at least 64 entries, the rest alone); the listing is the same.
+        public var crawlStatHelper = true
 
         public enum ReadAhead: Sendable {
             case never

@@ -1,7 +1,7 @@
 // UbiquityWatch — every file-system observation; the only module that talks to the kernel about files.
 //
-// Owns: the crawler (raw openat/readdir/statx, never following symlinks; a read-ahead thread when
-//   the disk is cold), inotify (one instance per container) with rename pairing, overflow
+// Owns: the crawler (raw openat/readdir/statx, never following symlinks; a second thread taking
+//   part of a directory's statx calls, StatHelper; a read-ahead thread when the disk is cold), inotify (one instance per container) with rename pairing, overflow
 //   rescans, the watch budget and rescans of unwatched subtrees, cookie sync, and the tag reader
 //   (xattrs). Everything below a container root is read
 //   relative to descriptors (ContainerRoot, DirectoryResolver), never by path. The decisions —

@@ -80,7 +80,8 @@ extension WatcherCore {
         // listing goes whole, with its events.
         var visitor = WatchingVisitor(core: self, channel: channel, container: slot,
                                       partSize: path.isEmpty ? configuration.crawlPartEntries : 0,
-                                      readAhead: path.isEmpty ? configuration.crawlReadAhead : .never)
+                                      readAhead: path.isEmpty ? configuration.crawlReadAhead : .never,
+                                      statHelper: path.isEmpty && configuration.crawlStatHelper)
         let result: Crawler.Result
         do {
             result = try crawler.walk(root: root.fd, rootPath: container.descriptor.root, relative: path, visitor: &visitor)

@@ -10,6 +10,7 @@ struct WatchingVisitor: CrawlVisitor {
     let container: Int
     let partSize: Int
     let readAhead: FileWatcher.Configuration.ReadAhead
+    let statHelper: Bool
     var visited = Set<Int32>()
     /// The watched directories in the order read: what the tag pass reads after the crawl.
     var visitedInOrder: [Int32] = []
