@@ -57,6 +57,10 @@ extension DeviceStore {
     /// What the last failed snapshot write or compaction said; nil once one succeeds.
     public var compactionFailure: String? { memory.withLock { $0.compactionFailure } }
 
+    /// Why the last import pass stopped after it had committed imports (which it returned all
+    /// the same); nil once a pass does not stop so.
+    public var importFailure: String? { memory.withLock { $0.importFailure } }
+
     // MARK: - Writing and removing (on io)
 
     func snapshotBlocking() throws -> UInt64? {
@@ -137,10 +141,10 @@ extension DeviceStore {
 
     /// Joins, for each device with snapshots, its newest usable one — when the cache is new, or
     /// when that device's next segment is not here and the snapshot reaches past it (compacted
-    /// away). A snapshot that cannot be used is recorded once and an older one tried.
-    func joinSnapshots(_ db: SQLiteDatabase) throws -> [StoreImport] {
+    /// away). A snapshot that cannot be used is recorded once and an older one tried. Each join
+    /// goes into `imports` as soon as it is committed.
+    func joinSnapshots(_ db: SQLiteDatabase, into imports: inout [StoreImport]) throws {
         let fresh = memory.withLock { $0.imported.isEmpty }
-        var imports: [StoreImport] = []
         for writer in folder.snapshotDevices() {
             let (joined, failed, next) = memory.withLock { m in
                 (m.joinedSnapshots[writer] ?? 0, Set(m.snapshotProblems.filter { $0.device == writer }.map(\.sequence)),
@@ -158,7 +162,6 @@ extension DeviceStore {
                 }
             }
         }
-        return imports
     }
 
     private func joinOne(_ writer: DeviceID, _ sequence: UInt64, _ db: SQLiteDatabase) throws -> Result<StoreImport, SnapshotProblem>? {

@@ -49,6 +49,8 @@ public final class DeviceStore: Sendable {
         var compactedThrough: UInt64 = 0
         /// What the last snapshot write or compaction that failed said (nil: none failed since).
         var compactionFailure: String?
+        /// Why the last import pass stopped after committing imports (nil once a pass does not).
+        var importFailure: String?
         /// Devices compaction does not wait for, with their acknowledgement's time when forgotten.
         var forgotten: [DeviceID: Int64] = [:]
         /// The watermarks this device's acknowledgement file holds (as read at open, then as written).
@@ -254,9 +256,37 @@ public final class DeviceStore: Sendable {
         try await Self.run(on: io) { try self.withDatabase { db in try self.importBlocking(db) } }
     }
 
+    /// A pass that fails after it committed imports returns them all the same — they are in the
+    /// cache and their subscribers must hear of them, or nothing would ever tell them — and keeps
+    /// why it stopped in ``importFailure``; one that fails before any throws.
     func importBlocking(_ db: SQLiteDatabase) throws -> [StoreImport] {
+        var imports: [StoreImport] = []
+        do {
+            try importAndAcknowledge(db, into: &imports)
+            memory.withLock { $0.importFailure = nil }
+        } catch {
+            guard !imports.isEmpty else { throw error }
+            memory.withLock { $0.importFailure = "the import pass of device \(device) stopped after \(imports.count) imports: \(error)" }
+            return imports
+        }
+        do {
+            _ = try compactBlocking()
+        } catch {
+            memory.withLock { $0.compactionFailure = "compaction of device \(device)'s segments: \(error)" }
+        }
+        do {
+            try floorBlocking(db)
+        } catch {
+            memory.withLock { $0.compactionFailure = "shrinking tombstones of device \(device): \(error)" }
+        }
+        return imports
+    }
+
+    /// Joins snapshots, imports every device's next segments, and writes this device's
+    /// acknowledgement: appends each import to `imports` as soon as it is committed.
+    private func importAndAcknowledge(_ db: SQLiteDatabase, into imports: inout [StoreImport]) throws {
         try writeUnwritten()
-        var imports = try joinSnapshots(db)
+        try joinSnapshots(db, into: &imports)
         let others = folder.devices().filter { $0 != device }
         for source in [device] + others {
             while true {
@@ -274,17 +304,6 @@ public final class DeviceStore: Sendable {
             try folder.writeAcknowledgements(of: device, imported)
             memory.withLock { $0.acknowledged = imported }
         }
-        do {
-            _ = try compactBlocking()
-        } catch {
-            memory.withLock { $0.compactionFailure = "compaction of device \(device)'s segments: \(error)" }
-        }
-        do {
-            try floorBlocking(db)
-        } catch {
-            memory.withLock { $0.compactionFailure = "shrinking tombstones of device \(device): \(error)" }
-        }
-        return imports
     }
 
     private func importOne(_ source: DeviceID, _ sequence: UInt64, _ db: SQLiteDatabase) throws -> (imported: StoreImport?, condition: DeviceSyncState.Condition) {

@@ -149,6 +149,31 @@ struct DeviceStoreTests {
         #expect(acks == "{\"phone\":6}\n")
     }
 
+    /// An import pass that fails after committing imports (here: its acknowledgement cannot be
+    /// written, the acks folder being a file) returns them all the same, for their subscribers to
+    /// hear of, and says why it stopped; the next pass that can writes the acknowledgement.
+    @Test func aPassThatFailsAfterImportsReturnsThem() async throws {
+        let devices = try Devices()
+        let phone = try await devices.open("phone")
+        _ = try await phone.commit([.insert(table: "items", id: RowID(high: 1, low: 1), values: ["name": .string("bread")])])
+        let laptop = try await devices.open("laptop")
+        let acks = try devices.container("laptop") + "/.ubiquity-stores/grocery/acks"
+        try FS.removeTree(acks)
+        try Devices.write(acks, Array("not a folder".utf8))
+        try devices.sync("phone", from: "phone", to: "laptop")
+        let imported = try await laptop.importAvailable()
+        #expect(imported.map(\.sequence) == [1], "the committed import is returned")
+        #expect(laptop.importFailure?.contains("stopped after 1 imports") == true, "\(String(describing: laptop.importFailure))")
+        #expect(try await laptop.fetch("items").count == 1)
+        // Nothing new: a pass that fails before any import throws.
+        await #expect(throws: (any Error).self) { try await laptop.importAvailable() }
+        #expect(unlink(acks) == 0)
+        try FS.mkdir(acks)
+        #expect(try await laptop.importAvailable().isEmpty)
+        #expect(laptop.importFailure == nil)
+        #expect(String(decoding: try Devices.read(acks + "/laptop"), as: UTF8.self) == "{\"phone\":1}\n")
+    }
+
     /// The cache is a cache: deleted, it is rebuilt from the segments, this device's own
     /// included, and the next local write continues the sequence.
     @Test func deletingTheDatabaseRebuildsItFromTheLogs() async throws {

@@ -38,6 +38,8 @@ actor ContainerStore {
     private var lastStates: [DeviceSyncState] = []
     /// The snapshot problems and the compaction failure already logged (each logged once).
     private var loggedSnapshotProblems: Set<SnapshotProblem> = []
+    /// The last import pass's stop after committed imports, as last logged (``logCompaction()``).
+    private var lastImportFailure: String?
     /// The tombstone counts last logged (``logCompaction()``).
     private var loggedTombstones = (floored: 0, repairs: 0)
     private var lastCompactionFailure: String?
@@ -307,6 +309,9 @@ actor ContainerStore {
         defer { endTurn() }
         do {
             for imported in try await files.importAvailable() {
+                logger.debug("store imported", metadata: ["container": "\(container)", "store": "\(name)", "device": "\(imported.device)",
+                                                          "sequence": "\(imported.sequence)", "token": "\(imported.token)",
+                                                          "empty": "\(imported.result.isEmpty)", "subscribers": "\(subscribers.count)"])
                 lastImports[imported.device] = DeviceStore.systemWallClock()
                 post(imported.result, from: imported.device, token: imported.token, except: nil)
             }
@@ -401,6 +406,11 @@ actor ContainerStore {
             logger.warning("store snapshot unusable", metadata: base.merging(["device": "\(problem.device)", "snapshot": "\(problem.sequence)",
                                                                              "code": "\(problem.code)", "reason": "\(problem.reason)"]) { a, _ in a })
         }
+        let stopped = files.importFailure
+        if let stopped, stopped != lastImportFailure {
+            logger.error("store import failed", metadata: base.merging(["reason": "\(stopped)"]) { a, _ in a })
+        }
+        lastImportFailure = stopped
         let failure = files.compactionFailure
         if let failure, failure != lastCompactionFailure {
             logger.error("store compaction failed", metadata: base.merging(["reason": "\(failure)"]) { a, _ in a })
