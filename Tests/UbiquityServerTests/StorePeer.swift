@@ -69,15 +69,23 @@ final class StorePeer {
 
     /// The `store.changed` events of `store` — only those naming `source` among their devices,
     /// when given — gathered until `enough` holds for them all, within a deadline. Events of other
-    /// stores or devices stay kept for a later call.
+    /// stores or devices stay kept for a later call, and so does a gathered event that names
+    /// other devices too: the daemon folds what a subscriber has not read yet into one event,
+    /// so one import pass that brought two devices' segments may be one event naming both, and
+    /// a test that waits for each device in turn must find it again (it once waited 60 s for an
+    /// event the wait for the other device had taken).
     func changes(of store: String, from source: String?, within seconds: Double = 60,
                  until enough: ([JSONValue]) -> Bool) throws -> [JSONValue] {
         func wanted(_ event: JSONValue) -> Bool {
             event["store"]?.stringValue == store
                 && (source.map { event["devices"]?.arrayValue?.contains(.string($0)) == true } ?? true)
         }
+        func namesOthers(_ event: JSONValue) -> Bool {
+            guard let source else { return false }
+            return (event["devices"]?.arrayValue ?? []).contains { $0.stringValue != source }
+        }
         var gathered = events.filter(wanted)
-        events.removeAll(where: wanted)
+        events.removeAll { wanted($0) && !namesOthers($0) }
         let deadline = Date().addingTimeInterval(seconds)
         while !enough(gathered) {
             guard Date() < deadline else {
@@ -92,7 +100,8 @@ final class StorePeer {
                 continue
             }
             guard message["event"]?.stringValue == "store.changed" else { continue }
-            if wanted(message) { gathered.append(message) } else { events.append(message) }
+            if wanted(message) { gathered.append(message) }
+            if !wanted(message) || namesOthers(message) { events.append(message) }
         }
         return gathered
     }

@@ -221,7 +221,7 @@ import UbiquityTesting
                 C holds A's last \(rows[a52] != nil), B's last \(rows[b52] != nil), \(rows.count) rows; the events C kept:
                 \(c.keptEvents)
                 C's daemon logged about its store:
-                \(joined.daemon.log.split(separator: "\n").filter { $0.contains("store") }.suffix(40).joined(separator: "\n"))
+                \(joined.daemon.log.split(separator: "\n").filter { $0.contains("store") }.suffix(80).joined(separator: "\n"))
                 """)
             throw error
         }
