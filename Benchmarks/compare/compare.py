@@ -719,6 +719,16 @@ def med(values):
     return statistics.median(values) if values else None
 
 
+def goal_table(rows, runs, run="run"):
+    """Markdown lines of goals each measured in `runs` separate runs (issue 37 item 7): per row
+    (goal, the figure of the median run, that of the worst run, met), judged on the median run.
+    `run`: what the caller calls one (load.py and clients.py: a round)."""
+    lines = [f"| goal | median of {runs} {run}s | worst {run} | |", "|---|---|---|---|"]
+    for goal, median_text, worst_text, met in rows:
+        lines.append(f"| {goal} | {median_text} | {worst_text} | **{'met' if met else 'not met'}** |")
+    return lines
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return "—"
