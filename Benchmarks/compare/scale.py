@@ -16,6 +16,8 @@ Writes the section "scale" of --out (and docs/benchmarks/scale.svg beside it, un
 """
 
 import argparse
+import json
+import math
 import os
 import shutil
 import subprocess
@@ -123,6 +125,7 @@ def verdict(growth, tree_growth):
 
 
 def report(args, results, sizes, machine, wall_s, charted):
+    """The section "scale" (Markdown) from the figures of every size."""
     small, big = sizes[-2], sizes[-1]
     tree_growth = results[big]["entries"] / results[small]["entries"]
     table = figures(results, sizes)
@@ -146,9 +149,9 @@ def report(args, results, sizes, machine, wall_s, charted):
         f"is 1×. A cost is *flat* when it grew at most {TOLERANCE}×, *≤ linear* when its growth is at most "
         f"{TOLERANCE}× the tree's, and **faster than the tree** otherwise. {TOLERANCE}×: the medians of two "
         "sizes each move by up to about ±10% from run to run on a shared 2-core machine, so their quotient by "
-        "up to about 25%; a part growing with the square of the tree would show 5×, one growing with n^1.15 "
-        f"1.27×. A factor log n (1.12× from 1M to 5M) is within {TOLERANCE}×: this measurement cannot tell it "
-        "from noise.",
+        f"up to about 25%; a part growing with the square of the tree would show {tree_growth:.1f}×, one growing "
+        f"with n^1.15 {tree_growth ** 0.15:.2f}×. A factor log n ({math.log(results[big]['entries']) / math.log(results[small]['entries']):.2f}× "
+        f"from {human(small)} to {human(big)}) is within {TOLERANCE}×: this measurement cannot tell it from noise.",
         "",
         "| measurement | unit | daemon | " + " | ".join(human(n) for n in sizes) +
         f" | growth {human(small)} → {human(big)} | vs linear | | ours ÷ Watchman at {human(big)} |",
@@ -189,7 +192,7 @@ def report(args, results, sizes, machine, wall_s, charted):
         "",
     ]
     if charted:
-        lines += [f"![per-entry cost against {human(small)}](benchmarks/scale.svg)", ""]
+        lines += [f"![ubiquityd's costs per entry ÷ at {human(small)}](benchmarks/scale.svg)", ""]
     return "\n".join(lines)
 
 
@@ -210,31 +213,34 @@ compare.py refuses a tree its file system has no room for before writing it.
 
 
 def chart(results, sizes, outdir):
-    """Each of ubiquityd's per-unit costs relative to the same cost at the smallest size, against the
-    tree's size: a flat line is a cost that grows with the tree."""
+    """Each of ubiquityd's per-entry (and per-result) costs relative to the same cost at the
+    second-largest size, against the tree's size: at the largest size, a point within the tolerance
+    line is a cost that grew no faster than the tree."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     matplotlib.rcParams["svg.hashsalt"] = "ubiquity-benchmarks"
     os.makedirs(outdir, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    reference = sizes[-2]
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
     xs = [results[n]["entries"] for n in sizes]
     for title, per, _, _, rows in figures(results, sizes):
-        if per is None or "ubiquityd" not in rows:
+        per_size = rows.get("ubiquityd", {})
+        if per is None or reference not in per_size:
             continue
-        per_size = rows["ubiquityd"]
-        if sizes[0] not in per_size:
-            continue
-        base = med(per_size[sizes[0]]) / unit_count(per, results[sizes[0]])
+        base = med(per_size[reference]) / unit_count(per, results[reference])
         points = [(x, med(per_size[n]) / unit_count(per, results[n]) / base) for x, n in zip(xs, sizes) if n in per_size]
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=title.replace("`", ""))
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=title.split(" (")[0].replace("`", ""))
     ax.axhline(1, color="#7a7a7a", linewidth=0.8)
     ax.axhline(TOLERANCE, color="#c0392b", linestyle="--", linewidth=1, label=f"{TOLERANCE}× (tolerance)")
     ax.set_xscale("log")
+    ax.set_xticks(xs)
+    ax.set_xticklabels([human(n) for n in sizes])
+    ax.minorticks_off()
     ax.set_xlabel("entries in the tree (log)")
-    ax.set_ylabel(f"ubiquityd's cost per unit ÷ at {human(sizes[0])}")
-    ax.set_title("per-entry costs of ubiquityd as the tree grows", fontsize=10)
-    ax.legend(fontsize=6.5)
+    ax.set_ylabel(f"cost per entry ÷ at {human(reference)}")
+    ax.set_title("ubiquityd's costs per entry (per result: the full answer) as the tree grows", fontsize=10)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "scale.svg"), format="svg", metadata={"Date": None})
     plt.close(fig)
@@ -284,7 +290,12 @@ def main():
     p.add_argument("--keep-trees", action="store_true", help="leave the trees in place")
     p.add_argument("--out", default=None, help="write the section 'scale' of this report")
     p.add_argument("--no-charts", action="store_true", help="no docs/benchmarks/scale.svg (no matplotlib needed)")
+    p.add_argument("--report-from", metavar="SCALE_JSON", default=None,
+                   help="measure nothing: write the section (--out) and its chart again from the scale.json of an "
+                        "earlier run")
     args = p.parse_args()
+    if args.report_from:
+        return report_again(args, p)
     try:
         sizes = sorted({parse_size(s) for s in args.sizes.split(",") if s.strip()})
     except argparse.ArgumentTypeError as e:
@@ -325,13 +336,46 @@ def main():
                 remove_tree(workdir, size)
             if args.workdir is None:
                 shutil.rmtree(workdir, ignore_errors=True)
+    run = {"argv": args.argv, "runs": args.runs, "cold": args.cold, "query_repeats": args.query_repeats,
+           "latency_samples": args.latency_samples, "changes": args.changes, "machine": machine,
+           "wall_s": time.monotonic() - started}
+    if args.out:
+        # The raw figures first: the section can be written again from them (--report-from).
+        os.makedirs(chart_dir(args.out), exist_ok=True)
+        with open(os.path.join(chart_dir(args.out), "scale.json"), "w") as f:
+            json.dump({"run": run, "results": {str(n): r for n, r in results.items()}}, f)
+    return render(args, run, results, charts_wanted)
+
+
+def chart_dir(out):
+    return os.path.join(os.path.dirname(os.path.abspath(out)), "benchmarks")
+
+
+def render(args, run, results, charts_wanted):
+    """Prints the section, and writes it (and its chart) into --out."""
+    sizes = sorted(results)
+    for key in ("argv", "runs", "cold", "query_repeats", "latency_samples", "changes"):
+        setattr(args, key, run[key])
     if charts_wanted:
-        chart(results, sizes, os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks"))
-    text = report(args, results, sizes, machine, time.monotonic() - started, charts_wanted)
+        chart(results, sizes, chart_dir(args.out))
+    text = report(args, results, sizes, run["machine"], run["wall_s"], charts_wanted)
     print(text)
     if args.out:
         write_section(args.out, "scale", text)
     return 0
+
+
+def report_again(args, p):
+    if not args.out:
+        p.error("--report-from needs --out")
+    try:
+        with open(args.report_from) as f:
+            data = json.load(f)
+        run, results = data["run"], {int(n): r for n, r in data["results"].items()}
+    except (OSError, ValueError, KeyError) as e:
+        p.error(f"cannot read the figures of an earlier run from {args.report_from}: {e} "
+                "(the scale.json scale.py writes beside --out's charts)")
+    return render(args, run, results, not args.no_charts)
 
 
 if __name__ == "__main__":
