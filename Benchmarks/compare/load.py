@@ -5,13 +5,14 @@
 
   * latency: single files created one at a time; each sample is open(O_CREAT) -> the event naming
     it, on a quiet machine and again with both cores busy (two spinning processes at normal
-    priority, started and stopped by PID around the run); --runs rounds, each running ubiquityd then
-    Watchman quiet and loaded, so that both meet the same moments of a noisy machine; the report
-    gives each round's p99 and judges the goals on their median;
+    priority, started and stopped by PID around the run);
   * fan-out: 1,000 live queries (10 on each of 100 connections) on one container, all matching one
     new file; each sample is the file's creation -> each subscriber's first notification of it (the
     harness reads all 100 connections in one thread, for both daemons alike, and stamps lines as
-    they are read, parsing after the sample; its own floor is measured without a daemon).
+    they are read, parsing after the sample; its own floor is measured without a daemon);
+  * --runs rounds of both, each running ubiquityd then Watchman (quiet, loaded, fan-out, each on a
+    daemon of its own), so that both meet the same moments of a noisy machine; the report gives each
+    round's p99, judges the goals on the median round and shows the worst beside it;
   * save stall: the same latency while the daemon writes its saved index back to back
     (index_save_interval_s = 0: a new snapshot as soon as the last one is written, while the index
     changes), at each of --save-sizes, next to the same run with save_index = false, the reference;
@@ -32,8 +33,8 @@ import sys
 import tempfile
 import time
 
-from compare import (CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, ensure_tree, human, log, measure_latency,
-                     parse_size, percentile, remove_live_files, write_section)
+from compare import (CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, ensure_tree, goal_table, human, log,
+                     measure_latency, med, parse_size, percentile, remove_live_files, write_section)
 
 CONNECTIONS = 100
 QUERIES_PER_CONNECTION = 10
@@ -375,13 +376,14 @@ def report(size, results, args):
         "## Latency under load, and fan-out",
         "",
         f"`make bench-load` (Benchmarks/compare/load.py), release build, {human(size)}-entry tree. "
-        f"Latency: {args.runs} rounds, each of ubiquityd then Watchman, quiet then loaded; each round "
-        f"{args.samples} files created one at a time, open(O_CREAT) → the event naming it; the table shows the "
-        "round with the median p99 (every round's p99 below it); each daemon is measured from its first answer on, "
+        f"{args.runs} rounds, each of ubiquityd then Watchman: latency quiet, latency loaded, fan-out, each on a "
+        f"daemon of its own. Latency: {args.samples} files created one at a time, open(O_CREAT) → the event naming it. "
+        "For each measurement the table shows the round with the median p99 (every round's p99 below it); each daemon is measured from its first answer on, "
         "while ubiquityd's tag pass (the tags a crawl leaves out, read afterwards) may still be running; "
         f"\"loaded\": {os.cpu_count()} processes spinning at normal priority on the {os.cpu_count()} cores meanwhile. "
         f"Fan-out: {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries ({QUERIES_PER_CONNECTION} on each of "
-        f"{CONNECTIONS} connections) on one container, {args.fanout_samples} new files matching all of them; each value "
+        f"{CONNECTIONS} connections) on one container, {args.fanout_samples} new files matching all of them in each round "
+        "(on a daemon of its own, after the round's latency runs); each value "
         "is one subscriber's first notification of the file after its creation. One harness thread reads every "
         "connection (epoll) for both daemons alike and stamps each line at the read that completed it, parsing only "
         "after the sample; \"harness floor\" is that reader alone with the 1,000 lines already waiting (before this "
@@ -405,14 +407,22 @@ def report(size, results, args):
     f = results["floor"]
     lines.append(f"| fan-out harness floor (no daemon) | {ms(f['p50'])} | {ms(f['p99'])} | {ms(f['max'])} | – | – | – | – |")
     o, w = results["ubiquityd"], results["watchman"]
+    ours_loaded, theirs_loaded = o["loaded"]["rounds_p99"], w["loaded"]["rounds_p99"]
+    worst = max(range(len(ours_loaded)), key=lambda i: ours_loaded[i])
     lines += ["",
-              f"Goals (issue: latency under load ≤ Watchman's, ≤ 1 ms quiet — median rounds; fan-out p99 ≤ 20 ms): "
-              f"loaded p99 {ms(o['loaded']['p99'])} against {ms(w['loaded']['p99'])} — "
-              + ("met" if o["loaded"]["p99"] <= w["loaded"]["p99"] else "not met")
-              + f"; quiet p99 {ms(o['quiet']['p99'])} — " + ("met" if o["quiet"]["p99"] <= 1.0 else "not met")
-              + f"; fan-out p99 {ms(o['fanout']['p99'])} — " + ("met" if o["fanout"]["p99"] <= 20 else "not met") + ".",
+              f"Goals (issues 37 item 7 and earlier), each judged on the median of the {args.runs} rounds, the worst round "
+              "beside it (each round its own daemons and its own p99):",
               "",
-              f"Daemon CPU time (user + system) per fan-out file, 1,000 notifications: ubiquityd "
+              *goal_table([
+                  ("latency p99, quiet machine, ≤ 1 ms", ms(o["quiet"]["p99"]), ms(max(o["quiet"]["rounds_p99"])),
+                   o["quiet"]["p99"] <= 1.0),
+                  ("latency p99, both cores busy, ≤ Watchman's", f"{ms(o['loaded']['p99'])} against {ms(w['loaded']['p99'])}",
+                   f"{ms(ours_loaded[worst])} against Watchman's {ms(theirs_loaded[worst])} in that round (round {worst + 1})",
+                   o["loaded"]["p99"] <= w["loaded"]["p99"]),
+                  (f"fan-out to {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries, p99 ≤ 20 ms", ms(o["fanout"]["p99"]),
+                   ms(max(o["fanout"]["rounds_p99"])), o["fanout"]["p99"] <= 20)], args.runs, "round"),
+              "",
+              f"Daemon CPU time (user + system) per fan-out file, 1,000 notifications, median of the rounds: ubiquityd "
               f"{o['fanout']['cpu_per_file']:.1f} ms, Watchman {w['fanout']['cpu_per_file']:.1f} ms.",
               ""]
     return "\n".join(lines)
@@ -428,6 +438,7 @@ def load(args, size, workdir, scratch):
     daemons = (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
                ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1)))
     rounds = {label: {"quiet": [], "loaded": []} for label, _ in daemons}
+    rounds = {label: {"quiet": [], "loaded": [], "fanout": []} for label, _ in daemons}
     for round_number in range(1, args.runs + 1):
         for label, make in daemons:
             for loaded in (False, True):
@@ -436,14 +447,14 @@ def load(args, size, workdir, scratch):
                 rounds[label][key].append(r)
                 log(f"round {round_number}: {label} latency {key}: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
                     f"max {r['max']:.2f} ms, {r['failures']} timed out")
-    for label, make in daemons:
-        r = {key: median_round(rounds[label][key]) for key in ("quiet", "loaded")}
-        fan = fanout_ours if label == "ubiquityd" else fanout_watchman
-        r["fanout"] = fan(make(), tree, args.fanout_samples)
-        log(f"{label} fan-out: p50 {r['fanout']['p50']:.2f} ms, p99 {r['fanout']['p99']:.2f} ms, "
-            f"max {r['fanout']['max']:.2f} ms over {r['fanout']['n']:,} notifications, "
-            f"{r['fanout']['cpu_per_file']:.1f} ms of daemon CPU per file")
-        results[label] = r
+            fan = fanout_ours if label == "ubiquityd" else fanout_watchman
+            r = fan(make(), tree, args.fanout_samples)
+            rounds[label]["fanout"].append(r)
+            log(f"round {round_number}: {label} fan-out: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
+                f"max {r['max']:.2f} ms over {r['n']:,} notifications, {r['cpu_per_file']:.1f} ms of daemon CPU per file")
+    for label, _ in daemons:
+        results[label] = {key: median_round(rounds[label][key]) for key in ("quiet", "loaded", "fanout")}
+        results[label]["fanout"]["cpu_per_file"] = med([r["cpu_per_file"] for r in rounds[label]["fanout"]])
     return results
 
 
@@ -451,7 +462,7 @@ def main():
     p = argparse.ArgumentParser(description="Latency under load and fan-out: ubiquityd and Watchman.")
     p.add_argument("--size", default="100k", help="tree size in entries (default 100k)")
     p.add_argument("--samples", type=int, default=500, help="latency samples per run (default 500)")
-    p.add_argument("--runs", type=int, default=3, help="latency rounds, each daemon quiet and loaded (default 3)")
+    p.add_argument("--runs", type=int, default=3, help="rounds, each of both daemons quiet, loaded and fanned out (default 3)")
     p.add_argument("--fanout-samples", type=int, default=20, help="files created for the fan-out (default 20)")
     p.add_argument("--out", default=None, help="write the section 'load' of this report")
     p.add_argument("--ubiquityd", required=True, help="the ubiquityd binary (release build)")

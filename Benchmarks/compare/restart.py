@@ -261,6 +261,26 @@ def run_watchman(binary, tree, changes, scratch):
     return {"restart_answer_s": restart, "fresh": bool(answer.get("is_fresh_instance")), "listed": len(answer["files"])}
 
 
+def measure_restart(args, tree, scratch):
+    """Both daemons' restart on `tree` with args.changes changes made while each is down (undone
+    after, the tree checked restored): {"entries", "ubiquityd": run_ours's, "watchman": run_watchman's}."""
+    size = human(tree["entries"])
+    changes = Changes(tree, args.changes, args.seed + tree["entries"])
+    log(f"size {size}: ubiquityd")
+    ours = run_ours(args.ubiquityd, tree, changes, scratch)
+    log(f"  restart → answer {ours['restart_answer_s']:.2f} s, {ours['counts']}, cold first answer "
+        f"{ours['cold_first_answer_s']:.2f} s, saved index {ours['snapshot_bytes']:,} bytes")
+    log(f"  freshness saved: restart → first answer {ours['saved_first_s']:.2f} s "
+        f"({'unverified' if ours['saved_unverified'] else 'exact'}), → verified {ours['saved_verified_s']:.2f} s")
+    log(f"size {size}: watchman")
+    theirs = run_watchman(args.watchman, tree, changes, scratch)
+    log(f"  restart → answer {theirs['restart_answer_s']:.2f} s, fresh instance: {theirs['fresh']}, "
+        f"{theirs['listed']:,} files")
+    if item_paths(tree) != set(tree["items"]):
+        raise BenchError("the tree was not restored after the changes")
+    return {"entries": tree["entries"], "ubiquityd": ours, "watchman": theirs}
+
+
 def report(results, args):
     lines = [
         "## Restarts: a clock from before the restart",
@@ -331,20 +351,7 @@ def main():
     try:
         for size in sorted(parse_size(s) for s in args.sizes.split(",") if s.strip()):
             tree = ensure_tree(workdir, size, args.seed)
-            changes = Changes(tree, args.changes, args.seed + size)
-            log(f"size {human(size)}: ubiquityd")
-            ours = run_ours(args.ubiquityd, tree, changes, scratch)
-            log(f"  restart → answer {ours['restart_answer_s']:.2f} s, {ours['counts']}, cold first answer "
-                f"{ours['cold_first_answer_s']:.2f} s, saved index {ours['snapshot_bytes']:,} bytes")
-            log(f"  freshness saved: restart → first answer {ours['saved_first_s']:.2f} s "
-                f"({'unverified' if ours['saved_unverified'] else 'exact'}), → verified {ours['saved_verified_s']:.2f} s")
-            log(f"size {human(size)}: watchman")
-            theirs = run_watchman(args.watchman, tree, changes, scratch)
-            log(f"  restart → answer {theirs['restart_answer_s']:.2f} s, fresh instance: {theirs['fresh']}, "
-                f"{theirs['listed']:,} files")
-            if item_paths(tree) != {p for p in tree["items"]}:
-                raise BenchError("the tree was not restored after the changes")
-            results[size] = {"entries": tree["entries"], "ubiquityd": ours, "watchman": theirs}
+            results[size] = measure_restart(args, tree, scratch)
     except BenchError as e:
         log(f"error: {e}")
         return 1
