@@ -138,11 +138,25 @@ public final class TwoDevices: @unchecked Sendable {
             supervisor.standardError = FileHandle.nullDevice
             let supervisorExit = ProcessExit.of(supervisor)
             try supervisor.run()
-            let devices = TwoDevices(directory: directory,
-                                     a: try device("a", id: ids[0], directory: directory, followingSyncthing: followingSyncthing),
-                                     b: try device("b", id: ids[1], directory: directory, followingSyncthing: followingSyncthing),
+            // A daemon that fails to start must not leave the other one, or the namespace and its
+            // Syncthing instances, running after the test (one did: b's daemon exited at start).
+            var started: [Device] = []
+            let devices: TwoDevices
+            do {
+                started.append(try device("a", id: ids[0], directory: directory, followingSyncthing: followingSyncthing))
+                started.append(try device("b", id: ids[1], directory: directory, followingSyncthing: followingSyncthing))
+                devices = TwoDevices(directory: directory, a: started[0], b: started[1],
                                      joiningLater: joiningLater, followingSyncthing: followingSyncthing,
                                      supervisor: supervisor, supervisorExit: supervisorExit)
+            } catch {
+                for device in started {
+                    _ = device.daemon.stop()
+                    device.daemon.cleanUp()
+                }
+                supervisor.terminate()      // the script stops its instances by PID, then exits
+                if !supervisorExit.wait(within: 20) { kill(supervisor.processIdentifier, SIGKILL) }
+                throw error
+            }
             do {
                 try devices.dialOnceListening(from: devices.a, to: [devices.b], within: seconds)
                 try devices.waitUntilConnected(within: seconds)
