@@ -62,12 +62,17 @@ struct StoreCompactionDaemonTests {
         }
     }
 
+    /// An in-process daemon whose configuration has `stores` (lines of keys) as its `[stores]`.
+    static func withStoresConfigured(_ stores: String, _ body: (InProcessDaemon) async throws -> Void) async throws {
+        try await UbiquityTesting.withDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
+            let config = "[[roots]]\npath = \"\(root)\"\n\n[stores]\n\(stores)\n"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
+        }, body)
+    }
+
     @Test("[stores] in the configuration: snapshot_every = 5 writes a snapshot at every 5th save (and, alone, compacts at once); silent_after_s = 3600 calls a device silent after an hour")
     func configuredIntervalAndSilence() async throws {
-        try await withDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
-            let config = "[[roots]]\npath = \"\(root)\"\n\n[stores]\nsnapshot_every = 5\nsilent_after_s = 3600\n"
-            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
-        }) { daemon in
+        try await Self.withStoresConfigured("snapshot_every = 5\nsilent_after_s = 3600") { daemon in
             let client = try RawClient.greeted(socket: daemon.socket)
             let device = try #require(try T.open(client)["device"]?.stringValue)
             let store = "\(daemon.root)/\(T.container)/.ubiquity-stores/grocery"
@@ -90,10 +95,7 @@ struct StoreCompactionDaemonTests {
 
     @Test("[stores] floor_after_s = 0: a deleted row shrinks to its floor at the next import pass; the journal says so and status counts it")
     func flooredRowsAreLoggedAndCounted() async throws {
-        try await withDaemon(arguments: ["--config", "{dir}/ubiquityd.toml", "--socket", "{socket}"], prepare: { root in
-            let config = "[[roots]]\npath = \"\(root)\"\n\n[stores]\nfloor_after_s = 0\n"
-            try Data(config.utf8).write(to: URL(fileURLWithPath: (root as NSString).deletingLastPathComponent + "/ubiquityd.toml"))
-        }) { daemon in
+        try await Self.withStoresConfigured("floor_after_s = 0") { daemon in
             let client = try RawClient.greeted(socket: daemon.socket)
             _ = try T.open(client)
             let counts = { (id: Int) throws -> [JSONValue?] in
