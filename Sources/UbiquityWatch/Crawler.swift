@@ -274,11 +274,7 @@ public struct Crawler: Sendable {
                 skip(path + [name], WatchError(SystemCallError("statx", errno: statError, path: System.join(containerRoot, path + [name]))))
                 continue
             }
-            var stat = FileStat(raw)
-            // As System.entry: symlinks carry no user attributes, other kinds show no tags.
-            if stat.kind == .regular || stat.kind == .directory {
-                if top.visiting { stat.tagsDeferred = true } else { stat.tags = TagReader.tags(in: top.fd, named: namePointer) }
-            }
+            let stat = System.entry(FileStat(raw), at: top.fd, namePointer, deferringTags: top.visiting)
             entries.append(CrawlListing.Entry(parent: top.position, name: name, stat: stat))
             guard stat.kind == .directory else { continue }
 

@@ -29,11 +29,19 @@ extension System {
     ///   crawl of a watched directory, where `getxattrat` was a quarter of the crawl's time.
     static func entry(at directory: Int32, _ name: UnsafePointer<CChar>, deferringTags: Bool = false,
                       describing: @autoclosure () -> String) throws(WatchError) -> FileStat? {
-        guard var found = try stat(at: directory, name, describing: describing()) else { return nil }
+        guard let found = try stat(at: directory, name, describing: describing()) else { return nil }
+        return entry(found, at: directory, name, deferringTags: deferringTags)
+    }
+
+    /// `found`, the status of `name` in `directory`, with its tags read (or deferred): the second
+    /// half of ``entry(at:_:deferringTags:describing:)``, for a status already taken (a crawl's
+    /// ``DirectoryBatch``).
+    static func entry(_ found: FileStat, at directory: Int32, _ name: UnsafePointer<CChar>, deferringTags: Bool) -> FileStat {
         // Symlinks carry no user attributes on Linux; other kinds are not items that show tags.
         guard found.kind == .regular || found.kind == .directory else { return found }
-        if deferringTags { found.tagsDeferred = true } else { found.tags = TagReader.tags(in: directory, named: name) }
-        return found
+        var tagged = found
+        if deferringTags { tagged.tagsDeferred = true } else { tagged.tags = TagReader.tags(in: directory, named: name) }
+        return tagged
     }
 
     /// The device and inode of the file open at `fd`.
