@@ -58,6 +58,9 @@ struct DaemonProcessTests {
             _ = try client.request(Self.hello)
             _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","live":false}"#)
             _ = try client.readJSON()
+            // READY=1 (which the harness waits for) goes out just before the "ready" line is
+            // written: wait for the line rather than assume it is there.
+            try daemon.waitForLog("<6>ready status=")
             let lines = daemon.log.split(separator: "\n").map(String.init)
             #expect(!lines.isEmpty)
             for line in lines { #expect(line.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil, "\(line)") }
