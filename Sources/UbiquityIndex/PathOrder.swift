@@ -132,6 +132,7 @@ struct PathOrder {
     /// least as long, is scratch space kept parallel to them: many small groups sorted one by
     /// one share one.
     func sort(_ positions: UnsafeMutableBufferPointer<Int>, _ keys: UnsafeMutableBufferPointer<Key>, depth: Int) {
+        if isInOrder(positions, from: depth) { return }
         if positions.count <= Self.insertionLimit {
             // A small group needs no stack (an allocation).
             for k in positions.indices { keys[k] = key(positions[k], at: depth) }
@@ -175,6 +176,16 @@ struct PathOrder {
                 stack.append((less, greater, depth + Self.keyBytes, false, budget(greater - less)))
             }
         }
+    }
+
+    /// Whether `positions` are already in order: one pass that stops at the first pair out of
+    /// order. Candidates often come from the name index in name order, and a directory's
+    /// children then need no sorting (one directory of 100k `Item_*` results spent 17% of the
+    /// answer sorting them again); input in any other order costs a comparison or two.
+    private func isInOrder(_ positions: UnsafeMutableBufferPointer<Int>, from depth: Int) -> Bool {
+        guard positions.count > 1 else { return true }
+        for k in 1..<positions.count where compare(positions[k - 1], positions[k], from: depth) > 0 { return false }
+        return true
     }
 
     /// Whether strings with this key go on past its bytes.

@@ -70,6 +70,21 @@ struct PathOrderTests {
         Self.check((0..<500).map { _ in Self.string(&random, length: 0...24, alphabet: [0x00, 0xFF]) })
     }
 
+    /// Input already in order is left as it is; input in order but for its last pair, or with
+    /// equal strings, or in order only up to a shared prefix longer than a key, is still sorted.
+    @Test(arguments: 1...4 as ClosedRange<UInt64>)
+    func inputAlreadyInOrderOrAlmost(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let inOrder = (0..<random.int(2...400)).map { _ in Self.string(&random, length: 0...30) }
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        Self.check(inOrder)
+        Self.check(inOrder + inOrder.prefix(1))
+        Self.check(Array(inOrder.dropLast(2)) + inOrder.suffix(2).reversed())
+        Self.check(inOrder.reversed())
+        let shared = Array(repeating: UInt8(ascii: "d"), count: 20)
+        Self.check((inOrder.dropFirst() + inOrder.prefix(1)).map { shared + $0 }, from: 20)
+    }
+
     @Test(arguments: 1...6 as ClosedRange<UInt64>)
     func prefixesOfOneAnother(seed: UInt64) {
         var random = SplitMix64(seed: seed)
