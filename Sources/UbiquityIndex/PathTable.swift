@@ -151,17 +151,17 @@ struct PathTable {
         // ``names``. A directory's children form a group: group 0 the container roots (and any
         // root that is an entry), group n + 1 directory n's children.
         let children = count + directoryCount
+        // Keys lie end to end in ``names``, so their ends alone say where each starts.
         var keyEnds = nameEnds
         keyEnds.append(contentsOf: directoryKeyEnds)
-        var keyStarts = [0]
-        keyStarts.reserveCapacity(children)
-        keyStarts.append(contentsOf: keyEnds.dropLast())
-        var groupOf = entryDirectories.map { Int($0) + 1 }
-        groupOf.reserveCapacity(children)
-        groupOf.append(contentsOf: directoryParents.lazy.map { $0 + 1 })
+        // Child `c`'s group, read where it is needed rather than kept in an array per child:
+        // at 100k results every array is another 800 KB mapped and faulted in per answer.
+        let groupOf = { (child: Int) -> Int in
+            child < self.count ? Int(self.entryDirectories[child]) + 1 : self.directoryParents[child - self.count] + 1
+        }
         // Children by group (a counting sort), then each group by name.
         var groupStarts = [Int](repeating: 0, count: directoryCount + 2)
-        for group in groupOf { groupStarts[group + 1] += 1 }
+        for child in 0..<children { groupStarts[groupOf(child) + 1] += 1 }
         var largest = 0
         for group in 1..<groupStarts.count {
             largest = max(largest, groupStarts[group])
@@ -169,21 +169,20 @@ struct PathTable {
         }
         var sorted = [Int](repeating: 0, count: children)
         var next = groupStarts
-        for (child, group) in groupOf.enumerated() {
+        for child in 0..<children {
+            let group = groupOf(child)
             sorted[next[group]] = child
             next[group] += 1
         }
         names.withUnsafeBufferPointer { table in
-            keyStarts.withUnsafeBufferPointer { keyStarts in
-                keyEnds.withUnsafeBufferPointer { keyEnds in
-                    let order = PathOrder(bytes: table, starts: keyStarts, ends: keyEnds)
-                    let scratch = UnsafeMutableBufferPointer<PathOrder.Key>.allocate(capacity: largest)
-                    defer { scratch.deallocate() }
-                    sorted.withUnsafeMutableBufferPointer { sorted in
-                        for group in 0..<(groupStarts.count - 1) where groupStarts[group + 1] - groupStarts[group] > 1 {
-                            order.sort(UnsafeMutableBufferPointer(rebasing: sorted[groupStarts[group]..<groupStarts[group + 1]]),
-                                       scratch, depth: 0)
-                        }
+            keyEnds.withUnsafeBufferPointer { keyEnds in
+                let order = PathOrder(bytes: table, ends: keyEnds)
+                let scratch = UnsafeMutableBufferPointer<PathOrder.Key>.allocate(capacity: largest)
+                defer { scratch.deallocate() }
+                sorted.withUnsafeMutableBufferPointer { sorted in
+                    for group in 0..<(groupStarts.count - 1) where groupStarts[group + 1] - groupStarts[group] > 1 {
+                        order.sort(UnsafeMutableBufferPointer(rebasing: sorted[groupStarts[group]..<groupStarts[group + 1]]),
+                                   scratch, depth: 0)
                     }
                 }
             }
