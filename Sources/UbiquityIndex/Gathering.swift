@@ -55,6 +55,10 @@ struct Gathering {
         listed = []
     }
 
+    /// The found items as the name index listed them (in name order), when that is all there
+    /// is: nothing was evaluated and no batch touched the gathering. Nil otherwise.
+    var foundAsListed: [ItemID]? { found.isEmpty && candidates.isEmpty ? listed : nil }
+
     /// The found items in id order. Ids are slots of the index, dense below `bound`: a bitmap of
     /// `bound` bits (128 KB at a million slots) is filled and read in order, cheaper than
     /// sorting (an id at or past `bound`, which the index never hands out, gets the sort).

@@ -33,6 +33,26 @@ struct ResultSetTests {
         #expect(relative.firstIndex(of: "a/b")! < relative.firstIndex(of: "a0")!)
     }
 
+    /// A name hint that says all the predicate does hands its results over in name order, not
+    /// id order; their paths still come out byte by byte, in one directory and across many,
+    /// with names whose order as strings is not their byte order.
+    @Test func aCompleteNameHintsAnswerIsInPathOrder() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        let stems = ["Item_b", "Item_a", "Item_\u{E9}", "Item_e\u{301}", "Item_Z", "Item_a.b", "Item_\u{1F600}", "Item_\u{FB01}"]
+        // Listed in an order that is neither name nor path order: ids follow it.
+        let paths = (Self.awkward.reversed() + ["Documents"]).flatMap { directory in stems.reversed().map { directory + "/" + $0 } }
+        _ = index.apply([tree.listing(paths)])
+        // The listing keys paths as Strings: canonically equivalent ones are one entry.
+        let entries = Set(paths).count
+        let query = try Self.query("name LIKE 'Item_*'", index, attributes: [.name])
+        #expect(query.beginGathering().foundAsListed?.count == entries, "the hint is complete: nothing left to evaluate")
+        let results = query.gather().map(\.path)
+        #expect(results.count == entries)
+        #expect(results == results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
     /// With a sort descriptor, ties on its key (one name in many directories, names equal when
     /// folded) go in path order, byte by byte.
     @Test(arguments: [["name"], ["-name"], ["displayName"]])
