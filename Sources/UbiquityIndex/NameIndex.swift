@@ -12,12 +12,26 @@ final class NameIndex {
 
     private var buckets: [String: SortedIDs] = [:]
 
+    var isEmpty: Bool { buckets.isEmpty }
+
+    /// Every bucket's ids in their order (for tests and checks).
+    var idsByBucket: [String: [ItemID]] { buckets.mapValues { $0.chunks.flatMap { $0 } } }
+
+    /// Puts a bucket built elsewhere (``build(_:names:)``) in place.
+    func setBucket(_ key: String, _ sorted: SortedIDs) { buckets[key] = sorted.isEmpty ? nil : sorted }
+
     static func bucket(_ name: String) -> String {
+        var copy = name
+        return copy.withUTF8 { bucket(utf8: $0) }
+    }
+
+    /// ``bucket(_:)`` of a name given as its UTF-8 bytes.
+    static func bucket(utf8 name: UnsafeBufferPointer<UInt8>) -> String {
         // ASCII fast path: no Unicode case mapping needed.
         var key = ""
         var count = 0
-        for byte in name.utf8 {
-            guard byte < 0x80 else { return String(name.lowercased().prefix(bucketLength)) }
+        for byte in name {
+            guard byte < 0x80 else { return String(String(decoding: name, as: UTF8.self).lowercased().prefix(bucketLength)) }
             if count == bucketLength { break }
             key.unicodeScalars.append(Unicode.Scalar(byte >= 65 && byte <= 90 ? byte | 0x20 : byte))
             count += 1

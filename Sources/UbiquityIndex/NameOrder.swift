@@ -38,6 +38,14 @@ enum NameOrder {
         return aName == bName ? 0 : aName < bName ? -1 : 1
     }
 
+    /// ``compare(_:_:_:bIsSimple:)`` of two names given as bytes alone.
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        // Both below the combining marks: bytes decide, and `bName` is never read.
+        if isBelowCombiningMarks(b) && isBelowCombiningMarks(a) { return compare(a, b, "", bIsSimple: true) }
+        if let decided = orderAtFirstDifference(a, b) { return decided }
+        return compare(a, b, String(decoding: b, as: UTF8.self), bIsSimple: false)
+    }
+
     /// The order of `a` and `b` read at their first differing scalar, when it and the scalar after
     /// it in each are stable (``isStable(_:)``); nil when a `String` comparison must decide.
     ///

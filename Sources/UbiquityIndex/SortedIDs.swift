@@ -7,6 +7,21 @@ struct SortedIDs {
 
     var isEmpty: Bool { chunks.isEmpty }
 
+    init() {}
+
+    /// Ids already in (name, id) order, cut into chunks three quarters full: room for inserts
+    /// before the first split.
+    init(sorted ids: [ItemID]) {
+        let size = Self.chunkLimit * 3 / 4
+        chunks.reserveCapacity((ids.count + size - 1) / size)
+        var start = 0
+        while start < ids.count {
+            let end = min(start + size, ids.count)
+            chunks.append(Array(ids[start..<end]))
+            start = end
+        }
+    }
+
     /// Whether (names[a], a) sorts before (key, b), the key's UTF-8 in `key` (``NameOrder``).
     @inline(__always)
     private static func less(_ a: ItemID, _ b: ItemID, _ key: Key, names: NameColumn) -> Bool {

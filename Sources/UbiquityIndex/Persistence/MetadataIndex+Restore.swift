@@ -69,15 +69,18 @@ extension MetadataIndex {
         // reached from a root is part of a cycle.
         var reached = 0
         var stack = roots.compactMap { $0 }
+        var named: [ItemID] = []
+        named.reserveCapacity(liveCount)
         while let entry = stack.popLast() {
             reached += 1
             for child in children(entry)?.ids ?? [] {
                 let name = self.name(child)
                 setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
-                nameIndex.insert(name, child, names: names)
+                named.append(child)
                 stack.append(child)
             }
         }
+        nameIndex.build(named, names: names)
         guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
 
         for i in 0..<count where flagsOf[i].contains(.live) {
