@@ -75,6 +75,18 @@ struct ChildTableTests {
         #expect(restored.index.lookup(container: 0, ["Documents", Self.decomposed]) != nil)
     }
 
+    /// One hash and probe that adds a child unless one has its bytes: the other spelling of
+    /// `é` is another child, the same bytes are refused and change nothing.
+    @Test func insertUnlessNamedRefusesOnlyTheSameBytes() {
+        let names = NameColumn([Self.composed, Self.decomposed, Self.composed, "file_00000001.txt", "file_00000001.txt"])
+        var table = ChildTable()
+        let added = (0..<5).map { table.insertUnlessNamed(ItemID($0), names: names) }
+        #expect(added == [true, true, false, true, false])
+        #expect(table.count == 3)
+        #expect(Set(table.ids) == [0, 1, 3])
+        #expect(table.find(Self.decomposed, names: names) == 1)
+    }
+
     @Test func longAndOddNamesAreFoundByTheirBytes() throws {
         let long = String(repeating: "n", count: 250) + ".txt"     // 254 bytes
         let longest = String(repeating: "\u{E9}", count: 127) + "x" // 255 bytes, 2-byte scalars

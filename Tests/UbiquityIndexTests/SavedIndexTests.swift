@@ -483,7 +483,8 @@ struct SavedIndexTests {
         }
         let root = Slot(parent: 0, name: "/", stat: directory)
         // The well-formed one is accepted, so each refusal below is about its one defect.
-        try restore(snapshot([root, Slot(parent: 0, name: "Documents", stat: directory), Slot(parent: 1, name: "a", stat: file)]))
+        try restore(snapshot([root, Slot(parent: 0, name: "Documents", stat: directory), Slot(parent: 1, name: "a", stat: file),
+                              Slot(parent: 1, name: "...", stat: file), Slot(parent: 1, name: String(repeating: "\u{E9}", count: 127) + "x", stat: file)]))
         let cases: [(String, [UInt8])] = [
             ("a cycle", snapshot([root, Slot(parent: 2, name: "x", stat: directory), Slot(parent: 1, name: "y", stat: directory)])),
             ("two names alike", snapshot([root, Slot(parent: 0, name: "a", stat: file), Slot(parent: 0, name: "a", stat: file)])),
@@ -493,6 +494,12 @@ struct SavedIndexTests {
                                        free: [1])),
             ("a name with a slash", snapshot([root, Slot(parent: 0, name: "a/b", stat: file)])),
             ("a name '..'", snapshot([root, Slot(parent: 0, name: "..", stat: file)])),
+            ("a name '.'", snapshot([root, Slot(parent: 0, name: ".", stat: file)])),
+            ("an empty name", snapshot([root, Slot(parent: 0, name: "", stat: file)])),
+            ("a name with a NUL", snapshot([root, Slot(parent: 0, name: "a\u{0}b", stat: file)])),
+            ("a name of 256 bytes", snapshot([root, Slot(parent: 0, name: String(repeating: "\u{E9}", count: 128), stat: file)])),
+            ("two names alike, long", snapshot([root, Slot(parent: 0, name: "file_00000001.txt", stat: file),
+                                                Slot(parent: 0, name: "file_00000001.txt", stat: file)])),
             ("two roots", snapshot([root, Slot(parent: 1, name: "/", stat: directory)])),
             ("a root that is a file", snapshot([Slot(parent: 0, name: "/", stat: file)])),
             ("a dead slot not free", snapshot([root, Slot(live: false, parent: 0, name: "", stat: file)])),

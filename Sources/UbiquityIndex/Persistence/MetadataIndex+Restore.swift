@@ -37,20 +37,20 @@ extension MetadataIndex {
         for i in 0..<count where columns.stats[i].kind == .directory && columns.flagsOf[i] == .live {
             columns.childrenOf[ItemID(i)] = ChildTable()
         }
+        // Names are checked and placed as bytes: a `String` per entry (a heap block for a name
+        // over 15 bytes) is made only to say what is wrong.
         for i in 0..<count where columns.flagsOf[i] == .live {
             let parent = Int(columns.parents[i])
-            let name = columns.names[i]
-            guard Self.isEntryName(name) else { throw .invalid("entry #\(i) has the name '\(name)'") }
+            guard columns.names.withUTF8(i, Self.isEntryName) else { throw .invalid("entry #\(i) has the name '\(columns.names[i])'") }
             guard parent < count, columns.flagsOf[parent].contains(.live), columns.childrenOf[ItemID(parent)] != nil else {
-                throw .invalid("entry #\(i) ('\(name)') has no live directory as its parent")
+                throw .invalid("entry #\(i) ('\(columns.names[i])') has no live directory as its parent")
             }
             guard columns.containerOf[parent] == columns.containerOf[i] else {
-                throw .invalid("entry #\(i) ('\(name)') is in another container than its parent")
+                throw .invalid("entry #\(i) ('\(columns.names[i])') is in another container than its parent")
             }
-            guard columns.childrenOf[ItemID(parent)]!.find(name, names: columns.names) == nil else {
-                throw .invalid("two entries named '\(name)' in one directory")
+            guard columns.childrenOf[ItemID(parent)]!.insertUnlessNamed(ItemID(i), names: columns.names) else {
+                throw .invalid("two entries named '\(columns.names[i])' in one directory")
             }
-            columns.childrenOf[ItemID(parent)]!.insert(ItemID(i), names: columns.names)
         }
 
         // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
@@ -93,8 +93,14 @@ extension MetadataIndex {
     /// A directory entry's name as the kernel allows it: not empty, not `.` or `..`, no `/` or NUL,
     /// at most 255 bytes.
     static func isEntryName(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        guard !utf8.isEmpty, utf8.count <= 255, name != ".", name != ".." else { return false }
+        var name = name
+        return name.withUTF8(isEntryName)
+    }
+
+    /// ``isEntryName(_:)`` of a name's UTF-8 bytes.
+    static func isEntryName(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !utf8.isEmpty, utf8.count <= 255 else { return false }
+        if utf8.count <= 2 && utf8.allSatisfy({ $0 == UInt8(ascii: ".") }) { return false }
         return !utf8.contains(UInt8(ascii: "/")) && !utf8.contains(0)
     }
 }
