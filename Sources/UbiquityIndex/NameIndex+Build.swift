@@ -11,14 +11,42 @@ extension NameIndex {
     /// Indexes `ids` (each once; none indexed yet) under their names in `names`.
     func build(_ ids: [ItemID], names: NameColumn) {
         precondition(isEmpty, "a name index is built once, empty")
-        var grouped: [String: [ItemID]] = [:]
+        // An ASCII name's bucket as an integer (its bytes lowercased, and how many), so that no
+        // `String` is made and hashed per entry; other names by their bucket's `String`.
+        var ascii: [UInt32: [ItemID]] = [:]
+        var other: [String: [ItemID]] = [:]
         for id in ids {
-            let key = names.withUTF8(Int(id)) { NameIndex.bucket(utf8: $0) }
-            grouped[key, default: []].append(id)
+            names.withUTF8(Int(id)) { name in
+                if let code = Self.asciiBucketCode(name) {
+                    ascii[code, default: []].append(id)
+                } else {
+                    other[NameIndex.bucket(utf8: name), default: []].append(id)
+                }
+            }
         }
-        for (key, members) in grouped {
+        // A name read as a `String` may fall in an ASCII bucket too (`ABCé` in `abc`).
+        for members in ascii.values {
+            let key = names.withUTF8(Int(members[0])) { NameIndex.bucket(utf8: $0) }
+            other[key, default: []].append(contentsOf: members)
+        }
+        for (key, members) in other {
             setBucket(key, SortedIDs(sorted: Self.sortedByName(members, names: names)))
         }
+    }
+
+    /// The bucket of a name that ``bucket(utf8:)`` reads as ASCII, as an integer: its first
+    /// ``bucketLength`` bytes lowercased, and their count in the top byte. Nil when that reads it
+    /// as a `String`: a byte beyond ASCII among those or the one after them (`abc` + U+0301 is
+    /// bucket `abć`, not `abc`).
+    static func asciiBucketCode(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        if name.count > bucketLength && name[bucketLength] >= 0x80 { return nil }
+        var code = UInt32(min(name.count, bucketLength)) << 24
+        for k in 0..<min(name.count, bucketLength) {
+            let byte = name[k]
+            guard byte < 0x80 else { return nil }
+            code |= UInt32(byte >= 65 && byte <= 90 ? byte | 0x20 : byte) << (8 * UInt32(k))
+        }
+        return code
     }
 
     /// `ids` in (name, id) order: ``SortedIDs``' order.

@@ -10,7 +10,8 @@ struct NameIndexBuildTests {
     /// consistent there (Swift 6.3: `"e\u{301}te\u{301}"` and `"\u{E9}t\u{E9}58"` are neither
     /// `<` the other nor `==`), so no sort can agree with it.
     static let stems = ["file_", "File_", "Item_", "a", "ab", "abc", "abcd", "\u{E9}t\u{E9}", "o\u{301}la",
-                        "\u{3B1}\u{3B2}", "\u{65E5}\u{672C}", "\u{1F34E}", "Z", "z", "fi\u{301}", "\u{FB01}le"]
+                        "\u{3B1}\u{3B2}", "\u{65E5}\u{672C}", "\u{1F34E}", "Z", "z", "fi\u{301}", "\u{FB01}le",
+                        "abc\u{301}", "ABC\u{E9}"]
 
     static func check(_ names: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         let column = NameColumn(names)
