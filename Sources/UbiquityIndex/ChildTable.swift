@@ -51,23 +51,33 @@ struct ChildTable {
     func find(_ name: String, names: NameColumn) -> ItemID? {
         guard !isEmpty else { return nil }
         var name = name
-        return name.withUTF8 { bytes in
-            let mask = tags.count - 1
-            let (start, tag) = ChildTable.home(ChildTable.hash(bytes), mask: mask)
-            var slot = start
-            while true {
-                let found = tags[slot]
-                if found == ChildTable.emptyTag { return nil }
-                if found == tag, names.withUTF8(Int(slotIDs[slot]), { ChildTable.sameBytes($0, bytes) }) { return slotIDs[slot] }
-                slot = (slot + 1) & mask
-            }
+        return name.withUTF8 { find($0, hash: ChildTable.hash($0), names: names) }
+    }
+
+    /// The id of the child whose name is `bytes`, whose ``hash(_:)-(UnsafeBufferPointer<UInt8>)``
+    /// is `hash`: a caller that goes on to ``insert(_:hash:names:)`` the name hashes it once.
+    func find(_ bytes: UnsafeBufferPointer<UInt8>, hash: Int, names: NameColumn) -> ItemID? {
+        guard !isEmpty else { return nil }
+        let mask = tags.count - 1
+        let (start, tag) = ChildTable.home(hash, mask: mask)
+        var slot = start
+        while true {
+            let found = tags[slot]
+            if found == ChildTable.emptyTag { return nil }
+            if found == tag, names.withUTF8(Int(slotIDs[slot]), { ChildTable.sameBytes($0, bytes) }) { return slotIDs[slot] }
+            slot = (slot + 1) & mask
         }
     }
 
     /// Adds `id`, whose name (`names[id]`) no child has yet.
     mutating func insert(_ id: ItemID, names: NameColumn) {
+        insert(id, hash: ChildTable.hash(id, names), names: names)
+    }
+
+    /// Adds `id`, whose name no child has yet and hashes to `hash` (``hash(_:_:)``).
+    mutating func insert(_ id: ItemID, hash: Int, names: NameColumn) {
         if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1), names: names) }
-        place(id, hash: ChildTable.hash(id, names))
+        place(id, hash: hash)
         count += 1
     }
 

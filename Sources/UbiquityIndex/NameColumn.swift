@@ -83,6 +83,17 @@ struct NameColumn {
             return String(decoding: NameBytes.bytes(slot, in: bases), as: UTF8.self)
         }
 
+        /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.
+        @inline(__always)
+        func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            let slot = slots[position]
+            if slot.isShort {
+                var name = slot.shortName
+                return try name.withUTF8(body)
+            }
+            return try body(NameBytes.bytes(slot, in: bases))
+        }
+
         /// Appends name `position`'s UTF-8 to `out`.
         @inline(__always)
         func appendUTF8(_ position: Int, to out: inout [UInt8]) {

@@ -29,6 +29,21 @@ final class NameIndex {
         buckets[NameIndex.bucket(name), default: SortedIDs()].insert(id, name: name, names: names)
     }
 
+    /// Many names at once, each id with its bucket (``bucket(_:)``): each bucket's ids sorted, then
+    /// put in in one sweep (``SortedIDs/insert(sorted:names:)``). The index is as the ids inserted
+    /// one by one leave it.
+    func insert(_ grouped: [String: [ItemID]], names: NameColumn) {
+        for (key, ids) in grouped {
+            let sorted = names.withReader { reader in ids.sorted { SortedIDs.precedes($0, $1, reader) } }
+            buckets[key, default: SortedIDs()].insert(sorted: sorted, names: names)
+        }
+    }
+
+    /// Every bucket's ids in their order (for tests that check it).
+    var contents: [String: [ItemID]] {
+        buckets.mapValues { $0.chunks.flatMap { $0 } }
+    }
+
     /// `names[id]` must still hold `name`.
     func remove(_ name: String, _ id: ItemID, names: NameColumn) {
         let key = NameIndex.bucket(name)

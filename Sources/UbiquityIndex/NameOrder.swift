@@ -38,6 +38,22 @@ enum NameOrder {
         return aName == bName ? 0 : aName < bName ? -1 : 1
     }
 
+    /// ``compare(_:_:_:bIsSimple:)`` with `b` made a `String` only when that must decide.
+    @inline(__always)
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bIsSimple: Bool) -> Int {
+        if bIsSimple && isBelowCombiningMarks(a) {
+            let common = Swift.min(a.count, b.count)
+            if common > 0 {
+                let c = Int(memcmp(a.baseAddress!, b.baseAddress!, common))
+                if c != 0 { return c }
+            }
+            return a.count - b.count
+        }
+        if let decided = orderAtFirstDifference(a, b) { return decided }
+        let aName = String(decoding: a, as: UTF8.self), bName = String(decoding: b, as: UTF8.self)
+        return aName == bName ? 0 : aName < bName ? -1 : 1
+    }
+
     /// The order of `a` and `b` read at their first differing scalar, when it and the scalar after
     /// it in each are stable (``isStable(_:)``); nil when a `String` comparison must decide.
     ///
