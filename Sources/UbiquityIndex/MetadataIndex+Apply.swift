@@ -211,7 +211,7 @@ extension MetadataIndex {
         var filed = name
         let (found, hash) = filed.withUTF8 { bytes in
             let hash = ChildTable.hash(bytes)
-            return (childrenOf[parent]?.find(bytes, hash: hash, names: names), hash)
+            return (child(parent, bytes, hash: hash), hash)
         }
         if let existing = found {
             let old = self.stat(existing)

@@ -372,7 +372,17 @@ public final class MetadataIndex {
     /// Makes `child` (named already) one of `parent`'s children.
     func addChild(_ parent: ItemID, _ child: ItemID) { childrenOf[parent]?.insert(child, names: names) }
     /// ``addChild(_:_:)`` for a child whose name's ``ChildTable`` hash the caller has.
-    func addChild(_ parent: ItemID, _ child: ItemID, hash: Int) { childrenOf[parent]?.insert(child, hash: hash, names: names) }
+    func addChild(_ parent: ItemID, _ child: ItemID, hash: Int) {
+        // Through the dictionary's values, read with the names' reader: no copy of the table or
+        // of the name column (a retain of each of their buffers) per child.
+        guard let table = childrenOf.index(forKey: parent) else { return }
+        names.withReader { childrenOf.values[table].insert(child, hash: hash, names: $0) }
+    }
+    /// The child of `parent` whose name is `bytes`, hashed to `hash` (``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``).
+    func child(_ parent: ItemID, _ bytes: UnsafeBufferPointer<UInt8>, hash: Int) -> ItemID? {
+        guard let table = childrenOf.index(forKey: parent) else { return nil }
+        return names.withReader { childrenOf.values[table].find(bytes, hash: hash, names: $0) }
+    }
     /// Whether `id` is a directory (or a container root): it has children, or may have. Reads no
     /// copy of its ``ChildTable``.
     @inline(__always) func hasChildTable(_ id: ItemID) -> Bool { childrenOf.index(forKey: id) != nil }
