@@ -38,17 +38,13 @@ enum NameOrder {
         return aName == bName ? 0 : aName < bName ? -1 : 1
     }
 
-    /// ``compare(_:_:_:bIsSimple:)`` with `b` made a `String` only when that must decide.
+    /// ``compare(_:_:_:bIsSimple:)`` for two names neither of which was read before: decided at
+    /// their first difference (``orderAtFirstDifference(_:_:)``, which for two names below U+0300
+    /// is their bytes' order), so no name is read past it, and `String`s are made only when that
+    /// cannot decide. Long names that share a short prefix (60–200 bytes of Greek, Cyrillic and
+    /// CJK) compare after a few bytes, where telling whether each is below U+0300 read it whole.
     @inline(__always)
-    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bIsSimple: Bool) -> Int {
-        if bIsSimple && isBelowCombiningMarks(a) {
-            let common = Swift.min(a.count, b.count)
-            if common > 0 {
-                let c = Int(memcmp(a.baseAddress!, b.baseAddress!, common))
-                if c != 0 { return c }
-            }
-            return a.count - b.count
-        }
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         if let decided = orderAtFirstDifference(a, b) { return decided }
         let aName = String(decoding: a, as: UTF8.self), bName = String(decoding: b, as: UTF8.self)
         return aName == bName ? 0 : aName < bName ? -1 : 1

@@ -87,7 +87,7 @@ struct SortedIDs {
     @inline(__always)
     static func precedes(_ a: ItemID, _ b: ItemID, _ names: NameColumn.Reader) -> Bool {
         let c = names.withUTF8(Int(a)) { x in
-            names.withUTF8(Int(b)) { y in NameOrder.compare(x, y, bIsSimple: NameOrder.isBelowCombiningMarks(y)) }
+            names.withUTF8(Int(b)) { y in NameOrder.compare(x, y) }
         }
         return c != 0 ? c < 0 : a < b
     }
