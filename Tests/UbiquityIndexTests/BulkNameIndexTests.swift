@@ -124,4 +124,18 @@ struct BulkNameIndexTests {
             #expect(found == expected, "\(hint)")
         }
     }
+
+    /// A saved index restored puts its names in the name index the same way: the order the live
+    /// index had, bucket by bucket.
+    @Test func aRestoredIndexHasTheNameIndexTheSavedOneHad() throws {
+        var tree = TreeBuilder()
+        let paths = Self.names(2000, seed: 11).enumerated().map { "Documents/d\($0.offset % 7)/\($0.element)-\($0.offset)" }
+        let index = ListingPartsTests.index(tree.descriptor, applyingWhole: tree.listing(paths))
+        let bytes = IndexSnapshot.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)), snapshotID: 1, savedAt: 0,
+                                         bootID: "b", final: true, continues: nil)
+        let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
+                                                 retention: .init(), now: 0, bootID: "b")
+        #expect(restored.index.nameIndex.contents == index.nameIndex.contents)
+        #expect(restored.index.nameIndex.contents.values.reduce(0) { $0 + $1.count } == index.entryCount - 1)
+    }
 }

@@ -67,18 +67,21 @@ extension MetadataIndex {
 
         // Flags are derived from the top down, as the live index derives them; an entry not
         // reached from a root is part of a cycle.
+        // The names go into the name index together, each bucket sorted once (``NameIndex/insert(_:names:)``).
         var reached = 0
+        var named: [String: [ItemID]] = [:]
         var stack = roots.compactMap { $0 }
         while let entry = stack.popLast() {
             reached += 1
             for child in children(entry)?.ids ?? [] {
                 let name = self.name(child)
                 setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
-                nameIndex.insert(name, child, names: names)
+                named[NameIndex.bucket(name), default: []].append(child)
                 stack.append(child)
             }
         }
         guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
+        nameIndex.insert(named, names: names)
 
         for i in 0..<count where flagsOf[i].contains(.live) {
             let id = ItemID(i)
