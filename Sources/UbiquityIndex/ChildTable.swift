@@ -71,6 +71,13 @@ struct ChildTable {
         }
     }
 
+    /// ``find(_:hash:names:)`` through an in-place (`inout`) access: a table kept in a dictionary
+    /// is then read in its slot (`values[i]`), not through a copy of it (a retain and a release of
+    /// each of its two arrays). Changes nothing.
+    mutating func findInPlace(_ bytes: UnsafeBufferPointer<UInt8>, hash: Int, names: NameColumn.Reader) -> ItemID? {
+        find(bytes, hash: hash, names: names)
+    }
+
     /// Adds `id`, whose name (`names[id]`) no child has yet.
     mutating func insert(_ id: ItemID, names: NameColumn) {
         names.withReader { insert(id, hash: ChildTable.hash(id, $0), names: $0) }

@@ -376,12 +376,12 @@ public final class MetadataIndex {
         // Through the dictionary's values, read with the names' reader: no copy of the table or
         // of the name column (a retain of each of their buffers) per child.
         guard let table = childrenOf.index(forKey: parent) else { return }
-        names.withReader { childrenOf.values[table].insert(child, hash: hash, names: $0) }
+        names.withReaderInPlace { childrenOf.values[table].insert(child, hash: hash, names: $0) }
     }
     /// The child of `parent` whose name is `bytes`, hashed to `hash` (``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``).
     func child(_ parent: ItemID, _ bytes: UnsafeBufferPointer<UInt8>, hash: Int) -> ItemID? {
         guard let table = childrenOf.index(forKey: parent) else { return nil }
-        return names.withReader { childrenOf.values[table].find(bytes, hash: hash, names: $0) }
+        return names.withReaderInPlace { childrenOf.values[table].findInPlace(bytes, hash: hash, names: $0) }
     }
     /// Whether `id` is a directory (or a container root): it has children, or may have. Reads no
     /// copy of its ``ChildTable``.

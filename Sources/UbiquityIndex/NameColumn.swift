@@ -69,6 +69,13 @@ struct NameColumn {
         try slots.withReader { slots in try bytes.withBases { bases in try body(Reader(slots: slots, bases: bases)) } }
     }
 
+    /// ``withReader(_:)`` through an in-place (`inout`) access: a column kept in a class is then
+    /// read where it is, not through a copy of it (a retain and a release of each of its buffers),
+    /// which a call on the property makes. Changes nothing.
+    mutating func withReaderInPlace<R>(_ body: (Reader) throws -> R) rethrows -> R {
+        try withReader(body)
+    }
+
     /// A column's names as ``withReader(_:)`` lends them.
     struct Reader {
         fileprivate let slots: ChunkedColumn<NameSlot>.Reader
