@@ -35,6 +35,8 @@ struct ChildTable {
     /// The hash of the name in slot `id` of `names`.
     @inline(__always)
     static func hash(_ id: ItemID, _ names: NameColumn) -> Int { names.withUTF8(Int(id)) { hash($0) } }
+    @inline(__always)
+    static func hash(_ id: ItemID, _ names: NameColumn.Reader) -> Int { names.withUTF8(Int(id)) { hash($0) } }
 
     /// The slot a hash starts probing at, and its tag.
     @inline(__always)
@@ -51,23 +53,40 @@ struct ChildTable {
     func find(_ name: String, names: NameColumn) -> ItemID? {
         guard !isEmpty else { return nil }
         var name = name
-        return name.withUTF8 { bytes in
-            let mask = tags.count - 1
-            let (start, tag) = ChildTable.home(ChildTable.hash(bytes), mask: mask)
-            var slot = start
-            while true {
-                let found = tags[slot]
-                if found == ChildTable.emptyTag { return nil }
-                if found == tag, names.withUTF8(Int(slotIDs[slot]), { ChildTable.sameBytes($0, bytes) }) { return slotIDs[slot] }
-                slot = (slot + 1) & mask
-            }
+        return name.withUTF8 { bytes in names.withReader { find(bytes, hash: ChildTable.hash(bytes), names: $0) } }
+    }
+
+    /// The id of the child whose name is `bytes`, whose ``hash(_:)-(UnsafeBufferPointer<UInt8>)``
+    /// is `hash`: a caller that goes on to ``insert(_:hash:names:)`` the name hashes it once.
+    func find(_ bytes: UnsafeBufferPointer<UInt8>, hash: Int, names: NameColumn.Reader) -> ItemID? {
+        guard !isEmpty else { return nil }
+        let mask = tags.count - 1
+        let (start, tag) = ChildTable.home(hash, mask: mask)
+        var slot = start
+        while true {
+            let found = tags[slot]
+            if found == ChildTable.emptyTag { return nil }
+            if found == tag, names.withUTF8(Int(slotIDs[slot]), { ChildTable.sameBytes($0, bytes) }) { return slotIDs[slot] }
+            slot = (slot + 1) & mask
         }
+    }
+
+    /// ``find(_:hash:names:)`` through an in-place (`inout`) access: a table kept in a dictionary
+    /// is then read in its slot (`values[i]`), not through a copy of it (a retain and a release of
+    /// each of its two arrays). Changes nothing.
+    mutating func findInPlace(_ bytes: UnsafeBufferPointer<UInt8>, hash: Int, names: NameColumn.Reader) -> ItemID? {
+        find(bytes, hash: hash, names: names)
     }
 
     /// Adds `id`, whose name (`names[id]`) no child has yet.
     mutating func insert(_ id: ItemID, names: NameColumn) {
-        if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1), names: names) }
-        place(id, hash: ChildTable.hash(id, names))
+        names.withReader { insert(id, hash: ChildTable.hash(id, $0), names: $0) }
+    }
+
+    /// Adds `id`, whose name no child has yet and hashes to `hash` (``hash(_:_:)``).
+    mutating func insert(_ id: ItemID, hash: Int, names: NameColumn.Reader) {
+        if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1)) { ChildTable.hash($0, names) } }
+        place(id, hash: hash)
         count += 1
     }
 
@@ -149,9 +168,13 @@ struct ChildTable {
     }
 
     private mutating func resize(to slots: Int, names: NameColumn) {
+        names.withReader { names in resize(to: slots) { ChildTable.hash($0, names) } }
+    }
+
+    private mutating func resize(to slots: Int, hashing hash: (ItemID) -> Int) {
         let old = ids
         slotIDs = ContiguousArray(repeating: 0, count: slots)
         tags = ContiguousArray(repeating: ChildTable.emptyTag, count: slots)
-        for id in old { place(id, hash: ChildTable.hash(id, names)) }
+        for id in old { place(id, hash: hash(id)) }
     }
 }

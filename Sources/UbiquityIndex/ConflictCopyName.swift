@@ -1,3 +1,5 @@
+import Glibc
+
 /// A conflict copy's name, read: which item it is a version of, and what the sync engine says
 /// about who saved it and when. Pure.
 ///
@@ -27,9 +29,28 @@ public struct ConflictCopyName: Sendable, Hashable {
     /// and a regex literal is parsed anew on every evaluation (this runs for every entry the
     /// index inserts). Digits are ASCII digits, as the engines write them.
     public static func parse(_ name: String) -> ConflictCopyName? {
+        guard name.utf8.count > 12, mentionsConflict(name) else { return nil }
         let bytes = Array(name.utf8)
-        guard bytes.count > 12 else { return nil }
         return syncthing(bytes) ?? ubiquity(bytes) ?? dropbox(bytes)
+    }
+
+    /// Whether `name` holds the bytes `conflict`, which every form's marker does (`.sync-conflict-`,
+    /// `.ubiquity-conflict-`, `conflicted copy`): the test every other name ends at, without the
+    /// copy of its bytes the forms are read from (a crawl inserts 100,000 names that are not
+    /// conflict copies for every one that is).
+    static func mentionsConflict(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            conflictWord.withUnsafeBufferPointer { word in
+                guard let base = bytes.baseAddress, bytes.count >= word.count else { return false }
+                var i = 0
+                while i <= bytes.count - word.count {
+                    if bytes[i] == word[0], memcmp(base + i, word.baseAddress!, word.count) == 0 { return true }
+                    i += 1
+                }
+                return false
+            }
+        }
     }
 
     /// `<base>.sync-conflict-YYYYMMDD-HHMMSS-<7 of A-Z 0-9>[.<ext>]`
@@ -115,4 +136,5 @@ public struct ConflictCopyName: Sendable, Hashable {
     private static let ubiquityMarker = Array(".ubiquity-conflict-".utf8)
     private static let conflictedCopy = Array("conflicted copy".utf8)
     private static let possessive = Array("'s ".utf8)
+    private static let conflictWord = Array("conflict".utf8)
 }

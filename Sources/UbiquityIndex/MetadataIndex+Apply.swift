@@ -152,11 +152,14 @@ extension MetadataIndex {
         return false
     }
 
-    private func insert(name: String, parent: ItemID, stat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID {
+    /// - Parameter childHash: the name's ``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``
+    ///   when the caller has it (it looked the name up first), so the name is hashed once.
+    private func insert(name: String, parent: ItemID, stat: FileStat, container: Int, childHash: Int? = nil,
+                        _ recorder: inout Recorder) -> ItemID {
         let id = allocate(name: name, parent: parent, container: UInt16(container),
                           flags: flags(forChild: name, of: parent, kind: stat.kind, container: container), stat: stat)
-        addChild(parent, id)
-        nameIndex.insert(name, id, names: names)
+        if let childHash { addChild(parent, id, hash: childHash) } else { addChild(parent, id) }
+        indexName(name, id)
         noteInsert(id, &recorder)
         countConflictCopy(id, 1, &recorder)
         return id
@@ -203,7 +206,14 @@ extension MetadataIndex {
             name = item
             stat.evicted = true
         }
-        if let existing = child(parent, name) {
+        // The name hashed once: to look it up, and to file a new child under it (a crawl's
+        // entries are almost all new).
+        var filed = name
+        let (found, hash) = filed.withUTF8 { bytes in
+            let hash = ChildTable.hash(bytes)
+            return (child(parent, bytes, hash: hash), hash)
+        }
+        if let existing = found {
             let old = self.stat(existing)
             if old.kind != stat.kind {
                 removeSubtree(existing, &recorder)
@@ -216,7 +226,7 @@ extension MetadataIndex {
             }
             return existing
         }
-        return insert(name: name, parent: parent, stat: stat, container: container, &recorder)
+        return insert(name: name, parent: parent, stat: stat, container: container, childHash: hash, &recorder)
     }
 
     /// A status whose tags were not read (a crawl) takes the tags the index has for the entry:

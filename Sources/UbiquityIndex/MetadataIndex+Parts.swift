@@ -49,12 +49,21 @@ extension MetadataIndex {
 
     /// Inserts entries in listing order: each one's parent is placed already (or was not placed,
     /// and neither is it).
+    ///
+    /// Their names go in the name index together at the end, each bucket's sorted and merged in
+    /// one sweep (``NameIndex/insert(_:names:)``): one by one, each was a binary search over a
+    /// bucket that holds most of a flat directory's names, every name read a likely cache miss.
     private func place(_ entries: ArraySlice<CrawlListing.Entry>, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count)
+        pendingNames = [:]
+        defer {
+            flushPendingNames()
+            pendingNames = nil
+        }
         for entry in entries {
             let position = Int(entry.parent)
             let parent = position == -1 ? parts.root : position >= 0 && position < parts.ids.count ? parts.ids[position] : nil
-            guard let parent, children(parent) != nil else {
+            guard let parent, hasChildTable(parent) else {
                 parts.ids.append(nil)
                 continue
             }

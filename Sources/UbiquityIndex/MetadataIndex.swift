@@ -85,6 +85,10 @@ public final class MetadataIndex {
     let nameIndex = NameIndex()
     /// A container's first crawl arriving in parts, while it does (MetadataIndex+Parts.swift).
     var listingInParts: ListingInParts?
+    /// While a part is placed: the names of the entries it inserted, by name index bucket, put in
+    /// the name index together when it is placed (``flushPendingNames()``), or before anything
+    /// takes a name out of it.
+    var pendingNames: [String: [ItemID]]?
 
     public init() {}
 
@@ -367,6 +371,21 @@ public final class MetadataIndex {
     func setFlags(_ id: ItemID, _ flags: Flags) { flagsOf[Int(id)] = flags }
     /// Makes `child` (named already) one of `parent`'s children.
     func addChild(_ parent: ItemID, _ child: ItemID) { childrenOf[parent]?.insert(child, names: names) }
+    /// ``addChild(_:_:)`` for a child whose name's ``ChildTable`` hash the caller has.
+    func addChild(_ parent: ItemID, _ child: ItemID, hash: Int) {
+        // Through the dictionary's values, read with the names' reader: no copy of the table or
+        // of the name column (a retain of each of their buffers) per child.
+        guard let table = childrenOf.index(forKey: parent) else { return }
+        names.withReaderInPlace { childrenOf.values[table].insert(child, hash: hash, names: $0) }
+    }
+    /// The child of `parent` whose name is `bytes`, hashed to `hash` (``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``).
+    func child(_ parent: ItemID, _ bytes: UnsafeBufferPointer<UInt8>, hash: Int) -> ItemID? {
+        guard let table = childrenOf.index(forKey: parent) else { return nil }
+        return names.withReaderInPlace { childrenOf.values[table].findInPlace(bytes, hash: hash, names: $0) }
+    }
+    /// Whether `id` is a directory (or a container root): it has children, or may have. Reads no
+    /// copy of its ``ChildTable``.
+    @inline(__always) func hasChildTable(_ id: ItemID) -> Bool { childrenOf.index(forKey: id) != nil }
     /// Takes `child` (still named) out of `parent`'s children.
     func removeChild(_ parent: ItemID, _ child: ItemID) { childrenOf[parent]?.remove(child, names: names) }
     func setPackageTotals(_ id: ItemID, size: Int64, modified: Int64) { packageTotals[id] = (size, modified) }
@@ -385,6 +404,7 @@ public final class MetadataIndex {
 
     /// Gives an entry a new name and parent (a rename); the caller updates both parents' children.
     func rename(_ id: ItemID, to name: String, parent: ItemID) {
+        flushPendingNames()
         nameIndex.remove(names[Int(id)], id, names: names)
         names[Int(id)] = name
         parents[Int(id)] = parent
@@ -392,6 +412,7 @@ public final class MetadataIndex {
     }
 
     func release(_ id: ItemID) {
+        flushPendingNames()
         let i = Int(id)
         if !flagsOf[i].contains(.containerRoot) { nameIndex.remove(names[i], id, names: names) }
         names[i] = ""
@@ -434,6 +455,22 @@ public final class MetadataIndex {
         var stats = ChunkedColumn<FileStat>()
         var generations = ChunkedColumn<UInt32>()
         var childrenOf: [ItemID: ChildTable] = [:]
+    }
+
+    /// Files a new entry's name in the name index: now, or with the rest of the part being placed.
+    func indexName(_ name: String, _ id: ItemID) {
+        if pendingNames != nil {
+            pendingNames![NameIndex.bucket(name), default: []].append(id)
+        } else {
+            nameIndex.insert(name, id, names: names)
+        }
+    }
+
+    /// Puts the names waiting in ``pendingNames`` in the name index (it stays on).
+    func flushPendingNames() {
+        guard let pending = pendingNames, !pending.isEmpty else { return }
+        pendingNames = [:]
+        nameIndex.insert(pending, names: names)
     }
 
     /// Makes the ids freed by the last batch reusable.

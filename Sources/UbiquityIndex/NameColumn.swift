@@ -69,6 +69,13 @@ struct NameColumn {
         try slots.withReader { slots in try bytes.withBases { bases in try body(Reader(slots: slots, bases: bases)) } }
     }
 
+    /// ``withReader(_:)`` through an in-place (`inout`) access: a column kept in a class is then
+    /// read where it is, not through a copy of it (a retain and a release of each of its buffers),
+    /// which a call on the property makes. Changes nothing.
+    mutating func withReaderInPlace<R>(_ body: (Reader) throws -> R) rethrows -> R {
+        try withReader(body)
+    }
+
     /// A column's names as ``withReader(_:)`` lends them.
     struct Reader {
         fileprivate let slots: ChunkedColumn<NameSlot>.Reader
@@ -81,6 +88,17 @@ struct NameColumn {
             let slot = slots[position]
             if slot.isShort { return slot.shortName }
             return String(decoding: NameBytes.bytes(slot, in: bases), as: UTF8.self)
+        }
+
+        /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.
+        @inline(__always)
+        func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            let slot = slots[position]
+            if slot.isShort {
+                var name = slot.shortName
+                return try name.withUTF8(body)
+            }
+            return try body(NameBytes.bytes(slot, in: bases))
         }
 
         /// Appends name `position`'s UTF-8 to `out`.

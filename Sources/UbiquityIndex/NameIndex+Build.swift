@@ -1,16 +1,15 @@
-/// The name index built at once from many ids (a saved index being restored), rather than one
-/// binary search and insertion per id.
+/// Many names put in the name index at once: a saved index being restored (``build(_:names:)``)
+/// and a crawl's part (``insert(_:names:)``), rather than one binary search and insertion per id.
 ///
-/// Each bucket's ids are sorted by (name, id) in one go and cut into chunks. Where every name of
-/// a bucket is below the combining marks (``NameOrder``: their order is their bytes' order), the
-/// names are laid end to end and sorted on their bytes by ``PathOrder`` (integer keys, the
-/// answers' sort), and ids break the ties of equal names; other buckets are sorted comparing
-/// names as ``NameOrder`` does. Measured on a saved index of a million entries: the name index
-/// was most of the restore when built an id at a time.
+/// Each bucket's ids are sorted by (name, id) in one go (``sortedByName(_:names:)``). Where every
+/// name of a bucket is below the combining marks (``NameOrder``: their order is their bytes'
+/// order), the names are laid end to end and sorted on their bytes by ``PathOrder`` (integer
+/// keys, the answers' sort), and ids break the ties of equal names; other buckets are sorted
+/// comparing names as ``NameOrder`` does. Measured on a saved index of a million entries: the
+/// name index was most of the restore when built an id at a time.
 extension NameIndex {
     /// Indexes `ids` (each once; none indexed yet) under their names in `names`.
     func build(_ ids: [ItemID], names: NameColumn) {
-        precondition(isEmpty, "a name index is built once, empty")
         // An ASCII name's bucket as an integer (its bytes lowercased, and how many), so that no
         // `String` is made and hashed per entry; other names by their bucket's `String`.
         var ascii: [UInt32: [ItemID]] = [:]
@@ -29,9 +28,7 @@ extension NameIndex {
             let key = names.withUTF8(Int(members[0])) { NameIndex.bucket(utf8: $0) }
             other[key, default: []].append(contentsOf: members)
         }
-        for (key, members) in other {
-            setBucket(key, SortedIDs(sorted: Self.sortedByName(members, names: names)))
-        }
+        insert(other, names: names)
     }
 
     /// The bucket of a name that ``bucket(utf8:)`` reads as ASCII, as an integer: its first

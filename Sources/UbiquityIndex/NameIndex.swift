@@ -12,14 +12,6 @@ final class NameIndex {
 
     private var buckets: [String: SortedIDs] = [:]
 
-    var isEmpty: Bool { buckets.isEmpty }
-
-    /// Every bucket's ids in their order (for tests and checks).
-    var idsByBucket: [String: [ItemID]] { buckets.mapValues { $0.chunks.flatMap { $0 } } }
-
-    /// Puts a bucket built elsewhere (``build(_:names:)``) in place.
-    func setBucket(_ key: String, _ sorted: SortedIDs) { buckets[key] = sorted.isEmpty ? nil : sorted }
-
     static func bucket(_ name: String) -> String {
         var copy = name
         return copy.withUTF8 { bucket(utf8: $0) }
@@ -41,6 +33,20 @@ final class NameIndex {
 
     func insert(_ name: String, _ id: ItemID, names: NameColumn) {
         buckets[NameIndex.bucket(name), default: SortedIDs()].insert(id, name: name, names: names)
+    }
+
+    /// Many names at once, each id with its bucket (``bucket(_:)``): each bucket's ids sorted, then
+    /// put in in one sweep (``SortedIDs/insert(sorted:names:)``). The index is as the ids inserted
+    /// one by one leave it.
+    func insert(_ grouped: [String: [ItemID]], names: NameColumn) {
+        for (key, ids) in grouped {
+            buckets[key, default: SortedIDs()].insert(sorted: Self.sortedByName(ids, names: names), names: names)
+        }
+    }
+
+    /// Every bucket's ids in their order (for tests that check it).
+    var contents: [String: [ItemID]] {
+        buckets.mapValues { $0.chunks.flatMap { $0 } }
     }
 
     /// `names[id]` must still hold `name`.

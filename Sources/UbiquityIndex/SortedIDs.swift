@@ -1,26 +1,18 @@
 
+import CUbiquitySystem
+
 /// Ids sorted by (name, id), stored as a list of small sorted chunks so that inserting into a
 /// bucket of 100,000 names moves at most one chunk.
+///
+/// Many ids at once (a crawl's part: ``insert(sorted:names:)``) go in sorted, in one sweep over
+/// the chunks: a chunk that takes many of them is merged with them in one pass, reading its
+/// names in order with the next ones asked for ahead, where inserting them one by one searched it
+/// once each, every name a likely cache miss.
 struct SortedIDs {
     static let chunkLimit = 512
     private(set) var chunks: [[ItemID]] = []
 
     var isEmpty: Bool { chunks.isEmpty }
-
-    init() {}
-
-    /// Ids already in (name, id) order, cut into chunks three quarters full: room for inserts
-    /// before the first split.
-    init(sorted ids: [ItemID]) {
-        let size = Self.chunkLimit * 3 / 4
-        chunks.reserveCapacity((ids.count + size - 1) / size)
-        var start = 0
-        while start < ids.count {
-            let end = min(start + size, ids.count)
-            chunks.append(Array(ids[start..<end]))
-            start = end
-        }
-    }
 
     /// Whether (names[a], a) sorts before (key, b), the key's UTF-8 in `key` (``NameOrder``).
     @inline(__always)
@@ -89,6 +81,99 @@ struct SortedIDs {
             chunks[c] = Array(chunks[c][..<half])
             chunks.insert(upper, at: c + 1)
         }
+    }
+
+    /// Whether (names[a], a) sorts before (names[b], b).
+    @inline(__always)
+    static func precedes(_ a: ItemID, _ b: ItemID, _ names: NameColumn.Reader) -> Bool {
+        let c = names.withUTF8(Int(a)) { x in
+            names.withUTF8(Int(b)) { y in NameOrder.compare(x, y) }
+        }
+        return c != 0 ? c < 0 : a < b
+    }
+
+    /// A chunk takes its new ids by a merge (one pass over it) when it takes at least one per this
+    /// many of its ids; fewer are searched for one by one (a merge would read every name of the
+    /// chunk for a few: at a million entries a part of 8,192 puts about 4 in each chunk).
+    static let mergeRatio = 16
+    /// How far ahead a merge asks for the names it will read.
+    static let prefetchDistance = 8
+
+    /// Inserts `new`, in (name, id) order (``precedes(_:_:_:)``) and none of them here yet: the
+    /// same chunks' contents as inserting them one by one, in one sweep.
+    mutating func insert(sorted new: [ItemID], names: NameColumn) {
+        guard !new.isEmpty else { return }
+        names.withReader { reader in
+            if chunks.isEmpty {
+                chunks = [[]]
+            }
+            var c = 0
+            var j = 0
+            while j < new.count {
+                // The chunk `new[j]` goes in: the first whose last id is after it, or the last.
+                while c < chunks.count - 1, SortedIDs.precedes(chunks[c][chunks[c].count - 1], new[j], reader) { c += 1 }
+                // The run of new ids that go in the same chunk.
+                var end = j + 1
+                if c < chunks.count - 1 {
+                    let last = chunks[c][chunks[c].count - 1]
+                    while end < new.count, SortedIDs.precedes(new[end], last, reader) { end += 1 }
+                } else {
+                    end = new.count
+                }
+                let pieces = SortedIDs.merged(chunks[c], new[j..<end], reader)
+                chunks.replaceSubrange(c...c, with: pieces)
+                c += pieces.count - 1
+                j = end
+            }
+        }
+    }
+
+    /// `chunk` with `run` (both sorted, none in both) in it, in chunks of at most ``chunkLimit``.
+    private static func merged(_ chunk: [ItemID], _ run: ArraySlice<ItemID>, _ names: NameColumn.Reader) -> [[ItemID]] {
+        var out: [ItemID] = []
+        out.reserveCapacity(chunk.count + run.count)
+        if run.count * mergeRatio < chunk.count {
+            // A few: each searched for, as one insertion does (no name read but the search's).
+            out.append(contentsOf: chunk)
+            var low = 0
+            for id in run {
+                var high = out.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if precedes(out[mid], id, names) { low = mid + 1 } else { high = mid }
+                }
+                out.insert(id, at: low)
+                low += 1
+            }
+        } else {
+            var i = 0
+            var k = run.startIndex
+            while i < chunk.count && k < run.endIndex {
+                if i + prefetchDistance < chunk.count { ubq_prefetch(names.address(Int(chunk[i + prefetchDistance]))) }
+                if precedes(chunk[i], run[k], names) {
+                    out.append(chunk[i])
+                    i += 1
+                } else {
+                    out.append(run[k])
+                    k += 1
+                }
+            }
+            out.append(contentsOf: chunk[i...])
+            out.append(contentsOf: run[k...])
+        }
+        guard out.count > chunkLimit else { return [out] }
+        // Split into equal pieces of at most three quarters of the limit: room for inserts after.
+        let target = chunkLimit * 3 / 4
+        let pieces = (out.count + target - 1) / target
+        var result: [[ItemID]] = []
+        result.reserveCapacity(pieces)
+        var start = 0
+        for p in 0..<pieces {
+            let stop = out.count * (p + 1) / pieces
+            result.append(Array(out[start..<stop]))
+            start = stop
+        }
+        return result
     }
 
     mutating func remove(_ id: ItemID, name: String, names: NameColumn) {

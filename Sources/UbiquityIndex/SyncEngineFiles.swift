@@ -24,6 +24,8 @@ public enum SyncEngineFiles {
 
     /// Whether an entry named `name` is a sync engine's own.
     public static func isOwn(_ name: String) -> Bool {
+        // Every name in the table starts with "." or "~": any other is decided by one byte.
+        guard let first = name.utf8.first, first == UInt8(ascii: ".") || first == UInt8(ascii: "~") else { return false }
         switch name {
         case ".stfolder", ".stignore", ".stversions", ".ubiquity-kv", ".ubiquity-stores": return true
         default: break

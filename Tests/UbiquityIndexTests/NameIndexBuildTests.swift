@@ -19,7 +19,7 @@ struct NameIndexBuildTests {
         for (i, name) in names.enumerated() { oneByOne.insert(name, ItemID(i), names: column) }
         // Any order in: the build sorts.
         built.build(names.indices.reversed().map { ItemID($0) }, names: column)
-        let a = built.idsByBucket, b = oneByOne.idsByBucket
+        let a = built.contents, b = oneByOne.contents
         for key in Set(a.keys).union(b.keys) where a[key] != b[key] {
             Issue.record("bucket \(key): built \((a[key] ?? []).prefix(12).map { names[Int($0)] }) one by one \((b[key] ?? []).prefix(12).map { names[Int($0)] })", sourceLocation: sourceLocation)
         }
@@ -52,6 +52,6 @@ struct NameIndexBuildTests {
             index.insert("file_9999", ItemID(names.count + 1), names: column)
             index.remove("file_5", 5, names: column)
         }
-        #expect(built.idsByBucket == oneByOne.idsByBucket)
+        #expect(built.contents == oneByOne.contents)
     }
 }

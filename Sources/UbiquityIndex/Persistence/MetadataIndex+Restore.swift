@@ -66,7 +66,8 @@ extension MetadataIndex {
         adopt(columns, free: free, roots: roots)
 
         // Flags are derived from the top down, as the live index derives them; an entry not
-        // reached from a root is part of a cycle.
+        // reached from a root is part of a cycle. The names go into the name index together,
+        // each bucket sorted once (``NameIndex/build(_:names:)``).
         var reached = 0
         var stack = roots.compactMap { $0 }
         var named: [ItemID] = []
@@ -80,8 +81,8 @@ extension MetadataIndex {
                 stack.append(child)
             }
         }
-        nameIndex.build(named, names: names)
         guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
+        nameIndex.build(named, names: names)
 
         for i in 0..<count where flagsOf[i].contains(.live) {
             let id = ItemID(i)

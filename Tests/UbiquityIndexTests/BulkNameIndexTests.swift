@@ -1,0 +1,141 @@
+import Testing
+@testable import UbiquityIndex
+import UbiquityPredicate
+import UbiquityTesting
+
+/// Names put in the name index many at once (a crawl's part): the same order as one by one, on
+/// flat buckets, odd and non-ASCII names (canonically equal spellings, combining marks, long names),
+/// into empty and filled buckets, through both ways a chunk takes them (a merge, a search each).
+@Suite("Name index in bulk")
+struct BulkNameIndexTests {
+    /// Names that sort in the ways `NameOrder` knows: ASCII, Latin-1, Greek, Cyrillic, CJK, emoji
+    /// (bytes at and above U+0300's, read scalar by scalar), names over 15 bytes (kept outside their
+    /// slot), the same name many times. With `decomposed`, also `e` + U+0301 and `a` + U+0308 beside
+    /// `é` and `ä`: their order is `String`'s, which is not a strict order for every such pair
+    /// (`"é40" < "e\u{301}4"` and `"e\u{301}4" < "é40"` are both false, and the two are not equal),
+    /// so no two ways of building a sorted list need agree on them.
+    static func names(_ count: Int, seed: UInt64, decomposed: Bool = false) -> [String] {
+        var random = SplitMix64(seed: seed)
+        let pieces = ["file_", "Item_", "é", "ä", "Ω", "д", "日本", "🙂", "x", "_", "0", "Z", "z", "ß", "long-name-part-"]
+            + (decomposed ? ["e\u{301}", "a\u{308}"] : [])
+        return (0..<count).map { _ in
+            var name = ""
+            for _ in 0..<(1 + Int(random.next() % 4)) { name += pieces[Int(random.next() % UInt64(pieces.count))] }
+            return name + String(random.next() % 50)
+        }
+    }
+
+    static func ids(_ sorted: SortedIDs) -> [ItemID] { sorted.chunks.flatMap { $0 } }
+
+    /// The order the sweep sorts by, decided at the first difference, is `String`'s (decomposed
+    /// spellings included, where `String`'s is an order: canonically equal names are equal).
+    @Test func orderAtTheFirstDifferenceIsStringOrder() {
+        let all = Self.names(300, seed: 5, decomposed: true) + ["é", "e\u{301}", "ab", "abc", "", "a", "Ω", "Ωa"]
+        for x in all {
+            for y in all {
+                var (a, b) = (x, y)
+                let c = a.withUTF8 { p in b.withUTF8 { q in NameOrder.compare(p, q) } }
+                let expected = x == y ? 0 : x < y ? -1 : 1
+                // Where `String` calls neither name smaller and yet they differ, it gives no order to keep.
+                if x != y && !(x < y) && !(y < x) { continue }
+                #expect((c > 0 ? 1 : c < 0 ? -1 : 0) == expected, "\(x.unicodeScalars.map(\.value)) vs \(y.unicodeScalars.map(\.value))")
+            }
+        }
+    }
+
+    @Test(arguments: [(1, 5000), (2, 600), (3, 40), (4, 1)] as [(UInt64, Int)])
+    func sortedRunsGiveWhatInsertingOneByOneGives(seed: UInt64, runSize: Int) {
+        let all = Self.names(6000, seed: seed)
+        let names = NameColumn(all)
+        var random = SplitMix64(seed: seed &+ 100)
+        var order = Array(0..<all.count).map { ItemID($0) }
+        order.shuffle(using: &random)
+        var one = SortedIDs(), bulk = SortedIDs()
+        var start = 0
+        while start < order.count {
+            let run = Array(order[start..<min(start + runSize, order.count)])
+            for id in run { one.insert(id, name: all[Int(id)], names: names) }
+            let sorted = names.withReader { reader in run.sorted { SortedIDs.precedes($0, $1, reader) } }
+            bulk.insert(sorted: sorted, names: names)
+            start += runSize
+            let (b, o) = (Self.ids(bulk), Self.ids(one))
+            if let d = b.indices.first(where: { $0 >= o.count || b[$0] != o[$0] }) {
+                Issue.record("after \(start) ids, at \(d): bulk \(b[max(0, d - 2)...min(d + 2, b.count - 1)].map { all[Int($0)].unicodeScalars.map { String($0.value, radix: 16) } }) one \(o[max(0, d - 2)...min(d + 2, o.count - 1)].map { all[Int($0)].unicodeScalars.map { String($0.value, radix: 16) } })")
+                return
+            }
+            #expect(b.count == o.count)
+        }
+        for chunk in bulk.chunks {
+            #expect(!chunk.isEmpty && chunk.count <= SortedIDs.chunkLimit)
+            #expect(chunk.capacity <= chunk.count + chunk.count / 4 + 8, "capacity \(chunk.capacity) for \(chunk.count) ids")
+        }
+        // Ties (equal names, canonically equal spellings) by id, as the `String` order says.
+        func precedes(_ a: ItemID, _ b: ItemID) -> Bool {
+            let (x, y) = (all[Int(a)], all[Int(b)])
+            return x != y ? x < y : a < b
+        }
+        #expect(Self.ids(bulk) == order.sorted(by: precedes))
+        // Lookups and removals work on what the sweep built.
+        for id in order.prefix(500) { bulk.remove(id, name: all[Int(id)], names: names) }
+        #expect(Self.ids(bulk) == order.dropFirst(500).sorted(by: precedes))
+    }
+
+    /// Many ids into a bucket that already holds many, few per chunk: each searched for.
+    @Test func fewPerChunkAreSearchedForOneByOne() {
+        let all = (0..<20_000).map { "file_\(String(($0 &* 7919) % 20_000, radix: 10))" }
+        let names = NameColumn(all)
+        var one = SortedIDs(), bulk = SortedIDs()
+        let first = Array(0..<19_900).map { ItemID($0) }, second = Array(19_900..<20_000).map { ItemID($0) }
+        for run in [first, second] {
+            for id in run { one.insert(id, name: all[Int(id)], names: names) }
+            bulk.insert(sorted: names.withReader { reader in run.sorted { SortedIDs.precedes($0, $1, reader) } }, names: names)
+        }
+        #expect(bulk.chunks.count > second.count / 2, "the second run was not spread over many chunks")
+        #expect(Self.ids(bulk) == Self.ids(one))
+    }
+
+    /// A first crawl of one flat directory placed in parts: every bucket of the name index holds
+    /// exactly the names in it, in (name, id) order, and queries find what the listing whole finds.
+    @Test(arguments: [7, 1000, 8192])
+    func partsFillTheNameIndexAsTheListingWholeDoes(size: Int) {
+        var tree = TreeBuilder()
+        let paths = Self.names(3000, seed: 9).enumerated().map { "Documents/\($0.element)-\($0.offset)" }
+            + ["Documents/sub/Item_1", "Documents/sub/é", "Documents/sub/e\u{301}", "Documents/.hidden/Item_2"]
+        let listing = tree.listing(paths)
+        let whole = ListingPartsTests.index(tree.descriptor, applyingWhole: listing)
+        let inParts = ListingPartsTests.index(tree.descriptor)
+        for batch in ListingPartsTests.batches(listing, size: size) { inParts.apply(batch, record: false) }
+        #expect(ListingPartsTests.described(inParts) == ListingPartsTests.described(whole))
+        var filed = 0
+        for (key, ids) in inParts.nameIndex.contents {
+            filed += ids.count
+            for id in ids { #expect(NameIndex.bucket(inParts.name(id)) == key) }
+            let expected = ids.sorted { a, b in
+                let (x, y) = (inParts.name(a), inParts.name(b))
+                return x != y ? x < y : a < b
+            }
+            #expect(ids == expected, "bucket \(key)")
+        }
+        #expect(filed == inParts.entryCount - 1, "every entry but the root is in the name index once")
+        for hint in [NameHint([.prefix("Item_")]), NameHint([.prefix("e")]), NameHint([.exact("é3")]),
+                     NameHint([.prefix("日")]), NameHint([.prefix("file_")], caseInsensitive: true)] {
+            let found = Set(inParts.candidates(for: hint).map { inParts.relativeComponents(of: $0) })
+            let expected = Set(whole.candidates(for: hint).map { whole.relativeComponents(of: $0) })
+            #expect(found == expected, "\(hint)")
+        }
+    }
+
+    /// A saved index restored puts its names in the name index the same way: the order the live
+    /// index had, bucket by bucket.
+    @Test func aRestoredIndexHasTheNameIndexTheSavedOneHad() throws {
+        var tree = TreeBuilder()
+        let paths = Self.names(2000, seed: 11).enumerated().map { "Documents/d\($0.offset % 7)/\($0.element)-\($0.offset)" }
+        let index = ListingPartsTests.index(tree.descriptor, applyingWhole: tree.listing(paths))
+        let bytes = IndexSnapshot.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)), snapshotID: 1, savedAt: 0,
+                                         bootID: "b", final: true, continues: nil)
+        let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
+                                                 retention: .init(), now: 0, bootID: "b")
+        #expect(restored.index.nameIndex.contents == index.nameIndex.contents)
+        #expect(restored.index.nameIndex.contents.values.reduce(0) { $0 + $1.count } == index.entryCount - 1)
+    }
+}
