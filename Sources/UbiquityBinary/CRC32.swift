@@ -11,6 +11,10 @@ public enum CRC32 {
 
     public static func checksum(_ bytes: [UInt8]) -> UInt32 { checksum(bytes[...]) }
 
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: crc32_z(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
+    }
+
     /// The CRC of `a`'s bytes followed by `length` bytes whose CRC is `b`.
     public static func combine(_ a: UInt32, _ b: UInt32, length: Int) -> UInt32 {
         UInt32(truncatingIfNeeded: crc32_combine(UInt(a), UInt(b), Int(length)))

@@ -196,10 +196,22 @@ public actor QueryEngine {
         let size: Int
         do {
             size = try await persistence.runBlocking {
-                let bytes = encoder.state.withLock {
-                    $0.encode(view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues)
+                var readBack: SnapshotReadBack?
+                if persistence.readsSnapshotBack {
+                    readBack = { offset, destination in persistence.readSnapshot(at: offset, into: destination) }
                 }
-                try persistence.replace(snapshot: bytes, journalHeader: header)
+                let bytes = encoder.state.withLock {
+                    $0.encode(view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues,
+                              readBack: readBack)
+                }
+                do {
+                    try persistence.replace(snapshot: bytes, journalHeader: header)
+                } catch {
+                    encoder.state.withLock { $0.notWritten() }
+                    throw error
+                }
+                // The written file holds the pieces' bytes now: the encoder lets go of its copy.
+                encoder.state.withLock { $0.written() }
                 return bytes.count
             }
         } catch {

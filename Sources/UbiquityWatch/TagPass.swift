@@ -57,6 +57,8 @@ struct TagPass {
 
     /// Directories still to read.
     var pending: Int { jobs.count - head }
+    /// Directories the list has room for (test hook: none once drained).
+    var storedCapacity: Int { jobs.capacity }
     /// Whether the reader should read some now.
     var isRunnable: Bool { !held && pending > 0 }
     /// Whether someone waits for tags: the pass then runs whatever the consumer is doing.
@@ -106,7 +108,12 @@ struct TagPass {
         guard head < jobs.count else { return nil }
         let job = jobs[head]
         head += 1
-        if head == jobs.count || head > 4096 && head * 2 > jobs.count {
+        if head == jobs.count {
+            // Drained: the list lets go of its storage (40 bytes a directory of the crawl, 4 bytes
+            // an entry of a tree of ten-entry directories, kept for nothing after the pass).
+            jobs = []
+            head = 0
+        } else if head > 4096 && head * 2 > jobs.count {
             jobs.removeFirst(head)
             head = 0
         }

@@ -48,6 +48,18 @@ struct SavedIndexTests {
                 files.pending = nil
             }
         }
+        /// Reads back as the daemon's store does (the engine keeps no copy of a written snapshot).
+        var readsSnapshotBack: Bool { true }
+        func readSnapshot(at offset: Int, into destination: UnsafeMutableRawBufferPointer) -> Bool {
+            files.withLock { files in
+                guard let snapshot = files.snapshot, offset >= 0, offset <= snapshot.count,
+                      destination.count <= snapshot.count - offset else { return false }
+                snapshot.withUnsafeBytes {
+                    destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + destination.count)]))
+                }
+                return true
+            }
+        }
         func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
             if let hold = hold.withLock({ $0 }) { await hold.wait() }
             return try work()

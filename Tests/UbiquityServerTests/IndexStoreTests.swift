@@ -16,6 +16,32 @@ import UbiquityTesting
         try IndexStore.open(stateDirectory: dir.path + "/state").mapError { TestFailure($0.message) }.get()
     }
 
+    /// The engine keeps no copy of a written snapshot: it reads the unchanged pieces back from the
+    /// file the last replace wrote, and from no other.
+    @Test func theSnapshotLastWrittenIsReadBackUntilItIsDiscarded() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try Self.open(dir)
+        #expect(store.readsSnapshotBack)
+        func read(_ offset: Int, _ count: Int) -> [UInt8]? {
+            var bytes = [UInt8](repeating: 0, count: count)
+            let ok = bytes.withUnsafeMutableBytes { store.readSnapshot(at: offset, into: $0) }
+            return ok ? bytes : nil
+        }
+        #expect(read(0, 1) == nil, "nothing written yet")
+        let first = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try await store.runBlocking { try store.replace(snapshot: first, journalHeader: [9]) }
+        #expect(read(0, first.count) == first)
+        #expect(read(99_990, 10) == Array(first[99_990...]))
+        #expect(read(99_995, 10) == nil, "past the end")
+        #expect(read(-1, 1) == nil)
+        #expect(read(.max, 1) == nil)
+
+        try await store.runBlocking { try store.replace(snapshot: [4, 5, 6], journalHeader: [8]) }
+        #expect(read(0, 3) == [4, 5, 6], "the new file, not the one before")
+        store.discard()
+        #expect(read(0, 3) == nil, "discarded: nothing to read back")
+    }
+
     @Test func recordsAppendedWhileASnapshotIsWrittenGoToItsJournalOnceAndInOrder() async throws {
         let dir = try TemporaryDirectory()
         let store = try Self.open(dir)

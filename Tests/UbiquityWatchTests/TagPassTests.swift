@@ -20,6 +20,29 @@ struct TagPassTests {
         #expect(pass.nanosecondsUntilQuiet(at: 2_100, quietPeriod: 500, longestDeferral: .max) == 400)
     }
 
+    @Test("a drained pass keeps no storage for the directories it read")
+    func drainedPassLetsGoOfItsList() {
+        var pass = TagPass()
+        pass.add(slot: 0, directories: (0..<10_000).map { Int32($0) })
+        #expect(pass.storedCapacity >= 10_000)
+        var read = 0
+        while let job = pass.next() {
+            pass.done(job)
+            read += 1
+            if read == 5_000 { #expect(pass.storedCapacity > 0, "half way, the rest is still queued") }
+        }
+        #expect(read == 10_000)
+        #expect(pass.pending == 0)
+        #expect(pass.storedCapacity == 0)
+        // A directory put back after the list was drained is read all the same.
+        pass.add(slot: 0, directories: [7])
+        let job = pass.next()
+        #expect(job?.wd == 7)
+        if let job { pass.putBack(job) }
+        #expect(pass.next()?.wd == 7)
+        #expect(pass.storedCapacity == 0)
+    }
+
     @Test("however busy the queue, the pass reads once the longest deferral has passed since it last read")
     func longestDeferral() {
         var pass = TagPass()

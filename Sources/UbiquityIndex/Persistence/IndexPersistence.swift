@@ -26,7 +26,22 @@ public protocol IndexPersistence: Sendable {
     /// Blocks (encoding's output is written and `fsync`-ed): called through ``runBlocking(_:)``.
     func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws
 
+    /// Whether ``readSnapshot(at:into:)`` reads: the engine then keeps no copy of a written
+    /// snapshot's bytes, and reads the pieces that did not change back from the file for the next
+    /// one (each checked against its CRC-32). Default false: the copy stays in memory.
+    var readsSnapshotBack: Bool { get }
+
+    /// Fills `destination` with the bytes at `offset` of the snapshot the last successful
+    /// ``replace(snapshot:journalHeader:)`` wrote; false when they cannot be read (the files were
+    /// removed since, or it is shorter). Called through ``runBlocking(_:)``.
+    func readSnapshot(at offset: Int, into destination: UnsafeMutableRawBufferPointer) -> Bool
+
     /// Runs `work` where blocking is allowed — a thread of the persistence's, never the engine's
     /// actor nor Swift's shared pool — and returns its result.
     func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
+}
+
+extension IndexPersistence {
+    public var readsSnapshotBack: Bool { false }
+    public func readSnapshot(at offset: Int, into destination: UnsafeMutableRawBufferPointer) -> Bool { false }
 }

@@ -38,6 +38,9 @@ final class IndexStore: IndexPersistence, Sendable {
     /// The journal, and what it has to hold, behind one lock: appends come from the engine, the
     /// switch to a new snapshot's journal from the writing thread.
     private let journal = Mutex(JournalState())
+    /// The snapshot the last successful replace wrote, open for reading back
+    /// (``readSnapshot(at:into:)``); -1 before the first and after ``discard()``.
+    private let written = Mutex<Int32>(-1)
 
     struct JournalState {
         /// Open for appending; -1 before the first snapshot and after a failure.
@@ -71,6 +74,7 @@ final class IndexStore: IndexPersistence, Sendable {
     deinit {
         writer.shutdownGracefully { _ in }
         journal.withLock { $0.close() }
+        written.withLock { if $0 >= 0 { close($0) } }
         close(lock)
     }
 
@@ -109,6 +113,7 @@ final class IndexStore: IndexPersistence, Sendable {
     /// a snapshot being written stay: they go into its journal.
     func discard() {
         journal.withLock { $0.close() }
+        forgetWritten()
         try? directory.remove(Self.snapshotName)
         try? directory.remove(Self.journalName)
     }
@@ -143,6 +148,7 @@ final class IndexStore: IndexPersistence, Sendable {
     /// only within the boot it was written in, where the page cache keeps it), so the lock is
     /// held for a write and a rename, not for the disk.
     func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws {
+        forgetWritten()
         do throws(SystemCallError) {
             try directory.replace(Self.snapshotName, with: snapshot, mode: 0o600)
         } catch {
@@ -150,6 +156,10 @@ final class IndexStore: IndexPersistence, Sendable {
             discard()
             throw error
         }
+        // Ours: the lock keeps every other daemon out of the directory. Not readable, the next
+        // snapshot is encoded whole.
+        let fd = openat(directory.fd, Self.snapshotName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd >= 0 { written.withLock { $0 = fd } }
         let failure: SystemCallError? = journal.withLock { state in
             defer { state.pending = nil }
             let records = state.pending ?? []
@@ -178,6 +188,33 @@ final class IndexStore: IndexPersistence, Sendable {
         if let failure {
             discard()
             throw failure
+        }
+    }
+
+    var readsSnapshotBack: Bool { true }
+
+    /// A `pread` of the snapshot last written, kept open since: a snapshot's unchanged pieces
+    /// come from the page cache instead of a copy in memory.
+    func readSnapshot(at offset: Int, into destination: UnsafeMutableRawBufferPointer) -> Bool {
+        written.withLock { fd in
+            guard fd >= 0, offset >= 0 else { return false }
+            var done = 0
+            while done < destination.count {
+                let (sum, overflow) = offset.addingReportingOverflow(done)
+                guard !overflow else { return false }
+                let n = pread(fd, destination.baseAddress! + done, destination.count - done, off_t(sum))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }       // an error, or the file ends before
+                done += n
+            }
+            return true
+        }
+    }
+
+    private func forgetWritten() {
+        written.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
         }
     }
 
