@@ -49,10 +49,7 @@ struct NameColumn {
     @inline(__always)
     func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let slot = slots[position]
-        if slot.isShort {
-            var name = slot.shortName
-            return try name.withUTF8(body)
-        }
+        if slot.isShort { return try slot.withShortUTF8(body) }
         return try bytes.withBytes(slot, body)
     }
 
@@ -94,10 +91,7 @@ struct NameColumn {
         @inline(__always)
         func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
             let slot = slots[position]
-            if slot.isShort {
-                var name = slot.shortName
-                return try name.withUTF8(body)
-            }
+            if slot.isShort { return try slot.withShortUTF8(body) }
             return try body(NameBytes.bytes(slot, in: bases))
         }
 

@@ -57,6 +57,12 @@ struct NameSlot: Sendable, Equatable {
         return unsafeBitCast((low, high), to: String.self)
     }
 
+    /// A short slot's name's UTF-8 bytes (the slot must be short).
+    @inline(__always) func withShortUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        var name = shortName
+        return try name.withUTF8(body)
+    }
+
     /// A long slot's chunk, offset in it and length.
     @inline(__always) var chunk: Int { Int(truncatingIfNeeded: low >> 32) }
     @inline(__always) var offset: Int { Int(truncatingIfNeeded: low & 0xFFFF_FFFF) }
