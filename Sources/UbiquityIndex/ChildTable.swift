@@ -91,21 +91,15 @@ struct ChildTable {
     }
 
     /// Adds `id` unless a child already has its name (byte for byte): false then, and nothing
-    /// changes. One hash and one probe, where ``find(_:names:)`` then ``insert(_:names:)`` take two.
+    /// changes. The name is hashed once for the lookup and the filing.
     mutating func insertUnlessNamed(_ id: ItemID, names: NameColumn) -> Bool {
-        if (count + 1) * 8 > tags.count * 7 { resize(to: ChildTable.slots(for: count + 1), names: names) }
-        return names.withUTF8(Int(id)) { bytes in
-            let mask = tags.count - 1
-            let (start, tag) = ChildTable.home(ChildTable.hash(bytes), mask: mask)
-            var slot = start
-            while tags[slot] != ChildTable.emptyTag {
-                if tags[slot] == tag, names.withUTF8(Int(slotIDs[slot]), { ChildTable.sameBytes($0, bytes) }) { return false }
-                slot = (slot + 1) & mask
+        names.withReader { reader in
+            reader.withUTF8(Int(id)) { bytes in
+                let hash = ChildTable.hash(bytes)
+                guard find(bytes, hash: hash, names: reader) == nil else { return false }
+                insert(id, hash: hash, names: reader)
+                return true
             }
-            slotIDs[slot] = id
-            tags[slot] = tag
-            count += 1
-            return true
         }
     }
 

@@ -69,12 +69,12 @@ extension NameIndex {
             ends.withUnsafeBufferPointer { ends in PathOrder(bytes: bytes, ends: ends).sorted().map { ids[$0] } }
         }
         // Equal names (one name in many directories) go by id.
+        let equal = { (a: ItemID, b: ItemID) in
+            names.withUTF8(Int(a)) { x in names.withUTF8(Int(b)) { y in x.elementsEqual(y) } }
+        }
         var run = 0
         while run < sorted.count {
             var end = run + 1
-            let equal = { (a: ItemID, b: ItemID) in
-                names.withUTF8(Int(a)) { x in names.withUTF8(Int(b)) { y in x.elementsEqual(y) } }
-            }
             while end < sorted.count && equal(sorted[run], sorted[end]) { end += 1 }
             if end - run > 1 { sorted[run..<end].sort() }
             run = end
