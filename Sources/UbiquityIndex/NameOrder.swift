@@ -1,15 +1,22 @@
 import Glibc
 
-/// The order of names in the name index (``SortedIDs``): `String` order (Unicode canonical
-/// ordering; names equal by canonical equivalence are equal), read from the names' UTF-8 bytes.
+/// The order of names in the name index (``SortedIDs``): Unicode canonical ordering, the order of
+/// the names' NFC forms (names equal by canonical equivalence are equal, as `String`'s `==` has
+/// them), read from the names' UTF-8 bytes.
 ///
 /// Two names whose scalars are all below U+0300 compare as bytes (memcmp, then length): such a
 /// string is in NFC (no scalar below the first combining mark is changed by normalization, and
-/// none composes with a following one of them), and `String` orders NFC strings by scalar value,
-/// which is the order of their UTF-8 bytes. ASCII is the common case. Any other pair is compared as
-/// `String`s, exactly as before: `é` (U+00E9) and `e` + U+0301 are equal here, and ordered by id in
-/// ``SortedIDs``. The lead byte of U+0300 is 0xCC: a name with no byte at or above it has no
-/// scalar at or above U+0300.
+/// none composes with a following one of them), and canonical order orders NFC strings by scalar value,
+/// which is the order of their UTF-8 bytes. ASCII is the common case. Any other pair is compared by
+/// the UTF-8 bytes of its NFC form (``compareCanonically(_:_:)``): `é` (U+00E9) and `e` + U+0301
+/// are equal here, and ordered by id in ``SortedIDs``. The lead byte of U+0300 is 0xCC: a name
+/// with no byte at or above it has no scalar at or above U+0300.
+///
+/// Why not `String`'s `<`, which this was: in Swift 6.3 it is not an order for a decomposed name
+/// that is a canonical prefix of a precomposed one (`"e\u{301}"` and `"\u{E9}5"`: neither is `<`
+/// the other, nor `==`), so a sorted bucket holding both spellings could be misordered and a
+/// lookup in it miss; nor does it always follow the NFC forms (`"\u{345}"` before
+/// `"\u{323}\u{345}"`).
 enum NameOrder {
     /// Whether every scalar is below U+0300 (no byte is 0xCC or above).
     @inline(__always)
@@ -21,10 +28,9 @@ enum NameOrder {
 
     /// Negative, zero or positive as `a` sorts before, with or after `b`.
     /// - Parameters:
-    ///   - bName: `b` as a `String` (a search compares one name with many: its `String` is there).
     ///   - bIsSimple: `isBelowCombiningMarks(b)`.
     @inline(__always)
-    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ bName: String, bIsSimple: Bool) -> Int {
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bIsSimple: Bool) -> Int {
         if bIsSimple && isBelowCombiningMarks(a) {
             let common = Swift.min(a.count, b.count)
             if common > 0 {
@@ -33,27 +39,48 @@ enum NameOrder {
             }
             return a.count - b.count
         }
-        if let decided = orderAtFirstDifference(a, b) { return decided }
-        let aName = String(decoding: a, as: UTF8.self)
-        return aName == bName ? 0 : aName < bName ? -1 : 1
+        return orderAtFirstDifference(a, b) ?? compareCanonically(a, b)
     }
 
-    /// ``compare(_:_:_:bIsSimple:)`` for two names neither of which was read before: decided at
+    /// ``compare(_:_:bIsSimple:)`` for two names neither of which was read before: decided at
     /// their first difference (``orderAtFirstDifference(_:_:)``, which for two names below U+0300
-    /// is their bytes' order), so no name is read past it, and `String`s are made only when that
+    /// is their bytes' order), so no name is read past it, and NFC forms are made only when that
     /// cannot decide. Long names that share a short prefix (60–200 bytes of Greek, Cyrillic and
     /// CJK) compare after a few bytes, where telling whether each is below U+0300 read it whole.
     @inline(__always)
     static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        if let decided = orderAtFirstDifference(a, b) { return decided }
-        let aName = String(decoding: a, as: UTF8.self), bName = String(decoding: b, as: UTF8.self)
-        return aName == bName ? 0 : aName < bName ? -1 : 1
+        orderAtFirstDifference(a, b) ?? compareCanonically(a, b)
+    }
+
+    /// Negative, zero or positive as the NFC form of `a` sorts before, with or after `b`'s, byte by
+    /// byte: Unicode canonical ordering, what `String`'s `<` and `==` are meant to be, as a total order.
+    /// The NFC forms come from the standard library's own normalization (the one `String`
+    /// compares with), so canonically equal names are equal here exactly when they are `==`.
+    /// Only pairs ``orderAtFirstDifference(_:_:)`` cannot decide come here (combining marks and
+    /// the like near the first difference): rare, and allowed to allocate.
+    static func compareCanonically(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let x = nfcBytes(a), y = nfcBytes(b)
+        let common = Swift.min(x.count, y.count)
+        for i in 0..<common where x[i] != y[i] { return x[i] < y[i] ? -1 : 1 }
+        return x.count - y.count
+    }
+
+    /// The UTF-8 bytes of the NFC form of the name `bytes`. `_withNFCCodeUnits` is the standard
+    /// library's public (underscored) entry to the normalizer `String` itself compares with;
+    /// Foundation's would add a dependency to the index for a rare case, and tables of our own a
+    /// second normalizer that could disagree with `==`.
+    static func nfcBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var normalized: [UInt8] = []
+        normalized.reserveCapacity(bytes.count)
+        String(decoding: bytes, as: UTF8.self)._withNFCCodeUnits { normalized.append($0) }
+        return normalized
     }
 
     /// The order of `a` and `b` read at their first differing scalar, when it and the scalar after
-    /// it in each are stable (``isStable(_:)``); nil when a `String` comparison must decide.
+    /// it in each are stable (``isStable(_:)``); nil when the NFC forms must decide
+    /// (``compareCanonically(_:_:)``).
     ///
-    /// Why this is `String`'s order: the bytes before the difference are the same in both, and
+    /// Why this is canonical order: the bytes before the difference are the same in both, and
     /// a stable scalar neither joins the one before it nor the one after it, nor is reordered or
     /// replaced by normalization; so both strings normalize to the same prefix followed by their
     /// differing scalars, as they are, and the first differing scalars decide (a string that ends
@@ -80,7 +107,7 @@ enum NameOrder {
     /// combining class 0, NFC_QC=Yes, never the second of a canonical composition, in ranges
     /// chosen for being plain: everything below U+0300 (ASCII, Latin-1, Latin Extended-A/B, IPA),
     /// the basic Greek and Cyrillic letters, Hiragana and Katakana letters, Hangul syllables, CJK
-    /// Unified Ideographs and the emoji blocks. Anything else is compared as a `String`.
+    /// Unified Ideographs and the emoji blocks. Anything else is compared by NFC forms.
     @inline(__always)
     static func isStable(_ v: UInt32) -> Bool {
         v < 0x300 || (0x391...0x3A9).contains(v) || (0x3B1...0x3C9).contains(v) || (0x410...0x44F).contains(v)

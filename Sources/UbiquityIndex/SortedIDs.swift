@@ -17,20 +17,19 @@ struct SortedIDs {
     /// Whether (names[a], a) sorts before (key, b), the key's UTF-8 in `key` (``NameOrder``).
     @inline(__always)
     private static func less(_ a: ItemID, _ b: ItemID, _ key: Key, names: NameColumn) -> Bool {
-        let c = names.withUTF8(Int(a)) { NameOrder.compare($0, key.bytes, key.name, bIsSimple: key.isSimple) }
+        let c = names.withUTF8(Int(a)) { NameOrder.compare($0, key.bytes, bIsSimple: key.isSimple) }
         return c != 0 ? c < 0 : a < b
     }
 
     /// A name searched for: its bytes, read once per search.
     private struct Key {
-        let name: String
         let bytes: UnsafeBufferPointer<UInt8>
         let isSimple: Bool
     }
 
     private static func withKey<R>(_ name: String, _ body: (Key) -> R) -> R {
         var copy = name
-        return copy.withUTF8 { body(Key(name: name, bytes: $0, isSimple: NameOrder.isBelowCombiningMarks($0))) }
+        return copy.withUTF8 { body(Key(bytes: $0, isSimple: NameOrder.isBelowCombiningMarks($0))) }
     }
 
     /// The first chunk whose last element is ≥ (name, id), or the last chunk.
