@@ -12,7 +12,7 @@ public struct FileStat: Sendable, Hashable {
     }
 
     // Declaration order is memory layout: 8-byte fields first, `kind` last, so the struct is
-    // 64 bytes instead of 72 (one per indexed entry). Untagged entries share the empty array.
+    // 64 bytes instead of 72. The index keeps statuses in 48 bytes each (``StatColumn``).
     public var size: Int64
     /// Content modification time (`mtime`).
     public var modified: Int64
@@ -24,6 +24,7 @@ public struct FileStat: Sendable, Hashable {
     /// Finder-style tags, in the order stored; `[]` when none (and always for symlinks, which
     /// carry no user attributes on Linux).
     public var tags: [String]
+    /// Permission bits only (`0o7777` at most; the kind says the type): all the index keeps.
     public var mode: UInt32
     public var uid: UInt32
     public var gid: UInt32

@@ -57,7 +57,7 @@ public final class MetadataIndex {
     private(set) var parents = ChunkedColumn<ItemID>()
     private(set) var containerOf = ChunkedColumn<UInt16>()
     private(set) var flagsOf = ChunkedColumn<Flags>()
-    private(set) var stats = ChunkedColumn<FileStat>()
+    private(set) var stats = StatColumn()
     private(set) var generations = ChunkedColumn<UInt32>()
     /// Directories only: the children, found by name. A dictionary, not a column: about 2% of
     /// entries are directories, and a column would cost every file 8 bytes.
@@ -452,7 +452,7 @@ public final class MetadataIndex {
         var parents = ChunkedColumn<ItemID>()
         var containerOf = ChunkedColumn<UInt16>()
         var flagsOf = ChunkedColumn<Flags>()
-        var stats = ChunkedColumn<FileStat>()
+        var stats = StatColumn()
         var generations = ChunkedColumn<UInt32>()
         var childrenOf: [ItemID: ChildTable] = [:]
     }

@@ -383,6 +383,19 @@ struct SavedIndexTests {
         #expect(path == ["d"] && inode == 7 && tags == ["a": ["x", "y"], "b": ["z"]])
     }
 
+    /// The index keeps permission bits only (`StatColumn`): a saved status with a file type in
+    /// its mode is refused with what was wrong, not cut down.
+    @Test func aModeBeyondThePermissionBitsIsRefused() throws {
+        let c = try ContainerID("com.example.test")
+        let typed = FileStat(kind: .regular, size: 3, mode: 0o100644)
+        let bytes = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch([.stat(c, ["a"], typed)], time: 1, tracking: true))
+        #expect(throws: SavedIndexError.invalid("a mode beyond the permission bits (0o100644)")) {
+            try IndexJournal.decode(bytes, snapshotID: 5)
+        }
+        let plain = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch([.stat(c, ["a"], FileStat(kind: .regular, mode: 0o7777))], time: 1, tracking: true))
+        #expect(try IndexJournal.decode(plain, snapshotID: 5)?.records.count == 1)
+    }
+
     @Test func aTornLastJournalRecordIsLeftOut() async throws {
         var rig = await Rig(paths: ["Documents/Item_1"])
         try await rig.engine.saveIndex()

@@ -62,6 +62,8 @@ extension BinaryReader {
         let changed = modified &+ (try zigzag())
         let inode = try varint()
         let mode = try uint32(), uid = try uint32(), gid = try uint32()
+        // Statuses carry permission bits only (FileStat.mode); the index keeps no more (StatColumn).
+        guard mode <= 0o7777 else { throw .invalid("a mode beyond the permission bits (0o\(String(mode, radix: 8)))") }
         let tagCount = try count()
         var tags: [String] = []
         for _ in 0..<tagCount { tags.append(try string()) }

@@ -86,7 +86,7 @@ struct IncrementalSnapshotEncoder {
     /// Slots a range: the chunk size of the column with the fewest values a chunk.
     static var slotRange: Int {
         Swift.min(NameColumn.chunkSize, ChunkedColumn<ItemID>.chunkSize, ChunkedColumn<UInt16>.chunkSize,
-                  ChunkedColumn<MetadataIndex.Flags>.chunkSize, ChunkedColumn<FileStat>.chunkSize,
+                  ChunkedColumn<MetadataIndex.Flags>.chunkSize, StatColumn.chunkSize,
                   ChunkedColumn<UInt32>.chunkSize)
     }
 
@@ -134,7 +134,7 @@ struct IncrementalSnapshotEncoder {
                 columns.parents.chunkOwner(lower >> ChunkedColumn<ItemID>.chunkShift),
                 columns.containerOf.chunkOwner(lower >> ChunkedColumn<UInt16>.chunkShift),
                 columns.flagsOf.chunkOwner(lower >> ChunkedColumn<MetadataIndex.Flags>.chunkShift),
-                columns.stats.chunkOwner(lower >> ChunkedColumn<FileStat>.chunkShift),
+                columns.stats.chunkOwner(lower >> StatColumn.chunkShift),
                 columns.generations.chunkOwner(lower >> ChunkedColumn<UInt32>.chunkShift),
             ]
             var piece: Piece
