@@ -628,6 +628,45 @@ struct SavedIndexTests {
         }
     }
 
+    /// Everything a restore derives — flags, children, conflict counts, package totals, the name
+    /// index (built on a thread of its own while the rest is derived) — is what the live index
+    /// had: packages and what is inside them, conflict copies beside their original and inside a
+    /// package, hidden names, deep folders, and slots freed and reused.
+    @Test func aRestoredIndexDerivesWhatTheLiveOneHad() throws {
+        var tree = TreeBuilder()
+        var paths = ["Documents/", "Documents/list.gro/", "Documents/list.gro/a.json", "Documents/list.gro/b (conflicted copy).json",
+                     "Documents/Item_1.txt", "Documents/Item_1.sync-conflict-20261122-034428-NOFER4Z.txt", "Documents/.hidden",
+                     "Documents/deep/", "Documents/deep/er/", "Documents/deep/er/list.gro/", "Documents/deep/er/list.gro/x",
+                     "Data/", "Data/notes~", "Data/other.gro/"]
+        for i in 0..<3000 { paths.append("Documents/d\(i % 13)/Item_\(i)\(i % 5 == 0 ? " (conflicted copy)" : "").txt") }
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(paths)])
+        _ = index.apply((0..<3000).filter { $0 % 7 == 3 }.map {
+            .remove(tree.container, ["Documents", "d\($0 % 13)", "Item_\($0)\($0 % 5 == 0 ? " (conflicted copy)" : "").txt"])
+        })
+        index.endBatch()
+        _ = index.apply((0..<50).map { .stat(tree.container, ["Documents", "New_\($0)"], tree.file(Int64($0))) })
+        let bytes = IndexSnapshot.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)), snapshotID: 1, savedAt: 0,
+                                         bootID: "b", final: true, continues: nil)
+        let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
+                                                 retention: .init(), now: 0, bootID: "b").index
+        #expect(Array(restored.flagsOf) == Array(index.flagsOf))
+        #expect(restored.conflictCopies == index.conflictCopies && !index.conflictCopies.isEmpty)
+        #expect(restored.nameIndex.contents == index.nameIndex.contents)
+        var packages = 0
+        for i in 0..<index.flagsOf.count where index.flagsOf[i].contains(.live) {
+            let id = ItemID(i)
+            #expect(Set(restored.children(id)?.ids ?? []) == Set(index.children(id)?.ids ?? []), "children of #\(i)")
+            if index.flagsOf[i].contains(.package) {
+                packages += 1
+                #expect(restored.packageTotals(id) == index.packageTotals(id), "package #\(i)")
+            }
+        }
+        #expect(packages == 3)
+        #expect(contents(restored) == contents(index))
+    }
+
     /// Files whose checksum holds but whose content breaks the index's rules (as a hostile or
     /// buggy writer could make them): each refused with what is wrong.
     @Test func aSnapshotThatContradictsItselfIsRefused() throws {
