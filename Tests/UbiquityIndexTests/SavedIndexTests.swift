@@ -725,6 +725,16 @@ struct SavedIndexTests {
         for (defect, bytes) in cases {
             #expect(throws: SavedIndexError.self, "\(defect) was accepted") { try restore(bytes) }
         }
+        // A name whose bytes are not UTF-8 (short and long: a restore reads names as bytes, not
+        // `String`s), the checksum made right.
+        for (name, bad) in [("abc", [0x61, 0xFF, 0x63]), ("abcdefghijklmnopq", Array("abcdefgh".utf8) + [0xC3, 0x28] + Array("klmnopq".utf8))] {
+            var bytes = snapshot([root, Slot(parent: 0, name: name, stat: file)])
+            let at = try #require(bytes.firstRange(of: Array(name.utf8)))
+            bytes.replaceSubrange(at, with: bad.map { UInt8($0) })
+            let crc = CRC32.checksum(Array(bytes[24...]))
+            bytes.replaceSubrange(20..<24, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+            #expect(throws: SavedIndexError.invalid("a string is not UTF-8")) { try restore(bytes) }
+        }
     }
 
     /// A container removed from the configuration while the daemon was down: its items are

@@ -225,7 +225,7 @@ public enum IndexSnapshot {
             let container = try body.uint32()
             guard container < UInt32(containerCount) else { throw .invalid("an entry of container #\(container) of \(containerCount)") }
             columns.containerOf.append(UInt16(container))
-            columns.names.append(try body.string(maxBytes: BinaryReader.maxNameBytes))
+            try body.withStringBytes(maxBytes: BinaryReader.maxNameBytes) { columns.names.append(utf8: $0) }
             columns.flagsOf.append(.live)
             columns.stats.append(try body.fileStat())
         }
