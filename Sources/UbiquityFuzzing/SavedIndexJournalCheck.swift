@@ -17,7 +17,8 @@ public enum SavedIndexJournalCheck: FuzzCheck {
 
     static let snapshotID: UInt64 = 7
     static let bootID = "fuzz"
-    /// magic (8) + format (4) + the snapshot it continues (8).
+    /// magic (8) + format (4) + the snapshot it continues (8): a format 1 or 2 header, as the
+    /// corpus's are (format 3 adds the boot id; its records are the same).
     static let headerSize = 20
     /// length (4) + CRC-32 of the payload (4).
     static let frameSize = 8

@@ -23,6 +23,15 @@ struct ChildTable {
 
     init() {}
 
+    /// An empty table that takes `capacity` children without growing (a restore counts each
+    /// directory's children first, so that none is hashed again by a resize).
+    init(capacity: Int) {
+        guard capacity > 0 else { return }
+        let slots = ChildTable.slots(for: capacity)
+        slotIDs = ContiguousArray(repeating: 0, count: slots)
+        tags = ContiguousArray(repeating: ChildTable.emptyTag, count: slots)
+    }
+
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
@@ -93,13 +102,17 @@ struct ChildTable {
     /// Adds `id` unless a child already has its name (byte for byte): false then, and nothing
     /// changes. The name is hashed once for the lookup and the filing.
     mutating func insertUnlessNamed(_ id: ItemID, names: NameColumn) -> Bool {
-        names.withReader { reader in
-            reader.withUTF8(Int(id)) { bytes in
-                let hash = ChildTable.hash(bytes)
-                guard find(bytes, hash: hash, names: reader) == nil else { return false }
-                insert(id, hash: hash, names: reader)
-                return true
-            }
+        names.withReader { insertUnlessNamed(id, names: $0) }
+    }
+
+    /// ``insertUnlessNamed(_:names:)-(_,NameColumn)`` through a reader the caller holds (one for
+    /// many entries: a restore).
+    mutating func insertUnlessNamed(_ id: ItemID, names reader: NameColumn.Reader) -> Bool {
+        reader.withUTF8(Int(id)) { bytes in
+            let hash = ChildTable.hash(bytes)
+            guard find(bytes, hash: hash, names: reader) == nil else { return false }
+            insert(id, hash: hash, names: reader)
+            return true
         }
     }
 

@@ -43,6 +43,17 @@ struct NameColumn {
 
     mutating func append(_ name: String) { slots.append(store(name)) }
 
+    /// Appends a name given as its UTF-8 bytes (valid: the caller checked them), stored as
+    /// ``append(_:)`` stores the same name, without making a `String` of a long one (a restore's
+    /// names come straight from the snapshot's bytes).
+    mutating func append(utf8 name: UnsafeBufferPointer<UInt8>) {
+        if name.count <= NameSlot.shortLimit, let short = NameSlot(short: String(decoding: name, as: UTF8.self)) {
+            slots.append(short)
+        } else {
+            slots.append(bytes.append(name))
+        }
+    }
+
     mutating func reserveCapacity(_ capacity: Int) { slots.reserveCapacity(capacity) }
 
     /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.

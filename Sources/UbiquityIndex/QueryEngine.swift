@@ -142,6 +142,14 @@ public actor QueryEngine {
         self.wallClock = wallClock ?? { Int64(Glibc.time(nil)) }
         self.persistence = persistence
         self.isVerified = restored == nil
+        // A restore whose journal goes on (``RestoredIndex/continueJournal(in:)``): every batch is
+        // journaled from the first, and the next snapshot continues that journal.
+        if let restored, restored.isJournalContinued, persistence != nil, let continuation = restored.journalContinuation {
+            isJournaling = true
+            journalSnapshotID = continuation.journalOf
+            journalRecords = restored.continuedRecords
+            journalBytes = restored.continuedBytes
+        }
         for container in containers { index.addContainer(container) }
     }
 
@@ -189,7 +197,8 @@ public actor QueryEngine {
         let continues = isJournaling ? position.map { IndexSnapshot.Continuation(snapshotID: journalSnapshotID, offset: $0) } : nil
         let view = IndexSnapshot.View(index, history: history)
         let savedAt = wallClock(), bootID = persistence.bootID
-        let header = IndexJournal.header(snapshotID: snapshotID)
+        // A clean shutdown's journal names no boot: no record follows it (``RestoredIndex``).
+        let header = IndexJournal.header(snapshotID: snapshotID, bootID: final ? "" : bootID)
         let encoder = snapshotEncoder
         savingRecords = 0
         savingBytes = 0

@@ -128,7 +128,7 @@ struct ListingPartsTests {
         var tree = TreeBuilder()
         let listing = tree.listing(Self.paths)
         let changes = Self.batches(listing, size: 5).flatMap { $0 }
-        let bytes = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch(changes, time: 1, tracking: false))
+        let bytes = IndexJournal.header(snapshotID: 5, bootID: "boot-1") + IndexJournal.encode(.batch(changes, time: 1, tracking: false))
         let decoded = try #require(try IndexJournal.decode(bytes, snapshotID: 5))
         guard case .batch(let back, _, _)? = decoded.records.first, back.count == 1,
               case .listing(_, [], let kept) = back[0] else {

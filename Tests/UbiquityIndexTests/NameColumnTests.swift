@@ -41,6 +41,19 @@ struct NameColumnTests {
         }
     }
 
+    /// A name appended as its bytes (a restore's) is stored as the same name appended as a
+    /// `String`: the same slots, the same arena bytes, the same name back.
+    @Test func aNameAppendedAsBytesIsStoredAsItsString() {
+        var asStrings = NameColumn(), asBytes = NameColumn()
+        for name in Self.samples {
+            asStrings.append(name)
+            Array(name.utf8).withUnsafeBufferPointer { asBytes.append(utf8: $0) }
+        }
+        #expect(Array(asBytes.slots) == Array(asStrings.slots))
+        #expect(asBytes.bytes.liveBytes == asStrings.bytes.liveBytes)
+        for (i, name) in Self.samples.enumerated() { #expect(asBytes[i] == name, "name #\(i)") }
+    }
+
     /// A name of up to 15 bytes stays in its slot (no arena bytes); from 16 on it goes to the arena.
     @Test(arguments: [0, 1, 7, 8, 14, 15, 16, 17, 31, 255])
     func namesUpTo15BytesStayInTheSlot(length: Int) throws {

@@ -31,7 +31,7 @@ struct SavedIndexChecksumTests {
         let crcAt = IndexSnapshot.magic.count + 12
         #expect(Self.le32(snapshot, at: crcAt) == Self.tableCRC(snapshot[(crcAt + 4)...]))
         // Journal: header, then records framed as length (4), CRC (4), payload.
-        var offset = IndexJournal.headerSize
+        var offset = IndexJournal.header(snapshotID: 0, bootID: rig.persistence.bootID).count
         var records = 0
         while offset < journal.count {
             let length = Int(Self.le32(journal, at: offset))

@@ -48,6 +48,15 @@ struct SavedIndexTests {
                 files.pending = nil
             }
         }
+        /// As the daemon's store: the journal cut to its whole records and appended to, or replaced.
+        func continueJournal(_ continuation: JournalContinuation, records: [UInt8]) throws {
+            files.withLock { files in
+                switch continuation {
+                case .append(_, let length): files.journal = Array(files.journal.prefix(Int(length))) + records
+                case .fresh(_, let header, let carried): files.journal = header + carried + records
+                }
+            }
+        }
         /// Reads back as the daemon's store does (the engine keeps no copy of a written snapshot).
         var readsSnapshotBack: Bool { true }
         func readSnapshot(at offset: Int, into destination: UnsafeMutableRawBufferPointer) -> Bool {
@@ -124,6 +133,31 @@ struct SavedIndexTests {
             return QueryEngine(containers: containers ?? [tree.descriptor], source: ScriptedSource(), clock: ManualClock(),
                                wallClock: { 1_800_000_000 }, restored: restored)
         }
+    }
+
+    /// What a restart restored (the index itself went to the engine).
+    struct Restart {
+        var snapshotID: UInt64
+        var journalContinuation: JournalContinuation?
+        var isJournalContinued: Bool
+        var journalBytesIgnored: Int
+        var removedContainers: [ContainerID]
+    }
+
+    /// A daemon's restart on `persistence`'s files: restored, its journal continued (no snapshot
+    /// written), an engine that journals every batch to the same files.
+    static func restartContinuing(_ persistence: MemoryPersistence, containers: [ContainerDescriptor],
+                                  bootID: String = "boot-1") throws -> (engine: QueryEngine, restored: Restart) {
+        var restored = try RestoredIndex.restore(snapshot: try #require(persistence.snapshot), journal: persistence.journal,
+                                                 containers: containers, retention: ChangeHistory.Retention(),
+                                                 now: 1_800_000_000, bootID: bootID)
+        try restored.continueJournal(in: persistence)
+        let summary = Restart(snapshotID: restored.snapshotID, journalContinuation: restored.journalContinuation,
+                              isJournalContinued: restored.isJournalContinued, journalBytesIgnored: restored.journalBytesIgnored,
+                              removedContainers: restored.removedContainers)
+        let engine = QueryEngine(containers: containers, source: ScriptedSource(), clock: ManualClock(),
+                                 wallClock: { 1_800_000_000 }, restored: restored, persistence: persistence)
+        return (engine, summary)
     }
 
     static func spec(_ text: String = "name LIKE 'Item_*'") throws -> QuerySpecification {
@@ -372,7 +406,7 @@ struct SavedIndexTests {
             .stat(c, ["a"], deferred),
             .tags(c, ["d"], directoryInode: 7, ["a": ["x", "y"], "b": ["z"]]),
         ]
-        let bytes = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch(changes, time: 1, tracking: true))
+        let bytes = IndexJournal.header(snapshotID: 5, bootID: "boot-1") + IndexJournal.encode(.batch(changes, time: 1, tracking: true))
         let decoded = try #require(try IndexJournal.decode(bytes, snapshotID: 5))
         guard case .batch(let back, _, _)? = decoded.records.first, back.count == 2,
               case .stat(_, _, let stat) = back[0], case .tags(_, let path, let inode, let tags) = back[1] else {
@@ -441,7 +475,7 @@ struct SavedIndexTests {
         }
         // Written while the engine went on, the snapshot is refused without its journal or with
         // another snapshot's that it does not continue: batches after it may be missing.
-        var otherJournal = IndexJournal.header(snapshotID: 1)
+        var otherJournal = IndexJournal.header(snapshotID: 1, bootID: "boot-1")
         otherJournal += IndexJournal.encode(.batch([.remove(rig.tree.container, ["Documents", "Item_1"])], time: 0, tracking: true))
         for journal in [nil, otherJournal] {
             #expect(throws: SavedIndexError.self) {
@@ -450,7 +484,7 @@ struct SavedIndexTests {
             }
         }
         // A damaged journal record whose checksum holds is refused with the rest.
-        var badJournal = IndexJournal.header(snapshotID: goodID)
+        var badJournal = IndexJournal.header(snapshotID: goodID, bootID: "boot-1")
         badJournal += [1, 0, 0, 0]
         badJournal += withUnsafeBytes(of: CRC32.checksum([9]).littleEndian) { Array($0) }
         badJournal += [9]
@@ -474,6 +508,176 @@ struct SavedIndexTests {
                                                  containers: [rig.tree.descriptor], retention: .init(), now: 0, bootID: "boot-2")
         let engine = QueryEngine(containers: [rig.tree.descriptor], source: ScriptedSource(), clock: ManualClock(), restored: restored)
         #expect(Self.names(try await Self.gather(engine).results) == ["Item_1", "Item_2"])
+    }
+
+    /// A restart goes on with the journal instead of writing a snapshot: batches after it, and
+    /// after a second and third restart (one after a torn last record, one with nothing changed,
+    /// one after a clean shutdown), come back exactly after "a crash" — every token answered as
+    /// the engine that handed it out answers it, the same clock — and no snapshot was written.
+    @Test(arguments: Array(1...6) as [UInt64])
+    func aRestartContinuesTheJournalAndACrashAfterItRestoresExactly(seed: UInt64) async throws {
+        var rng = SplitMix64(seed: seed)
+        var rig = await Rig(paths: ["Documents/", "Data/"])
+        let c = rig.tree.container
+        var next = 0
+        var present: [[String]] = []
+        func randomBatch() -> [FileSystemChange] {
+            if !present.isEmpty && rng.chance(0.3) { return [.remove(c, present.remove(at: rng.int(0...(present.count - 1))))] }
+            next += 1
+            let path = [rng.chance(0.5) ? "Documents" : "Data", "Item_\(next)"]
+            present.append(path)
+            return [.stat(c, path, rig.tree.file(Int64(rng.int(1...50))))]
+        }
+        var tokens: [HistoryClock] = []
+        try await rig.engine.saveIndex(final: seed % 3 == 0)
+        if seed % 3 != 0 {
+            for _ in 0..<rng.int(1...4) {
+                await rig.apply(randomBatch())
+                tokens.append(try await Self.gather(rig.engine).clock)
+            }
+        }
+        let snapshot = try #require(rig.persistence.snapshot)
+        if seed % 2 == 0 {
+            // A record cut short by the crash: left out, and cut off before the next is appended.
+            let torn = IndexJournal.encode(.batch([.stat(c, ["Documents", "Torn"], rig.tree.file(1))], time: 1_800_000_000, tracking: true))
+            rig.persistence.files.withLock { $0.journal += torn.prefix(torn.count - 3) }
+        }
+        let (first, restored) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor])
+        var engine = first
+        #expect(restored.isJournalContinued)
+        for round in 0..<3 {
+            for _ in 0..<(round == 1 ? 0 : rng.int(1...4)) {
+                await engine.apply(ChangeBatch(sequence: 0, changes: randomBatch()))
+                tokens.append(try await Self.gather(engine).clock)
+            }
+            // "A crash": what the files hold now, restored again and continued again.
+            let (again, _) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor])
+            #expect(rig.persistence.snapshot == snapshot, "a snapshot was written")
+            #expect(await again.history.clock == engine.history.clock, "round \(round): the clock")
+            #expect(Self.names(try await Self.gather(again).results) == Self.names(try await Self.gather(engine).results))
+            for token in tokens {
+                let original = try await Self.gather(engine, since: token).since
+                let after = try await Self.gather(again, since: token).since
+                #expect(after == original, "round \(round): the answer to \(token)")
+            }
+            engine = again
+        }
+        // The first snapshot after the restart continues the journal it went on with; a crash
+        // before its journal is in place (between the two renames) restores exactly too.
+        try await engine.saveIndex()
+        let between = try #require(rig.persistence.files.withLock { $0.betweenTheTwo })
+        for files in [between, (snapshot: try #require(rig.persistence.snapshot), journal: rig.persistence.journal)] {
+            let restoredAgain = try rig.restarted(files: (files.snapshot, files.journal))
+            #expect(await restoredAgain.history.clock == engine.history.clock)
+            for token in tokens {
+                let original = try await Self.gather(engine, since: token).since
+                let after = try await Self.gather(restoredAgain, since: token).since
+                #expect(after == original)
+            }
+        }
+        #expect(Self.names(try await Self.gather(engine).results).contains("Torn") == false)
+        #expect((restored.journalBytesIgnored > 0) == (seed % 2 == 0))
+    }
+
+    /// A container removed from the configuration and one added while the daemon was down: the
+    /// restore's own changes are the continued journal's first records, so a crash after it
+    /// restores the same containers, items and clock.
+    @Test func theRestoresOwnChangesAreJournaled() async throws {
+        var rig = await Rig(paths: ["Documents/Item_1"])
+        let other = ContainerDescriptor(id: try ContainerID("com.example.other"), root: "/containers/com.example.other")
+        await rig.engine.addContainer(other)
+        var otherTree = TreeBuilder("com.example.other")
+        await rig.apply([otherTree.listing(["Documents/Item_9"])])
+        let token = try await Self.gather(rig.engine).clock
+        try await rig.engine.saveIndex()
+        let added = ContainerDescriptor(id: try ContainerID("com.example.added"), root: "/containers/com.example.added")
+        let (engine, restored) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor, added])
+        #expect(restored.removedContainers == [other.id])
+        var addedTree = TreeBuilder("com.example.added")
+        await engine.apply(ChangeBatch(sequence: 0, changes: [addedTree.listing(["Documents/Item_5"])]))
+        let (again, _) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor, added])
+        #expect(await again.history.clock == engine.history.clock)
+        #expect(Self.names(try await Self.gather(again).results) == ["Item_1", "Item_5"])
+        #expect(try await Self.gather(again, since: token).since == .fresh(.containerRemoved))
+        #expect(await again.itemCounts() == engine.itemCounts())
+    }
+
+    /// A clean shutdown's final snapshot is trusted after a reboot only while no daemon went on
+    /// from it: one that did named its boot in a new journal (written durably, before any clock
+    /// went out), so after a power loss — records lost with the page cache or not — it is refused.
+    /// A journal of another boot with records is refused as before.
+    @Test func aFinalSnapshotGoneOnFromIsNotTrustedAfterAReboot() async throws {
+        var rig = await Rig(paths: ["Documents/Item_1"])
+        try await rig.engine.saveIndex(final: true)
+        let shutdownJournal = rig.persistence.journal
+        let snapshot = try #require(rig.persistence.snapshot)
+        // The clean shutdown's files: trusted in another boot.
+        _ = try RestoredIndex.restore(snapshot: snapshot, journal: shutdownJournal, containers: [rig.tree.descriptor],
+                                      retention: .init(), now: 0, bootID: "boot-2")
+        let (engine, restored) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor])
+        guard case .fresh? = restored.journalContinuation else {
+            Issue.record("a final snapshot's journal was not replaced: \(String(describing: restored.journalContinuation))")
+            return
+        }
+        let fresh = rig.persistence.journal
+        await engine.apply(ChangeBatch(sequence: 0, changes: [.stat(rig.tree.container, ["Documents", "Item_2"], rig.tree.file())]))
+        // Power loss: the records may be gone, the new journal's header is on disk.
+        for journal in [fresh, rig.persistence.journal] {
+            #expect(throws: SavedIndexError.uncleanReboot) {
+                try RestoredIndex.restore(snapshot: snapshot, journal: journal, containers: [rig.tree.descriptor],
+                                          retention: .init(), now: 0, bootID: "boot-2")
+            }
+        }
+        // In the same boot (a crash), the continued journal is used, and appended to.
+        let (again, second) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor])
+        #expect(second.journalContinuation == .append(journalOf: restored.snapshotID, length: UInt64(rig.persistence.journal.count)))
+        #expect(Self.names(try await Self.gather(again).results) == ["Item_1", "Item_2"])
+        // A clean shutdown's journal with records (as an older daemon could leave): another boot's.
+        var withRecords = shutdownJournal
+        withRecords += IndexJournal.encode(.batch([.remove(rig.tree.container, ["Documents", "Item_1"])], time: 0, tracking: true))
+        #expect(throws: SavedIndexError.uncleanReboot) {
+            try RestoredIndex.restore(snapshot: snapshot, journal: withRecords, containers: [rig.tree.descriptor],
+                                      retention: .init(), now: 0, bootID: "boot-2")
+        }
+    }
+
+    /// Everything a restore derives — flags, children, conflict counts, package totals, the name
+    /// index (built on a thread of its own while the rest is derived) — is what the live index
+    /// had: packages and what is inside them, conflict copies beside their original and inside a
+    /// package, hidden names, deep folders, and slots freed and reused.
+    @Test func aRestoredIndexDerivesWhatTheLiveOneHad() throws {
+        var tree = TreeBuilder()
+        var paths = ["Documents/", "Documents/list.gro/", "Documents/list.gro/a.json", "Documents/list.gro/b (conflicted copy).json",
+                     "Documents/Item_1.txt", "Documents/Item_1.sync-conflict-20261122-034428-NOFER4Z.txt", "Documents/.hidden",
+                     "Documents/deep/", "Documents/deep/er/", "Documents/deep/er/list.gro/", "Documents/deep/er/list.gro/x",
+                     "Data/", "Data/notes~", "Data/other.gro/"]
+        for i in 0..<3000 { paths.append("Documents/d\(i % 13)/Item_\(i)\(i % 5 == 0 ? " (conflicted copy)" : "").txt") }
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(paths)])
+        _ = index.apply((0..<3000).filter { $0 % 7 == 3 }.map {
+            .remove(tree.container, ["Documents", "d\($0 % 13)", "Item_\($0)\($0 % 5 == 0 ? " (conflicted copy)" : "").txt"])
+        })
+        index.endBatch()
+        _ = index.apply((0..<50).map { .stat(tree.container, ["Documents", "New_\($0)"], tree.file(Int64($0))) })
+        let bytes = IndexSnapshot.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)), snapshotID: 1, savedAt: 0,
+                                         bootID: "b", final: true, continues: nil)
+        let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
+                                                 retention: .init(), now: 0, bootID: "b").index
+        #expect(Array(restored.flagsOf) == Array(index.flagsOf))
+        #expect(restored.conflictCopies == index.conflictCopies && !index.conflictCopies.isEmpty)
+        #expect(restored.nameIndex.contents == index.nameIndex.contents)
+        var packages = 0
+        for i in 0..<index.flagsOf.count where index.flagsOf[i].contains(.live) {
+            let id = ItemID(i)
+            #expect(Set(restored.children(id)?.ids ?? []) == Set(index.children(id)?.ids ?? []), "children of #\(i)")
+            if index.flagsOf[i].contains(.package) {
+                packages += 1
+                #expect(restored.packageTotals(id) == index.packageTotals(id), "package #\(i)")
+            }
+        }
+        #expect(packages == 3)
+        #expect(contents(restored) == contents(index))
     }
 
     /// Files whose checksum holds but whose content breaks the index's rules (as a hostile or
@@ -533,6 +737,16 @@ struct SavedIndexTests {
         ]
         for (defect, bytes) in cases {
             #expect(throws: SavedIndexError.self, "\(defect) was accepted") { try restore(bytes) }
+        }
+        // A name whose bytes are not UTF-8 (short and long: a restore reads names as bytes, not
+        // `String`s), the checksum made right.
+        for (name, bad) in [("abc", [0x61, 0xFF, 0x63]), ("abcdefghijklmnopq", Array("abcdefgh".utf8) + [0xC3, 0x28] + Array("klmnopq".utf8))] {
+            var bytes = snapshot([root, Slot(parent: 0, name: name, stat: file)])
+            let at = try #require(bytes.firstRange(of: Array(name.utf8)))
+            bytes.replaceSubrange(at, with: bad.map { UInt8($0) })
+            let crc = CRC32.checksum(Array(bytes[24...]))
+            bytes.replaceSubrange(20..<24, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+            #expect(throws: SavedIndexError.invalid("a string is not UTF-8")) { try restore(bytes) }
         }
     }
 

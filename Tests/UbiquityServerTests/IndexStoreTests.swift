@@ -108,4 +108,45 @@ import UbiquityTesting
         #expect(store.read().journal.flatMap { try? $0.get() } == [7] + Self.record(3))
         #expect(store.read().snapshot.flatMap { try? $0.get() } == [3])
     }
+
+    /// After a restore the journal goes on: appended to after its whole records (a torn tail is
+    /// cut off first, so the new records are not read as its continuation), or replaced by a new
+    /// one; either way the next snapshot continues it from its end, and appends follow.
+    @Test func aJournalGoesOnAfterARestoreCutOrReplaced() async throws {
+        let dir = try TemporaryDirectory()
+        let journalPath = dir.path + "/state/" + IndexStore.journalName
+        do {
+            let store = try Self.open(dir)
+            _ = store.beginSnapshot()
+            try await store.runBlocking { try store.replace(snapshot: [1], journalHeader: [9, 9]) }
+            #expect(store.appendToJournal(Self.record(1)))
+        }
+        // What a kill in the middle of a write leaves: part of a record.
+        let whole = [9, 9] + Self.record(1)
+        let torn = Self.record(2).prefix(3)
+        #expect(FileManager.default.createFile(atPath: journalPath, contents: Data(whole + torn)))
+        do {
+            let store = try Self.open(dir)
+            #expect(store.read().journal.flatMap { try? $0.get() } == whole + torn)
+            try store.continueJournal(.append(journalOf: 1, length: UInt64(whole.count)), records: Self.record(3))
+            #expect(store.beginSnapshot() == UInt64(whole.count + Self.record(3).count))
+            #expect(store.appendToJournal(Self.record(4)))
+            #expect(store.read().journal.flatMap { try? $0.get() } == whole + Self.record(3) + Self.record(4))
+        }
+        do {
+            let store = try Self.open(dir)
+            try store.continueJournal(.fresh(snapshotID: 1, header: [7], carried: Self.record(3)), records: Self.record(5))
+            #expect(store.appendToJournal(Self.record(6)))
+            #expect(store.read().journal.flatMap { try? $0.get() } == [7] + Self.record(3) + Self.record(5) + Self.record(6))
+            #expect(store.beginSnapshot() == UInt64(1 + 3 * Self.record(3).count))
+            let entries = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/state")
+            #expect(entries.sorted() == [IndexStore.journalName, IndexStore.lockName, IndexStore.snapshotName].sorted(), "\(entries)")
+            // A journal that is not what was read (shorter than its whole records): refused, and
+            // the saved index removed, as its clocks would go on without it.
+            #expect(throws: SystemCallError.self) {
+                try store.continueJournal(.append(journalOf: 1, length: 1_000), records: [])
+            }
+            #expect(store.read().journal == nil && store.read().snapshot == nil)
+        }
+    }
 }

@@ -74,6 +74,29 @@ struct BinaryReader {
         }
     }
 
+    /// A string of valid UTF-8 of at most `maxBytes` bytes, lent to `body` as its bytes: no
+    /// `String` is made (a restore puts a million names straight into the name column). Checked as
+    /// ``string(maxBytes:)`` checks it.
+    mutating func withStringBytes<R>(maxBytes: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(SavedIndexError) -> R {
+        let length = try count()
+        guard length <= maxBytes else { throw .invalid("a string of \(length) bytes (at most \(maxBytes))") }
+        let start = offset
+        offset += length
+        let result: R? = bytes.withUnsafeBufferPointer { all in
+            let slice = UnsafeBufferPointer(rebasing: all[start..<(start + length)])
+            return Self.isUTF8(slice) ? body(slice) : nil
+        }
+        guard let result else { throw .invalid("a string is not UTF-8") }
+        return result
+    }
+
+    /// Whether `bytes` are valid UTF-8: at once when they are ASCII, else as `String` checks them.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80 || String(validating: bytes, as: UTF8.self) != nil
+    }
+
     /// A string of valid UTF-8 of at most `maxBytes` bytes.
     mutating func string(maxBytes: Int = 4096) throws(SavedIndexError) -> String {
         let length = try count()

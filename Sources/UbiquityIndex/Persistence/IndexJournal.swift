@@ -6,7 +6,8 @@ import UbiquityBinary
 /// token handed out after the snapshot is still answered exactly after `kill -9`.
 ///
 /// ```
-/// "UBQJRNL1"  format u32  snapshot-id u64         (header: the snapshot this journal continues)
+/// "UBQJRNL1"  format u32  snapshot-id u64  boot-id (header: the snapshot this journal continues,
+///                                                  and the boot its records are written in)
 /// record:     length u32  crc32(payload) u32  payload
 /// payload:    1  time i64  tracking u8  n  change*  (a batch)
 ///             2  container                          (a container added or changed by a reload)
@@ -15,15 +16,20 @@ import UbiquityBinary
 ///             (a listing's parts are not kept: the listing after them holds their entries)
 /// ```
 /// Format 2 added the tags change and the deferred-tags bit of a status; a format 1 journal is
-/// read as it is (it has neither).
+/// read as it is (it has neither). Format 3 added the boot id to the header: a daemon that goes on
+/// from a restored snapshot appends to its journal instead of writing a snapshot anew, so the boot
+/// a record was written in is no longer always the snapshot's. An empty boot id is a clean
+/// shutdown's journal (no record follows a final snapshot); a format 1 or 2 journal's boot is
+/// its snapshot's (``RestoredIndex`` has the rules).
 /// A record cut short ends the journal (a crash in the middle of its write: its clock was never
 /// handed out); a whole record whose checksum fails is damage, and refuses the saved index.
 public enum IndexJournal {
     static let magic = Array("UBQJRNL1".utf8)
-    static let formatVersion: UInt32 = 2
-    static let readableVersions: ClosedRange<UInt32> = 1...2
-    static let headerSize = 8 + 4 + 8
+    static let formatVersion: UInt32 = 3
+    static let readableVersions: ClosedRange<UInt32> = 1...3
     static let frameSize = 8
+    /// A boot id is 36 bytes (a UUID); longer is refused as damage.
+    static let maxBootIDBytes = 64
 
     enum Record {
         /// A batch as the engine applied it: at `time`, with history tracking or not.
@@ -33,12 +39,29 @@ public enum IndexJournal {
         case containerRemoved
     }
 
-    /// The header of a journal that continues snapshot `snapshotID`.
-    static func header(snapshotID: UInt64) -> [UInt8] {
-        var writer = ByteWriter(capacity: headerSize)
+    /// What a journal's header and its whole records say (``decode(_:snapshotID:continuing:)``).
+    struct Decoded {
+        var records: [Record]
+        /// The snapshot the header names (the one decoded for, or the one it continues).
+        var journalOf: UInt64
+        /// The header's boot id; nil for format 1 and 2 (written in the snapshot's boot), empty
+        /// for a clean shutdown's journal.
+        var bootID: String?
+        /// Where the records read begin, and where the last whole one ends: a torn tail after
+        /// it is ``ignoredBytes``.
+        var recordsStart: Int
+        var wholeLength: Int
+        var ignoredBytes: Int
+    }
+
+    /// The header of a journal that continues snapshot `snapshotID`, its records written in boot
+    /// `bootID` (empty: a clean shutdown's journal, which no record follows).
+    static func header(snapshotID: UInt64, bootID: String) -> [UInt8] {
+        var writer = ByteWriter(capacity: 8 + 4 + 8 + 1 + bootID.utf8.count)
         writer.append(contentsOf: magic)
         writer.fixed32(formatVersion)
         writer.fixed64(snapshotID)
+        writer.string(bootID)
         return writer.bytes
     }
 
@@ -67,18 +90,19 @@ public enum IndexJournal {
         return framed.bytes
     }
 
-    /// The records of a journal that continues `snapshotID`, up to one cut short at the end;
-    /// `ignoredBytes` says how much of it there was. The journal of the snapshot before, which
-    /// the snapshot `continues`, is read from where the snapshot was taken: the daemon stopped
-    /// after writing the snapshot and before starting its journal. nil for the journal of any
-    /// other snapshot.
+    /// The records of a journal that continues `snapshotID`, up to one cut short at the end
+    /// (``Decoded/ignoredBytes`` says how much of it there was). The journal of the snapshot
+    /// before, which the snapshot `continues`, is read from where the snapshot was taken: the
+    /// daemon stopped after writing the snapshot and before starting its journal. nil for the
+    /// journal of any other snapshot.
     static func decode(_ bytes: [UInt8], snapshotID: UInt64,
-                       continuing continues: IndexSnapshot.Continuation? = nil) throws(SavedIndexError) -> (records: [Record], ignoredBytes: Int)? {
+                       continuing continues: IndexSnapshot.Continuation? = nil) throws(SavedIndexError) -> Decoded? {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
         var header = BinaryReader(bytes, from: magic.count)
         let version = try header.fixed32()
         guard readableVersions.contains(version) else { throw .unsupportedVersion(version) }
         let journalOf = try header.fixed64()
+        let bootID = version >= 3 ? try header.string(maxBytes: maxBootIDBytes) : nil
         var offset = header.offset
         if journalOf != snapshotID {
             guard let continues, continues.snapshotID == journalOf else { return nil }
@@ -88,6 +112,7 @@ public enum IndexJournal {
             }
             offset = Int(continues.offset)
         }
+        let recordsStart = offset
         var records: [Record] = []
         while bytes.count - offset >= frameSize {
             var frame = BinaryReader(bytes, from: offset)
@@ -103,7 +128,8 @@ public enum IndexJournal {
             guard payload.isAtEnd else { throw .invalid("bytes after a journal record") }
             offset = frame.offset + length
         }
-        return (records, bytes.count - offset)
+        return Decoded(records: records, journalOf: journalOf, bootID: bootID, recordsStart: recordsStart,
+                       wholeLength: offset, ignoredBytes: bytes.count - offset)
     }
 }
 

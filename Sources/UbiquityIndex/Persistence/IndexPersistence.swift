@@ -26,6 +26,16 @@ public protocol IndexPersistence: Sendable {
     /// Blocks (encoding's output is written and `fsync`-ed): called through ``runBlocking(_:)``.
     func replace(snapshot: [UInt8], journalHeader: [UInt8]) throws
 
+    /// After a restore, before any batch: goes on with the saved index's journal as
+    /// `continuation` says (cut to its whole records and appended to, or replaced durably by a
+    /// new one), `records` appended. From then on ``appendToJournal(_:)`` appends after them, and
+    /// ``beginSnapshot()`` says where the journal stands. Blocks (a fresh journal is `fsync`-ed):
+    /// called at start, before the engine runs.
+    ///
+    /// - Throws: when it could not; the implementation must then make sure the saved index is
+    ///   never loaded (delete it), as its clocks are about to go on without it.
+    func continueJournal(_ continuation: JournalContinuation, records: [UInt8]) throws
+
     /// Whether ``readSnapshot(at:into:)`` reads: the engine then keeps no copy of a written
     /// snapshot's bytes, and reads the pieces that did not change back from the file for the next
     /// one (each checked against its CRC-32). Default false: the copy stays in memory.

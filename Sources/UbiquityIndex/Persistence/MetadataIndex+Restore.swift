@@ -19,39 +19,59 @@ extension MetadataIndex {
         else { throw .invalid("columns of different lengths") }
         columns.childrenOf = [:]
 
-        // Roots first, then every live entry under its parent.
+        // Roots first, then every live entry under its parent. Each live directory's children
+        // table is found by slot through `tableOf` (no dictionary lookup per entry) and made with
+        // room for all its children, counted first (none is hashed again by a resize).
         var roots = [ItemID?](repeating: nil, count: saved.count)
         var liveCount = 0
+        var childCount = [UInt32](repeating: 0, count: count)
         for i in 0..<count where columns.flagsOf[i].contains(.live) {
             liveCount += 1
             let container = Int(columns.containerOf[i])
             guard container < saved.count else { throw .invalid("entry #\(i) is in container #\(container) of \(saved.count)") }
-            guard Int(columns.parents[i]) == i else { continue }
+            let parent = Int(columns.parents[i])
+            if parent != i {
+                if parent < count { childCount[parent] &+= 1 }
+                continue
+            }
             guard roots[container] == nil else { throw .invalid("container \(saved[container].id) has two roots") }
             guard columns.stats[i].kind == .directory else { throw .invalid("the root of \(saved[container].id) is not a directory") }
             roots[container] = ItemID(i)
             columns.names[i] = saved[container].root
             columns.flagsOf[i] = [.live, .containerRoot]
-            columns.childrenOf[ItemID(i)] = ChildTable()
         }
-        for i in 0..<count where columns.stats[i].kind == .directory && columns.flagsOf[i] == .live {
-            columns.childrenOf[ItemID(i)] = ChildTable()
+        let noTable = UInt32.max
+        var tableOf = [UInt32](repeating: noTable, count: count)
+        var tables: [ChildTable] = [], tableIDs: [ItemID] = []
+        for i in 0..<count where columns.stats[i].kind == .directory && columns.flagsOf[i].contains(.live) {
+            tableOf[i] = UInt32(tables.count)
+            tables.append(ChildTable(capacity: Int(childCount[i])))
+            tableIDs.append(ItemID(i))
         }
-        // Names are checked and placed as bytes: a `String` per entry (a heap block for a name
-        // over 15 bytes) is made only to say what is wrong.
-        for i in 0..<count where columns.flagsOf[i] == .live {
-            let parent = Int(columns.parents[i])
-            guard columns.names.withUTF8(i, Self.isEntryName) else { throw .invalid("entry #\(i) has the name '\(columns.names[i])'") }
-            guard parent < count, columns.flagsOf[parent].contains(.live), columns.childrenOf[ItemID(parent)] != nil else {
-                throw .invalid("entry #\(i) ('\(columns.names[i])') has no live directory as its parent")
+        childCount = []
+        // Names are checked and placed as bytes, through one reader: a `String` per entry (a heap
+        // block for a name over 15 bytes) is made only to say what is wrong.
+        var named: [ItemID] = []
+        named.reserveCapacity(liveCount)
+        let refusal: SavedIndexError? = columns.names.withReader { names in
+            for i in 0..<count where columns.flagsOf[i] == .live {
+                let parent = Int(columns.parents[i])
+                guard names.withUTF8(i, Self.isEntryName) else { return .invalid("entry #\(i) has the name '\(names[i])'") }
+                let table = parent < count ? tableOf[parent] : noTable
+                guard table != noTable, columns.flagsOf[parent].contains(.live) else {
+                    return .invalid("entry #\(i) ('\(names[i])') has no live directory as its parent")
+                }
+                guard columns.containerOf[parent] == columns.containerOf[i] else {
+                    return .invalid("entry #\(i) ('\(names[i])') is in another container than its parent")
+                }
+                guard tables[Int(table)].insertUnlessNamed(ItemID(i), names: names) else {
+                    return .invalid("two entries named '\(names[i])' in one directory")
+                }
+                named.append(ItemID(i))
             }
-            guard columns.containerOf[parent] == columns.containerOf[i] else {
-                throw .invalid("entry #\(i) ('\(columns.names[i])') is in another container than its parent")
-            }
-            guard columns.childrenOf[ItemID(parent)]!.insertUnlessNamed(ItemID(i), names: columns.names) else {
-                throw .invalid("two entries named '\(columns.names[i])' in one directory")
-            }
+            return nil
         }
+        if let refusal { throw refusal }
 
         // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
         var isFree = [Bool](repeating: false, count: count)
@@ -63,31 +83,40 @@ extension MetadataIndex {
         }
         guard free.count == count - liveCount else { throw .invalid("\(count - liveCount - free.count) dead slots are not free") }
 
+        columns.childrenOf.reserveCapacity(tables.count)
+        for (id, table) in zip(tableIDs, tables) { columns.childrenOf[id] = table }
         adopt(columns, free: free, roots: roots)
 
-        // Flags are derived from the top down, as the live index derives them; an entry not
-        // reached from a root is part of a cycle. The names go into the name index together,
-        // each bucket sorted once (``NameIndex/build(_:names:)``).
-        var reached = 0
-        var stack = roots.compactMap { $0 }
-        var named: [ItemID] = []
-        named.reserveCapacity(liveCount)
-        while let entry = stack.popLast() {
-            reached += 1
-            for child in children(entry)?.ids ?? [] {
-                let name = self.name(child)
-                setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
-                named.append(child)
-                stack.append(child)
+        // The name index (each bucket sorted once: ``NameIndex/build(_:names:)``) is built on a
+        // thread of its own meanwhile: it reads the names and writes only itself, which nothing
+        // below reads; the entries go in whatever order (a bucket is sorted by name and id).
+        let nameIndex = self.nameIndex, names = self.names, entries = named
+        named = []
+        try SideThread.run({ nameIndex.build(entries, names: names) }) { () throws(SavedIndexError) in
+            // Flags are derived from the top down, as the live index derives them; an entry not
+            // reached from a root is part of a cycle.
+            var reached = 0
+            var stack: [UInt32] = []
+            for root in roots.compactMap({ $0 }) {
+                reached += 1
+                stack.append(tableOf[Int(root)])
             }
-        }
-        guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
-        nameIndex.build(named, names: names)
+            while let table = stack.popLast() {
+                let entry = tableIDs[Int(table)]
+                for child in tables[Int(table)].ids {
+                    reached += 1
+                    let name = self.name(child)
+                    setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
+                    if tableOf[Int(child)] != noTable { stack.append(tableOf[Int(child)]) }
+                }
+            }
+            guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
 
-        for i in 0..<count where flagsOf[i].contains(.live) {
-            let id = ItemID(i)
-            if let (key, _) = conflictCopyKey(id) { adjustConflictCopies(key, by: 1) }
-            if flagsOf[i].contains(.package) { refreshPackage(id) }
+            for i in 0..<count where flagsOf[i].contains(.live) {
+                let id = ItemID(i)
+                if let (key, _) = conflictCopyKey(id) { adjustConflictCopies(key, by: 1) }
+                if flagsOf[i].contains(.package) { refreshPackage(id) }
+            }
         }
     }
 

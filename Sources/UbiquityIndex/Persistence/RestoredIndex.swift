@@ -4,7 +4,8 @@
 ///
 /// ```
 /// snapshot ─ restore slots ─ replay journal (apply + record) ─ containers gone from the
-/// configuration removed (recorded) ─ engine ─ start-up crawl diffs against it (recorded)
+/// configuration removed, new ones added (recorded) ─ the journal continued with those records
+/// (continueJournal(in:)) ─ engine ─ start-up crawl diffs against it (recorded, journaled)
 /// ```
 public struct RestoredIndex {
     let index: MetadataIndex
@@ -18,6 +19,19 @@ public struct RestoredIndex {
     public let journalBytesIgnored: Int
     /// Saved containers no longer configured: their items were removed, as history.
     public let removedContainers: [ContainerID]
+    /// How the journal goes on (``continueJournal(in:)``); nil without a boot id, where a journal
+    /// could not say which boot wrote it: a snapshot is then written anew before the first batch.
+    public let journalContinuation: JournalContinuation?
+    /// What the restore changed after the journal's records (containers removed from or added to
+    /// the configuration): the first records of the continued journal.
+    let restoreRecords: [IndexJournal.Record]
+    /// Bytes of the records replayed (for the engine's count of what the journal holds).
+    let journalRecordBytes: Int
+    /// Whether ``continueJournal(in:)`` succeeded: the engine then journals every batch at once.
+    public private(set) var isJournalContinued = false
+    /// Records and bytes the continued journal holds after the snapshot.
+    private(set) var continuedRecords = 0
+    private(set) var continuedBytes = 0
 
     /// Live entries of the restored index, container roots included.
     public var entryCount: Int { index.entryCount }
@@ -39,6 +53,7 @@ public struct RestoredIndex {
     public static func restore(snapshot: [UInt8], journal: [UInt8]?, containers: [ContainerDescriptor],
                                retention: ChangeHistory.Retention, now: Int64, bootID: String) throws(SavedIndexError) -> RestoredIndex {
         let contents = try IndexSnapshot.decode(snapshot)
+        // Not a clean shutdown's: its journal was in the page cache of a boot that has ended.
         guard contents.final || contents.bootID == bootID else { throw .uncleanReboot }
         let index = MetadataIndex()
         try index.restore(containers: contents.containers, columns: contents.columns, free: contents.free)
@@ -54,8 +69,16 @@ public struct RestoredIndex {
         // Written while batches went on: without the journal that holds them it is behind clocks
         // already handed out (the daemon stopped while the journal was being replaced, or removed it).
         if contents.needsJournal && decoded == nil { throw .invalid("the snapshot's journal is missing") }
-        if let (records, ignoredBytes) = decoded {
-            for record in records {
+        if let decoded {
+            // The boot its records were written in: the header's (format 3), else the snapshot's.
+            // A journal of another boot is trusted only as a clean shutdown's: no record, no boot
+            // named (a daemon that went on from a final snapshot named its boot, durably, first).
+            let header = decoded.bootID ?? ""
+            let writtenIn = header.isEmpty ? contents.bootID : header
+            if writtenIn != bootID && (!decoded.records.isEmpty || !header.isEmpty) { throw .uncleanReboot }
+        }
+        if let decoded {
+            for record in decoded.records {
                 switch record {
                 case .batch(let changes, let time, let tracking):
                     let changeSet = index.apply(changes, record: tracking)
@@ -67,8 +90,8 @@ public struct RestoredIndex {
                     history.noteContainerRemoved()
                 }
             }
-            replayed = records.count
-            ignored = ignoredBytes
+            replayed = decoded.records.count
+            ignored = decoded.ignoredBytes
         }
 
         // A clock may have been handed out after the last record (a handout writes nothing):
@@ -80,15 +103,55 @@ public struct RestoredIndex {
             let what = saved.root != configured.root ? "its directory is now \(configured.root), was \(saved.root)" : "its package types changed"
             throw .configurationChanged("container \(configured.id): \(what)")
         }
+        // What follows goes to the journal as records (``continueJournal(in:)``), in this order, so
+        // that a restore after a crash replays it exactly.
+        var restoreRecords: [IndexJournal.Record] = []
         let configured = Set(containers.map(\.id))
         let removed = index.containers.map(\.id).filter { !configured.contains($0) && index.containerIndex($0).flatMap(index.rootID) != nil }
         if !removed.isEmpty {
             history.noteContainerRemoved()
-            let changes = index.apply(removed.map { .listing($0, [], CrawlListing(root: nil)) }, record: history.isTracking)
+            let removal: [FileSystemChange] = removed.map { .listing($0, [], CrawlListing(root: nil)) }
+            restoreRecords += [.containerRemoved, .batch(removal, time: now, tracking: history.isTracking)]
+            let changes = index.apply(removal, record: history.isTracking)
             history.record(changes, now: now)
         }
+        // Containers configured since the snapshot, at the end of the list (entries name their
+        // container by position), as the engine would add them.
+        for descriptor in containers where index.containerIndex(descriptor.id) == nil {
+            restoreRecords.append(.containerAdded(descriptor))
+            index.addContainer(descriptor)
+        }
         history.trim(now: now)
+
+        var continuation: JournalContinuation?
+        if bootID.isEmpty {
+            continuation = nil
+        } else if let decoded, !contents.final || decoded.bootID == bootID {
+            continuation = .append(journalOf: decoded.journalOf, length: UInt64(decoded.wholeLength))
+        } else {
+            let carried = decoded.map { Array(journal![$0.recordsStart..<$0.wholeLength]) } ?? []
+            continuation = .fresh(snapshotID: contents.snapshotID, header: IndexJournal.header(snapshotID: contents.snapshotID, bootID: bootID),
+                                  carried: carried)
+        }
         return RestoredIndex(index: index, history: history, snapshotID: contents.snapshotID, savedAt: contents.savedAt,
-                             journalRecords: replayed, journalBytesIgnored: ignored, removedContainers: removed)
+                             journalRecords: replayed, journalBytesIgnored: ignored, removedContainers: removed,
+                             journalContinuation: continuation, restoreRecords: restoreRecords,
+                             journalRecordBytes: decoded.map { $0.wholeLength - $0.recordsStart } ?? 0)
+    }
+
+    /// Goes on with the saved index's journal (``journalContinuation``), its first records what
+    /// the restore changed: from here on the engine journals each batch before its clock is
+    /// handed out, with no snapshot written first. Call before the engine applies any batch.
+    ///
+    /// - Throws: what the persistence could not write (it has removed the saved index); the
+    ///   engine then does not journal until a snapshot is written (the daemon writes one at once).
+    public mutating func continueJournal(in persistence: any IndexPersistence) throws {
+        guard let continuation = journalContinuation else { throw SavedIndexError.invalid("no boot id: the journal cannot say its boot") }
+        let records = restoreRecords.flatMap(IndexJournal.encode)
+        try persistence.continueJournal(continuation, records: records)
+        isJournalContinued = true
+        continuedRecords = journalRecords + restoreRecords.count
+        continuedBytes = journalRecordBytes + records.count
+        if case .fresh(_, _, let carried) = continuation { continuedBytes = carried.count + records.count }
     }
 }

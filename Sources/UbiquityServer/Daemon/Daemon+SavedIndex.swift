@@ -14,8 +14,9 @@ extension Daemon {
         return opened
     }
 
-    /// The saved index, checked and replayed; nil (and the files removed) when there is none or
-    /// it cannot be used: the daemon then crawls from nothing under a new epoch.
+    /// The saved index, checked and replayed, its journal continued (``RestoredIndex/continueJournal(in:)``:
+    /// no snapshot is written before the first batch); nil (and the files removed) when there is
+    /// none or it cannot be used: the daemon then crawls from nothing under a new epoch.
     static func restoreIndex(from store: IndexStore, containers: [ContainerDescriptor], retention: ChangeHistory.Retention,
                              logger: Logger) -> RestoredIndex? {
         let files = store.read()
@@ -44,13 +45,23 @@ extension Daemon {
         }
         let started = ContinuousClock.now
         do {
-            let restored = try RestoredIndex.restore(snapshot: snapshot, journal: journal, containers: containers,
+            var restored = try RestoredIndex.restore(snapshot: snapshot, journal: journal, containers: containers,
                                                      retention: retention, now: Int64(Glibc.time(nil)), bootID: store.bootID)
+            let continued: String
+            do {
+                try restored.continueJournal(in: store)
+                if case .append? = restored.journalContinuation { continued = "appended" } else { continued = "new" }
+            } catch {
+                // The store removed the files: a snapshot is written before the first batch (Daemon.run).
+                continued = "not continued"
+                logger.warning("the saved index's journal could not be continued: a snapshot is written before the first batch",
+                               metadata: ["error": "\(error)"])
+            }
             let history = restored.history
             logger.info("index restored; checking it against the file system", metadata: [
                 "entries": "\(restored.entryCount)", "clock": "\(history.clock)", "journal_records": "\(restored.journalRecords)",
                 "snapshot_bytes": "\(snapshot.count)", "journal_bytes": "\(journal?.count ?? 0)",
-                "torn_bytes": "\(restored.journalBytesIgnored)",
+                "torn_bytes": "\(restored.journalBytesIgnored)", "journal": "\(continued)",
                 "removed_containers": "\(restored.removedContainers.map(\.rawValue).joined(separator: ","))",
                 "ms": "\(Self.milliseconds(since: started))"])
             return restored

@@ -36,9 +36,11 @@ public final class Daemon: Sendable {
     let syncEngine: SyncEngineMonitor?
     /// Where the index is saved; nil when it is not (``DaemonSettings/indexDirectory``).
     let indexStore: IndexStore?
-    /// Whether the engine started from a saved index (then it is saved again before the first
-    /// batch, so that its journal continues it).
+    /// Whether the engine started from a saved index.
     let restoredIndex: Bool
+    /// Whether the restored index's journal goes on (it takes every batch from the first); when
+    /// it could not, a snapshot is written before the first batch instead.
+    let journalContinued: Bool
     /// Why the index is not being saved, while it is not (shown under `degraded` in status).
     let indexProblem = Mutex<String?>(nil)
     let logger: Logger
@@ -68,6 +70,7 @@ public final class Daemon: Sendable {
         if case .failure(let problem)? = opened { indexProblem.withLock { $0 = problem.message } }
         let restored = indexStore.flatMap { Daemon.restoreIndex(from: $0, containers: descriptors, retention: settings.history, logger: logger) }
         restoredIndex = restored != nil
+        journalContinued = restored?.isJournalContinued ?? false
         var watching = settings.watcher
         watching.tagPassFollowsConsumer = true      // the engine tells the watcher what it applied
         watching.tagPassQuietPeriod = .milliseconds(5)     // notifications before the tags a crawl left out
@@ -120,9 +123,10 @@ public final class Daemon: Sendable {
         // SIGHUP's default action ends the process: ignore it from the first moment, until the
         // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
         if settings.trapsSignals { signal(SIGHUP, SIG_IGN) }
-        // A restored index is saved again before the watcher's first batch, so that the journal
-        // continues it (the services start only after this).
-        if restoredIndex { await saveIndex(reason: "restored") }
+        // A restored index's journal was continued at start (Daemon.restoreIndex); when it could
+        // not be, the index is saved before the watcher's first batch, so that a journal follows
+        // it before any clock is handed out (the services start only after this).
+        if restoredIndex && !journalContinued { await saveIndex(reason: "restored") }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: IndexService(daemon: self)),

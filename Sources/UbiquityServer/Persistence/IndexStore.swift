@@ -191,6 +191,52 @@ final class IndexStore: IndexPersistence, Sendable {
         }
     }
 
+    /// The saved index's journal goes on after a restore (``JournalContinuation``): no snapshot
+    /// is written before the first batch. `.append` opens the journal read, cuts a torn last record
+    /// off (`ftruncate` to its whole records) and appends; `.fresh` writes a new one with the
+    /// door's durable replace (``Directory/replace(_:with:mode:temporary:)``) and opens it. The
+    /// lock (``open(stateDirectory:)``) has kept every other daemon out since the files were read.
+    /// A failure removes both files.
+    func continueJournal(_ continuation: JournalContinuation, records: [UInt8]) throws {
+        do throws(SystemCallError) {
+            try journal.withLock { (state) throws(SystemCallError) in
+                state.close()
+                let name = Array(Self.journalName.utf8)
+                let length: UInt64
+                switch continuation {
+                case .append(_, let whole):
+                    length = whole
+                case .fresh(_, let header, let carried):
+                    try directory.replace(name, with: header + carried, mode: 0o600)
+                    length = UInt64(header.count + carried.count)
+                }
+                let fd = try System.call("openat", path: directory.path(of: name)) {
+                    openat(directory.fd, Self.journalName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+                }
+                do throws(SystemCallError) {
+                    var info = stat()
+                    try System.call("fstat", path: directory.path(of: name)) { fstat(fd, &info) }
+                    // The file read, whole records and all (it cannot have shrunk: the lock is ours).
+                    guard info.st_mode & S_IFMT == S_IFREG, UInt64(clamping: info.st_size) >= length, length <= UInt64(Int64.max) else {
+                        throw SystemCallError("fstat", errno: EINVAL, path: directory.path(of: name))
+                    }
+                    if UInt64(clamping: info.st_size) > length {
+                        try System.call("ftruncate", path: directory.path(of: name)) { ftruncate(fd, off_t(length)) }
+                    }
+                    try System.writeAll(records, to: fd, path: directory.path(of: name))
+                } catch {
+                    Glibc.close(fd)
+                    throw error
+                }
+                state.fd = fd
+                state.length = length + UInt64(records.count)
+            }
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
     var readsSnapshotBack: Bool { true }
 
     /// A `pread` of the snapshot last written, kept open since: a snapshot's unchanged pieces
