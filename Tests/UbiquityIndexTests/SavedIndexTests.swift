@@ -422,11 +422,11 @@ struct SavedIndexTests {
     @Test func aModeBeyondThePermissionBitsIsRefused() throws {
         let c = try ContainerID("com.example.test")
         let typed = FileStat(kind: .regular, size: 3, mode: 0o100644)
-        let bytes = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch([.stat(c, ["a"], typed)], time: 1, tracking: true))
+        let bytes = IndexJournal.header(snapshotID: 5, bootID: "boot-1") + IndexJournal.encode(.batch([.stat(c, ["a"], typed)], time: 1, tracking: true))
         #expect(throws: SavedIndexError.invalid("a mode beyond the permission bits (0o100644)")) {
             try IndexJournal.decode(bytes, snapshotID: 5)
         }
-        let plain = IndexJournal.header(snapshotID: 5) + IndexJournal.encode(.batch([.stat(c, ["a"], FileStat(kind: .regular, mode: 0o7777))], time: 1, tracking: true))
+        let plain = IndexJournal.header(snapshotID: 5, bootID: "boot-1") + IndexJournal.encode(.batch([.stat(c, ["a"], FileStat(kind: .regular, mode: 0o7777))], time: 1, tracking: true))
         #expect(try IndexJournal.decode(plain, snapshotID: 5)?.records.count == 1)
     }
 
