@@ -246,9 +246,15 @@ extension MetadataIndex {
         for child in children.ids {
             var stat = self.stat(child)
             guard stat.kind == .regular || stat.kind == .directory else { continue }
-            // A placeholder is listed under its own name.
-            let listed = stat.evicted ? EvictedPlaceholderName.placeholder(for: name(child)) ?? name(child) : name(child)
-            let now = tags[listed] ?? []
+            // A placeholder is listed under its own name. No tags in the directory (almost every
+            // one): no child's name is needed, nor made a `String` (one per entry on the crawl's path).
+            let now: [String]
+            if tags.isEmpty {
+                now = []
+            } else {
+                let listed = stat.evicted ? EvictedPlaceholderName.placeholder(for: name(child)) ?? name(child) : name(child)
+                now = tags[listed] ?? []
+            }
             guard stat.tags != now else { continue }
             noteUpdate(child, recorder: &recorder)
             stat.tags = now
@@ -397,7 +403,7 @@ extension MetadataIndex {
         }
         // Children of each listing position (-1 = the root), as index ranges built in one pass.
         var childrenOf: [Int32: [Int32]] = [:]
-        for (i, e) in listing.entries.enumerated() { childrenOf[e.parent, default: []].append(Int32(i)) }
+        for i in listing.entries.indices { childrenOf[listing.entries.parent(i), default: []].append(Int32(i)) }
         pairRenames(container: container, rootID: rootID, listing, childrenOf, &recorder)
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
