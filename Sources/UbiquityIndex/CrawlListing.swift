@@ -1,4 +1,7 @@
 /// A subtree as the crawler saw it: a flat list where each entry names its parent's position.
+///
+/// The entries keep their names as bytes in one buffer (``CrawlEntries``); an ``Entry`` with a
+/// `String` name is what building one by hand takes and what reading one by position gives.
 public struct CrawlListing: Sendable {
     public struct Entry: Sendable {
         /// Position of the parent in `entries`, or -1 for the listing's root.
@@ -20,20 +23,28 @@ public struct CrawlListing: Sendable {
         /// The container root's status, as the listing will have it.
         public var root: FileStat
         public var first: Int
-        public var entries: [Entry]
-        public init(root: FileStat, first: Int, entries: [Entry]) {
+        public var entries: CrawlEntries
+        public init(root: FileStat, first: Int, entries: CrawlEntries) {
             self.root = root
             self.first = first
             self.entries = entries
+        }
+
+        public init(root: FileStat, first: Int, entries: [Entry]) {
+            self.init(root: root, first: first, entries: CrawlEntries(entries))
         }
     }
 
     /// The status of the subtree's root; nil when it does not exist.
     public var root: FileStat?
-    public var entries: [Entry]
+    public var entries: CrawlEntries
 
-    public init(root: FileStat?, entries: [Entry] = []) {
+    public init(root: FileStat?, entries: CrawlEntries) {
         self.root = root
         self.entries = entries
+    }
+
+    public init(root: FileStat?, entries: [Entry] = []) {
+        self.init(root: root, entries: CrawlEntries(entries))
     }
 }

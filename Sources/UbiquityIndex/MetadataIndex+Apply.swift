@@ -246,9 +246,15 @@ extension MetadataIndex {
         for child in children.ids {
             var stat = self.stat(child)
             guard stat.kind == .regular || stat.kind == .directory else { continue }
-            // A placeholder is listed under its own name.
-            let listed = stat.evicted ? EvictedPlaceholderName.placeholder(for: name(child)) ?? name(child) : name(child)
-            let now = tags[listed] ?? []
+            // A placeholder is listed under its own name. No tags in the directory (almost every
+            // one): no child's name is needed, nor made a `String` (one per entry on the crawl's path).
+            let now: [String]
+            if tags.isEmpty {
+                now = []
+            } else {
+                let listed = stat.evicted ? EvictedPlaceholderName.placeholder(for: name(child)) ?? name(child) : name(child)
+                now = tags[listed] ?? []
+            }
             guard stat.tags != now else { continue }
             noteUpdate(child, recorder: &recorder)
             stat.tags = now
@@ -397,8 +403,10 @@ extension MetadataIndex {
         }
         // Children of each listing position (-1 = the root), as index ranges built in one pass.
         var childrenOf: [Int32: [Int32]] = [:]
-        for (i, e) in listing.entries.enumerated() { childrenOf[e.parent, default: []].append(Int32(i)) }
-        pairRenames(container: container, rootID: rootID, listing, childrenOf, &recorder)
+        for i in listing.entries.indices { childrenOf[listing.entries.parent(i), default: []].append(Int32(i)) }
+        // Each name made a `String` once (the listing holds bytes), for the passes below.
+        let entries = Array(listing.entries)
+        pairRenames(container: container, rootID: rootID, entries, childrenOf, &recorder)
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
             // The ids, not the table: removals below edit the table, which must not be shared.
@@ -409,7 +417,7 @@ extension MetadataIndex {
                 var kept = Set<ItemID>()
                 kept.reserveCapacity(listed.count)
                 for i in listed {
-                    let e = listing.entries[Int(i)]
+                    let e = entries[Int(i)]
                     if let id = child(directory, Self.filedName(e.name, e.stat)) { kept.insert(id) }
                 }
                 for child in existing where !kept.contains(child) {
@@ -417,7 +425,7 @@ extension MetadataIndex {
                 }
             }
             for i in listed {
-                let e = listing.entries[Int(i)]
+                let e = entries[Int(i)]
                 let id = upsert(name: e.name, in: directory, e.stat, container: container, &recorder)
                 if e.stat.kind == .directory { stack.append((id, i)) }
             }
@@ -432,7 +440,7 @@ extension MetadataIndex {
     /// Only a file system that reports birth times is trusted here: without one `created` is the
     /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
     /// Entries inside a vanished directory are not paired on their own (the directory may be).
-    private func pairRenames(container: Int, rootID: ItemID, _ listing: CrawlListing, _ childrenOf: [Int32: [Int32]],
+    private func pairRenames(container: Int, rootID: ItemID, _ entries: [CrawlListing.Entry], _ childrenOf: [Int32: [Int32]],
                              _ recorder: inout Recorder) {
         struct Key: Hashable {
             let inode: UInt64, created: Int64, kind: FileStat.Kind
@@ -448,7 +456,7 @@ extension MetadataIndex {
             var kept = Set<ItemID>()
             kept.reserveCapacity(listed.count)
             for i in listed {
-                let e = listing.entries[Int(i)]
+                let e = entries[Int(i)]
                 guard let child = child(directory, Self.filedName(e.name, e.stat)) else { continue }
                 kept.insert(child)
                 if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
@@ -464,7 +472,7 @@ extension MetadataIndex {
         while let (directory, position) = stack.popLast() {
             guard children(directory) != nil else { continue }
             for i in childrenOf[position] ?? [] {
-                let e = listing.entries[Int(i)]
+                let e = entries[Int(i)]
                 if let child = child(directory, Self.filedName(e.name, e.stat)) {
                     if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
                 } else {
@@ -473,7 +481,7 @@ extension MetadataIndex {
             }
         }
         for (directory, position) in appeared {
-            let e = listing.entries[Int(position)]
+            let e = entries[Int(position)]
             guard let source = vanished.removeValue(forKey: Key(e.stat)), isLive(source), isLive(directory) else { continue }
             move(container: container, from: relativeComponents(of: source), to: relativeComponents(of: directory) + [e.name],
                  stat: e.stat, &recorder)

@@ -18,7 +18,7 @@ extension MetadataIndex {
             return
         }
         listingInParts = nil            // the ids stay uniquely referenced while they grow
-        place(part.entries[...], &parts, &recorder)
+        place(part.entries, from: 0, &parts, &recorder)
         listingInParts = parts
     }
 
@@ -29,7 +29,7 @@ extension MetadataIndex {
         listingInParts = nil
         guard let root = listing.root, parts.ids.count <= listing.entries.count else { return false }
         _ = setRoot(container: c, stat: root)
-        place(listing.entries[parts.ids.count...], &parts, &recorder)
+        place(listing.entries, from: parts.ids.count, &parts, &recorder)
         return true
     }
 
@@ -53,21 +53,25 @@ extension MetadataIndex {
     /// Their names go in the name index together at the end, each bucket's sorted and merged in
     /// one sweep (``NameIndex/insert(_:names:)``): one by one, each was a binary search over a
     /// bucket that holds most of a flat directory's names, every name read a likely cache miss.
-    private func place(_ entries: ArraySlice<CrawlListing.Entry>, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
-        reserve(entries.count)
+    ///
+    /// Each name is made a `String` here, from the listing's bytes (``CrawlEntries``), on the
+    /// engine's thread: a short one is no heap block, a long one is freed when filed.
+    private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
+        reserve(entries.count - start)
         pendingNames = [:]
         defer {
             flushPendingNames()
             pendingNames = nil
         }
-        for entry in entries {
-            let position = Int(entry.parent)
+        for i in start..<entries.count {
+            let position = Int(entries.parent(i))
             let parent = position == -1 ? parts.root : position >= 0 && position < parts.ids.count ? parts.ids[position] : nil
             guard let parent, hasChildTable(parent) else {
                 parts.ids.append(nil)
                 continue
             }
-            parts.ids.append(upsert(name: entry.name, in: parent, entry.stat, container: parts.container, &recorder))
+            let name = entries.withName(i) { String(decoding: $0, as: UTF8.self) }
+            parts.ids.append(upsert(name: name, in: parent, entries.stat(i), container: parts.container, &recorder))
         }
     }
 }

@@ -212,7 +212,7 @@ public struct Crawler: Sendable {
             return Result(listing: CrawlListing(root: rootStat), skipped: skipped)
         }
         var path = relative
-        var entries: [CrawlListing.Entry] = []
+        var entries = CrawlEntries()
         var rootStatus = rootStat
         // Stretches of directories gone through, for the next ones (one allocation per depth).
         var spareBatches: [DirectoryBatch] = []
@@ -234,7 +234,7 @@ public struct Crawler: Sendable {
         while let top = stack.last {
             // Here every entry read so far is final (a directory's status was taken again above).
             if visitor.partSize > 0, entries.count - sent >= visitor.partSize, let root = rootStatus {
-                visitor.sendAhead(CrawlListing.Part(root: root, first: sent, entries: Array(entries[sent...])))
+                visitor.sendAhead(CrawlListing.Part(root: root, first: sent, entries: entries.part(from: sent)))
                 sent = entries.count
             }
             if top.cursor == top.batch.count {
@@ -262,10 +262,14 @@ public struct Crawler: Sendable {
             }
             let index = top.cursor
             stack[stack.count - 1].cursor += 1
+            // The name stays bytes (copied into the listing's buffer); a `String` is made only for a
+            // directory (its path below) and for what is skipped.
             let namePointer = top.batch.name(index)
-            guard let name = String(validatingCString: namePointer) else {
-                skipped.append(Skipped(path: path + [String(decoding: Crawler.bytes(namePointer), as: UTF8.self)],
-                                       call: "name", errno: EILSEQ, reason: "the name is not valid UTF-8"))
+            let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self),
+                                                count: strlen(namePointer))
+            var name: String { String(decoding: nameBytes, as: UTF8.self) }
+            guard UTF8Check.isValid(nameBytes) else {
+                skipped.append(Skipped(path: path + [name], call: "name", errno: EILSEQ, reason: "the name is not valid UTF-8"))
                 continue
             }
             let (raw, statError) = top.batch.status(index)
@@ -275,28 +279,29 @@ public struct Crawler: Sendable {
                 continue
             }
             let stat = System.entry(FileStat(raw), at: top.fd, namePointer, deferringTags: top.visiting)
-            entries.append(CrawlListing.Entry(parent: top.position, name: name, stat: stat))
+            entries.append(parent: top.position, name: nameBytes, stat: stat)
             guard stat.kind == .directory else { continue }
+            let directoryName = name
 
             let childFD: Int32
             do {
-                childFD = try System.call("openat", path: System.join(containerRoot, path + [name]), as: WatchError.self) {
+                childFD = try System.call("openat", path: System.join(containerRoot, path + [directoryName]), as: WatchError.self) {
                     openat(top.fd, namePointer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 }
             } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
                 continue            // replaced since statx: its events will follow
             } catch {
-                skip(path + [name], error)
+                skip(path + [directoryName], error)
                 continue
             }
             guard let stream = fdopendir(childFD) else {
-                skip(path + [name], WatchError(SystemCallError("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, path + [name]))))
+                skip(path + [directoryName], WatchError(SystemCallError("fdopendir", errno: Glibc.errno, path: System.join(containerRoot, path + [directoryName]))))
                 close(childFD)
                 continue
             }
-            path.append(name)
+            path.append(directoryName)
             let visiting = top.visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
-            if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries[entries.count - 1].stat = fresh }
+            if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries.setStat(entries.count - 1, fresh) }
             stack.append(Frame(stream: stream, fd: childFD, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(),
                                position: Int32(entries.count - 1), visiting: visiting, inode: stat.inode))
             if looksForCold > 0 {
@@ -348,8 +353,4 @@ public struct Crawler: Sendable {
     }
 
     static func isCookie(_ name: String) -> Bool { name.hasPrefix(cookiePrefix) }
-
-    private static func bytes(_ name: UnsafePointer<CChar>) -> [UInt8] {
-        UnsafeRawBufferPointer(start: name, count: strlen(name)).map { $0 }
-    }
 }

@@ -40,12 +40,15 @@ final class Inotify {
     ///
     /// - Returns: The watch descriptor; the existing one when the inode is already watched.
     /// - Throws: ``WatchError/Code/watchBudgetExhausted`` on `ENOSPC`, else ``WatchError/Code/systemCall``.
-    func addWatch(directory: Int32, path: String) throws(WatchError) -> Int32 {
+    /// - Parameter path: The directory's path: named in an error, and watched by path when
+    ///   `/proc` is missing (evaluated only then: a crawl adds a watch per directory).
+    func addWatch(directory: Int32, path: @autoclosure () -> String) throws(WatchError) -> Int32 {
         if watchesThroughProc {
-            return try System.call("inotify_add_watch", path: path, as: WatchError.self) {
+            return try System.call("inotify_add_watch", path: path(), as: WatchError.self) {
                 inotify_add_watch(fd, "/proc/self/fd/\(directory)", InotifyMask.directoryEvents.rawValue)
             }
         }
+        let path = path()
         return try System.call("inotify_add_watch", path: path, as: WatchError.self) {
             inotify_add_watch(fd, path, InotifyMask.directoryEvents.union(.dontFollow).rawValue)
         }

@@ -15,12 +15,22 @@ struct WatchingVisitor: CrawlVisitor {
     /// The watched directories in the order read: what the tag pass reads after the crawl.
     var visitedInOrder: [Int32] = []
     var displaced: [Int32] = []
+    /// The directories this walk watched that are open in it, each with its depth (its path's
+    /// count): the walk is depth-first, so the last one a level above a directory is its parent,
+    /// found without looking its path up from the container root (a hash of every component,
+    /// per directory, on a deep tree). Only while no watch of the walk moved a node that was in
+    /// the tree (a rescan's, or a directory met twice): from then on the path is looked up.
+    var open: [(depth: Int, wd: Int32)] = []
+    var trustsOpen = true
 
     mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool {
         guard let root = core.containers[container]?.descriptor.root else { return false }
+        while let last = open.last, last.depth >= path.count { open.removeLast() }
         let parent: Int32?
         if path.isEmpty {
             parent = nil
+        } else if trustsOpen, let last = open.last, last.depth == path.count - 1 {
+            parent = last.wd
         } else {
             guard let found = channel.tree.lookup(container: container, Array(path.dropLast())) else {
                 core.markUnwatched(container, path, reason: "its parent directory is not watched")
@@ -39,8 +49,12 @@ struct WatchingVisitor: CrawlVisitor {
             core.markUnwatched(container, path, reason: error.description)
             return false
         }
-        displaced += channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "", inode: inode)
+        let known = channel.tree.directory(wd) != nil
+        let lost = channel.tree.link(wd, container: container, parent: parent, name: path.last ?? "", inode: inode)
+        displaced += lost
         if visited.insert(wd).inserted { visitedInOrder.append(wd) }
+        if known || !lost.isEmpty { trustsOpen = false }
+        open.append((path.count, wd))
         return true
     }
 
