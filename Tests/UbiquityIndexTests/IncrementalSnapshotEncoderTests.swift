@@ -17,7 +17,7 @@ struct IncrementalSnapshotEncoderTests {
         var history = ChangeHistory(epoch: 1, retention: ChangeHistory.Retention(maxChanges: 5_000))
         _ = history.handOut()
         var encoder = IncrementalSnapshotEncoder()
-        var generator = SplitMix(seed: 34)
+        var generator = SplitMix64(seed: 34)
         var now: Int64 = 1_800_000_000
 
         func check(_ round: Int) throws -> IncrementalSnapshotEncoder.Counts {
@@ -148,17 +148,4 @@ struct IncrementalSnapshotEncoderTests {
 /// The file a test's snapshots are written to, and how often it was read back.
 private final class WrittenFile: Sendable {
     let state = Mutex((disk: [UInt8](), reads: 0))
-}
-
-/// A small deterministic generator, so that a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,4 +1,5 @@
 import Testing
+import UbiquityTesting
 @testable import UbiquityIndex
 
 /// ``UTF8Check`` accepts exactly what Swift's own validation accepts (what the crawler used before).
@@ -43,7 +44,7 @@ struct UTF8CheckTests {
     }
 
     @Test func agreesWithSwiftOnRandomBytes() {
-        var generator = SplitMix(seed: 0x5eed)
+        var generator = SplitMix64(seed: 0x5eed)
         var disagreements: [[UInt8]] = []
         let alphabet: [UInt8] = [0x41, 0x7F, 0x80, 0xBF, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x90]
         for _ in 0..<200_000 {
@@ -59,17 +60,5 @@ struct UTF8CheckTests {
 
     @Test func anEmptyNameIsValid() {
         #expect(UTF8Check.isValid(UnsafeBufferPointer(start: nil, count: 0)))
-    }
-
-    private struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
