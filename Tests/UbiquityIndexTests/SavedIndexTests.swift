@@ -166,6 +166,18 @@ struct SavedIndexTests {
     }
 
     /// A one-shot gathering: results, clock and the since answer.
+    /// Adds `com.example.other` (holding `Documents/Item_9`) beside the rig's container, takes a
+    /// clock, then saves: the start of the tests of containers that change while the daemon is down.
+    static func saveWithAnotherContainer(_ rig: inout Rig) async throws -> (other: ContainerDescriptor, clock: HistoryClock) {
+        let other = ContainerDescriptor(id: try ContainerID("com.example.other"), root: "/containers/com.example.other")
+        await rig.engine.addContainer(other)
+        var otherTree = TreeBuilder("com.example.other")
+        await rig.apply([otherTree.listing(["Documents/Item_9"])])
+        let clock = try await gather(rig.engine).clock
+        try await rig.engine.saveIndex()
+        return (other, clock)
+    }
+
     static func gather(_ engine: QueryEngine, _ text: String = "name LIKE 'Item_*'", since: HistoryClock? = nil)
         async throws -> (results: [ResultItem], clock: HistoryClock, since: SinceAnswer?) {
         let id = try await engine.start(try spec(text), since: since)
@@ -584,12 +596,7 @@ struct SavedIndexTests {
     /// restores the same containers, items and clock.
     @Test func theRestoresOwnChangesAreJournaled() async throws {
         var rig = await Rig(paths: ["Documents/Item_1"])
-        let other = ContainerDescriptor(id: try ContainerID("com.example.other"), root: "/containers/com.example.other")
-        await rig.engine.addContainer(other)
-        var otherTree = TreeBuilder("com.example.other")
-        await rig.apply([otherTree.listing(["Documents/Item_9"])])
-        let token = try await Self.gather(rig.engine).clock
-        try await rig.engine.saveIndex()
+        let (other, token) = try await Self.saveWithAnotherContainer(&rig)
         let added = ContainerDescriptor(id: try ContainerID("com.example.added"), root: "/containers/com.example.added")
         let (engine, restored) = try Self.restartContinuing(rig.persistence, containers: [rig.tree.descriptor, added])
         #expect(restored.removedContainers == [other.id])
@@ -755,12 +762,7 @@ struct SavedIndexTests {
     /// container whose directory changed refuses the whole saved index (a new epoch).
     @Test func containersChangedWhileDownAreFollowedOrRefused() async throws {
         var rig = await Rig(paths: ["Documents/Item_1", "Documents/Item_2"])
-        let other = ContainerDescriptor(id: try ContainerID("com.example.other"), root: "/containers/com.example.other")
-        await rig.engine.addContainer(other)
-        var otherTree = TreeBuilder("com.example.other")
-        await rig.apply([otherTree.listing(["Documents/Item_9"])])
-        let token = try await Self.gather(rig.engine).clock
-        try await rig.engine.saveIndex()
+        let (other, token) = try await Self.saveWithAnotherContainer(&rig)
 
         let engine = try rig.restarted(containers: [rig.tree.descriptor])
         let answer = try await Self.gather(engine, since: token)

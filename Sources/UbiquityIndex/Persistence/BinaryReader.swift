@@ -84,17 +84,10 @@ struct BinaryReader {
         offset += length
         let result: R? = bytes.withUnsafeBufferPointer { all in
             let slice = UnsafeBufferPointer(rebasing: all[start..<(start + length)])
-            return Self.isUTF8(slice) ? body(slice) : nil
+            return UTF8Check.isValid(slice) ? body(slice) : nil
         }
         guard let result else { throw .invalid("a string is not UTF-8") }
         return result
-    }
-
-    /// Whether `bytes` are valid UTF-8: at once when they are ASCII, else as `String` checks them.
-    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var high: UInt8 = 0
-        for byte in bytes { high |= byte }
-        return high < 0x80 || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// A string of valid UTF-8 of at most `maxBytes` bytes.
