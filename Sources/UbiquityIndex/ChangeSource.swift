@@ -13,11 +13,17 @@ public protocol ChangeSource: Sendable {
     /// The consumer has applied every batch up to `sequence` (the watcher's tag pass waits for
     /// that, so that it does not compete with applying a crawl for the processor).
     func applied(through sequence: UInt64)
+    /// The consumer began (`true`) or finished (`false`) answering a query: a source may put
+    /// off work of its own meanwhile (the watcher's tag pass), so the answer has the processor.
+    func answering(_ busy: Bool)
 }
 
 extension ChangeSource {
     /// A source that does not care how far its consumer is.
     public func applied(through sequence: UInt64) {}
+
+    /// A source with no work of its own to put off.
+    public func answering(_ busy: Bool) {}
 
     /// A source whose statuses carry their tags.
     public func sync(includingTags: Bool) async throws -> UInt64 { try await sync() }

@@ -121,6 +121,15 @@ struct NameColumn {
         /// Where slot `position` is in memory, to ask for it ahead of its use (a prefetch).
         @inline(__always)
         func address(_ position: Int) -> UnsafePointer<NameSlot> { slots.address(position) }
+
+        /// Where a long name's bytes are in memory (nil for a short one, whose bytes are its slot),
+        /// to ask for them ahead of their use once the slot itself has been asked for: the slot
+        /// says where they are, so both cannot be asked for at once.
+        @inline(__always)
+        func bytesAddress(_ position: Int) -> UnsafePointer<UInt8>? {
+            let slot = slots[position]
+            return slot.isShort ? nil : UnsafePointer(bases[slot.chunk] + slot.offset)
+        }
     }
 
     @inline(__always)

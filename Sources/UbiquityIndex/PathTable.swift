@@ -69,6 +69,12 @@ struct PathTable {
                             ubq_prefetch(parents.address(ahead))
                             ubq_prefetch(flags.address(ahead))
                         }
+                        // A long name's bytes are elsewhere again, known once its slot is
+                        // read: asked for halfway, when the slot asked for above has arrived.
+                        if k + Self.prefetchDistance / 2 < ids.count,
+                           let bytes = names.bytesAddress(Int(ids[k + Self.prefetchDistance / 2])) {
+                            ubq_prefetch(bytes)
+                        }
                         let i = Int(id)
                         if flags[i].contains(.containerRoot) {
                             entryDirectories.append(-1)

@@ -301,6 +301,13 @@ public final class FileWatcher: Sendable {
         shared.noteConsumed(sequence)
     }
 
+    /// The consumer began (`true`) or finished (`false`) answering a query
+    /// (``Configuration/tagPassFollowsConsumer``): the tag pass counts it as activity, like the
+    /// kernel queue's events, and leaves the processor to the answer.
+    public func answering(_ busy: Bool) {
+        shared.noteAnswering(busy, at: System.monotonicNanoseconds())
+    }
+
     /// ``sync(timeout:)``, and with `includingTags` also the tags of everything crawled before
     /// the call: a crawl lists entries without their tags and the reader's tag pass reads them
     /// after (``WatchStatus/tagPassPending``). Only a consumer that needs tags waits for that.

@@ -16,6 +16,10 @@ struct SharedState: Sendable {
     var consumed: UInt64 = 0
     /// The reader waits (to read tags) until the consumer has applied this batch.
     var consumerWake: UInt64?
+    /// Queries the consumer is answering now, and when it last finished one (monotonic
+    /// nanoseconds): the tag pass leaves the processor to an answer.
+    var answersUnderWay = 0
+    var lastAnswerEnded: Int64 = 0
     /// Callers waiting for a status that satisfies their condition (``WatcherShared/statusReached(_:)``).
     var statusWaiters: [Int: (condition: @Sendable (WatchStatus) -> Bool, continuation: CheckedContinuation<Void, Never>)] = [:]
     var nextStatusWaiter = 0

@@ -16,4 +16,6 @@ public struct WatcherChangeSource: ChangeSource {
     public func sync(includingTags: Bool) async throws -> UInt64 { try await watcher.sync(includingTags: includingTags) }
 
     public func applied(through sequence: UInt64) { watcher.consumed(through: sequence) }
+
+    public func answering(_ busy: Bool) { watcher.answering(busy) }
 }

@@ -26,6 +26,14 @@ extension WatcherCore {
         return !configuration.tagPassFollowsConsumer || shared.consumerHasApplied(sequence)
     }
 
+    /// An answer the consumer has under way counts as activity, like the kernel queue's events:
+    /// the pass waits for the consumer to be quiet as for the queue (looked at before each
+    /// decision, as an answer may begin or end at any time).
+    func noteConsumerAnswering() {
+        guard configuration.tagPassFollowsConsumer, tagPass.isRunnable else { return }
+        tagPass.noteActivity(at: shared.consumerLastAnswering(at: System.monotonicNanoseconds()))
+    }
+
     /// What is left of the quiet period a pass nobody waits for needs (0: none).
     var nanosecondsUntilTagPassQuiet: Int64 {
         tagPass.nanosecondsUntilQuiet(at: System.monotonicNanoseconds(), quietPeriod: configuration.tagPassQuietPeriod.nanoseconds,
@@ -35,6 +43,7 @@ extension WatcherCore {
     /// Reads tags for up to ``tagChunkNanoseconds`` and emits them; then resumes the waiters
     /// whose crawls are all read.
     func runTagPass() {
+        noteConsumerAnswering()
         if tagPassMayRun {
             flush()     // events read before: their statuses go out before the tags read after them
             // Put off for as long as it may be (the queue never went quiet): this chunk reads

@@ -126,6 +126,7 @@ final class WatcherCore {
                 + polled.map { pollfd(fd: $0.inotify.fd, events: Int16(POLLIN), revents: 0) }
             // Tags still to read: look at the queue without waiting, then read some; or wake when
             // the queue has been quiet long enough for them.
+            noteConsumerAnswering()
             let timeout: Int32 = held ? -1 : tagPassMayRun ? 0 : millisecondsUntilNextTimer(orTagPass: tagPass.isRunnable)
             let result = poll(&fds, nfds_t(fds.count), timeout)
             if result < 0 && Glibc.errno != EINTR { break }

@@ -80,6 +80,22 @@ final class WatcherShared: Sendable {
         }
     }
 
+    func noteAnswering(_ busy: Bool, at now: Int64) {
+        state.withLock { state in
+            if busy {
+                state.answersUnderWay += 1
+            } else {
+                state.answersUnderWay = max(0, state.answersUnderWay - 1)
+                state.lastAnswerEnded = max(state.lastAnswerEnded, now)
+            }
+        }
+    }
+
+    /// When the consumer was last answering a query: `now` while it is.
+    func consumerLastAnswering(at now: Int64) -> Int64 {
+        state.withLock { $0.answersUnderWay > 0 ? now : $0.lastAnswerEnded }
+    }
+
     /// Whether the consumer has applied batch `sequence`; when not, the next ``noteConsumed(_:)``
     /// that reaches it wakes the reader.
     func consumerHasApplied(_ sequence: UInt64) -> Bool {

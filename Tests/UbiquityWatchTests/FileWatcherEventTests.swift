@@ -215,6 +215,52 @@ struct FileWatcherEventTests {
         }
     }
 
+    /// While the consumer answers a query the pass waits as for a busy kernel queue: here the
+    /// consumer has applied everything and the queue is quiet, so only the answer under way holds
+    /// it, and it reads once the longest deferral has passed since the crawl.
+    @Test func theTagPassWaitsWhileTheConsumerAnswers() async throws {
+        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        configuration.tagPassFollowsConsumer = true
+        configuration.tagPassQuietPeriod = .milliseconds(5)
+        configuration.tagPassLongestDeferral = .seconds(2)
+        let started = ContinuousClock.now
+        try await WatchHarness.with(configuration: configuration, populate: {
+            try FS.write($0 + "/tagged.txt", "x")
+            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
+        }) { h in
+            // Nothing applied yet (the harness does not report it): the pass has not read.
+            h.watcher.answering(true)
+            h.watcher.consumed(through: .max)
+            await h.watcher.tagPassFinished()
+            #expect(ContinuousClock.now - started >= .seconds(2))
+            h.watcher.answering(false)
+            try await h.converge()
+        }
+    }
+
+    /// Once the answer is over the pass reads after the quiet period, not after the longest
+    /// deferral (an hour here).
+    @Test func theTagPassReadsOnceTheAnswerIsOver() async throws {
+        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        configuration.tagPassFollowsConsumer = true
+        configuration.tagPassQuietPeriod = .milliseconds(5)
+        configuration.tagPassLongestDeferral = .seconds(3600)
+        try await WatchHarness.with(configuration: configuration, populate: {
+            try FS.write($0 + "/tagged.txt", "x")
+            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
+        }) { h in
+            h.watcher.answering(true)
+            h.watcher.consumed(through: .max)
+            h.watcher.answering(false)
+            try await h.watcher.waitForStatus("the tag pass finished", within: 30) { $0.tagPassPending == 0 }
+            let sequence = try await h.watcher.sync()
+            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            let tags = h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
+            #expect(tags == ["Red"])
+            try await h.converge()
+        }
+    }
+
     @Test func deleteIsARemove() async throws {
         try await WatchHarness.with(populate: { try FS.write($0 + "/a.txt", "x") }) { h in
             try FS.unlink(h.path("a.txt"))

@@ -12,6 +12,9 @@ import UbiquityProtocol
 /// watermarks) stops the encoding while the client does not read.
 struct LineWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// Told when a result set begins (`true`) and ends (`false`) being written: the daemon's
+    /// background work (the watcher's tag pass) waits meanwhile (``QueryEngine/answering(_:)``).
+    private let answering: @Sendable (Bool) -> Void
     private let turn = WriteTurn()
 
     /// How big a piece is: NIO rounds a buffer up to a power of two, and one of 64 KiB stays
@@ -22,8 +25,9 @@ struct LineWriter: Sendable {
     /// How many pieces go to the event loop at once: each hand-over wakes it.
     static let piecesPerHandOver = 4
 
-    init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+    init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, answering: @escaping @Sendable (Bool) -> Void = { _ in }) {
         self.outbound = outbound
+        self.answering = answering
     }
 
     /// - Returns: The bytes written, newline included.
@@ -43,6 +47,9 @@ struct LineWriter: Sendable {
 
     /// Writes lines in this order, none of another task's between them.
     func write(lines: [OutgoingLine]) async throws {
+        let answers = lines.contains { if case .results = $0 { true } else { false } }
+        if answers { answering(true) }
+        defer { if answers { answering(false) } }
         try await turn.run {
             var pieces = Pieces(outbound: outbound)
             for line in lines {

@@ -192,7 +192,8 @@ public final class SocketServer: Sendable {
         logger[metadataKey: "connection"] = "\(connectionID)"
         do {
             try await channel.executeThenClose { inbound, outbound in
-                let writer = LineWriter(outbound: outbound)
+                let engine = context.engine
+                let writer = LineWriter(outbound: outbound) { engine.answering($0) }
                 // Without a refusal the peer is known (a missing peer is refused above).
                 guard refusal == nil, let peer else {
                     if let refusal { _ = try? await writer.write(Response(id: nil, error: refusal).json) }
