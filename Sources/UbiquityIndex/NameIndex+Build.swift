@@ -1,3 +1,5 @@
+import UbiquityPredicate
+
 /// Many names put in the name index at once: a saved index being restored (``build(_:names:)``)
 /// and a crawl's part (``insert(_:names:)``), rather than one binary search and insertion per id.
 ///

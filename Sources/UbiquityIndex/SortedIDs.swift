@@ -1,3 +1,4 @@
+import UbiquityPredicate
 
 import CUbiquitySystem
 

@@ -160,4 +160,45 @@ struct SortDescriptorTests {
         // Missing names come first, and inside them the size order applies (descending, missing last).
         #expect(forward.first?[.name] == nil)
     }
+
+    /// Names spelt decomposed and precomposed, where Swift 6.3's `String` `<` is no order
+    /// (`"e\u{301}"` and `"\u{E9}5"`: neither is `<` the other, nor `==`; `"\u{345}"` before
+    /// `"\u{323}\u{345}"` against their NFC forms). The order compared with is worked out apart:
+    /// each name's NFC form from the standard library's normalizer, byte by byte (with the
+    /// case folded first; equal ones then byte by byte, as paths are told apart).
+    static let canonicalSpellings = ["e\u{301}", "\u{E9}5", "\u{E9}", "e", "E\u{301}", "\u{C9}4", "\u{345}", "\u{323}\u{345}",
+                            "a\u{30A}", "\u{E5}0", "\u{212B}", "\u{C5}", "\u{1100}\u{1161}\u{11A8}", "\u{AC01}1", "z"]
+
+    @Test("strings are ordered canonically: a strict total order over every spelling")
+    func canonicalStringOrder() throws {
+        let values = Self.canonicalSpellings.map(Value.string)
+        for x in values {
+            for y in values {
+                let xy = try #require(Test.order(x, y, [])), yx = try #require(Test.order(y, x, []))
+                #expect(xy == -yx, "\(x) against \(y): \(xy), reversed \(yx)")
+                guard case .string(let a) = x, case .string(let b) = y else { continue }
+                let reference = Self.referenceOrder(a, b)
+                #expect(xy == reference, "\(Array(a.unicodeScalars)) against \(Array(b.unicodeScalars))")
+                #expect((xy == 0) == (a == b))
+            }
+        }
+        // Sorted by name, in any input order, the same sequence: the NFC forms' order.
+        let items = Self.canonicalSpellings.enumerated().map { entry("/p\($0.offset)", [.name: .string($0.element)]) }
+        let descriptors = [MetadataSortDescriptor(.name)]
+        let forward = items.sorted { MetadataSortDescriptor.areInIncreasingOrder($0, $1, by: descriptors) }
+        let backward = items.reversed().sorted { MetadataSortDescriptor.areInIncreasingOrder($0, $1, by: descriptors) }
+        #expect(forward == backward)
+        for (a, b) in zip(forward, forward.dropFirst()) {
+            guard case .string(let x)? = a[.name], case .string(let y)? = b[.name] else { continue }
+            let folded = Self.referenceOrder(Folding.fold(x, .caseInsensitive), Folding.fold(y, .caseInsensitive))
+            // Equal but for case (and spelling): then exactly, byte by byte, as paths are told apart.
+            #expect(folded < 0 || folded == 0 && !y.utf8.lexicographicallyPrecedes(x.utf8),
+                    "\(Array(x.unicodeScalars)) before \(Array(y.unicodeScalars))")
+        }
+    }
+
+    private static func referenceOrder(_ a: String, _ b: String) -> Int {
+        let x = Array(a.canonicallyComposed.utf8), y = Array(b.canonicallyComposed.utf8)
+        return x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1
+    }
 }

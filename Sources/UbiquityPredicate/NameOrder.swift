@@ -1,8 +1,9 @@
-import Glibc
+public import Glibc
 
-/// The order of names in the name index (``SortedIDs``): Unicode canonical ordering, the order of
-/// the names' NFC forms (names equal by canonical equivalence are equal, as `String`'s `==` has
-/// them), read from the names' UTF-8 bytes.
+/// The order of names in the index's name index, and of strings wherever a predicate or a sort
+/// compares them: Unicode canonical ordering, the order of the strings' NFC forms (strings equal by
+/// canonical equivalence are equal, as `String`'s `==` has them), read from their UTF-8 bytes.
+/// Inlinable: the name index compares with it in its hottest loops.
 ///
 /// Two names whose scalars are all below U+0300 compare as bytes (memcmp, then length): such a
 /// string is in NFC (no scalar below the first combining mark is changed by normalization, and
@@ -17,10 +18,10 @@ import Glibc
 /// the other, nor `==`), so a sorted bucket holding both spellings could be misordered and a
 /// lookup in it miss; nor does it always follow the NFC forms (`"\u{345}"` before
 /// `"\u{323}\u{345}"`).
-enum NameOrder {
+public enum NameOrder {
     /// Whether every scalar is below U+0300 (no byte is 0xCC or above).
-    @inline(__always)
-    static func isBelowCombiningMarks(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inlinable
+    public static func isBelowCombiningMarks(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var highest: UInt8 = 0
         for byte in bytes { highest = Swift.max(highest, byte) }
         return highest < 0xCC
@@ -29,8 +30,8 @@ enum NameOrder {
     /// Negative, zero or positive as `a` sorts before, with or after `b`.
     /// - Parameters:
     ///   - bIsSimple: `isBelowCombiningMarks(b)`.
-    @inline(__always)
-    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bIsSimple: Bool) -> Int {
+    @inlinable
+    public static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bIsSimple: Bool) -> Int {
         if bIsSimple && isBelowCombiningMarks(a) {
             let common = Swift.min(a.count, b.count)
             if common > 0 {
@@ -47,8 +48,8 @@ enum NameOrder {
     /// is their bytes' order), so no name is read past it, and NFC forms are made only when that
     /// cannot decide. Long names that share a short prefix (60–200 bytes of Greek, Cyrillic and
     /// CJK) compare after a few bytes, where telling whether each is below U+0300 read it whole.
-    @inline(__always)
-    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+    @inlinable
+    public static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         orderAtFirstDifference(a, b) ?? compareCanonically(a, b)
     }
 
@@ -58,6 +59,7 @@ enum NameOrder {
     /// compares with), so canonically equal names are equal here exactly when they are `==`.
     /// Only pairs ``orderAtFirstDifference(_:_:)`` cannot decide come here (combining marks and
     /// the like near the first difference): rare, and allowed to allocate.
+    @inlinable
     static func compareCanonically(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         let x = nfcBytes(a), y = nfcBytes(b)
         let common = Swift.min(x.count, y.count)
@@ -69,6 +71,7 @@ enum NameOrder {
     /// library's public (underscored) entry to the normalizer `String` itself compares with;
     /// Foundation's would add a dependency to the index for a rare case, and tables of our own a
     /// second normalizer that could disagree with `==`.
+    @inlinable
     static func nfcBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var normalized: [UInt8] = []
         normalized.reserveCapacity(bytes.count)
@@ -85,6 +88,7 @@ enum NameOrder {
     /// replaced by normalization; so both strings normalize to the same prefix followed by their
     /// differing scalars, as they are, and the first differing scalars decide (a string that ends
     /// there sorts first). Scalars order as their UTF-8 bytes do.
+    @inlinable
     static func orderAtFirstDifference(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int? {
         let common = Swift.min(a.count, b.count)
         var d = 0
@@ -108,7 +112,7 @@ enum NameOrder {
     /// chosen for being plain: everything below U+0300 (ASCII, Latin-1, Latin Extended-A/B, IPA),
     /// the basic Greek and Cyrillic letters, Hiragana and Katakana letters, Hangul syllables, CJK
     /// Unified Ideographs and the emoji blocks. Anything else is compared by NFC forms.
-    @inline(__always)
+    @inlinable
     static func isStable(_ v: UInt32) -> Bool {
         v < 0x300 || (0x391...0x3A9).contains(v) || (0x3B1...0x3C9).contains(v) || (0x410...0x44F).contains(v)
             || (0x3041...0x3096).contains(v) || (0x30A1...0x30FA).contains(v) || (0x4E00...0x9FFF).contains(v)
@@ -117,7 +121,7 @@ enum NameOrder {
 
     /// The scalar starting at byte `i` (a scalar boundary) and its length in bytes, or nil at the
     /// end; the bytes are valid UTF-8 (a `String`'s).
-    @inline(__always)
+    @inlinable
     static func scalar(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> (value: UInt32, length: Int)? {
         guard i < bytes.count else { return nil }
         let lead = UInt32(bytes[i])
