@@ -44,8 +44,11 @@ public final class InProcessDaemon: Sendable {
     ///   - environment: Read by the configuration as the process's environment would be (over
     ///     this process's own); `STATE_DIRECTORY` is `{dir}/state` unless given.
     ///   - prepare: Called with ``root`` before the daemon starts (files its first crawl finds).
+    ///   - adjust: Changes the settings built from the configuration before the daemon is made
+    ///     (what no configuration key sets, such as the watcher's tag pass timing).
     public init(containers: [String] = ["com.example.grocery"], arguments: [String]? = nil,
-                environment: [String: String] = [:], prepare: ((_ root: String) throws -> Void)? = nil) async throws {
+                environment: [String: String] = [:], prepare: ((_ root: String) throws -> Void)? = nil,
+                adjust: ((inout DaemonSettings) -> Void)? = nil) async throws {
         var template = Array("/tmp/ubqi-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -92,6 +95,7 @@ public final class InProcessDaemon: Sendable {
         settings.publish = configuration.publish
         settings.sync = configuration.sync
         settings.trapsSignals = false
+        adjust?(&settings)
         daemon = try Daemon(settings: settings, logger: logger)
         // On the shared pool, as in `ubiquityd`: a task inherits the test's executor, and under
         // `.ownThreads` every job of the daemon would otherwise get a new thread of its own.

@@ -354,7 +354,8 @@ public final class FileWatcher: Sendable {
 
     /// Returns once the reader publishes a ``status`` for which `condition` holds (at once when
     /// the current one does), or when the watcher stops or the task is cancelled: lets tests wait
-    /// for what the reader saw — an overflow, tags held back — rather than look again and again.
+    /// for what the reader saw — an overflow, tags held back — rather than look again and again,
+    /// and the daemon wait for the first tag pass in a way a shutdown can end.
     package func statusReached(_ condition: @escaping @Sendable (WatchStatus) -> Bool) async {
         await shared.statusReached(condition)
     }

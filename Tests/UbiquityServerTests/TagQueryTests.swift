@@ -73,6 +73,27 @@ import UbiquityWatch
     /// While the tag pass is held, a query that is not about tags answers (the files are in it and
     /// the watcher says their tags are still to be read); a query on tags answers only after the
     /// pass, exactly; a tag changed after that arrives as an update.
+    /// The first snapshot waits for the crawl's tag pass; a shutdown meanwhile does not: it ends
+    /// that wait, and the final snapshot is written at once. Here the pass never reads on its own
+    /// (quiet period and longest deferral of an hour), as a pass of millions of entries is still
+    /// under way when a `systemctl stop` comes.
+    @Test func aShutdownDoesNotWaitForTheFirstTagPass() async throws {
+        let daemon = try await InProcessDaemon(prepare: { root in
+            for i in 0..<5 { try FS.write(root + "/com.example.grocery/Documents/Item_\(i)", "x") }
+        }, adjust: { settings in
+            settings.watcher.tagPassQuietPeriod = .seconds(3600)
+            settings.watcher.tagPassLongestDeferral = .seconds(3600)
+        })
+        #expect(daemon.daemon.watcher.status.tagPassPending > 0)
+        // Stopped on a task of its own and awaited only once it logged its end: a daemon that
+        // waited for the pass would fail this test, not hang it.
+        let stopping = Task(executorPreference: ThreadPerJobExecutor.shared) { try await daemon.stop() }
+        try await daemon.waitForLog("stopped", within: 30)
+        try await stopping.value
+        #expect(daemon.log.contains("reason=shutdown"), "\(daemon.log)")
+        #expect(!daemon.log.contains("first crawl"), "\(daemon.log)")
+    }
+
     @Test func onlyQueriesOnTagsWaitForTheTagPass() async throws {
         try await withDaemon { daemon in
             let watcher = daemon.daemon.watcher

@@ -73,7 +73,8 @@ public final class Daemon: Sendable {
         journalContinued = restored?.isJournalContinued ?? false
         var watching = settings.watcher
         watching.tagPassFollowsConsumer = true      // the engine tells the watcher what it applied
-        watching.tagPassQuietPeriod = .milliseconds(5)     // notifications before the tags a crawl left out
+        // Notifications before the tags a crawl left out (unless the settings say otherwise).
+        if watching.tagPassQuietPeriod == .zero { watching.tagPassQuietPeriod = .milliseconds(5) }
         // A restored index takes each crawl's listing whole (it is diffed, never placed part by
         // part): parts would be built and sent for nothing (0.7 s of a restart at 1M entries).
         if restoredIndex { watching.crawlPartEntries = 0 }
@@ -270,7 +271,11 @@ public final class Daemon: Sendable {
         // After the crawl's tag pass: the snapshot then holds the tags (the journal does not start
         // with the whole pass). Without hurrying the pass: it reads when the file
         // system is quiet (or a second after it last read), so notifications come first.
-        await watcher.tagPassFinished()
+        // A shutdown meanwhile ends the wait: stopping must not wait for the pass (at 5M entries
+        // it takes tens of seconds), and the final snapshot saves what there is (a start from it
+        // crawls again, and its own pass reads every directory's tags).
+        await cancelWhenGracefulShutdown { [watcher] in await watcher.statusReached { $0.tagPassPending == 0 } }
+        if Task.isShuttingDownGracefully { return }
         try? await engine.synchronize()
         // From here on a crash keeps the clocks handed out: the journal continues this snapshot.
         await saveIndex(reason: "first crawl")
