@@ -18,9 +18,10 @@ SWIFT ?= swift
 # socat: the protocol docs and the authorisation tests talk to the socket as another uid with it.
 # strace: the durability tests check what grocery asks the kernel (fsync after rename).
 # syncthing: the two-device tests replicate a container between two daemons with it (TwoDevices).
-# zlib1g-dev, libssl-dev, libsqlite3-dev: CRC-32, SHA-256 and SQLite for stores; sqlite3: the import floor.
+# zlib1g-dev, libsqlite3-dev: CRC-32 and SQLite for stores; libssl3: SHA-256 for stores (libcrypto.so.3,
+# loaded at the first digest, not linked); sqlite3: the import floor.
 # acl: the peer-access tests give files POSIX ACLs with setfacl and compare with the kernel's answer.
-SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing zlib1g-dev libssl-dev libsqlite3-dev sqlite3 acl
+SYSTEM_PACKAGES := libsystemd-dev pkg-config socat strace syncthing zlib1g-dev libssl3 libsqlite3-dev sqlite3 acl
 # watchman: the reference daemon of Benchmarks/compare (its smoke run is part of make test).
 COMPARE_PACKAGES := watchman
 # Options of the full comparison (make bench); see Benchmarks/README.md.

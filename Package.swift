@@ -101,7 +101,7 @@ let package = Package(
         /// log segment format and the merge engine. Pure: the daemon will do the I/O and the SQLite cache.
         .target(
             name: "UbiquityStore",
-            dependencies: ["UbiquityErrors", "UbiquityJSON", "UbiquityBinary", "CLibcrypto"],
+            dependencies: ["UbiquityErrors", "UbiquityJSON", "UbiquityBinary"],
             swiftSettings: swiftSettings
         ),
 
@@ -175,13 +175,6 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
-        ),
-
-        /// OpenSSL 3's libcrypto: SHA-256 for the ids of store rows unique by meaning (libssl-dev).
-        .systemLibrary(
-            name: "CLibcrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
         ),
 
         /// A store on one device's disk (docs/stores.md): its folder in the container (segments

@@ -13,8 +13,8 @@
 //
 // Depends on: UbiquityErrors (StoreError is a CodedError; the server makes it client-facing),
 //   UbiquityJSON (the values of JSON columns), UbiquityBinary (the byte writer and CRC-32 it
-//   shares with the saved index) and CLibcrypto (SHA-256, a pure computation from a system
-//   library). No protocol, no SQLite.
+//   shares with the saved index) and the system's libcrypto (SHA-256, a pure computation;
+//   loaded with dlopen at the first digest, SHA256.swift: the one file read). No protocol, no SQLite.
 public import UbiquityErrors
 
 /// Why a store refused a schema, a change or a segment: a ``StoreErrorCode``, a sentence naming

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import UbiquityJSON
 import UbiquityProtocol
+import UbiquityServer
 import UbiquityTesting
 
 /// The key-value store through the real daemon on a real socket (docs/kv-store.md). Serialized:
@@ -43,6 +44,32 @@ struct KeyValueDaemonTests {
         let path = String(cString: made)
         try FileManager.default.createDirectory(atPath: path + "/root/com.example.grocery/Documents", withIntermediateDirectories: true)
         return path
+    }
+
+    /// The names of the threads of process `pid` (`/proc/PID/task/*/comm`).
+    func threadNames(_ pid: Int32) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { task in
+            try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    @Test("The store's I/O threads start with the first store: a daemon that answered a query and a status has none; the first kv request is served and starts both")
+    func ioThreadsStartWithTheFirstStore() async throws {
+        try await withTestDaemon { daemon in
+            let client = try connect(daemon.socket)
+            let answer = try client.request(#"{"id":1,"op":"query.start","predicate":"TRUEPREDICATE","live":false}"#)
+            #expect(answer.response["error"] == nil, "\(answer.response)")
+            // `status` reports the stores' problems: a container without the folder has none,
+            // and its store is not made for it.
+            #expect(try result(client, #"{"id":4,"op":"status"}"#)["degraded"]?.arrayValue != nil)
+            let io = { try threadNames(daemon.pid).filter { $0.hasPrefix(KeyValueStores.ioThreadName) } }
+            let before = try io()
+            #expect(before.isEmpty, "started before any key-value request: \(before)")
+            #expect(try result(client, #"{"id":2,"op":"kv.set","key":"k","value":1}"#)["stored"] == .bool(true))
+            #expect(try result(client, #"{"id":3,"op":"kv.get","key":"k"}"#)["value"] == .integer(1))
+            #expect(try io().sorted() == ["\(KeyValueStores.ioThreadName)0", "\(KeyValueStores.ioThreadName)1"])
+        }
     }
 
     @Test("Every value type round-trips; unicode and 64-byte keys work; bad values and keys are refused clearly")

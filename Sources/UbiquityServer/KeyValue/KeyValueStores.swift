@@ -1,3 +1,4 @@
+import Glibc
 public import Logging
 import NIOPosix
 import Synchronization
@@ -18,7 +19,9 @@ public final class KeyValueStores: Sendable {
     private let subscriptions = Atomic<Int>(0)
     /// Where every store's file operations run (``ContainerKeyValueStore``): two threads of the daemon's
     /// own, so that reading hostile files or waiting for a disk never holds Swift's cooperative
-    /// pool. Started here; it lives as long as the daemon.
+    /// pool. Started when the first store is made (``store(for:)``), not before: a daemon whose
+    /// clients never use a key-value store has neither thread (each costs its stack's pages and
+    /// its own malloc arena); it then lives as long as the daemon.
     private let io: NIOThreadPool
     /// Where the containers' held roots come from (``attach(_:)``); until then a store opens its
     /// root once when first asked (tests that make stores without a server).
@@ -31,7 +34,6 @@ public final class KeyValueStores: Sendable {
         self.stateDirectory = stateDirectory
         device = DeviceIdentity.load(stateDirectory: stateDirectory)
         io = NIOThreadPool(numberOfThreads: KeyValueStores.ioThreads)
-        io.start()
         switch device {
         case .success(let id): logger.info("key-value device id", metadata: ["device": "\(id)", "state": "\(stateDirectory)"])
         case .failure(let problem): logger.error("no key-value device id; the key-value store is unavailable", metadata: ["error": "\(problem.message)"])
@@ -66,6 +68,8 @@ public final class KeyValueStores: Sendable {
                     return held
                 }
             }
+            // Starts the threads the first time; does nothing after (NIOThreadPool.start).
+            io._start(threadNamePrefix: Self.ioThreadName)
             let store = ContainerKeyValueStore(container: key, root: container.descriptor.root, rootDirectory: rootDirectory, owner: container.ownerUID,
                                       group: container.groupGID, device: id, quota: quota, io: io, logger: logger)
             stores[key] = store
@@ -111,8 +115,20 @@ public final class KeyValueStores: Sendable {
         }
     }
 
+    /// Whether `container`'s root may hold the store's folder: false only when its held root
+    /// says there is no entry of that name (one `fstatat`; whatever it is, the store finds out
+    /// when it reads it). True without a registry (stores made without a server).
+    private func mayHaveFolder(_ container: ResolvedContainer) -> Bool {
+        guard let root = registry.withLock({ $0 })?.heldRoot(of: container) else { return true }
+        var status = stat()
+        return fstatat(root.fd, KeyValueFiles.directory, &status, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT
+    }
+
     /// Threads of ``io``.
     static let ioThreads = 2
+    /// The names of ``io``'s threads, with their number after it (`KV-IO-#0`): what `ps -T` and
+    /// the tests see.
+    public static let ioThreadName = "KV-IO-#"
 
     /// `status`'s lines about the stores of `containers` (loading them first): files skipped,
     /// entries left out; or why there is no key-value store at all.
@@ -122,7 +138,10 @@ public final class KeyValueStores: Sendable {
         }
         var lines: [String] = []
         for container in containers {
-            guard let store = try? store(for: container) else { continue }
+            // A container without the folder has nothing to report: its store is not made for
+            // `status` (nor the io threads started); a client's first request makes it.
+            guard stores.withLock({ $0[container.descriptor.id.rawValue] }) != nil || mayHaveFolder(container),
+                  let store = try? store(for: container) else { continue }
             try? await store.ensureLoaded()
             lines += await store.problemLines()
         }

@@ -32,8 +32,10 @@ final class IndexStore: IndexPersistence, Sendable {
     /// Held for the life of the store (closing it releases the lock).
     private let lock: Int32
     /// Where snapshots are encoded and written: a thread of the store's own, scheduled as batch
-    /// work (set by its first job), so that the engine and the event loops win a contended core;
-    /// it lives as long as the store.
+    /// work (set by its first job), so that the engine and the event loops win a contended core.
+    /// Started by the first job (``runBlocking(_:)``), not with the store: until the first save
+    /// (after the first crawl) the daemon has no such thread, nor its stack and malloc arena; it
+    /// then lives as long as the store.
     private let writer: NIOThreadPool
     /// The journal, and what it has to hold, behind one lock: appends come from the engine, the
     /// switch to a new snapshot's journal from the writing thread.
@@ -68,7 +70,6 @@ final class IndexStore: IndexPersistence, Sendable {
         bootID = String(decoding: buffer[..<count].filter { $0 > 32 }, as: UTF8.self)
         self.lock = lock
         writer = NIOThreadPool(numberOfThreads: 1)
-        writer.start()
     }
 
     deinit {
@@ -268,6 +269,8 @@ final class IndexStore: IndexPersistence, Sendable {
     /// (``beginSnapshot()`` keeps records until ``replace(snapshot:journalHeader:)`` takes them).
     func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         let writer = self.writer
+        // Starts the thread the first time; does nothing after (NIOThreadPool.start).
+        writer._start(threadNamePrefix: "IndexWriter-#")
         return try await Task.detached {
             try await writer.runIfActive {
                 // SCHED_BATCH (3; glibc declares it only for _GNU_SOURCE), for this thread (pid 0):
