@@ -50,18 +50,20 @@ extension MetadataIndex {
     /// Inserts entries in listing order: each one's parent is placed already (or was not placed,
     /// and neither is it).
     ///
-    /// Their names go in the name index together at the end, each bucket's sorted and merged in
-    /// one sweep (``NameIndex/insert(_:names:)``): one by one, each was a binary search over a
-    /// bucket that holds most of a flat directory's names, every name read a likely cache miss.
+    /// Their names wait, and go in the name index together, each bucket's sorted and merged in one
+    /// sweep (``NameIndex/insert(_:names:)``), once they are a quarter of what the bucket holds
+    /// (``MetadataIndex/flushDueNames()``), the rest when the listing ends: one by one, each was
+    /// a binary search over a bucket that holds most of a flat directory's names, every name read
+    /// a likely cache miss.
     ///
     /// Each name is made a `String` here, from the listing's bytes (``CrawlEntries``), on the
     /// engine's thread: a short one is no heap block, a long one is freed when filed.
     private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count - start)
-        pendingNames = [:]
+        deferringNames = true
         defer {
-            flushPendingNames()
-            pendingNames = nil
+            deferringNames = false
+            flushDueNames()
         }
         for i in start..<entries.count {
             let position = Int(entries.parent(i))
