@@ -121,6 +121,15 @@ struct NameColumn {
         /// Where slot `position` is in memory, to ask for it ahead of its use (a prefetch).
         @inline(__always)
         func address(_ position: Int) -> UnsafePointer<NameSlot> { slots.address(position) }
+
+        /// Where name `position`'s bytes are: its slot for a short name, its bytes in a chunk for
+        /// a long one (reading the slot: ask for it ahead first, ``address(_:)``).
+        @inline(__always)
+        func bytesAddress(_ position: Int) -> UnsafeRawPointer {
+            let slot = slots[position]
+            if slot.isShort { return UnsafeRawPointer(slots.address(position)) }
+            return UnsafeRawPointer(bases[slot.chunk] + slot.offset)
+        }
     }
 
     @inline(__always)
