@@ -323,6 +323,24 @@ public final class MetadataIndex {
 
     // MARK: - Mutation primitives (used by MetadataIndex+Apply)
 
+    /// ``allocate(name:parent:container:flags:stat:)`` of a name given as its UTF-8 bytes (valid).
+    func allocate(utf8 name: UnsafeBufferPointer<UInt8>, parent: ItemID, container: UInt16, flags: Flags,
+                  stat deferred: FileStat) -> ItemID {
+        guard free.isEmpty else {
+            return allocate(name: String(decoding: name, as: UTF8.self), parent: parent, container: container, flags: flags, stat: deferred)
+        }
+        let stat = Self.stored(deferred)
+        let id = ItemID(names.count)
+        names.append(utf8: name)
+        parents.append(parent)
+        containerOf.append(container)
+        flagsOf.append(flags)
+        stats.append(stat)
+        generations.append(0)
+        if stat.kind == .directory { childrenOf[id] = ChildTable() }
+        return id
+    }
+
     func allocate(name: String, parent: ItemID, container: UInt16, flags: Flags, stat deferred: FileStat) -> ItemID {
         let stat = Self.stored(deferred)
         let id: ItemID
@@ -468,6 +486,15 @@ public final class MetadataIndex {
             pendingNames[NameIndex.bucket(name), default: []].append(id)
         } else {
             nameIndex.insert(name, id, names: names)
+        }
+    }
+
+    /// ``indexName(_:_:)`` of a name given as its UTF-8 bytes.
+    func indexName(utf8 name: UnsafeBufferPointer<UInt8>, _ id: ItemID) {
+        if deferringNames {
+            pendingNames[NameIndex.bucket(utf8: name), default: []].append(id)
+        } else {
+            nameIndex.insert(String(decoding: name, as: UTF8.self), id, names: names)
         }
     }
 
