@@ -512,14 +512,22 @@ public final class MetadataIndex {
     /// its few new names with a cache miss per step, and the cost of each part grew with the
     /// bucket — the flat shape's crawl was superlinear, 10× the entries taking 17× the time. So
     /// each bucket grows by at least a quarter at each sweep: every name is read about 5 times in
-    /// all, whatever the size, and at the listing's end at most a fifth of a bucket waits.
+    /// all, whatever the size, and at the listing's end at most a fifth of a bucket waits. A
+    /// bucket of fewer than ``smallBucket`` names takes its names at every part, as before: its
+    /// names are few enough to stay in the cache, and names left waiting in thousands of small
+    /// buckets (the long shape's) were all filed at the listing's end, after the walk, where
+    /// nothing else runs beside them.
     static let dueRatio = 4
+    /// See ``dueRatio``.
+    static let smallBucket = 4096
 
     /// Puts in the name index the buckets whose waiting names are due (``dueRatio``).
     func flushDueNames() {
         guard !pendingNames.isEmpty else { return }
         var due: [String: [ItemID]] = [:]
-        for (key, ids) in pendingNames where ids.count * Self.dueRatio >= nameIndex.count(inBucket: key) {
+        for (key, ids) in pendingNames {
+            let held = nameIndex.count(inBucket: key)
+            guard held < Self.smallBucket || ids.count * Self.dueRatio >= held else { continue }
             due[key] = ids
         }
         guard !due.isEmpty else { return }
