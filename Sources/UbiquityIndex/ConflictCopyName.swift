@@ -40,16 +40,19 @@ public struct ConflictCopyName: Sendable, Hashable {
     /// conflict copies for every one that is).
     static func mentionsConflict(_ name: String) -> Bool {
         var name = name
-        return name.withUTF8 { bytes in
-            conflictWord.withUnsafeBufferPointer { word in
-                guard let base = bytes.baseAddress, bytes.count >= word.count else { return false }
-                var i = 0
-                while i <= bytes.count - word.count {
-                    if bytes[i] == word[0], memcmp(base + i, word.baseAddress!, word.count) == 0 { return true }
-                    i += 1
-                }
-                return false
+        return name.withUTF8 { mentionsConflict(utf8: $0) }
+    }
+
+    /// ``mentionsConflict(_:)`` of a name given as its UTF-8 bytes.
+    static func mentionsConflict(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        conflictWord.withUnsafeBufferPointer { word in
+            guard let base = bytes.baseAddress, bytes.count >= word.count else { return false }
+            var i = 0
+            while i <= bytes.count - word.count {
+                if bytes[i] == word[0], memcmp(base + i, word.baseAddress!, word.count) == 0 { return true }
+                i += 1
             }
+            return false
         }
     }
 

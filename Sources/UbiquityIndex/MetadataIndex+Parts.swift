@@ -50,18 +50,21 @@ extension MetadataIndex {
     /// Inserts entries in listing order: each one's parent is placed already (or was not placed,
     /// and neither is it).
     ///
-    /// Their names go in the name index together at the end, each bucket's sorted and merged in
-    /// one sweep (``NameIndex/insert(_:names:)``): one by one, each was a binary search over a
-    /// bucket that holds most of a flat directory's names, every name read a likely cache miss.
+    /// Their names wait, and go in the name index together, each bucket's sorted and merged in one
+    /// sweep (``NameIndex/insert(_:names:)``), once they are a quarter of what the bucket holds
+    /// (``MetadataIndex/flushDueNames()``), the rest when the listing ends: one by one, each was
+    /// a binary search over a bucket that holds most of a flat directory's names, every name read
+    /// a likely cache miss.
     ///
-    /// Each name is made a `String` here, from the listing's bytes (``CrawlEntries``), on the
-    /// engine's thread: a short one is no heap block, a long one is freed when filed.
+    /// A new entry is placed from its name's bytes in the listing (``CrawlEntries``,
+    /// ``MetadataIndex/insertNew(utf8:in:_:container:_:)``); only a name that needs a `String`
+    /// to tell what it is, or that is there already, is made one, on the engine's thread.
     private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count - start)
-        pendingNames = [:]
+        deferringNames = true
         defer {
-            flushPendingNames()
-            pendingNames = nil
+            deferringNames = false
+            flushDueNames()
         }
         for i in start..<entries.count {
             let position = Int(entries.parent(i))
@@ -70,8 +73,13 @@ extension MetadataIndex {
                 parts.ids.append(nil)
                 continue
             }
+            let stat = entries.stat(i)
+            if let id = entries.withName(i, { insertNew(utf8: $0, in: parent, stat, container: parts.container, &recorder) }) {
+                parts.ids.append(id)
+                continue
+            }
             let name = entries.withName(i) { String(decoding: $0, as: UTF8.self) }
-            parts.ids.append(upsert(name: name, in: parent, entries.stat(i), container: parts.container, &recorder))
+            parts.ids.append(upsert(name: name, in: parent, stat, container: parts.container, &recorder))
         }
     }
 }

@@ -85,10 +85,14 @@ public final class MetadataIndex {
     let nameIndex = NameIndex()
     /// A container's first crawl arriving in parts, while it does (MetadataIndex+Parts.swift).
     var listingInParts: ListingInParts?
-    /// While a part is placed: the names of the entries it inserted, by name index bucket, put in
-    /// the name index together when it is placed (``flushPendingNames()``), or before anything
-    /// takes a name out of it.
-    var pendingNames: [String: [ItemID]]?
+    /// The names of the entries a crawl's parts placed that are not in the name index yet, by
+    /// name index bucket. A bucket's names go in together once they are at least a quarter of
+    /// what it holds (``flushDueNames()``, after each part), and every one before the name index
+    /// is read (``candidates(for:accept:)``), before anything takes a name out of it, and when
+    /// the listing's parts end (``apply(_:record:)``).
+    var pendingNames: [String: [ItemID]] = [:]
+    /// While a part is placed: new names wait in ``pendingNames`` rather than go in one by one.
+    var deferringNames = false
 
     public init() {}
 
@@ -289,6 +293,7 @@ public final class MetadataIndex {
         // The names' ids first, then their flags and containers: the ids come in name order,
         // scattered over columns of megabytes, and reading ahead of the one at hand turns a
         // cache miss per id into misses that overlap (97,707 ids at a million entries).
+        flushPendingNames()
         var named: [ItemID] = []
         for constraint in hint.constraints {
             nameIndex.forEach(matching: constraint, caseInsensitive: hint.caseInsensitive, names: names) { named.append($0) }
@@ -317,6 +322,24 @@ public final class MetadataIndex {
     }
 
     // MARK: - Mutation primitives (used by MetadataIndex+Apply)
+
+    /// ``allocate(name:parent:container:flags:stat:)`` of a name given as its UTF-8 bytes (valid).
+    func allocate(utf8 name: UnsafeBufferPointer<UInt8>, parent: ItemID, container: UInt16, flags: Flags,
+                  stat deferred: FileStat) -> ItemID {
+        guard free.isEmpty else {
+            return allocate(name: String(decoding: name, as: UTF8.self), parent: parent, container: container, flags: flags, stat: deferred)
+        }
+        let stat = Self.stored(deferred)
+        let id = ItemID(names.count)
+        names.append(utf8: name)
+        parents.append(parent)
+        containerOf.append(container)
+        flagsOf.append(flags)
+        stats.append(stat)
+        generations.append(0)
+        if stat.kind == .directory { childrenOf[id] = ChildTable() }
+        return id
+    }
 
     func allocate(name: String, parent: ItemID, container: UInt16, flags: Flags, stat deferred: FileStat) -> ItemID {
         let stat = Self.stored(deferred)
@@ -459,18 +482,57 @@ public final class MetadataIndex {
 
     /// Files a new entry's name in the name index: now, or with the rest of the part being placed.
     func indexName(_ name: String, _ id: ItemID) {
-        if pendingNames != nil {
-            pendingNames![NameIndex.bucket(name), default: []].append(id)
+        if deferringNames {
+            pendingNames[NameIndex.bucket(name), default: []].append(id)
         } else {
             nameIndex.insert(name, id, names: names)
         }
     }
 
-    /// Puts the names waiting in ``pendingNames`` in the name index (it stays on).
+    /// ``indexName(_:_:)`` of a name given as its UTF-8 bytes.
+    func indexName(utf8 name: UnsafeBufferPointer<UInt8>, _ id: ItemID) {
+        if deferringNames {
+            pendingNames[NameIndex.bucket(utf8: name), default: []].append(id)
+        } else {
+            nameIndex.insert(String(decoding: name, as: UTF8.self), id, names: names)
+        }
+    }
+
+    /// Puts every name waiting in ``pendingNames`` in the name index.
     func flushPendingNames() {
-        guard let pending = pendingNames, !pending.isEmpty else { return }
+        guard !pendingNames.isEmpty else { return }
+        let pending = pendingNames
         pendingNames = [:]
         nameIndex.insert(pending, names: names)
+    }
+
+    /// A bucket's waiting names go in together once they are at least 1/`dueRatio` of the names
+    /// it holds. Why not after every part: a part of 8,192 names put into a bucket of 900,000 (a
+    /// flat directory of a million `file_*`) touched nearly every chunk of it, searching each of
+    /// its few new names with a cache miss per step, and the cost of each part grew with the
+    /// bucket — the flat shape's crawl was superlinear, 10× the entries taking 17× the time. So
+    /// each bucket grows by at least a quarter at each sweep: every name is read about 5 times in
+    /// all, whatever the size, and at the listing's end at most a fifth of a bucket waits. A
+    /// bucket of fewer than ``smallBucket`` names takes its names at every part, as before: its
+    /// names are few enough to stay in the cache, and names left waiting in thousands of small
+    /// buckets (the long shape's) were all filed at the listing's end, after the walk, where
+    /// nothing else runs beside them.
+    static let dueRatio = 4
+    /// See ``dueRatio``.
+    static let smallBucket = 4096
+
+    /// Puts in the name index the buckets whose waiting names are due (``dueRatio``).
+    func flushDueNames() {
+        guard !pendingNames.isEmpty else { return }
+        var due: [String: [ItemID]] = [:]
+        for (key, ids) in pendingNames {
+            let held = nameIndex.count(inBucket: key)
+            guard held < Self.smallBucket || ids.count * Self.dueRatio >= held else { continue }
+            due[key] = ids
+        }
+        guard !due.isEmpty else { return }
+        for key in due.keys { pendingNames[key] = nil }
+        nameIndex.insert(due, names: names)
     }
 
     /// Makes the ids freed by the last batch reusable.

@@ -122,13 +122,13 @@ struct NameColumn {
         @inline(__always)
         func address(_ position: Int) -> UnsafePointer<NameSlot> { slots.address(position) }
 
-        /// Where a long name's bytes are in memory (nil for a short one, whose bytes are its slot),
-        /// to ask for them ahead of their use once the slot itself has been asked for: the slot
-        /// says where they are, so both cannot be asked for at once.
+        /// Where name `position`'s bytes are: its slot for a short name, its bytes in a chunk for
+        /// a long one (reading the slot: ask for it ahead first, ``address(_:)``).
         @inline(__always)
-        func bytesAddress(_ position: Int) -> UnsafePointer<UInt8>? {
+        func bytesAddress(_ position: Int) -> UnsafeRawPointer {
             let slot = slots[position]
-            return slot.isShort ? nil : UnsafePointer(bases[slot.chunk] + slot.offset)
+            if slot.isShort { return UnsafeRawPointer(slots.address(position)) }
+            return UnsafeRawPointer(bases[slot.chunk] + slot.offset)
         }
     }
 

@@ -44,6 +44,9 @@ final class NameIndex {
         }
     }
 
+    /// How many ids the bucket `key` (``bucket(_:)``) holds.
+    func count(inBucket key: String) -> Int { buckets[key]?.count ?? 0 }
+
     /// Every bucket's ids in their order (for tests that check it).
     var contents: [String: [ItemID]] {
         buckets.mapValues { $0.chunks.flatMap { $0 } }

@@ -71,9 +71,8 @@ struct PathTable {
                         }
                         // A long name's bytes are elsewhere again, known once its slot is
                         // read: asked for halfway, when the slot asked for above has arrived.
-                        if k + Self.prefetchDistance / 2 < ids.count,
-                           let bytes = names.bytesAddress(Int(ids[k + Self.prefetchDistance / 2])) {
-                            ubq_prefetch(bytes)
+                        if k + Self.prefetchDistance / 2 < ids.count {
+                            ubq_prefetch(names.bytesAddress(Int(ids[k + Self.prefetchDistance / 2])))
                         }
                         let i = Int(id)
                         if flags[i].contains(.containerRoot) {

@@ -12,6 +12,8 @@ import CUbiquitySystem
 struct SortedIDs {
     static let chunkLimit = 512
     private(set) var chunks: [[ItemID]] = []
+    /// How many ids the chunks hold.
+    private(set) var count = 0
 
     var isEmpty: Bool { chunks.isEmpty }
 
@@ -63,6 +65,7 @@ struct SortedIDs {
     }
 
     mutating func insert(_ id: ItemID, name: String, names: NameColumn) {
+        count += 1
         guard !chunks.isEmpty else {
             chunks = [[id]]
             return
@@ -103,6 +106,7 @@ struct SortedIDs {
     /// same chunks' contents as inserting them one by one, in one sweep.
     mutating func insert(sorted new: [ItemID], names: NameColumn) {
         guard !new.isEmpty else { return }
+        count += new.count
         names.withReader { reader in
             if chunks.isEmpty {
                 chunks = [[]]
@@ -180,6 +184,7 @@ struct SortedIDs {
         guard !chunks.isEmpty else { return }
         let (c, p) = locate(name: name, id: id, names: names)
         guard p < chunks[c].count, chunks[c][p] == id else { return }
+        count -= 1
         chunks[c].remove(at: p)
         if chunks[c].isEmpty { chunks.remove(at: c) }
     }

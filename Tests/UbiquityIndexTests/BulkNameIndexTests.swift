@@ -123,6 +123,43 @@ struct BulkNameIndexTests {
         }
     }
 
+    /// A part's names wait while they are fewer than a quarter of what their bucket holds, once it
+    /// holds thousands (one sweep per part made the first crawl of a flat directory superlinear),
+    /// yet a query between two parts finds every name placed so far, and when the listing ends
+    /// every one is filed.
+    @Test func namesWaitUntilDueYetQueriesFindThem() {
+        var tree = TreeBuilder()
+        let count = 3 * MetadataIndex.smallBucket
+        let listing = tree.listing((0..<count).map { "Documents/file_\($0)" })
+        let whole = ListingPartsTests.index(tree.descriptor, applyingWhole: listing)
+        let index = ListingPartsTests.index(tree.descriptor)
+        let batches = ListingPartsTests.batches(listing, size: 200)
+        var waited = 0
+        for (n, batch) in batches.dropLast().enumerated() {
+            index.apply(batch, record: false)
+            let waiting = index.pendingNames["fil"]?.count ?? 0
+            let held = index.nameIndex.count(inBucket: "fil")
+            if held < MetadataIndex.smallBucket {
+                #expect(waiting == 0, "after part \(n): a small bucket takes its names at once")
+            } else {
+                #expect(waiting * MetadataIndex.dueRatio < held, "after part \(n)")
+            }
+            if waiting > 0 { waited += 1 }
+            guard n % 7 == 3 else { continue }
+            let root = index.rootID(ofContainer: 0)!
+            let documents = index.childEntries(of: root)!.first { $0.name == "Documents" }!.id
+            let placed = Set(index.childEntries(of: documents)!.map(\.name).filter { $0.hasPrefix("file_1") })
+            let found = Set(index.candidates(for: NameHint([.prefix("file_1")])).map { index.name($0) })
+            #expect(found == placed, "after part \(n)")
+            #expect(index.pendingNames.isEmpty, "a query files the waiting names")
+        }
+        #expect(waited > 10, "names waited after \(waited) parts")
+        index.apply(batches.last!, record: false)
+        #expect(index.pendingNames.isEmpty)
+        #expect(index.nameIndex.contents.mapValues { $0.map(index.name) } == whole.nameIndex.contents.mapValues { $0.map(whole.name) })
+        #expect(index.nameIndex.count(inBucket: "fil") == count)
+    }
+
     /// A saved index restored puts its names in the name index the same way: the order the live
     /// index had, bucket by bucket.
     @Test func aRestoredIndexHasTheNameIndexTheSavedOneHad() throws {

@@ -68,6 +68,29 @@ struct ListingPartsTests {
         #expect(inParts.listingInParts == nil)
     }
 
+    /// A part's new entries are placed from their names' bytes, except names only a `String`
+    /// tells (hidden, temporary, a sync engine's, an evicted item's placeholder, conflict copies,
+    /// the container root's children, directories where packages are known): both ways give the
+    /// flags, statuses and children the listing applied whole gives.
+    @Test(arguments: [1, 3, 1000], [true, false])
+    func namesPlacedFromTheirBytesEndAsTheListingWholeLeavesThem(size: Int, packages: Bool) {
+        let paths = [
+            "Documents/plain", "Documents/ünïcödé-name-longer-than-15-bytes", "Documents/backup~", "Documents/#autosave#",
+            "Documents/~lock", "Documents/Item_9", "Documents/.Item_9.ubiquity-evicted", "Documents/.Item_8.ubiquity-evicted",
+            "Documents/notes (conflicted copy 2026-11-20).txt", "Documents/notes.txt", "Documents/.stfolder/inside/file",
+            "Documents/.hidden/deep/file", "Documents/List.gro/a/b", "Documents/List.gro/Info", "Documents/x.conflict",
+            "Documents/dir.gro.d/file", "Documents/sub/", "top-level-file", "Documents/e\u{301}", "Documents/\u{E9}",
+        ]
+        var tree = TreeBuilder()
+        let listing = tree.listing(paths)
+        let descriptor = packages ? tree.descriptor : ContainerDescriptor(id: tree.container, root: TreeBuilder.root, packageTypes: [:])
+        let whole = Self.index(descriptor, applyingWhole: listing)
+        let inParts = Self.index(descriptor)
+        for batch in Self.batches(listing, size: size) { inParts.apply(batch, record: false) }
+        #expect(Self.described(inParts) == Self.described(whole))
+        #expect(inParts.entryCount == whole.entryCount)
+    }
+
     /// Into a container that holds entries the parts are not applied: the listing is a diff, and a
     /// file moved to another directory while nobody watched keeps its identity.
     @Test func partsIntoAnIndexedContainerWaitForTheListing() {
