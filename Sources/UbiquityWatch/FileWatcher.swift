@@ -237,10 +237,14 @@ public final class FileWatcher: Sendable {
             throw WatchError(.stopped, message: "the watcher is not running")
         }
         // Containers added before this call (at start, or by addContainer) must be watched and
-        // crawled before their roots can take a cookie: wait for the reader to run the commands.
+        // crawled before their roots can take a cookie: wait for the reader to run the commands,
+        // unless it has run (and published) every command sent so far. The wait is a round trip
+        // to the reader thread, and most syncs (one per query) come with no command pending.
         let shared = self.shared
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            if !shared.send(.barrier(continuation)) { continuation.resume() }
+        if shared.state.withLock({ $0.commandsSent != $0.commandsPublished }) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if !shared.send(.barrier(continuation)) { continuation.resume() }
+            }
         }
         guard let (roots, last) = shared.state.withLock({ $0.phase == .running ? ($0.roots, $0.status.lastSequence) : nil })
         else { throw WatchError(.stopped, message: "the watcher is not running") }

@@ -5,6 +5,11 @@ struct SharedState: Sendable {
     enum Phase: Sendable { case created, running, stopping, stopped }
     var phase = Phase.created
     var commands: [WatcherCommand]
+    /// Commands sent so far (the first containers included), and how many of them the reader has
+    /// run and published the effects of: while they differ, a sync waits for the reader to run
+    /// them (``WatcherCommand/barrier(_:)``); when equal it needs no round trip to the reader.
+    var commandsSent: UInt64 = 0
+    var commandsPublished: UInt64 = 0
     var waiters: [Int: SyncWaiter] = [:]
     var nextWaiter = 0
     var status: WatchStatus

@@ -107,6 +107,6 @@ extension WatcherCore {
             unavailableContainers: unavailable.sorted(), unavailableReasons: reasons, lastSequence: sequence,
             skippedEntries: skippedEntries, skippedTotal: skippedTotal, inotifyInstances: channels.count,
             tagPassPending: tagPass.pending)
-        shared.publish(status, roots: roots)
+        shared.publish(status, roots: roots, commandsRun: commandsRun)
     }
 }

@@ -71,6 +71,9 @@ final class WatcherCore {
     var resyncCount = 0
     var nextTickAt: Int64
     var held = false
+    /// How many of the commands sent the reader has taken and run (``SharedState/commandsSent``
+    /// when it took them); published with the next status.
+    var commandsRun: UInt64 = 0
     /// Directories whose entries' tags a crawl left out, read between reads of the queue.
     var tagPass = TagPass()
 
@@ -181,9 +184,9 @@ final class WatcherCore {
 
     /// Runs callers' commands. - Returns: false when the watcher must stop.
     func processCommands() -> Bool {
-        let (commands, stopping) = shared.state.withLock { state in
+        let (commands, stopping, taken) = shared.state.withLock { state in
             defer { state.commands.removeAll() }
-            return (state.commands, state.phase != .running)
+            return (state.commands, state.phase != .running, state.commandsSent)
         }
         if stopping {
             for case .hold(let continuation) in commands { continuation.resume() }
@@ -231,6 +234,7 @@ final class WatcherCore {
             }
         }
         serviceWaiters()
+        commandsRun = taken
         if !barriers.isEmpty {
             flush()
             publishStatus()

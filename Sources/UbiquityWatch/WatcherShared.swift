@@ -9,7 +9,9 @@ final class WatcherShared: Sendable {
 
     init(wakeFD: Int32, budget: Int, kernelLimit: Int?, initial: [WatcherCommand]) {
         self.wakeFD = wakeFD
-        state = Mutex(SharedState(commands: initial, status: WatchStatus(watchBudget: budget, kernelWatchLimit: kernelLimit)))
+        var shared = SharedState(commands: initial, status: WatchStatus(watchBudget: budget, kernelWatchLimit: kernelLimit))
+        shared.commandsSent = UInt64(initial.count)
+        state = Mutex(shared)
     }
 
     /// Writes the eventfd. Only while running: the reader closes it once it has marked itself
@@ -28,6 +30,7 @@ final class WatcherShared: Sendable {
         state.withLock { state in
             guard state.phase == .created || state.phase == .running else { return false }
             state.commands.append(command)
+            state.commandsSent += 1
             wakeLocked(state)
             return true
         }
@@ -109,10 +112,12 @@ final class WatcherShared: Sendable {
     // MARK: Status
 
     /// Publishes the reader's status, and wakes whoever waits for one like it.
-    func publish(_ status: WatchStatus, roots: [ContainerID: RootLocation]) {
+    /// - Parameter commandsRun: The commands run before this status (``SharedState/commandsPublished``).
+    func publish(_ status: WatchStatus, roots: [ContainerID: RootLocation], commandsRun: UInt64) {
         let ready = state.withLock { state in
             state.status = status
             state.roots = roots
+            state.commandsPublished = max(state.commandsPublished, commandsRun)
             let met = state.statusWaiters.filter { $0.value.condition(status) }
             for id in met.keys { state.statusWaiters[id] = nil }
             return met.values.map(\.continuation)

@@ -237,6 +237,25 @@ struct FileWatcherRecoveryTests {
         }
     }
 
+    /// A sync right after a container is added (behind a slow command) covers that container:
+    /// its crawl has run and its listing is in a batch the sync's sequence includes. A sync with
+    /// no command pending skips the round trip to the reader; this one must not.
+    @Test func syncRightAfterAddingAContainerCoversItsCrawl() async throws {
+        try await WatchHarness.with { h in
+            _ = try await h.watcher.sync()      // every command so far run: the next sync could skip
+            let other = try ContainerID("com.example.added")
+            let otherRoot = h.base + "/added"
+            try FS.mkdir(otherRoot)
+            try FS.write(otherRoot + "/inside.txt", "x")
+            h.watcher.stallCommandLoop(for: .milliseconds(300))
+            h.watcher.addContainer(ContainerDescriptor(id: other, root: otherRoot))
+            let sequence = try await h.watcher.sync()
+            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            #expect(h.recorder.recorded.notices.contains(.containerAvailable(other)))
+            #expect(h.recorder.recorded.changes.contains { if case .listing(other, [], let l) = $0 { listingPaths(l) == ["inside.txt"] } else { false } })
+        }
+    }
+
     @Test func stopFinishesTheStreamAndLaterSyncsFail() async throws {
         let harness = try await WatchHarness.start()
         await harness.watcher.stop()
