@@ -167,12 +167,9 @@ struct ChildTable {
     }
 
     private mutating func place(_ id: ItemID, hash: Int) {
-        let mask = tags.count - 1
-        let (start, tag) = ChildTable.home(hash, mask: mask)
-        var slot = start
-        while tags[slot] != ChildTable.emptyTag { slot = (slot + 1) & mask }
-        slotIDs[slot] = id
-        tags[slot] = tag
+        tags.withUnsafeMutableBufferPointer { tags in
+            slotIDs.withUnsafeMutableBufferPointer { slotIDs in ChildTable.place(id, hash: hash, tags: tags, slotIDs: slotIDs) }
+        }
     }
 
     private mutating func resize(to slots: Int, names: NameColumn) {

@@ -170,16 +170,31 @@ struct FileWatcherEventTests {
         }
     }
 
-    /// A pass nobody waits for waits for a quiet kernel queue (here: an hour, so never); a sync
-    /// that includes tags does not wait for quiet.
-    @Test func theTagPassWaitsForAQuietQueueUnlessSomeoneWaitsForTags() async throws {
+    /// A container holding one file tagged Red, crawled with its tags left to the pass, which
+    /// waits for a quiet queue of `quietPeriod` or `longestDeferral` since it last read.
+    private static func withTaggedFile(quietPeriod: Duration, longestDeferral: Duration, followsConsumer: Bool = false,
+                                       _ body: (WatchHarness) async throws -> Void) async throws {
         var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
-        configuration.tagPassQuietPeriod = .seconds(3600)
-        configuration.tagPassLongestDeferral = .seconds(3600)
+        configuration.tagPassFollowsConsumer = followsConsumer
+        configuration.tagPassQuietPeriod = quietPeriod
+        configuration.tagPassLongestDeferral = longestDeferral
         try await WatchHarness.with(configuration: configuration, populate: {
             try FS.write($0 + "/tagged.txt", "x")
             try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
-        }) { h in
+        }, body)
+    }
+
+    /// The tags the index holds for the tagged file, once everything the watcher emitted is applied.
+    private static func appliedTags(_ h: WatchHarness) async throws -> [String]? {
+        let sequence = try await h.watcher.sync()
+        try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+        return h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
+    }
+
+    /// A pass nobody waits for waits for a quiet kernel queue (here: an hour, so never); a sync
+    /// that includes tags does not wait for quiet.
+    @Test func theTagPassWaitsForAQuietQueueUnlessSomeoneWaitsForTags() async throws {
+        try await Self.withTaggedFile(quietPeriod: .seconds(3600), longestDeferral: .seconds(3600)) { h in
             try FS.write(h.path("new.txt"), "12345")
             try await h.recorder.wait(for: "stat of new.txt") { $0.hasStat("new.txt") }
             _ = try await h.watcher.sync()
@@ -196,20 +211,12 @@ struct FileWatcherEventTests {
     /// only once the longest deferral has passed since the crawl; the waiter then finds the tags
     /// emitted. (A hurried pass would be done in milliseconds.)
     @Test func waitingForTheTagPassDoesNotHurryIt() async throws {
-        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
-        configuration.tagPassQuietPeriod = .seconds(3600)
-        configuration.tagPassLongestDeferral = .seconds(2)
         let started = ContinuousClock.now
-        try await WatchHarness.with(configuration: configuration, populate: {
-            try FS.write($0 + "/tagged.txt", "x")
-            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
-        }) { h in
+        try await Self.withTaggedFile(quietPeriod: .seconds(3600), longestDeferral: .seconds(2)) { h in
             await h.watcher.tagPassFinished()
             #expect(ContinuousClock.now - started >= .seconds(2))
-            let sequence = try await h.watcher.sync()
-            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            let tags = try await Self.appliedTags(h)
             #expect(h.watcher.status.tagPassPending == 0)
-            let tags = h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
             #expect(tags == ["Red"])
             try await h.converge()
         }
@@ -219,15 +226,8 @@ struct FileWatcherEventTests {
     /// consumer has applied everything and the queue is quiet, so only the answer under way holds
     /// it, and it reads once the longest deferral has passed since the crawl.
     @Test func theTagPassWaitsWhileTheConsumerAnswers() async throws {
-        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
-        configuration.tagPassFollowsConsumer = true
-        configuration.tagPassQuietPeriod = .milliseconds(5)
-        configuration.tagPassLongestDeferral = .seconds(2)
         let started = ContinuousClock.now
-        try await WatchHarness.with(configuration: configuration, populate: {
-            try FS.write($0 + "/tagged.txt", "x")
-            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
-        }) { h in
+        try await Self.withTaggedFile(quietPeriod: .milliseconds(5), longestDeferral: .seconds(2), followsConsumer: true) { h in
             // Nothing applied yet (the harness does not report it): the pass has not read.
             h.watcher.answering(true)
             h.watcher.consumed(through: .max)
@@ -241,22 +241,12 @@ struct FileWatcherEventTests {
     /// Once the answer is over the pass reads after the quiet period, not after the longest
     /// deferral (an hour here).
     @Test func theTagPassReadsOnceTheAnswerIsOver() async throws {
-        var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
-        configuration.tagPassFollowsConsumer = true
-        configuration.tagPassQuietPeriod = .milliseconds(5)
-        configuration.tagPassLongestDeferral = .seconds(3600)
-        try await WatchHarness.with(configuration: configuration, populate: {
-            try FS.write($0 + "/tagged.txt", "x")
-            try TagReader.setTags(["Red"], atPath: $0 + "/tagged.txt")
-        }) { h in
+        try await Self.withTaggedFile(quietPeriod: .milliseconds(5), longestDeferral: .seconds(3600), followsConsumer: true) { h in
             h.watcher.answering(true)
             h.watcher.consumed(through: .max)
             h.watcher.answering(false)
             try await h.watcher.waitForStatus("the tag pass finished", within: 30) { $0.tagPassPending == 0 }
-            let sequence = try await h.watcher.sync()
-            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
-            let tags = h.recorder.withIndex { index in index.lookup(container: 0, ["tagged.txt"]).map { IndexedItem(index, $0).tags } }
-            #expect(tags == ["Red"])
+            #expect(try await Self.appliedTags(h) == ["Red"])
             try await h.converge()
         }
     }
