@@ -127,17 +127,25 @@ extension MetadataIndex {
 
     // MARK: - Operations
 
+    /// Flags a live entry inherits from its parent's flags `p`, whatever its name.
+    static func inheritedFlags(from p: Flags) -> Flags {
+        var flags: Flags = [.live]
+        if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
+        if p.contains(.syncEngine) { flags.insert(.syncEngine) }
+        if p.contains(.conflictCopy) { flags.insert(.conflictCopy) }
+        if p.contains(.hidden) { flags.insert(.hidden) }
+        if p.contains(.documents) { flags.insert(.documents) }
+        return flags
+    }
+
     /// Flags an entry inherits from its parent and earns by its own name.
     func flags(forChild name: String, of parent: ItemID, kind: FileStat.Kind, container: Int) -> Flags {
         let p = flags(parent)
-        var flags: Flags = [.live]
-        if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
-        if p.contains(.syncEngine) || SyncEngineFiles.isOwn(name) { flags.insert(.syncEngine) }
-        if p.contains(.conflictCopy) || ConflictCopyName.parse(name) != nil { flags.insert(.conflictCopy) }
-        if p.contains(.hidden) || MetadataIndex.isHiddenName(name) { flags.insert(.hidden) }
-        if p.contains(.documents) || (p.contains(.containerRoot) && name == "Documents") {
-            flags.insert(.documents)
-        }
+        var flags = Self.inheritedFlags(from: p)
+        if SyncEngineFiles.isOwn(name) { flags.insert(.syncEngine) }
+        if ConflictCopyName.parse(name) != nil { flags.insert(.conflictCopy) }
+        if MetadataIndex.isHiddenName(name) { flags.insert(.hidden) }
+        if p.contains(.containerRoot) && name == "Documents" { flags.insert(.documents) }
         if kind == .directory, !flags.contains(.insidePackage), !containers[container].packageTypes.isEmpty,
            let ext = ContentTypes.pathExtension(name), containers[container].packageTypes[ext.lowercased()] != nil {
             flags.insert(.package)
@@ -250,12 +258,7 @@ extension MetadataIndex {
               listedStat.kind != .directory || containers[container].packageTypes.isEmpty else { return nil }
         let hash = ChildTable.hash(name)
         guard child(parent, name, hash: hash) == nil else { return nil }
-        var flags: Flags = [.live]
-        if p.contains(.insidePackage) || p.contains(.package) { flags.insert(.insidePackage) }
-        if p.contains(.syncEngine) { flags.insert(.syncEngine) }
-        if p.contains(.conflictCopy) { flags.insert(.conflictCopy) }
-        if p.contains(.hidden) { flags.insert(.hidden) }
-        if p.contains(.documents) { flags.insert(.documents) }
+        let flags = Self.inheritedFlags(from: p)
         let id = allocate(utf8: name, parent: parent, container: UInt16(container), flags: flags, stat: listedStat)
         addChild(parent, id, hash: hash)
         indexName(utf8: name, id)
