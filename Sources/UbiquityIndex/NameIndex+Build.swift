@@ -60,10 +60,7 @@ extension NameIndex {
             ends.append(bytes.count)
         }
         guard simple else {
-            return ids.sorted { a, b in
-                let c = names.withUTF8(Int(a)) { x in names.withUTF8(Int(b)) { y in NameOrder.compare(x, y) } }
-                return c != 0 ? c < 0 : a < b
-            }
+            return names.withReader { names in ids.sorted { a, b in SortedIDs.precedes(a, b, names) } }
         }
         var sorted = bytes.withUnsafeBufferPointer { bytes in
             ends.withUnsafeBufferPointer { ends in PathOrder(bytes: bytes, ends: ends).sorted().map { ids[$0] } }
