@@ -38,10 +38,24 @@ final class NameCodec {
     private let symbols: UnsafeMutablePointer<UInt64>
     /// Code `c`'s symbol's length in bytes (0 for an unused code).
     private let lengths: UnsafeMutablePointer<UInt8>
-    /// The encoder's index: the codes of the symbols starting with byte `b` are
-    /// `codesByFirst[firstStarts[b]..<firstStarts[b + 1]]`, longest first.
-    private let firstStarts: [Int]
-    private let codesByFirst: [UInt8]
+    /// The encoder's index of symbols of 2–8 bytes, by their first byte and the low 6 bits of
+    /// their second (``bucket(_:_:)``): bucket `k`'s symbols are
+    /// `bucketEntries[bucketStarts[k]..<bucketStarts[k + 1]]`, longest first, each with its code
+    /// beside it (one load fewer on the path from a byte to the next). A few symbols to try at a
+    /// byte, where one list per first byte held a dozen (the Latin letters after 0xC3, the CJK
+    /// ideographs after 0xE6). 20 KiB.
+    private let bucketStarts: UnsafeMutablePointer<UInt8>
+    private let bucketEntries: UnsafeMutablePointer<Entry>
+
+    /// A symbol of the encoder's index: its word, length and code.
+    private struct Entry {
+        var word: UInt64 = 0
+        var length: UInt32 = 0
+        var code: UInt32 = 0
+    }
+    /// The code of the 1-byte symbol of each byte, or 256 for none.
+    private let singleCodes: UnsafeMutablePointer<UInt16>
+    private static let bucketCount = 256 << 6
 
     /// How many symbols the table has.
     let symbolCount: Int
@@ -60,18 +74,34 @@ final class NameCodec {
             lengths[code] = UInt8(symbol.count)
         }
         symbolCount = table.count
-        var byFirst = [[UInt8]](repeating: [], count: 256)
-        for code in table.indices { byFirst[Int(table[code][0])].append(UInt8(code)) }
-        var starts = [0]
-        var codes: [UInt8] = []
-        for var list in byFirst {
-            list.sort { table[Int($0)].count > table[Int($1)].count }
-            codes.append(contentsOf: list)
-            starts.append(codes.count)
+        singleCodes = .allocate(capacity: 256)
+        singleCodes.initialize(repeating: 256, count: 256)
+        var buckets = [UInt16: [UInt8]]()
+        for (code, symbol) in table.enumerated() {
+            if symbol.count == 1 {
+                singleCodes[Int(symbol[0])] = UInt16(code)
+            } else {
+                buckets[UInt16(Self.bucket(symbol[0], symbol[1])), default: []].append(UInt8(code))
+            }
         }
-        firstStarts = starts
-        codesByFirst = codes
+        bucketStarts = .allocate(capacity: Self.bucketCount + 1)
+        bucketEntries = .allocate(capacity: Swift.max(table.count, 1))
+        bucketEntries.initialize(repeating: Entry(), count: Swift.max(table.count, 1))
+        var next = 0
+        for k in 0..<Self.bucketCount {
+            bucketStarts[k] = UInt8(next)
+            // Longest first; equal lengths by code, so the order is the table's.
+            for code in (buckets[UInt16(k)] ?? []).sorted(by: { (table[Int($0)].count, $1) > (table[Int($1)].count, $0) }) {
+                bucketEntries[next] = Entry(word: symbols[Int(code)], length: UInt32(lengths[Int(code)]), code: UInt32(code))
+                next += 1
+            }
+        }
+        bucketStarts[Self.bucketCount] = UInt8(next)
     }
+
+    /// The encoder's bucket of a symbol starting with bytes `first` and `second`.
+    @inline(__always)
+    private static func bucket(_ first: UInt8, _ second: UInt8) -> Int { Int(first) << 6 | Int(second & 0x3F) }
 
     /// A table trained on a sample of names: the bytes of `sample`, name `i` ending at `ends[i]`.
     convenience init(trainingOn sample: [UInt8], ends: [Int]) {
@@ -81,6 +111,9 @@ final class NameCodec {
     deinit {
         symbols.deallocate()
         lengths.deallocate()
+        bucketStarts.deallocate()
+        bucketEntries.deallocate()
+        singleCodes.deallocate()
     }
 
     /// The symbols, code by code.
@@ -102,36 +135,37 @@ final class NameCodec {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.decodeCapacity) { padded in
             // The name and zeros after it: 8 bytes are read at any position.
             let base = padded.baseAddress!
-            base.initialize(repeating: 0, count: Self.decodeCapacity)
-            if let source = name.baseAddress { base.update(from: source, count: name.count) }
-            return firstStarts.withUnsafeBufferPointer { starts in
-                codesByFirst.withUnsafeBufferPointer { codes in
-                    var i = 0, o = 0
-                    let n = name.count
-                    while i < n {
-                        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                        let first = Int(base[i])
-                        var matched = false
-                        for k in starts[first]..<starts[first + 1] {
-                            let code = codes[k]
-                            let length = Int(lengths[Int(code)])
-                            guard length <= n - i, word & Self.mask(length) == symbols[Int(code)] else { continue }
-                            out[o] = code
-                            o += 1
-                            i += length
-                            matched = true
-                            break
-                        }
-                        if !matched {
-                            out[o] = Self.escape
-                            out[o + 1] = base[i]
-                            o += 2
-                            i += 1
-                        }
-                    }
-                    return o
+            let n = name.count
+            if let source = name.baseAddress { base.initialize(from: source, count: n) }
+            (base + n).initialize(repeating: 0, count: Self.maxSymbolLength)
+            // The tables in locals: a store to `out` could alias the codec's fields, which would
+            // be read again after each one.
+            let singleCodes = self.singleCodes, bucketStarts = self.bucketStarts, bucketEntries = self.bucketEntries
+            var i = 0, o = 0
+            encoding: while i < n {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let k = Int(truncatingIfNeeded: (word & 0xFF) << 6 | (word >> 8) & 0x3F)
+                for c in Int(bucketStarts[k])..<Int(bucketStarts[k + 1]) {
+                    let entry = bucketEntries[c]
+                    let length = Int(entry.length)
+                    guard length <= n - i, word & Self.mask(length) == entry.word else { continue }
+                    out[o] = UInt8(truncatingIfNeeded: entry.code)
+                    o += 1
+                    i += length
+                    continue encoding
                 }
+                let single = singleCodes[Int(truncatingIfNeeded: word & 0xFF)]
+                if single < 256 {
+                    out[o] = UInt8(truncatingIfNeeded: single)
+                    o += 1
+                } else {
+                    out[o] = Self.escape
+                    out[o + 1] = base[i]
+                    o += 2
+                }
+                i += 1
             }
+            return o
         }
     }
 
