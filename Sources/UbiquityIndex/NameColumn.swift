@@ -32,7 +32,7 @@ struct NameColumn {
     /// Bytes of names over the threshold the codec is trained on.
     static let trainingBytes = 1 << 16
     /// How far ``Reader/compare(_:_:)`` decodes a compressed name before it decodes it whole.
-    static let comparedPrefix = 32
+    static let comparedPrefix = 24
 
     private(set) var slots = ChunkedColumn<NameSlot>()
     private(set) var bytes = NameBytes()
@@ -156,6 +156,27 @@ struct NameColumn {
             if let decided { return decided }
             return withUTF8(a) { x in withUTF8(b) { y in NameOrder.compare(x, y) } }
         }
+
+        /// Writes name `position`'s first bytes to `out` (room for ``prefixCapacity``): at least
+        /// ``NameColumn/comparedPrefix`` of them, or the whole name; returns how many, and whether
+        /// they are the whole name. For a sort that reads each name's first bytes once
+        /// (``NameIndex/sortedByName(_:names:)``) and compares them with
+        /// ``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)``.
+        @inline(__always)
+        func copyPrefix(_ position: Int, to out: UnsafeMutablePointer<UInt8>) -> (count: Int, isWhole: Bool) {
+            let slot = slots[position]
+            if slot.isCompressed, let decoder {
+                return decoder.decode(NameBytes.bytes(slot, in: bases), into: out, limit: NameColumn.comparedPrefix)
+            }
+            return withUTF8(position) { name in
+                let count = Swift.min(name.count, NameColumn.comparedPrefix)
+                if let base = name.baseAddress { out.update(from: base, count: count) }
+                return (count, count == name.count)
+            }
+        }
+
+        /// Room ``copyPrefix(_:to:)`` writes in: the prefix and a symbol's word past it.
+        static let prefixCapacity = NameColumn.comparedPrefix + NameCodec.maxSymbolLength
 
         /// At least the first ``NameColumn/comparedPrefix`` bytes of a slot's name, and whether
         /// they are the whole name.

@@ -217,7 +217,14 @@ struct NameCodecTests {
                 }
             }
         }
-        column[0] = names[0]
+        // The name index's sort on first bytes read once sorts as comparing names whole does.
+        let ids = (0..<names.count).map { ItemID($0) }.shuffled(using: &random)
+        let expected = ids.sorted { a, b in
+            var x = names[Int(a)], y = names[Int(b)]
+            let c = x.withUTF8 { x in y.withUTF8 { y in NameOrder.compare(x, y) } }
+            return c != 0 ? c < 0 : a < b
+        }
+        #expect(column.withReader { NameIndex.sortedByPrefixes(ids, $0) } == expected)
     }
 
     /// ``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)`` decides only with 8 bytes after the
