@@ -38,7 +38,7 @@ final class NameCodec {
     private let symbols: UnsafeMutablePointer<UInt64>
     /// Code `c`'s symbol's length in bytes (0 for an unused code).
     private let lengths: UnsafeMutablePointer<UInt8>
-    /// The encoder's index of symbols of 2–8 bytes, by their first byte and the low 6 bits of
+    /// The encoder's index of symbols of 3–8 bytes, by their first byte and the low 6 bits of
     /// their second (``bucket(_:_:)``): bucket `k`'s symbols are
     /// `bucketEntries[bucketStarts[k]..<bucketStarts[k + 1]]`, longest first, each with its code
     /// beside it (one load fewer on the path from a byte to the next). A few symbols to try at a
@@ -55,6 +55,12 @@ final class NameCodec {
     }
     /// The code of the 1-byte symbol of each byte, or 256 for none.
     private let singleCodes: UnsafeMutablePointer<UInt16>
+    /// What the encoder writes for the two bytes at a position (the first in the low byte) when
+    /// no longer symbol matches there: the 2-byte symbol's code with ``pairFlag``, else the first
+    /// byte's 1-byte symbol's code, else 256 (an escape). One load for most of a name's bytes,
+    /// where a bucket's list was searched for them. 128 KiB.
+    private let pairCodes: UnsafeMutablePointer<UInt16>
+    private static let pairFlag: UInt16 = 1 << 9
     private static let bucketCount = 256 << 6
 
     /// How many symbols the table has.
@@ -77,13 +83,17 @@ final class NameCodec {
         singleCodes = .allocate(capacity: 256)
         singleCodes.initialize(repeating: 256, count: 256)
         var buckets = [UInt16: [UInt8]]()
+        var doubles: [(UInt8, UInt8, Int)] = []
         for (code, symbol) in table.enumerated() {
-            if symbol.count == 1 {
-                singleCodes[Int(symbol[0])] = UInt16(code)
-            } else {
-                buckets[UInt16(Self.bucket(symbol[0], symbol[1])), default: []].append(UInt8(code))
+            switch symbol.count {
+            case 1: singleCodes[Int(symbol[0])] = UInt16(code)
+            case 2: doubles.append((symbol[0], symbol[1], code))
+            default: buckets[UInt16(Self.bucket(symbol[0], symbol[1])), default: []].append(UInt8(code))
             }
         }
+        pairCodes = .allocate(capacity: 1 << 16)
+        for pair in 0..<(1 << 16) { (pairCodes + pair).initialize(to: singleCodes[pair & 0xFF]) }
+        for (first, second, code) in doubles { pairCodes[Int(first) | Int(second) << 8] = UInt16(code) | Self.pairFlag }
         bucketStarts = .allocate(capacity: Self.bucketCount + 1)
         bucketEntries = .allocate(capacity: Swift.max(table.count, 1))
         bucketEntries.initialize(repeating: Entry(), count: Swift.max(table.count, 1))
@@ -99,7 +109,7 @@ final class NameCodec {
         bucketStarts[Self.bucketCount] = UInt8(next)
     }
 
-    /// The encoder's bucket of a symbol starting with bytes `first` and `second`.
+    /// The encoder's bucket of a symbol of 3 bytes or more starting with bytes `first` and `second`.
     @inline(__always)
     private static func bucket(_ first: UInt8, _ second: UInt8) -> Int { Int(first) << 6 | Int(second & 0x3F) }
 
@@ -114,6 +124,7 @@ final class NameCodec {
         bucketStarts.deallocate()
         bucketEntries.deallocate()
         singleCodes.deallocate()
+        pairCodes.deallocate()
     }
 
     /// The symbols, code by code.
@@ -140,7 +151,8 @@ final class NameCodec {
             (base + n).initialize(repeating: 0, count: Self.maxSymbolLength)
             // The tables in locals: a store to `out` could alias the codec's fields, which would
             // be read again after each one.
-            let singleCodes = self.singleCodes, bucketStarts = self.bucketStarts, bucketEntries = self.bucketEntries
+            let pairCodes = self.pairCodes, singleCodes = self.singleCodes
+            let bucketStarts = self.bucketStarts, bucketEntries = self.bucketEntries
             var i = 0, o = 0
             encoding: while i < n {
                 let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
@@ -154,16 +166,23 @@ final class NameCodec {
                     i += length
                     continue encoding
                 }
-                let single = singleCodes[Int(truncatingIfNeeded: word & 0xFF)]
-                if single < 256 {
-                    out[o] = UInt8(truncatingIfNeeded: single)
+                var pair = pairCodes[Int(truncatingIfNeeded: word & 0xFFFF)]
+                // A 2-byte symbol over the padding after the last byte is no match: the first byte's.
+                if pair & Self.pairFlag != 0 && n - i < 2 { pair = singleCodes[Int(truncatingIfNeeded: word & 0xFF)] }
+                if pair < 256 {
+                    out[o] = UInt8(truncatingIfNeeded: pair)
                     o += 1
+                    i += 1
+                } else if pair & Self.pairFlag != 0 {
+                    out[o] = UInt8(truncatingIfNeeded: pair)
+                    o += 1
+                    i += 2
                 } else {
                     out[o] = Self.escape
                     out[o + 1] = base[i]
                     o += 2
+                    i += 1
                 }
-                i += 1
             }
             return o
         }
@@ -264,19 +283,24 @@ extension NameCodec {
                     }
                 }
             }
-            let symbolOf = { (s: Int) -> [UInt8] in s >= 256 ? [UInt8(s - 256)] : codec.symbol(UInt8(s)) }
+            // Each symbol as a candidate: a code's word and length, or an escaped byte.
+            let candidateOf = { (s: Int) -> Candidate in
+                s >= 256 ? Candidate(word: UInt64(s - 256), length: 1)
+                         : Candidate(word: codec.symbols[s], length: Int(codec.lengths[s]))
+            }
             var gains: [Candidate: Int] = [:]
             for s in 0..<512 where singles[s] > 0 {
-                let symbol = symbolOf(s)
-                gains[Candidate(word: word(symbol[...]), length: symbol.count), default: 0] += singles[s] * symbol.count
+                let symbol = candidateOf(s)
+                gains[symbol, default: 0] += singles[s] * symbol.length
             }
             for s in 0..<512 where singles[s] > 0 {
-                let first = symbolOf(s)
+                let first = candidateOf(s)
                 for t in 0..<512 where pairs[s << 9 | t] > 1 {
-                    let second = symbolOf(t)
-                    let joined = first + second
-                    guard joined.count <= maxSymbolLength else { continue }
-                    gains[Candidate(word: word(joined[...]), length: joined.count), default: 0] += Int(pairs[s << 9 | t]) * joined.count
+                    let second = candidateOf(t)
+                    let length = first.length + second.length
+                    guard length <= maxSymbolLength else { continue }
+                    let joined = Candidate(word: first.word | second.word << (8 * UInt64(first.length)), length: length)
+                    gains[joined, default: 0] += Int(pairs[s << 9 | t]) * length
                 }
             }
             let best = gains.sorted { a, b in
