@@ -35,6 +35,17 @@ struct ChildTable {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Slots in the table (free and taken): it grows when children would fill 7 of 8.
+    var slotCount: Int { tags.count }
+
+    /// Makes room for `more` children beyond those it has, in one resize at most (a crawl counts
+    /// each directory's children in its listing first, so that they are not hashed again by the
+    /// table's doublings as they arrive: on the long shape a hash reads a compressed name decoded).
+    mutating func reserve(_ more: Int, names: NameColumn.Reader) {
+        let wanted = ChildTable.slots(for: count + more)
+        if wanted > tags.count { resize(to: wanted, names: names) }
+    }
+
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var hasher = Hasher()

@@ -12,7 +12,7 @@ public struct FileStat: Sendable, Hashable {
     }
 
     // Declaration order is memory layout: 8-byte fields first, `kind` last, so the struct is
-    // 64 bytes instead of 72. The index keeps statuses in 48 bytes each (``StatColumn``).
+    // 64 bytes instead of 72. The index keeps statuses in 40 bytes each (``StatColumn``).
     public var size: Int64
     /// Content modification time (`mtime`).
     public var modified: Int64

@@ -59,6 +59,10 @@ extension MetadataIndex {
     /// A new entry is placed from its name's bytes in the listing (``CrawlEntries``,
     /// ``MetadataIndex/insertNew(utf8:in:_:container:_:)``); only a name that needs a `String`
     /// to tell what it is, or that is there already, is made one, on the engine's thread.
+    ///
+    /// A directory's children come one after another in a listing (in runs of up to a batch): at
+    /// the first of a run its child table makes room for the whole run (``reserveChildren(_:_:)``),
+    /// so that they are not hashed again by the table's doublings.
     private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count - start)
         deferringNames = true
@@ -66,13 +70,22 @@ extension MetadataIndex {
             deferringNames = false
             flushDueNames()
         }
+        var runEnd = start, runToReserve = 0
         for i in start..<entries.count {
+            if i >= runEnd {
+                let first = entries.parent(i)
+                runEnd = i + 1
+                while runEnd < entries.count && entries.parent(runEnd) == first { runEnd += 1 }
+                runToReserve = runEnd - i
+            }
             let position = Int(entries.parent(i))
             let parent = position == -1 ? parts.root : position >= 0 && position < parts.ids.count ? parts.ids[position] : nil
             guard let parent, hasChildTable(parent) else {
                 parts.ids.append(nil)
                 continue
             }
+            if runToReserve > 1 { reserveChildren(parent, runToReserve) }
+            runToReserve = 0
             let stat = entries.stat(i)
             if let id = entries.withName(i, { insertNew(utf8: $0, in: parent, stat, container: parts.container, &recorder) }) {
                 parts.ids.append(id)

@@ -401,6 +401,11 @@ public final class MetadataIndex {
         guard let table = childrenOf.index(forKey: parent) else { return }
         names.withReaderInPlace { childrenOf.values[table].insert(child, hash: hash, names: $0) }
     }
+    /// Makes room in `parent`'s children for `more` more (``ChildTable/reserve(_:names:)``).
+    func reserveChildren(_ parent: ItemID, _ more: Int) {
+        guard let table = childrenOf.index(forKey: parent) else { return }
+        names.withReaderInPlace { childrenOf.values[table].reserve(more, names: $0) }
+    }
     /// The child of `parent` whose name is `bytes`, hashed to `hash` (``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``).
     func child(_ parent: ItemID, _ bytes: UnsafeBufferPointer<UInt8>, hash: Int) -> ItemID? {
         guard let table = childrenOf.index(forKey: parent) else { return nil }

@@ -1,4 +1,5 @@
-/// The bytes of the index's long names (over 15 UTF-8 bytes; ``NameSlot``), one after another in
+/// The bytes of the index's long names (over 15 UTF-8 bytes; ``NameSlot``), as they are or
+/// compressed (``NameCodec``), one after another in
 /// chunks of 64 KiB: a name costs its length, with no header and no rounding of its own, where a
 /// `String` of 17 bytes took a heap block of 64.
 ///
@@ -33,8 +34,9 @@ struct NameBytes {
         bases.reserveCapacity(wanted)
     }
 
-    /// Writes `bytes` after the last name; returns where they are.
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> NameSlot {
+    /// Writes `bytes` after the last name; returns where they are. With `decodedCount`, the bytes
+    /// are a name of that length compressed (``NameSlot/isCompressed``).
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, decodedCount: Int? = nil) -> NameSlot {
         var c = chunks.count - 1
         if c < 0 || chunks[c].capacity - chunks[c].count < bytes.count {
             let chunk = ColumnChunk<UInt8>(capacity: Swift.max(Self.chunkSize, bytes.count))
@@ -49,7 +51,7 @@ struct NameBytes {
         let offset = chunks[c].count
         chunks[c].append(contentsOf: bytes)
         liveBytes += bytes.count
-        return NameSlot(chunk: c, offset: offset, count: bytes.count)
+        return NameSlot(chunk: c, offset: offset, count: bytes.count, decodedCount: decodedCount)
     }
 
     /// Counts a long name's bytes as freed (its slot no longer points at them).

@@ -1,3 +1,5 @@
+import UbiquityPredicate
+
 /// The index's names, one per slot (``MetadataIndex``'s `names` column): a 16-byte ``NameSlot``
 /// per slot in a ``ChunkedColumn``, and the bytes of names over 15 UTF-8 bytes in ``NameBytes``.
 ///
@@ -15,12 +17,32 @@
 /// Names are kept as the `String`s they came as (`subscript` gives back an equal `String`, the
 /// same bytes); ``withUTF8(_:_:)`` lends a name's bytes without making a `String`, for the hot
 /// paths (child lookups, name order, paths).
+///
+/// Long names compressed: a name of ``compressionThreshold`` (48) to 255 bytes is stored encoded
+/// by the column's ``NameCodec`` when that is shorter. The codec is trained once, on the first
+/// ``trainingBytes`` (64 KiB) of such names the column is given, and fixed for the column's life
+/// (a copy of the column shares it); those names, and any given before, stay as they are. So
+/// `Item_<UUID>` (41 bytes) and `file_00000001.txt` are never compressed; names of 60–200 bytes
+/// of Latin, Greek, Cyrillic, CJK and emoji take about two thirds of their bytes. Reading one
+/// decodes it into a buffer on the stack; ``Reader/compare(_:_:)`` decodes only as far as the
+/// names' order needs.
 struct NameColumn {
     /// Freed bytes below this are never compacted.
     static let compactionFloor = 1 << 20
+    /// Shortest name compressed.
+    static let compressionThreshold = 48
+    /// Bytes of names over the threshold the codec is trained on.
+    static let trainingBytes = 1 << 16
+    /// How far ``Reader/compare(_:_:)`` decodes a compressed name before it decodes it whole.
+    static let comparedPrefix = 24
 
     private(set) var slots = ChunkedColumn<NameSlot>()
     private(set) var bytes = NameBytes()
+    /// The table long names are compressed with, once trained.
+    private(set) var codec: NameCodec?
+    /// The names over the threshold seen while there is no codec yet: its training sample.
+    private var sample: [UInt8] = []
+    private var sampleEnds: [Int] = []
 
     init() {}
 
@@ -32,7 +54,7 @@ struct NameColumn {
     var count: Int { slots.count }
 
     subscript(position: Int) -> String {
-        get { Self.name(slots[position], bytes) }
+        get { Self.name(slots[position], bytes, codec) }
         set {
             let old = slots[position]
             if !old.isShort { bytes.free(old) }
@@ -50,7 +72,7 @@ struct NameColumn {
         if name.count <= NameSlot.shortLimit, let short = NameSlot(short: String(decoding: name, as: UTF8.self)) {
             slots.append(short)
         } else {
-            slots.append(bytes.append(name))
+            slots.append(storeLong(name))
         }
     }
 
@@ -61,6 +83,9 @@ struct NameColumn {
     func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let slot = slots[position]
         if slot.isShort { return try slot.withShortUTF8(body) }
+        if slot.isCompressed, let decoder = codec?.decoder {
+            return try bytes.withBytes(slot) { try decoder.withDecoded($0, body) }
+        }
         return try bytes.withBytes(slot, body)
     }
 
@@ -74,7 +99,9 @@ struct NameColumn {
     /// Reads names without a bounds check or a reference count each; `body` must not change the
     /// column.
     func withReader<R>(_ body: (Reader) throws -> R) rethrows -> R {
-        try slots.withReader { slots in try bytes.withBases { bases in try body(Reader(slots: slots, bases: bases)) } }
+        try slots.withReader { slots in
+            try bytes.withBases { bases in try body(Reader(slots: slots, bases: bases, decoder: codec?.decoder)) }
+        }
     }
 
     /// ``withReader(_:)`` through an in-place (`inout`) access: a column kept in a class is then
@@ -88,6 +115,7 @@ struct NameColumn {
     struct Reader {
         fileprivate let slots: ChunkedColumn<NameSlot>.Reader
         fileprivate let bases: UnsafeBufferPointer<UnsafeMutablePointer<UInt8>>
+        fileprivate let decoder: NameCodec.Decoder?
 
         var count: Int { slots.count }
 
@@ -95,7 +123,7 @@ struct NameColumn {
         subscript(position: Int) -> String {
             let slot = slots[position]
             if slot.isShort { return slot.shortName }
-            return String(decoding: NameBytes.bytes(slot, in: bases), as: UTF8.self)
+            return withLongUTF8(slot) { String(decoding: $0, as: UTF8.self) }
         }
 
         /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.
@@ -103,6 +131,13 @@ struct NameColumn {
         func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
             let slot = slots[position]
             if slot.isShort { return try slot.withShortUTF8(body) }
+            return try withLongUTF8(slot, body)
+        }
+
+        /// A long slot's name's bytes: where they are, or decoded on the stack.
+        @inline(__always)
+        private func withLongUTF8<R>(_ slot: NameSlot, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            if slot.isCompressed, let decoder { return try decoder.withDecoded(NameBytes.bytes(slot, in: bases), body) }
             return try body(NameBytes.bytes(slot, in: bases))
         }
 
@@ -114,7 +149,58 @@ struct NameColumn {
                 var name = slot.shortName
                 name.withUTF8 { out.append(contentsOf: $0) }
             } else {
-                out.append(contentsOf: NameBytes.bytes(slot, in: bases))
+                withLongUTF8(slot) { out.append(contentsOf: $0) }
+            }
+        }
+
+        /// Negative, zero or positive as name `a` sorts before, with or after name `b`
+        /// (``NameOrder/compare(_:_:)``). A compressed name is decoded ``NameColumn/comparedPrefix``
+        /// bytes first, whole only when its first bytes do not decide
+        /// (``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)``).
+        @inline(__always)
+        func compare(_ a: Int, _ b: Int) -> Int {
+            let x = slots[a], y = slots[b]
+            guard x.isCompressed || y.isCompressed else {
+                return withUTF8(a) { x in withUTF8(b) { y in NameOrder.compare(x, y) } }
+            }
+            let decided = withPrefix(x) { x, xIsWhole in
+                withPrefix(y) { y, yIsWhole in NameOrder.orderOfPrefixes(x, isWhole: xIsWhole, y, isWhole: yIsWhole) }
+            }
+            if let decided { return decided }
+            return withUTF8(a) { x in withUTF8(b) { y in NameOrder.compare(x, y) } }
+        }
+
+        /// Writes name `position`'s first bytes to `out` (room for ``prefixCapacity``): at least
+        /// ``NameColumn/comparedPrefix`` of them, or the whole name; returns how many, and whether
+        /// they are the whole name. For a sort that reads each name's first bytes once
+        /// (``NameIndex/sortedByName(_:names:)``) and compares them with
+        /// ``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)``.
+        @inline(__always)
+        func copyPrefix(_ position: Int, to out: UnsafeMutablePointer<UInt8>) -> (count: Int, isWhole: Bool) {
+            let slot = slots[position]
+            if slot.isCompressed, let decoder {
+                return decoder.decode(NameBytes.bytes(slot, in: bases), into: out, limit: NameColumn.comparedPrefix)
+            }
+            return withUTF8(position) { name in
+                let count = Swift.min(name.count, NameColumn.comparedPrefix)
+                if let base = name.baseAddress { out.update(from: base, count: count) }
+                return (count, count == name.count)
+            }
+        }
+
+        /// Room ``copyPrefix(_:to:)`` writes in: the prefix and a symbol's word past it.
+        static let prefixCapacity = NameColumn.comparedPrefix + NameCodec.maxSymbolLength
+
+        /// At least the first ``NameColumn/comparedPrefix`` bytes of a slot's name, and whether
+        /// they are the whole name.
+        @inline(__always)
+        private func withPrefix<R>(_ slot: NameSlot, _ body: (UnsafeBufferPointer<UInt8>, Bool) -> R) -> R {
+            if slot.isShort { return slot.withShortUTF8 { body($0, true) } }
+            guard slot.isCompressed, let decoder else { return body(NameBytes.bytes(slot, in: bases), true) }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.decodeCapacity) { buffer in
+                let (count, isWhole) = decoder.decode(NameBytes.bytes(slot, in: bases), into: buffer.baseAddress!,
+                                                      limit: NameColumn.comparedPrefix)
+                return body(UnsafeBufferPointer(start: buffer.baseAddress!, count: count), isWhole)
             }
         }
 
@@ -133,15 +219,45 @@ struct NameColumn {
     }
 
     @inline(__always)
-    private static func name(_ slot: NameSlot, _ bytes: NameBytes) -> String {
+    private static func name(_ slot: NameSlot, _ bytes: NameBytes, _ codec: NameCodec?) -> String {
         if slot.isShort { return slot.shortName }
+        if slot.isCompressed, let decoder = codec?.decoder {
+            return bytes.withBytes(slot) { decoder.withDecoded($0) { String(decoding: $0, as: UTF8.self) } }
+        }
         return bytes.withBytes(slot) { String(decoding: $0, as: UTF8.self) }
     }
 
     private mutating func store(_ name: String) -> NameSlot {
         if let short = NameSlot(short: name) { return short }
         var name = name
-        return name.withUTF8 { bytes.append($0) }
+        return name.withUTF8 { storeLong($0) }
+    }
+
+    /// Stores a name that is not held in its slot: compressed when it is long enough, the codec
+    /// is trained and that saves bytes; as it is otherwise.
+    private mutating func storeLong(_ utf8: UnsafeBufferPointer<UInt8>) -> NameSlot {
+        guard (Self.compressionThreshold...NameCodec.maxNameBytes).contains(utf8.count) else { return bytes.append(utf8) }
+        guard let codec else {
+            learn(utf8)
+            return bytes.append(utf8)
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.encodeCapacity) { buffer in
+            let count = codec.encode(utf8, into: buffer.baseAddress!)
+            // Only when it saves bytes.
+            guard count < utf8.count else { return bytes.append(utf8) }
+            return bytes.append(UnsafeBufferPointer(start: buffer.baseAddress!, count: count), decodedCount: utf8.count)
+        }
+    }
+
+    /// Keeps a name over the threshold for the codec's training; trains it once there are
+    /// ``trainingBytes`` of them.
+    private mutating func learn(_ name: UnsafeBufferPointer<UInt8>) {
+        sample.append(contentsOf: name)
+        sampleEnds.append(sample.count)
+        guard sample.count >= Self.trainingBytes else { return }
+        codec = NameCodec(trainingOn: sample, ends: sampleEnds)
+        sample = []
+        sampleEnds = []
     }
 
     /// Copies every long name into new chunks once the freed bytes outweigh the live ones.
@@ -153,7 +269,8 @@ struct NameColumn {
         for i in 0..<slots.count {
             let slot = slots[i]
             guard !slot.isShort else { continue }
-            slots[i] = old.withBytes(slot) { fresh.append($0) }
+            // Compressed bytes are copied as they are: the codec does not change.
+            slots[i] = old.withBytes(slot) { fresh.append($0, decodedCount: slot.isCompressed ? slot.decodedCount : nil) }
         }
         bytes = fresh
     }

@@ -48,6 +48,33 @@ extension NameIndex {
         return code
     }
 
+    /// `ids` in (name, id) order, each name's first bytes read once (decoded once, when
+    /// compressed: ``NameColumn/Reader/copyPrefix(_:to:)``) and compared
+    /// (``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)``); names are read whole only where
+    /// their first bytes do not decide.
+    static func sortedByPrefixes(_ ids: [ItemID], _ names: NameColumn.Reader) -> [ItemID] {
+        let stride = NameColumn.Reader.prefixCapacity
+        let prefixes = UnsafeMutablePointer<UInt8>.allocate(capacity: ids.count * stride)
+        defer { prefixes.deallocate() }
+        // Each position's prefix length, and 0x80 when it is the whole name.
+        var lengths = [UInt8](repeating: 0, count: ids.count)
+        for (k, id) in ids.enumerated() {
+            let (count, isWhole) = names.copyPrefix(Int(id), to: prefixes + k * stride)
+            lengths[k] = UInt8(truncatingIfNeeded: count) | (isWhole ? 0x80 : 0)
+        }
+        var order = Array(0..<ids.count)
+        lengths.withUnsafeBufferPointer { lengths in
+            order.sort { x, y in
+                let a = UnsafeBufferPointer(start: prefixes + x * stride, count: Int(lengths[x] & 0x7F))
+                let b = UnsafeBufferPointer(start: prefixes + y * stride, count: Int(lengths[y] & 0x7F))
+                let c = NameOrder.orderOfPrefixes(a, isWhole: lengths[x] & 0x80 != 0, b, isWhole: lengths[y] & 0x80 != 0)
+                    ?? names.compare(Int(ids[x]), Int(ids[y]))
+                return c != 0 ? c < 0 : ids[x] < ids[y]
+            }
+        }
+        return order.map { ids[$0] }
+    }
+
     /// `ids` in (name, id) order: ``SortedIDs``' order.
     static func sortedByName(_ ids: [ItemID], names: NameColumn) -> [ItemID] {
         var bytes: [UInt8] = [], ends: [Int] = []
@@ -62,10 +89,7 @@ extension NameIndex {
             ends.append(bytes.count)
         }
         guard simple else {
-            return ids.sorted { a, b in
-                let c = names.withUTF8(Int(a)) { x in names.withUTF8(Int(b)) { y in NameOrder.compare(x, y) } }
-                return c != 0 ? c < 0 : a < b
-            }
+            return names.withReader { Self.sortedByPrefixes(ids, $0) }
         }
         var sorted = bytes.withUnsafeBufferPointer { bytes in
             ends.withUnsafeBufferPointer { ends in PathOrder(bytes: bytes, ends: ends).sorted().map { ids[$0] } }

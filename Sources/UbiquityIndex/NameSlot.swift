@@ -10,9 +10,14 @@
 /// `String` whose own words have the flag set, so a layout that differed would store every name
 /// long (correct, only larger), never misread one.
 ///
+/// A long name may be stored compressed (``NameCodec``, by the column's table): bit 32 of the
+/// second word says so, its count is then the encoded bytes' and bits 40–47 hold the name's own
+/// length (a compressed name is at most 255 bytes).
+///
 /// ```
 /// "file.txt"         low: 'f' 'i' 'l' 'e' '.' 't' 'x' 't'   high: 0xE8 ... (small, ASCII, 8 bytes)
 /// "file_00000001.txt" low: chunk 3 << 32 | offset 4,112    high: 17 (long: 17 bytes at chunk 3, 4,112)
+/// 130 bytes as 88    low: chunk 5 << 32 | offset 900      high: 130 << 40 | 1 << 32 | 88 (compressed)
 /// ```
 struct NameSlot: Sendable, Equatable {
     /// The small-string discriminator bit of a 64-bit `String`'s second word.
@@ -40,12 +45,22 @@ struct NameSlot: Sendable, Equatable {
         (low, high) = words
     }
 
-    /// A long name's place: `count` bytes at `offset` of chunk `chunk`.
-    init(chunk: Int, offset: Int, count: Int) {
+    /// The compressed flag of a long slot's second word.
+    private static let compressedFlag: UInt64 = 1 << 32
+
+    /// A long name's place: `count` bytes at `offset` of chunk `chunk`; with `decodedCount`, the
+    /// bytes are the name compressed (``NameCodec``) and it is `decodedCount` bytes long (at most
+    /// ``NameCodec/maxNameBytes``).
+    init(chunk: Int, offset: Int, count: Int, decodedCount: Int? = nil) {
         precondition(chunk >= 0 && chunk <= Int(UInt32.max) && offset >= 0 && offset <= Int(UInt32.max)
                      && count >= 0 && count <= Int(UInt32.max), "a name of \(count) bytes at chunk \(chunk), offset \(offset)")
         low = UInt64(chunk) << 32 | UInt64(offset)
-        high = UInt64(count)
+        if let decodedCount {
+            precondition((0...NameCodec.maxNameBytes).contains(decodedCount), "a compressed name of \(decodedCount) bytes")
+            high = UInt64(decodedCount) << 40 | Self.compressedFlag | UInt64(count)
+        } else {
+            high = UInt64(count)
+        }
     }
 
     /// Held whole in the slot.
@@ -63,7 +78,13 @@ struct NameSlot: Sendable, Equatable {
         return try name.withUTF8(body)
     }
 
-    /// A long slot's chunk, offset in it and length.
+    /// A long slot whose bytes are its name compressed.
+    @inline(__always) var isCompressed: Bool { high & (Self.smallFlag | Self.compressedFlag) == Self.compressedFlag }
+
+    /// A compressed slot's name's length (the slot must be compressed).
+    @inline(__always) var decodedCount: Int { Int(truncatingIfNeeded: (high >> 40) & 0xFF) }
+
+    /// A long slot's chunk, offset in it and length (the encoded bytes' when it is compressed).
     @inline(__always) var chunk: Int { Int(truncatingIfNeeded: low >> 32) }
     @inline(__always) var offset: Int { Int(truncatingIfNeeded: low & 0xFFFF_FFFF) }
     @inline(__always) var count: Int { Int(truncatingIfNeeded: high & 0xFFFF_FFFF) }

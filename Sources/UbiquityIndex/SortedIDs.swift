@@ -89,9 +89,7 @@ struct SortedIDs {
     /// Whether (names[a], a) sorts before (names[b], b).
     @inline(__always)
     static func precedes(_ a: ItemID, _ b: ItemID, _ names: NameColumn.Reader) -> Bool {
-        let c = names.withUTF8(Int(a)) { x in
-            names.withUTF8(Int(b)) { y in NameOrder.compare(x, y) }
-        }
+        let c = names.compare(Int(a), Int(b))
         return c != 0 ? c < 0 : a < b
     }
 

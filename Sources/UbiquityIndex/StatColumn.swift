@@ -1,4 +1,4 @@
-/// The index's column of statuses (``FileStat``), one per slot, kept in 48 bytes a slot where a
+/// The index's column of statuses (``FileStat``), one per slot, kept in 40 bytes a slot where a
 /// `FileStat` takes 64.
 ///
 /// What is packed, and why it loses nothing:
@@ -7,12 +7,17 @@
 ///   file type away, and a saved index holding more is refused);
 /// - the owner and group are one 4-byte number, their place in a table of the (uid, gid) pairs
 ///   the column has seen: a container has a handful. The table only grows (a place once given
-///   keeps its pair); only root can give files many owners, and then it holds each pair once;
+///   keeps its pair); only root can give files many owners, and then it holds each pair once.
+///   The place is 2 bytes in the slot: a place from 65,535 on is in a dictionary by slot
+///   (`largeOwners`), the slot holding 65,535;
+/// - the size is 4 bytes in the slot: a size of 4 GiB − 1 or more (or below 0) is in a dictionary
+///   by slot (`largeSizes`), the slot holding 4 GiB − 1 (`UInt32.max`), so no size is lost and
+///   a tree of small files pays nothing for the few large ones;
 /// - tags, which few entries have, are in a dictionary by slot instead of an array reference in
 ///   every slot.
 ///
 /// ```
-/// slot:  size 8 | modified 8 | created 8 | changed 8 | inode 8 | mode+flags 4 | owner 4 = 48 bytes
+/// slot:  modified 8 | created 8 | changed 8 | inode 8 | size 4 | mode+flags 2 | owner 2 = 40 bytes
 ///        mode+flags: bits 0-11 permissions, 12-13 kind, 14 evicted, 15 has tags
 /// ```
 ///
@@ -22,19 +27,23 @@
 /// and owners included, did not change (a place in the owner table never changes meaning).
 struct StatColumn {
     private struct PackedStat {
-        var size: Int64
         var modified: Int64
         var created: Int64
         var changed: Int64
         var inode: UInt64
-        var modeAndFlags: UInt32
-        var owner: UInt32
+        var size: UInt32
+        var modeAndFlags: UInt16
+        var owner: UInt16
     }
 
-    private static let modeMask: UInt32 = 0o7777
-    private static let kindShift: UInt32 = 12
-    private static let evictedFlag: UInt32 = 1 << 14
-    private static let taggedFlag: UInt32 = 1 << 15
+    private static let modeMask: UInt16 = 0o7777
+    private static let kindShift: UInt16 = 12
+    private static let evictedFlag: UInt16 = 1 << 14
+    private static let taggedFlag: UInt16 = 1 << 15
+    /// A slot's size field holding this: the size is in `largeSizes`.
+    private static let largeSize = UInt32.max
+    /// A slot's owner field holding this: the owner's place is in `largeOwners`.
+    private static let largeOwner = UInt16.max
 
     private var packed = ChunkedColumn<PackedStat>()
     /// (uid, gid) pairs by place; `ownerPlaces` finds a pair's place.
@@ -42,10 +51,17 @@ struct StatColumn {
     private var ownerPlaces: [UInt64: UInt32] = [:]
     /// Tags of the slots that have any.
     private var tags: [Int: [String]] = [:]
+    /// Sizes that do not fit a slot's 4 bytes, by slot.
+    private var largeSizes: [Int: Int64] = [:]
+    /// Owner places that do not fit a slot's 2 bytes, by slot.
+    private var largeOwners: [Int: UInt32] = [:]
 
     init() {}
 
     var count: Int { packed.count }
+
+    /// Bytes a slot takes.
+    static var slotBytes: Int { MemoryLayout<PackedStat>.stride }
 
     static var chunkShift: Int { ChunkedColumn<PackedStat>.chunkShift }
     static var chunkSize: Int { ChunkedColumn<PackedStat>.chunkSize }
@@ -53,25 +69,29 @@ struct StatColumn {
     subscript(position: Int) -> FileStat {
         get {
             let p = packed[position]
-            let pair = owners[Int(p.owner)]
+            let place = p.owner == Self.largeOwner ? largeOwners[position] ?? UInt32(p.owner) : UInt32(p.owner)
+            let pair = owners[Int(place)]
             let kind = FileStat.Kind(rawValue: UInt8(truncatingIfNeeded: (p.modeAndFlags >> Self.kindShift) & 3))!
-            var stat = FileStat(kind: kind, size: p.size, modified: p.modified, created: p.created, changed: p.changed,
-                                mode: p.modeAndFlags & Self.modeMask, uid: UInt32(truncatingIfNeeded: pair >> 32),
+            let size = p.size == Self.largeSize ? largeSizes[position] ?? Int64(p.size) : Int64(p.size)
+            var stat = FileStat(kind: kind, size: size, modified: p.modified, created: p.created, changed: p.changed,
+                                mode: UInt32(p.modeAndFlags & Self.modeMask), uid: UInt32(truncatingIfNeeded: pair >> 32),
                                 gid: UInt32(truncatingIfNeeded: pair), inode: p.inode,
                                 tags: p.modeAndFlags & Self.taggedFlag != 0 ? tags[position] ?? [] : [])
             stat.evicted = p.modeAndFlags & Self.evictedFlag != 0
             return stat
         }
         set {
-            let had = packed[position].modeAndFlags & Self.taggedFlag != 0
-            packed[position] = pack(newValue)
-            if !newValue.tags.isEmpty { tags[position] = newValue.tags } else if had { tags[position] = nil }
+            let old = packed[position]
+            packed[position] = pack(newValue, at: position)
+            if !newValue.tags.isEmpty { tags[position] = newValue.tags } else if old.modeAndFlags & Self.taggedFlag != 0 { tags[position] = nil }
+            if old.size == Self.largeSize && packed[position].size != Self.largeSize { largeSizes[position] = nil }
+            if old.owner == Self.largeOwner && packed[position].owner != Self.largeOwner { largeOwners[position] = nil }
         }
     }
 
     mutating func append(_ stat: FileStat) {
         let position = packed.count
-        packed.append(pack(stat))
+        packed.append(pack(stat, at: position))
         if !stat.tags.isEmpty { tags[position] = stat.tags }
     }
 
@@ -79,12 +99,27 @@ struct StatColumn {
 
     func chunkOwner(_ c: Int) -> AnyObject { packed.chunkOwner(c) }
 
-    private mutating func pack(_ stat: FileStat) -> PackedStat {
-        var flags = (stat.mode & Self.modeMask) | UInt32(stat.kind.rawValue) << Self.kindShift
+    /// `stat` in a slot's 40 bytes; a size or an owner's place that does not fit is filed for
+    /// slot `position` in its dictionary.
+    private mutating func pack(_ stat: FileStat, at position: Int) -> PackedStat {
+        var flags = UInt16(truncatingIfNeeded: stat.mode) & Self.modeMask | UInt16(stat.kind.rawValue) << Self.kindShift
         if stat.evicted { flags |= Self.evictedFlag }
         if !stat.tags.isEmpty { flags |= Self.taggedFlag }
-        return PackedStat(size: stat.size, modified: stat.modified, created: stat.created, changed: stat.changed,
-                          inode: stat.inode, modeAndFlags: flags, owner: place(uid: stat.uid, gid: stat.gid))
+        var size = Self.largeSize
+        if stat.size >= 0 && stat.size < Int64(Self.largeSize) {
+            size = UInt32(truncatingIfNeeded: stat.size)
+        } else {
+            largeSizes[position] = stat.size
+        }
+        let place = self.place(uid: stat.uid, gid: stat.gid)
+        var owner = Self.largeOwner
+        if place < UInt32(Self.largeOwner) {
+            owner = UInt16(truncatingIfNeeded: place)
+        } else {
+            largeOwners[position] = place
+        }
+        return PackedStat(modified: stat.modified, created: stat.created, changed: stat.changed, inode: stat.inode,
+                          size: size, modeAndFlags: flags, owner: owner)
     }
 
     /// The place of (uid, gid) in the owner table, added when new.

@@ -79,6 +79,22 @@ public enum NameOrder {
         return normalized
     }
 
+    /// The order of two names known by their first bytes (each whole, or a prefix of it), when
+    /// those decide: ``orderAtFirstDifference(_:_:)`` at a difference followed by at least 8 bytes
+    /// of each prefix that is not whole, since it reads no further than the scalar after the
+    /// differing one (4 bytes each at most). Nil when the prefixes do not decide: read whole names.
+    /// (A compressed name is decoded only as far as this needs: ``NameColumn/Reader/compare(_:_:)``.)
+    @inlinable
+    public static func orderOfPrefixes(_ a: UnsafeBufferPointer<UInt8>, isWhole aIsWhole: Bool,
+                                _ b: UnsafeBufferPointer<UInt8>, isWhole bIsWhole: Bool) -> Int? {
+        let common = Swift.min(a.count, b.count)
+        var d = 0
+        while d < common && a[d] == b[d] { d += 1 }
+        if !aIsWhole && d + 8 > a.count { return nil }
+        if !bIsWhole && d + 8 > b.count { return nil }
+        return orderAtFirstDifference(a, b)
+    }
+
     /// The order of `a` and `b` read at their first differing scalar, when it and the scalar after
     /// it in each are stable (``isStable(_:)``); nil when the NFC forms must decide
     /// (``compareCanonically(_:_:)``).

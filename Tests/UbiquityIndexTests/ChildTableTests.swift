@@ -87,6 +87,21 @@ struct ChildTableTests {
         #expect(table.find(Self.decomposed, names: names) == 1)
     }
 
+    /// Room made ahead (a crawl's count of a directory's children) takes them all without a
+    /// resize; making room for fewer than it has changes nothing.
+    @Test func reservedRoomTakesTheChildrenWithoutGrowing() {
+        let names = NameColumn((0..<300).map { "file_\($0).txt" })
+        var table = ChildTable()
+        names.withReader { table.reserve(300, names: $0) }
+        let slots = table.slotCount
+        #expect(slots * 7 >= 300 * 8)
+        for i in 0..<300 { table.insert(ItemID(i), names: names) }
+        #expect(table.slotCount == slots)
+        for i in 0..<300 { #expect(table.find(names[i], names: names) == ItemID(i)) }
+        names.withReader { table.reserve(1, names: $0) }
+        #expect(table.slotCount == slots && table.count == 300)
+    }
+
     @Test func longAndOddNamesAreFoundByTheirBytes() throws {
         let long = String(repeating: "n", count: 250) + ".txt"     // 254 bytes
         let longest = String(repeating: "\u{E9}", count: 127) + "x" // 255 bytes, 2-byte scalars

@@ -2,7 +2,7 @@ import Testing
 @testable import UbiquityIndex
 import UbiquityTesting
 
-/// The index's statuses packed in 48 bytes a slot (``StatColumn``): every field comes back as it
+/// The index's statuses packed in 40 bytes a slot (``StatColumn``): every field comes back as it
 /// went in, tags and owners included; a copy (a snapshot) keeps what it took; a write of a slot,
 /// even of its tags alone, gives its chunk a new identity (what the incremental snapshot trusts).
 struct StatColumnTests {
@@ -35,6 +35,39 @@ struct StatColumnTests {
         }
         for i in 0..<count { #expect(column[i] == expected[i], "slot \(i) after overwrites") }
         #expect(MemoryLayout<FileStat>.stride == 64)
+        #expect(StatColumn.slotBytes == 40)
+    }
+
+    /// Sizes of 4 GiB − 1 and more (and below 0) live beside the slots; a slot that changes from
+    /// one kind of size to the other reads back its own, and a copy keeps the one it took.
+    @Test func sizesThatDoNotFitFourBytesComeBack() {
+        let sizes: [Int64] = [0, 49, Int64(UInt32.max) - 1, Int64(UInt32.max), Int64(UInt32.max) + 1,
+                              1 << 40, .max, -1, .min]
+        var column = StatColumn()
+        for size in sizes { column.append(FileStat(kind: .regular, size: size)) }
+        for (i, size) in sizes.enumerated() { #expect(column[i].size == size, "slot \(i)") }
+        let taken = column
+        // Each slot gets the size of the slot across: small ↔ large both ways.
+        for (i, size) in sizes.reversed().enumerated() { column[i] = FileStat(kind: .regular, size: size) }
+        for (i, size) in sizes.reversed().enumerated() { #expect(column[i].size == size, "slot \(i) rewritten") }
+        for (i, size) in sizes.enumerated() { #expect(taken[i].size == size, "the copy's slot \(i)") }
+    }
+
+    /// More than 65,535 owners (only root makes such a tree): places from 65,535 on live beside
+    /// the slots, and every slot keeps its own owner through overwrites.
+    @Test func ownersBeyondTwoBytesOfPlacesComeBack() {
+        let count = 70_000
+        var column = StatColumn()
+        for i in 0..<count { column.append(FileStat(kind: .regular, uid: UInt32(i), gid: UInt32(i) &* 3)) }
+        for i in stride(from: 0, to: count, by: 97) + [65_534, 65_535, 65_536, count - 1] {
+            #expect(column[i].uid == UInt32(i) && column[i].gid == UInt32(i) &* 3, "slot \(i)")
+        }
+        // A slot with a large place given a small one, and the other way round.
+        column[count - 1] = FileStat(kind: .regular, uid: 0, gid: 0)
+        column[0] = FileStat(kind: .regular, uid: UInt32(count - 2), gid: UInt32(count - 2) &* 3)
+        #expect(column[count - 1].uid == 0 && column[count - 1].gid == 0)
+        #expect(column[0].uid == UInt32(count - 2) && column[0].gid == UInt32(count - 2) &* 3)
+        #expect(column[65_535].uid == 65_535)
     }
 
     @Test func aCopyKeepsWhatItTookAndAWriteRenewsTheChunk() {

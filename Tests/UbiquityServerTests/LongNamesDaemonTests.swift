@@ -3,10 +3,11 @@ import Glibc
 import Testing
 import UbiquityTesting
 
-/// Long names of many scripts through the real daemon (over 96 KiB of them: the crawl's listing
-/// holds them as bytes, the index in its name arena). Every answer names every file as the file
-/// system does — after the crawl, after a create and a rename seen as events (child lookups by
-/// long names), and after a restart from the saved index (names read back from its bytes).
+/// Long names of many scripts through the real daemon: enough of them (over 64 KiB) that the
+/// index trains its name codec and stores the later ones compressed. Every answer names every file
+/// as the file system does — after the crawl, after a create and a rename seen as events (child
+/// lookups over compressed names), and after a restart from the saved index (names written
+/// decoded, compressed again when read back).
 @Suite(.ownThreads) struct LongNamesDaemonTests {
     typealias Since = SinceQueryDaemonTests
 
@@ -40,7 +41,8 @@ import UbiquityTesting
         let documents = first.documents()
         #expect(try Self.itemNames(first.socket) == names.sorted())
 
-        // Events: a new long name, a rename of one (found by its long name) and a removal.
+        // Events: a new long name, a rename of one stored compressed (found by its name among
+        // compressed ones) and a removal.
         let added = Self.longName(900, &random)
         try first.place(added, contents: "new")
         #expect(rename(documents + "/" + names[700], documents + "/" + names[700] + "-renamed") == 0)
