@@ -94,7 +94,7 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
         guard !other.records.isEmpty else { return }
         let base = Int32(truncatingIfNeeded: records.count)
         let shift = nameBase + nameBytes.count - other.records[0].nameStart
-        records.reserveCapacity(records.count + other.records.count)
+        // No reserveCapacity: an exact one per subtree would undo the array's doubling (a copy of every record each time).
         for record in other.records {
             var moved = record
             moved.parent = record.parent < 0 ? parent : base &+ record.parent
