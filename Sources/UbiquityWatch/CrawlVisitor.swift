@@ -23,8 +23,9 @@ protocol CrawlVisitor {
     mutating func subtreeWatching() -> SubtreeWatching?
     /// A directory the second walker went into (and watched, or not), in the walk's order: what
     /// ``willRead(directory:path:inode:)`` does, with the watch already added.
+    /// - Parameter path: Its components below the container root.
     /// - Returns: Whether to call again for the directories below it (the walker already did).
-    mutating func adopt(_ directory: WalkedDirectory) -> Bool
+    mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool
     /// Takes the entries read since the last part while the walk goes on (the listing still
     /// holds them).
     mutating func sendAhead(_ part: CrawlListing.Part)

@@ -124,6 +124,17 @@ public struct Crawler: Sendable {
     func walk<Visitor: CrawlVisitor>(
         root: Int32, rootPath containerRoot: String, relative: [String], visitor: inout Visitor
     ) throws(WatchError) -> Result {
+        var spareBatches: [DirectoryBatch] = []
+        return try walk(root: root, rootPath: containerRoot, relative: relative, visitor: &visitor, spareBatches: &spareBatches)
+    }
+
+    /// ``walk(root:rootPath:relative:visitor:)`` taking the stretches of its directories from
+    /// `spareBatches` and leaving them there: a ``SubtreeHelper`` keeps them from one subtree to
+    /// the next (a stretch is about 170 KiB of address space, its status array a mapping of its own).
+    func walk<Visitor: CrawlVisitor>(
+        root: Int32, rootPath containerRoot: String, relative: [String], visitor: inout Visitor,
+        spareBatches: inout [DirectoryBatch]
+    ) throws(WatchError) -> Result {
         for component in relative where component.isEmpty || component == "." || component == ".."
             || component.utf8.contains(UInt8(ascii: "/")) {
             throw WatchError(.invalidPath, path: System.join(containerRoot, relative),
@@ -220,9 +231,8 @@ public struct Crawler: Sendable {
         var path = relative
         var entries = CrawlEntries()
         var rootStatus = rootStat
-        // Stretches of directories gone through, for the next ones (one allocation per depth).
-        var spareBatches: [DirectoryBatch] = []
-        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: DirectoryBatch(), position: -1, visiting: true,
+        // Stretches of directories gone through (`spareBatches`) serve the next ones: one allocation per depth.
+        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(), position: -1, visiting: true,
                                     inode: rootStat?.inode ?? 0)]
         // A second walker for a cold disk (ReadAhead): at once, or when one of the first
         // directories had to be read from the disk.
@@ -306,7 +316,7 @@ public struct Crawler: Sendable {
             if let handed = stack[stack.count - 1].handedOut.last, handed.index == index, let subtreeHelper {
                 stack[stack.count - 1].handedOut.removeLast()
                 if let walked = subtreeHelper.take(handed.job) {
-                    Self.takeIn(walked, at: entries.count - 1, depth: path.count, entries: &entries, skipped: &skipped,
+                    Self.takeIn(walked, at: entries.count - 1, parentPath: path[...], entries: &entries, skipped: &skipped,
                                 visitor: &visitor)
                     continue
                 }
@@ -383,16 +393,22 @@ public struct Crawler: Sendable {
     }
 
     /// Puts a subtree the helper walked in the listing: its root is the entry at `position`
-    /// (just appended, its status from its parent's stretch), `depth` the components of its parent.
+    /// (just appended, its status from its parent's stretch), `parentPath` the components of its parent.
     private static func takeIn<Visitor: CrawlVisitor>(
-        _ walked: SubtreeHelper.Walked, at position: Int, depth: Int, entries: inout CrawlEntries,
+        _ walked: SubtreeHelper.Walked, at position: Int, parentPath: ArraySlice<String>, entries: inout CrawlEntries,
         skipped: inout [Skipped], visitor: inout Visitor
     ) {
         skipped += walked.result.skipped
         guard let root = walked.result.listing.root else { return }     // gone since statx: its events will follow
+        // Each directory's path, rebuilt in one array from the walk's order: its depth says how
+        // much of the one before it it shares. Names are copied into this thread's memory (a long
+        // one is a heap block, and the watch tree keeps it).
+        var path = Array(parentPath)
         for (number, directory) in walked.directories.enumerated() {
-            let visiting = visitor.adopt(directory)
-            if number == 0, visiting, directory.path.count == depth + 1 {
+            path.removeLast(max(0, path.count - (directory.depth - 1)))
+            path.append(Self.ownCopy(directory.name))
+            let visiting = visitor.adopt(directory, path: path)
+            if number == 0, visiting, directory.depth == parentPath.count + 1 {
                 // Its status taken again after its watch, its tags as its parent's stretch left them.
                 let first = entries.stat(position)
                 var fresh = root
@@ -402,6 +418,17 @@ public struct Crawler: Sendable {
             }
         }
         entries.append(contentsOf: walked.result.listing.entries, under: Int32(position))
+    }
+
+    /// A copy of `name` whose bytes (if not small enough to be held in place) this thread allocated.
+    private static func ownCopy(_ name: String) -> String {
+        var name = name
+        return name.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { copy in
+                _ = copy.initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
+        }
     }
 
     /// Waits for the subtrees handed out of a stretch the walk is done with (none, but for a

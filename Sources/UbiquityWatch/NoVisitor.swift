@@ -18,5 +18,5 @@ struct NoVisitor: CrawlVisitor {
         subtreeHelper ? SubtreeWatching(inotify: nil, throughProc: false, allowance: WatchAllowance(0), containerRoot: root) : nil
     }
 
-    func adopt(_ directory: WalkedDirectory) -> Bool { false }
+    func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool { false }
 }

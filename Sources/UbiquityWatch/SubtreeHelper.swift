@@ -131,6 +131,8 @@ final class SubtreeHelper: Sendable {
     }
 
     private func run() {
+        // The walks' stretches, kept from one subtree to the next (this thread's own).
+        var spareBatches: [DirectoryBatch] = []
         while true {
             wake.wait()
             let job = state.withLock { state -> Job? in
@@ -140,7 +142,7 @@ final class SubtreeHelper: Sendable {
                 return job
             }
             if let job {
-                let walked = Self.walk(job)
+                let walked = Self.walk(job, spareBatches: &spareBatches)
                 state.withLock {
                     $0.finished[job.id] = walked
                     $0.working = nil
@@ -153,12 +155,13 @@ final class SubtreeHelper: Sendable {
         }
     }
 
-    private static func walk(_ job: Job) -> Walked {
+    private static func walk(_ job: Job, spareBatches: inout [DirectoryBatch]) -> Walked {
         var visitor = SubtreeVisitor(watching: job.watching, parentPath: job.parentPath, parentVisited: job.parentVisited)
         let rootPath = System.join(job.watching.containerRoot, job.parentPath)
         var result: Crawler.Result
         do {
-            result = try Crawler().walk(root: job.parent, rootPath: rootPath, relative: [job.name], visitor: &visitor)
+            result = try Crawler().walk(root: job.parent, rootPath: rootPath, relative: [job.name], visitor: &visitor,
+                                        spareBatches: &spareBatches)
         } catch {
             // Only a hostile component throws, and the name comes from readdir.
             result = Crawler.Result(listing: CrawlListing(root: nil), skipped: [])

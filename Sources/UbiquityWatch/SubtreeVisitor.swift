@@ -18,19 +18,21 @@ struct SubtreeVisitor: CrawlVisitor {
 
     mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool {
         guard parentVisited, let inotify = watching.inotify else { return false }
-        let fullPath = parentPath + path
+        let depth = parentPath.count + path.count
+        let name = path.last ?? ""
         guard watching.allowance.take() else {
-            directories.append(WalkedDirectory(path: fullPath, inode: inode, watch: .budgetUsedUp, counted: false))
+            directories.append(WalkedDirectory(depth: depth, name: name, inode: inode, watch: .budgetUsedUp, counted: false))
             return false
         }
         do {
             let wd = try Inotify.addWatch(inotify: inotify, throughProc: watching.throughProc, directory: directory,
-                                          path: System.join(watching.containerRoot, fullPath))
-            directories.append(WalkedDirectory(path: fullPath, inode: inode, watch: .watched(wd), counted: true))
+                                          path: System.join(watching.containerRoot, parentPath + path))
+            directories.append(WalkedDirectory(depth: depth, name: name, inode: inode, watch: .watched(wd), counted: true))
             return true
         } catch {
             watching.allowance.giveBack()
-            directories.append(WalkedDirectory(path: fullPath, inode: inode, watch: .failed(error.description), counted: false))
+            directories.append(WalkedDirectory(depth: depth, name: name, inode: inode, watch: .failed(error.description),
+                                               counted: false))
             return false
         }
     }
@@ -39,6 +41,6 @@ struct SubtreeVisitor: CrawlVisitor {
     var readAhead: FileWatcher.Configuration.ReadAhead { .never }
     var statHelper: Bool { false }
     mutating func subtreeWatching() -> SubtreeWatching? { nil }
-    mutating func adopt(_ directory: WalkedDirectory) -> Bool { false }
+    mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool { false }
     mutating func sendAhead(_ part: CrawlListing.Part) {}
 }

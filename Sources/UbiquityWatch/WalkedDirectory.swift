@@ -1,7 +1,7 @@
 /// A directory a crawl's second walker (``SubtreeHelper``) went into, and what became of its
 /// watch: the call ``CrawlVisitor/willRead(directory:path:inode:)`` would have been, with the
 /// watch already added, for the visitor to take in the walk's order
-/// (``CrawlVisitor/adopt(_:)``).
+/// (``CrawlVisitor/adopt(_:path:)``).
 struct WalkedDirectory: Sendable {
     enum Watch: Sendable, Equatable {
         /// Watched with this descriptor (its entries were read after it).
@@ -12,8 +12,12 @@ struct WalkedDirectory: Sendable {
         case budgetUsedUp
     }
 
-    /// Components below the container root.
-    var path: [String]
+    /// Its path's components below the container root: how deep it is (the walk's order then
+    /// tells its parent), and its name. The walker records no path per directory: the crawl
+    /// rebuilds them in one array (``Crawler``), so the walker allocates nothing per directory
+    /// that outlives its walk but the name (which the crawl copies into memory of its own thread).
+    var depth: Int
+    var name: String
     var inode: UInt64
     var watch: Watch
     /// Whether a watch of the walk's ``WatchAllowance`` was taken for it (given back when the

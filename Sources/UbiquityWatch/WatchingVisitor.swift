@@ -50,13 +50,13 @@ struct WatchingVisitor: CrawlVisitor {
                 watch = .failed(error.description)
             }
         }
-        return adopt(WalkedDirectory(path: path, inode: inode, watch: watch, counted: counted))
+        return adopt(WalkedDirectory(depth: path.count, name: path.last ?? "", inode: inode, watch: watch, counted: counted),
+                     path: path)
     }
 
     /// Links a directory's watch into the watch tree below its parent, or marks the directory
     /// unwatched; the watch was added (or not) by this walk or by its second walker.
-    mutating func adopt(_ directory: WalkedDirectory) -> Bool {
-        let path = directory.path
+    mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool {
         while let last = open.last, last.depth >= path.count { open.removeLast() }
         let parent: Int32?
         if path.isEmpty {

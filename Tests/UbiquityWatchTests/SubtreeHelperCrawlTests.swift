@@ -52,10 +52,10 @@ struct SubtreeHelperCrawlTests {
             split ? SubtreeWatching(inotify: inotify, throughProc: true, allowance: allowance, containerRoot: root) : nil
         }
 
-        mutating func adopt(_ directory: WalkedDirectory) -> Bool {
+        mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool {
             adopted += 1
             let watched = if case .watched = directory.watch { true } else { false }
-            asked.append((directory.path, watched))
+            asked.append((path, watched))
             return watched
         }
 
