@@ -232,7 +232,8 @@ public struct Crawler: Sendable {
         var entries = CrawlEntries()
         var rootStatus = rootStat
         // Stretches of directories gone through (`spareBatches`) serve the next ones: one allocation per depth.
-        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(), position: -1, visiting: true,
+        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(),
+                                    position: -1, visiting: true,
                                     inode: rootStat?.inode ?? 0)]
         // A second walker for a cold disk (ReadAhead): at once, or when one of the first
         // directories had to be read from the disk.
@@ -284,7 +285,7 @@ public struct Crawler: Sendable {
                 if case .failed(let error) = top.fill {
                     skip(path, WatchError(SystemCallError("readdir", errno: error, path: System.join(containerRoot, path))))
                 }
-                if let subtreeHelper { Self.takeBack(top.handedOut, from: subtreeHelper) }
+                if let subtreeHelper { Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper) }
                 closedir(top.stream)
                 readAhead?.crawlFinished(top.inode)
                 spareBatches.append(top.batch)
