@@ -88,6 +88,23 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
         name.withUTF8 { append(parent: entry.parent, name: $0, stat: entry.stat) }
     }
 
+    /// Adds the entries of another listing of a subtree (a crawl's second walker's), their
+    /// parents' positions moved: its root's children (parent -1) go below entry `parent` here.
+    public mutating func append(contentsOf other: CrawlEntries, under parent: Int32) {
+        guard !other.records.isEmpty else { return }
+        let base = Int32(truncatingIfNeeded: records.count)
+        let shift = nameBase + nameBytes.count - other.records[0].nameStart
+        // No reserveCapacity: an exact one per subtree would undo the array's doubling (a copy of every record each time).
+        for record in other.records {
+            var moved = record
+            moved.parent = record.parent < 0 ? parent : base &+ record.parent
+            moved.nameStart = record.nameStart + shift
+            records.append(moved)
+        }
+        let start = other.records[0].nameStart - other.nameBase
+        nameBytes.append(contentsOf: other.nameBytes[start...])
+    }
+
     /// The entries from `position` on, as a part of the listing sends them: a copy of their
     /// records and of their names' bytes only.
     public func part(from position: Int) -> CrawlEntries {

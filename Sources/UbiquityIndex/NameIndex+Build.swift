@@ -82,7 +82,7 @@ extension NameIndex {
         var simple = true
         for id in ids {
             names.withUTF8(Int(id)) { name in
-                simple = simple && NameOrder.isBelowCombiningMarks(name)
+                simple = simple && NameOrder.isAllStable(name)
                 bytes.append(contentsOf: name)
             }
             guard simple else { break }

@@ -27,6 +27,39 @@ public enum NameOrder {
         return highest < 0xCC
     }
 
+    /// Whether every scalar is stable (``isStable(_:)``), which holds for every name below U+0300
+    /// and for names of the plain Greek, Cyrillic, kana, Hangul, CJK and emoji scalars too. Two
+    /// such names compare as their bytes: their first differing scalars and the ones after them
+    /// are stable, so ``orderAtFirstDifference(_:_:)`` decides, by scalar value, which is the
+    /// order of the bytes (a name that ends first sorts first, as a shorter byte string does).
+    /// The name index sorts a set of such names by their bytes (`NameIndex.sortedByName`).
+    ///
+    /// One pass over the bytes: ASCII and two-byte scalars below U+0300 (lead byte below 0xCC)
+    /// are passed over without decoding, the others decoded in place.
+    @inlinable
+    public static func isAllStable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        var i = 0
+        while i < count {
+            let lead = bytes[i]
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            if lead < 0xCC {
+                i += 2
+                continue
+            }
+            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            guard i + length <= count else { return false }
+            var value = UInt32(lead) & (0x7F >> UInt32(length))
+            for k in 1..<length { value = value << 6 | UInt32(bytes[i + k] & 0x3F) }
+            guard isStable(value) else { return false }
+            i += length
+        }
+        return i == count
+    }
+
     /// Negative, zero or positive as `a` sorts before, with or after `b`.
     /// - Parameters:
     ///   - bIsSimple: `isBelowCombiningMarks(b)`.

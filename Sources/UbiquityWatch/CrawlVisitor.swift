@@ -17,6 +17,15 @@ protocol CrawlVisitor {
     var readAhead: FileWatcher.Configuration.ReadAhead { get }
     /// Whether a second thread takes part of the statuses (``StatHelper``).
     var statHelper: Bool { get }
+    /// What a second walker that walks whole subtrees of this walk (``SubtreeHelper``) needs to
+    /// watch them as this visitor would; nil: there is none. Asked once, before the walk's root
+    /// is read.
+    mutating func subtreeWatching() -> SubtreeWatching?
+    /// A directory the second walker went into (and watched, or not), in the walk's order: what
+    /// ``willRead(directory:path:inode:)`` does, with the watch already added.
+    /// - Parameter path: Its components below the container root.
+    /// - Returns: Whether to call again for the directories below it (the walker already did).
+    mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool
     /// Takes the entries read since the last part while the walk goes on (the listing still
     /// holds them).
     mutating func sendAhead(_ part: CrawlListing.Part)

@@ -74,8 +74,10 @@ public struct Crawler: Sendable {
     }
 
     /// ``crawlSubtree(containerRoot:relative:)``, the statuses taken on two threads when
-    /// `statHelper` (``StatHelper``; the result is the same).
-    func crawlSubtree(containerRoot: String, relative: [String], statHelper: Bool) throws(WatchError) -> Result {
+    /// `statHelper` (``StatHelper``), subtrees walked on a second thread when `subtreeHelper`
+    /// (``SubtreeHelper``); the result is the same.
+    func crawlSubtree(containerRoot: String, relative: [String], statHelper: Bool,
+                      subtreeHelper: Bool = false) throws(WatchError) -> Result {
         guard containerRoot.hasPrefix("/") else {
             throw WatchError(.invalidPath, path: containerRoot, message: "a container root must be an absolute path")
         }
@@ -86,7 +88,7 @@ public struct Crawler: Sendable {
         case .failure(.refused(let reason)): throw WatchError(.systemCall, path: containerRoot, message: reason)
         }
         defer { root.close() }
-        var visitor = NoVisitor(statHelper: statHelper)
+        var visitor = NoVisitor(root: containerRoot, statHelper: statHelper, subtreeHelper: subtreeHelper)
         return try walk(root: root.fd, rootPath: containerRoot, relative: relative, visitor: &visitor)
     }
 
@@ -106,6 +108,10 @@ public struct Crawler: Sendable {
         /// Whether the visitor wants to hear about directories below this one.
         var visiting: Bool
         var inode: UInt64
+        /// Entries of `batch` from here on were looked at for a subtree to hand out (``SubtreeHelper``).
+        var offerBelow = 0
+        /// The entries of `batch` handed out to the ``SubtreeHelper`` and their jobs, the next to reach last.
+        var handedOut: [(index: Int, job: Int)] = []
     }
 
     /// Walks the subtree, calling `visitor` with each directory's open descriptor BEFORE its
@@ -117,6 +123,17 @@ public struct Crawler: Sendable {
     ///   - rootPath: Its path, only to describe what was skipped.
     func walk<Visitor: CrawlVisitor>(
         root: Int32, rootPath containerRoot: String, relative: [String], visitor: inout Visitor
+    ) throws(WatchError) -> Result {
+        var spareBatches: [DirectoryBatch] = []
+        return try walk(root: root, rootPath: containerRoot, relative: relative, visitor: &visitor, spareBatches: &spareBatches)
+    }
+
+    /// ``walk(root:rootPath:relative:visitor:)`` taking the stretches of its directories from
+    /// `spareBatches` and leaving them there: a ``SubtreeHelper`` keeps them from one subtree to
+    /// the next (a stretch is about 170 KiB of address space, its status array a mapping of its own).
+    func walk<Visitor: CrawlVisitor>(
+        root: Int32, rootPath containerRoot: String, relative: [String], visitor: inout Visitor,
+        spareBatches: inout [DirectoryBatch]
     ) throws(WatchError) -> Result {
         for component in relative where component.isEmpty || component == "." || component == ".."
             || component.utf8.contains(UInt8(ascii: "/")) {
@@ -214,9 +231,9 @@ public struct Crawler: Sendable {
         var path = relative
         var entries = CrawlEntries()
         var rootStatus = rootStat
-        // Stretches of directories gone through, for the next ones (one allocation per depth).
-        var spareBatches: [DirectoryBatch] = []
-        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: DirectoryBatch(), position: -1, visiting: true,
+        // Stretches of directories gone through (`spareBatches`) serve the next ones: one allocation per depth.
+        var stack: [Frame] = [Frame(stream: rootStream, fd: fd, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(),
+                                    position: -1, visiting: true,
                                     inode: rootStat?.inode ?? 0)]
         // A second walker for a cold disk (ReadAhead): at once, or when one of the first
         // directories had to be read from the disk.
@@ -227,6 +244,13 @@ public struct Crawler: Sendable {
         // A second thread for the statuses of long stretches (StatHelper).
         let statHelper = visitor.statHelper ? StatHelper.start() : nil
         defer { statHelper?.stop() }
+        // A second walker for whole subtrees (SubtreeHelper), asked before the root is watched.
+        let subtreeWatching = visitor.subtreeWatching()
+        let subtreeHelper = subtreeWatching != nil ? SubtreeHelper.start() : nil
+        defer { subtreeHelper?.stop() }
+        var nextJob = 0
+        // Whether an open stretch may still have a subtree to hand out (set at each fill).
+        var mayOffer = false
         stack[0].visiting = visitor.willRead(directory: fd, path: path, inode: rootStat?.inode ?? 0)
         if stack[0].visiting, let fresh = Crawler.restat(fd, like: rootStat) { rootStatus = fresh }
 
@@ -237,22 +261,31 @@ public struct Crawler: Sendable {
                 visitor.sendAhead(CrawlListing.Part(root: root, first: sent, entries: entries.part(from: sent)))
                 sent = entries.count
             }
+            if mayOffer, let subtreeHelper, let subtreeWatching, subtreeHelper.wantsWork, readAhead == nil, looksForCold == 0 {
+                mayOffer = offerSubtree(to: subtreeHelper, subtreeWatching, id: nextJob, path: path, stack: &stack)
+                nextJob += 1
+            }
             if top.cursor == top.batch.count {
                 // This stretch is gone through: the next one, or the directory's end.
                 if top.fill == .more {
+                    if let subtreeHelper { Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper) }
+                    stack[stack.count - 1].handedOut = []
                     let fill = top.batch.fill(from: top.stream)
                     stack[stack.count - 1].fill = fill
                     stack[stack.count - 1].cursor = 0
-                    if let statHelper, top.batch.count >= Self.statHelperMinimum {
+                    if let statHelper, top.batch.count >= Self.statHelperMinimum, subtreeHelper?.wantsWork ?? true {
                         statHelper.stat(directory: top.fd, top.batch)
                     } else {
                         top.batch.statAll(in: top.fd)
                     }
+                    stack[stack.count - 1].offerBelow = top.batch.count
+                    mayOffer = subtreeHelper != nil
                     continue
                 }
                 if case .failed(let error) = top.fill {
                     skip(path, WatchError(SystemCallError("readdir", errno: error, path: System.join(containerRoot, path))))
                 }
+                if let subtreeHelper { Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper) }
                 closedir(top.stream)
                 readAhead?.crawlFinished(top.inode)
                 spareBatches.append(top.batch)
@@ -281,6 +314,15 @@ public struct Crawler: Sendable {
             let stat = System.entry(FileStat(raw), at: top.fd, namePointer, deferringTags: top.visiting)
             entries.append(parent: top.position, name: nameBytes, stat: stat)
             guard stat.kind == .directory else { continue }
+            if let handed = stack[stack.count - 1].handedOut.last, handed.index == index, let subtreeHelper {
+                stack[stack.count - 1].handedOut.removeLast()
+                if let walked = subtreeHelper.take(handed.job) {
+                    Self.takeIn(walked, at: entries.count - 1, parentPath: path[...], entries: &entries, skipped: &skipped,
+                                visitor: &visitor)
+                    continue
+                }
+                // Taken back before the helper started it: walked here.
+            }
             let directoryName = name
 
             let childFD: Int32
@@ -313,6 +355,87 @@ public struct Crawler: Sendable {
             }
         }
         return Result(listing: CrawlListing(root: rootStatus, entries: entries), skipped: skipped)
+    }
+
+    // MARK: - The second walker
+
+    /// Hands the ``SubtreeHelper`` the last subdirectory not reached yet of the shallowest open
+    /// directory that has one (the walk reaches it last), not the one the walk is at.
+    /// - Returns: Whether one was handed out (false: no open stretch has one left).
+    private func offerSubtree(to helper: SubtreeHelper, _ watching: SubtreeWatching, id: Int, path: [String],
+                              stack: inout [Frame]) -> Bool {
+        for level in stack.indices {
+            let batch = stack[level].batch
+            // The walk is at the top's cursor, and below every other level's cursor.
+            let lowest = stack[level].cursor + (level == stack.count - 1 ? 1 : 0)
+            var index = stack[level].offerBelow - 1
+            while index >= lowest {
+                let (raw, error) = batch.status(index)
+                if error == 0, raw.mode & UInt32(S_IFMT) == UInt32(S_IFDIR) {
+                    let namePointer = batch.name(index)
+                    let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self),
+                                                        count: strlen(namePointer))
+                    if UTF8Check.isValid(nameBytes) {
+                        // The parent's path: the top's is `path`, each level below drops one component.
+                        let parentPath = Array(path.prefix(path.count - (stack.count - 1 - level)))
+                        helper.offer(SubtreeHelper.Job(id: id, parent: stack[level].fd, parentPath: parentPath,
+                                                       parentVisited: stack[level].visiting,
+                                                       name: String(decoding: nameBytes, as: UTF8.self), watching: watching))
+                        stack[level].handedOut.append((index, id))
+                        stack[level].offerBelow = index
+                        return true
+                    }
+                }
+                index -= 1
+            }
+            stack[level].offerBelow = min(stack[level].offerBelow, max(lowest, 0))
+        }
+        return false
+    }
+
+    /// Puts a subtree the helper walked in the listing: its root is the entry at `position`
+    /// (just appended, its status from its parent's stretch), `parentPath` the components of its parent.
+    private static func takeIn<Visitor: CrawlVisitor>(
+        _ walked: SubtreeHelper.Walked, at position: Int, parentPath: ArraySlice<String>, entries: inout CrawlEntries,
+        skipped: inout [Skipped], visitor: inout Visitor
+    ) {
+        skipped += walked.result.skipped
+        guard let root = walked.result.listing.root else { return }     // gone since statx: its events will follow
+        // Each directory's path, rebuilt in one array from the walk's order: its depth says how
+        // much of the one before it it shares. Names are copied into this thread's memory (a long
+        // one is a heap block, and the watch tree keeps it).
+        var path = Array(parentPath)
+        for (number, directory) in walked.directories.enumerated() {
+            path.removeLast(max(0, path.count - (directory.depth - 1)))
+            path.append(Self.ownCopy(directory.name))
+            let visiting = visitor.adopt(directory, path: path)
+            if number == 0, visiting, directory.depth == parentPath.count + 1 {
+                // Its status taken again after its watch, its tags as its parent's stretch left them.
+                let first = entries.stat(position)
+                var fresh = root
+                fresh.tags = first.tags
+                fresh.tagsDeferred = first.tagsDeferred
+                entries.setStat(position, fresh)
+            }
+        }
+        entries.append(contentsOf: walked.result.listing.entries, under: Int32(position))
+    }
+
+    /// A copy of `name` whose bytes (if not small enough to be held in place) this thread allocated.
+    private static func ownCopy(_ name: String) -> String {
+        var name = name
+        return name.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { copy in
+                _ = copy.initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
+        }
+    }
+
+    /// Waits for the subtrees handed out of a stretch the walk is done with (none, but for a
+    /// name that changed under it), so that the helper is done with the directory's descriptor.
+    private static func takeBack(_ handedOut: [(index: Int, job: Int)], from helper: SubtreeHelper) {
+        for handed in handedOut { _ = helper.take(handed.job) }
     }
 
     /// A watched directory's status taken again AFTER its watch exists: an entry added between

@@ -82,8 +82,13 @@ public final class FileWatcher: Sendable {
         /// last (``ReadAhead``): two reads in flight on a cold disk instead of one.
         public var crawlReadAhead = ReadAhead.whenCold
         /// Whether a container's crawl takes the statuses of a directory's entries on two threads
-        /// (``StatHelper``: stretches of at least 64 entries, the rest alone); the listing is the same.
+        /// (``StatHelper``: stretches of at least 64 entries, the rest alone, and only while the
+        /// subtree helper has nothing to walk); the listing is the same.
         public var crawlStatHelper = true
+        /// Whether a container's crawl walks whole subtrees on a second thread (``SubtreeHelper``:
+        /// the last subdirectories it would reach, while it walks the first ones, when the watch
+        /// budget has 1,024 watches or more left); the listing is the same.
+        public var crawlSubtreeHelper = true
 
         public enum ReadAhead: Sendable {
             case never

@@ -43,7 +43,14 @@ final class Inotify {
     /// - Parameter path: The directory's path: named in an error, and watched by path when
     ///   `/proc` is missing (evaluated only then: a crawl adds a watch per directory).
     func addWatch(directory: Int32, path: @autoclosure () -> String) throws(WatchError) -> Int32 {
-        if watchesThroughProc {
+        try Self.addWatch(inotify: fd, throughProc: watchesThroughProc, directory: directory, path: path())
+    }
+
+    /// ``addWatch(directory:path:)`` on any thread: what a second walker of a crawl
+    /// (``SubtreeHelper``) adds its watches with, to the descriptor of the crawl's channel.
+    static func addWatch(inotify fd: Int32, throughProc: Bool, directory: Int32,
+                         path: @autoclosure () -> String) throws(WatchError) -> Int32 {
+        if throughProc {
             return try System.call("inotify_add_watch", path: path(), as: WatchError.self) {
                 inotify_add_watch(fd, "/proc/self/fd/\(directory)", InotifyMask.directoryEvents.rawValue)
             }
@@ -53,6 +60,9 @@ final class Inotify {
             inotify_add_watch(fd, path, InotifyMask.directoryEvents.union(.dontFollow).rawValue)
         }
     }
+
+    /// Whether watches are added through `/proc/self/fd/N` (``SubtreeWatching``).
+    var throughProc: Bool { watchesThroughProc }
 
     /// Forgets a watch. A watch the kernel already dropped (`EINVAL`) is not an error.
     func removeWatch(_ wd: Int32) {

@@ -38,9 +38,9 @@ final class StatHelper: Sendable {
 
     private let state = Mutex(State())
     /// Posted once per job (and at the stop): the thread sleeps on it between jobs.
-    private let wake: Semaphore
+    private let wake: ThreadSemaphore
 
-    private init(wake: Semaphore) {
+    private init(wake: ThreadSemaphore) {
         self.wake = wake
     }
 
@@ -48,7 +48,7 @@ final class StatHelper: Sendable {
 
     /// A helper on a thread of its own; nil when no thread could be had (the crawl stats alone).
     static func start() -> StatHelper? {
-        guard let wake = Semaphore() else { return nil }
+        guard let wake = ThreadSemaphore() else { return nil }
         let helper = StatHelper(wake: wake)
         do {
             try ReaderThread.start { helper.run() }
@@ -118,30 +118,6 @@ final class StatHelper: Sendable {
         let end = min(batch.count, (chunk + 1) * chunkEntries)
         for index in chunk * chunkEntries..<end {
             batch.stat(index, in: directory)
-        }
-    }
-
-    /// A POSIX semaphore at a fixed address (`sem_t` must not move).
-    private struct Semaphore: @unchecked Sendable {
-        let pointer: UnsafeMutablePointer<sem_t>
-
-        init?() {
-            pointer = .allocate(capacity: 1)
-            guard sem_init(pointer, 0, 0) == 0 else {
-                pointer.deallocate()
-                return nil
-            }
-        }
-
-        func post() { sem_post(pointer) }
-
-        func wait() {
-            while sem_wait(pointer) != 0 && Glibc.errno == EINTR {}
-        }
-
-        func destroy() {
-            sem_destroy(pointer)
-            pointer.deallocate()
         }
     }
 }

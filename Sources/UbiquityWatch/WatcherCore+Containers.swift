@@ -81,7 +81,8 @@ extension WatcherCore {
         var visitor = WatchingVisitor(core: self, channel: channel, container: slot,
                                       partSize: path.isEmpty ? configuration.crawlPartEntries : 0,
                                       readAhead: path.isEmpty ? configuration.crawlReadAhead : .never,
-                                      statHelper: path.isEmpty && configuration.crawlStatHelper)
+                                      statHelper: path.isEmpty && configuration.crawlStatHelper,
+                                      subtreeHelper: path.isEmpty && configuration.crawlSubtreeHelper)
         let result: Crawler.Result
         do {
             result = try crawler.walk(root: root.fd, rootPath: container.descriptor.root, relative: path, visitor: &visitor)

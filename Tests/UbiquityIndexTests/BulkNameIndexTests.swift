@@ -41,6 +41,34 @@ struct BulkNameIndexTests {
         }
     }
 
+    /// A bucket's new names are sorted in ``SortedIDs``' order: by their bytes when every name is
+    /// made of stable scalars (Greek, Cyrillic, CJK and emoji among them), by ``NameOrder`` when
+    /// one is not (a decomposed `é`).
+    @Test(arguments: [false, true])
+    func sortedByNameIsTheOrderSortedIDsKeeps(decomposed: Bool) {
+        let all = Self.names(3000, seed: 11, decomposed: decomposed) + ["日本", "日本", "Ω🙂", "д"]
+        let names = NameColumn(all)
+        var random = SplitMix64(seed: 12)
+        var ids = (0..<all.count).map { ItemID($0) }
+        ids.shuffle(using: &random)
+        let expected = names.withReader { reader in ids.sorted { SortedIDs.precedes($0, $1, reader) } }
+        #expect(NameIndex.sortedByName(ids, names: names) == expected)
+        let stable = all.allSatisfy { name in
+            var name = name
+            return name.withUTF8 { NameOrder.isAllStable($0) }
+        }
+        #expect(stable == !decomposed)
+    }
+
+    @Test func stableScalarsAreThePlainOnes() {
+        func stable(_ name: String) -> Bool {
+            var name = name
+            return name.withUTF8 { NameOrder.isAllStable($0) }
+        }
+        #expect(stable("") && stable("Item_12") && stable("\u{E9}ßł") && stable("日本語Ωαд🍎🧀") && stable("ひらがなカタカナ한국"))
+        #expect(!stable("e\u{301}") && !stable("a\u{308}b") && !stable("\u{1F1E6}") && !stable("Ά") && !stable("\u{2126}"))
+    }
+
     @Test(arguments: [(1, 5000), (2, 600), (3, 40), (4, 1)] as [(UInt64, Int)])
     func sortedRunsGiveWhatInsertingOneByOneGives(seed: UInt64, runSize: Int) {
         let all = Self.names(6000, seed: seed)

@@ -87,6 +87,30 @@ struct FileWatcherEventTests {
         }
     }
 
+    /// A container's crawl hands whole subtrees to a second walker (on by default): the
+    /// directories it walked are watched like the others, so a file created in any of them is
+    /// reported, and the index equals a fresh crawl.
+    @Test func subtreesASecondWalkerWalkedAreWatched() async throws {
+        let configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
+        #expect(configuration.crawlSubtreeHelper)
+        try await WatchHarness.with(configuration: configuration, populate: { root in
+            for d in 0..<40 {
+                try FS.mkdirs(root + "/d\(d)/a/b/c")
+                for f in 0..<5 { try FS.write(root + "/d\(d)/a/b/f\(f)", "x") }
+            }
+        }) { h in
+            let listed = h.recorder.recorded.changes.lazy.compactMap { change -> Int? in
+                if case .listing(_, [], let listing) = change { listing.entries.count } else { nil }
+            }.first
+            #expect(listed == 40 * 9)
+            for d in 0..<40 { try FS.write(h.path("d\(d)/a/b/c/late"), "y") }
+            try await h.recorder.wait(for: "the 40 late files") { recorded in
+                (0..<40).allSatisfy { d in recorded.hasStat("d\(d)/a/b/c/late") { $0.kind == .regular } }
+            }
+            try await h.converge()
+        }
+    }
+
     @Test func createdFileIsAStatWithItsSize() async throws {
         try await WatchHarness.with { h in
             try FS.write(h.path("new.txt"), "12345")

@@ -1,0 +1,200 @@
+import Glibc
+import Testing
+import UbiquityIndex
+import UbiquitySystem
+import UbiquityTesting
+@testable import UbiquityWatch
+
+/// A crawl that hands whole subtrees to a second walker (``SubtreeHelper``) lists exactly what a
+/// crawl alone lists, in the same order, asks its visitor about the same directories in the same
+/// order (watched by either thread), sends the same parts ahead, and stays within its watches.
+@Suite("Crawl with a subtree helper")
+struct SubtreeHelperCrawlTests {
+    /// What a listing says, comparable: each entry's parent position, name and status, in order.
+    private struct Row: Equatable, CustomStringConvertible {
+        var parent: Int32
+        var name: String
+        var stat: FileStat
+        var description: String { "\(parent)/\(name) \(stat.kind) \(stat.size)" }
+    }
+
+    private static func rows(_ entries: CrawlEntries) -> [Row] {
+        entries.map { Row(parent: $0.parent, name: $0.name, stat: $0.stat) }
+    }
+
+    /// A visitor that watches every directory (real inotify watches, through `/proc/self/fd`)
+    /// while its allowance lasts, and records what it was asked in order and the parts sent.
+    private struct Recording: CrawlVisitor {
+        let inotify: Int32
+        let root: String
+        let allowance: WatchAllowance
+        let split: Bool
+        var partSize = 0
+        /// Each directory asked about, in order, and whether it is watched.
+        var asked: [(path: [String], watched: Bool)] = []
+        var adopted = 0
+        var parts: [CrawlListing.Part] = []
+
+        mutating func willRead(directory: Int32, path: [String], inode: UInt64) -> Bool {
+            guard allowance.take() else {
+                asked.append((path, false))
+                return false
+            }
+            let wd = inotify_add_watch(inotify, "/proc/self/fd/\(directory)", InotifyMask.directoryEvents.rawValue)
+            asked.append((path, wd >= 0))
+            return wd >= 0
+        }
+
+        var readAhead: FileWatcher.Configuration.ReadAhead { .never }
+        var statHelper: Bool { false }
+
+        mutating func subtreeWatching() -> SubtreeWatching? {
+            split ? SubtreeWatching(inotify: inotify, throughProc: true, allowance: allowance, containerRoot: root) : nil
+        }
+
+        mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool {
+            adopted += 1
+            let watched = if case .watched = directory.watch { true } else { false }
+            asked.append((path, watched))
+            return watched
+        }
+
+        mutating func sendAhead(_ part: CrawlListing.Part) { parts.append(part) }
+    }
+
+    /// 30 chains 12 deep (a file at each level), 40 directories of 25 files with long names,
+    /// odd names, a name that is not UTF-8, symlinks, a FIFO and an unreadable directory.
+    private func populate(_ root: String) throws {
+        for chain in 0..<30 {
+            var deep = root + "/chain\(chain)"
+            try FS.mkdir(deep)
+            for level in 0..<12 {
+                try FS.write(deep + "/f\(level)", String(repeating: "x", count: level))
+                deep += "/l\(level)"
+                try FS.mkdir(deep)
+            }
+        }
+        try FS.mkdir(root + "/long")
+        for d in 0..<40 {
+            let directory = root + "/long/" + String(repeating: "日本語-\(d)-", count: 8)
+            try FS.mkdir(directory)
+            for f in 0..<25 { try FS.write(directory + "/" + String(repeating: "Ελληνικά🙂\(f)", count: 6), "\(d).\(f)") }
+        }
+        try FS.mkdir(root + "/odd")
+        try FS.mkdir(root + "/odd/inner")
+        for name in ["with space", "new\nline", "🙂", String(repeating: "n", count: 255), "\(Crawler.cookiePrefix)1"] {
+            try FS.write(root + "/odd/inner/" + name, name)
+        }
+        let notUTF8: [UInt8] = Array((root + "/odd/inner/bad-").utf8) + [0xFF, 0xFE, 0]
+        let fd = notUTF8.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644) }
+        }
+        try FS.check(fd >= 0 ? 0 : -1, "create a name that is not UTF-8")
+        close(fd)
+        try FS.symlink(root + "/long", root + "/odd/inner/to-long")
+        try FS.symlink("/", root + "/odd/inner/to-root")
+        try FS.check(mkfifo(root + "/odd/inner/fifo", 0o644), "mkfifo")
+        try FS.mkdir(root + "/odd/closed", mode: 0o000)
+    }
+
+    private func walk(_ root: String, split: Bool, watches: Int, partSize: Int = 0) throws -> (Crawler.Result, Recording) {
+        let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        try FS.check(inotify >= 0 ? 0 : -1, "inotify_init1")
+        defer { close(inotify) }
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try FS.check(fd >= 0 ? 0 : -1, "open \(root)")
+        defer { close(fd) }
+        var visitor = Recording(inotify: inotify, root: root, allowance: WatchAllowance(watches), split: split,
+                                partSize: partSize)
+        let result = try Crawler().walk(root: fd, rootPath: root, relative: [], visitor: &visitor)
+        return (result, visitor)
+    }
+
+    /// Walks with the helper until it has walked some subtree (a thread of its own: waited for
+    /// with a deadline), checking every walk against one alone.
+    private func withHelpedWalks(_ root: String, watches: Int, partSize: Int = 0,
+                                 _ check: (_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording)) throws -> Void) throws {
+        let alone = try walk(root, split: false, watches: watches, partSize: partSize)
+        #expect(alone.1.adopted == 0)
+        let deadline = System.monotonicNanoseconds() + 20_000_000_000
+        var rounds = 0
+        var adopted = 0
+        repeat {
+            let helped = try walk(root, split: true, watches: watches, partSize: partSize)
+            try check(alone, helped)
+            adopted = helped.1.adopted
+            rounds += 1
+        } while adopted == 0 && System.monotonicNanoseconds() < deadline
+        #expect(adopted > 0, "the helper walked no subtree in \(rounds) rounds")
+    }
+
+    @Test func listsWatchesAndSendsWhatACrawlAloneDoes() throws {
+        let base = try FS.temporaryDirectory()
+        defer {
+            chmod(base + "/root/odd/closed", 0o755)
+            try? FS.removeTree(base)
+        }
+        try FS.mkdir(base + "/root")
+        try populate(base + "/root")
+        try withHelpedWalks(base + "/root", watches: 100_000, partSize: 64) { alone, helped in
+            // chains 30 × 25, long 1 + 40 × 26, odd: inner, closed, 4 names, 2 links, the FIFO.
+            #expect(alone.0.listing.entries.count == 750 + 1041 + 10)
+            #expect(Self.rows(helped.0.listing.entries) == Self.rows(alone.0.listing.entries))
+            #expect(helped.0.listing.root == alone.0.listing.root)
+            #expect(helped.0.skipped == alone.0.skipped)
+            #expect(helped.1.asked.map(\.path) == alone.1.asked.map(\.path))
+            #expect(helped.1.asked.allSatisfy(\.watched) && alone.1.asked.allSatisfy(\.watched))
+            // Every part's entries final when sent: together they are the listing's first entries.
+            var next = 0
+            var sent = CrawlEntries()
+            for part in helped.1.parts {
+                #expect(part.first == next)
+                next += part.entries.count
+                for entry in part.entries { sent.append(entry) }
+            }
+            #expect(helped.1.parts.count >= 10, "\(helped.1.parts.count) parts")
+            #expect(Self.rows(sent) == Array(Self.rows(helped.0.listing.entries).prefix(sent.count)))
+        }
+        #expect(try walk(base + "/root", split: false, watches: 100_000).0.skipped.contains { $0.call == "name" })
+    }
+
+    /// With fewer watches than directories, the two walkers together add exactly as many as the
+    /// allowance held, every directory whose parent is watched is asked about once, and the
+    /// listing's entries are the same (only whose tags wait for the tag pass differs).
+    @Test func staysWithinItsWatches() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        let root = base + "/root"
+        try FS.mkdir(root)
+        for d in 0..<40 {
+            try FS.mkdir(root + "/d\(d)")
+            for e in 0..<5 {
+                try FS.mkdir(root + "/d\(d)/e\(e)")
+                try FS.write(root + "/d\(d)/e\(e)/f", "x")
+            }
+        }
+        // 1 + 40 + 200 directories, 150 watches.
+        try withHelpedWalks(root, watches: 150) { alone, helped in
+            #expect(alone.1.asked.filter(\.watched).count == 150)
+            #expect(helped.1.asked.filter(\.watched).count == 150)
+            let paths = helped.1.asked.map(\.path)
+            #expect(Set(paths).count == paths.count, "a directory asked about twice")
+            let watched = Set(helped.1.asked.filter(\.watched).map(\.path))
+            for path in paths where !path.isEmpty {
+                #expect(watched.contains(Array(path.dropLast())), "\(path) asked about below an unwatched parent")
+            }
+            let names: (Crawler.Result) -> [String] = { $0.listing.entries.map { "\($0.parent)/\($0.name)" } }
+            #expect(names(helped.0) == names(alone.0))
+            #expect(alone.0.listing.entries.count == 40 * 11)
+        }
+    }
+
+    @Test func anAllowanceGivesEachWatchOnce() {
+        let allowance = WatchAllowance(3)
+        #expect(allowance.take() && allowance.take() && allowance.take())
+        #expect(!allowance.take())
+        allowance.giveBack()
+        #expect(allowance.count == 1)
+        #expect(WatchAllowance(-5).count == 0)
+    }
+}
