@@ -40,8 +40,11 @@ struct PathTable {
 
     var count: Int { nameEnds.count }
 
-    /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``).
-    static let prefetchDistance = 12
+    /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``), and
+    /// ``ResultSet`` for the generations. An entry costs a few nanoseconds here, a miss to memory
+    /// a hundred or more: at 12 the build still waited on most slots (a 10k-item answer of a flat
+    /// tree of 100k entries: about 0.35 ms less from request to response at 32).
+    static let prefetchDistance = 32
 
     init() {}
 
