@@ -287,6 +287,12 @@ public final class MetadataIndex {
         candidates(for: hint) { _, _ in true }
     }
 
+    /// How many ids ahead ``candidates(for:accept:)`` asks for their flags and containers. The
+    /// loop does little per id, so a miss must be asked for many ids before its use to have
+    /// arrived: at 16 the walk still waited for most of them (about 40% of a 10k-item answer's
+    /// gathering), at 64 it does not (``PathTable/prefetchDistance``, docs/architecture.md).
+    static let candidatePrefetchDistance = 64
+
     /// Items whose name satisfies the hint and whose flags and container pass `accept`.
     /// The name index answers with sorted runs of names, so only flags are read per item.
     func candidates(for hint: NameHint, accept: (Flags, Int) -> Bool) -> [ItemID] {
@@ -302,7 +308,7 @@ public final class MetadataIndex {
         result.reserveCapacity(named.count)
         var seen = Set<ItemID>()
         let dedupe = hint.constraints.count > 1
-        let ahead = 16
+        let ahead = MetadataIndex.candidatePrefetchDistance
         flagsOf.withReader { flagsOf in
             containerOf.withReader { containerOf in
                 for (k, id) in named.enumerated() {

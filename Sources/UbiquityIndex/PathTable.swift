@@ -40,8 +40,11 @@ struct PathTable {
 
     var count: Int { nameEnds.count }
 
-    /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``).
-    static let prefetchDistance = 12
+    /// How many entries ahead the build asks for the index's slots (see ``init(_:index:)``), and
+    /// ``ResultSet`` for the generations. An entry costs a few nanoseconds here, a miss to memory
+    /// a hundred or more: at 12 the build still waited on most slots (a 10k-item answer of a flat
+    /// tree of 100k entries: about 0.35 ms less from request to response at 32).
+    static let prefetchDistance = 32
 
     init() {}
 
@@ -152,6 +155,7 @@ struct PathTable {
     func pathOrder() -> [Int] {
         let directoryCount = directoryParents.count
         if count < 2 || rootsNest() { return wholePathOrder() }
+        if isOneDirectoryInOrder() { return Array(0..<count) }
         // The keys: each entry's name, then each directory's name and "/", one after another in
         // ``names``. A directory's children form a group: group 0 the container roots (and any
         // root that is an entry), group n + 1 directory n's children.
@@ -212,6 +216,30 @@ struct PathTable {
             }
         }
         return order
+    }
+
+    /// Whether every entry is in one directory (none a container root) and their names come in
+    /// byte order, each after the one before: then that is their path order, as no directory
+    /// below that one holds an entry. A flat tree's answer taken in the name index's order is
+    /// so, and is then only checked, one comparison per entry, rather than grouped, checked
+    /// and walked (with four arrays of the answer's size, each faulted in per answer).
+    private func isOneDirectoryInOrder() -> Bool {
+        guard let directory = entryDirectories.first, directory >= 0 else { return false }
+        return names.withUnsafeBufferPointer { names in
+            guard let base = names.baseAddress else { return false }
+            var start = 0, end = nameEnds[0]
+            for i in 1..<count {
+                guard entryDirectories[i] == directory else { return false }
+                let nextEnd = nameEnds[i]
+                let length = end - start, nextLength = nextEnd - end
+                let shared = memcmp(base + start, base + end, min(length, nextLength))
+                // Byte order: the first differing byte decides, else the shorter name comes first.
+                guard shared < 0 || (shared == 0 && length < nextLength) else { return false }
+                start = end
+                end = nextEnd
+            }
+            return true
+        }
     }
 
     /// The whole paths, one after another, and where each ends.

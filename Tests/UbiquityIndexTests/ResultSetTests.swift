@@ -116,6 +116,30 @@ struct ResultSetTests {
         #expect(table.sortedPositions { key[$0] - key[$1] } == byKeyThenPath)
     }
 
+    /// Entries of one directory alone: given in byte order of their names (as a flat tree's
+    /// answer comes from the name index), the table keeps that order; given in any other, or with
+    /// another directory's entry among them, it sorts. Either way the order is the whole paths'.
+    @Test(arguments: 1...6 as ClosedRange<UInt64>)
+    func oneDirectorysEntriesInOrderOrNot(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        let stems = ["a", "a.b", "a0", "a!", "ab", "b", "\u{E9}", "e\u{301}", "Item_0FB", "Item_0FBx", "Item_0FB0"]
+        var names = Set<String>()
+        for _ in 0..<random.int(2...60) { names.insert(random.pick(stems) + (random.int(0...1) == 0 ? "" : "\(random.int(0...99))")) }
+        let other = seed % 3 == 0 ? ["Library/x"] : []
+        _ = index.apply([tree.listing(names.map { "Documents/" + $0 } + other)])
+        let documents = try #require(index.allItems(inContainers: nil).first { index.path(of: $0).hasSuffix("/Documents") })
+        var ids = index.allItems(inContainers: nil).filter { index.parent($0) == documents }
+        ids += index.allItems(inContainers: nil).filter { index.path(of: $0).hasSuffix("/Library/x") }
+        let byBytes = ids.sorted { index.path(of: $0).utf8.lexicographicallyPrecedes(index.path(of: $1).utf8) }
+        for order in [byBytes, byBytes.reversed(), byBytes.shuffled(using: &random), byBytes.count > 1 ? [byBytes[1], byBytes[0]] + byBytes.dropFirst(2) : byBytes] {
+            let table = PathTable(order, index: index)
+            #expect(table.sortedPositions().map { order[$0] } == byBytes, "seed \(seed): \(order.map { index.path(of: $0) })")
+        }
+    }
+
     @Test func aTableHoldsTheIndexPaths() throws {
         var tree = TreeBuilder()
         let index = MetadataIndex()

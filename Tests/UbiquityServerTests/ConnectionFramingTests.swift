@@ -14,16 +14,20 @@ import UbiquityTesting
     static let maxLine = 256
     static let hello = #"{"id":1,"op":"hello","version":1}"#
 
-    /// A connection served by a real `SocketServer` (no containers) on a testing channel.
+    /// A connection served by a real `SocketServer` on a testing channel: no containers, or one
+    /// (`withContainer`) that holds nothing and that the peer (root) may read.
     struct Connection {
         let channel: NIOAsyncTestingChannel
         let served: Task<Void, Never>
 
-        init() async throws {
+        init(withContainer: Bool = false) async throws {
             var limits = ServerLimits()
             limits.maxLineBytes = ConnectionFramingTests.maxLine
-            let engine = QueryEngine(containers: [], source: ScriptedSource())
-            let context = ServerContext(engine: engine, registry: ContainerRegistry([]), limits: limits,
+            let descriptors = withContainer
+                ? [ContainerDescriptor(id: try ContainerID("com.example.grocery"), root: "/nonexistent/com.example.grocery")] : []
+            let engine = QueryEngine(containers: descriptors, source: ScriptedSource())
+            let registry = ContainerRegistry(descriptors.map { ResolvedContainer(descriptor: $0, ownerUID: 0, groupGID: nil, available: true) })
+            let context = ServerContext(engine: engine, registry: registry, limits: limits,
                                         logger: Logger(label: "framing") { _ in SwiftLogNoOpLogHandler() },
                                         status: { _ in Daemon.emptyStatus }, itemCounts: { [:] })
             let server = SocketServer(endpoint: .path("/nonexistent/framing.sock"), context: context)
@@ -47,6 +51,14 @@ import UbiquityTesting
             guard let buffer else { throw TestDaemonError("the server wrote nothing within 10 s") }
             return try JSONLine.decode(Array(buffer.readableBytesView.prefix { $0 != 0x0A }))
         }
+
+        /// The `event` of every line of the next buffer the server wrote (one write), within 10 seconds.
+        func eventsOfOneWrite() async throws -> [String?] {
+            let channel = self.channel
+            let buffer = try await firstWithin(10) { try await channel.waitForOutboundWrite(as: ByteBuffer.self) }
+            guard let buffer else { throw TestDaemonError("the server wrote nothing within 10 s") }
+            return try buffer.readableBytesView.split(separator: 0x0A).map { try JSONLine.decode(Array($0))["event"]?.stringValue }
+        }
     }
 
     @Test func aRequestDripFedOneByteAtATimeIsAnswered() async throws {
@@ -66,6 +78,23 @@ import UbiquityTesting
             let answer = try await connection.line()
             #expect(answer["id"]?.intValue == id, "\(answer)")
         }
+        try await connection.channel.close()
+        await connection.served.value
+    }
+
+    /// The engine hands out one event of a query per pull; the outbox pulls again before it
+    /// writes, so a one-shot query's first three events leave in one write (one wake-up of the
+    /// event loop and of the peer, not three), and `query.stopped` in the next.
+    @Test func aOneShotQuerysFirstEventsLeaveInOneWrite() async throws {
+        let connection = try await Connection(withContainer: true)
+        try await connection.send(Self.hello + "\n")
+        _ = try await connection.line()
+        try await connection.send(#"{"id":2,"op":"query.start","predicate":"name LIKE 'Item_*'","live":false}"# + "\n")
+        let response = try await connection.line()
+        #expect(response["result"]?["query"]?.intValue != nil, "\(response)")
+        let events = try await connection.eventsOfOneWrite()
+        #expect(events == ["query.gatheringStarted", "query.gatheringProgress", "query.gatheringFinished"])
+        #expect(try await connection.eventsOfOneWrite() == ["query.stopped"])
         try await connection.channel.close()
         await connection.served.value
     }

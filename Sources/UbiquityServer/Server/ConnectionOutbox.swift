@@ -193,13 +193,34 @@ final class ConnectionOutbox: Sendable {
         state.withLock { $0.queriesReady() }?.resume()
     }
 
-    /// The lines of every query event due now. A pull that brought events is followed by another
-    /// (the queries handed out are asked for their next event only then, as with
+    /// How many pulls of the queries' events one write may gather. The engine hands out one event
+    /// per query per pull (the next is asked for at the next pull), so a query's first events —
+    /// `gatheringStarted`, `gatheringProgress`, its answer — take three: pulled one after the
+    /// other, they leave in one write, where each pull's own write woke the event loop and the
+    /// peer once more (a 10k-item one-shot answer: three writes instead of five). Bounded: a write
+    /// holds at most this many events of a query, and none after a whole result set.
+    static let pullsPerWrite = 3
+
+    /// The lines of every query event due now, over up to ``pullsPerWrite`` pulls. A pull that
+    /// brought events and is the last of the write is followed by another once written (the
+    /// queries handed out are asked for their next event only then, as with
     /// ``QueryEngine/nextEvents(_:)``); one that brought none leaves the engine to say when.
     private func queryLines() async -> [OutgoingLine] {
-        guard let group = queries.withLock({ $0.group }), let events = await engine.takeEvents(group), !events.isEmpty else { return [] }
-        queriesReady()
+        guard let group = queries.withLock({ $0.group }) else { return [] }
         var lines: [OutgoingLine] = []
+        for _ in 0..<Self.pullsPerWrite {
+            guard let events = await engine.takeEvents(group), !events.isEmpty else { return lines }
+            // A whole result set is written before anything more is pulled: the next pull could
+            // bring another (a reset), and two would be held at once.
+            if await append(events, to: &lines) { break }
+        }
+        queriesReady()
+        return lines
+    }
+
+    /// Appends the lines of `events`; whether one of them is a whole result set.
+    private func append(_ events: [QueryGroupEvent], to lines: inout [OutgoingLine]) async -> Bool {
+        var resultSet = false
         for next in events {
             guard let route = queries.withLock({ $0.routes[next.query] }) else { continue }
             let query = Int(next.query)
@@ -215,9 +236,10 @@ final class ConnectionOutbox: Sendable {
                 continue
             }
             guard let line = WireTranslation.line(event, query: query, encoder: route.encoder) else { continue }
+            if case .results = line { resultSet = true }
             lines.append(line)
         }
-        return lines
+        return resultSet
     }
 
     /// The query's events are no longer written (it ended, or its peer may no longer read it).
