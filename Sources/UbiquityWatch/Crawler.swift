@@ -279,11 +279,7 @@ public struct Crawler: Sendable {
                         top.batch.statAll(in: top.fd)
                     }
                     stack[stack.count - 1].offerBelow = top.batch.count
-                    // Subtrees go to the second walker from small directories only: a stretch the
-                    // stat helper takes (a wide tree's 100 entries) keeps both cores busy already,
-                    // and a subtree walked apart costs its entries' copy into the listing (long
-                    // names: 0.34 -> 0.37 s at 100k with it, where deep gained 0.32 -> 0.25).
-                    mayOffer = subtreeHelper != nil && top.batch.count < Self.statHelperMinimum
+                    mayOffer = subtreeHelper != nil
                     continue
                 }
                 if case .failed(let error) = top.fill {
