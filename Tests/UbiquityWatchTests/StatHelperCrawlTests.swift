@@ -10,17 +10,7 @@ import UbiquityTesting
 /// alone lists, in the same order, on real directories of every shape.
 @Suite("Crawl with a stat helper")
 struct StatHelperCrawlTests {
-    /// What a listing says, comparable: each entry's parent position, name and status, in order.
-    private struct Row: Equatable, CustomStringConvertible {
-        var parent: Int32
-        var name: String
-        var stat: FileStat
-        var description: String { "\(parent)/\(name) \(stat.kind) \(stat.size)" }
-    }
-
-    private func rows(_ listing: CrawlListing) -> [Row] {
-        listing.entries.map { Row(parent: $0.parent, name: $0.name, stat: $0.stat) }
-    }
+    private func rows(_ listing: CrawlListing) -> [ListingRow] { ListingRow.rows(listing.entries) }
 
     private func crawl(_ root: String, helper: Bool) throws -> Crawler.Result {
         try Crawler().crawlSubtree(containerRoot: root, relative: [], statHelper: helper)
@@ -49,12 +39,7 @@ struct StatHelperCrawlTests {
                      "\(Crawler.cookiePrefix)123"] {
             try FS.write(root + "/odd/" + name, name)
         }
-        let notUTF8: [UInt8] = Array((root + "/odd/bad-").utf8) + [0xFF, 0xFE, 0]
-        let fd = notUTF8.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644) }
-        }
-        try FS.check(fd >= 0 ? 0 : -1, "create a name that is not UTF-8")
-        close(fd)
+        try NotUTF8Name.create(in: root + "/odd")
         try FS.symlink(root + "/wide", root + "/odd/to-wide")
         try FS.symlink(root + "/nowhere", root + "/odd/dangling")
         try FS.symlink("/", root + "/odd/to-root")

@@ -10,17 +10,7 @@ import UbiquityTesting
 /// order (watched by either thread), sends the same parts ahead, and stays within its watches.
 @Suite("Crawl with a subtree helper")
 struct SubtreeHelperCrawlTests {
-    /// What a listing says, comparable: each entry's parent position, name and status, in order.
-    private struct Row: Equatable, CustomStringConvertible {
-        var parent: Int32
-        var name: String
-        var stat: FileStat
-        var description: String { "\(parent)/\(name) \(stat.kind) \(stat.size)" }
-    }
-
-    private static func rows(_ entries: CrawlEntries) -> [Row] {
-        entries.map { Row(parent: $0.parent, name: $0.name, stat: $0.stat) }
-    }
+    private static func rows(_ entries: CrawlEntries) -> [ListingRow] { ListingRow.rows(entries) }
 
     /// A visitor that watches every directory (real inotify watches, through `/proc/self/fd`)
     /// while its allowance lasts, and records what it was asked in order and the parts sent.
@@ -85,12 +75,7 @@ struct SubtreeHelperCrawlTests {
         for name in ["with space", "new\nline", "🙂", String(repeating: "n", count: 255), "\(Crawler.cookiePrefix)1"] {
             try FS.write(root + "/odd/inner/" + name, name)
         }
-        let notUTF8: [UInt8] = Array((root + "/odd/inner/bad-").utf8) + [0xFF, 0xFE, 0]
-        let fd = notUTF8.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644) }
-        }
-        try FS.check(fd >= 0 ? 0 : -1, "create a name that is not UTF-8")
-        close(fd)
+        try NotUTF8Name.create(in: root + "/odd/inner")
         try FS.symlink(root + "/long", root + "/odd/inner/to-long")
         try FS.symlink("/", root + "/odd/inner/to-root")
         try FS.check(mkfifo(root + "/odd/inner/fifo", 0o644), "mkfifo")
