@@ -28,7 +28,7 @@ import UbiquitySystem
 /// idled (docs/architecture.md, the crawl).
 final class SubtreeHelper: Sendable {
     /// A subtree handed out: the name of an entry of an open directory of the crawl.
-    struct Job: @unchecked Sendable {
+    struct Job: Sendable {
         var id: Int
         /// The open directory's descriptor: the crawl keeps it open until it has taken the result.
         var parent: Int32

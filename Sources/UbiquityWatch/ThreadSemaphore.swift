@@ -2,6 +2,9 @@ import Glibc
 
 /// A POSIX semaphore at a fixed address (`sem_t` must not move), for a thread of the crawl to
 /// sleep on until another posts (``StatHelper``, ``SubtreeHelper``).
+///
+/// `@unchecked Sendable`: it holds only the semaphore's address, and `sem_wait`/`sem_post` are
+/// safe from any thread (POSIX); its owner destroys it after the threads that use it have stopped.
 struct ThreadSemaphore: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<sem_t>
 
