@@ -122,13 +122,11 @@ struct JSONPlainReader {
             case UInt8(ascii: "\\"):
                 guard let escaped = next else { return nil }
                 index += 1
+                if let byte = JSONEscape.byte(after: escaped) {
+                    bytes.append(byte)
+                    continue
+                }
                 switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(escaped)
-                case UInt8(ascii: "b"): bytes.append(0x08)
-                case UInt8(ascii: "f"): bytes.append(0x0C)
-                case UInt8(ascii: "n"): bytes.append(0x0A)
-                case UInt8(ascii: "r"): bytes.append(0x0D)
-                case UInt8(ascii: "t"): bytes.append(0x09)
                 case UInt8(ascii: "u"):
                     // A surrogate (half of a pair: the grammar refuses lone ones) goes to Foundation.
                     guard let unit = hex4(), !(0xD800...0xDFFF).contains(unit), let scalar = Unicode.Scalar(unit) else { return nil }

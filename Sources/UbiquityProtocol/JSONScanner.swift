@@ -192,15 +192,12 @@ struct JSONScanner {
                 guard index < bytes.count else { throw failure("the text ended inside a string") }
                 let escape = bytes[index]
                 index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
-                case UInt8(ascii: "b"): decoded.append(0x08)
-                case UInt8(ascii: "f"): decoded.append(0x0C)
-                case UInt8(ascii: "n"): decoded.append(0x0A)
-                case UInt8(ascii: "r"): decoded.append(0x0D)
-                case UInt8(ascii: "t"): decoded.append(0x09)
-                case UInt8(ascii: "u"): decoded.append(contentsOf: try escapedScalar().utf8)
-                default: throw failure("unknown escape in a string")
+                if let byte = JSONEscape.byte(after: escape) {
+                    decoded.append(byte)
+                } else if escape == UInt8(ascii: "u") {
+                    decoded.append(contentsOf: try escapedScalar().utf8)
+                } else {
+                    throw failure("unknown escape in a string")
                 }
             case 0x00..<0x20: throw failure("a control character inside a string must be escaped")
             default: decoded.append(byte)
