@@ -126,6 +126,10 @@ struct NameColumn {
             return withLongUTF8(slot) { String(decoding: $0, as: UTF8.self) }
         }
 
+        /// Whether name `position` is held compressed (``NameCodec``).
+        @inline(__always)
+        func isCompressed(_ position: Int) -> Bool { slots[position].isCompressed }
+
         /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.
         @inline(__always)
         func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

@@ -148,20 +148,35 @@ struct SortedIDs {
                 low += 1
             }
         } else {
-            var i = 0
-            var k = run.startIndex
-            while i < chunk.count && k < run.endIndex {
-                if i + prefetchDistance < chunk.count { ubq_prefetch(names.address(Int(chunk[i + prefetchDistance]))) }
-                if precedes(chunk[i], run[k], names) {
-                    out.append(chunk[i])
-                    i += 1
-                } else {
-                    out.append(run[k])
-                    k += 1
+            // Each side's current name is read once, its first bytes kept (a compressed one
+            // decoded that far): comparing two names afresh at every step read the one that
+            // stayed again, and for compressed names that decoding was most of the merge.
+            let stride = NameColumn.Reader.prefixCapacity
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * stride) { buffer in
+                let x = buffer.baseAddress!, y = x + stride
+                var i = 0
+                var k = run.startIndex
+                var xPrefix = i < chunk.count ? names.copyPrefix(Int(chunk[i]), to: x) : (count: 0, isWhole: true)
+                var yPrefix = k < run.endIndex ? names.copyPrefix(Int(run[k]), to: y) : (count: 0, isWhole: true)
+                while i < chunk.count && k < run.endIndex {
+                    if i + prefetchDistance < chunk.count { ubq_prefetch(names.address(Int(chunk[i + prefetchDistance]))) }
+                    let a = chunk[i], b = run[k]
+                    let c = NameOrder.orderOfPrefixes(UnsafeBufferPointer(start: x, count: xPrefix.count), isWhole: xPrefix.isWhole,
+                                                      UnsafeBufferPointer(start: y, count: yPrefix.count), isWhole: yPrefix.isWhole)
+                        ?? names.compare(Int(a), Int(b))
+                    if c < 0 || (c == 0 && a < b) {
+                        out.append(a)
+                        i += 1
+                        if i < chunk.count { xPrefix = names.copyPrefix(Int(chunk[i]), to: x) }
+                    } else {
+                        out.append(b)
+                        k += 1
+                        if k < run.endIndex { yPrefix = names.copyPrefix(Int(run[k]), to: y) }
+                    }
                 }
+                out.append(contentsOf: chunk[i...])
+                out.append(contentsOf: run[k...])
             }
-            out.append(contentsOf: chunk[i...])
-            out.append(contentsOf: run[k...])
         }
         guard out.count > chunkLimit else { return [out] }
         // Split into equal pieces of at most three quarters of the limit: room for inserts after.

@@ -125,7 +125,7 @@ public enum NameOrder {
         while d < common && a[d] == b[d] { d += 1 }
         if !aIsWhole && d + 8 > a.count { return nil }
         if !bIsWhole && d + 8 > b.count { return nil }
-        return orderAtFirstDifference(a, b)
+        return orderAtDifference(a, b, d)
     }
 
     /// The order of `a` and `b` read at their first differing scalar, when it and the scalar after
@@ -142,7 +142,23 @@ public enum NameOrder {
         let common = Swift.min(a.count, b.count)
         var d = 0
         while d < common && a[d] == b[d] { d += 1 }
+        return orderAtDifference(a, b, d)
+    }
+
+    /// ``orderAtFirstDifference(_:_:)`` given `d`, the first byte where `a` and `b` differ (or
+    /// where one of them ends).
+    @inlinable
+    static func orderAtDifference(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ d: Int) -> Int? {
         if d == a.count && d == b.count { return 0 }
+        // The common case without decoding: ASCII (or the end) at the difference in each, and
+        // after it a byte below 0xCC (a scalar below U+0300) or the end: all stable, and the bytes decide.
+        let aEnds = d == a.count, bEnds = d == b.count
+        if (aEnds || a[d] < 0x80) && (bEnds || b[d] < 0x80)
+            && (d + 1 >= a.count || a[d + 1] < 0xCC) && (d + 1 >= b.count || b[d + 1] < 0xCC) {
+            if aEnds { return -1 }
+            if bEnds { return 1 }
+            return a[d] < b[d] ? -1 : 1
+        }
         // Back to the start of the scalar the difference is in (the bytes before it are shared;
         // valid UTF-8 gives both strings a scalar boundary at the same places up to there).
         var s = d

@@ -227,6 +227,36 @@ struct NameCodecTests {
         #expect(column.withReader { NameIndex.sortedByPrefixes(ids, $0) } == expected)
     }
 
+    /// Compressed names put in the name index many at once (a crawl's part: sorted by their
+    /// prefixes, merged into a bucket reading each name's first bytes once) end in the order
+    /// inserting them one by one gives, with names sharing long prefixes and decomposed spellings.
+    @Test(arguments: [(31, 700), (32, 90), (33, 7)] as [(UInt64, Int)])
+    func compressedNamesInRunsGoWhereOneByOneTheyWould(seed: UInt64, runSize: Int) {
+        var random = SplitMix64(seed: seed)
+        var all = Self.longNames(2500, seed: seed).map { "000" + $0 }     // one bucket, as a crawl's `00000123-…` names
+        let stem = all[0]
+        for cut in stride(from: 40, to: stem.utf8.count, by: 7) {
+            let prefix = String(decoding: Array(stem.utf8).prefix(cut), as: UTF8.self)
+            all.append(prefix + "e\u{301}" + Self.randomName(length: 50, &random))
+            all.append(prefix + "é" + Self.randomName(length: 50, &random))
+        }
+        all += all.prefix(30)   // equal names
+        let names = NameColumn(all)
+        #expect((0..<all.count).filter { names.slots[$0].isCompressed }.count >= 2000)
+        var order = (0..<all.count).map { ItemID($0) }
+        order.shuffle(using: &random)
+        var one = SortedIDs(), bulk = SortedIDs()
+        var start = 0
+        while start < order.count {
+            let run = Array(order[start..<min(start + runSize, order.count)])
+            for id in run { one.insert(id, name: all[Int(id)], names: names) }
+            bulk.insert(sorted: NameIndex.sortedByName(run, names: names), names: names)
+            start += runSize
+        }
+        #expect(bulk.chunks.flatMap { $0 } == one.chunks.flatMap { $0 })
+        #expect(bulk.count == all.count)
+    }
+
     /// ``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)`` decides only with 8 bytes after the
     /// difference in each prefix, and then as the whole names do.
     @Test func prefixesDecideOnlyWithRoomAfterTheDifference() {
