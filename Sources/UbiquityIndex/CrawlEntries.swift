@@ -65,6 +65,10 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
     /// Replaces entry `position`'s status (the crawler's status of a directory taken again after its watch).
     public mutating func setStat(_ position: Int, _ stat: FileStat) { records[position].stat = stat }
 
+    /// How many bytes entry `position`'s name has.
+    @inline(__always)
+    public func nameCount(_ position: Int) -> Int { Int(records[position].nameCount) }
+
     /// Lends entry `position`'s name as its UTF-8 bytes (valid UTF-8, no terminator) for the call.
     @inline(__always)
     public func withName<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

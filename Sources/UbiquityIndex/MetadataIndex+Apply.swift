@@ -248,8 +248,8 @@ extension MetadataIndex {
     /// Why: on the long shape (names of 60–200 bytes, most of them not ASCII) making each name a
     /// `String` — a second validation of its bytes and a heap block — was a fifth of the engine's
     /// time placing a crawl.
-    func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, in parent: ItemID, _ listedStat: FileStat, container: Int,
-                   _ recorder: inout Recorder) -> ItemID? {
+    func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>? = nil, in parent: ItemID,
+                   _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
         guard let first = name.first, let last = name.last,
               first != UInt8(ascii: "."), first != UInt8(ascii: "~"), first != UInt8(ascii: "#"), last != UInt8(ascii: "~"),
               !ConflictCopyName.mentionsConflict(utf8: name) else { return nil }
@@ -259,7 +259,8 @@ extension MetadataIndex {
         let hash = ChildTable.hash(name)
         guard child(parent, name, hash: hash) == nil else { return nil }
         let flags = Self.inheritedFlags(from: p)
-        let id = allocate(utf8: name, parent: parent, container: UInt16(container), flags: flags, stat: listedStat)
+        let id = allocate(utf8: name, encoded: encoded, parent: parent, container: UInt16(container), flags: flags,
+                          stat: listedStat)
         addChild(parent, id, hash: hash)
         indexName(utf8: name, id)
         noteInsert(id, &recorder)

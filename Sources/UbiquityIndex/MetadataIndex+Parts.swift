@@ -63,8 +63,12 @@ extension MetadataIndex {
     /// A directory's children come one after another in a listing (in runs of up to a batch): at
     /// the first of a run its child table makes room for the whole run (``reserveChildren(_:_:)``),
     /// so that they are not hashed again by the table's doublings.
+    ///
+    /// Once the name codec is trained, the part's long names are compressed first, on two
+    /// threads (``EncodedNames``).
     private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count - start)
+        let encoded = names.codec.flatMap { EncodedNames.encode(entries, start..<entries.count, codec: $0) }
         deferringNames = true
         defer {
             deferringNames = false
@@ -87,7 +91,12 @@ extension MetadataIndex {
             if runToReserve > 1 { reserveChildren(parent, runToReserve) }
             runToReserve = 0
             let stat = entries.stat(i)
-            if let id = entries.withName(i, { insertNew(utf8: $0, in: parent, stat, container: parts.container, &recorder) }) {
+            let inserted = entries.withName(i) { name in
+                guard let encoded else { return insertNew(utf8: name, in: parent, stat, container: parts.container, &recorder) }
+                let half = encoded.0.holds(i) ? encoded.0 : encoded.1
+                return half.withEncoded(i) { insertNew(utf8: name, encoded: $0, in: parent, stat, container: parts.container, &recorder) }
+            }
+            if let id = inserted {
                 parts.ids.append(id)
                 continue
             }

@@ -330,14 +330,14 @@ public final class MetadataIndex {
     // MARK: - Mutation primitives (used by MetadataIndex+Apply)
 
     /// ``allocate(name:parent:container:flags:stat:)`` of a name given as its UTF-8 bytes (valid).
-    func allocate(utf8 name: UnsafeBufferPointer<UInt8>, parent: ItemID, container: UInt16, flags: Flags,
-                  stat deferred: FileStat) -> ItemID {
+    func allocate(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>? = nil, parent: ItemID,
+                  container: UInt16, flags: Flags, stat deferred: FileStat) -> ItemID {
         guard free.isEmpty else {
             return allocate(name: String(decoding: name, as: UTF8.self), parent: parent, container: container, flags: flags, stat: deferred)
         }
         let stat = Self.stored(deferred)
         let id = ItemID(names.count)
-        names.append(utf8: name)
+        names.append(utf8: name, encoded: encoded)
         parents.append(parent)
         containerOf.append(container)
         flagsOf.append(flags)

@@ -76,6 +76,17 @@ struct NameColumn {
         }
     }
 
+    /// ``append(utf8:)`` of a name whose compressed bytes were worked out ahead with this
+    /// column's codec (``EncodedNames``): `encoded`, nil for a name stored as it is.
+    mutating func append(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>?) {
+        guard let encoded, codec != nil else { return append(utf8: name) }
+        slots.append(bytes.append(encoded, decodedCount: name.count))
+    }
+
+    /// Whether a long name of `count` bytes is compressed once the codec is trained (when that
+    /// saves bytes).
+    static func isCompressible(count: Int) -> Bool { (compressionThreshold...NameCodec.maxNameBytes).contains(count) }
+
     mutating func reserveCapacity(_ capacity: Int) { slots.reserveCapacity(capacity) }
 
     /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.
@@ -240,7 +251,7 @@ struct NameColumn {
     /// Stores a name that is not held in its slot: compressed when it is long enough, the codec
     /// is trained and that saves bytes; as it is otherwise.
     private mutating func storeLong(_ utf8: UnsafeBufferPointer<UInt8>) -> NameSlot {
-        guard (Self.compressionThreshold...NameCodec.maxNameBytes).contains(utf8.count) else { return bytes.append(utf8) }
+        guard Self.isCompressible(count: utf8.count) else { return bytes.append(utf8) }
         guard let codec else {
             learn(utf8)
             return bytes.append(utf8)

@@ -68,6 +68,22 @@ struct ListingPartsTests {
         #expect(inParts.listingInParts == nil)
     }
 
+    /// Long names of parts placed once the name codec is trained are compressed ahead, on two
+    /// threads (``EncodedNames``): every name reads back as it was listed, and nearly all are
+    /// compressed (those before the codec's training are not, here or in the listing applied whole).
+    @Test(arguments: [700, 3000])
+    func longNamesCompressedAheadReadBackAsListed(size: Int) {
+        var tree = TreeBuilder()
+        let names = NameCodecTests.longNames(6000, seed: 41)
+        let listing = tree.listing(names.enumerated().map { "Documents/d\($0.offset % 30)/\($0.element)" })
+        let whole = Self.index(tree.descriptor, applyingWhole: listing)
+        let inParts = Self.index(tree.descriptor)
+        for batch in Self.batches(listing, size: size) { inParts.apply(batch, record: false) }
+        #expect(Self.described(inParts) == Self.described(whole))
+        let compressed = { (index: MetadataIndex) in (0..<index.names.count).filter { index.names.slots[$0].isCompressed }.count }
+        #expect(compressed(inParts) > 5000 && compressed(whole) > 5000)
+    }
+
     /// A part's new entries are placed from their names' bytes, except names only a `String`
     /// tells (hidden, temporary, a sync engine's, an evicted item's placeholder, conflict copies,
     /// the container root's children, directories where packages are known): both ways give the
