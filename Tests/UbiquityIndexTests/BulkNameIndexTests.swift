@@ -69,6 +69,24 @@ struct BulkNameIndexTests {
         #expect(!stable("e\u{301}") && !stable("a\u{308}b") && !stable("\u{1F1E6}") && !stable("Ά") && !stable("\u{2126}"))
     }
 
+    /// `order` put into two buckets in runs of `runSize`: one id at a time, and each run at once
+    /// as `sort` orders it; `check(bulk, oneByOne, idsSoFar)` after each run. - Returns: the bulk one.
+    @discardableResult
+    static func insertInRuns(_ order: [ItemID], runSize: Int, _ all: [String], _ names: NameColumn,
+                             sort: ([ItemID]) -> [ItemID],
+                             check: (SortedIDs, SortedIDs, Int) -> Void) -> SortedIDs {
+        var one = SortedIDs(), bulk = SortedIDs()
+        var start = 0
+        while start < order.count {
+            let run = Array(order[start..<min(start + runSize, order.count)])
+            for id in run { one.insert(id, name: all[Int(id)], names: names) }
+            bulk.insert(sorted: sort(run), names: names)
+            start += runSize
+            check(bulk, one, start)
+        }
+        return bulk
+    }
+
     @Test(arguments: [(1, 5000), (2, 600), (3, 40), (4, 1)] as [(UInt64, Int)])
     func sortedRunsGiveWhatInsertingOneByOneGives(seed: UInt64, runSize: Int) {
         let all = Self.names(6000, seed: seed)
@@ -76,14 +94,9 @@ struct BulkNameIndexTests {
         var random = SplitMix64(seed: seed &+ 100)
         var order = Array(0..<all.count).map { ItemID($0) }
         order.shuffle(using: &random)
-        var one = SortedIDs(), bulk = SortedIDs()
-        var start = 0
-        while start < order.count {
-            let run = Array(order[start..<min(start + runSize, order.count)])
-            for id in run { one.insert(id, name: all[Int(id)], names: names) }
-            let sorted = names.withReader { reader in run.sorted { SortedIDs.precedes($0, $1, reader) } }
-            bulk.insert(sorted: sorted, names: names)
-            start += runSize
+        var bulk = Self.insertInRuns(order, runSize: runSize, all, names, sort: { run in
+            names.withReader { reader in run.sorted { SortedIDs.precedes($0, $1, reader) } }
+        }) { bulk, one, start in
             let (b, o) = (Self.ids(bulk), Self.ids(one))
             if let d = b.indices.first(where: { $0 >= o.count || b[$0] != o[$0] }) {
                 Issue.record("after \(start) ids, at \(d): bulk \(b[max(0, d - 2)...min(d + 2, b.count - 1)].map { all[Int($0)].unicodeScalars.map { String($0.value, radix: 16) } }) one \(o[max(0, d - 2)...min(d + 2, o.count - 1)].map { all[Int($0)].unicodeScalars.map { String($0.value, radix: 16) } })")

@@ -245,15 +245,10 @@ struct NameCodecTests {
         #expect((0..<all.count).filter { names.slots[$0].isCompressed }.count >= 2000)
         var order = (0..<all.count).map { ItemID($0) }
         order.shuffle(using: &random)
-        var one = SortedIDs(), bulk = SortedIDs()
-        var start = 0
-        while start < order.count {
-            let run = Array(order[start..<min(start + runSize, order.count)])
-            for id in run { one.insert(id, name: all[Int(id)], names: names) }
-            bulk.insert(sorted: NameIndex.sortedByName(run, names: names), names: names)
-            start += runSize
+        let bulk = BulkNameIndexTests.insertInRuns(order, runSize: runSize, all, names,
+                                                   sort: { NameIndex.sortedByName($0, names: names) }) { bulk, one, _ in
+            #expect(bulk.chunks.flatMap { $0 } == one.chunks.flatMap { $0 })
         }
-        #expect(bulk.chunks.flatMap { $0 } == one.chunks.flatMap { $0 })
         #expect(bulk.count == all.count)
     }
 
