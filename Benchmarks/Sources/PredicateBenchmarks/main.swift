@@ -7,7 +7,7 @@ import UbiquityPredicate
 let options = Options.parse(CommandLine.arguments)
 /// A fixed clock (2026-11-22T10:00:00Z), so `$time.today(-30)` selects the same items every run.
 let now = 1_795_341_600.0
-let context = EvaluationContext(now: now, timeZone: TimeZone(identifier: "UTC")!, firstWeekday: 2)
+let context = EvaluationContext(now: now, timeZone: .utc, firstWeekday: 2)
 
 Log.progress("generating \(grouped(Double(options.items))) items (seed \(options.seed))")
 let items = Dataset.main(count: options.items, seed: options.seed, now: now)
