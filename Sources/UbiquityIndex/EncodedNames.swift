@@ -7,64 +7,70 @@
 /// ``NameColumn/append(utf8:)`` would store: the same codec, the same rule (compressed only
 /// when that saves bytes).
 struct EncodedNames {
-    /// Compressed bytes of the names one after another.
-    private var bytes: [UInt8] = []
-    /// Per entry of the range: where its compressed bytes start in ``bytes`` and how many there
-    /// are; a count of 0 for a name stored as it is.
-    private var spans: [(start: Int32, count: Int32)] = []
-    private let first: Int
+    /// The part's two halves, each encoded by a thread of its own.
+    private let lower: Half, upper: Half
 
     /// Parts with fewer long names are encoded as they are placed: a thread costs more than it saves.
     static let minimumNames = 256
 
-    private init(first: Int) { self.first = first }
-
     /// `entries[range]`'s names compressed with `codec`, in two halves on two threads; nil when
     /// fewer than ``minimumNames`` of them are long enough to be compressed.
-    static func encode(_ entries: CrawlEntries, _ range: Range<Int>, codec: NameCodec) -> (EncodedNames, EncodedNames)? {
+    static func encode(_ entries: CrawlEntries, _ range: Range<Int>, codec: NameCodec) -> EncodedNames? {
         var long = 0
         for i in range where NameColumn.isCompressible(count: entries.nameCount(i)) { long += 1 }
         guard long >= minimumNames else { return nil }
         let middle = range.lowerBound + range.count / 2
-        var upper = EncodedNames(first: middle)
+        var upper = Half(first: middle)
         let lower = SideThread.run({ upper.encode(entries, middle..<range.upperBound, codec) }) {
-            var lower = EncodedNames(first: range.lowerBound)
+            var lower = Half(first: range.lowerBound)
             lower.encode(entries, range.lowerBound..<middle, codec)
             return lower
         }
-        return (lower, upper)
+        return EncodedNames(lower: lower, upper: upper)
     }
-
-    private mutating func encode(_ entries: CrawlEntries, _ range: Range<Int>, _ codec: NameCodec) {
-        spans.reserveCapacity(range.count)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.encodeCapacity) { buffer in
-            for i in range {
-                entries.withName(i) { name in
-                    guard NameColumn.isCompressible(count: name.count) else {
-                        spans.append((0, 0))
-                        return
-                    }
-                    let count = codec.encode(name, into: buffer.baseAddress!)
-                    guard count < name.count else {
-                        spans.append((0, 0))
-                        return
-                    }
-                    spans.append((Int32(truncatingIfNeeded: bytes.count), Int32(truncatingIfNeeded: count)))
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: count))
-                }
-            }
-        }
-    }
-
-    /// Whether entry `i` is in this half.
-    func holds(_ i: Int) -> Bool { i >= first && i - first < spans.count }
 
     /// Lends entry `i`'s compressed bytes, nil for a name stored as it is.
     func withEncoded<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
-        let span = spans[i - first]
-        guard span.count > 0 else { return body(nil) }
-        return bytes.withUnsafeBufferPointer { all in
-            body(UnsafeBufferPointer(rebasing: all[Int(span.start)..<Int(span.start) + Int(span.count)]))
+        i < upper.first ? lower.withEncoded(i, body) : upper.withEncoded(i, body)
+    }
+
+    private struct Half {
+        /// Compressed bytes of the names one after another.
+        private var bytes: [UInt8] = []
+        /// Per entry of the range: where its compressed bytes start in ``bytes`` and how many there
+        /// are; a count of 0 for a name stored as it is.
+        private var spans: [(start: Int32, count: Int32)] = []
+        let first: Int
+
+        init(first: Int) { self.first = first }
+
+        mutating func encode(_ entries: CrawlEntries, _ range: Range<Int>, _ codec: NameCodec) {
+            spans.reserveCapacity(range.count)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.encodeCapacity) { buffer in
+                for i in range {
+                    entries.withName(i) { name in
+                        guard NameColumn.isCompressible(count: name.count) else {
+                            spans.append((0, 0))
+                            return
+                        }
+                        let count = codec.encode(name, into: buffer.baseAddress!)
+                        guard count < name.count else {
+                            spans.append((0, 0))
+                            return
+                        }
+                        spans.append((Int32(truncatingIfNeeded: bytes.count), Int32(truncatingIfNeeded: count)))
+                        bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: count))
+                    }
+                }
+            }
+        }
+
+        func withEncoded<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+            let span = spans[i - first]
+            guard span.count > 0 else { return body(nil) }
+            return bytes.withUnsafeBufferPointer { all in
+                body(UnsafeBufferPointer(rebasing: all[Int(span.start)..<Int(span.start) + Int(span.count)]))
+            }
         }
     }
 }

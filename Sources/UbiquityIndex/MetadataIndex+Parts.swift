@@ -93,8 +93,7 @@ extension MetadataIndex {
             let stat = entries.stat(i)
             let inserted = entries.withName(i) { name in
                 guard let encoded else { return insertNew(utf8: name, in: parent, stat, container: parts.container, &recorder) }
-                let half = encoded.0.holds(i) ? encoded.0 : encoded.1
-                return half.withEncoded(i) { insertNew(utf8: name, encoded: $0, in: parent, stat, container: parts.container, &recorder) }
+                return encoded.withEncoded(i) { insertNew(utf8: name, encoded: $0, in: parent, stat, container: parts.container, &recorder) }
             }
             if let id = inserted {
                 parts.ids.append(id)
