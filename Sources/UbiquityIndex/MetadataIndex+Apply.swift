@@ -239,26 +239,33 @@ extension MetadataIndex {
         return insert(name: name, parent: parent, stat: stat, container: container, childHash: hash, &recorder)
     }
 
-    /// A crawl's new entry placed from its name's bytes (valid UTF-8: the walk checked them), with
-    /// no `String` made of the name: the flags such a name can have are its parent's alone. Nil,
-    /// and nothing done, for any name a `String` must decide or where an entry is there already:
-    /// a name starting with `.`, `~` or `#` or ending with `~` (hidden, a sync engine's, an evicted
-    /// item's placeholder), one holding `conflict` (a conflict copy), a child of a container's root
-    /// (`Documents`), a directory where packages are known (its extension), an existing name.
+    /// ``flags(forChild:of:kind:container:)`` from a name's bytes (valid UTF-8), with no `String`
+    /// made of it, for the names no rule of their own looks at: their parent's inherited flags.
+    /// Nil for any name a `String` must decide: a name starting with `.`, `~` or `#` or ending with
+    /// `~` (hidden, a sync engine's, an evicted item's placeholder), one holding `conflict` (a
+    /// conflict copy), a child of a container's root (`Documents`), a directory where packages are
+    /// known (its extension).
     /// Why: on the long shape (names of 60–200 bytes, most of them not ASCII) making each name a
     /// `String` — a second validation of its bytes and a heap block — was a fifth of the engine's
-    /// time placing a crawl.
-    func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>? = nil, in parent: ItemID,
-                   _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
+    /// time placing a crawl, and a third of restoring a saved index's flags.
+    func plainFlags(forChild name: UnsafeBufferPointer<UInt8>, of parent: ItemID, kind: FileStat.Kind,
+                    container: Int) -> Flags? {
         guard let first = name.first, let last = name.last,
               first != UInt8(ascii: "."), first != UInt8(ascii: "~"), first != UInt8(ascii: "#"), last != UInt8(ascii: "~"),
               !ConflictCopyName.mentionsConflict(utf8: name) else { return nil }
         let p = flags(parent)
-        guard !p.contains(.containerRoot),
-              listedStat.kind != .directory || containers[container].packageTypes.isEmpty else { return nil }
+        guard !p.contains(.containerRoot), kind != .directory || containers[container].packageTypes.isEmpty else { return nil }
+        return Self.inheritedFlags(from: p)
+    }
+
+    /// A crawl's new entry placed from its name's bytes (valid UTF-8: the walk checked them), with
+    /// no `String` made of the name (``plainFlags(forChild:of:kind:container:)``). Nil, and nothing
+    /// done, for a name that needs a `String` to tell its flags, or where an entry is there already.
+    func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>? = nil, in parent: ItemID,
+                   _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
+        guard let flags = plainFlags(forChild: name, of: parent, kind: listedStat.kind, container: container) else { return nil }
         let hash = ChildTable.hash(name)
         guard child(parent, name, hash: hash) == nil else { return nil }
-        let flags = Self.inheritedFlags(from: p)
         let id = allocate(utf8: name, encoded: encoded, parent: parent, container: UInt16(container), flags: flags,
                           stat: listedStat)
         addChild(parent, id, hash: hash)
@@ -377,7 +384,7 @@ extension MetadataIndex {
             return
         }
         let newStat = Self.keepingTags(stat ?? self.stat(source), of: self.stat(source))
-        if newStat.kind != self.stat(source).kind {
+        if newStat.kind != kind(source) {
             // Not the same kind of entry any more (a race with a replace): a remove and a create.
             removeSubtree(source, &recorder)
             upsert(container: container, to, newStat, &recorder)
@@ -385,7 +392,7 @@ extension MetadataIndex {
         }
         if let target = child(newParent, newName), target != source {
             // Replaced an existing entry: an atomic save keeps the target's identity.
-            if self.stat(target).kind == newStat.kind && newStat.kind != .directory {
+            if kind(target) == newStat.kind && newStat.kind != .directory {
                 noteUpdate(target, recorder: &recorder)
                 setStat(target, newStat)
                 removeSubtree(source, &recorder)
@@ -407,7 +414,7 @@ extension MetadataIndex {
         // Re-derive inherited flags top-down (hidden, documents, package membership may change).
         for id in moved {
             let old = flags(id)
-            let derived = flags(forChild: name(id), of: parent(id), kind: self.stat(id).kind, container: container)
+            let derived = flags(forChild: name(id), of: parent(id), kind: kind(id), container: container)
             guard derived != old else { continue }
             setFlags(id, derived)
             let wasItem = old.isDisjoint(with: .notAnItem), isItem = derived.isDisjoint(with: .notAnItem)
@@ -498,7 +505,7 @@ extension MetadataIndex {
                 let e = entries[Int(i)]
                 guard let child = child(directory, Self.filedName(e.name, e.stat)) else { continue }
                 kept.insert(child)
-                if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
+                if e.stat.kind == .directory, kind(child) == .directory { stack.append((child, i)) }
             }
             for child in existing.ids where !kept.contains(child) && stat(child).inode != 0 {
                 vanished[Key(stat(child))] = child
@@ -513,7 +520,7 @@ extension MetadataIndex {
             for i in childrenOf[position] ?? [] {
                 let e = entries[Int(i)]
                 if let child = child(directory, Self.filedName(e.name, e.stat)) {
-                    if e.stat.kind == .directory, stat(child).kind == .directory { stack.append((child, i)) }
+                    if e.stat.kind == .directory, kind(child) == .directory { stack.append((child, i)) }
                 } else {
                     appeared.append((directory, i))
                 }

@@ -168,6 +168,7 @@ public final class MetadataIndex {
     @inline(__always) func parent(_ id: ItemID) -> ItemID { parents[Int(id)] }
     @inline(__always) func flags(_ id: ItemID) -> Flags { flagsOf[Int(id)] }
     @inline(__always) func stat(_ id: ItemID) -> FileStat { stats[Int(id)] }
+    @inline(__always) func kind(_ id: ItemID) -> FileStat.Kind { stats.kind(Int(id)) }
     @inline(__always) func container(of id: ItemID) -> Int { Int(containerOf[Int(id)]) }
     @inline(__always) func children(_ id: ItemID) -> ChildTable? { childrenOf[id] }
     /// The child of directory `id` named `name`, byte for byte (as the kernel compares names).

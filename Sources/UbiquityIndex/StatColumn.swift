@@ -71,7 +71,7 @@ struct StatColumn {
             let p = packed[position]
             let place = p.owner == Self.largeOwner ? largeOwners[position] ?? UInt32(p.owner) : UInt32(p.owner)
             let pair = owners[Int(place)]
-            let kind = FileStat.Kind(rawValue: UInt8(truncatingIfNeeded: (p.modeAndFlags >> Self.kindShift) & 3))!
+            let kind = Self.kind(of: p)
             let size = p.size == Self.largeSize ? largeSizes[position] ?? Int64(p.size) : Int64(p.size)
             var stat = FileStat(kind: kind, size: size, modified: p.modified, created: p.created, changed: p.changed,
                                 mode: UInt32(p.modeAndFlags & Self.modeMask), uid: UInt32(truncatingIfNeeded: pair >> 32),
@@ -87,6 +87,14 @@ struct StatColumn {
             if old.size == Self.largeSize && packed[position].size != Self.largeSize { largeSizes[position] = nil }
             if old.owner == Self.largeOwner && packed[position].owner != Self.largeOwner { largeOwners[position] = nil }
         }
+    }
+
+    /// Slot `position`'s kind alone: one field of its 40 bytes, where the whole status looks up
+    /// its owner and builds a `FileStat` (a restore asks this of every slot).
+    func kind(_ position: Int) -> FileStat.Kind { Self.kind(of: packed[position]) }
+
+    private static func kind(of p: PackedStat) -> FileStat.Kind {
+        FileStat.Kind(rawValue: UInt8(truncatingIfNeeded: (p.modeAndFlags >> kindShift) & 3))!
     }
 
     mutating func append(_ stat: FileStat) {

@@ -202,7 +202,7 @@ struct NameCodecTests {
             names.append(prefix + "é" + Self.randomName(length: 50, &random))
         }
         names += names.prefix(20)   // equal names
-        var column = NameColumn(names)
+        let column = NameColumn(names)
         #expect(column.codec != nil)
         #expect((0..<names.count).filter { column.slots[$0].isCompressed }.count >= 200)
         column.withReader { reader in

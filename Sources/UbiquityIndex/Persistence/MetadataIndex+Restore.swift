@@ -35,7 +35,7 @@ extension MetadataIndex {
                 continue
             }
             guard roots[container] == nil else { throw .invalid("container \(saved[container].id) has two roots") }
-            guard columns.stats[i].kind == .directory else { throw .invalid("the root of \(saved[container].id) is not a directory") }
+            guard columns.stats.kind(i) == .directory else { throw .invalid("the root of \(saved[container].id) is not a directory") }
             roots[container] = ItemID(i)
             columns.names[i] = saved[container].root
             columns.flagsOf[i] = [.live, .containerRoot]
@@ -43,7 +43,7 @@ extension MetadataIndex {
         let noTable = UInt32.max
         var tableOf = [UInt32](repeating: noTable, count: count)
         var tables: [ChildTable] = [], tableIDs: [ItemID] = []
-        for i in 0..<count where columns.stats[i].kind == .directory && columns.flagsOf[i].contains(.live) {
+        for i in 0..<count where columns.stats.kind(i) == .directory && columns.flagsOf[i].contains(.live) {
             tableOf[i] = UInt32(tables.count)
             tables.append(ChildTable(capacity: Int(childCount[i])))
             tableIDs.append(ItemID(i))
@@ -94,20 +94,25 @@ extension MetadataIndex {
         named = []
         try SideThread.run({ nameIndex.build(entries, names: names) }) { () throws(SavedIndexError) in
             // Flags are derived from the top down, as the live index derives them; an entry not
-            // reached from a root is part of a cycle.
+            // reached from a root is part of a cycle. A name no rule looks at is read as bytes
+            // (``plainFlags(forChild:of:kind:container:)``), any other as a `String`.
             var reached = 0
             var stack: [UInt32] = []
             for root in roots.compactMap({ $0 }) {
                 reached += 1
                 stack.append(tableOf[Int(root)])
             }
-            while let table = stack.popLast() {
-                let entry = tableIDs[Int(table)]
-                for child in tables[Int(table)].ids {
-                    reached += 1
-                    let name = self.name(child)
-                    setFlags(child, flags(forChild: name, of: entry, kind: stat(child).kind, container: container(of: child)))
-                    if tableOf[Int(child)] != noTable { stack.append(tableOf[Int(child)]) }
+            let names = self.names
+            names.withReader { reader in
+                while let table = stack.popLast() {
+                    let entry = tableIDs[Int(table)]
+                    for child in tables[Int(table)].ids {
+                        reached += 1
+                        let kind = self.kind(child), container = container(of: child)
+                        let plain = reader.withUTF8(Int(child)) { plainFlags(forChild: $0, of: entry, kind: kind, container: container) }
+                        setFlags(child, plain ?? flags(forChild: name(child), of: entry, kind: kind, container: container))
+                        if tableOf[Int(child)] != noTable { stack.append(tableOf[Int(child)]) }
+                    }
                 }
             }
             guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
