@@ -12,6 +12,14 @@ public struct ChangeBatch: Sendable {
 }
 
 extension ChangeBatch {
+    /// Entries of the listings in this batch (their parts not counted).
+    public var listedEntries: Int {
+        changes.reduce(0) { total, change in
+            if case .listing(_, _, let listing) = change { return total + listing.entries.count }
+            return total
+        }
+    }
+
     /// The containers in which this batch changes `folder` (an entry at the top of the
     /// container), something in it, or everything (a whole container's listing). A listing's
     /// parts are not counted: the listing that follows them is.

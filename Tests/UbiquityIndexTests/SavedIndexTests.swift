@@ -609,6 +609,38 @@ struct SavedIndexTests {
         #expect(await again.itemCounts() == engine.itemCounts())
     }
 
+    /// A whole container's listing of more entries than ``QueryEngine/journalAlongsideEntries``
+    /// (the check of a saved index after a restart) is journaled from a second thread while the
+    /// index applies it: the record is the one written alone would be, it is there before the
+    /// batch's clock is handed out, and a restart replays it to the same index.
+    @Test func aLargeListingJournaledAlongsideItsApplyRestoresExactly() async throws {
+        var rig = await Rig(paths: ["Documents/Item_1", "Documents/keep.txt"])
+        try await rig.engine.saveIndex()
+        let before = try await Self.gather(rig.engine).clock
+        let count = QueryEngine.journalAlongsideEntries + 904
+        let paths = ["Documents/keep.txt"] + (0..<count).map { "Documents/d\($0 % 7)/Item_\($0).txt" }
+        let listing = rig.tree.listing(paths)
+        let journalBefore = rig.persistence.journal.count
+        await rig.apply([listing])
+        #expect(ChangeBatch(sequence: 0, changes: [listing]).listedEntries > QueryEngine.journalAlongsideEntries)
+        let after = try await Self.gather(rig.engine)
+        // Compared as one Bool: a failure would print both records whole (half a megabyte).
+        let asWrittenAlone = Array(rig.persistence.journal[journalBefore...])
+            == IndexJournal.encode(.batch([listing], time: 1_800_000_000, tracking: true))
+        #expect(asWrittenAlone, "the journal record is not the listing's, as written alone")
+
+        let again = try rig.restarted()
+        #expect(await again.itemCounts() == rig.engine.itemCounts())
+        let restored = try await Self.gather(again, since: before)
+        #expect(Self.names(restored.results) == Self.names(after.results) && after.results.count == count)
+        #expect(restored.clock == after.clock)
+        guard case .changes(let delta, _)? = restored.since else {
+            Issue.record("the restarted engine did not answer the clock from before the listing with its changes")
+            return
+        }
+        #expect(delta.added.count == count && delta.removed.count == 1)
+    }
+
     /// A clean shutdown's final snapshot is trusted after a reboot only while no daemon went on
     /// from it: one that did named its boot in a new journal (written durably, before any clock
     /// went out), so after a power loss — records lost with the page cache or not — it is refused.
