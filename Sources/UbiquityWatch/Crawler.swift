@@ -244,10 +244,15 @@ public struct Crawler: Sendable {
         // A second thread for the statuses of long stretches (StatHelper).
         let statHelper = visitor.statHelper ? StatHelper.start() : nil
         defer { statHelper?.stop() }
-        // A second walker for whole subtrees (SubtreeHelper), asked before the root is watched.
+        // A second walker for whole subtrees (SubtreeHelper), asked before the root is watched:
+        // one of its own, or the one given (the walk of a subtree hands pieces back to the crawl).
         let subtreeWatching = visitor.subtreeWatching()
-        let subtreeHelper = subtreeWatching != nil ? SubtreeHelper.start() : nil
-        defer { subtreeHelper?.stop() }
+        let subtreeHelper = subtreeWatching.flatMap { $0.helper ?? SubtreeHelper.start() }
+        let ownHelper = subtreeWatching?.helper == nil ? subtreeHelper : nil
+        defer { ownHelper?.stop() }
+        // Directories the helper went into are as deep as their paths below the container root;
+        // this walk's paths leave out `base`.
+        let depthAbove = subtreeWatching?.base.count ?? 0
         var nextJob = 0
         // Whether an open stretch may still have a subtree to hand out (set at each fill).
         var mayOffer = false
@@ -268,7 +273,9 @@ public struct Crawler: Sendable {
             if top.cursor == top.batch.count {
                 // This stretch is gone through: the next one, or the directory's end.
                 if top.fill == .more {
-                    if let subtreeHelper { Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper) }
+                    if let subtreeHelper {
+                        Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
+                    }
                     stack[stack.count - 1].handedOut = []
                     let fill = top.batch.fill(from: top.stream)
                     stack[stack.count - 1].fill = fill
@@ -285,7 +292,9 @@ public struct Crawler: Sendable {
                 if case .failed(let error) = top.fill {
                     skip(path, WatchError(SystemCallError("readdir", errno: error, path: System.join(containerRoot, path))))
                 }
-                if let subtreeHelper { Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper) }
+                if let subtreeHelper {
+                    Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
+                }
                 closedir(top.stream)
                 readAhead?.crawlFinished(top.inode)
                 spareBatches.append(top.batch)
@@ -316,9 +325,9 @@ public struct Crawler: Sendable {
             guard stat.kind == .directory else { continue }
             if let handed = stack[stack.count - 1].handedOut.last, handed.index == index, let subtreeHelper {
                 stack[stack.count - 1].handedOut.removeLast()
-                if let walked = subtreeHelper.take(handed.job) {
-                    Self.takeIn(walked, at: entries.count - 1, parentPath: path[...], entries: &entries, skipped: &skipped,
-                                visitor: &visitor)
+                if let walked = subtreeHelper.take(handed.job, spareBatches: &spareBatches) {
+                    Self.takeIn(walked, at: entries.count - 1, parentPath: path[...], depthAbove: depthAbove,
+                                entries: &entries, skipped: &skipped, visitor: &visitor)
                     continue
                 }
                 // Taken back before the helper started it: walked here.
@@ -376,8 +385,9 @@ public struct Crawler: Sendable {
                     let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self),
                                                         count: strlen(namePointer))
                     if UTF8Check.isValid(nameBytes) {
-                        // The parent's path: the top's is `path`, each level below drops one component.
-                        let parentPath = Array(path.prefix(path.count - (stack.count - 1 - level)))
+                        // The parent's path: the top's is `path`, each level below drops one
+                        // component; below the container root (a subtree's walk has its `base` above).
+                        let parentPath = watching.base + path.prefix(path.count - (stack.count - 1 - level))
                         helper.offer(SubtreeHelper.Job(id: id, parent: stack[level].fd, parentPath: parentPath,
                                                        parentVisited: stack[level].visiting,
                                                        name: String(decoding: nameBytes, as: UTF8.self), watching: watching))
@@ -394,10 +404,12 @@ public struct Crawler: Sendable {
     }
 
     /// Puts a subtree the helper walked in the listing: its root is the entry at `position`
-    /// (just appended, its status from its parent's stretch), `parentPath` the components of its parent.
+    /// (just appended, its status from its parent's stretch), `parentPath` the components of its
+    /// parent in the walk's paths, which leave out the first `depthAbove` components below the
+    /// container root (those of a subtree's parent, when the walk is the subtree's: ``SubtreeWatching/base``).
     private static func takeIn<Visitor: CrawlVisitor>(
-        _ walked: SubtreeHelper.Walked, at position: Int, parentPath: ArraySlice<String>, entries: inout CrawlEntries,
-        skipped: inout [Skipped], visitor: inout Visitor
+        _ walked: SubtreeHelper.Walked, at position: Int, parentPath: ArraySlice<String>, depthAbove: Int,
+        entries: inout CrawlEntries, skipped: inout [Skipped], visitor: inout Visitor
     ) {
         skipped += walked.result.skipped
         guard let root = walked.result.listing.root else { return }     // gone since statx: its events will follow
@@ -406,10 +418,11 @@ public struct Crawler: Sendable {
         // one is a heap block, and the watch tree keeps it).
         var path = Array(parentPath)
         for (number, directory) in walked.directories.enumerated() {
-            path.removeLast(max(0, path.count - (directory.depth - 1)))
+            let depth = directory.depth - depthAbove
+            path.removeLast(max(0, path.count - (depth - 1)))
             path.append(Self.ownCopy(directory.name))
             let visiting = visitor.adopt(directory, path: path)
-            if number == 0, visiting, directory.depth == parentPath.count + 1 {
+            if number == 0, visiting, depth == parentPath.count + 1 {
                 // Its status taken again after its watch, its tags as its parent's stretch left them.
                 let first = entries.stat(position)
                 var fresh = root
@@ -434,8 +447,9 @@ public struct Crawler: Sendable {
 
     /// Waits for the subtrees handed out of a stretch the walk is done with (none, but for a
     /// name that changed under it), so that the helper is done with the directory's descriptor.
-    private static func takeBack(_ handedOut: [(index: Int, job: Int)], from helper: SubtreeHelper) {
-        for handed in handedOut { _ = helper.take(handed.job) }
+    private static func takeBack(_ handedOut: [(index: Int, job: Int)], from helper: SubtreeHelper,
+                                 spareBatches: inout [DirectoryBatch]) {
+        for handed in handedOut { _ = helper.take(handed.job, spareBatches: &spareBatches) }
     }
 
     /// A watched directory's status taken again AFTER its watch exists: an entry added between

@@ -10,4 +10,11 @@ struct SubtreeWatching: Sendable {
     var allowance: WatchAllowance
     /// The container's absolute path: named in an error.
     var containerRoot: String
+    /// Components below the container root above the walk's own paths: none for a crawl; for
+    /// the walk of a subtree (``SubtreeVisitor``), whose paths start at the subtree, its parent's.
+    var base: [String] = []
+    /// The walker to hand subtrees to, instead of one started for the walk (then stopped with
+    /// it): for the walk of a subtree, the crawl's thread while it waits for that walk
+    /// (``SubtreeHelper/back``); nil for a crawl.
+    var helper: SubtreeHelper? = nil
 }

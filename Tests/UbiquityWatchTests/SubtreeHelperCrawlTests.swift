@@ -20,6 +20,8 @@ struct SubtreeHelperCrawlTests {
         let allowance: WatchAllowance
         let split: Bool
         var partSize = 0
+        /// The second walker to use instead of one the walk starts (a test counts what it did).
+        var helper: SubtreeHelper? = nil
         /// Each directory asked about, in order, and whether it is watched.
         var asked: [(path: [String], watched: Bool)] = []
         var adopted = 0
@@ -39,7 +41,8 @@ struct SubtreeHelperCrawlTests {
         var statHelper: Bool { false }
 
         mutating func subtreeWatching() -> SubtreeWatching? {
-            split ? SubtreeWatching(inotify: inotify, throughProc: true, allowance: allowance, containerRoot: root) : nil
+            split ? SubtreeWatching(inotify: inotify, throughProc: true, allowance: allowance, containerRoot: root,
+                                    helper: helper) : nil
         }
 
         mutating func adopt(_ directory: WalkedDirectory, path: [String]) -> Bool {
@@ -82,7 +85,8 @@ struct SubtreeHelperCrawlTests {
         try FS.mkdir(root + "/odd/closed", mode: 0o000)
     }
 
-    private func walk(_ root: String, split: Bool, watches: Int, partSize: Int = 0) throws -> (Crawler.Result, Recording) {
+    private func walk(_ root: String, split: Bool, watches: Int, partSize: Int = 0,
+                      helper: SubtreeHelper? = nil) throws -> (Crawler.Result, Recording) {
         let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         try FS.check(inotify >= 0 ? 0 : -1, "inotify_init1")
         defer { close(inotify) }
@@ -90,7 +94,7 @@ struct SubtreeHelperCrawlTests {
         try FS.check(fd >= 0 ? 0 : -1, "open \(root)")
         defer { close(fd) }
         var visitor = Recording(inotify: inotify, root: root, allowance: WatchAllowance(watches), split: split,
-                                partSize: partSize)
+                                partSize: partSize, helper: helper)
         let result = try Crawler().walk(root: fd, rootPath: root, relative: [], visitor: &visitor)
         return (result, visitor)
     }
@@ -171,6 +175,110 @@ struct SubtreeHelperCrawlTests {
             let names: (Crawler.Result) -> [String] = { $0.listing.entries.map { "\($0.parent)/\($0.name)" } }
             #expect(names(helped.0) == names(alone.0))
             #expect(alone.0.listing.entries.count == 40 * 11)
+        }
+    }
+
+    /// Like the default tree: Documents with three subdirectories, the one readdir gives last
+    /// (the one the helper is handed) ten times the others and four levels deep, so that the crawl
+    /// reaches it while the helper is still walking it. Names that are not UTF-8 down there are
+    /// skipped (their paths say which walk's terms they were recorded in).
+    private func populateLopsided(_ root: String) throws {
+        let documents = root + "/Documents"
+        try FS.mkdir(documents)
+        for name in ["a", "b", "c"] { try FS.mkdir(documents + "/" + name) }
+        let order = try FS.names(documents)
+        for small in order.dropLast() {
+            for d in 0..<12 {
+                try FS.mkdir(documents + "/\(small)/d\(d)")
+                for f in 0..<5 { try FS.write(documents + "/\(small)/d\(d)/f\(f)", "\(f)") }
+            }
+        }
+        let big = documents + "/" + order.last!
+        for d in 0..<24 {
+            for e in 0..<6 {
+                let directory = big + "/d\(d)/e\(e)"
+                try FS.mkdirs(directory + "/g")
+                for f in 0..<8 { try FS.write(directory + "/f\(f)", "\(d).\(e).\(f)") }
+                try FS.write(directory + "/g/h", "h")
+                if e == 3 { try NotUTF8Name.create(in: directory + "/g") }
+            }
+        }
+    }
+
+    /// Walks with a helper of the test's own until the crawl's thread walked a piece of a
+    /// subtree the helper was walking (waited for with a deadline), checking every walk against
+    /// one alone.
+    private func withPiecesWalkedBack(_ root: String, watches: Int, partSize: Int = 0,
+                                      _ check: (_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording)) throws -> Void) throws {
+        let alone = try walk(root, split: false, watches: watches, partSize: partSize)
+        let deadline = System.monotonicNanoseconds() + 20_000_000_000
+        var rounds = 0
+        var pieces = 0
+        repeat {
+            let helper = try #require(SubtreeHelper.start())
+            defer { helper.stop() }
+            let helped = try walk(root, split: true, watches: watches, partSize: partSize, helper: helper)
+            try check(alone, helped)
+            pieces = try #require(helper.back).subtreesWalked
+            if pieces > 0 { #expect(helped.1.adopted > 0) }
+            rounds += 1
+        } while pieces == 0 && System.monotonicNanoseconds() < deadline
+        #expect(pieces > 0, "the crawl walked no piece of the helper's subtree in \(rounds) rounds")
+    }
+
+    /// The crawl reaches the subtree the helper is walking and, in place of waiting, walks the
+    /// pieces the helper hands back: the listing, the skipped names, the directories asked about
+    /// (in order, each watched) and the parts sent are a walk alone's.
+    @Test func walksPiecesOfTheSubtreeItWaitsFor() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        let root = base + "/root"
+        try FS.mkdir(root)
+        try populateLopsided(root)
+        try withPiecesWalkedBack(root, watches: 100_000, partSize: 64) { alone, helped in
+            // Documents, a b c, 2 × 12 × (1 + 5), 24 + 24 × 6 × (e, 8 files, g, h).
+            #expect(alone.0.listing.entries.count == 1 + 3 + 144 + 24 + 24 * 6 * 11)
+            #expect(Self.rows(helped.0.listing.entries) == Self.rows(alone.0.listing.entries))
+            #expect(helped.0.listing.root == alone.0.listing.root)
+            #expect(alone.0.skipped.count == 24 && alone.0.skipped.allSatisfy { $0.path.count == 6 })
+            #expect(helped.0.skipped == alone.0.skipped)
+            #expect(helped.1.asked.map(\.path) == alone.1.asked.map(\.path))
+            #expect(helped.1.asked.allSatisfy(\.watched) && alone.1.asked.allSatisfy(\.watched))
+            // Every part's entries final when sent: together they are the listing's first entries.
+            var next = 0
+            var sent = CrawlEntries()
+            for part in helped.1.parts {
+                #expect(part.first == next)
+                next += part.entries.count
+                for entry in part.entries { sent.append(entry) }
+            }
+            // A subtree taken in comes whole, so fewer parts go than alone (where 27 do).
+            #expect(helped.1.parts.count >= 2, "\(helped.1.parts.count) parts")
+            #expect(Self.rows(sent) == Array(Self.rows(helped.0.listing.entries).prefix(sent.count)))
+        }
+    }
+
+    /// The pieces' watches come from the same allowance: with fewer than the directories, the
+    /// three walkers together add exactly as many, and none below an unwatched directory.
+    @Test func piecesStayWithinTheWatches() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        let root = base + "/root"
+        try FS.mkdir(root)
+        try populateLopsided(root)
+        // 1 + 1 + 3 + 24 + 24 + 144 + 144 directories, 300 watches.
+        try withPiecesWalkedBack(root, watches: 300) { alone, helped in
+            #expect(alone.1.asked.filter(\.watched).count == 300)
+            #expect(helped.1.asked.filter(\.watched).count == 300)
+            let paths = helped.1.asked.map(\.path)
+            #expect(Set(paths).count == paths.count, "a directory asked about twice")
+            let watched = Set(helped.1.asked.filter(\.watched).map(\.path))
+            for path in paths where !path.isEmpty {
+                #expect(watched.contains(Array(path.dropLast())), "\(path) asked about below an unwatched parent")
+            }
+            let names: (Crawler.Result) -> [String] = { $0.listing.entries.map { "\($0.parent)/\($0.name)" } }
+            #expect(names(helped.0) == names(alone.0))
+            #expect(helped.0.skipped == alone.0.skipped)
         }
     }
 
