@@ -18,6 +18,10 @@ public enum EvictedPlaceholderName {
     /// The longest item name that has a placeholder: 255 bytes less the dot and the suffix.
     public static let maxItemNameBytes = 255 - 1 - 17
 
+    /// Whether a name's bytes may be a placeholder's (``item(ofPlaceholder:)`` tells): its first
+    /// byte, so that other names need no `String`.
+    @inline(__always) static func mayBePlaceholder(_ name: UnsafeBufferPointer<UInt8>) -> Bool { name.first == prefix }
+
     /// The item's name when `name` is a placeholder's; nil otherwise. Cheap for other names: one
     /// byte compared first, then the suffix.
     @inline(__always) public static func item(ofPlaceholder name: String) -> String? {

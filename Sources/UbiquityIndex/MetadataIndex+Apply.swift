@@ -449,32 +449,65 @@ extension MetadataIndex {
         }
         // Children of each listing position (-1 = the root), as index ranges built in one pass.
         var childrenOf: [Int32: [Int32]] = [:]
-        for i in listing.entries.indices { childrenOf[listing.entries.parent(i), default: []].append(Int32(i)) }
-        // Each name made a `String` once (the listing holds bytes), for the passes below.
-        let entries = Array(listing.entries)
+        let entries = listing.entries
+        for i in entries.indices { childrenOf[entries.parent(i), default: []].append(Int32(i)) }
         pairRenames(container: container, rootID: rootID, entries, childrenOf, &recorder)
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
+        var found: [ItemID?] = []
         while let (directory, position) = stack.popLast() {
             // The ids, not the table: removals below edit the table, which must not be shared.
             guard let existing = children(directory)?.ids else { continue }
             let listed = childrenOf[position] ?? []
+            // What the listing still shows, by id, each looked up once by its name's bytes.
+            found.removeAll(keepingCapacity: true)
+            var anyPlaceholder = false
+            for i in listed {
+                found.append(filedChild(directory, entries, Int(i), placeholder: &anyPlaceholder))
+            }
             if !existing.isEmpty {
-                // Names compare as bytes (``ChildTable``): what the listing still shows, by id.
                 var kept = Set<ItemID>()
                 kept.reserveCapacity(listed.count)
-                for i in listed {
-                    let e = entries[Int(i)]
-                    if let id = child(directory, Self.filedName(e.name, e.stat)) { kept.insert(id) }
-                }
+                for id in found { if let id { kept.insert(id) } }
                 for child in existing where !kept.contains(child) {
                     removeSubtree(child, &recorder)
                 }
             }
-            for i in listed {
-                let e = entries[Int(i)]
-                let id = upsert(name: e.name, in: directory, e.stat, container: container, &recorder)
-                if e.stat.kind == .directory { stack.append((id, i)) }
+            for (k, i) in listed.enumerated() {
+                let stat = entries.stat(Int(i))
+                let id: ItemID
+                if !anyPlaceholder, let same = found[k], kind(same) == stat.kind {
+                    // The check's common case: the item is there, of the same kind (what
+                    // ``upsert(name:in:_:container:_:)`` does then, with no `String` of its name).
+                    // Where a placeholder is listed, its item's entry may change under the
+                    // others: the whole directory goes through `upsert`.
+                    let old = self.stat(same), new = Self.keepingTags(stat, of: old)
+                    if old != new {
+                        noteUpdate(same, recorder: &recorder)
+                        setStat(same, new)
+                    }
+                    id = same
+                } else {
+                    id = upsert(name: entries.withName(Int(i)) { String(decoding: $0, as: UTF8.self) }, in: directory, stat,
+                                container: container, &recorder)
+                }
+                if stat.kind == .directory { stack.append((id, i)) }
             }
+        }
+    }
+
+    /// The child of `directory` that listing entry `i` is filed as (``filedName(_:_:)``): looked up
+    /// by its name's bytes, or, for a name that may be an evicted item's placeholder (rare), as a
+    /// `String`; `placeholder` set then.
+    /// Why: a check's listing after a restart is a million entries at 1M, all there already; a
+    /// `String` of each name and three lookups of it were most of applying it.
+    private func filedChild(_ directory: ItemID, _ entries: CrawlEntries, _ i: Int, placeholder: inout Bool) -> ItemID? {
+        let stat = entries.stat(i)
+        return entries.withName(i) { name in
+            if stat.kind == .regular, EvictedPlaceholderName.mayBePlaceholder(name) {
+                placeholder = true
+                return child(directory, Self.filedName(String(decoding: name, as: UTF8.self), stat))
+            }
+            return child(directory, name, hash: ChildTable.hash(name))
         }
     }
 
@@ -486,7 +519,7 @@ extension MetadataIndex {
     /// Only a file system that reports birth times is trusted here: without one `created` is the
     /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
     /// Entries inside a vanished directory are not paired on their own (the directory may be).
-    private func pairRenames(container: Int, rootID: ItemID, _ entries: [CrawlListing.Entry], _ childrenOf: [Int32: [Int32]],
+    private func pairRenames(container: Int, rootID: ItemID, _ entries: CrawlEntries, _ childrenOf: [Int32: [Int32]],
                              _ recorder: inout Recorder) {
         struct Key: Hashable {
             let inode: UInt64, created: Int64, kind: FileStat.Kind
@@ -501,11 +534,11 @@ extension MetadataIndex {
             let listed = childrenOf[position] ?? []
             var kept = Set<ItemID>()
             kept.reserveCapacity(listed.count)
+            var placeholder = false
             for i in listed {
-                let e = entries[Int(i)]
-                guard let child = child(directory, Self.filedName(e.name, e.stat)) else { continue }
+                guard let child = filedChild(directory, entries, Int(i), placeholder: &placeholder) else { continue }
                 kept.insert(child)
-                if e.stat.kind == .directory, kind(child) == .directory { stack.append((child, i)) }
+                if entries.stat(Int(i)).kind == .directory, kind(child) == .directory { stack.append((child, i)) }
             }
             for child in existing.ids where !kept.contains(child) && stat(child).inode != 0 {
                 vanished[Key(stat(child))] = child
@@ -517,10 +550,10 @@ extension MetadataIndex {
         stack = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
             guard children(directory) != nil else { continue }
+            var placeholder = false
             for i in childrenOf[position] ?? [] {
-                let e = entries[Int(i)]
-                if let child = child(directory, Self.filedName(e.name, e.stat)) {
-                    if e.stat.kind == .directory, kind(child) == .directory { stack.append((child, i)) }
+                if let child = filedChild(directory, entries, Int(i), placeholder: &placeholder) {
+                    if entries.stat(Int(i)).kind == .directory, kind(child) == .directory { stack.append((child, i)) }
                 } else {
                     appeared.append((directory, i))
                 }
