@@ -172,7 +172,12 @@ public final class MetadataIndex {
     @inline(__always) func container(of id: ItemID) -> Int { Int(containerOf[Int(id)]) }
     @inline(__always) func children(_ id: ItemID) -> ChildTable? { childrenOf[id] }
     /// The child of directory `id` named `name`, byte for byte (as the kernel compares names).
-    @inline(__always) func child(_ id: ItemID, _ name: String) -> ItemID? { childrenOf[id]?.find(name, names: names) }
+    /// The child of `id` named `name`: by its bytes, in place (a copy of the table and of the
+    /// name column per lookup was a retain and a release of each, on every path looked up).
+    @inline(__always) func child(_ id: ItemID, _ name: String) -> ItemID? {
+        var name = name
+        return name.withUTF8 { child(id, $0, hash: ChildTable.hash($0)) }
+    }
 
     /// An entry's status as last applied (for tools and tests that compare the index with the disk).
     public func fileStat(of id: ItemID) -> FileStat { stat(id) }
