@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Glibc
 
 /// A stand-in for the daemon on a Unix socket: it accepts one connection, answers its n-th

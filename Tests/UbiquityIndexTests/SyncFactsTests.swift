@@ -87,7 +87,7 @@ struct SyncFactsTests {
 
     @Test("A live query of what is not uploaded hears each change of the facts as an update")
     func liveQueryFollowsTheFacts() async throws {
-        var h = QueryEngineTests.Harness(paths: ["Documents/Item_1", "Documents/Item_2", "Documents/grocery.gro/items.json"])
+        let h = QueryEngineTests.Harness(paths: ["Documents/Item_1", "Documents/Item_2", "Documents/grocery.gro/items.json"])
         defer { h.finish() }
         let id = try await h.engine.start(try h.spec("isUploaded == NO"))
         var events = h.engine.events(id).makeAsyncIterator()

@@ -1,5 +1,5 @@
 public import UbiquityIndex
-public import UbiquityProtocol
+import UbiquityProtocol
 
 /// The engine's refusals reach the client with their own code and sentence.
 extension EngineError: ClientFacingError {

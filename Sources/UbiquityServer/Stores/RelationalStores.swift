@@ -1,5 +1,5 @@
 import Glibc
-public import Logging
+import Logging
 import NIOPosix
 import Synchronization
 import UbiquityIndex
