@@ -101,6 +101,43 @@ struct SubtreeHelperCrawlTests {
 
     /// Walks with the helper until it has walked some subtree (a thread of its own: waited for
     /// with a deadline), checking every walk against one alone.
+    /// What a helped walk gives as a walk alone does: its rows, root and skipped names, the
+    /// directories asked about (in order, each watched), and at least `parts` parts, each final
+    /// when sent: together they are the listing's first entries.
+    private static func expectAsAlone(_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording),
+                                      parts minimum: Int) {
+        #expect(rows(helped.0.listing.entries) == rows(alone.0.listing.entries))
+        #expect(helped.0.listing.root == alone.0.listing.root)
+        #expect(helped.0.skipped == alone.0.skipped)
+        #expect(helped.1.asked.map(\.path) == alone.1.asked.map(\.path))
+        #expect(helped.1.asked.allSatisfy(\.watched) && alone.1.asked.allSatisfy(\.watched))
+        var next = 0
+        var sent = CrawlEntries()
+        for part in helped.1.parts {
+            #expect(part.first == next)
+            next += part.entries.count
+            for entry in part.entries { sent.append(entry) }
+        }
+        #expect(helped.1.parts.count >= minimum, "\(helped.1.parts.count) parts")
+        #expect(rows(sent) == Array(rows(helped.0.listing.entries).prefix(sent.count)))
+    }
+
+    /// With `watches` fewer than the directories, both walks add exactly that many, the helped
+    /// one asks about no directory twice nor below an unwatched one, and lists as the walk alone.
+    private static func expectWatchesWithin(_ watches: Int, _ alone: (Crawler.Result, Recording),
+                                            _ helped: (Crawler.Result, Recording)) {
+        #expect(alone.1.asked.filter(\.watched).count == watches)
+        #expect(helped.1.asked.filter(\.watched).count == watches)
+        let paths = helped.1.asked.map(\.path)
+        #expect(Set(paths).count == paths.count, "a directory asked about twice")
+        let watched = Set(helped.1.asked.filter(\.watched).map(\.path))
+        for path in paths where !path.isEmpty {
+            #expect(watched.contains(Array(path.dropLast())), "\(path) asked about below an unwatched parent")
+        }
+        let names: (Crawler.Result) -> [String] = { $0.listing.entries.map { "\($0.parent)/\($0.name)" } }
+        #expect(names(helped.0) == names(alone.0))
+    }
+
     private func withHelpedWalks(_ root: String, watches: Int, partSize: Int = 0,
                                  _ check: (_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording)) throws -> Void) throws {
         let alone = try walk(root, split: false, watches: watches, partSize: partSize)
@@ -128,21 +165,7 @@ struct SubtreeHelperCrawlTests {
         try withHelpedWalks(base + "/root", watches: 100_000, partSize: 64) { alone, helped in
             // chains 30 × 25, long 1 + 40 × 26, odd: inner, closed, 4 names, 2 links, the FIFO.
             #expect(alone.0.listing.entries.count == 750 + 1041 + 10)
-            #expect(Self.rows(helped.0.listing.entries) == Self.rows(alone.0.listing.entries))
-            #expect(helped.0.listing.root == alone.0.listing.root)
-            #expect(helped.0.skipped == alone.0.skipped)
-            #expect(helped.1.asked.map(\.path) == alone.1.asked.map(\.path))
-            #expect(helped.1.asked.allSatisfy(\.watched) && alone.1.asked.allSatisfy(\.watched))
-            // Every part's entries final when sent: together they are the listing's first entries.
-            var next = 0
-            var sent = CrawlEntries()
-            for part in helped.1.parts {
-                #expect(part.first == next)
-                next += part.entries.count
-                for entry in part.entries { sent.append(entry) }
-            }
-            #expect(helped.1.parts.count >= 10, "\(helped.1.parts.count) parts")
-            #expect(Self.rows(sent) == Array(Self.rows(helped.0.listing.entries).prefix(sent.count)))
+            Self.expectAsAlone(alone, helped, parts: 10)
         }
         #expect(try walk(base + "/root", split: false, watches: 100_000).0.skipped.contains { $0.call == "name" })
     }
@@ -164,16 +187,7 @@ struct SubtreeHelperCrawlTests {
         }
         // 1 + 40 + 200 directories, 150 watches.
         try withHelpedWalks(root, watches: 150) { alone, helped in
-            #expect(alone.1.asked.filter(\.watched).count == 150)
-            #expect(helped.1.asked.filter(\.watched).count == 150)
-            let paths = helped.1.asked.map(\.path)
-            #expect(Set(paths).count == paths.count, "a directory asked about twice")
-            let watched = Set(helped.1.asked.filter(\.watched).map(\.path))
-            for path in paths where !path.isEmpty {
-                #expect(watched.contains(Array(path.dropLast())), "\(path) asked about below an unwatched parent")
-            }
-            let names: (Crawler.Result) -> [String] = { $0.listing.entries.map { "\($0.parent)/\($0.name)" } }
-            #expect(names(helped.0) == names(alone.0))
+            Self.expectWatchesWithin(150, alone, helped)
             #expect(alone.0.listing.entries.count == 40 * 11)
         }
     }
@@ -238,23 +252,9 @@ struct SubtreeHelperCrawlTests {
         try withPiecesWalkedBack(root, watches: 100_000, partSize: 64) { alone, helped in
             // Documents, a b c, 2 × 12 × (1 + 5), 24 + 24 × 6 × (e, 8 files, g, h).
             #expect(alone.0.listing.entries.count == 1 + 3 + 144 + 24 + 24 * 6 * 11)
-            #expect(Self.rows(helped.0.listing.entries) == Self.rows(alone.0.listing.entries))
-            #expect(helped.0.listing.root == alone.0.listing.root)
             #expect(alone.0.skipped.count == 24 && alone.0.skipped.allSatisfy { $0.path.count == 6 })
-            #expect(helped.0.skipped == alone.0.skipped)
-            #expect(helped.1.asked.map(\.path) == alone.1.asked.map(\.path))
-            #expect(helped.1.asked.allSatisfy(\.watched) && alone.1.asked.allSatisfy(\.watched))
-            // Every part's entries final when sent: together they are the listing's first entries.
-            var next = 0
-            var sent = CrawlEntries()
-            for part in helped.1.parts {
-                #expect(part.first == next)
-                next += part.entries.count
-                for entry in part.entries { sent.append(entry) }
-            }
             // A subtree taken in comes whole, so fewer parts go than alone (where 27 do).
-            #expect(helped.1.parts.count >= 2, "\(helped.1.parts.count) parts")
-            #expect(Self.rows(sent) == Array(Self.rows(helped.0.listing.entries).prefix(sent.count)))
+            Self.expectAsAlone(alone, helped, parts: 2)
         }
     }
 
@@ -268,16 +268,7 @@ struct SubtreeHelperCrawlTests {
         try populateLopsided(root)
         // 1 + 1 + 3 + 24 + 24 + 144 + 144 directories, 300 watches.
         try withPiecesWalkedBack(root, watches: 300) { alone, helped in
-            #expect(alone.1.asked.filter(\.watched).count == 300)
-            #expect(helped.1.asked.filter(\.watched).count == 300)
-            let paths = helped.1.asked.map(\.path)
-            #expect(Set(paths).count == paths.count, "a directory asked about twice")
-            let watched = Set(helped.1.asked.filter(\.watched).map(\.path))
-            for path in paths where !path.isEmpty {
-                #expect(watched.contains(Array(path.dropLast())), "\(path) asked about below an unwatched parent")
-            }
-            let names: (Crawler.Result) -> [String] = { $0.listing.entries.map { "\($0.parent)/\($0.name)" } }
-            #expect(names(helped.0) == names(alone.0))
+            Self.expectWatchesWithin(300, alone, helped)
             #expect(helped.0.skipped == alone.0.skipped)
         }
     }
