@@ -1,5 +1,5 @@
 /// One reader of untrusted bytes and what must hold for any input to it.
-public protocol FuzzCheck {
+public protocol FuzzCheck: SendableMetatype {
     /// The target's name: its executable is `Fuzz<Name>`, its inputs `Fuzz/Corpus/<name>/`.
     static var name: String { get }
     /// What is wrong with how the reader treated `bytes`, or nil when the invariant holds.

@@ -1,6 +1,6 @@
 public import FoundationEssentials
 public import UbiquityJSON
-public import UbiquityPredicate
+import UbiquityPredicate
 import UbiquitySystem
 import UbiquityProtocol
 

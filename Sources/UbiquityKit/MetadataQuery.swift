@@ -1,6 +1,6 @@
 import Synchronization
 public import UbiquityJSON
-public import UbiquityPredicate
+import UbiquityPredicate
 import UbiquityProtocol
 
 /// A live metadata query against `ubiquityd`, shaped like `NSMetadataQuery`.

@@ -1,5 +1,5 @@
 public import UbiquityJSON
-public import UbiquityPredicate
+import UbiquityPredicate
 
 /// One version of an item, as `versions.list` answers it: the current one (`id` `"current"`), or a
 /// conflict version — a copy a sync engine or a stale coordinated save left beside the item.

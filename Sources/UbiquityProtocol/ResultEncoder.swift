@@ -1,4 +1,4 @@
-public import UbiquityJSON
+import UbiquityJSON
 public import UbiquityPredicate
 
 /// Writes the lines that carry result items — `query.gatheringFinished`, `query.update`,

@@ -1,5 +1,5 @@
 public import UbiquityJSON
-public import UbiquityPredicate
+import UbiquityPredicate
 
 /// One result item on the wire: `{"path": ..., "oldPath": ..., "attributes": {"kMDItemFSName": ...}}`.
 /// Attribute keys are canonical names; dates are ISO-8601 strings with microseconds.

@@ -1,4 +1,4 @@
-public import UbiquityStore
+import UbiquityStore
 public import UbiquityErrors
 
 /// Why a segment's file could not be read: the code a decoding error of the same kind would

@@ -1,4 +1,4 @@
-public import UbiquityStore
+import UbiquityStore
 
 /// Where a store's files are in a container, and which names in them are what (docs/stores.md,
 /// "On disk"). Pure: names only.

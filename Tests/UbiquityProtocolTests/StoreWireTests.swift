@@ -29,7 +29,7 @@ struct StoreWireTests {
                 _ = try StoreWire.schema(try JSONLine.decode(Array(text.utf8)))
                 return nil
             } catch {
-                return error as? ProtocolError
+                return error
             }
         }
         let badType = refusal(#"{"version":1,"tables":[{"name":"t","columns":[{"name":"c","type":"text"}]}]}"#)

@@ -19,7 +19,7 @@ struct PersistentStoreKitTests {
     }
 
     /// The next element of `iterator` within a deadline.
-    static func next<I: AsyncIteratorProtocol>(_ iterator: inout I, within seconds: Double = 15, _ what: String) async throws -> I.Element
+    static func next<I: AsyncIteratorProtocol & SendableMetatype>(_ iterator: inout I, within seconds: Double = 15, _ what: String) async throws -> I.Element
         where I.Element: Sendable {
         let box = IteratorBox(iterator)
         let element = try await firstWithin(seconds) { try await box.next() } ?? nil
