@@ -240,8 +240,9 @@ public actor QueryEngine {
     /// snapshot (the persistence has made sure the stale saved index is not loaded).
     private func journal(_ record: IndexJournal.Record) {
         guard isJournaling || isSaving, let persistence else { return }
-        let bytes = IndexJournal.encode(record)
-        noteJournalWrite(persistence.appendToJournal(bytes), bytes: bytes.count)
+        let write = JournalWrite(record)
+        write.append(to: persistence)
+        noteJournalWrite(write.written, bytes: write.bytes)
     }
 
     private func noteJournalWrite(_ written: Bool, bytes: Int) {

@@ -1,6 +1,6 @@
-/// One journal record encoded and appended on a ``SideThread`` while the engine applies its
-/// batch (``QueryEngine/journalAlongsideEntries``): what the side thread did, read by the engine
-/// once the thread is joined.
+/// One journal record encoded and appended, and what came of it: on the engine, or on a
+/// ``SideThread`` while the engine applies its batch (``QueryEngine/journalAlongsideEntries``),
+/// read by the engine once the thread is joined.
 ///
 /// Unchecked `Sendable`: the side thread is the only one to touch `written` and `bytes` until
 /// ``SideThread/run(_:while:)`` returns, and the engine reads them only after that; the record
