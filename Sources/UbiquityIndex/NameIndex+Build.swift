@@ -100,20 +100,22 @@ extension NameIndex {
         guard simple else {
             return names.withReader { Self.sortedByPrefixes(ids, $0) }
         }
-        var sorted = bytes.withUnsafeBufferPointer { bytes in
-            ends.withUnsafeBufferPointer { ends in PathOrder(bytes: bytes, ends: ends).sorted().map { ids[$0] } }
+        // Equal names (one name in many directories) go by id: each run of them, found comparing
+        // the laid-out bytes of neighbours, is sorted by id.
+        return bytes.withUnsafeBufferPointer { bytes in
+            ends.withUnsafeBufferPointer { ends in
+                let order = PathOrder(bytes: bytes, ends: ends)
+                let positions = order.sorted()
+                var sorted = positions.map { ids[$0] }
+                var run = 0
+                while run < positions.count {
+                    var end = run + 1
+                    while end < positions.count && order.compare(positions[run], positions[end], from: 0) == 0 { end += 1 }
+                    if end - run > 1 { sorted[run..<end].sort() }
+                    run = end
+                }
+                return sorted
+            }
         }
-        // Equal names (one name in many directories) go by id.
-        let equal = { (a: ItemID, b: ItemID) in
-            names.withUTF8(Int(a)) { x in names.withUTF8(Int(b)) { y in x.elementsEqual(y) } }
-        }
-        var run = 0
-        while run < sorted.count {
-            var end = run + 1
-            while end < sorted.count && equal(sorted[run], sorted[end]) { end += 1 }
-            if end - run > 1 { sorted[run..<end].sort() }
-            run = end
-        }
-        return sorted
     }
 }

@@ -40,59 +40,63 @@ extension MetadataIndex {
             columns.names[i] = saved[container].root
             columns.flagsOf[i] = [.live, .containerRoot]
         }
-        let noTable = UInt32.max
-        var tableOf = [UInt32](repeating: noTable, count: count)
-        var tables: [ChildTable] = [], tableIDs: [ItemID] = []
-        for i in 0..<count where columns.stats.kind(i) == .directory && columns.flagsOf[i].contains(.live) {
-            tableOf[i] = UInt32(tables.count)
-            tables.append(ChildTable(capacity: Int(childCount[i])))
-            tableIDs.append(ItemID(i))
-        }
-        childCount = []
-        // Names are checked and placed as bytes, through one reader: a `String` per entry (a heap
-        // block for a name over 15 bytes) is made only to say what is wrong.
+        // Every live entry but the roots is in the name index. It is built (each bucket sorted
+        // once: ``NameIndex/build(_:names:)``) on a thread of its own while the rest of the restore
+        // goes on: the sort is the restore's longest single piece of work. It reads only the
+        // names, which nothing below writes, and writes only itself, which nothing below reads.
         var named: [ItemID] = []
         named.reserveCapacity(liveCount)
-        let refusal: SavedIndexError? = columns.names.withReader { names in
-            for i in 0..<count where columns.flagsOf[i] == .live {
-                let parent = Int(columns.parents[i])
-                guard names.withUTF8(i, Self.isEntryName) else { return .invalid("entry #\(i) has the name '\(names[i])'") }
-                let table = parent < count ? tableOf[parent] : noTable
-                guard table != noTable, columns.flagsOf[parent].contains(.live) else {
-                    return .invalid("entry #\(i) ('\(names[i])') has no live directory as its parent")
-                }
-                guard columns.containerOf[parent] == columns.containerOf[i] else {
-                    return .invalid("entry #\(i) ('\(names[i])') is in another container than its parent")
-                }
-                guard tables[Int(table)].insertUnlessNamed(ItemID(i), names: names) else {
-                    return .invalid("two entries named '\(names[i])' in one directory")
-                }
-                named.append(ItemID(i))
-            }
-            return nil
-        }
-        if let refusal { throw refusal }
-
-        // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
-        var isFree = [Bool](repeating: false, count: count)
-        for id in free {
-            guard Int(id) < count, !columns.flagsOf[Int(id)].contains(.live), !isFree[Int(id)] else {
-                throw .invalid("the free list names slot #\(id) twice, or a live or missing one")
-            }
-            isFree[Int(id)] = true
-        }
-        guard free.count == count - liveCount else { throw .invalid("\(count - liveCount - free.count) dead slots are not free") }
-
-        columns.childrenOf.reserveCapacity(tables.count)
-        for (id, table) in zip(tableIDs, tables) { columns.childrenOf[id] = table }
-        adopt(columns, free: free, roots: roots)
-
-        // The name index (each bucket sorted once: ``NameIndex/build(_:names:)``) is built on a
-        // thread of its own meanwhile: it reads the names and writes only itself, which nothing
-        // below reads; the entries go in whatever order (a bucket is sorted by name and id).
-        let nameIndex = self.nameIndex, names = self.names, entries = named
+        for i in 0..<count where columns.flagsOf[i] == .live { named.append(ItemID(i)) }
+        let nameIndex = self.nameIndex, indexedNames = columns.names, entries = named
         named = []
-        try SideThread.run({ nameIndex.build(entries, names: names) }) { () throws(SavedIndexError) in
+        try SideThread.run({ nameIndex.build(entries, names: indexedNames) }) { () throws(SavedIndexError) in
+            let noTable = UInt32.max
+            var tableOf = [UInt32](repeating: noTable, count: count)
+            var tables: [ChildTable] = [], tableIDs: [ItemID] = []
+            for i in 0..<count where columns.stats.kind(i) == .directory && columns.flagsOf[i].contains(.live) {
+                tableOf[i] = UInt32(tables.count)
+                tables.append(ChildTable(capacity: Int(childCount[i])))
+                tableIDs.append(ItemID(i))
+            }
+            childCount = []
+            // Names are checked and placed as bytes, through one reader: a `String` per entry (a heap
+            // block for a name over 15 bytes) is made only to say what is wrong.
+            let refusal: SavedIndexError? = columns.names.withReader { names in
+                for i in 0..<count where columns.flagsOf[i] == .live {
+                    let parent = Int(columns.parents[i])
+                    guard names.withUTF8(i, Self.isEntryName) else { return .invalid("entry #\(i) has the name '\(names[i])'") }
+                    let table = parent < count ? tableOf[parent] : noTable
+                    guard table != noTable, columns.flagsOf[parent].contains(.live) else {
+                        return .invalid("entry #\(i) ('\(names[i])') has no live directory as its parent")
+                    }
+                    guard columns.containerOf[parent] == columns.containerOf[i] else {
+                        return .invalid("entry #\(i) ('\(names[i])') is in another container than its parent")
+                    }
+                    guard tables[Int(table)].insertUnlessNamed(ItemID(i), names: names) else {
+                        return .invalid("two entries named '\(names[i])' in one directory")
+                    }
+                }
+                return nil
+            }
+            if let refusal { throw refusal }
+
+            // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
+            var isFree = [Bool](repeating: false, count: count)
+            for id in free {
+                guard Int(id) < count, !columns.flagsOf[Int(id)].contains(.live), !isFree[Int(id)] else {
+                    throw .invalid("the free list names slot #\(id) twice, or a live or missing one")
+                }
+                isFree[Int(id)] = true
+            }
+            guard free.count == count - liveCount else { throw .invalid("\(count - liveCount - free.count) dead slots are not free") }
+
+            columns.childrenOf.reserveCapacity(tables.count)
+            for (id, table) in zip(tableIDs, tables) { columns.childrenOf[id] = table }
+            adopt(columns, free: free, roots: roots)
+            // The index holds the columns now: a second holder would make it copy each chunk it
+            // writes a flag to.
+            columns = Columns()
+
             // Flags are derived from the top down, as the live index derives them; an entry not
             // reached from a root is part of a cycle. A name no rule looks at is read as bytes
             // (``plainFlags(forChild:of:kind:container:)``), any other as a `String`.
