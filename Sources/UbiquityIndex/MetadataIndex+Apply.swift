@@ -447,24 +447,22 @@ extension MetadataIndex {
             guard let id = upsert(container: container, path, rootStat, &recorder) else { return }
             rootID = id
         }
-        // Children of each listing position (-1 = the root), as index ranges built in one pass.
-        var childrenOf: [Int32: [Int32]] = [:]
         let entries = listing.entries
-        for i in entries.indices { childrenOf[entries.parent(i), default: []].append(Int32(i)) }
+        let childrenOf = ListingChildren(entries)
         pairRenames(container: container, rootID: rootID, entries, childrenOf, &recorder)
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         var found: [ItemID?] = []
         while let (directory, position) = stack.popLast() {
             // The ids, not the table: removals below edit the table, which must not be shared.
             guard let existing = children(directory)?.ids else { continue }
-            let listed = childrenOf[position] ?? []
+            let listed = childrenOf[position]
             // What the listing still shows, by id, each looked up once by its name's bytes.
             found.removeAll(keepingCapacity: true)
             var anyPlaceholder = false
             for i in listed {
                 found.append(filedChild(directory, entries, Int(i), placeholder: &anyPlaceholder))
             }
-            if !existing.isEmpty {
+            if !existing.isEmpty && !Self.keepsAll(existing.count, found, anyPlaceholder: anyPlaceholder) {
                 var kept = Set<ItemID>()
                 kept.reserveCapacity(listed.count)
                 for id in found { if let id { kept.insert(id) } }
@@ -495,6 +493,21 @@ extension MetadataIndex {
         }
     }
 
+    /// Whether a directory of `existing` children keeps them all, given what its listed entries
+    /// were `found` as (``filedChild(_:_:_:placeholder:)``): as many found as there are. A listing
+    /// names each entry of a directory once and each name is its own child, so the found ones are
+    /// that many different children of it, unless a name that may be a placeholder's made two
+    /// names one child (then false: the caller compares ids).
+    /// Why: most directories of a restart's check lost nothing, and a set of each one's ids was
+    /// a tenth of applying it at a million entries.
+    @inline(__always)
+    static func keepsAll(_ existing: Int, _ found: [ItemID?], anyPlaceholder: Bool) -> Bool {
+        guard !anyPlaceholder else { return false }
+        var count = 0
+        for id in found where id != nil { count += 1 }
+        return count == existing
+    }
+
     /// The child of `directory` that listing entry `i` is filed as (``filedName(_:_:)``): looked up
     /// by its name's bytes, or, for a name that may be an evicted item's placeholder (rare), as a
     /// `String`; `placeholder` set then.
@@ -519,7 +532,7 @@ extension MetadataIndex {
     /// Only a file system that reports birth times is trusted here: without one `created` is the
     /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
     /// Entries inside a vanished directory are not paired on their own (the directory may be).
-    private func pairRenames(container: Int, rootID: ItemID, _ entries: CrawlEntries, _ childrenOf: [Int32: [Int32]],
+    private func pairRenames(container: Int, rootID: ItemID, _ entries: CrawlEntries, _ childrenOf: ListingChildren,
                              _ recorder: inout Recorder) {
         struct Key: Hashable {
             let inode: UInt64, created: Int64, kind: FileStat.Kind
@@ -528,18 +541,21 @@ extension MetadataIndex {
         // First what vanished: only directories that had children can lose one (a first crawl
         // has none, and costs nothing here).
         var vanished: [Key: ItemID] = [:]
+        var found: [ItemID?] = []
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         while let (directory, position) = stack.popLast() {
             guard let existing = children(directory), !existing.isEmpty else { continue }
-            let listed = childrenOf[position] ?? []
-            var kept = Set<ItemID>()
-            kept.reserveCapacity(listed.count)
+            let listed = childrenOf[position]
+            found.removeAll(keepingCapacity: true)
             var placeholder = false
             for i in listed {
-                guard let child = filedChild(directory, entries, Int(i), placeholder: &placeholder) else { continue }
-                kept.insert(child)
+                let child = filedChild(directory, entries, Int(i), placeholder: &placeholder)
+                found.append(child)
+                guard let child else { continue }
                 if entries.stat(Int(i)).kind == .directory, kind(child) == .directory { stack.append((child, i)) }
             }
+            if Self.keepsAll(existing.count, found, anyPlaceholder: placeholder) { continue }
+            let kept = Set(found.lazy.compactMap { $0 })
             for child in existing.ids where !kept.contains(child) && stat(child).inode != 0 {
                 vanished[Key(stat(child))] = child
             }
@@ -551,7 +567,7 @@ extension MetadataIndex {
         while let (directory, position) = stack.popLast() {
             guard children(directory) != nil else { continue }
             var placeholder = false
-            for i in childrenOf[position] ?? [] {
+            for i in childrenOf[position] {
                 if let child = filedChild(directory, entries, Int(i), placeholder: &placeholder) {
                     if entries.stat(Int(i)).kind == .directory, kind(child) == .directory { stack.append((child, i)) }
                 } else {
