@@ -449,18 +449,26 @@ extension MetadataIndex {
         }
         let entries = listing.entries
         let childrenOf = ListingChildren(entries)
-        pairRenames(container: container, rootID: rootID, entries, childrenOf, &recorder)
+        var lookup: ListingLookup? = ListingLookup(self, root: rootID, entries, childrenOf)
+        // A rename moves items under the lookup: from then on each directory is looked up anew.
+        if pairRenames(container: container, rootID: rootID, entries, childrenOf, lookup!, &recorder) { lookup = nil }
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         var found: [ItemID?] = []
         while let (directory, position) = stack.popLast() {
             // The ids, not the table: removals below edit the table, which must not be shared.
             guard let existing = children(directory)?.ids else { continue }
             let listed = childrenOf[position]
-            // What the listing still shows, by id, each looked up once by its name's bytes.
+            // What the listing still shows, by id, each looked up once by its name's bytes: as the
+            // lookup found it where this directory is the one it looked in.
             found.removeAll(keepingCapacity: true)
             var anyPlaceholder = false
-            for i in listed {
-                found.append(filedChild(directory, entries, Int(i), placeholder: &anyPlaceholder))
+            if let lookup, lookup.lookedUp(position, in: directory) {
+                anyPlaceholder = lookup.withPlaceholder.contains(position)
+                for i in listed { found.append(lookup[i]) }
+            } else {
+                for i in listed {
+                    found.append(filedChild(directory, entries, Int(i), placeholder: &anyPlaceholder))
+                }
             }
             if !existing.isEmpty && !Self.keepsAll(existing.count, found, anyPlaceholder: anyPlaceholder) {
                 var kept = Set<ItemID>()
@@ -513,7 +521,7 @@ extension MetadataIndex {
     /// `String`; `placeholder` set then.
     /// Why: a check's listing after a restart is a million entries at 1M, all there already; a
     /// `String` of each name and three lookups of it were most of applying it.
-    private func filedChild(_ directory: ItemID, _ entries: CrawlEntries, _ i: Int, placeholder: inout Bool) -> ItemID? {
+    func filedChild(_ directory: ItemID, _ entries: CrawlEntries, _ i: Int, placeholder: inout Bool) -> ItemID? {
         let stat = entries.stat(i)
         return entries.withName(i) { name in
             if stat.kind == .regular, EvictedPlaceholderName.mayBePlaceholder(name) {
@@ -532,8 +540,9 @@ extension MetadataIndex {
     /// Only a file system that reports birth times is trusted here: without one `created` is the
     /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
     /// Entries inside a vanished directory are not paired on their own (the directory may be).
+    /// - Returns: whether an item was moved (the lookup no longer holds).
     private func pairRenames(container: Int, rootID: ItemID, _ entries: CrawlEntries, _ childrenOf: ListingChildren,
-                             _ recorder: inout Recorder) {
+                             _ lookup: ListingLookup, _ recorder: inout Recorder) -> Bool {
         struct Key: Hashable {
             let inode: UInt64, created: Int64, kind: FileStat.Kind
             init(_ stat: FileStat) { (inode, created, kind) = (stat.inode, stat.created, stat.kind) }
@@ -542,45 +551,31 @@ extension MetadataIndex {
         // has none, and costs nothing here).
         var vanished: [Key: ItemID] = [:]
         var found: [ItemID?] = []
-        var stack: [(ItemID, Int32)] = [(rootID, -1)]
-        while let (directory, position) = stack.popLast() {
+        for (directory, position) in lookup.directories {
             guard let existing = children(directory), !existing.isEmpty else { continue }
-            let listed = childrenOf[position]
             found.removeAll(keepingCapacity: true)
-            var placeholder = false
-            for i in listed {
-                let child = filedChild(directory, entries, Int(i), placeholder: &placeholder)
-                found.append(child)
-                guard let child else { continue }
-                if entries.stat(Int(i)).kind == .directory, kind(child) == .directory { stack.append((child, i)) }
-            }
-            if Self.keepsAll(existing.count, found, anyPlaceholder: placeholder) { continue }
+            for i in childrenOf[position] { found.append(lookup[i]) }
+            if Self.keepsAll(existing.count, found, anyPlaceholder: lookup.withPlaceholder.contains(position)) { continue }
             let kept = Set(found.lazy.compactMap { $0 })
             for child in existing.ids where !kept.contains(child) && stat(child).inode != 0 {
                 vanished[Key(stat(child))] = child
             }
         }
-        guard !vanished.isEmpty else { return }
+        guard !vanished.isEmpty else { return false }
         // Then what appeared, where the directory it appeared in is indexed already.
         var appeared: [(directory: ItemID, position: Int32)] = []
-        stack = [(rootID, -1)]
-        while let (directory, position) = stack.popLast() {
-            guard children(directory) != nil else { continue }
-            var placeholder = false
-            for i in childrenOf[position] {
-                if let child = filedChild(directory, entries, Int(i), placeholder: &placeholder) {
-                    if entries.stat(Int(i)).kind == .directory, kind(child) == .directory { stack.append((child, i)) }
-                } else {
-                    appeared.append((directory, i))
-                }
-            }
+        for (directory, position) in lookup.directories {
+            for i in childrenOf[position] where lookup[i] == nil { appeared.append((directory, i)) }
         }
+        var moved = false
         for (directory, position) in appeared {
             let e = entries[Int(position)]
             guard let source = vanished.removeValue(forKey: Key(e.stat)), isLive(source), isLive(directory) else { continue }
             move(container: container, from: relativeComponents(of: source), to: relativeComponents(of: directory) + [e.name],
                  stat: e.stat, &recorder)
+            moved = true
         }
+        return moved
     }
 
     /// Recomputes a package's size (sum of regular files inside) and newest modification.
