@@ -1,20 +1,28 @@
 /// The entries of a ``CrawlListing`` (or of one of its parts): each entry's parent position and
-/// status in one array, and every name's UTF-8 bytes one after another in one byte buffer.
+/// status, and every name's UTF-8 bytes one after another, in fixed-size segments
+/// (``segmentSize`` entries each, every segment with its own records and its own names' bytes).
 ///
 /// Why not an array of ``CrawlListing/Entry`` with a `String` each: a name over 15 bytes is then a
 /// heap block of its own (60–200 bytes each in a tree of long names), allocated by the walking
 /// thread among the watch tree's long-lived blocks and freed by the engine thread after the
 /// listing is applied. glibc then kept the freed blocks' pages for the walking thread's arena,
-/// pinned by the long-lived blocks between them. Here a listing is two growing arrays, and the
-/// walker copies each name straight from its `readdir` buffer (no `String`, no validation beyond
-/// the crawler's own, ``UTF8Check``).
+/// pinned by the long-lived blocks between them. The walker copies each name straight from its
+/// `readdir` buffer (no `String`, no validation beyond the crawler's own, ``UTF8Check``).
+///
+/// Why segments and not two growing arrays: a warm crawl of 100k long names spent ~40% of the
+/// walker's CPU on the arrays' doubling (a memmove of everything, page faults on the new buffer,
+/// an munmap of the old) and on ``part(from:)`` copying every record and name byte again for each
+/// part sent ahead. Here growth adds a segment and leaves the others where they are, a full
+/// segment is never written again, and a part shares the listing's segments (copy on write: the
+/// listing's last, partly filled segment is copied at its next append, at most one per part).
+/// A part starts where it is asked to, mid-segment too (``offset``).
 ///
 /// Reading an entry by position (`entries[i]`) still gives a ``CrawlListing/Entry`` with a
 /// `String` name, for the code that wants one (diffs, the journal, tests); the hot paths take
 /// ``parent(_:)``, ``stat(_:)`` and ``withName(_:_:)``.
 ///
 /// Limits: a name's bytes count is held in 32 bits and its start in an `Int` (the bytes of every
-/// name of one listing together: the machine's memory is the limit).
+/// name of one segment together: the machine's memory is the limit).
 ///
 /// ```swift
 /// var entries = CrawlEntries()
@@ -22,20 +30,31 @@
 /// entries.withName(0) { String(decoding: $0, as: UTF8.self) }   // "Documents"
 /// ```
 public struct CrawlEntries: RandomAccessCollection, Sendable {
-    /// One entry without its name's bytes: where they are in ``nameBytes``.
+    /// One entry without its name's bytes: where they are in its segment's ``Segment/names``.
     struct Record: Sendable {
         var stat: FileStat
-        /// Position of the name's first byte, counted from the listing's first name (a part keeps
-        /// the listing's positions; ``nameBase`` says where its own bytes start).
+        /// Position of the name's first byte in its segment's names.
         var nameStart: Int
         var parent: Int32
         var nameCount: UInt32
     }
 
-    private var records: [Record] = []
-    private var nameBytes: [UInt8] = []
-    /// The position (counted from the listing's first name) of `nameBytes[0]`.
-    private var nameBase = 0
+    /// Up to ``segmentSize`` entries and their names' bytes. Its records are reserved whole at
+    /// its start, so they never grow by copying.
+    struct Segment: Sendable {
+        var records: [Record] = []
+        var names: [UInt8] = []
+    }
+
+    /// Entries per segment: a power of two, so a position's segment is a shift and its place a mask.
+    static let segmentShift = 12
+    static let segmentSize = 1 << segmentShift
+    static let segmentMask = segmentSize - 1
+
+    private var segments: [Segment] = []
+    /// Entries of `segments[0]` before this listing's first (a part taken mid-segment).
+    private var offset = 0
+    private var total = 0
 
     public init() {}
 
@@ -46,45 +65,79 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { records.count }
+    public var endIndex: Int { total }
 
     /// Entry `position`, its name made a `String` (a copy of its bytes).
     public subscript(position: Int) -> CrawlListing.Entry {
-        let record = records[position]
-        return CrawlListing.Entry(parent: record.parent, name: withName(position) { String(decoding: $0, as: UTF8.self) },
-                                  stat: record.stat)
+        CrawlListing.Entry(parent: parent(position), name: withName(position) { String(decoding: $0, as: UTF8.self) },
+                           stat: stat(position))
+    }
+
+    /// Entry `position`'s segment and its place there. Traps on a position outside the entries,
+    /// as an array's subscript would.
+    @inline(__always)
+    private func locate(_ position: Int) -> (segment: Int, index: Int) {
+        precondition(position >= 0 && position < total, "CrawlEntries: position out of range")
+        let at = position + offset
+        return (at >> Self.segmentShift, at & Self.segmentMask)
     }
 
     /// Position of entry `position`'s parent in the listing, -1 for the listing's root.
     @inline(__always)
-    public func parent(_ position: Int) -> Int32 { records[position].parent }
+    public func parent(_ position: Int) -> Int32 {
+        let (s, i) = locate(position)
+        return segments[s].records[i].parent
+    }
 
     @inline(__always)
-    public func stat(_ position: Int) -> FileStat { records[position].stat }
+    public func stat(_ position: Int) -> FileStat {
+        let (s, i) = locate(position)
+        return segments[s].records[i].stat
+    }
 
     /// Replaces entry `position`'s status (the crawler's status of a directory taken again after its watch).
-    public mutating func setStat(_ position: Int, _ stat: FileStat) { records[position].stat = stat }
+    public mutating func setStat(_ position: Int, _ stat: FileStat) {
+        let (s, i) = locate(position)
+        segments[s].records[i].stat = stat
+    }
 
     /// How many bytes entry `position`'s name has.
     @inline(__always)
-    public func nameCount(_ position: Int) -> Int { Int(records[position].nameCount) }
+    public func nameCount(_ position: Int) -> Int {
+        let (s, i) = locate(position)
+        return Int(segments[s].records[i].nameCount)
+    }
 
     /// Lends entry `position`'s name as its UTF-8 bytes (valid UTF-8, no terminator) for the call.
     @inline(__always)
     public func withName<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let record = records[position]
-        return try nameBytes.withUnsafeBufferPointer { all in
-            let start = record.nameStart - nameBase
-            return try body(UnsafeBufferPointer(rebasing: all[start..<start + Int(record.nameCount)]))
+        let (s, i) = locate(position)
+        // The two fields only, not the record: its status holds an array (retain, release).
+        let start = segments[s].records[i].nameStart, count = Int(segments[s].records[i].nameCount)
+        return try segments[s].names.withUnsafeBufferPointer { all in
+            try body(UnsafeBufferPointer(rebasing: all[start..<start + count]))
         }
     }
 
     /// Adds an entry whose name is `name`'s bytes, which must be valid UTF-8 (the crawler checks
     /// them first, ``UTF8Check``).
     public mutating func append(parent: Int32, name: UnsafeBufferPointer<UInt8>, stat: FileStat) {
-        records.append(Record(stat: stat, nameStart: nameBase + nameBytes.count, parent: parent,
-                              nameCount: UInt32(truncatingIfNeeded: name.count)))
-        nameBytes.append(contentsOf: name)
+        if (offset + total) & Self.segmentMask == 0 { startSegment() }
+        let last = segments.count - 1
+        segments[last].records.append(Record(stat: stat, nameStart: segments[last].names.count, parent: parent,
+                                             nameCount: UInt32(truncatingIfNeeded: name.count)))
+        segments[last].names.append(contentsOf: name)
+        total += 1
+    }
+
+    /// Opens a segment after the last, full one: its records reserved whole, its names' bytes
+    /// as many as the last full segment's and an eighth (names of one tree are alike), so neither
+    /// grows by copying in the common case.
+    private mutating func startSegment() {
+        var segment = Segment()
+        segment.records.reserveCapacity(Self.segmentSize)
+        if let previous = segments.last { segment.names.reserveCapacity(previous.names.count + previous.names.count / 8) }
+        segments.append(segment)
     }
 
     public mutating func append(_ entry: CrawlListing.Entry) {
@@ -94,30 +147,36 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
 
     /// Adds the entries of another listing of a subtree (a crawl's second walker's), their
     /// parents' positions moved: its root's children (parent -1) go below entry `parent` here.
+    /// Copies them (their parents change), segment by segment into ours.
     public mutating func append(contentsOf other: CrawlEntries, under parent: Int32) {
-        guard !other.records.isEmpty else { return }
-        let base = Int32(truncatingIfNeeded: records.count)
-        let shift = nameBase + nameBytes.count - other.records[0].nameStart
-        // No reserveCapacity: an exact one per subtree would undo the array's doubling (a copy of every record each time).
-        for record in other.records {
-            var moved = record
-            moved.parent = record.parent < 0 ? parent : base &+ record.parent
-            moved.nameStart = record.nameStart + shift
-            records.append(moved)
+        guard !other.isEmpty else { return }
+        let base = Int32(truncatingIfNeeded: total)
+        var at = other.offset
+        let end = other.offset + other.total
+        while at < end {
+            let segment = other.segments[at >> Self.segmentShift]
+            let stop = Swift.min(end, (at | Self.segmentMask) + 1)
+            segment.names.withUnsafeBufferPointer { names in
+                for i in (at & Self.segmentMask)..<((stop - 1) & Self.segmentMask) + 1 {
+                    let record = segment.records[i]
+                    append(parent: record.parent < 0 ? parent : base &+ record.parent,
+                           name: UnsafeBufferPointer(rebasing: names[record.nameStart..<record.nameStart + Int(record.nameCount)]),
+                           stat: record.stat)
+                }
+            }
+            at = stop
         }
-        let start = other.records[0].nameStart - other.nameBase
-        nameBytes.append(contentsOf: other.nameBytes[start...])
     }
 
-    /// The entries from `position` on, as a part of the listing sends them: a copy of their
-    /// records and of their names' bytes only.
+    /// The entries from `position` on, as a part of the listing sends them: the listing's segments
+    /// that hold them, shared (no copy), the first from the entry at `position`.
     public func part(from position: Int) -> CrawlEntries {
         var part = CrawlEntries()
-        guard position < records.count else { return part }
-        let start = records[position].nameStart
-        part.records = Array(records[position...])
-        part.nameBytes = Array(nameBytes[(start - nameBase)...])
-        part.nameBase = start
+        guard position < total else { return part }
+        let (s, i) = locate(position)
+        part.segments = Array(segments[s...])
+        part.offset = i
+        part.total = total - position
         return part
     }
 }

@@ -1,0 +1,82 @@
+import Testing
+@testable import UbiquityIndex
+
+/// A listing's entries in segments (``CrawlEntries``): read back across segment boundaries, parts
+/// that share segments yet keep value semantics, and subtrees appended with their parents moved.
+@Suite("Crawl entries")
+struct CrawlEntriesTests {
+    static let size = CrawlEntries.segmentSize
+
+    /// Entry `i` of a made-up listing: a name of varying length (1 to 200 bytes), a parent before it.
+    static func entry(_ i: Int) -> CrawlListing.Entry {
+        let name = "n\(i)-" + String(repeating: "é", count: i % 100)
+        return CrawlListing.Entry(parent: i == 0 ? -1 : Int32(i / 3), name: name,
+                                  stat: FileStat(kind: i % 2 == 0 ? .directory : .regular, size: Int64(i), inode: UInt64(i),
+                                                 tags: i % 7 == 0 ? ["t\(i)"] : []))
+    }
+
+    static func expectEqual(_ entries: CrawlEntries, _ expected: [CrawlListing.Entry], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(entries.count == expected.count, sourceLocation: sourceLocation)
+        for (i, want) in expected.enumerated() where i < entries.count {
+            let got = entries[i]
+            guard got.parent == want.parent, got.name == want.name, got.stat == want.stat,
+                  entries.parent(i) == want.parent, entries.stat(i) == want.stat,
+                  entries.nameCount(i) == want.name.utf8.count,
+                  entries.withName(i, { Array($0) }) == Array(want.name.utf8) else {
+                Issue.record("entry \(i): \(got) != \(want)", sourceLocation: sourceLocation)
+                return
+            }
+        }
+    }
+
+    @Test func entriesAcrossSegmentsReadBack() {
+        let expected = (0..<3 * Self.size + 5).map(Self.entry)
+        Self.expectEqual(CrawlEntries(expected), expected)
+    }
+
+    @Test(arguments: [0, 1, 17, size - 1, size, size + 1, 2 * size, 3 * size + 4])
+    func partEqualsTheListingsEntriesAndKeepsThem(from position: Int) {
+        let expected = (0..<3 * Self.size + 5).map(Self.entry)
+        var entries = CrawlEntries(expected)
+        let part = entries.part(from: position)
+        Self.expectEqual(part, Array(expected[position...]))
+        // Later appends and status changes to the listing leave the part as it was taken.
+        for i in expected.count..<expected.count + Self.size + 3 { entries.append(Self.entry(i)) }
+        entries.setStat(expected.count - 1, FileStat(kind: .symlink, size: 99))
+        entries.setStat(position, FileStat(kind: .symlink, size: 98))
+        Self.expectEqual(part, Array(expected[position...]))
+        #expect(entries.stat(position) == FileStat(kind: .symlink, size: 98))
+        // A part grows on its own, the listing unchanged by it.
+        var grown = part
+        grown.append(Self.entry(5))
+        grown.setStat(0, FileStat(kind: .other))
+        Self.expectEqual(grown, [CrawlListing.Entry(parent: expected[position].parent, name: expected[position].name,
+                                                    stat: FileStat(kind: .other))]
+                         + expected[(position + 1)...] + [Self.entry(5)])
+        #expect(entries.stat(position) == FileStat(kind: .symlink, size: 98))
+        #expect(entries.count == expected.count + Self.size + 3)
+    }
+
+    @Test func partPastTheEndIsEmpty() {
+        let entries = CrawlEntries((0..<10).map(Self.entry))
+        #expect(entries.part(from: 10).isEmpty)
+        #expect(CrawlEntries().part(from: 0).isEmpty)
+    }
+
+    @Test(arguments: [0, 3, size - 2])
+    func appendedSubtreeHasItsParentsMoved(ours: Int) {
+        let mine = (0..<ours).map(Self.entry)
+        let theirs = (0..<2 * Self.size + 7).map(Self.entry)
+        var entries = CrawlEntries(mine)
+        // A part of another listing, mid-segment, as a subtree: its own positions start at 0.
+        let other = CrawlEntries((0..<5).map(Self.entry) + theirs).part(from: 5)
+        let under: Int32 = ours > 0 ? Int32(ours - 1) : -1
+        entries.append(contentsOf: other, under: under)
+        let moved = theirs.map { entry in
+            CrawlListing.Entry(parent: entry.parent < 0 ? under : Int32(ours) + entry.parent, name: entry.name, stat: entry.stat)
+        }
+        Self.expectEqual(entries, mine + moved)
+        entries.append(contentsOf: CrawlEntries(), under: 0)
+        #expect(entries.count == ours + theirs.count)
+    }
+}
