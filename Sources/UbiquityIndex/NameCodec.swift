@@ -82,15 +82,19 @@ final class NameCodec {
         symbolCount = table.count
         singleCodes = .allocate(capacity: 256)
         singleCodes.initialize(repeating: 256, count: 256)
-        var buckets = [UInt16: [UInt8]]()
+        var longer: [(bucket: Int, length: Int, code: Int)] = []
         var doubles: [(UInt8, UInt8, Int)] = []
         for (code, symbol) in table.enumerated() {
             switch symbol.count {
             case 1: singleCodes[Int(symbol[0])] = UInt16(code)
             case 2: doubles.append((symbol[0], symbol[1], code))
-            default: buckets[UInt16(Self.bucket(symbol[0], symbol[1])), default: []].append(UInt8(code))
+            default: longer.append((Self.bucket(symbol[0], symbol[1]), symbol.count, code))
             }
         }
+        // By bucket; in a bucket longest first, equal lengths by code, so the order is the table's.
+        // (One sort of at most 255 symbols: training makes a codec per round, and a dictionary
+        // of buckets looked up for each of the 16,384 was most of that.)
+        longer.sort { ($0.bucket, $1.length, $0.code) < ($1.bucket, $0.length, $1.code) }
         pairCodes = .allocate(capacity: 1 << 16)
         for pair in 0..<(1 << 16) { (pairCodes + pair).initialize(to: singleCodes[pair & 0xFF]) }
         for (first, second, code) in doubles { pairCodes[Int(first) | Int(second) << 8] = UInt16(code) | Self.pairFlag }
@@ -100,9 +104,9 @@ final class NameCodec {
         var next = 0
         for k in 0..<Self.bucketCount {
             bucketStarts[k] = UInt8(next)
-            // Longest first; equal lengths by code, so the order is the table's.
-            for code in (buckets[UInt16(k)] ?? []).sorted(by: { (table[Int($0)].count, $1) > (table[Int($1)].count, $0) }) {
-                bucketEntries[next] = Entry(word: symbols[Int(code)], length: UInt32(lengths[Int(code)]), code: UInt32(code))
+            while next < longer.count && longer[next].bucket == k {
+                let code = longer[next].code
+                bucketEntries[next] = Entry(word: symbols[code], length: UInt32(lengths[code]), code: UInt32(code))
                 next += 1
             }
         }
@@ -289,6 +293,7 @@ extension NameCodec {
                          : Candidate(word: codec.symbols[s], length: Int(codec.lengths[s]))
             }
             var gains: [Candidate: Int] = [:]
+            gains.reserveCapacity(1 << 13)
             for s in 0..<512 where singles[s] > 0 {
                 let symbol = candidateOf(s)
                 gains[symbol, default: 0] += singles[s] * symbol.length
@@ -303,7 +308,13 @@ extension NameCodec {
                     gains[joined, default: 0] += Int(pairs[s << 9 | t]) * length
                 }
             }
-            let best = gains.sorted { a, b in
+            // Only the candidates that can be among the best are sorted: those whose gain is at
+            // least the 255th largest (sorting every candidate, thousands of them, each round was
+            // most of the training).
+            var values = Array(gains.values)
+            values.sort(by: >)
+            let least = values.count > Int(escape) ? values[Int(escape) - 1] : Int.min
+            let best = gains.filter { $0.value >= least }.sorted { a, b in
                 a.value != b.value ? a.value > b.value : a.key.length != b.key.length ? a.key.length > b.key.length : a.key.word < b.key.word
             }.prefix(Int(escape))
             table = best.map { candidate in
