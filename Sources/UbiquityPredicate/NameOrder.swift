@@ -34,12 +34,19 @@ public enum NameOrder {
     /// order of the bytes (a name that ends first sorts first, as a shorter byte string does).
     /// The name index sorts a set of such names by their bytes (`NameIndex.sortedByName`).
     ///
-    /// One pass over the bytes: ASCII and two-byte scalars below U+0300 (lead byte below 0xCC)
-    /// are passed over without decoding, the others decoded in place.
+    /// One pass over the bytes: ASCII eight bytes at a time, ASCII and two-byte scalars below
+    /// U+0300 (lead byte below 0xCC) passed over without decoding, the others decoded in place.
     @inlinable
     public static func isAllStable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
         var i = 0
+        if let base = bytes.baseAddress {
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+        }
         while i < count {
             let lead = bytes[i]
             if lead < 0x80 {

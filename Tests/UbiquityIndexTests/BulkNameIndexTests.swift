@@ -67,6 +67,9 @@ struct BulkNameIndexTests {
         }
         #expect(stable("") && stable("Item_12") && stable("\u{E9}ßł") && stable("日本語Ωαд🍎🧀") && stable("ひらがなカタカナ한국"))
         #expect(!stable("e\u{301}") && !stable("a\u{308}b") && !stable("\u{1F1E6}") && !stable("Ά") && !stable("\u{2126}"))
+        // ASCII is passed over eight bytes at a time: what follows a long ASCII start still counts.
+        #expect(stable("file_00001234.txt") && stable("Item_000012日本語") && stable("abcdefghijklmnop\u{E9}"))
+        #expect(!stable("Item_000012e\u{301}_copy.txt") && !stable("abcdefgh\u{2126}abcdefgh") && !stable("abcdefgh\u{1F1E6}xyzxyzxyz"))
     }
 
     /// `order` put into two buckets in runs of `runSize`: one id at a time, and each run at once
