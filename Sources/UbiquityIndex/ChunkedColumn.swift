@@ -82,6 +82,35 @@ struct ChunkedColumn<Element>: RandomAccessCollection, MutableCollection {
         count += 1
     }
 
+    /// Adds `values` after the last one, a chunk's worth at a time: each chunk is made the
+    /// column's own and given room once, where ``append(_:)`` asks both of every value (a
+    /// restore's decoding appended six million values one at a time: a third of its time).
+    mutating func append(contentsOf values: UnsafeBufferPointer<Element>) {
+        var next = 0
+        while next < values.count {
+            let c = count &>> Self.chunkShift
+            if c == chunks.count {
+                let chunk = ColumnChunk<Element>(capacity: c == 0 ? Swift.min(Swift.max(values.count - next, Self.smallestChunk), Self.chunkSize)
+                                                                  : Self.chunkSize)
+                chunks.append(chunk)
+                bases.append(chunk.base)
+            } else {
+                makeUnique(c)
+                let wanted = Swift.min(chunks[c].count + values.count - next, Self.chunkSize)
+                if chunks[c].capacity < wanted { resize(c, to: Swift.min(Swift.max(wanted, chunks[c].capacity * 2), Self.chunkSize)) }
+            }
+            let taken = Swift.min(chunks[c].capacity - chunks[c].count, values.count - next)
+            chunks[c].append(contentsOf: UnsafeBufferPointer(rebasing: values[next..<next + taken]))
+            count += taken
+            next += taken
+        }
+    }
+
+    /// ``append(contentsOf:)`` of an array's values.
+    mutating func append(contentsOf values: [Element]) {
+        values.withUnsafeBufferPointer { append(contentsOf: $0) }
+    }
+
     /// Removes and returns the last value (nil when there is none); a chunk left empty goes.
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }

@@ -103,6 +103,19 @@ struct StatColumn {
         if !stat.tags.isEmpty { tags[position] = stat.tags }
     }
 
+    /// Adds `stats` after the last slot, packed first and then appended together
+    /// (``ChunkedColumn/append(contentsOf:)``).
+    mutating func append(contentsOf stats: [FileStat]) {
+        let first = packed.count
+        var batch: [PackedStat] = []
+        batch.reserveCapacity(stats.count)
+        for (k, stat) in stats.enumerated() {
+            batch.append(pack(stat, at: first + k))
+            if !stat.tags.isEmpty { tags[first + k] = stat.tags }
+        }
+        packed.append(contentsOf: batch)
+    }
+
     mutating func reserveCapacity(_ capacity: Int) { packed.reserveCapacity(capacity) }
 
     func chunkOwner(_ c: Int) -> AnyObject { packed.chunkOwner(c) }

@@ -26,6 +26,29 @@ struct ChunkedColumnTests {
         #expect(column.count == count + 1 && taken.count == count)
     }
 
+    /// Many values at once land as appending them one by one would: from empty, from a partly
+    /// filled first chunk, from a chunk a copy shares (which keeps its values), across chunks.
+    @Test(arguments: [0, 3, 17, chunk - 1, chunk, chunk + 9])
+    func valuesAppendedTogetherAreThoseAppendedOneByOne(already: Int) {
+        var column = ChunkedColumn(0..<already)
+        let taken = column
+        var expected = Array(0..<already)
+        for batch in [1, 5, Self.chunk - 2, 2 * Self.chunk + 3, 0] {
+            let values = (0..<batch).map { -1 - expected.count - $0 }
+            column.append(contentsOf: values)
+            expected += values
+            #expect(Array(column) == expected)
+            #expect(column.withReader { reader in (0..<reader.count).map { reader[$0] } } == expected)
+        }
+        #expect(Array(taken) == Array(0..<already), "the copy changed with the original")
+        var grown = taken
+        grown.append(contentsOf: [42, 43])
+        #expect(Array(grown) == Array(0..<already) + [42, 43])
+        #expect(Array(column) == expected, "the original changed with the copy")
+        column.append(7)
+        #expect(column.count == expected.count + 1 && column[expected.count] == 7)
+    }
+
     /// Where value `i` lives in memory: the same address in two columns means they share its chunk.
     static func address<T>(_ column: ChunkedColumn<T>, _ i: Int) -> UnsafeRawPointer {
         column.withReader { UnsafeRawPointer($0.address(i)) }

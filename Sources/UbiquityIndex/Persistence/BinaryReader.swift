@@ -28,8 +28,8 @@ struct BinaryReader {
     private mutating func littleEndian<T: FixedWidthInteger & UnsignedInteger>() throws(SavedIndexError) -> T {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { throw .truncated }
-        var value: T = 0
-        for i in 0..<size { value |= T(bytes[offset + i]) << (8 * i) }
+        let start = offset
+        let value = bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: T.self)) }
         offset += size
         return value
     }
@@ -37,6 +37,28 @@ struct BinaryReader {
     mutating func int64() throws(SavedIndexError) -> Int64 { Int64(bitPattern: try fixed64()) }
 
     mutating func varint() throws(SavedIndexError) -> UInt64 {
+        // With eleven bytes left (more than the longest number takes) they are read without a check each:
+        // a restore reads ten million numbers.
+        if end - offset >= 11 {
+            let start = offset
+            let (value, length) = bytes.withUnsafeBufferPointer { all -> (UInt64, Int) in
+                var value: UInt64 = 0
+                var shift: UInt64 = 0
+                var i = start
+                while shift < 64 {
+                    let next = all[i]
+                    guard shift < 63 || next <= 1 else { return (0, 0) }
+                    value |= UInt64(next & 0x7f) << shift
+                    i += 1
+                    if next < 0x80 { return (value, i - start) }
+                    shift += 7
+                }
+                return (0, 0)
+            }
+            guard length > 0 else { throw .invalid("a number is longer than 64 bits") }
+            offset += length
+            return value
+        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
