@@ -86,18 +86,17 @@ struct ChunkedColumn<Element>: RandomAccessCollection, MutableCollection {
     /// column's own and given room once, where ``append(_:)`` asks both of every value (a
     /// restore's decoding appended six million values one at a time: a third of its time).
     mutating func append(contentsOf values: UnsafeBufferPointer<Element>) {
+        // The last chunk's room (and the first chunk's size) as for any reservation; later chunks are whole.
+        reserveCapacity(count + values.count)
         var next = 0
         while next < values.count {
             let c = count &>> Self.chunkShift
             if c == chunks.count {
-                let chunk = ColumnChunk<Element>(capacity: c == 0 ? Swift.min(Swift.max(values.count - next, Self.smallestChunk), Self.chunkSize)
-                                                                  : Self.chunkSize)
+                let chunk = ColumnChunk<Element>(capacity: Self.chunkSize)
                 chunks.append(chunk)
                 bases.append(chunk.base)
             } else {
                 makeUnique(c)
-                let wanted = Swift.min(chunks[c].count + values.count - next, Self.chunkSize)
-                if chunks[c].capacity < wanted { resize(c, to: Swift.min(Swift.max(wanted, chunks[c].capacity * 2), Self.chunkSize)) }
             }
             let taken = Swift.min(chunks[c].capacity - chunks[c].count, values.count - next)
             chunks[c].append(contentsOf: UnsafeBufferPointer(rebasing: values[next..<next + taken]))
