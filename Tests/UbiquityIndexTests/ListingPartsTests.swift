@@ -177,4 +177,25 @@ struct ListingPartsTests {
         guard case .listing(_, _, let original) = listing else { return }
         #expect(kept.entries.map(\.name) == original.entries.map(\.name))
     }
+
+    /// A listing's record is written into a buffer sized ahead: at least its payload, so it is
+    /// not grown and copied, and not wildly more (names of 1 to 200 bytes, statuses as a file
+    /// system gives them, some of them huge sizes or tagged).
+    @Test(arguments: [0, 1, 1000, 20000])
+    func aListingsRecordFitsTheBufferSizedForIt(count: Int) throws {
+        let entries = CrawlEntries((0..<count).map { i in
+            CrawlListing.Entry(parent: Int32(i / 10) - 1, name: String(repeating: i % 3 == 0 ? "é" : "n", count: 1 + i % 100),
+                               stat: FileStat(kind: i % 5 == 0 ? .directory : .regular, size: i % 7 == 0 ? Int64.max : Int64(i),
+                                              modified: 1_764_000_000 + Int64(i), created: 1_764_000_000 + Int64(i),
+                                              changed: 1_764_000_000 + Int64(i), uid: 1000, gid: 1000, inode: 1 << 31 + UInt64(i),
+                                              tags: i % 11 == 0 ? ["Red"] : []))
+        })
+        let container = try ContainerID("com.example.sizes")
+        let record = IndexJournal.Record.batch([.listing(container, ["a", "b"], CrawlListing(root: FileStat(kind: .directory), entries: entries))],
+                                               time: 1, tracking: true)
+        let payload = IndexJournal.encode(record).count - IndexJournal.frameSize
+        let estimate = IndexJournal.estimatedPayloadBytes(record)
+        #expect(estimate >= payload)
+        #expect(estimate <= payload * 3 / 2 + 512)
+    }
 }

@@ -66,29 +66,56 @@ public enum IndexJournal {
     }
 
     /// One record, framed.
+    ///
+    /// The frame's length and checksum are written in front of the payload once it is done, in
+    /// the same buffer, sized ahead (``estimatedPayloadBytes(_:)``): a crawl's listing of a million
+    /// entries is tens of megabytes, and growing the buffer by doubling and then copying it behind
+    /// its frame were most of the time its record took.
     static func encode(_ record: Record) -> [UInt8] {
-        var payload = ByteWriter()
+        var framed = ByteWriter(capacity: frameSize + estimatedPayloadBytes(record))
+        framed.fixed32(0)   // the payload's length and checksum, once they are known
+        framed.fixed32(0)
         switch record {
         case .batch(let changes, let time, let tracking):
-            payload.byte(1)
-            payload.int64(time)
-            payload.bool(tracking)
+            framed.byte(1)
+            framed.int64(time)
+            framed.bool(tracking)
             // A listing's parts are left out: the listing after them holds their entries.
             let kept = changes.filter { !$0.isListingPart }
-            payload.varint(kept.count)
-            for change in kept { payload.change(change) }
+            framed.varint(kept.count)
+            for change in kept { framed.change(change) }
         case .containerAdded(let descriptor):
-            payload.byte(2)
-            payload.container(descriptor)
+            framed.byte(2)
+            framed.container(descriptor)
         case .containerRemoved:
-            payload.byte(3)
+            framed.byte(3)
         }
-        var framed = ByteWriter(capacity: frameSize + payload.bytes.count)
-        framed.fixed32(UInt32(truncatingIfNeeded: payload.bytes.count))
-        framed.fixed32(CRC32.checksum(payload.bytes))
-        framed.append(contentsOf: payload.bytes)
+        let checksum = CRC32.checksum(framed.bytes[frameSize...])
+        framed.patch(UInt32(truncatingIfNeeded: framed.bytes.count - frameSize), at: 0)
+        framed.patch(checksum, at: 4)
         return framed.bytes
     }
+
+    /// About as many bytes as `record`'s payload takes (more rather than fewer): its listings'
+    /// names and a status's usual size per entry, a little for anything else.
+    static func estimatedPayloadBytes(_ record: Record) -> Int {
+        guard case .batch(let changes, _, _) = record else { return 256 }
+        var total = 64
+        for change in changes {
+            guard case .listing(_, let path, let listing) = change else {
+                total &+= 128
+                continue
+            }
+            let entries = listing.entries
+            total &+= 128 &+ path.reduce(0) { $0 &+ $1.utf8.count &+ 2 } &+ entries.count &* estimatedBytesPerEntry
+            for position in entries.indices { total &+= entries.nameCount(position) }
+        }
+        return total
+    }
+
+    /// An entry's bytes in a listing but for its name: its parent and the name's length (usually
+    /// a few bytes each), and its status (usually under 30: times as differences, small numbers).
+    static let estimatedBytesPerEntry = 40
 
     /// The records of a journal that continues `snapshotID`, up to one cut short at the end
     /// (``Decoded/ignoredBytes`` says how much of it there was). The journal of the snapshot
@@ -163,11 +190,13 @@ extension ByteWriter {
             self.path(path)
             bool(listing.root != nil)
             if let root = listing.root { fileStat(root) }
-            varint(listing.entries.count)
-            for entry in listing.entries {
-                zigzag(Int64(entry.parent))
-                string(entry.name)
-                fileStat(entry.stat)
+            let entries = listing.entries
+            varint(entries.count)
+            // Names as the listing holds them, bytes: no `String` made per entry.
+            for position in entries.indices {
+                zigzag(Int64(entries.parent(position)))
+                entries.withName(position) { lengthPrefixed($0) }
+                fileStat(entries.stat(position))
             }
         case .listingPart:
             return      // never journaled (encode(_:) leaves them out)
