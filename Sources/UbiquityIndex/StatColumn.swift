@@ -118,6 +118,12 @@ struct StatColumn {
 
     mutating func reserveCapacity(_ capacity: Int) { packed.reserveCapacity(capacity) }
 
+    /// Lends `body` where each slot's packed status is in memory, to ask for slots ahead of a
+    /// loop that reads them out of order (a prefetch); `body` must not change the column.
+    func withAddresses<R>(_ body: ((Int) -> UnsafeRawPointer) throws -> R) rethrows -> R {
+        try packed.withReader { reader in try body { UnsafeRawPointer(reader.address($0)) } }
+    }
+
     func chunkOwner(_ c: Int) -> AnyObject { packed.chunkOwner(c) }
 
     /// `stat` in a slot's 40 bytes; a size or an owner's place that does not fit is filed for

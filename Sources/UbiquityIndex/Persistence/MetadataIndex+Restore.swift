@@ -1,3 +1,5 @@
+import CUbiquitySystem
+
 /// Rebuilding an index from a saved one. The slots come back exactly as they were (so the ids and
 /// generations that history names still mean the same items); everything derived — children,
 /// flags, the name index, conflict counts, package totals — is recomputed here, and every rule the
@@ -106,16 +108,30 @@ extension MetadataIndex {
                 reached += 1
                 stack.append(tableOf[Int(root)])
             }
-            let names = self.names
-            names.withReader { reader in
-                while let table = stack.popLast() {
-                    let entry = tableIDs[Int(table)]
-                    for child in tables[Int(table)].ids {
-                        reached += 1
-                        let kind = self.kind(child), container = container(of: child)
-                        let plain = reader.withUTF8(Int(child)) { plainFlags(forChild: $0, of: entry, kind: kind, container: container) }
-                        setFlags(child, plain ?? flags(forChild: name(child), of: entry, kind: kind, container: container))
-                        if tableOf[Int(child)] != noTable { stack.append(tableOf[Int(child)]) }
+            // A table's children are in its hash order, so each child's status and name are a
+            // cache miss: they are asked for a few children ahead (at a million entries the
+            // loads of the statuses alone were half of this pass). The copies of the columns
+            // end with the pass, so that no later write to the index copies a chunk of them.
+            do {
+                let names = self.names, stats = self.stats
+                names.withReader { reader in
+                    stats.withAddresses { statusAddress in
+                        while let table = stack.popLast() {
+                            let entry = tableIDs[Int(table)]
+                            let children = tables[Int(table)].ids
+                            for (k, child) in children.enumerated() {
+                                if k + Self.restorePrefetchDistance < children.count {
+                                    let ahead = Int(children[k + Self.restorePrefetchDistance])
+                                    ubq_prefetch(statusAddress(ahead))
+                                    ubq_prefetch(reader.address(ahead))
+                                }
+                                reached += 1
+                                let kind = self.kind(child), container = container(of: child)
+                                let plain = reader.withUTF8(Int(child)) { plainFlags(forChild: $0, of: entry, kind: kind, container: container) }
+                                setFlags(child, plain ?? flags(forChild: name(child), of: entry, kind: kind, container: container))
+                                if tableOf[Int(child)] != noTable { stack.append(tableOf[Int(child)]) }
+                            }
+                        }
                     }
                 }
             }
@@ -128,6 +144,9 @@ extension MetadataIndex {
             }
         }
     }
+
+    /// How many children ahead the restore's flags pass asks for a child's status and name.
+    static let restorePrefetchDistance = 8
 
     /// A directory entry's name as the kernel allows it: not empty, not `.` or `..`, no `/` or NUL,
     /// at most 255 bytes.
