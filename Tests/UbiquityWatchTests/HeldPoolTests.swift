@@ -23,7 +23,8 @@ import UbiquityTesting
         }
         // The pool is full from here on either way: once every holder runs, they hold it; while
         // one still waits for a thread, other tests' jobs hold it (on CI a queue of them once kept
-        // a holder waiting over 60 s), and a waiting holder takes the next thread that frees up.
+        // a holder waiting over 60 s), and a waiting holder usually takes the next thread that
+        // frees up (then only the printed line says the scenario was weaker).
         var waiting = threads
         while waiting > 0, started.wait(timeout: .now() + 5) == .success { waiting -= 1 }
         if waiting > 0 { print("HeldPoolTests: \(waiting) of \(threads) holders wait for a thread of a pool other tests hold") }

@@ -96,8 +96,9 @@ public enum IndexJournal {
         return framed.bytes
     }
 
-    /// About as many bytes as `record`'s payload takes (more rather than fewer): its listings'
-    /// names and a status's usual size per entry, a little for anything else.
+    /// About as many bytes as `record`'s payload takes: its listings' names and a status's usual
+    /// size per entry (for a listing, more rather than fewer), a little for anything else (a
+    /// buffer too small just grows).
     static func estimatedPayloadBytes(_ record: Record) -> Int {
         guard case .batch(let changes, _, _) = record else { return 256 }
         var total = 64

@@ -108,8 +108,8 @@ extension MetadataIndex {
                 reached += 1
                 stack.append(tableOf[Int(root)])
             }
-            // A table's children are in its hash order, so each child's status and name are a
-            // cache miss: they are asked for a few children ahead (at a million entries the
+            // A table's children are in its hash order, so each child's status and name slot are
+            // a cache miss: they are asked for a few children ahead (at a million entries the
             // loads of the statuses alone were half of this pass). The copies of the columns
             // end with the pass, so that no later write to the index copies a chunk of them.
             do {
@@ -145,7 +145,7 @@ extension MetadataIndex {
         }
     }
 
-    /// How many children ahead the restore's flags pass asks for a child's status and name.
+    /// How many children ahead the restore's flags pass asks for a child's status and name slot.
     static let restorePrefetchDistance = 8
 
     /// A directory entry's name as the kernel allows it: not empty, not `.` or `..`, no `/` or NUL,
