@@ -1,3 +1,5 @@
+import UbiquityPredicate
+
 /// Whether bytes are valid UTF-8, without making a `String`: exactly the bytes Swift's own
 /// validation accepts (`String(validating:as:)`), so a name the crawler refused as a `String`
 /// before is refused the same now.
@@ -16,13 +18,7 @@ public enum UTF8Check {
     public static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
-        var i = 0
-        // ASCII, a word at a time.
-        while i + 8 <= count {
-            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            if word & 0x8080_8080_8080_8080 != 0 { break }
-            i += 8
-        }
+        var i = ASCIIPrefix.wholeWords(of: bytes)
         if i == count { return true }
         return rows.withUnsafeBufferPointer { rows in
             var state: UInt64 = 0

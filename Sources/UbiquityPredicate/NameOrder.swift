@@ -39,14 +39,7 @@ public enum NameOrder {
     @inlinable
     public static func isAllStable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
-        var i = 0
-        if let base = bytes.baseAddress {
-            while i + 8 <= count {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 != 0 { break }
-                i += 8
-            }
-        }
+        var i = ASCIIPrefix.wholeWords(of: bytes)
         while i < count {
             let lead = bytes[i]
             if lead < 0x80 {
