@@ -44,6 +44,16 @@ final class NameIndex {
         }
     }
 
+    /// The buckets as they are now, for a snapshot (``IndexSnapshot/View``): a copy that shares
+    /// their chunks until the index next changes one.
+    var bucketsForSnapshot: [String: SortedIDs] { buckets }
+
+    /// Whether no id is indexed.
+    var isEmpty: Bool { buckets.isEmpty }
+
+    /// Takes `restored` as the buckets (``restore(_:named:slotCount:names:)``, which checked them).
+    func take(_ restored: [String: SortedIDs]) { buckets = restored }
+
     /// How many ids the bucket `key` (``bucket(_:)``) holds.
     func count(inBucket key: String) -> Int { buckets[key]?.count ?? 0 }
 

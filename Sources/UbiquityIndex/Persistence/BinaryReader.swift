@@ -34,6 +34,23 @@ struct BinaryReader {
         return value
     }
 
+    /// `count` numbers of 32 bits, little-endian, in one copy (the caller checked that the bytes
+    /// left hold them: ``count(minimumSize:)`` with 4).
+    mutating func fixed32s(_ count: Int) throws(SavedIndexError) -> [UInt32] {
+        guard count >= 0, count <= remaining / 4 else { throw .truncated }
+        let start = offset
+        let values = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            bytes.withUnsafeBytes { all in
+                for k in 0..<count {
+                    buffer[k] = UInt32(littleEndian: all.loadUnaligned(fromByteOffset: start + 4 * k, as: UInt32.self))
+                }
+            }
+            initialized = count
+        }
+        offset += 4 * count
+        return values
+    }
+
     mutating func int64() throws(SavedIndexError) -> Int64 { Int64(bitPattern: try fixed64()) }
 
     mutating func varint() throws(SavedIndexError) -> UInt64 {

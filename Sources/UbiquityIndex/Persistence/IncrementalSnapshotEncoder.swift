@@ -189,6 +189,12 @@ struct IncrementalSnapshotEncoder {
             lower = upper
         }
 
+        // The name order: encoded whole each time (4 bytes an entry; it changes with any name).
+        var names = ByteWriter(capacity: 4 * view.columns.names.count + 64)
+        IndexSnapshot.writeNameOrder(&names, view.nameBuckets)
+        parts.append(Part(names.bytes))
+        position += names.bytes.count
+
         var length = 0, crc: UInt32 = 0
         for part in parts {
             crc = CRC32.combine(crc, part.crc, length: part.count)

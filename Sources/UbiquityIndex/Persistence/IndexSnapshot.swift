@@ -14,6 +14,7 @@ import UbiquityBinary
 ///       slots:      n, (0 | 1, generation, [parent, container, name, status])*
 ///       free list:  n, id*
 ///       history:    n, (sequence, id, time i64, 0 | 1, [item as it was])*
+///       name order: n, (key, n, id u32*)*                                  (format 3)
 /// ```
 /// Numbers without a width are LEB128 varints; strings are a length and UTF-8 (``ByteWriter``).
 ///
@@ -21,11 +22,19 @@ import UbiquityBinary
 /// meanwhile are appended to the journal of the snapshot before (continues-id), from
 /// continues-offset on, until the new snapshot's own journal takes over. A format 1 snapshot
 /// (the engine held still while it was written) is read as it is.
+///
+/// The name order (format 3) is the name index's buckets, each key with its ids in (name, id)
+/// order, the keys sorted: a restore checks it in one pass and takes it instead of sorting every
+/// name again (``NameIndex/restore(_:named:slotCount:names:)``); one that does not hold is
+/// rebuilt from the names. Formats 1 and 2 have none: their name index is always rebuilt.
 public enum IndexSnapshot {
     static let magic = Array("UBQINDEX".utf8)
-    static let formatVersion: UInt32 = 2
-    static let readableVersions: ClosedRange<UInt32> = 1...2
+    static let formatVersion: UInt32 = 3
+    static let readableVersions: ClosedRange<UInt32> = 1...3
     static let headerSize = 8 + 4 + 8 + 4
+    /// Longest name order key read: a key is three characters of a lowercased name, each at most
+    /// a few scalars; a longer one is refused as damage.
+    static let maxBucketKeyBytes = 256
 
     /// Where the journal of the snapshot before stood when this one was taken: records from
     /// there on came after this snapshot's moment.
@@ -42,12 +51,15 @@ public enum IndexSnapshot {
         var free: ChunkedColumn<ItemID>
         var containers: [ContainerDescriptor]
         var history: ChangeHistory
+        /// The name index's buckets (their chunks shared until the engine changes one).
+        var nameBuckets: [String: SortedIDs]
 
         package init(_ index: MetadataIndex, history: ChangeHistory) {
             columns = index.slotColumns
             free = index.free
             containers = index.containers
             self.history = history
+            nameBuckets = index.nameIndex.bucketsForSnapshot
         }
     }
 
@@ -66,6 +78,7 @@ public enum IndexSnapshot {
         let kept = view.history.keptEntries
         body.varint(kept.count)
         writeHistory(&body, kept, positions: containerPositions(view.containers))
+        writeNameOrder(&body, view.nameBuckets)
         var file = ByteWriter(capacity: headerSize + body.bytes.count)
         file.append(contentsOf: header(bodyLength: body.bytes.count, checksum: CRC32.checksum(body.bytes)))
         file.append(contentsOf: body.bytes)
@@ -122,6 +135,20 @@ public enum IndexSnapshot {
         for id in free { body.varint(id) }
     }
 
+    /// The name order: the buckets by key, each one's ids as they are in it (fixed 32 bits each:
+    /// read back as one copy).
+    static func writeNameOrder(_ body: inout ByteWriter, _ buckets: [String: SortedIDs]) {
+        body.varint(buckets.count)
+        for key in buckets.keys.sorted() {
+            let sorted = buckets[key]!
+            body.string(key)
+            body.varint(sorted.count)
+            for chunk in sorted.chunks {
+                for id in chunk { body.fixed32(id) }
+            }
+        }
+    }
+
     /// Each container's position in the saved list, by id (history refers to containers by it).
     static func containerPositions(_ containers: [ContainerDescriptor]) -> [ContainerID: Int] {
         Dictionary(containers.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
@@ -159,6 +186,8 @@ public enum IndexSnapshot {
         var columns: MetadataIndex.Columns
         var free: [ItemID]
         var history: [ChangeHistory.Entry]
+        /// Format 3 and later: the name index's buckets, unchecked (the restore checks them).
+        var nameOrder: [SavedNameBucket]?
     }
 
     static func decode(_ bytes: [UInt8]) throws(SavedIndexError) -> Contents {
@@ -284,9 +313,22 @@ public enum IndexSnapshot {
             let before = try body.bool() ? try body.itemSnapshot(containers: containers) : nil
             history.append(ChangeHistory.Entry(sequence: entrySequence, id: id, before: before, time: time))
         }
-        guard body.isAtEnd else { throw .invalid("bytes after the history") }
+        var nameOrder: [SavedNameBucket]?
+        if version >= 3 {
+            let bucketCount = try body.count(minimumSize: 2)
+            var buckets: [SavedNameBucket] = []
+            buckets.reserveCapacity(bucketCount)
+            for _ in 0..<bucketCount {
+                let key = try body.string(maxBytes: maxBucketKeyBytes)
+                let idCount = try body.count(minimumSize: 4)
+                buckets.append(SavedNameBucket(key: key, ids: try body.fixed32s(idCount)))
+            }
+            nameOrder = buckets
+        }
+        guard body.isAtEnd else { throw .invalid(version >= 3 ? "bytes after the name order" : "bytes after the history") }
         return Contents(snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues,
                         needsJournal: version >= 2 && !final, epoch: epoch, sequence: sequence, horizon: horizon,
-                        isTracking: isTracking, containerRemovedAt: containerRemovedAt, containers: containers, columns: columns, free: free, history: history)
+                        isTracking: isTracking, containerRemovedAt: containerRemovedAt, containers: containers, columns: columns, free: free, history: history,
+                        nameOrder: nameOrder)
     }
 }

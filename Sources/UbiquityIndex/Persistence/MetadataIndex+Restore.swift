@@ -11,7 +11,11 @@ extension MetadataIndex {
     ///   - columns: names, parents, containers, stats and generations of every slot; `flagsOf`
     ///     says only which slots are live. A root names itself as its parent.
     ///   - free: the free list, in its order (the next id allocated is its last).
-    func restore(containers saved: [ContainerDescriptor], columns: Columns, free: [ItemID]) throws(SavedIndexError) {
+    ///   - nameOrder: the name index as saved (format 3), taken when it holds, else rebuilt.
+    /// - Returns: whether the saved name order was taken.
+    @discardableResult
+    func restore(containers saved: [ContainerDescriptor], columns: Columns, free: [ItemID],
+                 nameOrder: [SavedNameBucket]? = nil) throws(SavedIndexError) -> Bool {
         precondition(containers.isEmpty, "restore into an empty index")
         for descriptor in saved { addContainer(descriptor) }
         var columns = columns
@@ -42,46 +46,58 @@ extension MetadataIndex {
             columns.names[i] = saved[container].root
             columns.flagsOf[i] = [.live, .containerRoot]
         }
-        // Every live entry but the roots is in the name index. It is built (each bucket sorted
-        // once: ``NameIndex/build(_:names:)``) on a thread of its own while the rest of the restore
-        // goes on: the sort is the restore's longest single piece of work. It reads only the
-        // names, which nothing below writes, and writes only itself, which nothing below reads.
+        // Each live directory's children table, made with room for all its children. The tables
+        // are filled by two threads, each its own half (by table number: `tableOf[d] & 1`), each
+        // going through every entry in slot order and taking those whose parent's table is its
+        // own: every table takes its children in the order one thread gives them, and the first
+        // entry refused (the lowest slot, of either half) is the reason given, as one pass says.
+        let noTable = UInt32.max
+        var tableOf = [UInt32](repeating: noTable, count: count)
+        var tableIDs: [ItemID] = []
+        var halves: [[ChildTable]] = [[], []]
+        for i in 0..<count where columns.stats.kind(i) == .directory && columns.flagsOf[i].contains(.live) {
+            tableOf[i] = UInt32(tableIDs.count)
+            halves[tableIDs.count & 1].append(ChildTable(capacity: Int(childCount[i])))
+            tableIDs.append(ItemID(i))
+        }
+        childCount = []
+        var odd = halves[1]
+        halves[1] = []
+        do {
+            // Copies that end here: a holder of the columns after `adopt` would make the index
+            // copy each chunk it writes a flag to.
+            let filled = columns, placement = tableOf
+            var oddRefusal: (slot: Int, error: SavedIndexError)?
+            let evenRefusal = SideThread.run({ oddRefusal = Self.fillTables(&odd, half: 1, filled, placement) }) {
+                Self.fillTables(&halves[0], half: 0, filled, placement)
+            }
+            if let refusal = [evenRefusal, oddRefusal].compactMap({ $0 }).min(by: { $0.slot < $1.slot }) { throw refusal.error }
+        }
+        var tables: [ChildTable] = []
+        tables.reserveCapacity(tableIDs.count)
+        for t in 0..<tableIDs.count { tables.append(t & 1 == 0 ? halves[0][t >> 1] : odd[t >> 1]) }
+        halves = []
+        odd = []
+
+        // Every live entry but the roots is in the name index. It is taken from the saved order
+        // once that is checked (``NameIndex/restore(_:named:slotCount:names:)``), else built (each
+        // bucket sorted once: ``NameIndex/build(_:names:)``), on a thread of its own while the
+        // rest of the restore goes on: the sort was the restore's longest single piece of work.
+        // It reads only the names, which nothing below writes, and writes only itself, which
+        // nothing below reads.
         var named: [ItemID] = []
         named.reserveCapacity(liveCount)
         for i in 0..<count where columns.flagsOf[i] == .live { named.append(ItemID(i)) }
         let nameIndex = self.nameIndex, indexedNames = columns.names, entries = named
         named = []
-        try SideThread.run({ nameIndex.build(entries, names: indexedNames) }) { () throws(SavedIndexError) in
-            let noTable = UInt32.max
-            var tableOf = [UInt32](repeating: noTable, count: count)
-            var tables: [ChildTable] = [], tableIDs: [ItemID] = []
-            for i in 0..<count where columns.stats.kind(i) == .directory && columns.flagsOf[i].contains(.live) {
-                tableOf[i] = UInt32(tables.count)
-                tables.append(ChildTable(capacity: Int(childCount[i])))
-                tableIDs.append(ItemID(i))
+        var tookNameOrder = false
+        try SideThread.run({
+            if let nameOrder, nameIndex.restore(nameOrder, named: entries, slotCount: count, names: indexedNames) {
+                tookNameOrder = true
+            } else {
+                nameIndex.build(entries, names: indexedNames)
             }
-            childCount = []
-            // Names are checked and placed as bytes, through one reader: a `String` per entry (a heap
-            // block for a name over 15 bytes) is made only to say what is wrong.
-            let refusal: SavedIndexError? = columns.names.withReader { names in
-                for i in 0..<count where columns.flagsOf[i] == .live {
-                    let parent = Int(columns.parents[i])
-                    guard names.withUTF8(i, Self.isEntryName) else { return .invalid("entry #\(i) has the name '\(names[i])'") }
-                    let table = parent < count ? tableOf[parent] : noTable
-                    guard table != noTable, columns.flagsOf[parent].contains(.live) else {
-                        return .invalid("entry #\(i) ('\(names[i])') has no live directory as its parent")
-                    }
-                    guard columns.containerOf[parent] == columns.containerOf[i] else {
-                        return .invalid("entry #\(i) ('\(names[i])') is in another container than its parent")
-                    }
-                    guard tables[Int(table)].insertUnlessNamed(ItemID(i), names: names) else {
-                        return .invalid("two entries named '\(names[i])' in one directory")
-                    }
-                }
-                return nil
-            }
-            if let refusal { throw refusal }
-
+        }) { () throws(SavedIndexError) in
             // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
             var isFree = [Bool](repeating: false, count: count)
             for id in free {
@@ -142,6 +158,37 @@ extension MetadataIndex {
                 if let (key, _) = conflictCopyKey(id) { adjustConflictCopies(key, by: 1) }
                 if flagsOf[i].contains(.package) { refreshPackage(id) }
             }
+        }
+        // Read after the side thread has ended (``SideThread/run(_:while:)`` joins it).
+        return tookNameOrder
+    }
+
+    /// Puts every live entry (not a root) whose parent's table is in `half` (``restore``: table
+    /// `t` is `tables[t >> 1]` of half `t & 1`) in that table, its name checked; an entry whose
+    /// parent has no table is half 0's to refuse.
+    /// - Returns: the first entry refused, by slot, and why; nil when none is.
+    private static func fillTables(_ tables: inout [ChildTable], half: UInt32, _ columns: Columns,
+                                   _ tableOf: [UInt32]) -> (slot: Int, error: SavedIndexError)? {
+        let count = columns.names.count, noTable = UInt32.max
+        // Names are checked and placed as bytes, through one reader: a `String` per entry (a heap
+        // block for a name over 15 bytes) is made only to say what is wrong.
+        return columns.names.withReader { names -> (slot: Int, error: SavedIndexError)? in
+            for i in 0..<count where columns.flagsOf[i] == .live {
+                let parent = Int(columns.parents[i])
+                let table = parent < count ? tableOf[parent] : noTable
+                guard table == noTable ? half == 0 : table & 1 == half else { continue }
+                guard names.withUTF8(i, isEntryName) else { return (i, .invalid("entry #\(i) has the name '\(names[i])'")) }
+                guard table != noTable, columns.flagsOf[parent].contains(.live) else {
+                    return (i, .invalid("entry #\(i) ('\(names[i])') has no live directory as its parent"))
+                }
+                guard columns.containerOf[parent] == columns.containerOf[i] else {
+                    return (i, .invalid("entry #\(i) ('\(names[i])') is in another container than its parent"))
+                }
+                guard tables[Int(table >> 1)].insertUnlessNamed(ItemID(i), names: names) else {
+                    return (i, .invalid("two entries named '\(names[i])' in one directory"))
+                }
+            }
+            return nil
         }
     }
 

@@ -27,6 +27,19 @@ public struct RestoredIndex {
     let restoreRecords: [IndexJournal.Record]
     /// Bytes of the records replayed (for the engine's count of what the journal holds).
     let journalRecordBytes: Int
+    /// How the name index came back: from the order the snapshot saved, or sorted anew.
+    public let nameIndexSource: NameIndexSource
+
+    /// Where a restored name index came from (the log says it).
+    public enum NameIndexSource: String, Sendable {
+        /// The snapshot's saved order, checked (format 3).
+        case saved
+        /// Sorted from the names: a snapshot of format 1 or 2.
+        case sortedNoSavedOrder = "sorted (no saved order)"
+        /// Sorted from the names: the saved order did not hold (a snapshot taken while names were
+        /// still being filed, or damage).
+        case sortedSavedOrderRefused = "sorted (saved order refused)"
+    }
     /// Whether ``continueJournal(in:)`` succeeded: the engine then journals every batch at once.
     public private(set) var isJournalContinued = false
     /// Records and bytes the continued journal holds after the snapshot.
@@ -56,7 +69,10 @@ public struct RestoredIndex {
         // Not a clean shutdown's: its journal was in the page cache of a boot that has ended.
         guard contents.final || contents.bootID == bootID else { throw .uncleanReboot }
         let index = MetadataIndex()
-        try index.restore(containers: contents.containers, columns: contents.columns, free: contents.free)
+        let tookNameOrder = try index.restore(containers: contents.containers, columns: contents.columns, free: contents.free,
+                                              nameOrder: contents.nameOrder)
+        let nameIndexSource: NameIndexSource = tookNameOrder ? .saved
+            : contents.nameOrder == nil ? .sortedNoSavedOrder : .sortedSavedOrderRefused
         var history = ChangeHistory(epoch: contents.epoch, sequence: contents.sequence, horizon: contents.horizon,
                                     isTracking: contents.isTracking, containerRemovedAt: contents.containerRemovedAt,
                                     entries: contents.history, retention: retention)
@@ -136,7 +152,8 @@ public struct RestoredIndex {
         return RestoredIndex(index: index, history: history, snapshotID: contents.snapshotID, savedAt: contents.savedAt,
                              journalRecords: replayed, journalBytesIgnored: ignored, removedContainers: removed,
                              journalContinuation: continuation, restoreRecords: restoreRecords,
-                             journalRecordBytes: decoded.map { $0.wholeLength - $0.recordsStart } ?? 0)
+                             journalRecordBytes: decoded.map { $0.wholeLength - $0.recordsStart } ?? 0,
+                             nameIndexSource: nameIndexSource)
     }
 
     /// Goes on with the saved index's journal (``journalContinuation``), its first records what

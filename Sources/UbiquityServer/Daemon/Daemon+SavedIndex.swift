@@ -63,6 +63,7 @@ extension Daemon {
                 "snapshot_bytes": "\(snapshot.count)", "journal_bytes": "\(journal?.count ?? 0)",
                 "torn_bytes": "\(restored.journalBytesIgnored)", "journal": "\(continued)",
                 "removed_containers": "\(restored.removedContainers.map(\.rawValue).joined(separator: ","))",
+                "name_index": "\(restored.nameIndexSource.rawValue)",
                 "ms": "\(Self.milliseconds(since: started))"])
             return restored
         } catch {

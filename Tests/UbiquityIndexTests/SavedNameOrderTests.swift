@@ -1,0 +1,120 @@
+import Testing
+import UbiquityBinary
+@testable import UbiquityIndex
+import UbiquityPredicate
+
+/// The name index's order saved in a snapshot (format 3): taken back when it is exactly what
+/// sorting the names gives, sorted again when it is not (never a wrong index), and a snapshot of
+/// format 2, which has none, still restored.
+@Suite("Saved name order")
+struct SavedNameOrderTests {
+    /// An index of names of every kind the order deals with: ASCII of both cases, non-ASCII,
+    /// decomposed spellings, one name in several directories.
+    static func index() -> (MetadataIndex, ContainerDescriptor) {
+        var tree = TreeBuilder()
+        let names = BulkNameIndexTests.names(3000, seed: 23, decomposed: true)
+        let paths = names.enumerated().map { "Documents/d\($0.offset % 9)/\($0.element)" }
+            + ["Documents/d1/Same", "Documents/d2/Same", "Documents/d3/same", "Documents/ABC", "Documents/abcé", "Documents/ABCé"]
+        return (ListingPartsTests.index(tree.descriptor, applyingWhole: tree.listing(Array(Set(paths)))), tree.descriptor)
+    }
+
+    static func encode(_ view: IndexSnapshot.View) -> [UInt8] {
+        IndexSnapshot.encode(view, snapshotID: 1, savedAt: 0, bootID: "b", final: true, continues: nil)
+    }
+
+    static func restore(_ bytes: [UInt8], _ descriptor: ContainerDescriptor) throws -> RestoredIndex {
+        try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [descriptor], retention: .init(), now: 0, bootID: "b")
+    }
+
+    @Test func theSavedOrderIsTakenAndIsTheIndexTheSavedOneHad() throws {
+        let (index, descriptor) = Self.index()
+        let restored = try Self.restore(Self.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))), descriptor)
+        #expect(restored.nameIndexSource == .saved)
+        #expect(restored.index.nameIndex.contents == index.nameIndex.contents)
+        #expect(restored.index.nameIndex.contents.count > 20, "buckets of every kind")
+        // It answers as the saved one did.
+        for prefix in ["file_", "Item_", "é", "Same", "abc", "日本"] {
+            let hint = NameHint([.prefix(prefix)])
+            #expect(Set(restored.index.candidates(for: hint)) == Set(index.candidates(for: hint)), "\(prefix)")
+        }
+    }
+
+    /// Ways a saved order can fail to be the sorted one: each is refused and the names sorted
+    /// again, giving the index the saved one had.
+    enum Damage: CaseIterable {
+        case twoNeighboursSwapped, anIDInAnotherBucket, anIDTwice, anIDMissing, anIDPastTheSlots, theRootInPlaceOfANamedOne
+        case aKeyInCapitals, anEmptyBucket
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aSavedOrderThatDoesNotHoldIsSortedAgain(_ damage: Damage) throws {
+        let (index, descriptor) = Self.index()
+        var view = IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))
+        var buckets = view.nameBuckets.mapValues(BulkNameIndexTests.ids)
+        let big = try #require(buckets.max { $0.value.count < $1.value.count }).key
+        let other = try #require(buckets.keys.sorted().first { $0 != big && $0.contains { $0.isLowercase } })
+        switch damage {
+        case .twoNeighboursSwapped: buckets[big]!.swapAt(3, 4)
+        case .anIDInAnotherBucket: buckets[other]!.append(buckets[big]!.removeLast())
+        case .anIDTwice: buckets[big]!.append(buckets[big]!.last!)
+        case .anIDMissing: buckets[big]!.removeLast()
+        case .anIDPastTheSlots: buckets[big]!.append(ItemID(index.slotColumns.names.count + 5))
+        case .theRootInPlaceOfANamedOne:
+            // Live but never named: only the check that each id is a named one refuses this.
+            let columns = index.slotColumns
+            let root = try #require((0..<columns.names.count).first { columns.flagsOf[$0].contains(.containerRoot) })
+            buckets[big]!.removeLast()
+            buckets[NameIndex.bucket(columns.names[root])] = [ItemID(root)]
+        case .aKeyInCapitals: buckets[other.uppercased()] = buckets.removeValue(forKey: other)
+        case .anEmptyBucket: buckets["zzz"] = []
+        }
+        view.nameBuckets = buckets.mapValues { ids in
+            var sorted = SortedIDs()
+            sorted.insert(sorted: ids, names: index.slotColumns.names)   // as given: no order is checked here
+            return sorted
+        }
+        let restored = try Self.restore(Self.encode(view), descriptor)
+        #expect(restored.nameIndexSource == .sortedSavedOrderRefused)
+        #expect(restored.index.nameIndex.contents == index.nameIndex.contents)
+    }
+
+    /// A snapshot of format 2 (written before the order was saved) is restored, its names sorted.
+    @Test func aFormatTwoSnapshotIsRestoredItsNamesSorted() throws {
+        let (index, descriptor) = Self.index()
+        let view = IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))
+        var bytes = Self.encode(view)
+        // Format 2's bytes: the same but for the version and the name order at the end.
+        var order = ByteWriter()
+        IndexSnapshot.writeNameOrder(&order, view.nameBuckets)
+        bytes.removeLast(order.bytes.count)
+        let headerSize = IndexSnapshot.headerSize
+        var header = ByteWriter()
+        header.append(contentsOf: IndexSnapshot.magic)
+        header.fixed32(2)
+        header.fixed64(UInt64(bytes.count - headerSize))
+        header.fixed32(CRC32.checksum(Array(bytes[headerSize...])))
+        bytes.replaceSubrange(0..<headerSize, with: header.bytes)
+        let restored = try Self.restore(bytes, descriptor)
+        #expect(restored.nameIndexSource == .sortedNoSavedOrder)
+        #expect(restored.index.nameIndex.contents == index.nameIndex.contents)
+        #expect(restored.entryCount == index.entryCount)
+    }
+
+    /// The order's ids are read in one copy: a count past the bytes left is refused, not a trap.
+    @Test func aNameOrderCutShortIsRefused() throws {
+        let (index, descriptor) = Self.index()
+        var bytes = Self.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)))
+        bytes.removeLast(6)
+        let headerSize = IndexSnapshot.headerSize
+        var header = ByteWriter()
+        header.append(contentsOf: IndexSnapshot.magic)
+        header.fixed32(IndexSnapshot.formatVersion)
+        header.fixed64(UInt64(bytes.count - headerSize))
+        header.fixed32(CRC32.checksum(Array(bytes[headerSize...])))
+        bytes.replaceSubrange(0..<headerSize, with: header.bytes)
+        #expect(throws: SavedIndexError.truncated) { try Self.restore(bytes, descriptor) }
+        var reader = BinaryReader([1, 0, 0, 0, 2, 0, 0])
+        #expect(try reader.fixed32s(1) == [1])
+        #expect(throws: SavedIndexError.truncated) { try reader.fixed32s(1) }
+    }
+}
