@@ -110,6 +110,17 @@ struct ChunkedColumn<Element>: RandomAccessCollection, MutableCollection {
         values.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 
+    /// Adds every value of `other` after the last one by taking its chunks as they are (shared
+    /// with it until either writes): this column must hold whole chunks (a count that is a
+    /// multiple of ``chunkSize``). Two halves of a saved index decoded apart (``IndexSnapshot``).
+    mutating func append(chunksOf other: ChunkedColumn) {
+        precondition(count & (Self.chunkSize - 1) == 0 && count == chunks.count << Self.chunkShift,
+                     "\(count) values in \(chunks.count) chunks: not whole chunks")
+        chunks.append(contentsOf: other.chunks)
+        bases.append(contentsOf: other.bases)
+        count += other.count
+    }
+
     /// Removes and returns the last value (nil when there is none); a chunk left empty goes.
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }

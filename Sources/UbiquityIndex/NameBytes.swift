@@ -54,6 +54,19 @@ struct NameBytes {
         return NameSlot(chunk: c, offset: offset, count: bytes.count, decodedCount: decodedCount)
     }
 
+    /// How many chunks hold the bytes (a slot names its chunk by position).
+    var chunkCount: Int { chunks.count }
+
+    /// Adds `other`'s chunks after these (shared until either writes): its names' slots are then
+    /// `chunkCount` chunks further on (``NameSlot/movedOn(byChunks:)``). The last chunk here keeps
+    /// its unused room (at most one chunk's, once).
+    mutating func append(chunksOf other: NameBytes) {
+        chunks.append(contentsOf: other.chunks)
+        bases.append(contentsOf: other.bases)
+        liveBytes += other.liveBytes
+        freedBytes += other.freedBytes
+    }
+
     /// Counts a long name's bytes as freed (its slot no longer points at them).
     mutating func free(_ slot: NameSlot) {
         liveBytes -= slot.count

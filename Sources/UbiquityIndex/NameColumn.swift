@@ -89,6 +89,42 @@ struct NameColumn {
 
     mutating func reserveCapacity(_ capacity: Int) { slots.reserveCapacity(capacity) }
 
+    /// Compresses long names with `codec` from now on, as if trained here; only before any name
+    /// over the threshold came (the second half of a saved index decoded apart, given the
+    /// first half's codec: ``IndexSnapshot``).
+    mutating func adopt(_ codec: NameCodec) {
+        precondition(self.codec == nil && sample.isEmpty, "a codec adopted after names to compress")
+        self.codec = codec
+    }
+
+    /// Adds `other`'s names after these, taking its chunks as they are: this column must hold
+    /// whole chunks of slots (``ChunkedColumn/append(chunksOf:)``), and `other` must compress with
+    /// this column's codec, or this column must have none (all its names as they are: it takes
+    /// `other`'s). `other`'s long names' slots are moved on past this column's chunks of bytes,
+    /// in place: `other` is left to be dropped.
+    mutating func append(contentsOf other: inout NameColumn) {
+        precondition(other.codec == nil || codec == nil || other.codec === codec, "names compressed with two codecs")
+        let moved = bytes.chunkCount
+        if moved > 0 {
+            for i in 0..<other.slots.count {
+                let slot = other.slots[i]
+                if !slot.isShort { other.slots[i] = slot.movedOn(byChunks: moved) }
+            }
+        }
+        slots.append(chunksOf: other.slots)
+        bytes.append(chunksOf: other.bytes)
+        if codec == nil, let theirs = other.codec {
+            codec = theirs
+            sample = []
+            sampleEnds = []
+        } else if codec == nil {
+            // Neither trained: the next name over the threshold trains on both samples.
+            let base = sample.count
+            sample.append(contentsOf: other.sample)
+            sampleEnds.append(contentsOf: other.sampleEnds.map { $0 + base })
+        }
+    }
+
     /// Name `position`'s UTF-8 bytes, without making a `String` of a long one.
     @inline(__always)
     func withUTF8<R>(_ position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

@@ -118,6 +118,38 @@ struct StatColumn {
 
     mutating func reserveCapacity(_ capacity: Int) { packed.reserveCapacity(capacity) }
 
+    /// Adds `other`'s statuses after these, taking its chunks as they are: this column must hold
+    /// whole chunks (``ChunkedColumn/append(chunksOf:)``). `other`'s owners get their places in
+    /// this column's table; where a place differs (not the same owners first in both), its slots
+    /// are rewritten in place: `other` is left to be dropped.
+    mutating func append(contentsOf other: inout StatColumn) {
+        let offset = packed.count
+        var places: [UInt32] = []
+        places.reserveCapacity(other.owners.count)
+        for pair in other.owners {
+            places.append(place(uid: UInt32(truncatingIfNeeded: pair >> 32), gid: UInt32(truncatingIfNeeded: pair)))
+        }
+        if places.enumerated().contains(where: { UInt32($0.offset) != $0.element }) {
+            for i in 0..<other.packed.count {
+                var p = other.packed[i]
+                let old = p.owner == Self.largeOwner ? other.largeOwners[i] ?? UInt32(p.owner) : UInt32(p.owner)
+                let new = places[Int(old)]
+                if new < UInt32(Self.largeOwner) {
+                    p.owner = UInt16(truncatingIfNeeded: new)
+                    other.largeOwners[i] = nil
+                } else {
+                    p.owner = Self.largeOwner
+                    other.largeOwners[i] = new
+                }
+                other.packed[i] = p
+            }
+        }
+        packed.append(chunksOf: other.packed)
+        for (position, tags) in other.tags { self.tags[offset + position] = tags }
+        for (position, size) in other.largeSizes { largeSizes[offset + position] = size }
+        for (position, place) in other.largeOwners { largeOwners[offset + position] = place }
+    }
+
     /// Lends `body` where each slot's packed status is in memory, to ask for slots ahead of a
     /// loop that reads them out of order (a prefetch); `body` must not change the column.
     func withAddresses<R>(_ body: ((Int) -> UnsafeRawPointer) throws -> R) rethrows -> R {

@@ -83,11 +83,16 @@ struct SavedNameOrderTests {
         let (index, descriptor) = Self.index()
         let view = IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))
         var bytes = Self.encode(view)
-        // Format 2's bytes: the same but for the version and the name order at the end.
+        // Format 2's bytes: the same but for the version, the slots' split (the prefix's last 16
+        // bytes) and the name order at the end.
         var order = ByteWriter()
         IndexSnapshot.writeNameOrder(&order, view.nameBuckets)
         bytes.removeLast(order.bytes.count)
+        var prefix = ByteWriter()
+        IndexSnapshot.writePrefix(&prefix, view, snapshotID: 1, savedAt: 0, bootID: "b", final: true, continues: nil,
+                                  split: 0, splitOffset: 0)
         let headerSize = IndexSnapshot.headerSize
+        bytes.removeSubrange((headerSize + prefix.bytes.count - 16)..<(headerSize + prefix.bytes.count))
         var header = ByteWriter()
         header.append(contentsOf: IndexSnapshot.magic)
         header.fixed32(2)

@@ -110,12 +110,18 @@ struct IncrementalSnapshotEncoder {
                                      readBack: SnapshotReadBack?) -> [UInt8]? {
         lastCanReadBack = readBack != nil
         var counts = Counts()
-        var prefix = ByteWriter()
-        IndexSnapshot.writePrefix(&prefix, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final,
-                                  continues: continues)
-        // Each part: its bytes, or where its bytes are in the file last written.
-        var parts: [Part] = [Part(prefix.bytes)]
-        var position = IndexSnapshot.headerSize + prefix.bytes.count
+        let split = IndexSnapshot.splitSlot(view.columns.names.count)
+        func prefix(splitOffset: Int) -> [UInt8] {
+            var prefix = ByteWriter()
+            IndexSnapshot.writePrefix(&prefix, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final,
+                                      continues: continues, split: split, splitOffset: splitOffset)
+            return prefix.bytes
+        }
+        // Each part: its bytes, or where its bytes are in the file last written. The prefix's
+        // length does not depend on the split's offset, which is known once the slots are placed.
+        var parts: [Part] = [Part(prefix(splitOffset: 0))]
+        var position = IndexSnapshot.headerSize + parts[0].count
+        var splitOffset = 0
         func add(_ piece: inout Piece) {
             parts.append(Part(bytes: piece.bytes, count: piece.count, crc: piece.crc, storedAt: piece.isHeld ? nil : piece.offset))
             piece.offset = position
@@ -125,10 +131,12 @@ struct IncrementalSnapshotEncoder {
         // Slots.
         let columns = view.columns, count = columns.names.count, range = Self.slotRange
         let rangeCount = (count + range - 1) / range
+        precondition(split % range == 0, "the slots' split \(split) is not at a range's start (\(range))")
         var slots: [Piece] = []
         slots.reserveCapacity(rangeCount)
         for r in 0..<rangeCount {
             let lower = r * range, upper = Swift.min(lower + range, count)
+            if split > 0 && lower == split { splitOffset = position - IndexSnapshot.headerSize }
             let owners: [AnyObject] = [
                 columns.names.chunkOwner(lower >> NameColumn.chunkShift),
                 columns.parents.chunkOwner(lower >> ChunkedColumn<ItemID>.chunkShift),
@@ -150,6 +158,8 @@ struct IncrementalSnapshotEncoder {
             add(&piece)
             slots.append(piece)
         }
+
+        if split > 0 { parts[0] = Part(prefix(splitOffset: splitOffset)) }
 
         var middle = ByteWriter()
         IndexSnapshot.writeFree(&middle, view.free)

@@ -11,7 +11,8 @@ import UbiquityBinary
 ///       epoch u64  sequence u64  horizon u64  tracking u8
 ///       container-removed-at (0: never, else sequence + 1)
 ///       containers: n, (id, root, n, (extension, type)*)*
-///       slots:      n, (0 | 1, generation, [parent, container, name, status])*
+///       slots:      n, [split-slot u64, split-offset u64]                   (format 3)
+///                   (0 | 1, generation, [parent, container, name, status])*
 ///       free list:  n, id*
 ///       history:    n, (sequence, id, time i64, 0 | 1, [item as it was])*
 ///       name order: n, (key, n, id u32*)*                                  (format 3)
@@ -22,6 +23,11 @@ import UbiquityBinary
 /// meanwhile are appended to the journal of the snapshot before (continues-id), from
 /// continues-offset on, until the new snapshot's own journal takes over. A format 1 snapshot
 /// (the engine held still while it was written) is read as it is.
+///
+/// The split (format 3): the slots from split-slot on start at byte split-offset of the body,
+/// so that two threads decode the two halves at once (``splitSlot(_:)``; 0 0: one run). The
+/// first half is whole chunks of every column (``splitAlignment``), so the halves' columns are
+/// joined by taking the second's chunks as they are (``MetadataIndex/Columns/append(contentsOf:)``).
 ///
 /// The name order (format 3) is the name index's buckets, each key with its ids in (name, id)
 /// order, the keys sorted: a restore checks it in one pass and takes it instead of sorting every
@@ -35,6 +41,18 @@ public enum IndexSnapshot {
     /// Longest name order key read: a key is three characters of a lowercased name, each at most
     /// a few scalars; a longer one is refused as damage.
     static let maxBucketKeyBytes = 256
+
+    /// The slots' second half starts at a multiple of this: a whole chunk of every column.
+    static var splitAlignment: Int {
+        Swift.max(NameColumn.chunkSize, ChunkedColumn<ItemID>.chunkSize, ChunkedColumn<UInt16>.chunkSize,
+                  ChunkedColumn<MetadataIndex.Flags>.chunkSize, StatColumn.chunkSize, ChunkedColumn<UInt32>.chunkSize)
+    }
+
+    /// Where the second half of `count` slots starts: the multiple of ``splitAlignment`` at or
+    /// below half of them; 0 (no split) below two of those.
+    static func splitSlot(_ count: Int) -> Int {
+        count < 2 * splitAlignment ? 0 : count / 2 / splitAlignment * splitAlignment
+    }
 
     /// Where the journal of the snapshot before stood when this one was taken: records from
     /// there on came after this snapshot's moment.
@@ -71,9 +89,20 @@ public enum IndexSnapshot {
     ///     this snapshot's own journal exists; nil when there is none.
     package static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                        continues: Continuation?) -> [UInt8] {
-        var body = ByteWriter(capacity: view.columns.names.count * 48)
-        writePrefix(&body, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues)
-        writeSlots(&body, view.columns, 0..<view.columns.names.count)
+        let count = view.columns.names.count, split = splitSlot(count)
+        var slots = ByteWriter(capacity: count * 48)
+        writeSlots(&slots, view.columns, 0..<split)
+        let firstHalf = slots.bytes.count
+        writeSlots(&slots, view.columns, split..<count)
+        // The prefix's length does not depend on the split's offset (fixed width): asked first.
+        var prefix = ByteWriter()
+        writePrefix(&prefix, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues,
+                    split: split, splitOffset: 0)
+        let splitOffset = split == 0 ? 0 : prefix.bytes.count + firstHalf
+        var body = ByteWriter(capacity: prefix.bytes.count + slots.bytes.count + 4 * count + 1024)
+        writePrefix(&body, view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final, continues: continues,
+                    split: split, splitOffset: splitOffset)
+        body.append(contentsOf: slots.bytes)
         writeFree(&body, view.free)
         let kept = view.history.keptEntries
         body.varint(kept.count)
@@ -95,9 +124,11 @@ public enum IndexSnapshot {
         return file.bytes
     }
 
-    /// The body up to the slots: ids, clocks, containers and the number of slots.
+    /// The body up to the slots: ids, clocks, containers, the number of slots and where their
+    /// second half starts (`split`: ``splitSlot(_:)``; `splitOffset`: its first byte's offset in
+    /// the body); as long whatever the split's offset.
     static func writePrefix(_ body: inout ByteWriter, _ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String,
-                            final: Bool, continues: Continuation?) {
+                            final: Bool, continues: Continuation?, split: Int, splitOffset: Int) {
         let history = view.history
         body.fixed64(snapshotID)
         body.int64(savedAt)
@@ -113,6 +144,8 @@ public enum IndexSnapshot {
         body.varint(view.containers.count)
         for container in view.containers { body.container(container) }
         body.varint(view.columns.names.count)
+        body.fixed64(UInt64(split))
+        body.fixed64(UInt64(splitOffset))
     }
 
     /// The slots in `range`; their bytes depend on nothing but the columns in that range.
@@ -210,39 +243,18 @@ public enum IndexSnapshot {
         return try decoded.get()
     }
 
-    /// The body of a snapshot of format `version`, from `start`; its checksum is checked apart.
-    private static func decodeBody(_ bytes: [UInt8], from start: Int, version: UInt32) throws(SavedIndexError) -> Contents {
-        var body = BinaryReader(bytes, from: start)
-        let snapshotID = try body.fixed64()
-        let savedAt = try body.int64()
-        let bootID = try body.string(maxBytes: 64)
-        let final = try body.bool()
-        var continues: Continuation?
-        if version >= 2 {
-            let id = try body.fixed64(), offset = try body.fixed64()
-            if id != 0 { continues = Continuation(snapshotID: id, offset: offset) }
-        }
-        let epoch = try body.fixed64()
-        let sequence = try body.fixed64()
-        let horizon = try body.fixed64()
-        let isTracking = try body.bool()
-        let removedAt = try body.varint()
-        let containerRemovedAt = removedAt == 0 ? nil : removedAt &- 1
-        guard containerRemovedAt ?? 0 <= sequence else { throw .invalid("a container removal past the sequence") }
-        guard horizon <= sequence else { throw .invalid("the history's horizon is past its sequence") }
-        // Every batch adds one: no daemon gets near 2^63 of them, and one more must not overflow.
-        guard sequence < UInt64(Int64.max) else { throw .invalid("the history's sequence \(sequence) is at its end") }
-
-        let containerCount = try body.count(minimumSize: 3)
-        guard containerCount <= Int(UInt16.max) else { throw .invalid("\(containerCount) containers") }
-        var containers: [ContainerDescriptor] = []
-        for _ in 0..<containerCount {
-            let container = try body.container()
-            guard !containers.contains(where: { $0.id == container.id }) else { throw .invalid("container \(container.id) twice") }
-            containers.append(container)
-        }
-
-        let slotCount = try body.count(minimumSize: 2)
+    /// `count` slots from `reader`, checked as they are read.
+    /// - Parameters:
+    ///   - givingCodecTo: the first half of two: its names' codec is handed over once trained.
+    ///   - takingCodecFrom: the second half: before its first name to compress, it takes the
+    ///     first half's codec (waiting for it), so that both halves compress alike.
+    private static func decodeSlots(_ reader: inout BinaryReader, count slotCount: Int, containerCount: Int,
+                                    givingCodecTo giving: CodecHandoff? = nil,
+                                    takingCodecFrom taking: CodecHandoff? = nil) throws(SavedIndexError) -> MetadataIndex.Columns {
+        // Read through a local copy, put back at the end (through the `inout`, reads retained and
+        // released the bytes).
+        var body = reader
+        defer { reader = body }
         var columns = MetadataIndex.Columns()
         columns.names.reserveCapacity(slotCount)
         columns.parents.reserveCapacity(slotCount)
@@ -250,6 +262,11 @@ public enum IndexSnapshot {
         columns.flagsOf.reserveCapacity(slotCount)
         columns.stats.reserveCapacity(slotCount)
         columns.generations.reserveCapacity(slotCount)
+        var gives = giving != nil, takes = taking != nil
+        // The handoff, which both halves' threads share, without a reference count: retained for
+        // each name's closure, its count's cache line went back and forth between the two cores
+        // (each half at about half speed, `perf`). The caller holds it until both halves end.
+        let givingTo = giving.map { Unmanaged.passUnretained($0) }, takingFrom = taking.map { Unmanaged.passUnretained($0) }
         let deadStat = FileStat(kind: .other)
         // Every column but the names takes its values a batch at a time (a chunk's worth):
         // appended one at a time to their chunked columns they were a third of the decoding.
@@ -289,11 +306,99 @@ public enum IndexSnapshot {
             let container = try body.uint32()
             guard container < UInt32(containerCount) else { throw .invalid("an entry of container #\(container) of \(containerCount)") }
             containerOf.append(UInt16(container))
-            try body.withStringBytes(maxBytes: BinaryReader.maxNameBytes) { columns.names.append(utf8: $0) }
+            try body.withStringBytes(maxBytes: BinaryReader.maxNameBytes) { name in
+                let compressible = NameColumn.isCompressible(count: name.count)
+                if takes && compressible, let takingFrom {
+                    takes = false
+                    if let codec = takingFrom.takeUnretainedValue().take() { columns.names.adopt(codec) }
+                }
+                columns.names.append(utf8: name)
+                if gives && compressible, let givingTo, let codec = columns.names.codec {
+                    gives = false
+                    givingTo.takeUnretainedValue().give(codec)
+                }
+            }
             flagsOf.append(.live)
             stats.append(try body.fileStat())
         }
         flush()
+        return columns
+    }
+
+    /// The body of a snapshot of format `version`, from `start`; its checksum is checked apart.
+    private static func decodeBody(_ bytes: [UInt8], from start: Int, version: UInt32) throws(SavedIndexError) -> Contents {
+        var body = BinaryReader(bytes, from: start)
+        let snapshotID = try body.fixed64()
+        let savedAt = try body.int64()
+        let bootID = try body.string(maxBytes: 64)
+        let final = try body.bool()
+        var continues: Continuation?
+        if version >= 2 {
+            let id = try body.fixed64(), offset = try body.fixed64()
+            if id != 0 { continues = Continuation(snapshotID: id, offset: offset) }
+        }
+        let epoch = try body.fixed64()
+        let sequence = try body.fixed64()
+        let horizon = try body.fixed64()
+        let isTracking = try body.bool()
+        let removedAt = try body.varint()
+        let containerRemovedAt = removedAt == 0 ? nil : removedAt &- 1
+        guard containerRemovedAt ?? 0 <= sequence else { throw .invalid("a container removal past the sequence") }
+        guard horizon <= sequence else { throw .invalid("the history's horizon is past its sequence") }
+        // Every batch adds one: no daemon gets near 2^63 of them, and one more must not overflow.
+        guard sequence < UInt64(Int64.max) else { throw .invalid("the history's sequence \(sequence) is at its end") }
+
+        let containerCount = try body.count(minimumSize: 3)
+        guard containerCount <= Int(UInt16.max) else { throw .invalid("\(containerCount) containers") }
+        var containers: [ContainerDescriptor] = []
+        for _ in 0..<containerCount {
+            let container = try body.container()
+            guard !containers.contains(where: { $0.id == container.id }) else { throw .invalid("container \(container.id) twice") }
+            containers.append(container)
+        }
+
+        let slotCount = try body.count(minimumSize: 2)
+        var split = 0, splitOffset = 0
+        if version >= 3 {
+            let slot = try body.fixed64(), offset = try body.fixed64()
+            guard slot <= UInt64(slotCount), slot % UInt64(splitAlignment) == 0 else {
+                throw .invalid("the slots' second half starts at slot \(slot) of \(slotCount)")
+            }
+            guard slot == 0 || (offset >= UInt64(body.offset - start) && offset <= UInt64(bytes.count - start)) else {
+                throw .invalid("the slots' second half starts at byte \(offset)")
+            }
+            split = Int(slot)
+            splitOffset = start + Int(offset)
+        }
+        var columns: MetadataIndex.Columns
+        if split > 0 {
+            // Two threads: the first half here, up to where the second starts; the second on a
+            // thread of its own, which then reads on (the free list, history, name order).
+            let handoff = CodecHandoff(), all = bytes, secondCount = slotCount - split
+            var second: Result<(MetadataIndex.Columns, BinaryReader), SavedIndexError> = .failure(.truncated)
+            let first = SideThread.run({
+                second = Result { () throws(SavedIndexError) in
+                    var reader = BinaryReader(all, from: splitOffset)
+                    let columns = try decodeSlots(&reader, count: secondCount, containerCount: containerCount, takingCodecFrom: handoff)
+                    return (columns, reader)
+                }
+            }) {
+                Result { () throws(SavedIndexError) -> MetadataIndex.Columns in
+                    // Whatever happens here, the second half is not kept waiting for a codec.
+                    defer { handoff.give(nil) }
+                    var reader = BinaryReader(bytes, from: body.offset, to: splitOffset)
+                    let columns = try decodeSlots(&reader, count: split, containerCount: containerCount, givingCodecTo: handoff)
+                    guard reader.isAtEnd else { throw .invalid("the slots' first half ends before their second half starts") }
+                    return columns
+                }
+            }
+            columns = try first.get()
+            var rest: MetadataIndex.Columns
+            (rest, body) = try second.get()
+            columns.append(contentsOf: &rest)
+        } else {
+            columns = try decodeSlots(&body, count: slotCount, containerCount: containerCount)
+        }
 
         let freeCount = try body.count()
         var free: [ItemID] = []
