@@ -16,6 +16,12 @@ public protocol ChangeSource: Sendable {
     /// The consumer began (`true`) or finished (`false`) answering a query: a source may put
     /// off work of its own meanwhile (the watcher's tag pass), so the answer has the processor.
     func answering(_ busy: Bool)
+    /// The consumer answers from what it already has while a crawl of the source checks it
+    /// (freshness "saved" after a restart): the source's crawls step aside until
+    /// ``releaseCrawl()``, or `bound` from now.
+    func holdCrawl(for bound: Duration)
+    /// An answer that held the crawl (``holdCrawl(for:)``) is written.
+    func releaseCrawl()
 }
 
 extension ChangeSource {
@@ -24,6 +30,10 @@ extension ChangeSource {
 
     /// A source with no work of its own to put off.
     public func answering(_ busy: Bool) {}
+
+    /// A source whose crawls cannot step aside.
+    public func holdCrawl(for bound: Duration) {}
+    public func releaseCrawl() {}
 
     /// A source whose statuses carry their tags.
     public func sync(includingTags: Bool) async throws -> UInt64 { try await sync() }

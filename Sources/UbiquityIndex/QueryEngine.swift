@@ -451,6 +451,16 @@ public actor QueryEngine {
         defer { source.answering(false) }
         // Only a query that reads tags waits for the tags of a crawl (the watcher's tag pass).
         if !unverified { try await synchronize(includingTags: specification.readsTags) }
+        // An answer from the saved index holds the crawl that checks it until the answer is
+        // written (``unverifiedAnswersWritten(_:)``), or for at most its bound: on two cores the
+        // crawl's walkers took most of the processor from it (docs/architecture.md).
+        var holdsCrawl = false
+        if unverified {
+            source.holdCrawl(for: Self.crawlHoldPerUnverifiedAnswer)
+            holdsCrawl = true
+        }
+        // Not answered after all (cancelled): the hold ends here.
+        defer { if holdsCrawl { source.releaseCrawl() } }
         let id = nextQueryID
         nextQueryID += 1
         let query = LiveQuery(specification, index: index, context: EvaluationContext())
@@ -480,6 +490,7 @@ public actor QueryEngine {
         }
         perform(running.lifecycle.gathered(results, clock: history.handOut(), since: answer, verified: !unverified,
                                            live: specification.live, now: clock.now()), running)
+        holdsCrawl = false      // the answer's writer releases it
         if unverified && specification.live {
             Task { await self.verify(id, includingTags: specification.readsTags) }
         }
@@ -487,6 +498,17 @@ public actor QueryEngine {
         // thread) and before the next batch; a one-shot query never needs them.
         if specification.live { query.buildMembers() }
         return id
+    }
+
+    /// The longest an answer from the saved index holds the crawl that checks it
+    /// (``ChangeSource/holdCrawl(for:)``): time enough to write a million results; a client that
+    /// does not read its answer holds the crawl no longer than this.
+    public static let crawlHoldPerUnverifiedAnswer: Duration = .milliseconds(500)
+
+    /// `count` answers marked unverified were written to their clients: the holds they made on
+    /// the source's crawl (``start(_:since:)``) end.
+    public nonisolated func unverifiedAnswersWritten(_ count: Int) {
+        for _ in 0..<count { source.releaseCrawl() }
     }
 
     /// A result set began (`true`) or finished (`false`) being written to a client: the source's

@@ -29,4 +29,12 @@ protocol CrawlVisitor {
     /// Takes the entries read since the last part while the walk goes on (the listing still
     /// holds them).
     mutating func sendAhead(_ part: CrawlListing.Part)
+    /// Where the walk steps aside between directories while it is held (``CrawlPause``); nil:
+    /// never.
+    var pause: CrawlPause? { get }
+}
+
+extension CrawlVisitor {
+    /// A walk nobody holds.
+    var pause: CrawlPause? { nil }
 }

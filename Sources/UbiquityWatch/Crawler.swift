@@ -277,6 +277,7 @@ public struct Crawler: Sendable {
                         Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
                     }
                     stack[stack.count - 1].handedOut = []
+                    visitor.pause?.waitWhileHeld()
                     let fill = top.batch.fill(from: top.stream)
                     stack[stack.count - 1].fill = fill
                     stack[stack.count - 1].cursor = 0

@@ -310,6 +310,11 @@ public final class FileWatcher: Sendable {
         shared.noteConsumed(sequence)
     }
 
+    /// Where this watcher's crawls step aside, between directories, while the consumer holds it
+    /// (``CrawlPause``): an answer from what the consumer already has, gathered and written while
+    /// a crawl checks it.
+    public var crawlPause: CrawlPause { shared.crawlPause }
+
     /// The consumer began (`true`) or finished (`false`) answering a query
     /// (``Configuration/tagPassFollowsConsumer``): the tag pass counts it as activity, like the
     /// kernel queue's events, and leaves the processor to the answer.

@@ -43,6 +43,7 @@ struct SubtreeVisitor: CrawlVisitor {
     }
 
     var partSize: Int { 0 }
+    var pause: CrawlPause? { watching.pause }
     var readAhead: FileWatcher.Configuration.ReadAhead { .never }
     var statHelper: Bool { false }
 

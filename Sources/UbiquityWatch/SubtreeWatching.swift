@@ -17,4 +17,6 @@ struct SubtreeWatching: Sendable {
     /// it): for the walk of a subtree, the crawl's thread while it waits for that walk
     /// (``SubtreeHelper/back``); nil for a crawl.
     var helper: SubtreeHelper? = nil
+    /// Where the walk that handed the subtree out steps aside (``CrawlPause``): this walk too.
+    var pause: CrawlPause? = nil
 }

@@ -18,4 +18,8 @@ public struct WatcherChangeSource: ChangeSource {
     public func applied(through sequence: UInt64) { watcher.consumed(through: sequence) }
 
     public func answering(_ busy: Bool) { watcher.answering(busy) }
+
+    public func holdCrawl(for bound: Duration) { watcher.crawlPause.hold(for: bound) }
+
+    public func releaseCrawl() { watcher.crawlPause.release() }
 }

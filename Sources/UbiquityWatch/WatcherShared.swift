@@ -6,6 +6,8 @@ import UbiquityIndex
 final class WatcherShared: Sendable {
     let state: Mutex<SharedState>
     let wakeFD: Int32
+    /// Where crawls step aside while the consumer holds them (``FileWatcher/crawlPause``).
+    let crawlPause = CrawlPause()
 
     init(wakeFD: Int32, budget: Int, kernelLimit: Int?, initial: [WatcherCommand]) {
         self.wakeFD = wakeFD

@@ -105,8 +105,11 @@ struct WatchingVisitor: CrawlVisitor {
         let allowance = WatchAllowance(headroom)
         self.allowance = allowance
         return SubtreeWatching(inotify: channel.inotify.fd, throughProc: channel.inotify.throughProc,
-                               allowance: allowance, containerRoot: root)
+                               allowance: allowance, containerRoot: root, pause: pause)
     }
+
+    /// The watcher's: the consumer holds it while it answers from what it already has.
+    var pause: CrawlPause? { core.shared.crawlPause }
 
     mutating func sendAhead(_ part: CrawlListing.Part) {
         core.sendAhead(container, part)

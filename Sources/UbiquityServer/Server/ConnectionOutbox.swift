@@ -135,7 +135,8 @@ final class ConnectionOutbox: Sendable {
         }
         while let delivery = await next() {
             // Written together, a whole result set a piece at a time (``LineWriter``).
-            var lines: [OutgoingLine] = delivery.pullQueries ? await queryLines() : []
+            var unverified = 0
+            var lines: [OutgoingLine] = delivery.pullQueries ? await queryLines(unverified: &unverified) : []
             for event in delivery.documents { lines.append(.bytes(JSONLine.encodeLine(event.json))) }
             for change in delivery.keyValue { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
             for change in delivery.stores { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
@@ -147,6 +148,9 @@ final class ConnectionOutbox: Sendable {
             // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
             // of the small ones is about 5% of the daemon's private memory, bounded (issue 14).
             do { try await writer.write(lines: lines) } catch { return }     // the peer is gone; the session releases the rest
+            // Answers from the saved index are out: the crawl they held goes on (a write that
+            // failed leaves it to their bound).
+            if unverified > 0 { engine.unverifiedAnswersWritten(unverified) }
         }
     }
 
@@ -205,11 +209,13 @@ final class ConnectionOutbox: Sendable {
     /// brought events and is the last of the write is followed by another once written (the
     /// queries handed out are asked for their next event only then, as with
     /// ``QueryEngine/nextEvents(_:)``); one that brought none leaves the engine to say when.
-    private func queryLines() async -> [OutgoingLine] {
+    /// - Parameter unverified: counts the answers marked unverified among them.
+    private func queryLines(unverified: inout Int) async -> [OutgoingLine] {
         guard let group = queries.withLock({ $0.group }) else { return [] }
         var lines: [OutgoingLine] = []
         for _ in 0..<Self.pullsPerWrite {
             guard let events = await engine.takeEvents(group), !events.isEmpty else { return lines }
+            unverified += events.count { if case .gatheringFinished(_, _, _, false)? = $0.event { true } else { false } }
             // A whole result set is written before anything more is pulled: the next pull could
             // bring another (a reset), and two would be held at once.
             if await append(events, to: &lines) { break }
