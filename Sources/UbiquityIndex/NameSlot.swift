@@ -63,11 +63,10 @@ struct NameSlot: Sendable, Equatable {
         }
     }
 
-    /// Held whole in the slot.
     /// A long name's slot once `chunks` chunks come before its own (``NameBytes/append(chunksOf:)``).
     func movedOn(byChunks chunks: Int) -> NameSlot {
         precondition(!isShort && chunks >= 0 && (low >> 32) + UInt64(chunks) <= UInt64(UInt32.max), "a slot moved on by \(chunks) chunks")
-        return NameSlot(low: low + UInt64(chunks) << 32, high: high)
+        return NameSlot(low: low + (UInt64(chunks) << 32), high: high)
     }
 
     private init(low: UInt64, high: UInt64) {
@@ -75,6 +74,7 @@ struct NameSlot: Sendable, Equatable {
         self.high = high
     }
 
+    /// Held whole in the slot.
     @inline(__always) var isShort: Bool { high & Self.smallFlag != 0 }
 
     /// A short slot's name (the slot must be short).

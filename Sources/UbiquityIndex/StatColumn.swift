@@ -69,8 +69,7 @@ struct StatColumn {
     subscript(position: Int) -> FileStat {
         get {
             let p = packed[position]
-            let place = p.owner == Self.largeOwner ? largeOwners[position] ?? UInt32(p.owner) : UInt32(p.owner)
-            let pair = owners[Int(place)]
+            let pair = owners[Int(ownerPlace(p, at: position))]
             let kind = Self.kind(of: p)
             let size = p.size == Self.largeSize ? largeSizes[position] ?? Int64(p.size) : Int64(p.size)
             var stat = FileStat(kind: kind, size: size, modified: p.modified, created: p.created, changed: p.changed,
@@ -132,15 +131,9 @@ struct StatColumn {
         if places.enumerated().contains(where: { UInt32($0.offset) != $0.element }) {
             for i in 0..<other.packed.count {
                 var p = other.packed[i]
-                let old = p.owner == Self.largeOwner ? other.largeOwners[i] ?? UInt32(p.owner) : UInt32(p.owner)
-                let new = places[Int(old)]
-                if new < UInt32(Self.largeOwner) {
-                    p.owner = UInt16(truncatingIfNeeded: new)
-                    other.largeOwners[i] = nil
-                } else {
-                    p.owner = Self.largeOwner
-                    other.largeOwners[i] = new
-                }
+                let place = places[Int(other.ownerPlace(p, at: i))]
+                if p.owner == Self.largeOwner { other.largeOwners[i] = nil }
+                p.owner = other.fileOwner(place, at: i)
                 other.packed[i] = p
             }
         }
@@ -170,15 +163,22 @@ struct StatColumn {
         } else {
             largeSizes[position] = stat.size
         }
-        let place = self.place(uid: stat.uid, gid: stat.gid)
-        var owner = Self.largeOwner
-        if place < UInt32(Self.largeOwner) {
-            owner = UInt16(truncatingIfNeeded: place)
-        } else {
-            largeOwners[position] = place
-        }
+        let owner = fileOwner(place(uid: stat.uid, gid: stat.gid), at: position)
         return PackedStat(modified: stat.modified, created: stat.created, changed: stat.changed, inode: stat.inode,
                           size: size, modeAndFlags: flags, owner: owner)
+    }
+
+    /// Slot `position`'s owner's place in the owner table.
+    private func ownerPlace(_ p: PackedStat, at position: Int) -> UInt32 {
+        p.owner == Self.largeOwner ? largeOwners[position] ?? UInt32(p.owner) : UInt32(p.owner)
+    }
+
+    /// The owner field of slot `position` for owner place `place`: the place itself when it fits
+    /// 2 bytes, else ``largeOwner`` with the place filed in `largeOwners`.
+    private mutating func fileOwner(_ place: UInt32, at position: Int) -> UInt16 {
+        guard place >= UInt32(Self.largeOwner) else { return UInt16(truncatingIfNeeded: place) }
+        largeOwners[position] = place
+        return Self.largeOwner
     }
 
     /// The place of (uid, gid) in the owner table, added when new.

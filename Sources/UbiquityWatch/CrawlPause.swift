@@ -7,8 +7,10 @@ import Synchronization
 /// processor from it. Each such answer holds the pause (``hold(for:)``) until it is written
 /// (``release()``), for at most its bound; all holds together at most ``CrawlPauseState/budget``.
 ///
-/// A walker looks between directories (``waitWhileHeld()``): one load when not held; when held,
-/// it waits in steps of a millisecond until the pause is released or its bound has passed.
+/// A walker looks before it reads each stretch of a directory's entries, so between directories
+/// too (``waitWhileHeld()``): one load when not held; when held, it waits in steps of a
+/// millisecond until the pause is released or its bound has passed. A hold dropped at its bound
+/// still gets its release later; that release is ignored (``CrawlPauseState``).
 /// Nothing the crawl waits for waits for the pause's holder (an answer from the saved index
 /// never waits for the crawl), and every hold ends by its bound: no crawl is held for good.
 public final class CrawlPause: Sendable {

@@ -29,8 +29,8 @@ protocol CrawlVisitor {
     /// Takes the entries read since the last part while the walk goes on (the listing still
     /// holds them).
     mutating func sendAhead(_ part: CrawlListing.Part)
-    /// Where the walk steps aside between directories while it is held (``CrawlPause``); nil:
-    /// never.
+    /// Where the walk steps aside, before each stretch of a directory's entries, while it is held
+    /// (``CrawlPause``); nil: never.
     var pause: CrawlPause? { get }
 }
 

@@ -310,7 +310,7 @@ public final class FileWatcher: Sendable {
         shared.noteConsumed(sequence)
     }
 
-    /// Where this watcher's crawls step aside, between directories, while the consumer holds it
+    /// Where this watcher's crawls step aside, before each stretch of a directory's entries, while the consumer holds it
     /// (``CrawlPause``): an answer from what the consumer already has, gathered and written while
     /// a crawl checks it.
     public var crawlPause: CrawlPause { shared.crawlPause }

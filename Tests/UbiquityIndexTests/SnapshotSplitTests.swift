@@ -95,9 +95,13 @@ struct SnapshotSplitTests {
     }
 
     /// The split's slot or offset changed (the checksum made right): refused, never a trap.
-    @Test(arguments: ["slot not at a chunk", "slot past the end", "offset past the end", "offset one byte on"])
+    @Test(arguments: ["slot not at a chunk", "slot past the end", "offset past the end", "offset one byte on", "no split, an offset",
+                      "no split, the largest offset", "no split, the largest offset, the checksum left wrong"])
     func aSplitThatDoesNotHoldIsRefused(_ damage: String) throws {
-        let (index, descriptor) = Self.index(count: 2 * IndexSnapshot.splitAlignment + 10)
+        // Found in review: with no split, the offset was added to the body's start unchecked, so
+        // a flipped bit (read before the checksum is known) trapped instead of being refused.
+        let unsplit = damage.hasPrefix("no split")
+        let (index, descriptor) = Self.index(count: unsplit ? 100 : 2 * IndexSnapshot.splitAlignment + 10)
         var bytes = Self.encode(index)
         let view = IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))
         var prefix = ByteWriter()
@@ -108,15 +112,19 @@ struct SnapshotSplitTests {
         let at = IndexSnapshot.headerSize + prefix.bytes.count - 16
         func read(_ k: Int) -> UInt64 { bytes[(at + k)..<(at + k + 8)].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
         func write(_ k: Int, _ value: UInt64) { bytes.replaceSubrange((at + k)..<(at + k + 8), with: withUnsafeBytes(of: value.littleEndian) { Array($0) }) }
-        try #require(read(0) == UInt64(split) && split > 0)
+        try #require(read(0) == UInt64(split) && (split > 0) != unsplit)
         switch damage {
+        case "no split, an offset": write(8, 100)
+        case "no split, the largest offset", "no split, the largest offset, the checksum left wrong": write(8, .max)
         case "slot not at a chunk": write(0, UInt64(split + 1))
         case "slot past the end": write(0, UInt64(16 * IndexSnapshot.splitAlignment))
         case "offset past the end": write(8, UInt64(bytes.count))
         default: write(8, read(8) + 1)
         }
-        let crc = CRC32.checksum(Array(bytes[IndexSnapshot.headerSize...]))
-        bytes.replaceSubrange(20..<24, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+        if !damage.hasSuffix("left wrong") {
+            let crc = CRC32.checksum(Array(bytes[IndexSnapshot.headerSize...]))
+            bytes.replaceSubrange(20..<24, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+        }
         #expect(throws: SavedIndexError.self) { try Self.restore(bytes, descriptor) }
     }
 }

@@ -60,6 +60,20 @@ struct CrawlPauseTests {
         #expect(!Self.held(&state, Self.t0 + .seconds(2)), "no hold once the budget is spent")
     }
 
+    /// Found in review: a hold dropped at its bound was released late (its answer written after
+    /// all), and that release ended a newer answer's hold before that answer was written.
+    @Test func aLateReleaseDoesNotEndANewerHold() {
+        var state = CrawlPauseState(budget: .seconds(2))
+        state.hold(now: Self.t0, bound: .milliseconds(500))                              // A
+        #expect(!Self.held(&state, Self.t0 + .milliseconds(600)))
+        state.hold(now: Self.t0 + .milliseconds(700), bound: .milliseconds(500))         // B
+        state.release(now: Self.t0 + .milliseconds(710))                                 // A's, late
+        #expect(Self.held(&state, Self.t0 + .milliseconds(720)), "B is not written yet")
+        state.release(now: Self.t0 + .milliseconds(800))                                 // B's
+        #expect(!Self.held(&state, Self.t0 + .milliseconds(801)))
+        #expect(state.staleReleases == 0)
+    }
+
     /// A tree of 20 directories of 30 files.
     static func tree() throws -> String {
         let root = try FS.temporaryDirectory()
@@ -85,7 +99,9 @@ struct CrawlPauseTests {
     @Test func aHeldWalkWaitsAtThePauseAndGoesOnWhenReleased() async throws {
         let root = try Self.tree()
         defer { _ = try? FS.removeTree(root) }
-        let pause = CrawlPause()
+        // A budget the test cannot outlast: a walk that starts late (the shared pool busy with
+        // other suites) must still find the hold on.
+        let pause = CrawlPause(budget: .seconds(600))
         pause.hold(for: .seconds(60))
         let done = Done()
         let walk = Self.walk(root, pause: pause, done: done)
@@ -105,7 +121,9 @@ struct CrawlPauseTests {
     @Test func aHoldNeverReleasedEndsAtItsBound() async throws {
         let root = try Self.tree()
         defer { _ = try? FS.removeTree(root) }
-        let pause = CrawlPause()
+        // A budget the test cannot outlast: a walk that starts late (the shared pool busy with
+        // other suites) must still find the hold on.
+        let pause = CrawlPause(budget: .seconds(600))
         pause.hold(for: .milliseconds(200))
         let walk = Self.walk(root, pause: pause, done: Done())
         let listed = try await firstWithin(30) { try await walk.value }

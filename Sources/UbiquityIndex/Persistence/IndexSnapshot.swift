@@ -11,7 +11,7 @@ import UbiquityBinary
 ///       epoch u64  sequence u64  horizon u64  tracking u8
 ///       container-removed-at (0: never, else sequence + 1)
 ///       containers: n, (id, root, n, (extension, type)*)*
-///       slots:      n, [split-slot u64, split-offset u64]                   (format 3)
+///       slots:      n, split-slot u64, split-offset u64                     (format 3)
 ///                   (0 | 1, generation, [parent, container, name, status])*
 ///       free list:  n, id*
 ///       history:    n, (sequence, id, time i64, 0 | 1, [item as it was])*
@@ -38,9 +38,10 @@ public enum IndexSnapshot {
     static let formatVersion: UInt32 = 3
     static let readableVersions: ClosedRange<UInt32> = 1...3
     static let headerSize = 8 + 4 + 8 + 4
-    /// Longest name order key read: a key is three characters of a lowercased name, each at most
-    /// a few scalars; a longer one is refused as damage.
-    static let maxBucketKeyBytes = 256
+    /// Longest name order key read: a key is the first three characters of a lowercased name of
+    /// at most 255 bytes (a character may hold any number of combining marks), and lowercasing
+    /// makes a name at most half as long again (`İ` is 2 bytes, `i̇` 3); a longer one is damage.
+    static let maxBucketKeyBytes = 1024
 
     /// The slots' second half starts at a multiple of this: a whole chunk of every column.
     static var splitAlignment: Int {
@@ -364,11 +365,15 @@ public enum IndexSnapshot {
             guard slot <= UInt64(slotCount), slot % UInt64(splitAlignment) == 0 else {
                 throw .invalid("the slots' second half starts at slot \(slot) of \(slotCount)")
             }
-            guard slot == 0 || (offset >= UInt64(body.offset - start) && offset <= UInt64(bytes.count - start)) else {
+            // Checked before any arithmetic on it (no split: no offset), and read before the checksum
+            // is known: a flipped bit here must be refused, never trap.
+            guard slot == 0 ? offset == 0 : (offset >= UInt64(body.offset - start) && offset <= UInt64(bytes.count - start)) else {
                 throw .invalid("the slots' second half starts at byte \(offset)")
             }
-            split = Int(slot)
-            splitOffset = start + Int(offset)
+            if slot > 0 {
+                split = Int(slot)
+                splitOffset = start + Int(offset)
+            }
         }
         var columns: MetadataIndex.Columns
         if split > 0 {
