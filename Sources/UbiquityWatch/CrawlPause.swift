@@ -19,12 +19,19 @@ public final class CrawlPause: Sendable {
     private let held = Atomic<Bool>(false)
     /// Walkers waiting now (tests).
     private let waiting = Atomic<Int>(0)
+    /// Told each time a walker begins to wait (tests wait for that rather than look again and again).
+    private let walkerWaits: (@Sendable () -> Void)?
 
     /// The step a waiting walker sleeps between looks.
     static let step: Duration = .milliseconds(1)
 
-    /// - Parameter budget: the longest all holds together hold crawls, over the pause's life.
-    public init(budget: Duration = .seconds(2)) { state = Mutex(CrawlPauseState(budget: budget)) }
+    /// - Parameters:
+    ///   - budget: the longest all holds together hold crawls, over the pause's life.
+    ///   - walkerWaits: told, on the walker's thread, each time a walker begins to wait.
+    public init(budget: Duration = .seconds(2), walkerWaits: (@Sendable () -> Void)? = nil) {
+        state = Mutex(CrawlPauseState(budget: budget))
+        self.walkerWaits = walkerWaits
+    }
 
     /// Crawls step aside from their next directory on, until ``release()`` or `bound` from now.
     public func hold(for bound: Duration) {
@@ -59,6 +66,7 @@ public final class CrawlPause: Sendable {
         guard held.load(ordering: .acquiring) else { return }
         waiting.add(1, ordering: .relaxed)
         defer { waiting.subtract(1, ordering: .relaxed) }
+        walkerWaits?()
         while true {
             let now = ContinuousClock.now
             let stillHeld = state.withLock { state -> Bool in

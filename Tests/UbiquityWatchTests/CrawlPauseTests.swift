@@ -84,9 +84,10 @@ struct CrawlPauseTests {
         return root
     }
 
-    /// Walks `root` on a thread of its own (with a subtree helper), as a crawl does.
+    /// Walks `root` on a thread of its own (with a subtree helper), as a crawl does: not on the
+    /// shared pool, which other suites' tests can keep busy past the test's deadlines.
     static func walk(_ root: String, pause: CrawlPause, done: Done) -> Task<Int, any Error> {
-        Task.detached {
+        Task(executorPreference: ThreadPerJobExecutor.shared) {
             let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             defer { close(fd) }
             var visitor = NoVisitor(root: root, subtreeHelper: true, pause: pause)
@@ -99,15 +100,16 @@ struct CrawlPauseTests {
     @Test func aHeldWalkWaitsAtThePauseAndGoesOnWhenReleased() async throws {
         let root = try Self.tree()
         defer { _ = try? FS.removeTree(root) }
-        // A budget the test cannot outlast: a walk that starts late (the shared pool busy with
-        // other suites) must still find the hold on.
-        let pause = CrawlPause(budget: .seconds(600))
+        // A budget the test cannot outlast: a walk that starts late (a loaded machine) must
+        // still find the hold on.
+        let (waits, walkerWaits) = AsyncStream.makeStream(of: Void.self)
+        let pause = CrawlPause(budget: .seconds(600)) { walkerWaits.yield() }
         pause.hold(for: .seconds(60))
         let done = Done()
         let walk = Self.walk(root, pause: pause, done: done)
         let waiting = try await firstWithin(20) {
-            while pause.waitingWalkers == 0 { try await Task.sleep(for: .milliseconds(2)) }
-            return true
+            for await _ in waits { return true }
+            return false
         }
         try #require(waiting == true, "no walker came to the pause within 20 s")
         let ended = done.isDone
