@@ -26,6 +26,13 @@ struct SavedNameOrderTests {
         try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [descriptor], retention: .init(), now: 0, bootID: "b")
     }
 
+    /// The header of a snapshot whose body the test changed, made right again (length, checksum).
+    static func rewriteHeader(_ bytes: inout [UInt8], version: UInt32 = IndexSnapshot.formatVersion) {
+        let body = Array(bytes[IndexSnapshot.headerSize...])
+        bytes.replaceSubrange(0..<IndexSnapshot.headerSize,
+                              with: IndexSnapshot.header(bodyLength: body.count, checksum: CRC32.checksum(body), version: version))
+    }
+
     @Test func theSavedOrderIsTakenAndIsTheIndexTheSavedOneHad() throws {
         let (index, descriptor) = Self.index()
         let restored = try Self.restore(Self.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))), descriptor)
@@ -109,12 +116,7 @@ struct SavedNameOrderTests {
                                   split: 0, splitOffset: 0)
         let headerSize = IndexSnapshot.headerSize
         bytes.removeSubrange((headerSize + prefix.bytes.count - 16)..<(headerSize + prefix.bytes.count))
-        var header = ByteWriter()
-        header.append(contentsOf: IndexSnapshot.magic)
-        header.fixed32(2)
-        header.fixed64(UInt64(bytes.count - headerSize))
-        header.fixed32(CRC32.checksum(Array(bytes[headerSize...])))
-        bytes.replaceSubrange(0..<headerSize, with: header.bytes)
+        Self.rewriteHeader(&bytes, version: 2)
         let restored = try Self.restore(bytes, descriptor)
         #expect(restored.nameIndexSource == .sortedNoSavedOrder)
         #expect(restored.index.nameIndex.contents == index.nameIndex.contents)
@@ -126,13 +128,7 @@ struct SavedNameOrderTests {
         let (index, descriptor) = Self.index()
         var bytes = Self.encode(IndexSnapshot.View(index, history: ChangeHistory(epoch: 1)))
         bytes.removeLast(6)
-        let headerSize = IndexSnapshot.headerSize
-        var header = ByteWriter()
-        header.append(contentsOf: IndexSnapshot.magic)
-        header.fixed32(IndexSnapshot.formatVersion)
-        header.fixed64(UInt64(bytes.count - headerSize))
-        header.fixed32(CRC32.checksum(Array(bytes[headerSize...])))
-        bytes.replaceSubrange(0..<headerSize, with: header.bytes)
+        Self.rewriteHeader(&bytes)
         #expect(throws: SavedIndexError.truncated) { try Self.restore(bytes, descriptor) }
         var reader = BinaryReader([1, 0, 0, 0, 2, 0, 0])
         #expect(try reader.fixed32s(1) == [1])

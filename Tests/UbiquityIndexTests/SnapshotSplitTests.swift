@@ -121,10 +121,7 @@ struct SnapshotSplitTests {
         case "offset past the end": write(8, UInt64(bytes.count))
         default: write(8, read(8) + 1)
         }
-        if !damage.hasSuffix("left wrong") {
-            let crc = CRC32.checksum(Array(bytes[IndexSnapshot.headerSize...]))
-            bytes.replaceSubrange(20..<24, with: withUnsafeBytes(of: crc.littleEndian) { Array($0) })
-        }
+        if !damage.hasSuffix("left wrong") { SavedNameOrderTests.rewriteHeader(&bytes) }
         #expect(throws: SavedIndexError.self) { try Self.restore(bytes, descriptor) }
     }
 }

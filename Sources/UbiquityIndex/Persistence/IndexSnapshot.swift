@@ -116,10 +116,10 @@ public enum IndexSnapshot {
     }
 
     /// The file's first bytes, before the body.
-    static func header(bodyLength: Int, checksum: UInt32) -> [UInt8] {
+    static func header(bodyLength: Int, checksum: UInt32, version: UInt32 = formatVersion) -> [UInt8] {
         var file = ByteWriter(capacity: headerSize)
         file.append(contentsOf: magic)
-        file.fixed32(formatVersion)
+        file.fixed32(version)
         file.fixed64(UInt64(bodyLength))
         file.fixed32(checksum)
         return file.bytes
