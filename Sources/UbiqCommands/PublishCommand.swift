@@ -49,7 +49,10 @@ struct PublishCommand: AsyncParsableCommand {
     @Flag(help: "List your links that have not expired.")
     var list = false
 
-    @Option(help: ArgumentHelp("Revoke the link with this token: it stops working at once.", valueName: "token"))
+    /// Unconditional: a token is base64url, so one in 64 begins with `-` and must still be taken
+    /// as the value rather than as an option.
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Revoke the link with this token: it stops working at once.", valueName: "token"))
     var revoke: String?
 
     @OptionGroup var output: AnswerOptions

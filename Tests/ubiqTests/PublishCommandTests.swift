@@ -38,6 +38,9 @@ import UbiquityTesting
             #expect(try HTTPProbe.request(url).status == 404)
             let again = try ubiq.run(["publish", "--revoke", token] + s)
             #expect(again.status == 1 && again.stderr.contains("[publish.unknownToken]"), "\(again.stderr)")
+            // One token in 64 begins with "-" (base64url); it is still the option's value.
+            let dashed = try ubiq.run(["publish", "--revoke", "-" + token.dropFirst()] + s)
+            #expect(dashed.status == 1 && dashed.stderr.contains("[publish.unknownToken]"), "\(dashed.stderr)")
 
             let outside = try ubiq.run(["publish", "/etc/passwd"] + s)
             #expect(outside.status == 1 && outside.stderr.contains("[item.invalidPath]"))
