@@ -40,7 +40,7 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
     }
 
     /// Up to ``segmentSize`` entries and their names' bytes. Its records are reserved whole at
-    /// its start, so they never grow by copying.
+    /// its start, so they never grow by copying, except the first segment's (``startSegment()``).
     struct Segment: Sendable {
         var records: [Record] = []
         var names: [UInt8] = []
@@ -133,12 +133,25 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
     /// Opens a segment after the last, full one: its records reserved whole, its names' bytes
     /// as many as the last full segment's and an eighth (names of one tree are alike), so neither
     /// grows by copying in the common case.
+    ///
+    /// The first segment starts at ``firstSegmentRecords`` and grows as an array does: most
+    /// listings are small (a second walker's subtree, a rescan of one directory), and a whole
+    /// segment's records are over the daemon's fixed `mmap` threshold (128 KiB), so each such
+    /// listing mapped them, faulted in what it used and unmapped them again: in a warm crawl of
+    /// 100k long names, 280 mappings, and `munmap` and page faults were a tenth of the crawl's
+    /// system time (perf).
     private mutating func startSegment() {
         var segment = Segment()
-        segment.records.reserveCapacity(Self.segmentSize)
+        segment.records.reserveCapacity(segments.isEmpty ? Self.firstSegmentRecords : Self.segmentSize)
         if let previous = segments.last { segment.names.reserveCapacity(previous.names.count + previous.names.count / 8) }
         segments.append(segment)
     }
+
+    /// Records reserved by a listing's first segment (``startSegment()``).
+    static let firstSegmentRecords = 256
+
+    /// Bytes the segments' records have room for: what a listing holds besides its names.
+    var recordBytesReserved: Int { segments.reduce(0) { $0 + $1.records.capacity * MemoryLayout<Record>.stride } }
 
     public mutating func append(_ entry: CrawlListing.Entry) {
         var name = entry.name

@@ -46,6 +46,11 @@ struct EncodedNames {
 
         mutating func encode(_ entries: CrawlEntries, _ range: Range<Int>, _ codec: NameCodec) {
             spans.reserveCapacity(range.count)
+            // Room for every long name as it is (what is kept is shorter): grown by doubling, the
+            // bytes were mapped, copied and unmapped again several times per part (perf).
+            var longBytes = 0
+            for i in range where NameColumn.isCompressible(count: entries.nameCount(i)) { longBytes += entries.nameCount(i) }
+            bytes.reserveCapacity(longBytes)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.encodeCapacity) { buffer in
                 for i in range {
                     entries.withName(i) { name in

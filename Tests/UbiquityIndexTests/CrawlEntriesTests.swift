@@ -34,6 +34,21 @@ struct CrawlEntriesTests {
         Self.expectEqual(CrawlEntries(expected), expected)
     }
 
+    /// A small listing (a second walker's subtree of one directory) keeps its records below the
+    /// daemon's fixed mmap threshold of 128 KiB, which a whole segment's are above: each small
+    /// listing mapped, faulted in and unmapped them (280 times in a crawl of 100k long names).
+    /// The first segment grows instead, and its entries read back across each growth.
+    @Test func aSmallListingReservesFewRecordsAndTheFirstSegmentGrows() {
+        let threshold = 128 << 10
+        #expect(Self.size * MemoryLayout<CrawlEntries.Record>.stride >= threshold)
+        let small = CrawlEntries((0..<100).map(Self.entry))
+        #expect(small.recordBytesReserved < threshold)
+        for count in [CrawlEntries.firstSegmentRecords, CrawlEntries.firstSegmentRecords + 1, Self.size - 1, Self.size + 1] {
+            let expected = (0..<count).map(Self.entry)
+            Self.expectEqual(CrawlEntries(expected), expected)
+        }
+    }
+
     @Test(arguments: [0, 1, 17, size - 1, size, size + 1, 2 * size, 3 * size + 4])
     func partEqualsTheListingsEntriesAndKeepsThem(from position: Int) {
         let expected = (0..<3 * Self.size + 5).map(Self.entry)
