@@ -295,6 +295,6 @@ final class LiveQuery {
         }
         memberPath.removeAll(keepingCapacity: true)
         index.appendPath(of: id, to: &memberPath)
-        return memberPath.lexicographicallyPrecedes(newPath)
+        return memberPath.withUnsafeBufferPointer { member in newPath.withUnsafeBufferPointer { ByteOrder.compare(member, $0) < 0 } }
     }
 }

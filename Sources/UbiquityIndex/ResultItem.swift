@@ -24,6 +24,6 @@ public struct ResultItem: Sendable, Hashable {
 
     /// Path order, as results are sorted: byte by byte (UTF-8), like ``PathTable``.
     public static func inPathOrder(_ a: ResultItem, _ b: ResultItem) -> Bool {
-        a.path.utf8.lexicographicallyPrecedes(b.path.utf8)
+        ByteOrder.precedes(a.path, b.path)
     }
 }

@@ -75,8 +75,7 @@ public struct MetadataSortDescriptor: Sendable, Hashable, CustomStringConvertibl
             if !exactStrings, let c = Test.order(.string(x), .string(y), .caseInsensitive), c != 0 { return c }
             // Exactly: byte by byte, as paths are told apart (names that are canonically
             // equivalent but spelt with other bytes are different files).
-            if x.utf8.elementsEqual(y.utf8) { return 0 }
-            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+            return ByteOrder.compare(x, y).signum()
         case (.list(let xs)?, .list(let ys)?):
             for (x, y) in zip(xs, ys) {
                 let c = order(x, y, exactStrings: exactStrings)

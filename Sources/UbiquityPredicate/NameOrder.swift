@@ -65,14 +65,7 @@ public enum NameOrder {
     ///   - bIsSimple: `isBelowCombiningMarks(b)`.
     @inlinable
     public static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, bIsSimple: Bool) -> Int {
-        if bIsSimple && isBelowCombiningMarks(a) {
-            let common = Swift.min(a.count, b.count)
-            if common > 0 {
-                let c = Int(memcmp(a.baseAddress!, b.baseAddress!, common))
-                if c != 0 { return c }
-            }
-            return a.count - b.count
-        }
+        if bIsSimple && isBelowCombiningMarks(a) { return ByteOrder.compare(a, b) }
         return orderAtFirstDifference(a, b) ?? compareCanonically(a, b)
     }
 
