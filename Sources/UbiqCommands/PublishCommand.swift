@@ -61,6 +61,11 @@ struct PublishCommand: AsyncParsableCommand {
         let modes = [path != nil, list, revoke != nil].filter { $0 }.count
         guard modes == 1 else { throw ValidationError("give exactly one of a path to publish, --list or --revoke TOKEN") }
         if expires != nil && path == nil { throw ValidationError("--expires goes with a path to publish") }
+        // Taken unconditionally (a token may begin with "-"), so another option after --revoke
+        // would be taken for the token: anything but a token's form is a usage error here.
+        if let revoke, !PublishTokenFormat.isWellFormed(revoke) {
+            throw ValidationError("--revoke takes a link's token: the \(PublishTokenFormat.characters) characters after /p/ in its URL (letters, digits, - and _); found '\(revoke)'")
+        }
         if let expires, ExpiryText.parse(expires) == nil {
             throw ValidationError("--expires must be seconds (3600), a number with s, m, h or d (90m, 7d), or an ISO-8601 date such as 2026-12-01T12:00:00Z; found '\(expires)'")
         }

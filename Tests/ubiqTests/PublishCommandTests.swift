@@ -42,6 +42,10 @@ import UbiquityTesting
             let dashed = try ubiq.run(["publish", "--revoke", "-" + token.dropFirst()] + s)
             #expect(dashed.status == 1 && dashed.stderr.contains("[publish.unknownToken]"), "\(dashed.stderr)")
 
+            // Taken unconditionally, so an option after --revoke would be its value: refused as usage.
+            let optionAsToken = try ubiq.run(["publish", "--revoke", "--json"] + s)
+            #expect(optionAsToken.status == 64 && optionAsToken.stderr.contains("--revoke takes a link's token"), "\(optionAsToken.stderr)")
+
             let outside = try ubiq.run(["publish", "/etc/passwd"] + s)
             #expect(outside.status == 1 && outside.stderr.contains("[item.invalidPath]"))
             let badExpiry = try ubiq.run(["publish", "--expires", "soon", path] + s)

@@ -1,9 +1,11 @@
+import UbiquityProtocol
+
 /// The secrets of publishing: a URL's token and a snapshot's file name, from the kernel's CSPRNG
 /// (`SystemRandomNumberGenerator` is `getrandom(2)` on Linux). Pure apart from the generator.
 enum PublishToken {
-    /// 24 random bytes (192 bits) as 32 characters of base64url (RFC 4648 §5, no padding).
-    static let characters = 32
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// 24 random bytes (192 bits) as 32 characters of base64url (``PublishTokenFormat``).
+    static let characters = PublishTokenFormat.characters
+    private static let alphabet = PublishTokenFormat.alphabet
 
     static func make(using generator: inout some RandomNumberGenerator) -> String {
         var bytes: [UInt8] = []
@@ -25,9 +27,7 @@ enum PublishToken {
         return "snapshot-" + hex.joined()
     }
 
-    static func isWellFormed(_ token: some StringProtocol) -> Bool {
-        token.utf8.count == characters && token.utf8.allSatisfy { alphabet.contains($0) }
-    }
+    static func isWellFormed(_ token: some StringProtocol) -> Bool { PublishTokenFormat.isWellFormed(token) }
 
     static func isWellFormedFileName(_ name: String) -> Bool {
         name.hasPrefix("snapshot-") && name.utf8.count == 41
