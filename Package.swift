@@ -431,7 +431,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UbiquityIndexTests",
-            dependencies: ["UbiquityIndex", "UbiquityBinary", "UbiquityTesting"],
+            dependencies: ["UbiquityIndex", "UbiquityBinary", "UbiquityTesting", "CUbiquitySystem"],
             swiftSettings: swiftSettings
         ),
         /// Real inotify on real temporary directories, and the engine on top of it.

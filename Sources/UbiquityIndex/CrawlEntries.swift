@@ -12,8 +12,9 @@
 /// Why segments and not two growing arrays: in a warm crawl of 100k long names, the arrays'
 /// doubling (a memmove of everything, page faults on the new buffer, an munmap of the old) and
 /// ``part(from:)`` copying every record and name byte again for each part sent ahead were 21% of
-/// the walking threads' `perf` samples (9% with segments). Here growth adds a segment and leaves the others where they are, a full
-/// segment is never written again, and a part shares the listing's segments (copy on write: the
+/// the walking threads' `perf` samples (9% with segments). Here growth past the first segment
+/// (which grows as an array up to a whole one, ``startSegment()``) adds a segment and leaves the
+/// others where they are, a full segment is never written again, and a part shares the listing's segments (copy on write: the
 /// listing's last, partly filled segment is copied at its next append, at most one per part).
 /// A part starts where it is asked to, mid-segment too (``offset``).
 ///
@@ -134,9 +135,9 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
     /// as many as the last full segment's and an eighth (names of one tree are alike), so neither
     /// grows by copying in the common case.
     ///
-    /// The first segment starts at ``firstSegmentRecords`` and grows as an array does: most
+    /// Not so the first segment: it starts at ``firstSegmentRecords`` and grows as an array does: most
     /// listings are small (a second walker's subtree, a rescan of one directory), and a whole
-    /// segment's records are over the daemon's fixed `mmap` threshold (128 KiB), so each such
+    /// segment's records are over the daemon's fixed `mmap` threshold (`UBQ_MMAP_THRESHOLD`), so each such
     /// listing mapped them, faulted in what it used and unmapped them again: in a warm crawl of
     /// 100k long names, 280 mappings, and `munmap` and page faults were a tenth of the crawl's
     /// system time (perf).

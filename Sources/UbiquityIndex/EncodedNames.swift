@@ -16,14 +16,21 @@ struct EncodedNames {
     /// `entries[range]`'s names compressed with `codec`, in two halves on two threads; nil when
     /// fewer than ``minimumNames`` of them are long enough to be compressed.
     static func encode(_ entries: CrawlEntries, _ range: Range<Int>, codec: NameCodec) -> EncodedNames? {
-        var long = 0
-        for i in range where NameColumn.isCompressible(count: entries.nameCount(i)) { long += 1 }
-        guard long >= minimumNames else { return nil }
         let middle = range.lowerBound + range.count / 2
+        // Each half's long names' bytes, room for what it keeps (compressed, so less): grown by
+        // doubling, the bytes were mapped, copied and unmapped again several times per part (perf).
+        var long = 0, lowerBytes = 0, upperBytes = 0
+        for i in range {
+            let count = entries.nameCount(i)
+            guard NameColumn.isCompressible(count: count) else { continue }
+            long += 1
+            if i < middle { lowerBytes += count } else { upperBytes += count }
+        }
+        guard long >= minimumNames else { return nil }
         var upper = Half(first: middle)
-        let lower = SideThread.run({ upper.encode(entries, middle..<range.upperBound, codec) }) {
+        let lower = SideThread.run({ upper.encode(entries, middle..<range.upperBound, codec, reserving: upperBytes) }) {
             var lower = Half(first: range.lowerBound)
-            lower.encode(entries, range.lowerBound..<middle, codec)
+            lower.encode(entries, range.lowerBound..<middle, codec, reserving: lowerBytes)
             return lower
         }
         return EncodedNames(lower: lower, upper: upper)
@@ -44,13 +51,9 @@ struct EncodedNames {
 
         init(first: Int) { self.first = first }
 
-        mutating func encode(_ entries: CrawlEntries, _ range: Range<Int>, _ codec: NameCodec) {
+        mutating func encode(_ entries: CrawlEntries, _ range: Range<Int>, _ codec: NameCodec, reserving byteCount: Int) {
             spans.reserveCapacity(range.count)
-            // Room for every long name as it is (what is kept is shorter): grown by doubling, the
-            // bytes were mapped, copied and unmapped again several times per part (perf).
-            var longBytes = 0
-            for i in range where NameColumn.isCompressible(count: entries.nameCount(i)) { longBytes += entries.nameCount(i) }
-            bytes.reserveCapacity(longBytes)
+            bytes.reserveCapacity(byteCount)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.encodeCapacity) { buffer in
                 for i in range {
                     entries.withName(i) { name in

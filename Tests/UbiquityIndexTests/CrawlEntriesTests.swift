@@ -1,3 +1,4 @@
+import CUbiquitySystem
 import Testing
 @testable import UbiquityIndex
 
@@ -35,11 +36,11 @@ struct CrawlEntriesTests {
     }
 
     /// A small listing (a second walker's subtree of one directory) keeps its records below the
-    /// daemon's fixed mmap threshold of 128 KiB, which a whole segment's are above: each small
-    /// listing mapped, faulted in and unmapped them (280 times in a crawl of 100k long names).
-    /// The first segment grows instead, and its entries read back across each growth.
+    /// daemon's fixed mmap threshold, which a whole segment's are above: each small listing
+    /// mapped, faulted in and unmapped them (280 times in a crawl of 100k long names). The first
+    /// segment grows instead, and its entries read back across each growth.
     @Test func aSmallListingReservesFewRecordsAndTheFirstSegmentGrows() {
-        let threshold = 128 << 10
+        let threshold = Int(UBQ_MMAP_THRESHOLD)
         #expect(Self.size * MemoryLayout<CrawlEntries.Record>.stride >= threshold)
         let small = CrawlEntries((0..<100).map(Self.entry))
         #expect(small.recordBytesReserved < threshold)
@@ -47,6 +48,18 @@ struct CrawlEntriesTests {
             let expected = (0..<count).map(Self.entry)
             Self.expectEqual(CrawlEntries(expected), expected)
         }
+    }
+
+    /// A part taken while the first segment is still growing shares it; the listing's appends
+    /// that grow it after copy it, so the part keeps what it held and the listing gets the rest.
+    @Test func aPartTakenBeforeTheFirstSegmentGrowsKeepsItsEntries() {
+        let expected = (0..<3 * CrawlEntries.firstSegmentRecords).map(Self.entry)
+        var listing = CrawlEntries(expected.prefix(CrawlEntries.firstSegmentRecords - 10))
+        let part = listing.part(from: 5)
+        for entry in expected.dropFirst(CrawlEntries.firstSegmentRecords - 10) { listing.append(entry) }
+        Self.expectEqual(part, Array(expected[5..<CrawlEntries.firstSegmentRecords - 10]))
+        Self.expectEqual(listing, expected)
+        Self.expectEqual(listing.part(from: 7), Array(expected[7...]))
     }
 
     @Test(arguments: [0, 1, 17, size - 1, size, size + 1, 2 * size, 3 * size + 4])

@@ -103,6 +103,11 @@ static inline void ubq_prefetch(const void *address) { __builtin_prefetch(addres
 /// hint: does nothing when no whole huge page fits, THP is off, or the call fails.
 void ubq_prefer_huge_pages(void *start, size_t length);
 
+/// The daemon's fixed glibc mmap threshold (`mallopt(M_MMAP_THRESHOLD)`, set at its start): a
+/// block of this many bytes or more gets a mapping of its own, returned to the system when freed.
+/// What sizes buffers that are made often (a crawl's small listings) to stay below it.
+enum { UBQ_MMAP_THRESHOLD = 128 * 1024 };
+
 /// `mallopt(M_ARENA_MAX, arenas)` and `mallopt(M_TOP_PAD, bytes)` (malloc.h, which Glibc does
 /// not import). Return what `mallopt` returns: 1 on success.
 int ubq_malloc_arena_max(int arenas);

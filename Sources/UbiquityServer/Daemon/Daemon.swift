@@ -1,4 +1,5 @@
 import CSystemd
+import CUbiquitySystem
 import Glibc
 public import Logging
 import NIOCore
@@ -63,7 +64,7 @@ public final class Daemon: Sendable {
         // glibc's default raises the threshold to the largest block freed so far (up to 32 MiB),
         // after which such temporaries land in the heap and stay resident: at 100k entries
         // private memory after the first answer was 394 B per entry with it, 229 B without.
-        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
+        _ = mallopt(M_MMAP_THRESHOLD, Int32(UBQ_MMAP_THRESHOLD))
         let descriptors = settings.containers.map(\.descriptor)
         let opened = settings.indexDirectory.map { Daemon.openIndexStore($0, logger: logger) }
         indexStore = try? opened?.get()
