@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import UbiquityPredicate
 
 /// The byte order of strings in one buffer (`memcmp`'s order, a string that is a prefix of
 /// another first): how result paths are sorted (``PathTable``).
@@ -115,13 +113,7 @@ struct PathOrder {
     /// where they are known to agree before it.
     func compare(_ i: Int, _ j: Int, from depth: Int) -> Int {
         let a = start(i) + depth, b = start(j) + depth
-        let lengthA = ends[i] - a, lengthB = ends[j] - b
-        let common = min(lengthA, lengthB)
-        if common > 0, let base = bytes.baseAddress {
-            let c = memcmp(base + a, base + b, common)
-            if c != 0 { return Int(c) }
-        }
-        return lengthA - lengthB
+        return ByteOrder.compare(UnsafeBufferPointer(rebasing: bytes[a..<ends[i]]), UnsafeBufferPointer(rebasing: bytes[b..<ends[j]]))
     }
 
     /// A range of positions still to sort, all agreeing up to `depth`; `keyed` when `keys`

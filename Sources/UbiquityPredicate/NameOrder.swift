@@ -1,11 +1,9 @@
-public import Glibc
-
 /// The order of names in the index's name index, and of strings wherever a predicate or a sort
 /// compares them: Unicode canonical ordering, the order of the strings' NFC forms (strings equal by
 /// canonical equivalence are equal, as `String`'s `==` has them), read from their UTF-8 bytes.
 /// Inlinable: the name index compares with it in its hottest loops.
 ///
-/// Two names whose scalars are all below U+0300 compare as bytes (memcmp, then length): such a
+/// Two names whose scalars are all below U+0300 compare as bytes (``ByteOrder``): such a
 /// string is in NFC (no scalar below the first combining mark is changed by normalization, and
 /// none composes with a following one of them), and canonical order orders NFC strings by scalar value,
 /// which is the order of their UTF-8 bytes. ASCII is the common case. Any other pair is compared by
