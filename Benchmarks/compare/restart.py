@@ -294,6 +294,9 @@ def report(results, args):
         values = [float(r["ubiquityd"][key]) for r in runs if r["ubiquityd"][key] is not None]
         return statistics.median(values) if values else float("nan")
 
+    def milliseconds(value):
+        return "–" if value != value else f"{value:.0f} ms"     # NaN: in no run's log
+
     def ratios(runs, key):
         values = [r["ubiquityd"][key] / r["ubiquityd"]["cold_first_answer_s"] for r in runs]
         return statistics.median(values), max(values)
@@ -313,14 +316,17 @@ def report(results, args):
         "|---|---|---|---|---|",
     ]
     for size, runs in results.items():
-        o, w = runs[0]["ubiquityd"], runs[0]["watchman"]
+        # ubiquityd's counts are the same in every run (run_ours checks them against the changes).
+        o = runs[0]["ubiquityd"]
         theirs = statistics.median(r["watchman"]["restart_answer_s"] for r in runs)
+        fresh = [r["watchman"]["fresh"] for r in runs]
+        listed = sorted({r["watchman"]["listed"] for r in runs})
         lines.append(f"| {human(size)} | ubiquityd | {med(runs, 'restart_answer_s'):.2f} s | exactly the changes: "
                      f"{o['counts']['added']:,} added, {o['counts']['changed']:,} changed (appended to, or renamed: with "
                      f"`oldPath`), {o['counts']['removed']:,} removed | {o['listed']:,} |")
-        lines.append(f"| {human(size)} | watchman | {theirs:.2f} s | "
-                     + ("a fresh instance: every matching file, nothing about what changed" if w["fresh"] else "a difference")
-                     + f" | {w['listed']:,} |")
+        what = ("a fresh instance: every matching file, nothing about what changed" if all(fresh) else
+                "a difference" if not any(fresh) else f"a fresh instance in {sum(fresh)} of {len(fresh)} runs, a difference in the others")
+        lines.append(f"| {human(size)} | watchman | {theirs:.2f} s | {what} | {', '.join(f'{n:,}' for n in listed)} |")
     lines += ["", "| entries | first answer, no saved index (cold crawl) | restart → first answer with the saved index "
               "(loaded, then checked by a crawl) | saved index | per entry | written in | loaded in |",
               "|---|---|---|---|---|---|---|"]
@@ -328,7 +334,7 @@ def report(results, args):
         snapshot = med(runs, "snapshot_bytes")
         lines.append(f"| {human(size)} | {med(runs, 'cold_first_answer_s'):.2f} s | {med(runs, 'restart_answer_s'):.2f} s | "
                      f"{snapshot / 1e6:.1f} MB | {snapshot / runs[0]['entries']:.1f} B | "
-                     f"{med(runs, 'save_ms'):.0f} ms | {med(runs, 'restore_ms'):.0f} ms |")
+                     f"{milliseconds(med(runs, 'save_ms'))} | {milliseconds(med(runs, 'restore_ms'))} |")
     # Said from the figures, not assumed: whether the checked restart beat the cold crawl here.
     sooner = all(med(runs, "restart_answer_s") < med(runs, "cold_first_answer_s") for runs in results.values())
     lines += ["", ("The exact first answer after a restart came sooner than a cold crawl's in these runs, and it" if sooner else
