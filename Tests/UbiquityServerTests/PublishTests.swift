@@ -53,7 +53,7 @@ struct PublishTests {
             let result = try #require(published["result"], "\(published)")
             let url = try #require(result["url"]?.stringValue), token = try #require(result["token"]?.stringValue)
             #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/p/" + token))
-            #expect(PublishToken.isWellFormed(token))
+            #expect(PublishTokenFormat.isWellFormed(token))
             #expect(result["size"]?.intValue == 4 && result["path"]?.stringValue == path)
 
             let got = try HTTPProbe.request(url)
@@ -349,8 +349,8 @@ struct PublishRulesTests {
         var generator = SystemRandomNumberGenerator()
         let tokens = (0..<1000).map { _ in PublishToken.make(using: &generator) }
         #expect(Set(tokens).count == 1000)
-        #expect(tokens.allSatisfy(PublishToken.isWellFormed))
-        #expect(!PublishToken.isWellFormed("../../etc/passwd"))
+        #expect(tokens.allSatisfy(PublishTokenFormat.isWellFormed))
+        #expect(!PublishTokenFormat.isWellFormed("../../etc/passwd"))
         #expect(PublishToken.isWellFormedFileName(PublishToken.makeFileName(using: &generator)))
     }
 

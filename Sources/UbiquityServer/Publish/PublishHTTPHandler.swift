@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import UbiquityProtocol
 
 /// One HTTP/1 connection of the publish listener: `GET` or `HEAD /p/<token>` answers the snapshot
 /// (200), an unknown or revoked token 404, an expired one 410 (and its file is removed); any other
@@ -64,7 +65,7 @@ final class PublishHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let isHead = request.method == .HEAD
         let path = request.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        guard path.hasPrefix("/p/"), PublishToken.isWellFormed(path.dropFirst(3)) else {
+        guard path.hasPrefix("/p/"), PublishTokenFormat.isWellFormed(path.dropFirst(3)) else {
             return refuse(context, .notFound, "not found\n", keepAlive: keepAlive, head: isHead)
         }
         switch store.lookup(String(path.dropFirst(3))) {

@@ -4,16 +4,13 @@ import UbiquityProtocol
 /// (`SystemRandomNumberGenerator` is `getrandom(2)` on Linux). Pure apart from the generator.
 enum PublishToken {
     /// 24 random bytes (192 bits) as 32 characters of base64url (``PublishTokenFormat``).
-    static let characters = PublishTokenFormat.characters
-    private static let alphabet = PublishTokenFormat.alphabet
-
     static func make(using generator: inout some RandomNumberGenerator) -> String {
         var bytes: [UInt8] = []
         for _ in 0..<3 { withUnsafeBytes(of: generator.next() as UInt64) { bytes += $0 } }
         var out: [UInt8] = []
         for i in stride(from: 0, to: bytes.count, by: 3) {
             let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            for shift in [18, 12, 6, 0] { out.append(alphabet[Int(n >> UInt32(shift) & 63)]) }
+            for shift in [18, 12, 6, 0] { out.append(PublishTokenFormat.alphabet[Int(n >> UInt32(shift) & 63)]) }
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -26,8 +23,6 @@ enum PublishToken {
         }
         return "snapshot-" + hex.joined()
     }
-
-    static func isWellFormed(_ token: some StringProtocol) -> Bool { PublishTokenFormat.isWellFormed(token) }
 
     static func isWellFormedFileName(_ name: String) -> Bool {
         name.hasPrefix("snapshot-") && name.utf8.count == 41

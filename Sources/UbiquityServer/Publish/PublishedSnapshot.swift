@@ -1,3 +1,4 @@
+import UbiquityProtocol
 import UbiquityJSON
 import UbiquitySystem
 
@@ -33,7 +34,7 @@ struct PublishedSnapshot: Sendable, Hashable {
         guard case .object(let o) = json, case .string(let token)? = o["token"], case .string(let file)? = o["file"],
               case .integer(let uid)? = o["uid"], let owner = UInt32(exactly: uid), case .string(let path)? = o["path"],
               case .integer(let size)? = o["size"], size >= 0, let expires = o["expires"].flatMap(Self.number),
-              PublishToken.isWellFormed(token), PublishToken.isWellFormedFileName(file) else { return nil }
+              PublishTokenFormat.isWellFormed(token), PublishToken.isWellFormedFileName(file) else { return nil }
         self.init(token: token, file: file, uid: owner, path: path, size: size, expires: expires)
     }
 
