@@ -165,8 +165,27 @@ public final class Directory: Sendable {
         // One more than the size, to see the end in the first read; a size from a file's status
         // is not trusted to be small (nothing here may trap on it).
         let hinted = max(0, sizeHint), first = hinted == .max ? hinted : hinted + 1
-        var bytes = [UInt8](repeating: 0, count: min(cap, first))
-        var count = 0
+        // The first buffer is read into as it is, neither zeroed first (that was a pass over a
+        // saved index of 48 MB before the read's own) nor faulted in 4 KiB at a time where it is
+        // megabytes (huge pages: ubq_prefer_huge_pages).
+        var failure: SystemCallError?
+        var bytes = [UInt8](unsafeUninitializedCapacity: min(cap, first)) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            ubq_prefer_huge_pages(base, buffer.count)
+            do throws(SystemCallError) {
+                while initialized < buffer.count {
+                    let n = try System.call("read", path: path) { Glibc.read(fd, base + initialized, buffer.count - initialized) }
+                    if n == 0 { break }
+                    initialized += n
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        var count = bytes.count
+        // The first read ended at the file's end, short of the buffer: nothing more to read.
+        if count < min(cap, first) { return bytes }
         while count < cap {
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(cap - count, 64 << 10))) }
             let n = try System.call("read", path: path) { bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) } }

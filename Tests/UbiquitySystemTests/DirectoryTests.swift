@@ -122,6 +122,26 @@ struct DirectoryTests {
         #expect(try Directory.readAll(fd, limit: .max) == Array("6789".utf8))
     }
 
+    @Test func readAllReadsWhateverItsSizeHintSays() throws {
+        let fixture = try Fixture()
+        defer { try? FS.removeTree(fixture.base) }
+        // Megabytes (the first buffer advised for huge pages), with every byte telling its place.
+        let big = (0..<(3 << 20) + 7).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12) }
+        let out = open(fixture.base + "/inside/big", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        #expect(out >= 0)
+        #expect(big.withUnsafeBytes { Glibc.write(out, $0.baseAddress, $0.count) } == big.count)
+        close(out)
+        for (hint, expected) in [(big.count, big), (big.count * 2, big), (100, big), (0, big)] {
+            let fd = open(fixture.base + "/inside/big", O_RDONLY | O_CLOEXEC)
+            defer { close(fd) }
+            #expect(try Directory.readAll(fd, limit: 1 << 30, sizeHint: hint) == expected, "size hint \(hint)")
+        }
+        let fd = open(fixture.base + "/inside/big", O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        // A hint of the whole size and a smaller limit: the limit's bytes and one more.
+        #expect(try Directory.readAll(fd, limit: 1 << 20, sizeHint: big.count) == Array(big[..<((1 << 20) + 1)]))
+    }
+
     @Test func removeTreeIsBoundedAndNeverFollowsALink() throws {
         let fixture = try Fixture()
         defer { try? FS.removeTree(fixture.base) }
