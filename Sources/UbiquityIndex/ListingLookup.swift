@@ -8,8 +8,9 @@
 /// up afterwards, on the caller's thread, as a `String` (``EvictedPlaceholderName``).
 ///
 /// Valid while the index is as it was looked up in: the diff uses it for a directory only while
-/// that directory is still the one it was looked up under, and not at all once a rename moved
-/// an item.
+/// that directory is still the one it was looked up under. A rename the listing reveals moves an
+/// item to a name where the lookup found nothing; that entry is then noted as found
+/// (``noteFound(_:_:)``), and any other outcome of a move makes the lookup void.
 struct ListingLookup {
     /// Listings at least this long look their files up on two threads (``SideThread``): a
     /// thread's start is then a small part of the work (a restart's check lists a whole
@@ -33,6 +34,10 @@ struct ListingLookup {
         let id = found[Int(position)]
         return id == Self.none ? nil : id
     }
+
+    /// Entry `position` is now `id`, as a lookup made now would find it: a rename the listing
+    /// revealed moved the item there (``MetadataIndex/pairRenames``), where nothing was before.
+    mutating func noteFound(_ position: Int32, _ id: ItemID) { found[Int(position)] = id }
 
     /// Whether the entries of directory `position` were looked up in `directory`.
     func lookedUp(_ position: Int32, in directory: ItemID) -> Bool {

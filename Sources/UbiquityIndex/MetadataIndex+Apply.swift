@@ -451,7 +451,7 @@ extension MetadataIndex {
         let childrenOf = ListingChildren(entries)
         var lookup: ListingLookup? = ListingLookup(self, root: rootID, entries, childrenOf)
         // A rename moves items under the lookup: from then on each directory is looked up anew.
-        if pairRenames(container: container, rootID: rootID, entries, childrenOf, lookup!, &recorder) { lookup = nil }
+        if pairRenames(container: container, rootID: rootID, entries, childrenOf, &lookup!, &recorder) { lookup = nil }
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         var found: [ItemID?] = []
         while let (directory, position) = stack.popLast() {
@@ -540,9 +540,12 @@ extension MetadataIndex {
     /// Only a file system that reports birth times is trusted here: without one `created` is the
     /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
     /// Entries inside a vanished directory are not paired on their own (the directory may be).
-    /// - Returns: whether an item was moved (the lookup no longer holds).
+    /// - Returns: whether the lookup no longer holds: a move did something else than put its item
+    ///   where the listing shows it (the lookup is told of those: ``ListingLookup/noteFound(_:_:)``).
+    ///   Why: a restart's check that found renames threw the whole lookup away, and looking every
+    ///   entry up again on one thread was most of applying it (a million entries, 250 renames).
     private func pairRenames(container: Int, rootID: ItemID, _ entries: CrawlEntries, _ childrenOf: ListingChildren,
-                             _ lookup: ListingLookup, _ recorder: inout Recorder) -> Bool {
+                             _ lookup: inout ListingLookup, _ recorder: inout Recorder) -> Bool {
         struct Key: Hashable {
             let inode: UInt64, created: Int64, kind: FileStat.Kind
             init(_ stat: FileStat) { (inode, created, kind) = (stat.inode, stat.created, stat.kind) }
@@ -567,15 +570,24 @@ extension MetadataIndex {
         for (directory, position) in lookup.directories {
             for i in childrenOf[position] where lookup[i] == nil { appeared.append((directory, i)) }
         }
-        var moved = false
+        var void = false
         for (directory, position) in appeared {
             let e = entries[Int(position)]
             guard let source = vanished.removeValue(forKey: Key(e.stat)), isLive(source), isLive(directory) else { continue }
             move(container: container, from: relativeComponents(of: source), to: relativeComponents(of: directory) + [e.name],
                  stat: e.stat, &recorder)
-            moved = true
+            // A plain rename keeps every other entry's lookup: nothing was found at the new name,
+            // nothing found was the vanished item, and the tables keep their ids. Anything else
+            // (a placeholder's name, an entry replaced or removed instead) voids the lookup.
+            var placeholder = false
+            if !void, !lookup.withPlaceholder.contains(entries.parent(Int(position))), isLive(source),
+               filedChild(directory, entries, Int(position), placeholder: &placeholder) == source, !placeholder {
+                lookup.noteFound(position, source)
+            } else {
+                void = true
+            }
         }
-        return moved
+        return void
     }
 
     /// Recomputes a package's size (sum of regular files inside) and newest modification.
