@@ -44,16 +44,20 @@ public struct ConflictCopyName: Sendable, Hashable {
     }
 
     /// ``mentionsConflict(_:)`` of a name given as its UTF-8 bytes.
+    ///
+    /// Each `c` is found by `memchr` and the eight bytes from it compared as one integer. Why: a
+    /// byte at a time, the test was a tenth of the engine's time placing a crawl of long names
+    /// (60–200 bytes, most not ASCII, where a `c` is rare).
     static func mentionsConflict(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        conflictWord.withUnsafeBufferPointer { word in
-            guard let base = bytes.baseAddress, bytes.count >= word.count else { return false }
-            var i = 0
-            while i <= bytes.count - word.count {
-                if bytes[i] == word[0], memcmp(base + i, word.baseAddress!, word.count) == 0 { return true }
-                i += 1
-            }
-            return false
+        guard let base = bytes.baseAddress, bytes.count >= 8 else { return false }
+        let start = UnsafeRawPointer(base), last = bytes.count - 8
+        var from = 0
+        while from <= last, let hit = memchr(start + from, Int32(UInt8(ascii: "c")), last - from + 1) {
+            let found = UnsafeRawPointer(hit)
+            if UInt64(littleEndian: found.loadUnaligned(as: UInt64.self)) == conflictWord { return true }
+            from = start.distance(to: found) + 1
         }
+        return false
     }
 
     /// `<base>.sync-conflict-YYYYMMDD-HHMMSS-<7 of A-Z 0-9>[.<ext>]`
@@ -139,5 +143,6 @@ public struct ConflictCopyName: Sendable, Hashable {
     private static let ubiquityMarker = Array(".ubiquity-conflict-".utf8)
     private static let conflictedCopy = Array("conflicted copy".utf8)
     private static let possessive = Array("'s ".utf8)
-    private static let conflictWord = Array("conflict".utf8)
+    /// The bytes `conflict` as one little-endian integer (its first byte lowest).
+    static let conflictWord: UInt64 = 0x7463_696C_666E_6F63
 }

@@ -61,4 +61,23 @@ struct ConflictCopyNameReferenceTests {
             #expect(ConflictCopyName.parse(name) == Self.reference(name), "\(name)")
         }
     }
+
+    /// The test every name meets first: `conflict` found where its bytes are, at any place and
+    /// length (the first and last places, a `c` just before it or in the last seven bytes,
+    /// names not ASCII), against a plain search of the bytes.
+    @Test func mentionsConflictWhereverItsBytesAre() {
+        #expect(ConflictCopyName.conflictWord == Array("conflict".utf8).reversed().reduce(0) { $0 << 8 | UInt64($1) })
+        var random = SplitMix64(seed: 20261127)
+        let pieces: [[UInt8]] = ["c", "co", "conflic", "conflict", "onflict", "C", "é", "ç", "x", "cc", "ünïcödé"].map { Array($0.utf8) }
+        var found = 0
+        for _ in 0..<20_000 {
+            var name: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...6, using: &random) { name += pieces.randomElement(using: &random)! }
+            let expected = name.count >= 8 && (0...(name.count - 8)).contains { name[$0..<($0 + 8)].elementsEqual("conflict".utf8) }
+            if expected { found += 1 }
+            let got = name.withUnsafeBufferPointer { ConflictCopyName.mentionsConflict(utf8: $0) }
+            #expect(got == expected, "\(String(decoding: name, as: UTF8.self))")
+        }
+        #expect(found > 1_000 && found < 19_000, "both answers are given often")
+    }
 }
