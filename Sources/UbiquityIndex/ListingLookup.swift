@@ -10,7 +10,9 @@
 /// Valid while the index is as it was looked up in: the diff uses it for a directory only while
 /// that directory is still the one it was looked up under. A rename the listing reveals moves an
 /// item to a name where the lookup found nothing; that entry is then noted as found
-/// (``noteFound(_:_:)``), and any other outcome of a move makes the lookup void.
+/// (``noteFound(_:_:)``). Where the directory it went to lists a name that may be a placeholder's
+/// (an evicted item's and its placeholder's entries may then be one), that directory is looked up
+/// anew by the diff instead (``forget(_:)``).
 struct ListingLookup {
     /// Listings at least this long look their files up on two threads (``SideThread``): a
     /// thread's start is then a small part of the work (a restart's check lists a whole
@@ -26,6 +28,8 @@ struct ListingLookup {
     private(set) var directories: [(id: ItemID, position: Int32)] = []
     /// Positions (of directories) where a listed name may be a placeholder's.
     private(set) var withPlaceholder: Set<Int32> = []
+    /// Whether the root's entries are to be looked up anew (``forget(_:)``).
+    private var rootForgotten = false
 
     static let none = ItemID.max
 
@@ -39,9 +43,15 @@ struct ListingLookup {
     /// revealed moved the item there (``MetadataIndex/pairRenames``), where nothing was before.
     mutating func noteFound(_ position: Int32, _ id: ItemID) { found[Int(position)] = id }
 
-    /// Whether the entries of directory `position` were looked up in `directory`.
+    /// The entries of directory `position` are to be looked up anew: a move changed what some
+    /// of them are filed as.
+    mutating func forget(_ position: Int32) {
+        if position == -1 { rootForgotten = true } else { lookedUpIn[Int(position)] = Self.none }
+    }
+
+    /// Whether the entries of directory `position` were looked up in `directory` (and still hold).
     func lookedUp(_ position: Int32, in directory: ItemID) -> Bool {
-        position == -1 ? directories.first?.id == directory : lookedUpIn[Int(position)] == directory
+        position == -1 ? !rootForgotten && directories.first?.id == directory : lookedUpIn[Int(position)] == directory
     }
 
     init(_ index: MetadataIndex, root: ItemID, _ entries: CrawlEntries, _ children: ListingChildren) {

@@ -450,8 +450,11 @@ extension MetadataIndex {
         let entries = listing.entries
         let childrenOf = ListingChildren(entries)
         var lookup: ListingLookup? = ListingLookup(self, root: rootID, entries, childrenOf)
-        // A rename moves items under the lookup: from then on each directory is looked up anew.
-        if pairRenames(container: container, rootID: rootID, entries, childrenOf, &lookup!, &recorder) { lookup = nil }
+        // pairRenames keeps the lookup true to the moves it makes; a move it cannot account for drops it.
+        if pairRenames(container: container, rootID: rootID, entries, childrenOf, &lookup!, &recorder) {
+            lookup = nil
+            listingLookupsDropped += 1
+        }
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         var found: [ItemID?] = []
         while let (directory, position) = stack.popLast() {
@@ -541,7 +544,9 @@ extension MetadataIndex {
     /// status change time, which a rename moves, so nothing pairs (inode numbers alone are reused).
     /// Entries inside a vanished directory are not paired on their own (the directory may be).
     /// - Returns: whether the lookup no longer holds: a move did something else than put its item
-    ///   where the listing shows it (the lookup is told of those: ``ListingLookup/noteFound(_:_:)``).
+    ///   where the listing shows it. The lookup is told of the others: the entry found
+    ///   (``ListingLookup/noteFound(_:_:)``), or, in a directory listing a name that may be a
+    ///   placeholder's, that directory to be looked up anew (``ListingLookup/forget(_:)``).
     ///   Why: a restart's check that found renames threw the whole lookup away, and looking every
     ///   entry up again on one thread was most of applying it (a million entries, 250 renames).
     private func pairRenames(container: Int, rootID: ItemID, _ entries: CrawlEntries, _ childrenOf: ListingChildren,
@@ -577,11 +582,15 @@ extension MetadataIndex {
             move(container: container, from: relativeComponents(of: source), to: relativeComponents(of: directory) + [e.name],
                  stat: e.stat, &recorder)
             // A plain rename keeps every other entry's lookup: nothing was found at the new name,
-            // nothing found was the vanished item, and the tables keep their ids. Anything else
-            // (a placeholder's name, an entry replaced or removed instead) voids the lookup.
+            // nothing found was the vanished item, and the tables keep their ids. Where the
+            // directory lists a name that may be a placeholder's, its entries may file otherwise
+            // now: it is looked up anew. Anything else (an entry replaced or removed) drops the lookup.
+            let listedIn = entries.parent(Int(position))
             var placeholder = false
-            if !void, !lookup.withPlaceholder.contains(entries.parent(Int(position))), isLive(source),
-               filedChild(directory, entries, Int(position), placeholder: &placeholder) == source, !placeholder {
+            if lookup.withPlaceholder.contains(listedIn) {
+                lookup.forget(listedIn)
+                directoriesLookedUpAgain += 1
+            } else if isLive(source), filedChild(directory, entries, Int(position), placeholder: &placeholder) == source, !placeholder {
                 lookup.noteFound(position, source)
             } else {
                 void = true

@@ -93,6 +93,11 @@ public final class MetadataIndex {
     var pendingNames: [String: [ItemID]] = [:]
     /// While a part is placed: new names wait in ``pendingNames`` rather than go in one by one.
     var deferringNames = false
+    /// How often a listing's diff looked a directory up anew after a rename (a directory listing
+    /// a name that may be a placeholder's), and dropped its lookup altogether
+    /// (``ListingLookup``): what the tests ask to tell the diff's paths apart.
+    var directoriesLookedUpAgain = 0
+    var listingLookupsDropped = 0
 
     public init() {}
 

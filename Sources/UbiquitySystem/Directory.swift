@@ -165,8 +165,8 @@ public final class Directory: Sendable {
         // One more than the size, to see the end in the first read; a size from a file's status
         // is not trusted to be small (nothing here may trap on it).
         let hinted = max(0, sizeHint), first = hinted == .max ? hinted : hinted + 1
-        // The first buffer is read into as it is, neither zeroed first (that was a pass over a
-        // saved index of 48 MB before the read's own) nor faulted in 4 KiB at a time where it is
+        // The first buffer is read into as it is, neither zeroed first (a pass over a saved index
+        // of tens of megabytes before the read's own) nor faulted in 4 KiB at a time where it is
         // megabytes (huge pages: ubq_prefer_huge_pages).
         var failure: SystemCallError?
         var bytes = [UInt8](unsafeUninitializedCapacity: min(cap, first)) { buffer, initialized in

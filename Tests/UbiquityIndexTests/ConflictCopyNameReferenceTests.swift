@@ -79,5 +79,11 @@ struct ConflictCopyNameReferenceTests {
             #expect(got == expected, "\(String(decoding: name, as: UTF8.self))")
         }
         #expect(found > 1_000 && found < 19_000, "both answers are given often")
+        // The bytes after a name are never read: the word completed just past its end is not in it.
+        let padded = Array("xconflict".utf8)
+        for count in 0...padded.count {
+            let got = padded.withUnsafeBufferPointer { ConflictCopyName.mentionsConflict(utf8: UnsafeBufferPointer(rebasing: $0[..<count])) }
+            #expect(got == (count == padded.count), "the first \(count) bytes of xconflict")
+        }
     }
 }

@@ -78,7 +78,7 @@ struct ListingLookupTests {
     }
 
     /// Without dot names, the renames keep the lookup (``ListingLookup/noteFound(_:_:)``); with
-    /// them, the directories holding one are looked up again.
+    /// them, the directories they went to are looked up again (``ListingLookup/forget(_:)``).
     @Test(arguments: [(false, true), (true, true), (true, false)])
     func aLargeListingDiffedEndsAsAFreshIndexOfIt(renames: Bool, dotNames: Bool) throws {
         let (before, after, moved) = Self.listings(renames: renames, dotNames: dotNames)
@@ -94,7 +94,12 @@ struct ListingLookupTests {
         let identities = try unchanged.map { index.identity(try #require(id(index, $0))) }
         let movedFrom = try moved.map { try #require(id(index, $0.0)) }
 
+        let (relookedBefore, droppedBefore) = (index.directoriesLookedUpAgain, index.listingLookupsDropped)
         let changes = index.apply([.listing(tree.container, [], CrawlListing(root: Self.root, entries: after))])
+        // The renames kept the lookup: only the two directories they went to that list dot names
+        // (names that may be placeholders') were looked up anew.
+        #expect(index.listingLookupsDropped == droppedBefore)
+        #expect(index.directoriesLookedUpAgain - relookedBefore == (renames && dotNames ? 2 : 0))
 
         let fresh = MetadataIndex()
         fresh.addContainer(tree.descriptor)
