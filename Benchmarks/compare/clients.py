@@ -44,7 +44,7 @@ UBIQ_GOAL_RATIO = 1.5
 def ensure_grocery(workdir, items, seed):
     """workdir/grocery-<items>/com.example.grocery/Documents with `items` item files, reused when
     its manifest matches."""
-    base = os.path.join(workdir, f"grocery-{items}")
+    base = os.path.join(os.path.abspath(workdir), f"grocery-{items}")
     manifest_path = base + ".json"
     if os.path.exists(manifest_path) and os.path.isdir(base):
         with open(manifest_path) as f:

@@ -58,8 +58,9 @@ def tree_name(entries, shape="default"):
 
 
 def ensure_tree(workdir, entries, seed, shape="default"):
-    """The tree of `entries` in `shape` under workdir/tree_name(...), reused when its manifest matches."""
-    base = os.path.join(workdir, tree_name(entries, shape))
+    """The tree of `entries` in `shape` under workdir/tree_name(...), reused when its manifest matches.
+    Its base is absolute: the daemons answer with absolute paths, which are checked against it."""
+    base = os.path.join(os.path.abspath(workdir), tree_name(entries, shape))
     manifest_path = base + ".json"
     if os.path.exists(manifest_path):
         with open(manifest_path) as f:
@@ -250,7 +251,9 @@ class Ubiquityd:
     def __init__(self, binary, tree, scratch, settings=None):
         """`settings`: top-level keys of a configuration file (docs/configuration.md) to run with,
         the tree's base as its one root; without them the daemon runs with --root."""
-        self.binary, self.tree, self.scratch = binary, tree, scratch
+        # A binary named by a relative path runs from anywhere; a bare name is looked up in PATH.
+        self.binary = os.path.abspath(binary) if os.path.exists(binary) else binary
+        self.tree, self.scratch = tree, scratch
         self.base = tree["base"]
         self.settings = settings
         self.process = None
