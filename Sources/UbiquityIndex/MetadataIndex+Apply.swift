@@ -575,7 +575,7 @@ extension MetadataIndex {
         for (directory, position) in lookup.directories {
             for i in childrenOf[position] where lookup[i] == nil { appeared.append((directory, i)) }
         }
-        var void = false
+        var dropped = false
         for (directory, position) in appeared {
             let e = entries[Int(position)]
             guard let source = vanished.removeValue(forKey: Key(e.stat)), isLive(source), isLive(directory) else { continue }
@@ -593,10 +593,10 @@ extension MetadataIndex {
             } else if isLive(source), filedChild(directory, entries, Int(position), placeholder: &placeholder) == source, !placeholder {
                 lookup.noteFound(position, source)
             } else {
-                void = true
+                dropped = true
             }
         }
-        return void
+        return dropped
     }
 
     /// Recomputes a package's size (sum of regular files inside) and newest modification.
