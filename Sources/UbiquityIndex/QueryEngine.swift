@@ -15,7 +15,8 @@ public import UbiquityPredicate
 /// What each query owes and when is decided by its ``QueryLifecycle``; this actor only performs
 /// the actions (resuming the reader, starting and cancelling the window's timer).
 public actor QueryEngine {
-    private let index: MetadataIndex
+    /// Replaced once, by ``adopt(_:)``, when the engine started before its saved index was loaded.
+    private var index: MetadataIndex
     private let source: any ChangeSource
     private let clock: EngineClock
     private let limits: EngineLimits
@@ -66,11 +67,26 @@ public actor QueryEngine {
     private var savingBytes = 0
     /// Saves waiting for the one in flight to end.
     private var saveQueue: [CheckedContinuation<Void, Never>] = []
+    /// While the saved index is being loaded (the engine was made `restoring`, ``adopt(_:)`` has
+    /// not come): who waits for it. Nil once it is adopted, and when nothing was to be loaded.
+    private var restoreWaiters: [CheckedContinuation<Void, Never>]?
+    /// Answers remembered at the last clean shutdown, by key (``RememberedAnswer/key(for:containers:)``):
+    /// a query asking for freshness "saved" while the index loads is answered from one at once.
+    private var rememberedAnswers: [String: RememberedAnswer] = [:]
+    /// The index before ``adopt(_:)`` replaced it, kept: queries answered from remembered answers
+    /// were made on it, and a ``LiveQuery`` does not own its index.
+    private var indexBeforeRestore: MetadataIndex?
+    /// Queries whose answers the next final save remembers (``rememberAtShutdown(_:)``), by key.
+    private var toRemember: [(key: String, specification: QuerySpecification)] = []
+    /// How many answers from memory the loaded index did not give again (each was replaced by a
+    /// reset): what the tests check.
+    private(set) var rememberedAnswersReplaced = 0
 
     /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
     final class RunningQuery {
         let id: QueryID
-        let query: LiveQuery
+        /// Made anew on the loaded index for a query answered from memory (``adopt(_:)``).
+        var query: LiveQuery
         var lifecycle: QueryLifecycle
         var waiter: CheckedContinuation<QueryEvent?, Never>?
         /// The group that reads this query, if it is read in one (then `waiter` stays nil).
@@ -78,6 +94,12 @@ public actor QueryEngine {
         var timer: Task<Void, Never>?
         /// While the query gathers in slices: what it found so far; batches are folded in here.
         var gathering: Gathering?
+        /// Answered from a remembered answer and not yet gathered on the loaded index: what it
+        /// was answered (its results until then; batches pass it by).
+        var rememberedResults: ResultSet?
+
+        /// What the query's subscriber holds now.
+        var results: ResultSet { rememberedResults ?? query.results }
 
         init(id: QueryID, query: LiveQuery, lifecycle: QueryLifecycle) {
             self.id = id
@@ -127,11 +149,15 @@ public actor QueryEngine {
     ///     from them (same epoch), and `history` is ignored.
     ///   - persistence: where ``saveIndex()`` writes and batches are journaled.
     ///   - folderChanges: each told, as each batch is applied, which containers' folder it names changed.
+    ///   - restoring: a saved index is being loaded: it comes with ``adopt(_:)``, and until then
+    ///     everything that reads the index waits for it, but a query asking for freshness "saved"
+    ///     whose answer is `remembered` is answered from it at once.
     public init<C: Clock>(containers: [ContainerDescriptor], source: any ChangeSource, limits: EngineLimits = EngineLimits(),
                           clock: C = ContinuousClock(), history: ChangeHistory? = nil,
                           wallClock: (@Sendable () -> Int64)? = nil, restored: sending RestoredIndex? = nil,
                           persistence: (any IndexPersistence)? = nil,
-                          folderChanges: [FolderChanges] = []) where C.Duration == Duration {
+                          folderChanges: [FolderChanges] = [], restoring: Bool = false,
+                          remembered: [RememberedAnswer] = []) where C.Duration == Duration {
         self.source = source
         self.folderChanges = folderChanges
         self.clock = EngineClock(clock)
@@ -141,21 +167,84 @@ public actor QueryEngine {
             ?? ChangeHistory(epoch: UInt64.random(in: 1...UInt64.max), retention: limits.history)
         self.wallClock = wallClock ?? { Int64(Glibc.time(nil)) }
         self.persistence = persistence
-        self.isVerified = restored == nil
-        // A restore whose journal goes on (``RestoredIndex/continueJournal(in:)``): every batch is
-        // journaled from the first, and the next snapshot continues that journal.
-        if let restored, restored.isJournalContinued, persistence != nil, let continuation = restored.journalContinuation {
-            isJournaling = true
-            journalSnapshotID = continuation.journalOf
-            journalRecords = restored.continuedRecords
-            journalBytes = restored.continuedBytes
+        self.isVerified = restored == nil && !restoring
+        if restoring && restored == nil {
+            restoreWaiters = []
+            for answer in remembered { rememberedAnswers[answer.key] = answer }
+        }
+        if let restored, let journal = Self.continuedJournal(of: restored, saving: persistence != nil) {
+            (isJournaling, journalSnapshotID, journalRecords, journalBytes) = (true, journal.of, journal.records, journal.bytes)
         }
         for container in containers { index.addContainer(container) }
     }
 
+    /// A restore whose journal goes on (``RestoredIndex/continueJournal(in:)``): every batch is
+    /// journaled from the first, and the next snapshot continues that journal.
+    private static func continuedJournal(of restored: RestoredIndex, saving: Bool) -> (of: UInt64, records: Int, bytes: Int)? {
+        guard restored.isJournalContinued, saving, let continuation = restored.journalContinuation else { return nil }
+        return (continuation.journalOf, restored.continuedRecords, restored.continuedBytes)
+    }
+
+    /// How many callers wait for the saved index to load: what the tests wait for.
+    var restoreWaiterCount: Int { restoreWaiters?.count ?? 0 }
+
+    /// Returns once the saved index is loaded (``adopt(_:)``), at once when none was being loaded.
+    private func untilRestored() async {
+        guard restoreWaiters != nil else { return }
+        await withCheckedContinuation { restoreWaiters?.append($0) ?? $0.resume() }
+    }
+
+    /// Takes the saved index loaded since the engine started (`restoring`), or nil: none could be
+    /// loaded, and the index is built by crawling from nothing under the engine's new epoch.
+    /// Queries answered from memory meanwhile are gathered again on it: one whose results are
+    /// what it was answered goes on from there; another gets a reset with its results whole,
+    /// or — with nothing loaded — after the crawl (``verify(_:includingTags:)``). Then everything
+    /// that waited for the index goes on.
+    public func adopt(_ restored: sending RestoredIndex?) {
+        guard let waiters = restoreWaiters else { return }
+        let placeholder = index
+        // Answers taken with another snapshot than the one loaded carry another clock: replaced.
+        let sameSnapshot = rememberedAnswers.values.allSatisfy { $0.snapshotID == restored?.snapshotID }
+        if let restored {
+            index = restored.index
+            history = restored.history
+            if let journal = Self.continuedJournal(of: restored, saving: persistence != nil) {
+                (isJournaling, journalSnapshotID, journalRecords, journalBytes) = (true, journal.of, journal.records, journal.bytes)
+            }
+            for container in placeholder.containers { index.addContainer(container) }
+        } else {
+            isVerified = true
+        }
+        indexBeforeRestore = placeholder
+        restoreWaiters = nil
+        rememberedAnswers = [:]
+        for running in runningQueries.values.sorted(by: { $0.id < $1.id }) where running.rememberedResults != nil {
+            running.query = LiveQuery(running.query.specification, index: index, context: EvaluationContext())
+            // A one-shot answer, or a query stopped meanwhile: its results stay what it was answered.
+            guard running.lifecycle.isActive else { continue }
+            if restored != nil { gatherRemembered(running, replacing: !sameSnapshot) }
+            let includingTags = running.query.specification.readsTags
+            Task { await self.verify(running.id, includingTags: includingTags) }
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Gathers a query answered from memory on the index as it is now: it goes on from its
+    /// results (members built); a reset is owed when they are not what it was answered.
+    private func gatherRemembered(_ running: RunningQuery, replacing: Bool = false) {
+        guard let remembered = running.rememberedResults else { return }
+        let results = running.query.gather()
+        running.rememberedResults = nil
+        if replacing || !results.isSameAnswer(as: remembered) {
+            rememberedAnswersReplaced += 1
+            perform(running.lifecycle.resultsReplaced(now: clock.now()), running)
+        }
+    }
+
     /// Registers a container added while running (a configuration reload); its items arrive
     /// from the source like any others.
-    public func addContainer(_ descriptor: ContainerDescriptor) {
+    public func addContainer(_ descriptor: ContainerDescriptor) async {
+        await untilRestored()
         journal(.containerAdded(descriptor))
         index.addContainer(descriptor)
     }
@@ -163,7 +252,8 @@ public actor QueryEngine {
     /// A container leaves the configuration (a reload): call before its items' removal arrives
     /// from the source. Tokens from before are answered fresh (``FreshReason/containerRemoved``):
     /// its items may have been results for a client that may no longer read it.
-    public func containerRemoved() {
+    public func containerRemoved() async {
+        await untilRestored()
         journal(.containerRemoved)
         history.noteContainerRemoved()
     }
@@ -186,6 +276,7 @@ public actor QueryEngine {
     @discardableResult
     public func saveIndex(final: Bool = false) async throws -> Int {
         guard let persistence else { return 0 }
+        await untilRestored()
         while isSaving { await withCheckedContinuation { saveQueue.append($0) } }
         isSaving = true
         defer {
@@ -196,6 +287,8 @@ public actor QueryEngine {
         let position = persistence.beginSnapshot()
         let continues = isJournaling ? position.map { IndexSnapshot.Continuation(snapshotID: journalSnapshotID, offset: $0) } : nil
         let view = IndexSnapshot.View(index, history: history)
+        // Gathered now, on the index the snapshot holds, so that they are what it answers.
+        let answers = final ? rememberedAnswersNow() : []
         let savedAt = wallClock(), bootID = persistence.bootID
         // A clean shutdown's journal names no boot: no record follows it (``RestoredIndex``).
         let header = IndexJournal.header(snapshotID: snapshotID, bootID: final ? "" : bootID)
@@ -221,6 +314,7 @@ public actor QueryEngine {
                 }
                 // The written file holds the pieces' bytes now: the encoder lets go of its copy.
                 encoder.state.withLock { $0.written() }
+                if final { persistence.remember(answers: RememberedAnswers.encode(answers, snapshotID: snapshotID)) }
                 return bytes.count
             }
         } catch {
@@ -234,6 +328,37 @@ public actor QueryEngine {
         journalRecords = savingRecords
         journalBytes = savingBytes
         return size
+    }
+
+    /// The live queries of `ids` that ask for freshness "saved" are remembered by the final save,
+    /// answered as the snapshot it writes answers them: the server calls this for each connection
+    /// it closes because the daemon stops, before their queries are released. Kept: at most
+    /// ``RememberedAnswers/maxAnswers`` different queries.
+    public func rememberAtShutdown(_ ids: [QueryID]) {
+        for id in ids.sorted() {
+            guard let running = runningQueries[id], running.lifecycle.isActive else { continue }
+            let specification = running.query.specification
+            guard specification.live, specification.freshness == .saved else { continue }
+            let key = RememberedAnswer.key(for: specification, containers: index.containers)
+            guard toRemember.count < RememberedAnswers.maxAnswers, !toRemember.contains(where: { $0.key == key }) else { continue }
+            toRemember.append((key, specification))
+        }
+    }
+
+    /// The answers of the queries to remember, gathered on the index as it is now, while their
+    /// results fit in ``RememberedAnswers/maxItems``; none before a clock was handed out (no
+    /// query was answered), as the history would not go on from it.
+    private func rememberedAnswersNow() -> [RememberedAnswer] {
+        guard history.isTracking else { return [] }
+        var answers: [RememberedAnswer] = [], items = 0
+        for (key, specification) in toRemember {
+            guard specification.containers.allSatisfy({ index.containerIndex($0) != nil }) else { continue }
+            let results = LiveQuery(specification, index: index, context: EvaluationContext()).gather()
+            guard items + results.count <= RememberedAnswers.maxItems else { continue }
+            items += results.count
+            answers.append(RememberedAnswer(key: key, clock: history.clock, results: results))
+        }
+        return answers
     }
 
     /// Appends to the journal, when journaling or saving; a failed write stops it until the next
@@ -273,16 +398,21 @@ public actor QueryEngine {
     }
 
     /// Items per container right now.
-    public func itemCounts() -> [ContainerID: Int] { index.itemCountsByContainer() }
+    public func itemCounts() async -> [ContainerID: Int] {
+        await untilRestored()
+        return index.itemCountsByContainer()
+    }
 
     /// What `container`'s items take (``ContainerStorage``); nil for a container not served.
-    public func storage(of container: ContainerID, largest count: Int) -> ContainerStorage? {
-        index.containerIndex(container).map { index.storage(ofContainer: $0, largest: count) }
+    public func storage(of container: ContainerID, largest count: Int) async -> ContainerStorage? {
+        await untilRestored()
+        return index.containerIndex(container).map { index.storage(ofContainer: $0, largest: count) }
     }
 
     /// Where the item at `components` (below `container`'s root) stands with the sync engine;
     /// nil when the index holds no item there.
-    public func syncStanding(of container: ContainerID, _ components: [String]) -> ItemSyncStanding? {
+    public func syncStanding(of container: ContainerID, _ components: [String]) async -> ItemSyncStanding? {
+        await untilRestored()
         guard let position = index.containerIndex(container), !components.isEmpty,
               let id = index.lookup(container: position, components) else { return nil }
         let values = index.syncValues(id)
@@ -297,6 +427,7 @@ public actor QueryEngine {
 
     /// Consumes the source until it ends or the task is cancelled.
     public func run() async {
+        await untilRestored()
         for await batch in source.batches() {
             apply(batch)
             source.applied(through: batch.sequence)
@@ -340,7 +471,7 @@ public actor QueryEngine {
     /// Hands what the index did to every live query (folded into those still gathering).
     private func deliver(_ changes: ChangeSet) {
         guard !changes.isEmpty else { return }
-        for running in runningQueries.values where running.lifecycle.isActive {
+        for running in runningQueries.values where running.lifecycle.isActive && running.rememberedResults == nil {
             if running.gathering != nil {
                 running.query.noteDuringGathering(&running.gathering!, changes)
                 changesFoldedIntoGatherings += 1
@@ -355,7 +486,8 @@ public actor QueryEngine {
     /// Takes what the sync engine now says of a container's items (nil: a single machine again).
     /// Every item whose sync attributes this changes is an update for the live queries that hold
     /// it and for `since` answers, like any other change of its metadata.
-    public func updateSyncFacts(_ facts: ContainerSyncFacts?, for container: ContainerID) {
+    public func updateSyncFacts(_ facts: ContainerSyncFacts?, for container: ContainerID) async {
+        await untilRestored()
         guard let position = index.containerIndex(container), index.syncFacts[position] != facts else { return }
         holdWakes()
         defer { releaseWakes() }
@@ -409,6 +541,7 @@ public actor QueryEngine {
     /// Returns once every change that happened before the call is in the index (and with
     /// `includingTags`, every entry's tags: ``ChangeSource/sync(includingTags:)``).
     public func synchronize(includingTags: Bool = false) async throws {
+        await untilRestored()
         let target = try await source.sync(includingTags: includingTags)
         if appliedSequence < target {
             await withCheckedContinuation { continuation in
@@ -443,6 +576,11 @@ public actor QueryEngine {
         for container in specification.containers where index.containerIndex(container) == nil {
             throw EngineError.unknownContainer(container)
         }
+        if since == nil, specification.freshness == .saved, restoreWaiters != nil,
+           let answer = rememberedAnswers[RememberedAnswer.key(for: specification, containers: index.containers)] {
+            return startRemembered(specification, answer)
+        }
+        await untilRestored()
         let unverified = specification.freshness == .saved && !isVerified
         // The watcher's tag pass waits while an answer is gathered (and written: the server
         // says so too): on two cores, the pass after a crawl of a million entries nearly doubled
@@ -500,6 +638,26 @@ public actor QueryEngine {
         return id
     }
 
+    /// Answers a query from what the same query was answered at the last clean shutdown, while
+    /// the saved index loads: marked unverified, with the snapshot's clock. ``adopt(_:)`` gathers
+    /// it again on the loaded index; the crawl's check of that index follows as for any
+    /// unverified answer.
+    private func startRemembered(_ specification: QuerySpecification, _ answer: RememberedAnswer) -> QueryID {
+        // Held as any unverified answer holds it: the outbox releases it once the answer is written.
+        source.holdCrawl(for: Self.crawlHoldPerUnverifiedAnswer)
+        let id = nextQueryID
+        nextQueryID += 1
+        let running = RunningQuery(id: id, query: LiveQuery(specification, index: index, context: EvaluationContext()),
+                                   lifecycle: QueryLifecycle(interval: specification.batchingInterval,
+                                                             itemLimit: limits.pendingItemsPerQuery,
+                                                             noticeLimit: limits.pendingNoticesPerQuery))
+        running.rememberedResults = answer.results
+        runningQueries[id] = running
+        perform(running.lifecycle.gathered(answer.results, clock: answer.clock, verified: false, live: specification.live,
+                                           now: clock.now()), running)
+        return id
+    }
+
     /// The longest an answer from the saved index holds the crawl that checks it
     /// (``ChangeSource/holdCrawl(for:)``): time enough to write a million results; a client that
     /// does not read its answer holds the crawl no longer than this.
@@ -519,6 +677,8 @@ public actor QueryEngine {
     /// synchronised (its updates come first). A source that ends first ends the query anyway.
     private func verify(_ id: QueryID, includingTags: Bool) async {
         guard (try? await synchronize(includingTags: includingTags)) != nil, let running = runningQueries[id] else { return }
+        // Answered from memory when no saved index could be loaded: gathered now, on the crawl's index.
+        gatherRemembered(running)
         perform(running.lifecycle.verificationFinished(now: clock.now()), running)
     }
 
@@ -533,13 +693,13 @@ public actor QueryEngine {
     /// The current results of a query (also after it stopped, until it is released).
     public func results(_ id: QueryID) throws(EngineError) -> ResultSet {
         guard let running = runningQueries[id] else { throw .unknownQuery(id) }
-        return running.query.results
+        return running.results
     }
 
     /// How many results a query has now, without building them.
     public func resultCount(_ id: QueryID) throws(EngineError) -> Int {
         guard let running = runningQueries[id] else { throw .unknownQuery(id) }
-        return running.query.count
+        return running.rememberedResults?.count ?? running.query.count
     }
 
     public func disableUpdates(_ id: QueryID) throws(EngineError) {
@@ -566,12 +726,14 @@ public actor QueryEngine {
     }
 
     /// Results of a one-shot query against the index as it is now (no barrier, no running).
-    public func currentResults(_ specification: QuerySpecification) -> ResultSet {
-        LiveQuery(specification, index: index, context: EvaluationContext()).gather()
+    public func currentResults(_ specification: QuerySpecification) async -> ResultSet {
+        await untilRestored()
+        return LiveQuery(specification, index: index, context: EvaluationContext()).gather()
     }
 
     /// How many items match, without building results: the cost of the lookup itself.
-    public func count(_ predicate: MetadataPredicate) -> Int {
+    public func count(_ predicate: MetadataPredicate) async -> Int {
+        await untilRestored()
         let query = LiveQuery(QuerySpecification(predicate: predicate), index: index, context: EvaluationContext())
         return query.matchingIDs().count
     }
@@ -594,7 +756,7 @@ public actor QueryEngine {
                     delta.clock = history.handOut()
                     event = .update(delta)
                 case .event(let next): event = next
-                case .reset: event = .reset(running.query.results, clock: history.handOut())
+                case .reset: event = .reset(running.results, clock: history.handOut())
                 }
                 hand(event, to: running)
             case .finish:

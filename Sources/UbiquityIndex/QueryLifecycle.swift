@@ -118,6 +118,16 @@ struct QueryLifecycle {
         return pump(now: now)
     }
 
+    /// What the subscriber was answered no longer stands for the query's results (an answer
+    /// remembered from before a restart that the loaded index does not give again): a reset is
+    /// owed, carrying the results whole; nothing pending is worth sending before it.
+    mutating func resultsReplaced(now: Duration) -> [Action] {
+        guard isActive else { return [] }
+        pending.removeAll()
+        needsReset = true
+        return pump(now: now)
+    }
+
     mutating func noticeArrived(_ notice: QueryEvent, now: Duration) -> [Action] {
         guard isActive else { return [] }
         if notices.count >= noticeLimit { notices.removeFirst() }

@@ -152,6 +152,45 @@ extension ResultSet {
     }
 }
 
+extension ResultSet {
+    /// A result set from its parts as ``RememberedAnswers`` reads them back (checked there).
+    static func parts(attributes: [Attribute], identities: [ItemIdentity], directoryBytes: [UInt8], directoryEnds: [Int],
+                      nameBytes: [UInt8], nameStarts: [Int], nameEnds: [Int], itemDirectories: [Int32], values: [Value?],
+                      namesFromPaths: Bool) -> ResultSet {
+        ResultSet(attributes: attributes, identities: identities, directoryBytes: directoryBytes, directoryEnds: directoryEnds,
+                  nameBytes: nameBytes, nameStarts: nameStarts, nameEnds: nameEnds, itemDirectories: itemDirectories,
+                  values: values, namesFromPaths: namesFromPaths)
+    }
+
+    /// Item `i`'s value slot for the attribute in `column` as it is stored: nil for a name read
+    /// from the path (``namesFromPaths``), or an empty set of values (a query asking for the name only).
+    func storedValue(_ i: Int, column: Int) -> Value? {
+        let slot = i * attributes.count + column
+        return slot < values.count ? values[slot] : nil
+    }
+
+    /// Whether `other` holds the same items in the same order, with the same paths and values:
+    /// a comparison of the buffers, item by item, without building any item.
+    func isSameAnswer(as other: ResultSet) -> Bool {
+        guard count == other.count, attributes == other.attributes, identities == other.identities else { return false }
+        for i in 0..<count {
+            guard nameBytes[nameRange(i)].elementsEqual(other.nameBytes[other.nameRange(i)]),
+                  directoryPath(i).elementsEqual(other.directoryPath(i)) else { return false }
+            for column in attributes.indices where value(i, column: column) != other.value(i, column: column) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Item `i`'s directory path with its final "/", empty when its path is its name.
+    private func directoryPath(_ i: Int) -> ArraySlice<UInt8> {
+        let directory = Int(itemDirectories[i])
+        guard directory >= 0 else { return [] }
+        return directoryBytes[(directory == 0 ? 0 : directoryEnds[directory - 1])..<directoryEnds[directory]]
+    }
+}
+
 extension ResultSet: ExpressibleByArrayLiteral {
     public init(arrayLiteral items: ResultItem...) { self.init(items) }
 }

@@ -385,4 +385,19 @@ struct QueryLifecycleTests {
         #expect(lifecycle.verificationFinished(now: ms(20)) == [])
         #expect(lifecycle.readerWaits(now: ms(20)) == [.finish])
     }
+
+    @Test func resultsReplacedDropWhatIsPendingForAReset() {
+        var lifecycle = live(interval: ms(50))
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(1, "/a")]), now: ms(10))
+        _ = lifecycle.resultsReplaced(now: ms(10))
+        #expect(lifecycle.pending.isEmpty && lifecycle.needsReset)
+        // In its window, as an update would be; the reset carries everything after it too.
+        _ = lifecycle.changesArrived(QueryDelta(added: [item(2, "/b")]), now: ms(20))
+        #expect(take(&lifecycle, now: ms(30)) == nil)
+        #expect(take(&lifecycle, now: ms(50)) == .reset)
+        #expect(!lifecycle.hasPendingUpdate)
+        // A stopped query owes nothing.
+        _ = lifecycle.stop(now: ms(60))
+        #expect(lifecycle.resultsReplaced(now: ms(70)) == [] && !lifecycle.needsReset)
+    }
 }

@@ -150,4 +150,58 @@ import UbiquityTesting
             return true
         }
     }
+
+    /// A live query asking for freshness "saved", open when the daemon stops, is remembered with
+    /// the final snapshot (`index.answers`); the next start answers the same query from memory
+    /// while it is still loading the index — its journal says the query started before the index
+    /// was restored — then the check's differences come as updates and `query.verified` follows,
+    /// leaving the files on disk. The file of answers is taken: read once, then removed.
+    @Test func aQueryLiveAtTheStopIsAnsweredFromMemoryWhileTheIndexLoads() async throws {
+        for (n, bulk) in Self.bulkPerTry.enumerated() {
+            let lastTry = n == Self.bulkPerTry.count - 1
+            let first = try TestDaemon()
+            defer { first.stop(); first.cleanUp() }
+            try Saved.seed(first)
+            _ = try first.place("Item_4", contents: "dddd")
+            // Entries enough that loading the index outlasts a client's first request.
+            let bulkDirectory = first.documents() + "/bulk"
+            try FileManager.default.createDirectory(atPath: bulkDirectory, withIntermediateDirectories: false)
+            for i in 0..<bulk { #expect(FileManager.default.createFile(atPath: bulkDirectory + "/f_\(i)", contents: nil)) }
+            let watching = try RawClient(socket: first.socket)
+            _ = try watching.request(Since.hello)
+            try Self.start(watching, freshness: "saved")
+            let saved = Since.sizes(try Since.next(watching, "query.gatheringFinished", within: 120)["results"])
+            #expect(saved.count == 4)
+            #expect(first.stop() == 0)
+            let answers = first.directory + "/state/index.answers"
+            #expect(FileManager.default.fileExists(atPath: answers), "\(first.log)")
+            try Saved.changeWhileDown(first.documents())
+
+            let second = try Self.restarted(first)
+            defer { second.stop(); second.cleanUp() }
+            let client = try RawClient(socket: second.socket)
+            _ = try client.request(Since.hello)
+            try Self.start(client, freshness: "saved")
+            let gathered = try Since.next(client, "query.gatheringFinished", within: 120)
+            try second.waitForLog("index restored")
+            let log = second.log
+            let started = try #require(log.range(of: "query started")), restored = try #require(log.range(of: "index restored"))
+            if started.lowerBound > restored.lowerBound && !lastTry { continue }
+            #expect(started.lowerBound < restored.lowerBound, "not answered before the index loaded:\n\(log)")
+            #expect(log.contains("remembered answers read answers=1"), "\(log)")
+            #expect(gathered["verified"]?.boolValue == false, "\(gathered)")
+            #expect(Since.sizes(gathered["results"]) == saved, "not the remembered answer: \(gathered)")
+            var view = saved
+            while true {
+                let message = try client.readJSON(within: 120)
+                let event = message["event"]?.stringValue
+                if event == "query.verified" { break }
+                if event == "query.reset" { view = Since.sizes(message["results"]) }
+                if event == "query.update" { view = Since.applying(message, to: view) }
+            }
+            #expect(view == (try Since.onDisk(first.documents())), "\(second.log)")
+            #expect(!FileManager.default.fileExists(atPath: answers))
+            return
+        }
+    }
 }

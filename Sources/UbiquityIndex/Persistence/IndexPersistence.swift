@@ -49,9 +49,13 @@ public protocol IndexPersistence: Sendable {
     /// Runs `work` where blocking is allowed — a thread of the persistence's, never the engine's
     /// actor nor Swift's shared pool — and returns its result.
     func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
+    /// Keeps the answers a clean shutdown remembers (``RememberedAnswers``), written after its
+    /// final snapshot; a failure costs only the answers (the next start loads the index first).
+    func remember(answers: [UInt8])
 }
 
 extension IndexPersistence {
+    public func remember(answers: [UInt8]) {}
     public var readsSnapshotBack: Bool { false }
     public func readSnapshot(at offset: Int, into destination: UnsafeMutableRawBufferPointer) -> Bool { false }
 }

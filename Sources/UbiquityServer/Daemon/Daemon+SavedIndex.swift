@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import Synchronization
 import UbiquityIndex
 
 /// The saved index (docs/architecture.md, "The saved index"): loaded at start, saved after the
@@ -14,11 +15,9 @@ extension Daemon {
         return opened
     }
 
-    /// The saved index, checked and replayed, its journal continued (``RestoredIndex/continueJournal(in:)``:
-    /// no snapshot is written before the first batch); nil (and the files removed) when there is
-    /// none or it cannot be used: the daemon then crawls from nothing under a new epoch.
-    static func restoreIndex(from store: IndexStore, containers: [ContainerDescriptor], retention: ChangeHistory.Retention,
-                             logger: Logger) -> RestoredIndex? {
+    /// The saved index's files; nil (and the files removed) when there are none or they cannot
+    /// be read: the daemon then crawls from nothing under a new epoch.
+    static func readSavedIndex(from store: IndexStore, logger: Logger) -> SavedIndexFiles? {
         let files = store.read()
         let snapshot: [UInt8]
         switch files.snapshot {
@@ -43,6 +42,78 @@ extension Daemon {
             return nil
         case nil: journal = nil
         }
+        return SavedIndexFiles(snapshot: snapshot, journal: journal)
+    }
+
+    /// What the last clean shutdown remembered of its live queries' answers, when its journal is
+    /// as it left it (the snapshot is read later, by ``loadSavedIndex()``; one that is not the
+    /// answers' gets them replaced); the file is taken either way (read once, then removed).
+    static func rememberedAnswers(in store: IndexStore, logger: Logger) -> [RememberedAnswer] {
+        let journal = store.cleanShutdownJournal()
+        switch store.takeAnswers() {
+        case nil: return []
+        case .failure(let problem)?:
+            logger.warning("remembered answers not read", metadata: ["reason": "\(problem.message)"])
+            return []
+        case .success(let bytes)?:
+            do {
+                guard let journal else {
+                    logger.info("remembered answers not used: records follow the saved index")
+                    return []
+                }
+                let answers = try RememberedAnswers.decode(bytes, journal: journal)
+                logger.info("remembered answers read", metadata: [
+                    "answers": "\(answers.count)", "results": "\(answers.reduce(0) { $0 + $1.results.count })", "bytes": "\(bytes.count)"])
+                return answers
+            } catch {
+                logger.warning("remembered answers not used", metadata: ["reason": "\(error)"])
+                return []
+            }
+        }
+    }
+
+    /// Loads the saved index found at start, on the index store's thread (``IndexStore/runBlocking(_:)``:
+    /// scheduled as batch work, so that an answer from memory written meanwhile wins a contended
+    /// core), then starts the watcher and hands the index to the engine (which everything reading
+    /// the index waited for); when its journal could not be continued, saves it before the
+    /// watcher's first batch is applied, so that a journal follows it before any later clock is
+    /// handed out.
+    func loadSavedIndex() async throws {
+        guard savedIndexFound, let store = indexStore else {
+            await engine.adopt(nil)
+            try watcher.start()
+            return
+        }
+        let loaded = Mutex<RestoredIndex?>(nil)
+        let containers = settings.containers.map(\.descriptor), retention = settings.history, logger = self.logger
+        do {
+            try await store.runBlocking {
+                guard let files = Daemon.readSavedIndex(from: store, logger: logger) else { return }
+                // Made inside the lock (nothing else takes it before this returns): a value made
+                // outside could not be sent into it.
+                loaded.withLock { $0 = Daemon.restoreIndex(files, from: store, containers: containers, retention: retention, logger: logger) }
+            }
+        } catch {
+            logger.warning("saved index discarded: crawling every container", metadata: ["reason": "\(error)"])
+            store.discard()
+        }
+        let restored = loaded.withLock { $0.take() }
+        let continued = restored?.isJournalContinued ?? true
+        // Started first: whoever waits for the index may ask the watcher to synchronise at once.
+        do { try watcher.start() } catch {
+            await engine.adopt(restored)
+            throw error
+        }
+        await engine.adopt(restored)
+        if !continued { await saveIndex(reason: "restored") }
+    }
+
+    /// The saved index, checked and replayed, its journal continued (``RestoredIndex/continueJournal(in:)``:
+    /// no snapshot is written before the first batch); nil (and the files removed) when it cannot
+    /// be used: the daemon then crawls from nothing under a new epoch.
+    static func restoreIndex(_ files: SavedIndexFiles, from store: IndexStore, containers: [ContainerDescriptor],
+                             retention: ChangeHistory.Retention, logger: Logger) -> sending RestoredIndex? {
+        let snapshot = files.snapshot, journal = files.journal
         let started = ContinuousClock.now
         do {
             var restored = try RestoredIndex.restore(snapshot: snapshot, journal: journal, containers: containers,

@@ -37,11 +37,9 @@ public final class Daemon: Sendable {
     let syncEngine: SyncEngineMonitor?
     /// Where the index is saved; nil when it is not (``DaemonSettings/indexDirectory``).
     let indexStore: IndexStore?
-    /// Whether the engine started from a saved index.
-    let restoredIndex: Bool
-    /// Whether the restored index's journal goes on (it takes every batch from the first); when
-    /// it could not, a snapshot is written before the first batch instead.
-    let journalContinued: Bool
+    /// Whether a saved index was found at start: ``IndexService`` loads it once the socket
+    /// listens (a query answered from memory need not wait for it), and the engine waits for it.
+    let savedIndexFound: Bool
     /// Why the index is not being saved, while it is not (shown under `degraded` in status).
     let indexProblem = Mutex<String?>(nil)
     let logger: Logger
@@ -69,16 +67,16 @@ public final class Daemon: Sendable {
         let opened = settings.indexDirectory.map { Daemon.openIndexStore($0, logger: logger) }
         indexStore = try? opened?.get()
         if case .failure(let problem)? = opened { indexProblem.withLock { $0 = problem.message } }
-        let restored = indexStore.flatMap { Daemon.restoreIndex(from: $0, containers: descriptors, retention: settings.history, logger: logger) }
-        restoredIndex = restored != nil
-        journalContinued = restored?.isJournalContinued ?? false
+        savedIndexFound = indexStore?.hasSnapshot ?? false
+        let remembered = savedIndexFound ? indexStore.map { Daemon.rememberedAnswers(in: $0, logger: logger) } ?? [] : []
         var watching = settings.watcher
         watching.tagPassFollowsConsumer = true      // the engine tells the watcher what it applied
         // Notifications before the tags a crawl left out (unless the settings say otherwise).
         if watching.tagPassQuietPeriod == .zero { watching.tagPassQuietPeriod = .milliseconds(5) }
         // A restored index takes each crawl's listing whole (it is diffed, never placed part by
         // part): parts would be built and sent for nothing (0.7 s of a restart at 1M entries).
-        if restoredIndex { watching.crawlPartEntries = 0 }
+        // (Decided before the load: one that fails leaves a crawl from nothing taken whole, slower.)
+        if savedIndexFound { watching.crawlPartEntries = 0 }
         watcher = try FileWatcher(containers: descriptors, configuration: watching)
         keyValue = KeyValueStores(stateDirectory: settings.stateDirectory, quota: settings.keyValueQuota, logger: logger)
         stores = RelationalStores(stateDirectory: settings.stateDirectory, device: keyValue.device, compaction: settings.storeCompaction, logger: logger)
@@ -88,7 +86,8 @@ public final class Daemon: Sendable {
                                  l.pendingItemsPerQuery = settings.limits.pendingItemsPerQuery
                                  l.history = settings.history
                                  return l
-                             }(), restored: restored, persistence: indexStore, folderChanges: [keyValue.folderChanges, stores.folderChanges])
+                             }(), persistence: indexStore, folderChanges: [keyValue.folderChanges, stores.folderChanges],
+                             restoring: savedIndexFound, remembered: remembered)
         registry = ContainerRegistry(settings.containers)
         let engine = self.engine
         let registry = self.registry
@@ -125,10 +124,6 @@ public final class Daemon: Sendable {
         // SIGHUP's default action ends the process: ignore it from the first moment, until the
         // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
         if settings.trapsSignals { signal(SIGHUP, SIG_IGN) }
-        // A restored index's journal was continued at start (Daemon.restoreIndex); when it could
-        // not be, the index is saved before the watcher's first batch, so that a journal follows
-        // it before any clock is handed out (the services start only after this).
-        if restoredIndex && !journalContinued { await saveIndex(reason: "restored") }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: IndexService(daemon: self)),

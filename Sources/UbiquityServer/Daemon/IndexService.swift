@@ -10,13 +10,13 @@ import UbiquityProtocol
 import UbiquityWatch
 import UnixSignals
 
-/// Watcher → engine. Runs until shutdown, then stops the watcher (which ends the batches) and
-/// saves the index.
+/// Saved index → engine, then watcher → engine. Runs until shutdown, then stops the watcher
+/// (which ends the batches) and saves the index.
 struct IndexService: Service {
     let daemon: Daemon
 
     func run() async throws {
-        try daemon.watcher.start()
+        try await daemon.loadSavedIndex()
         let watcher = daemon.watcher
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in

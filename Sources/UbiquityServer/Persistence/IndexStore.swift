@@ -9,6 +9,8 @@ import UbiquitySystem
 /// ```
 /// index.snapshot   the whole index and its change history, replaced atomically
 /// index.journal    every batch applied since that snapshot, appended before its clock is handed out
+/// index.answers    what live queries were answered at the last clean shutdown (``RememberedAnswers``),
+///                  taken (read and removed) by the next start
 /// index.lock       held (flock) while a daemon uses the two: a second daemon on the same state
 ///                  directory runs without saving rather than overwrite the first one's files
 /// ```
@@ -19,10 +21,14 @@ final class IndexStore: IndexPersistence, Sendable {
     static let snapshotName = "index.snapshot"
     static let journalName = "index.journal"
     static let lockName = "index.lock"
+    static let answersName = "index.answers"
     /// Largest snapshot read (about 40 million entries); a larger one is discarded.
     static let maxSnapshotBytes = 4 << 30
     /// Largest journal read; the daemon writes a new snapshot long before (``journalBytesBeforeSnapshot``).
     static let maxJournalBytes = 1 << 30
+    /// Largest answers file read: ``RememberedAnswers/maxItems`` results of paths of a few
+    /// hundred bytes; a larger one is ignored.
+    static let maxAnswersBytes = 512 << 20
     /// Past this much journal, the next check writes a snapshot (and starts an empty journal).
     static let journalBytesBeforeSnapshot = 64 << 20
 
@@ -101,13 +107,39 @@ final class IndexStore: IndexPersistence, Sendable {
 
     /// The saved snapshot and journal as they are on disk; nil for a file that does not exist.
     func read() -> (snapshot: Result<[UInt8], FileProblem>?, journal: Result<[UInt8], FileProblem>?) {
-        func limited(_ name: String, _ limit: Int) -> Result<[UInt8], FileProblem>? {
-            DurableFiles.read(name, in: directory, limit: limit).map { result in
-                result.flatMap { $0.count > limit ? .failure(FileProblem("it is larger than \(limit) bytes")) : .success($0) }
-                    .mapError { FileProblem("\(path)/\(name): \($0.message)") }
-            }
+        (limited(Self.snapshotName, Self.maxSnapshotBytes), limited(Self.journalName, Self.maxJournalBytes))
+    }
+
+    /// Whether there is a snapshot to load (``read()`` reads it).
+    var hasSnapshot: Bool {
+        (try? directory.status(of: Array(Self.snapshotName.utf8))) != nil
+    }
+
+    /// The journal when it is no longer than a clean shutdown's (a header naming its snapshot,
+    /// no record); nil when there is none or it is longer.
+    func cleanShutdownJournal() -> [UInt8]? {
+        guard case .success(let bytes)? = limited(Self.journalName, 256) else { return nil }
+        return bytes
+    }
+
+    /// The answers the last clean shutdown remembered; nil when there are none. The file is
+    /// removed as it is read: a later start (after a crash, the snapshot moved on) never takes
+    /// them again.
+    func takeAnswers() -> Result<[UInt8], FileProblem>? {
+        defer { try? directory.remove(Self.answersName) }
+        return limited(Self.answersName, Self.maxAnswersBytes)
+    }
+
+    /// Writes the answers a clean shutdown remembers, after its final snapshot.
+    func remember(answers: [UInt8]) {
+        try? directory.replace(Self.answersName, with: answers, mode: 0o600)
+    }
+
+    private func limited(_ name: String, _ limit: Int) -> Result<[UInt8], FileProblem>? {
+        DurableFiles.read(name, in: directory, limit: limit).map { result in
+            result.flatMap { $0.count > limit ? .failure(FileProblem("it is larger than \(limit) bytes")) : .success($0) }
+                .mapError { FileProblem("\(path)/\(name): \($0.message)") }
         }
-        return (limited(Self.snapshotName, Self.maxSnapshotBytes), limited(Self.journalName, Self.maxJournalBytes))
     }
 
     /// Removes the snapshot and the journal (they were refused, or are behind). Records kept for
@@ -117,6 +149,7 @@ final class IndexStore: IndexPersistence, Sendable {
         forgetWritten()
         try? directory.remove(Self.snapshotName)
         try? directory.remove(Self.journalName)
+        try? directory.remove(Self.answersName)
     }
 
     func appendToJournal(_ record: [UInt8]) -> Bool {

@@ -212,6 +212,9 @@ public final class SocketServer: Sendable {
                     if !(session.queries.isEmpty && session.documentWatches.isEmpty && session.keyValueSubscriptions.isEmpty) && !self.state.withLock({ $0.isShuttingDown }) {
                         try? await channel.channel.closeFuture.get()
                     }
+                    // Closed because the daemon stops: its live queries' answers are remembered
+                    // for the next start (``QueryEngine/rememberAtShutdown(_:)``).
+                    if self.state.withLock({ $0.isShuttingDown }) { await context.engine.rememberAtShutdown(Array(session.queries.keys)) }
                     await session.releaseAll()
                     await outbox.finish()
                 }

@@ -1,0 +1,199 @@
+import Synchronization
+import Testing
+import UbiquityBinary
+@testable import UbiquityIndex
+import UbiquityPredicate
+import UbiquityTesting
+
+/// Answers remembered at a clean shutdown: the file gives them back exactly and refuses damage;
+/// an engine still loading its saved index answers a query asking for freshness "saved" from one
+/// at once, then gathers it again on the loaded index (a reset only when that differs), and
+/// everything else waits for the index.
+@Suite("Remembered answers")
+struct RememberedAnswerTests {
+    typealias Source = UnverifiedAnswerCrawlHoldTests.CountingSource
+
+    static func spec(live: Bool = true, freshness: QueryFreshness = .saved) throws -> QuerySpecification {
+        QuerySpecification(predicate: try MetadataPredicate(parsing: "name LIKE 'Item_*'"), attributes: [.name, .size],
+                           batchingInterval: .zero, live: live, freshness: freshness)
+    }
+
+    /// A saved index of `count` `Item_` files, its snapshot's bytes (id 7, a clean shutdown's).
+    static func saved(_ count: Int) -> (descriptor: ContainerDescriptor, index: MetadataIndex, snapshot: [UInt8]) {
+        var tree = TreeBuilder()
+        let index = ListingPartsTests.index(tree.descriptor, applyingWhole: tree.listing((0..<count).map { "Documents/Item_\($0)" }))
+        var history = ChangeHistory(epoch: 9)
+        _ = history.handOut()
+        let snapshot = IndexSnapshot.encode(IndexSnapshot.View(index, history: history), snapshotID: 7, savedAt: 0, bootID: "b",
+                                            final: true, continues: nil)
+        return (tree.descriptor, index, snapshot)
+    }
+
+    static func restore(_ snapshot: [UInt8], _ descriptor: ContainerDescriptor) throws -> RestoredIndex {
+        try RestoredIndex.restore(snapshot: snapshot, journal: nil, containers: [descriptor], retention: .init(), now: 0, bootID: "b")
+    }
+
+    /// What `index` answers `specification`, remembered under its key.
+    static func answer(_ specification: QuerySpecification, _ index: MetadataIndex, _ descriptor: ContainerDescriptor) -> RememberedAnswer {
+        RememberedAnswer(key: RememberedAnswer.key(for: specification, containers: [descriptor]),
+                         clock: HistoryClock(epoch: 9, sequence: 0),
+                         results: LiveQuery(specification, index: index, context: EvaluationContext()).gather(), snapshotID: 7)
+    }
+
+    // MARK: - The file
+
+    @Test func theFileGivesTheAnswersBackAndOnlyForItsSnapshot() throws {
+        let (descriptor, index, _) = Self.saved(20)
+        let gathered = Self.answer(try Self.spec(), index, descriptor)
+        let handMade = RememberedAnswer(key: "k", clock: HistoryClock(epoch: 1, sequence: 2), results: ResultSet([
+            ResultItem(identity: ItemIdentity(id: 3, generation: 4), path: "/a/b/é",
+                       values: [.size: .integer(-5), .userTags: .list([.string("x"), .string("")]), .contentChangeDate: .date(1.5)]),
+            ResultItem(identity: ItemIdentity(id: 9, generation: 0), path: "top",
+                       values: [.size: .double(0.25), .userTags: .null, .name: .string("top")]),
+        ]))
+        let bytes = RememberedAnswers.encode([gathered, handMade], snapshotID: 7)
+        let back = try RememberedAnswers.decode(bytes, journal: IndexJournal.header(snapshotID: 7, bootID: ""))
+        #expect(back.map(\.key) == [gathered.key, "k"])
+        #expect(back.map(\.clock) == [gathered.clock, handMade.clock])
+        #expect(back.map(\.snapshotID) == [7, 7])
+        #expect(back[0].results == gathered.results && back[0].results.isSameAnswer(as: gathered.results))
+        #expect(back[1].results == handMade.results)
+        #expect(gathered.results.count == 20)
+        // Another snapshot's journal, a journal with records after the snapshot, a journal of a
+        // run that did not stop cleanly: not this index's answers.
+        #expect(try RememberedAnswers.decode(bytes, journal: IndexJournal.header(snapshotID: 8, bootID: "")).isEmpty)
+        #expect(try RememberedAnswers.decode(bytes, journal: IndexJournal.header(snapshotID: 7, bootID: "") + [1]).isEmpty)
+        #expect(try RememberedAnswers.decode(bytes, journal: IndexJournal.header(snapshotID: 7, bootID: "b")).isEmpty)
+        #expect(try RememberedAnswers.decode(bytes, snapshotID: 8).isEmpty)
+    }
+
+    @Test func damageIsAnErrorNeverATrap() throws {
+        let (descriptor, index, _) = Self.saved(5)
+        let bytes = RememberedAnswers.encode([Self.answer(try Self.spec(), index, descriptor)], snapshotID: 7)
+        #expect(throws: SavedIndexError.checksumMismatch) {
+            var damaged = bytes
+            damaged[damaged.count - 3] ^= 0x40
+            return try RememberedAnswers.decode(damaged, snapshotID: 7)
+        }
+        for cut in [0, 4, 20, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: SavedIndexError.self) { try RememberedAnswers.decode(Array(bytes[..<cut]), snapshotID: 7) }
+        }
+        #expect(throws: SavedIndexError.foreign) { try RememberedAnswers.decode(Array("UBQINDEX".utf8) + bytes.dropFirst(8), snapshotID: 7) }
+    }
+
+    /// Bodies of every byte value, sealed with a good checksum: each is an error or answers,
+    /// never a trap (a directory number past the directories, counts past the bytes, lists nested
+    /// without end).
+    @Test func sealedNonsenseIsAnErrorNeverATrap() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in [8, 9, 12, 40, 200] {
+            for _ in 0..<200 {
+                var body: [UInt8] = [7, 0, 0, 0, 0, 0, 0, 0] + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                body[8] = UInt8.random(in: 0...2, using: &generator)
+                var file = Array("UBQANSW1".utf8) + [1, 0, 0, 0]
+                withUnsafeBytes(of: UInt64(body.count).littleEndian) { file += $0 }
+                withUnsafeBytes(of: CRC32.checksum(body).littleEndian) { file += $0 }
+                _ = try? RememberedAnswers.decode(file + body, snapshotID: 7)
+            }
+        }
+    }
+
+    // MARK: - The engine
+
+    /// A reset's results; nil for any other event.
+    static func resetResults(_ event: QueryEvent?) -> ResultSet? {
+        guard case .reset(let results, _)? = event else { return nil }
+        return results
+    }
+
+    /// Waits (for at most ten seconds) until `count` callers wait for the index to load.
+    static func waiting(_ engine: QueryEngine, _ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await engine.restoreWaiterCount < count {
+            try #require(ContinuousClock.now < deadline, "nobody waits for the index")
+            await Task.yield()
+        }
+    }
+
+    @Test func aRememberedAnswerComesBeforeTheIndexAndGoesOnWhenTheIndexGivesItAgain() async throws {
+        let (descriptor, index, snapshot) = Self.saved(30)
+        let remembered = Self.answer(try Self.spec(), index, descriptor)
+        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
+        let id = try await engine.start(Self.spec())
+        var events = engine.events(id).makeAsyncIterator()
+        #expect(await events.next() == .gatheringStarted)
+        #expect(await events.next() == .gatheringProgress(count: 30))
+        guard case .gatheringFinished(let results, let clock, _, let verified)? = await events.next() else {
+            Issue.record("no answer before the index")
+            return
+        }
+        #expect(results == remembered.results && clock == remembered.clock && !verified)
+        #expect(try await engine.resultCount(id) == 30)
+        // An exact query, and one whose answer is not remembered, wait for the index.
+        let exact = Task { try await engine.resultCount(engine.start(Self.spec(live: false, freshness: .exact))) }
+        var otherSpecification = try Self.spec(live: false)
+        otherSpecification.attributes = [.name]
+        let other = Task { [otherSpecification] in try await engine.resultCount(engine.start(otherSpecification)) }
+        // A one-shot query of the same key is answered from memory too.
+        let oneShot = try await engine.start(Self.spec(live: false))
+        #expect(try await engine.results(oneShot) == remembered.results)
+        try await Self.waiting(engine, 2)
+        await engine.adopt(try Self.restore(snapshot, descriptor))
+        let counts = (try await exact.value, try await other.value)
+        #expect(counts == (30, 30))
+        // Gathered again, the same: no reset; the check (a source with nothing to say) verifies it.
+        #expect(await events.next() == .verified)
+        let replaced = await engine.rememberedAnswersReplaced
+        #expect(replaced == 0)
+        #expect(try await engine.results(id) == remembered.results)
+    }
+
+    @Test func aRememberedAnswerTheIndexDoesNotGiveAgainIsReplacedByAReset() async throws {
+        let (descriptor, index, _) = Self.saved(12)
+        let remembered = Self.answer(try Self.spec(), index, descriptor)
+        let (_, _, snapshot) = Self.saved(15)
+        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
+        let id = try await engine.start(Self.spec())
+        var events = engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = await events.next() }
+        await engine.adopt(try Self.restore(snapshot, descriptor))
+        let results = try #require(Self.resetResults(await events.next()), "no reset")
+        #expect(results.count == 15 && results.map(\.path).allSatisfy { $0.contains("/Item_") })
+        #expect(await events.next() == .verified)
+        let replaced = await engine.rememberedAnswersReplaced
+        #expect(replaced == 1)
+    }
+
+    /// With no index to load (it was refused), the answer stands until the crawl's check, then is
+    /// replaced by what the crawl found (nothing here), then verified.
+    @Test func withNoIndexLoadedTheAnswerIsReplacedAfterTheCheck() async throws {
+        let (descriptor, index, _) = Self.saved(8)
+        let remembered = Self.answer(try Self.spec(), index, descriptor)
+        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
+        let id = try await engine.start(Self.spec())
+        var events = engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = await events.next() }
+        await engine.adopt(nil)
+        let results = try #require(Self.resetResults(await events.next()), "no reset")
+        #expect(results.isEmpty)
+        let replaced = await engine.rememberedAnswersReplaced
+        #expect(replaced == 1)
+        #expect(await events.next() == .verified)
+        #expect(try await engine.resultCount(id) == 0)
+    }
+
+    @Test func onlyASavedFreshnessQueryOfTheSameKeyIsAnsweredFromMemory() throws {
+        let (descriptor, _, _) = Self.saved(1)
+        let base = try Self.spec()
+        var otherAttributes = base
+        otherAttributes.attributes = [.name]
+        var otherBatching = base
+        otherBatching.batchingInterval = .seconds(3)
+        var moved = descriptor
+        moved.root += "-moved"
+        let key = RememberedAnswer.key(for: base, containers: [descriptor])
+        #expect(RememberedAnswer.key(for: otherBatching, containers: [descriptor]) == key)
+        #expect(RememberedAnswer.key(for: otherAttributes, containers: [descriptor]) != key)
+        #expect(RememberedAnswer.key(for: base, containers: [moved]) != key)
+    }
+}
