@@ -46,5 +46,6 @@ let package = Package(
         target("FuzzGroceryPackage"),
         target("FuzzConfiguration"),
         target("FuzzLineSplitter"),
+        target("FuzzRememberedAnswers"),
     ]
 )

@@ -16,6 +16,7 @@ public enum FuzzChecks {
         RequestLineCheck.self, PredicateCheck.self, StoreSegmentCheck.self, KeyValueFileCheck.self, TOMLCheck.self,
         SavedIndexCheck.self, SavedIndexJournalCheck.self, ServerMessageCheck.self, ItemListScanCheck.self,
         ConflictNameCheck.self, GroceryPackageCheck.self, ConfigurationCheck.self, LineSplitterCheck.self,
+        RememberedAnswersCheck.self,
     ]
 
     /// Their names, in ``all``'s order.

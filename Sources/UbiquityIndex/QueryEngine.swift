@@ -677,8 +677,9 @@ public actor QueryEngine {
     /// synchronised (its updates come first). A source that ends first ends the query anyway.
     private func verify(_ id: QueryID, includingTags: Bool) async {
         guard (try? await synchronize(includingTags: includingTags)) != nil, let running = runningQueries[id] else { return }
-        // Answered from memory when no saved index could be loaded: gathered now, on the crawl's index.
-        gatherRemembered(running)
+        // Answered from memory when no saved index could be loaded: gathered now, on the crawl's
+        // index, and replaced whatever it holds (the answer's clock is of the refused index's epoch).
+        gatherRemembered(running, replacing: true)
         perform(running.lifecycle.verificationFinished(now: clock.now()), running)
     }
 

@@ -9,7 +9,7 @@ import UbiquityTesting
 /// an engine still loading its saved index answers a query asking for freshness "saved" from one
 /// at once, then gathers it again on the loaded index (a reset only when that differs), and
 /// everything else waits for the index.
-@Suite("Remembered answers")
+@Suite("Remembered answers", .timeLimit(.minutes(1)))
 struct RememberedAnswerTests {
     typealias Source = UnverifiedAnswerCrawlHoldTests.CountingSource
 
@@ -81,21 +81,90 @@ struct RememberedAnswerTests {
         #expect(throws: SavedIndexError.foreign) { try RememberedAnswers.decode(Array("UBQINDEX".utf8) + bytes.dropFirst(8), snapshotID: 7) }
     }
 
-    /// Bodies of every byte value, sealed with a good checksum: each is an error or answers,
-    /// never a trap (a directory number past the directories, counts past the bytes, lists nested
-    /// without end).
-    @Test func sealedNonsenseIsAnErrorNeverATrap() throws {
-        var generator = SystemRandomNumberGenerator()
-        for length in [8, 9, 12, 40, 200] {
-            for _ in 0..<200 {
-                var body: [UInt8] = [7, 0, 0, 0, 0, 0, 0, 0] + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-                body[8] = UInt8.random(in: 0...2, using: &generator)
-                var file = Array("UBQANSW1".utf8) + [1, 0, 0, 0]
-                withUnsafeBytes(of: UInt64(body.count).littleEndian) { file += $0 }
-                withUnsafeBytes(of: CRC32.checksum(body).littleEndian) { file += $0 }
-                _ = try? RememberedAnswers.decode(file + body, snapshotID: 7)
+    /// A file with its body's bytes changed (seeded), its length and checksum made right: each
+    /// is an error or answers, never a trap; both happen.
+    @Test func damageBehindAGoodChecksumIsAnErrorNeverATrap() throws {
+        let (descriptor, index, _) = Self.saved(40)
+        var specification = try Self.spec()
+        specification.attributes = [.name, .size, .userTags, .contentChangeDate]
+        let good = RememberedAnswers.encode([Self.answer(specification, index, descriptor)], snapshotID: 7)
+        var generator = SplitMix64(seed: 20261127)
+        var outcomes = (read: 0, refused: 0)
+        for _ in 0..<2_000 {
+            var body = Array(good[24...])
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                body[Int.random(in: 8..<body.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            let file = Self.sealed(body)
+            do {
+                _ = try RememberedAnswers.decode(file, snapshotID: 7)
+                outcomes.read += 1
+            } catch {
+                outcomes.refused += 1
             }
         }
+        #expect(outcomes.read > 0 && outcomes.refused > 0, "\(outcomes)")
+    }
+
+    /// Counts that would make the reader ask for more memory than the file could describe — an
+    /// attribute many times with a million results, lists of a million nothings — are refused.
+    @Test func countsPastWhatTheBytesDescribeAreRefused() throws {
+        var writer = ByteWriter()
+        writer.fixed64(7)
+        writer.varint(1)
+        writer.string("k")
+        writer.fixed64(1)
+        writer.fixed64(1)
+        writer.varint(1_000)
+        for _ in 0..<1_000 { writer.string("kMDItemFSSize") }
+        #expect(throws: SavedIndexError.self) { try RememberedAnswers.decode(Self.sealed(writer.bytes), snapshotID: 7) }
+
+        var twice = ByteWriter()
+        twice.fixed64(7)
+        twice.varint(1)
+        twice.string("k")
+        twice.fixed64(1)
+        twice.fixed64(1)
+        twice.varint(2)
+        twice.string("kMDItemFSSize")
+        twice.string("size")
+        #expect(throws: SavedIndexError.invalid("the attribute 'size' twice")) {
+            try RememberedAnswers.decode(Self.sealed(twice.bytes), snapshotID: 7)
+        }
+
+        // One result whose one value is a list of five million `null`s (a byte each).
+        var lists = ByteWriter()
+        lists.fixed64(7)
+        lists.varint(1)
+        lists.string("k")
+        lists.fixed64(1)
+        lists.fixed64(1)
+        lists.varint(1)
+        lists.string("kMDItemUserTags")
+        lists.bool(true)
+        lists.varint(0)
+        lists.varint(1)
+        lists.varint(1)
+        lists.varint(0)
+        lists.zigzag(-1)
+        lists.string("n")
+        lists.byte(8)
+        lists.varint(5_000_000)
+        lists.append(contentsOf: [UInt8](repeating: 1, count: 5_000_000))
+        #expect(throws: SavedIndexError.invalid("more than \(RememberedAnswers.maxValues) values")) {
+            try RememberedAnswers.decode(Self.sealed(lists.bytes), snapshotID: 7)
+        }
+    }
+
+    /// A body in a file of format 1, its length and checksum right.
+    static func sealed(_ body: [UInt8]) -> [UInt8] {
+        var file = ByteWriter()
+        file.append(contentsOf: Array("UBQANSW1".utf8))
+        file.fixed32(1)
+        file.fixed64(UInt64(body.count))
+        file.fixed32(CRC32.checksum(body))
+        file.append(contentsOf: body)
+        return file.bytes
     }
 
     // MARK: - The engine
@@ -162,6 +231,34 @@ struct RememberedAnswerTests {
         #expect(await events.next() == .verified)
         let replaced = await engine.rememberedAnswersReplaced
         #expect(replaced == 1)
+    }
+
+    /// Answers taken with another snapshot than the one loaded carry another clock: replaced by a
+    /// reset even when the results are the same.
+    @Test func anAnswerOfAnotherSnapshotIsReplacedEvenWhenTheResultsAreTheSame() async throws {
+        let (descriptor, index, snapshot) = Self.saved(10)
+        let same = Self.answer(try Self.spec(), index, descriptor)
+        let remembered = RememberedAnswer(key: same.key, clock: same.clock, results: same.results, snapshotID: 8)
+        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
+        let id = try await engine.start(Self.spec())
+        var events = engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = await events.next() }
+        await engine.adopt(try Self.restore(snapshot, descriptor))
+        let results = try #require(Self.resetResults(await events.next()), "no reset")
+        #expect(results == same.results)
+        #expect(await events.next() == .verified)
+    }
+
+    /// A query with `since` is answered from the loaded index's history, never from memory.
+    @Test func aQueryWithSinceWaitsForTheIndex() async throws {
+        let (descriptor, index, snapshot) = Self.saved(6)
+        let remembered = Self.answer(try Self.spec(), index, descriptor)
+        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
+        let since = Task { try await engine.start(Self.spec(), since: HistoryClock(epoch: 9, sequence: 0)) }
+        try await Self.waiting(engine, 1)
+        await engine.adopt(try Self.restore(snapshot, descriptor))
+        let id = try await since.value
+        #expect(try await engine.resultCount(id) == 6)
     }
 
     /// With no index to load (it was refused), the answer stands until the crawl's check, then is

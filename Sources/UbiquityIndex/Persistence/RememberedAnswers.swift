@@ -16,7 +16,8 @@ import UbiquityPredicate
 public enum RememberedAnswers {
     static let magic = Array("UBQANSW1".utf8)
     static let formatVersion: UInt32 = 1
-    /// At most this many answers are remembered (the first live queries, by age).
+    /// At most this many answers are remembered (in the order the stop closed their connections,
+    /// then by query).
     public static let maxAnswers = 16
     /// At most this many results in all: 1M items is tens of megabytes held until the index is loaded.
     public static let maxItems = 1_000_000
@@ -25,12 +26,30 @@ public enum RememberedAnswers {
     static let maxPathBytes = 1 << 16
     /// Lists inside lists (tags are one level); deeper is damage.
     static let maxValueDepth = 4
+    /// Attributes of one answer (a query asks for at most 64); more, or one twice, is damage.
+    static let maxAttributes = 64
+    /// Values read in all, list elements included (each is 24 bytes in memory, from one byte
+    /// of the file): four per result, with ``maxItems`` results.
+    static let maxValues = 4 * maxItems
+    /// Largest file: the final save leaves out the answers that would pass it, the next start
+    /// reads no larger one.
+    public static let maxFileBytes = 512 << 20
 
+    /// The file of `answers`, those that fit ``maxFileBytes`` (the next start reads no more).
     public static func encode(_ answers: [RememberedAnswer], snapshotID: UInt64) -> [UInt8] {
-        var body = ByteWriter()
+        var written: [[UInt8]] = [], size = 0
+        for answer in answers {
+            var one = ByteWriter()
+            write(answer, to: &one)
+            // The header and the counts take well under a kilobyte.
+            guard size + one.bytes.count <= maxFileBytes - 1024 else { continue }
+            size += one.bytes.count
+            written.append(one.bytes)
+        }
+        var body = ByteWriter(capacity: size + 32)
         body.fixed64(snapshotID)
-        body.varint(answers.count)
-        for answer in answers { write(answer, to: &body) }
+        body.varint(written.count)
+        for one in written { body.append(contentsOf: one) }
         var file = ByteWriter(capacity: magic.count + 24 + body.bytes.count)
         file.append(contentsOf: magic)
         file.fixed32(formatVersion)
@@ -51,7 +70,7 @@ public enum RememberedAnswers {
 
     /// The answers of a file written with snapshot `snapshotID`; none when it names another
     /// snapshot (they are not that index's answers).
-    static func decode(_ bytes: [UInt8], snapshotID: UInt64) throws(SavedIndexError) -> [RememberedAnswer] {
+    package static func decode(_ bytes: [UInt8], snapshotID: UInt64) throws(SavedIndexError) -> [RememberedAnswer] {
         let (written, start) = try open(bytes)
         return written == snapshotID ? try answers(bytes, from: start, snapshotID: snapshotID) : []
     }
@@ -74,9 +93,9 @@ public enum RememberedAnswers {
         let count = try reader.count()
         guard count <= maxAnswers else { throw .invalid("\(count) remembered answers (at most \(maxAnswers))") }
         var answers: [RememberedAnswer] = []
-        var items = 0
+        var items = 0, valuesLeft = maxValues
         for _ in 0..<count {
-            let answer = try read(&reader, snapshotID: snapshotID)
+            let answer = try read(&reader, snapshotID: snapshotID, valuesLeft: &valuesLeft)
             items += answer.results.count
             guard items <= maxItems else { throw .invalid("more than \(maxItems) remembered results") }
             answers.append(answer)
@@ -112,26 +131,31 @@ public enum RememberedAnswers {
         }
     }
 
-    private static func read(_ reader: inout BinaryReader, snapshotID: UInt64) throws(SavedIndexError) -> RememberedAnswer {
+    /// One answer; `valuesLeft`: how many more values may be read (``maxValues``).
+    private static func read(_ reader: inout BinaryReader, snapshotID: UInt64,
+                             valuesLeft: inout Int) throws(SavedIndexError) -> RememberedAnswer {
         let key = try reader.string(maxBytes: maxKeyBytes)
         let clock = HistoryClock(epoch: try reader.fixed64(), sequence: try reader.fixed64())
         let attributeCount = try reader.count()
+        guard attributeCount <= maxAttributes else { throw .invalid("\(attributeCount) attributes (at most \(maxAttributes))") }
         var attributes: [Attribute] = []
         for _ in 0..<attributeCount {
             let name = try reader.string()
             guard let attribute = Attribute.named(name) else { throw .invalid("an unknown attribute '\(name)'") }
+            guard !attributes.contains(attribute) else { throw .invalid("the attribute '\(name)' twice") }
             attributes.append(attribute)
         }
         let namesFromPaths = try reader.bool()
         let directoryCount = try reader.count()
+        guard directoryCount <= maxItems else { throw .invalid("\(directoryCount) directories (at most \(maxItems))") }
         var directoryBytes: [UInt8] = [], directoryEnds: [Int] = []
         directoryEnds.reserveCapacity(directoryCount)
         for _ in 0..<directoryCount {
             try reader.withStringBytes(maxBytes: maxPathBytes) { directoryBytes.append(contentsOf: $0) }
             directoryEnds.append(directoryBytes.count)
         }
-        // Each item takes at least four bytes (id, generation, directory, name length).
-        let itemCount = try reader.count(minimumSize: 4)
+        // Each item takes at least four bytes (id, generation, directory, name length) and one per value.
+        let itemCount = try reader.count(minimumSize: 4 + attributes.count)
         guard itemCount <= maxItems else { throw .invalid("\(itemCount) remembered results (at most \(maxItems))") }
         var identities: [ItemIdentity] = [], nameBytes: [UInt8] = [], nameStarts: [Int] = [], nameEnds: [Int] = []
         var itemDirectories: [Int32] = [], values: [Value?] = []
@@ -150,7 +174,7 @@ public enum RememberedAnswers {
             nameStarts.append(nameBytes.count)
             try reader.withStringBytes(maxBytes: maxPathBytes) { nameBytes.append(contentsOf: $0) }
             nameEnds.append(nameBytes.count)
-            for _ in attributes.indices { values.append(try readValue(&reader, depth: 0)) }
+            for _ in attributes.indices { values.append(try readValue(&reader, depth: 0, valuesLeft: &valuesLeft)) }
         }
         let results = ResultSet.parts(attributes: attributes, identities: identities, directoryBytes: directoryBytes,
                                       directoryEnds: directoryEnds, nameBytes: nameBytes, nameStarts: nameStarts,
@@ -187,7 +211,9 @@ public enum RememberedAnswers {
         }
     }
 
-    private static func readValue(_ reader: inout BinaryReader, depth: Int) throws(SavedIndexError) -> Value? {
+    private static func readValue(_ reader: inout BinaryReader, depth: Int, valuesLeft: inout Int) throws(SavedIndexError) -> Value? {
+        valuesLeft -= 1
+        guard valuesLeft >= 0 else { throw .invalid("more than \(maxValues) values") }
         let byte = try reader.byte()
         guard let tag = Tag(rawValue: byte) else { throw .invalid("a value of kind \(byte)") }
         switch tag {
@@ -204,7 +230,9 @@ public enum RememberedAnswers {
             let count = try reader.count()
             var items: [Value] = []
             for _ in 0..<count {
-                guard let item = try readValue(&reader, depth: depth + 1) else { throw .invalid("a list holds no value") }
+                guard let item = try readValue(&reader, depth: depth + 1, valuesLeft: &valuesLeft) else {
+                    throw .invalid("a list holds no value")
+                }
                 items.append(item)
             }
             return .list(items)

@@ -123,7 +123,7 @@ extension Daemon {
                 try restored.continueJournal(in: store)
                 if case .append? = restored.journalContinuation { continued = "appended" } else { continued = "new" }
             } catch {
-                // The store removed the files: a snapshot is written before the first batch (Daemon.run).
+                // The store removed the files: a snapshot is written before the first batch (loadSavedIndex).
                 continued = "not continued"
                 logger.warning("the saved index's journal could not be continued: a snapshot is written before the first batch",
                                metadata: ["error": "\(error)"])

@@ -16,9 +16,9 @@ import UnixSignals
 /// `server.shuttingDown`, the socket file is removed); SIGHUP reloads the containers.
 ///
 /// ```
-/// start ─ bind socket ─ crawl every container ─ READY=1 ─┬─ STATUS=… every 5 s
-///                                                         ├─ WATCHDOG=1 while watcher, engine and event loop answer
-///                                                         └─ SIGHUP: RELOADING=1 → add/remove containers → READY=1
+/// start ─ bind socket ─ load the saved index, if any ─ crawl every container ─ READY=1 ─┬─ STATUS=… every 5 s
+///                                                                                       ├─ WATCHDOG=1 while watcher, engine and event loop answer
+///                                                                                       └─ SIGHUP: RELOADING=1 → add/remove containers → READY=1
 /// SIGTERM ─ STOPPING=1 ─ server.shuttingDown to every connection ─ close ─ unlink socket ─ stop watcher
 /// ```
 public final class Daemon: Sendable {

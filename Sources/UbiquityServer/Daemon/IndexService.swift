@@ -16,6 +16,8 @@ struct IndexService: Service {
     let daemon: Daemon
 
     func run() async throws {
+        // Before the engine takes any batch: a snapshot the load may owe (its journal could not be
+        // continued) is written before the first batch is applied.
         try await daemon.loadSavedIndex()
         let watcher = daemon.watcher
         await withGracefulShutdownHandler {

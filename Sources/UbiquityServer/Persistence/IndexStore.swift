@@ -26,9 +26,6 @@ final class IndexStore: IndexPersistence, Sendable {
     static let maxSnapshotBytes = 4 << 30
     /// Largest journal read; the daemon writes a new snapshot long before (``journalBytesBeforeSnapshot``).
     static let maxJournalBytes = 1 << 30
-    /// Largest answers file read: ``RememberedAnswers/maxItems`` results of paths of a few
-    /// hundred bytes; a larger one is ignored.
-    static let maxAnswersBytes = 512 << 20
     /// Past this much journal, the next check writes a snapshot (and starts an empty journal).
     static let journalBytesBeforeSnapshot = 64 << 20
 
@@ -127,7 +124,7 @@ final class IndexStore: IndexPersistence, Sendable {
     /// them again.
     func takeAnswers() -> Result<[UInt8], FileProblem>? {
         defer { try? directory.remove(Self.answersName) }
-        return limited(Self.answersName, Self.maxAnswersBytes)
+        return limited(Self.answersName, RememberedAnswers.maxFileBytes)
     }
 
     /// Writes the answers a clean shutdown remembers, after its final snapshot.
