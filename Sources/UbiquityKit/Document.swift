@@ -124,9 +124,17 @@ public final class Document: Sendable {
         return stream
     }
 
+    /// The most ``read(limit:)`` reads by default: a document is read whole into memory, and a
+    /// larger (or sparse) file would ask for more than a client can be sure to have.
+    public static let defaultReadLimit = 1 << 30
+
     /// Reads the whole file and records its etag for the next save. A missing file reads as empty
     /// (a new document).
-    public func read() throws -> Data {
+    ///
+    /// - Parameter limit: the largest file read, in bytes; a larger one is refused
+    ///   (``UbiquityKitError/documentFile(path:reason:)`` saying its size and the limit), before
+    ///   anything is allocated for it.
+    public func read(limit: Int = Document.defaultReadLimit) throws -> Data {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { state.withLock { $0.etag = nil }; return Data() }
@@ -137,10 +145,19 @@ public final class Document: Sendable {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw UbiquityKitError.documentFile(path: path, reason: "not a regular file")
         }
+        let limit = max(0, limit), size = Int(clamping: info.st_size)
+        guard size <= limit else {
+            throw UbiquityKitError.documentFile(path: path, reason: "it is \(size) bytes, more than the \(limit) read(limit:) allows")
+        }
         let data: Data
         do {
-            data = Data(try Directory.readAll(fd, limit: .max, sizeHint: Int(clamping: info.st_size), path: path))
-        } catch {
+            let bytes = try Directory.readAll(fd, limit: limit, sizeHint: size, path: path)
+            // Grown past the limit since its status was read.
+            guard bytes.count <= limit else {
+                throw UbiquityKitError.documentFile(path: path, reason: "it grew past the \(limit) bytes read(limit:) allows while it was read")
+            }
+            data = Data(bytes)
+        } catch let error as SystemCallError {
             throw UbiquityKitError.documentFile(path: path, reason: error.message)
         }
         let etag = ItemETag(of: info)

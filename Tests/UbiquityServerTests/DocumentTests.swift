@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import UbiquityKit
 import UbiquityJSON
@@ -62,6 +63,35 @@ import UbiquityTesting
             #expect(try await FileVersion.otherVersionsOfItem(at: path, connection: first.connection).isEmpty)
             await first.close()
             #expect(first.documentState.contains(.closed))
+        }
+    }
+
+    /// Why `read` was refused (`documentFile`'s reason); nil when it read.
+    static func refusal(_ read: () throws -> Data) -> String? {
+        do {
+            _ = try read()
+            return nil
+        } catch UbiquityKitError.documentFile(_, let reason) {
+            return reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// A document is read whole into memory: a file past the limit — a sparse one of terabytes
+    /// included — is refused saying its size, before anything is allocated for it.
+    @Test func aFilePastTheReadLimitIsRefusedNotATrap() async throws {
+        try await withDaemon { daemon in
+            let path = try daemon.place("Item_7", contents: "Milk")
+            let document = try await Document.open(path, connection: try await UbiquityConnection.connect(to: daemon.socket))
+            #expect(try document.read(limit: 4) == Data("Milk".utf8))
+            #expect(Self.refusal { try document.read(limit: 3) } == "it is 4 bytes, more than the 3 read(limit:) allows")
+            let sparse = try daemon.place("Item_8", contents: "")
+            #expect(truncate(sparse, 1 << 40) == 0)
+            let big = try await Document.open(sparse, connection: document.connection)
+            #expect(Self.refusal { try big.read() } == "it is \(1 << 40) bytes, more than the \(Document.defaultReadLimit) read(limit:) allows")
+            await document.close()
+            await big.close()
         }
     }
 
