@@ -164,6 +164,23 @@ def ours_saved_answer(daemon, c, timeout=1200):
             return first, view, first_s, seconds
 
 
+def released(d, timeout=30):
+    """Waits until the daemon holds no live query (a client's close reaches it a moment later): a
+    stop then has nothing to remember."""
+    c = d.connect(timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        d.next_id += 1
+        c.send({"id": d.next_id, "op": "status"})
+        m, _ = c.recv(timeout)
+        if m is not None and m.get("result", {}).get("liveQueries") == 0:
+            break
+        if time.monotonic() > deadline:
+            raise BenchError(f"ubiquityd still holds live queries after their client closed: {m}")
+        time.sleep(0.01)
+    c.close()
+
+
 def expect_disk(view, tree, what):
     """Refuses a view (relative paths) that is not the Item_* files on disk, saying `what` it is."""
     disk = item_paths(tree)
@@ -256,6 +273,7 @@ def saved_restart(d, tree, expect_remembered):
     connected = time.monotonic() - t
     first, view, first_s, verified_s = ours_saved_answer(d, c)
     c.close()
+    released(d)
     d.stop()
     expect_disk(view, tree, "ubiquityd's saved answer with its updates")
     with open(d.log_path, errors="replace") as f:
