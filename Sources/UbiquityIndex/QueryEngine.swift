@@ -185,13 +185,27 @@ public actor QueryEngine {
         return (continuation.journalOf, restored.continuedRecords, restored.continuedBytes)
     }
 
-    /// How many callers wait for the saved index to load: what the tests wait for.
-    var restoreWaiterCount: Int { restoreWaiters?.count ?? 0 }
+    /// Who waits until so many callers wait for the saved index to load (``untilWaitingForRestore(_:)``).
+    private var restoreWaiterWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once `count` callers wait for the saved index to load (or it is loaded): what the
+    /// tests wait for, rather than look again and again.
+    func untilWaitingForRestore(_ count: Int) async {
+        guard let waiters = restoreWaiters, waiters.count < count else { return }
+        await withCheckedContinuation { restoreWaiterWatchers.append((count, $0)) }
+    }
 
     /// Returns once the saved index is loaded (``adopt(_:)``), at once when none was being loaded.
     private func untilRestored() async {
         guard restoreWaiters != nil else { return }
-        await withCheckedContinuation { restoreWaiters?.append($0) ?? $0.resume() }
+        await withCheckedContinuation { continuation in
+            guard restoreWaiters != nil else { return continuation.resume() }
+            restoreWaiters!.append(continuation)
+            let waiting = restoreWaiters!.count
+            let due = restoreWaiterWatchers.filter { $0.count <= waiting }
+            restoreWaiterWatchers.removeAll { $0.count <= waiting }
+            for watcher in due { watcher.continuation.resume() }
+        }
     }
 
     /// Takes the saved index loaded since the engine started (`restoring`), or nil: none could be
@@ -217,6 +231,8 @@ public actor QueryEngine {
         }
         indexBeforeRestore = placeholder
         restoreWaiters = nil
+        for watcher in restoreWaiterWatchers { watcher.continuation.resume() }
+        restoreWaiterWatchers.removeAll()
         rememberedAnswers = [:]
         for running in runningQueries.values.sorted(by: { $0.id < $1.id }) where running.rememberedResults != nil {
             running.query = LiveQuery(running.query.specification, index: index, context: EvaluationContext())

@@ -177,11 +177,11 @@ struct RememberedAnswerTests {
 
     /// Waits (for at most ten seconds) until `count` callers wait for the index to load.
     static func waiting(_ engine: QueryEngine, _ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await engine.restoreWaiterCount < count {
-            try #require(ContinuousClock.now < deadline, "nobody waits for the index")
-            await Task.yield()
+        let reached = try await firstWithin(10) { () async -> Bool in
+            await engine.untilWaitingForRestore(count)
+            return true
         }
+        try #require(reached == true, "fewer than \(count) wait for the index")
     }
 
     @Test func aRememberedAnswerComesBeforeTheIndexAndGoesOnWhenTheIndexGivesItAgain() async throws {
