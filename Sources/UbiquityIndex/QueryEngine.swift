@@ -330,7 +330,7 @@ public actor QueryEngine {
                 }
                 // The written file holds the pieces' bytes now: the encoder lets go of its copy.
                 encoder.state.withLock { $0.written() }
-                if final { persistence.remember(answers: RememberedAnswers.encode(answers, snapshotID: snapshotID)) }
+                if final && !answers.isEmpty { persistence.remember(answers: RememberedAnswers.encode(answers, snapshotID: snapshotID)) }
                 return bytes.count
             }
         } catch {
