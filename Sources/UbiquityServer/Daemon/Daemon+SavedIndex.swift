@@ -80,7 +80,9 @@ extension Daemon {
     /// handed out.
     func loadSavedIndex() async throws {
         guard savedIndexFound, let store = indexStore else {
-            await engine.adopt(nil)
+            // Nothing to load (the engine was not made to wait for an index). Started before any
+            // suspension, as before there was a load: readiness asks the watcher to synchronise
+            // as soon as the socket is bound, and a watcher not yet started refuses (watch.stopped).
             try watcher.start()
             return
         }
