@@ -16,6 +16,27 @@ import UbiquityTesting
         try IndexStore.open(stateDirectory: dir.path + "/state").mapError { TestFailure($0.message) }.get()
     }
 
+    /// Opens the store again once the one before has let go of its lock. A store closes its lock
+    /// when its last reference goes, and the task that ran its last job (`runBlocking`) can hold
+    /// one a moment after the job's result came back (on a loaded machine it still held the lock
+    /// at the next open: "another ubiquityd uses this state directory"). Waits for that, for at
+    /// most a minute, by taking the lock on a thread of its own.
+    static func reopen(_ dir: TemporaryDirectory) async throws -> IndexStore {
+        let path = dir.path + "/state/" + IndexStore.lockName
+        let freed = try await firstWithin(60) { () async -> Bool in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                Thread {
+                    let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+                    let taken = fd >= 0 && flock(fd, LOCK_EX) == 0
+                    if fd >= 0 { close(fd) }
+                    continuation.resume(returning: taken)
+                }.start()
+            }
+        }
+        try #require(freed == true, "the store before still holds \(path)")
+        return try open(dir)
+    }
+
     /// The engine keeps no copy of a written snapshot: it reads the unchanged pieces back from the
     /// file the last replace wrote, and from no other.
     @Test func theSnapshotLastWrittenIsReadBackUntilItIsDiscarded() async throws {
@@ -126,7 +147,7 @@ import UbiquityTesting
         let torn = Self.record(2).prefix(3)
         #expect(FileManager.default.createFile(atPath: journalPath, contents: Data(whole + torn)))
         do {
-            let store = try Self.open(dir)
+            let store = try await Self.reopen(dir)
             #expect(store.read().journal.flatMap { try? $0.get() } == whole + torn)
             try store.continueJournal(.append(journalOf: 1, length: UInt64(whole.count)), records: Self.record(3))
             #expect(store.beginSnapshot() == UInt64(whole.count + Self.record(3).count))
@@ -134,7 +155,7 @@ import UbiquityTesting
             #expect(store.read().journal.flatMap { try? $0.get() } == whole + Self.record(3) + Self.record(4))
         }
         do {
-            let store = try Self.open(dir)
+            let store = try await Self.reopen(dir)
             try store.continueJournal(.fresh(snapshotID: 1, header: [7], carried: Self.record(3)), records: Self.record(5))
             #expect(store.appendToJournal(Self.record(6)))
             #expect(store.read().journal.flatMap { try? $0.get() } == [7] + Self.record(3) + Self.record(5) + Self.record(6))
