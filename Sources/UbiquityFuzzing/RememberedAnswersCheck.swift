@@ -16,8 +16,7 @@ public enum RememberedAnswersCheck: FuzzCheck {
     public static let name = "remembered-answers"
 
     static let snapshotID: UInt64 = 7
-    /// magic (8) + format (4) + body length (8) + CRC-32 of the body (4).
-    static let headerSize = 24
+    static let headerSize = Sealing.savedFileHeaderSize
 
     static func decode(_ bytes: [UInt8]) -> Result<[RememberedAnswer], SavedIndexError> {
         Result { () throws(SavedIndexError) in try RememberedAnswers.decode(bytes, snapshotID: snapshotID) }
@@ -33,10 +32,7 @@ public enum RememberedAnswersCheck: FuzzCheck {
         guard bytes.count >= headerSize + 8 else { return bytes }
         var out = bytes
         Sealing.write(snapshotID, into: &out, at: headerSize)
-        let body = out[headerSize...]
-        Sealing.write(UInt64(body.count), into: &out, at: 12)
-        Sealing.write(CRC32.checksum(body), into: &out, at: 20)
-        return out
+        return Sealing.withBodyLengthAndChecksum(out)
     }
 
     public static func check(_ bytes: [UInt8]) -> String? {

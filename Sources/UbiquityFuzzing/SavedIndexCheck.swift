@@ -14,8 +14,7 @@ import UbiquityIndex
 public enum SavedIndexCheck: FuzzCheck {
     public static let name = "saved-index"
 
-    /// magic (8) + format (4) + body length (8) + CRC-32 of the body (4).
-    static let headerSize = 24
+    static let headerSize = Sealing.savedFileHeaderSize
 
     static func restore(_ bytes: [UInt8]) -> Result<RestoredIndex, SavedIndexError> {
         Result { () throws(SavedIndexError) in
@@ -29,12 +28,7 @@ public enum SavedIndexCheck: FuzzCheck {
     /// `bytes` with a header that matches its body: the length and the CRC-32 (little-endian) of
     /// everything after the header.
     static func sealed(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.count >= headerSize else { return bytes }
-        var out = bytes
-        let body = bytes[headerSize...]
-        Sealing.write(UInt64(body.count), into: &out, at: 12)
-        Sealing.write(CRC32.checksum(body), into: &out, at: 20)
-        return out
+        Sealing.withBodyLengthAndChecksum(bytes)
     }
 
     public static func check(_ bytes: [UInt8]) -> String? {

@@ -169,6 +169,17 @@ struct RememberedAnswerTests {
 
     // MARK: - The engine
 
+    /// An engine loading its index, and a query it answered from `remembered`, whose answer's
+    /// three events (started, progress, finished) its reader already took.
+    static func answeredFromMemory(_ remembered: RememberedAnswer,
+                                   _ descriptor: ContainerDescriptor) async throws -> (QueryEngine, QueryID) {
+        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
+        let id = try await engine.start(Self.spec())
+        var events = engine.events(id).makeAsyncIterator()
+        for _ in 0..<3 { _ = await events.next() }
+        return (engine, id)
+    }
+
     /// A reset's results; nil for any other event.
     static func resetResults(_ event: QueryEvent?) -> ResultSet? {
         guard case .reset(let results, _)? = event else { return nil }
@@ -221,10 +232,8 @@ struct RememberedAnswerTests {
         let (descriptor, index, _) = Self.saved(12)
         let remembered = Self.answer(try Self.spec(), index, descriptor)
         let (_, _, snapshot) = Self.saved(15)
-        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
-        let id = try await engine.start(Self.spec())
+        let (engine, id) = try await Self.answeredFromMemory(remembered, descriptor)
         var events = engine.events(id).makeAsyncIterator()
-        for _ in 0..<3 { _ = await events.next() }
         await engine.adopt(try Self.restore(snapshot, descriptor))
         let results = try #require(Self.resetResults(await events.next()), "no reset")
         #expect(results.count == 15 && results.map(\.path).allSatisfy { $0.contains("/Item_") })
@@ -239,10 +248,8 @@ struct RememberedAnswerTests {
         let (descriptor, index, snapshot) = Self.saved(10)
         let same = Self.answer(try Self.spec(), index, descriptor)
         let remembered = RememberedAnswer(key: same.key, clock: same.clock, results: same.results, snapshotID: 8)
-        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
-        let id = try await engine.start(Self.spec())
+        let (engine, id) = try await Self.answeredFromMemory(remembered, descriptor)
         var events = engine.events(id).makeAsyncIterator()
-        for _ in 0..<3 { _ = await events.next() }
         await engine.adopt(try Self.restore(snapshot, descriptor))
         let results = try #require(Self.resetResults(await events.next()), "no reset")
         #expect(results == same.results)
@@ -266,10 +273,8 @@ struct RememberedAnswerTests {
     @Test func withNoIndexLoadedTheAnswerIsReplacedAfterTheCheck() async throws {
         let (descriptor, index, _) = Self.saved(8)
         let remembered = Self.answer(try Self.spec(), index, descriptor)
-        let engine = QueryEngine(containers: [descriptor], source: Source(), restoring: true, remembered: [remembered])
-        let id = try await engine.start(Self.spec())
+        let (engine, id) = try await Self.answeredFromMemory(remembered, descriptor)
         var events = engine.events(id).makeAsyncIterator()
-        for _ in 0..<3 { _ = await events.next() }
         await engine.adopt(nil)
         let results = try #require(Self.resetResults(await events.next()), "no reset")
         #expect(results.isEmpty)
