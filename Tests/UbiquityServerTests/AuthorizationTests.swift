@@ -13,6 +13,13 @@ struct AuthorizationTests {
 
     /// Sends `lines` as uid 54321 and returns every line the daemon answered.
     static func exchange(as uid: UInt32, groups: [UInt32] = [], socket: String, _ lines: [String]) throws -> [JSONValue] {
+        try startExchange(as: uid, groups: groups, socket: socket, lines)()
+    }
+
+    /// ``exchange(as:groups:socket:_:)`` begun: the lines are on their way when this returns;
+    /// the function it returns waits for the answers.
+    static func startExchange(as uid: UInt32, groups: [UInt32] = [], socket: String,
+                              _ lines: [String]) throws -> () throws -> [JSONValue] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
@@ -25,11 +32,13 @@ struct AuthorizationTests {
         try process.run()
         input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
         try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw TestDaemonError("socat as uid \(uid) failed: \(problems)") }
-        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONLine.decode(Array($0.utf8)) }
+        return {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            guard process.terminationStatus == 0 else { throw TestDaemonError("socat as uid \(uid) failed: \(problems)") }
+            return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONLine.decode(Array($0.utf8)) }
+        }
     }
 
     @Test("A forbidden container is refused and its items never appear (needs root to switch uid)")
@@ -74,6 +83,83 @@ struct AuthorizationTests {
             #expect(!paths.isEmpty && paths.allSatisfy { $0.hasPrefix(mine + "/") })
             // No line the other uid received mentions the forbidden item.
             #expect(!replies.contains { JSONLine.encode($0).contains("Item_secret") })
+        }
+    }
+
+    /// An answer remembered at the last stop for root's query is no way in for another uid. While
+    /// the restarted daemon still loads its saved index, the other uid asks for root's container
+    /// (alone, and beside its own) with the same predicate and freshness: refused as at any time,
+    /// and nothing it receives names root's item; its query over what it may read is its own
+    /// container's answer, never root's. Root's query, asked in the same window, is answered from
+    /// memory: the window was real.
+    @Test("A remembered answer is refused to a uid that may not read its container (needs root to switch uid)")
+    func aRememberedAnswerIsNoWayInForAnotherUID() async throws {
+        typealias Fresh = SavedFreshnessDaemonTests
+        typealias Since = SinceQueryDaemonTests
+        let query = #""predicate":"name LIKE 'Item_*'","attributes":["name","size"],"batchingInterval":0,"freshness":"saved""#
+        for (n, bulk) in Fresh.bulkPerTry.enumerated() {
+            let lastTry = n == Fresh.bulkPerTry.count - 1
+            // Entries enough that loading the index outlasts the other uid's requests.
+            let first = try TestDaemon(containers: ["com.example.grocery", "com.example.mine"]) { root in
+                let bulkDirectory = root + "/com.example.grocery/Documents/bulk"
+                try FileManager.default.createDirectory(atPath: bulkDirectory, withIntermediateDirectories: false)
+                for i in 0..<bulk { #expect(FileManager.default.createFile(atPath: bulkDirectory + "/f_\(i)", contents: nil)) }
+                let mine = root + "/com.example.mine"
+                #expect(FileManager.default.createFile(atPath: mine + "/Documents/Item_mine", contents: nil))
+                #expect(chown(mine, Self.otherUID, Self.otherUID) == 0 && chown(mine + "/Documents", Self.otherUID, Self.otherUID) == 0)
+                #expect(FileManager.default.createFile(atPath: root + "/com.example.grocery/Documents/Item_secret",
+                                                       contents: Data("root only".utf8)))
+            }
+            defer { first.stop(); first.cleanUp() }
+            // Root's live query over both containers, remembered at the stop.
+            let watching = try RawClient(socket: first.socket)
+            _ = try watching.request(Since.hello)
+            _ = try watching.request(#"{"id":1,"op":"query.start",\#(query)}"#)
+            let saved = Since.sizes(try Since.next(watching, "query.gatheringFinished", within: 120)["results"])
+            #expect(saved.keys.sorted() == ["Item_mine", "Item_secret"], "\(saved)")
+            #expect(first.stop() == 0)
+            #expect(FileManager.default.fileExists(atPath: first.directory + "/state/index.answers"), "\(first.log)")
+
+            let second = try Fresh.restarted(first)
+            defer { second.stop(); second.cleanUp() }
+            // The other uid must reach the socket: open the path, keep the containers' modes.
+            #expect(chmod(second.directory, 0o755) == 0)
+            // The other uid's requests go first; root's query is asked while they are answered.
+            let otherExchange = try Self.startExchange(as: Self.otherUID, socket: second.socket, [
+                #"{"id":0,"op":"hello","version":1}"#,
+                #"{"id":2,"op":"query.start","container":"com.example.grocery",\#(query)}"#,
+                #"{"id":3,"op":"query.start","containers":["com.example.mine","com.example.grocery"],\#(query)}"#,
+                #"{"id":4,"op":"query.start",\#(query)}"#,
+            ])
+            let client = try RawClient(socket: second.socket)
+            _ = try client.request(Since.hello)
+            _ = try client.request(#"{"id":1,"op":"query.start",\#(query)}"#)
+            let gathered = try Since.next(client, "query.gatheringFinished", within: 120)
+            let otherReplies = try otherExchange()
+            try second.waitForLog("index restored")
+            let log = second.log
+            let restored = try #require(log.range(of: "index restored"))
+            let refused = log.ranges(of: "request refused").map(\.lowerBound)
+            let rootStarted = try #require(log.range(of: "query started"))
+            // Both of the other uid's refusals and root's answer from memory came while the index loaded.
+            if (refused.count < 2 || refused[1] > restored.lowerBound || rootStarted.lowerBound > restored.lowerBound) && !lastTry {
+                print("AuthorizationTests: the index loaded before the requests (\(bulk) entries); again with more")
+                continue
+            }
+            #expect(refused.count == 2 && refused.allSatisfy { $0 < restored.lowerBound }, "refused after the load:\n\(log)")
+            #expect(rootStarted.lowerBound < restored.lowerBound, "root not answered from memory:\n\(log)")
+            #expect(gathered["verified"]?.boolValue == false && Since.sizes(gathered["results"]) == saved, "\(gathered)")
+
+            func response(_ id: Int) -> JSONValue? { otherReplies.first { $0["id"]?.intValue == id && $0["event"] == nil } }
+            #expect(response(2)?["error"]?["code"]?.stringValue == "container.forbidden", "\(otherReplies)")
+            #expect(response(3)?["error"]?["code"]?.stringValue == "container.forbidden", "\(otherReplies)")
+            #expect(response(4)?["error"] == nil, "\(otherReplies)")
+            #expect(!otherReplies.contains { JSONLine.encode($0).contains("Item_secret") }, "\(otherReplies)")
+            // Its own query's answer, when it came within socat's wait, is its container's alone.
+            if let own = otherReplies.first(where: { $0["event"]?.stringValue == "query.gatheringFinished" }) {
+                #expect(Array(Since.sizes(own["results"]).keys) == ["Item_mine"], "\(own)")
+            }
+            return
         }
     }
 }
