@@ -39,8 +39,6 @@ extension MetadataIndex {
                 applyPart(container: c, part, &recorder)
             }
         }
-        // A listing's parts ended (its last, or anything else): every name they placed is filed.
-        if listingInParts == nil { flushPendingNames() }
         for package in recorder.dirtyPackages where isLive(package) { refreshPackage(package) }
         endBatch()
         return recorder.changeSet

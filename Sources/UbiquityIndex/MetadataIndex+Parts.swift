@@ -50,11 +50,10 @@ extension MetadataIndex {
     /// Inserts entries in listing order: each one's parent is placed already (or was not placed,
     /// and neither is it).
     ///
-    /// Their names wait, and go in the name index together, each bucket's sorted and merged in one
-    /// sweep (``NameIndex/insert(_:names:)``), once they are a quarter of what the bucket holds
-    /// (``MetadataIndex/flushDueNames()``), the rest when the listing ends: one by one, each was
-    /// a binary search over a bucket that holds most of a flat directory's names, every name read
-    /// a likely cache miss.
+    /// Their names wait (``MetadataIndex/pendingNames``), and go in the name index together, each
+    /// bucket's sorted in one go (``NameIndex/insert(_:names:)``), when a lookup reads their
+    /// bucket or a snapshot is taken: one by one, each was a binary search over a bucket that
+    /// holds most of a flat directory's names, every name read a likely cache miss.
     ///
     /// A new entry is placed from its name's bytes in the listing (``CrawlEntries``,
     /// ``MetadataIndex/insertNew(utf8:in:_:container:_:)``); only a name that needs a `String`
@@ -70,10 +69,7 @@ extension MetadataIndex {
         reserve(entries.count - start)
         let encoded = names.codec.flatMap { EncodedNames.encode(entries, start..<entries.count, codec: $0) }
         deferringNames = true
-        defer {
-            deferringNames = false
-            flushDueNames()
-        }
+        defer { deferringNames = false }
         var runEnd = start, runToReserve = 0
         for i in start..<entries.count {
             if i >= runEnd {

@@ -85,11 +85,13 @@ public final class MetadataIndex {
     let nameIndex = NameIndex()
     /// A container's first crawl arriving in parts, while it does (MetadataIndex+Parts.swift).
     var listingInParts: ListingInParts?
-    /// The names of the entries a crawl's parts placed that are not in the name index yet, by
-    /// name index bucket. A bucket's names go in together once they are at least a quarter of
-    /// what it holds (``flushDueNames()``, after each part), and every one before the name index
-    /// is read (``candidates(for:accept:)``), before anything takes a name out of it, and when
-    /// the listing's parts end (``apply(_:record:)``).
+    /// The names of the entries a first crawl's parts placed that are not in the name index yet,
+    /// by name index bucket. They wait past the crawl: a lookup files the buckets it reads
+    /// (``fileWaitingNames(reachedBy:)``), each sorted once, and the rest go in together
+    /// (``flushPendingNames()``) when a snapshot is taken (after the crawl's tag pass) or before
+    /// anything takes a name out of the index. Why: filing them part by part, sorted and merged
+    /// into their buckets, was a tenth of the daemon's CPU in a crawl of long names, spent while
+    /// the walk needed both cores, where the first answer reads a bucket or two.
     var pendingNames: [String: [ItemID]] = [:]
     /// While a part is placed: new names wait in ``pendingNames`` rather than go in one by one.
     var deferringNames = false
@@ -310,7 +312,7 @@ public final class MetadataIndex {
         // The names' ids first, then their flags and containers: the ids come in name order,
         // scattered over columns of megabytes, and reading ahead of the one at hand turns a
         // cache miss per id into misses that overlap (97,707 ids at a million entries).
-        flushPendingNames()
+        fileWaitingNames(reachedBy: hint)
         var named: [ItemID] = []
         for constraint in hint.constraints {
             nameIndex.forEach(matching: constraint, caseInsensitive: hint.caseInsensitive, names: names) { named.append($0) }
@@ -528,33 +530,16 @@ public final class MetadataIndex {
         nameIndex.insert(pending, names: names)
     }
 
-    /// A bucket's waiting names go in together once they are at least 1/`dueRatio` of the names
-    /// it holds. Why not after every part: a part of 8,192 names put into a bucket of 900,000 (a
-    /// flat directory of a million `file_*`) touched nearly every chunk of it, searching each of
-    /// its few new names with a cache miss per step, and the cost of each part grew with the
-    /// bucket — the flat shape's crawl was superlinear, 10× the entries taking 17× the time. So
-    /// each bucket grows by at least a quarter at each sweep: every name is read about 5 times in
-    /// all, whatever the size, and at the listing's end at most a fifth of a bucket waits. A
-    /// bucket of fewer than ``smallBucket`` names takes its names at every part, as before: its
-    /// names are few enough to stay in the cache, and names left waiting in thousands of small
-    /// buckets (the long shape's) were all filed at the listing's end, after the walk, where
-    /// nothing else runs beside them.
-    static let dueRatio = 4
-    /// See ``dueRatio``.
-    static let smallBucket = 4096
-
-    /// Puts in the name index the buckets whose waiting names are due (``dueRatio``).
-    func flushDueNames() {
+    /// Puts in the name index the waiting names of the buckets a lookup of `hint` reads
+    /// (``NameBucketReach``): the lookup then finds what it would with every name filed.
+    func fileWaitingNames(reachedBy hint: NameHint) {
         guard !pendingNames.isEmpty else { return }
-        var due: [String: [ItemID]] = [:]
-        for (key, ids) in pendingNames {
-            let held = nameIndex.count(inBucket: key)
-            guard held < Self.smallBucket || ids.count * Self.dueRatio >= held else { continue }
-            due[key] = ids
-        }
-        guard !due.isEmpty else { return }
-        for key in due.keys { pendingNames[key] = nil }
-        nameIndex.insert(due, names: names)
+        let reaches = hint.constraints.map(NameBucketReach.init)
+        var reached: [String: [ItemID]] = [:]
+        for (key, ids) in pendingNames where reaches.contains(where: { $0.reaches(key) }) { reached[key] = ids }
+        guard !reached.isEmpty else { return }
+        for key in reached.keys { pendingNames[key] = nil }
+        nameIndex.insert(reached, names: names)
     }
 
     /// Makes the ids freed by the last batch reusable.

@@ -78,12 +78,12 @@ final class NameIndex {
         case .exact(let s): (text, isPrefix) = (s, false)
         case .prefix(let s): (text, isPrefix) = (s, true)
         }
-        let key = NameIndex.bucket(text)
+        let reach = NameBucketReach(constraint)
         let relevant: [SortedIDs]
-        if key.count == NameIndex.bucketLength || !isPrefix {
-            relevant = buckets[key].map { [$0] } ?? []
+        if reach.readsEveryBucketStartingWithKey {
+            relevant = buckets.filter { reach.reaches($0.key) }.map(\.value)
         } else {
-            relevant = buckets.filter { $0.key.hasPrefix(key) }.map(\.value)
+            relevant = buckets[reach.key].map { [$0] } ?? []
         }
         if caseInsensitive {
             let test = NameTest(text.lowercased(), prefix: isPrefix, caseInsensitive: true)

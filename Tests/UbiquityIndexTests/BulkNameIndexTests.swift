@@ -148,6 +148,7 @@ struct BulkNameIndexTests {
         let inParts = ListingPartsTests.index(tree.descriptor)
         for batch in ListingPartsTests.batches(listing, size: size) { inParts.apply(batch, record: false) }
         #expect(ListingPartsTests.described(inParts) == ListingPartsTests.described(whole))
+        inParts.flushPendingNames()
         var filed = 0
         for (key, ids) in inParts.nameIndex.contents {
             filed += ids.count
@@ -167,41 +168,50 @@ struct BulkNameIndexTests {
         }
     }
 
-    /// A part's names wait while they are fewer than a quarter of what their bucket holds, once it
-    /// holds thousands (one sweep per part made the first crawl of a flat directory superlinear),
-    /// yet a query between two parts finds every name placed so far, and when the listing ends
-    /// every one is filed.
-    @Test func namesWaitUntilDueYetQueriesFindThem() {
+    /// A first crawl's names wait past its last part: a lookup files only the buckets it reads
+    /// and finds what the listing applied whole finds, between two parts as after the last; the
+    /// rest stay waiting until a snapshot is taken, which files them, so that it saves the whole
+    /// order and a restore takes it rather than sorting.
+    @Test func namesWaitUntilALookupReadsTheirBucketOrASnapshotIsTaken() throws {
         var tree = TreeBuilder()
-        let count = 3 * MetadataIndex.smallBucket
-        let listing = tree.listing((0..<count).map { "Documents/file_\($0)" })
+        let count = 3_000
+        let listing = tree.listing((0..<count).flatMap { ["Documents/file_\($0)", "Documents/Item_\($0)"] })
         let whole = ListingPartsTests.index(tree.descriptor, applyingWhole: listing)
         let index = ListingPartsTests.index(tree.descriptor)
         let batches = ListingPartsTests.batches(listing, size: 200)
-        var waited = 0
-        for (n, batch) in batches.dropLast().enumerated() {
+        func filed(_ index: MetadataIndex) -> Int { index.nameIndex.contents.values.reduce(0) { $0 + $1.count } }
+        for (n, batch) in batches.enumerated() {
+            let before = filed(index)
             index.apply(batch, record: false)
-            let waiting = index.pendingNames["fil"]?.count ?? 0
-            let held = index.nameIndex.count(inBucket: "fil")
-            if held < MetadataIndex.smallBucket {
-                #expect(waiting == 0, "after part \(n): a small bucket takes its names at once")
-            } else {
-                #expect(waiting * MetadataIndex.dueRatio < held, "after part \(n)")
-            }
-            if waiting > 0 { waited += 1 }
+            #expect(filed(index) == before, "after part \(n): no name filed by the crawl itself")
             guard n % 7 == 3 else { continue }
             let root = index.rootID(ofContainer: 0)!
             let documents = index.childEntries(of: root)!.first { $0.name == "Documents" }!.id
             let placed = Set(index.childEntries(of: documents)!.map(\.name).filter { $0.hasPrefix("file_1") })
             let found = Set(index.candidates(for: NameHint([.prefix("file_1")])).map { index.name($0) })
             #expect(found == placed, "after part \(n)")
-            #expect(index.pendingNames.isEmpty, "a query files the waiting names")
+            #expect(index.pendingNames["fil"] == nil && index.pendingNames["ite"] != nil, "after part \(n): only the bucket read is filed")
         }
-        #expect(waited > 10, "names waited after \(waited) parts")
-        index.apply(batches.last!, record: false)
-        #expect(index.pendingNames.isEmpty)
-        #expect(index.nameIndex.contents.mapValues { $0.map(index.name) } == whole.nameIndex.contents.mapValues { $0.map(whole.name) })
-        #expect(index.nameIndex.count(inBucket: "fil") == count)
+        #expect(index.pendingNames["fil"]?.isEmpty == false && index.pendingNames["ite"]?.count == count,
+                "names placed after the last lookup wait")
+        for hint in [NameHint([.exact("Item_7")]), NameHint([.prefix("it")], caseInsensitive: true), NameHint([.prefix("f")])] {
+            let found = Set(index.candidates(for: hint).map { index.name($0) })
+            #expect(found == Set(whole.candidates(for: hint).map { whole.name($0) }), "\(hint)")
+        }
+        #expect(Array(index.pendingNames.keys) == ["doc"], "each bucket a lookup read was filed, only Documents waits")
+
+        // A snapshot of a crawl that no lookup read files its names first.
+        let unread = ListingPartsTests.index(tree.descriptor)
+        for batch in batches { unread.apply(batch, record: false) }
+        #expect(unread.pendingNames.values.reduce(0) { $0 + $1.count } == 2 * count + 1, "the files and Documents")
+        let view = IndexSnapshot.View(unread, history: ChangeHistory(epoch: 1))
+        #expect(unread.pendingNames.isEmpty)
+        #expect(unread.nameIndex.contents.mapValues { $0.map(unread.name) } == whole.nameIndex.contents.mapValues { $0.map(whole.name) })
+        let bytes = IndexSnapshot.encode(view, snapshotID: 1, savedAt: 0, bootID: "b", final: true, continues: nil)
+        let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
+                                                 retention: .init(), now: 0, bootID: "b")
+        #expect(restored.nameIndexSource == .saved)
+        #expect(restored.index.nameIndex.contents == unread.nameIndex.contents)
     }
 
     /// A saved index restored puts its names in the name index the same way: the order the live

@@ -74,6 +74,9 @@ public enum IndexSnapshot {
         var nameBuckets: [String: SortedIDs]
 
         package init(_ index: MetadataIndex, history: ChangeHistory) {
+            // A first crawl's names still waiting are filed first (``MetadataIndex/pendingNames``):
+            // the saved order is then whole, and a restore takes it rather than sorting.
+            index.flushPendingNames()
             columns = index.slotColumns
             free = index.free
             containers = index.containers
