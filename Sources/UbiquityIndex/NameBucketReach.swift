@@ -5,13 +5,15 @@ import UbiquityPredicate
 /// starts with it. Names still waiting to be filed (``MetadataIndex/pendingNames``) are filed
 /// for a query by the same rule, so a lookup finds every name it would find were they all filed.
 struct NameBucketReach {
-    /// ``NameIndex/bucket(_:)`` of the lookup's text.
+    /// The lookup's text, and whether names need only start with it.
+    let text: String
+    let isPrefix: Bool
+    /// ``NameIndex/bucket(_:)`` of ``text``.
     let key: String
     /// Whether every bucket whose key starts with ``key`` is read, not only ``key``'s.
     let readsEveryBucketStartingWithKey: Bool
 
     init(_ constraint: NameHint.Constraint) {
-        let text: String, isPrefix: Bool
         switch constraint {
         case .exact(let s): (text, isPrefix) = (s, false)
         case .prefix(let s): (text, isPrefix) = (s, true)

@@ -73,12 +73,8 @@ final class NameIndex {
     /// Calls `body` with every id whose name satisfies the constraint.
     func forEach(matching constraint: NameHint.Constraint, caseInsensitive: Bool, names: NameColumn,
                  _ body: (ItemID) -> Void) {
-        let text: String, isPrefix: Bool
-        switch constraint {
-        case .exact(let s): (text, isPrefix) = (s, false)
-        case .prefix(let s): (text, isPrefix) = (s, true)
-        }
         let reach = NameBucketReach(constraint)
+        let (text, isPrefix) = (reach.text, reach.isPrefix)
         let relevant: [SortedIDs]
         if reach.readsEveryBucketStartingWithKey {
             relevant = buckets.filter { reach.reaches($0.key) }.map(\.value)
