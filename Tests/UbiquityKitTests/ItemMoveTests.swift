@@ -6,8 +6,8 @@ import UbiquitySystem
 
 /// A move across file systems, crashed at each step: what ``MoveJournal/finishPending()`` finds
 /// on disk decides, so the item ends in exactly one place — and a move another process is still
-/// making is left alone. Real files, real `flock`; the crash is a record left without its `end`
-/// (its lock released as a dead process's is).
+/// making is left alone. Real files, real `flock`; the crash is a record left without its `end`,
+/// unlocked, as a dead process leaves it.
 @Suite struct ItemMoveTests {
     /// `source/` and `target/` directories and a journal, under a fresh directory.
     struct Scene {
@@ -28,9 +28,15 @@ import UbiquitySystem
         func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
         var records: [String] { (try? FileManager.default.contentsOfDirectory(atPath: journal.directory)) ?? [] }
 
-        /// A record as a move writes it, then "crashes": the entry (and its lock) dropped, no `end`.
+        /// A record as a crashed move leaves it: the bytes ``MoveJournal/begin(_:)`` writes, under a
+        /// name of the same form, no `end` — and no lock ever taken by this process. A record begun
+        /// here and dropped was unlocked only once no process held its descriptor: a child another
+        /// test was spawning in between holds it until it execs, and a loaded run once saw the
+        /// recovery leave the record as a live move's.
         func crashedRecord(_ record: MoveJournal.Record) throws {
-            _ = try journal.begin(record)
+            try FileManager.default.createDirectory(atPath: journal.directory, withIntermediateDirectories: true)
+            let name = "move-\(getpid())-crashed\(UInt32.random(in: 0...UInt32.max))"
+            try Data(MoveJournal.bytes(record)).write(to: URL(fileURLWithPath: journal.directory + "/" + name))
         }
 
         func identity(_ path: String) throws -> MoveJournal.FileIdentity {
