@@ -87,9 +87,9 @@ public final class MetadataIndex {
     var listingInParts: ListingInParts?
     /// The names of the entries a first crawl's parts placed that are not in the name index yet,
     /// by name index bucket. They wait past the crawl: a lookup files the buckets it reads
-    /// (``fileWaitingNames(reachedBy:)``), each sorted once, and the rest go in together
-    /// (``flushPendingNames()``) when a snapshot is taken (after the crawl's tag pass) or before
-    /// anything takes a name out of the index. Why: filing them part by part, sorted and merged
+    /// (``fileWaitingNames(reachedBy:)``), each sorted once, a rename or removal the bucket of the
+    /// name it takes out, and the rest go in together (``flushPendingNames()``) when a snapshot is
+    /// taken (after the crawl's tag pass). Why: filing them part by part, sorted and merged
     /// into their buckets, was a tenth of the daemon's CPU in a crawl of long names, spent while
     /// the walk needed both cores, where the first answer reads a bucket or two.
     var pendingNames: [String: [ItemID]] = [:]
@@ -451,17 +451,21 @@ public final class MetadataIndex {
 
     /// Gives an entry a new name and parent (a rename); the caller updates both parents' children.
     func rename(_ id: ItemID, to name: String, parent: ItemID) {
-        flushPendingNames()
-        nameIndex.remove(names[Int(id)], id, names: names)
+        let old = names[Int(id)]
+        fileWaitingNames(ofBucketOf: old)
+        nameIndex.remove(old, id, names: names)
         names[Int(id)] = name
         parents[Int(id)] = parent
         nameIndex.insert(name, id, names: names)
     }
 
     func release(_ id: ItemID) {
-        flushPendingNames()
         let i = Int(id)
-        if !flagsOf[i].contains(.containerRoot) { nameIndex.remove(names[i], id, names: names) }
+        if !flagsOf[i].contains(.containerRoot) {
+            let name = names[i]
+            fileWaitingNames(ofBucketOf: name)
+            nameIndex.remove(name, id, names: names)
+        }
         names[i] = ""
         flagsOf[i] = []
         childrenOf[id] = nil
@@ -540,6 +544,16 @@ public final class MetadataIndex {
         guard !reached.isEmpty else { return }
         for key in reached.keys { pendingNames[key] = nil }
         nameIndex.insert(reached, names: names)
+    }
+
+    /// Puts in the name index the waiting names of the bucket `name` falls in, so that taking
+    /// `name` out of the index finds it there: one bucket, not every waiting name (after a crawl
+    /// of a million, the first removal would have sorted them all on the engine at once).
+    private func fileWaitingNames(ofBucketOf name: String) {
+        guard !pendingNames.isEmpty else { return }
+        let key = NameIndex.bucket(name)
+        guard let ids = pendingNames.removeValue(forKey: key) else { return }
+        nameIndex.insert([key: ids], names: names)
     }
 
     /// Makes the ids freed by the last batch reusable.

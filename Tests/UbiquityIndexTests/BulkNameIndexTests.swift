@@ -194,11 +194,31 @@ struct BulkNameIndexTests {
         }
         #expect(index.pendingNames["fil"]?.isEmpty == false && index.pendingNames["ite"]?.count == count,
                 "names placed after the last lookup wait")
-        for hint in [NameHint([.exact("Item_7")]), NameHint([.prefix("it")], caseInsensitive: true), NameHint([.prefix("f")])] {
-            let found = Set(index.candidates(for: hint).map { index.name($0) })
-            #expect(found == Set(whole.candidates(for: hint).map { whole.name($0) }), "\(hint)")
+        func crawled() -> MetadataIndex {
+            let fresh = ListingPartsTests.index(tree.descriptor)
+            for batch in batches { fresh.apply(batch, record: false) }
+            return fresh
         }
-        #expect(Array(index.pendingNames.keys) == ["doc"], "each bucket a lookup read was filed, only Documents waits")
+        // Each lookup on a crawl no lookup read: it files exactly the buckets it reads.
+        let lookups: [(NameHint, Set<String>)] = [
+            (NameHint([.exact("Item_7")]), ["ite"]), (NameHint([.prefix("it")], caseInsensitive: true), ["ite"]),
+            (NameHint([.prefix("f")]), ["fil"]), (NameHint([.exact("Documents")]), ["doc"]), (NameHint([.exact("ab")]), []),
+        ]
+        for (hint, reached) in lookups {
+            let fresh = crawled()
+            let found = Set(fresh.candidates(for: hint).map { fresh.name($0) })
+            #expect(found == Set(whole.candidates(for: hint).map { whole.name($0) }), "\(hint)")
+            #expect(Set(fresh.pendingNames.keys) == Set(["doc", "fil", "ite"]).subtracting(reached), "\(hint)")
+        }
+        // A rename files the bucket of the name it takes out, and only that one.
+        let moved = crawled()
+        let documents = try #require(moved.childEntries(of: moved.rootID(ofContainer: 0)!)?.first { $0.name == "Documents" }?.id)
+        let item = try #require(moved.childEntries(of: documents)?.first { $0.name == "Item_7" }?.id)
+        moved.rename(item, to: "zzz_7", parent: documents)
+        #expect(Set(moved.pendingNames.keys) == ["doc", "fil"])
+        #expect(moved.candidates(for: NameHint([.exact("Item_7")])).isEmpty)
+        #expect(moved.candidates(for: NameHint([.prefix("zzz")])) == [item])
+        #expect(moved.candidates(for: NameHint([.prefix("Item_")])).count == count - 1)
 
         // A snapshot of a crawl that no lookup read files its names first.
         let unread = ListingPartsTests.index(tree.descriptor)
