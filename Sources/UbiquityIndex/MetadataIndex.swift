@@ -528,10 +528,7 @@ public final class MetadataIndex {
 
     /// Puts every name waiting in ``pendingNames`` in the name index.
     func flushPendingNames() {
-        guard !pendingNames.isEmpty else { return }
-        let pending = pendingNames
-        pendingNames = [:]
-        nameIndex.insert(pending, names: names)
+        fileWaitingNames { _ in true }
     }
 
     /// Puts in the name index the waiting names of the buckets a lookup of `hint` reads
@@ -539,11 +536,16 @@ public final class MetadataIndex {
     func fileWaitingNames(reachedBy hint: NameHint) {
         guard !pendingNames.isEmpty else { return }
         let reaches = hint.constraints.map(NameBucketReach.init)
-        var reached: [String: [ItemID]] = [:]
-        for (key, ids) in pendingNames where reaches.contains(where: { $0.reaches(key) }) { reached[key] = ids }
-        guard !reached.isEmpty else { return }
-        for key in reached.keys { pendingNames[key] = nil }
-        nameIndex.insert(reached, names: names)
+        fileWaitingNames { key in reaches.contains { $0.reaches(key) } }
+    }
+
+    /// Puts in the name index the waiting names of the buckets whose keys `chosen` accepts.
+    private func fileWaitingNames(where chosen: (String) -> Bool) {
+        guard !pendingNames.isEmpty else { return }
+        let due = pendingNames.filter { chosen($0.key) }
+        guard !due.isEmpty else { return }
+        for key in due.keys { pendingNames[key] = nil }
+        nameIndex.insert(due, names: names)
     }
 
     /// Puts in the name index the waiting names of the bucket `name` falls in, so that taking
