@@ -101,9 +101,7 @@ struct AuthorizationTests {
             let lastTry = n == Fresh.bulkPerTry.count - 1
             // Entries enough that loading the index outlasts the other uid's requests.
             let first = try TestDaemon(containers: ["com.example.grocery", "com.example.mine"]) { root in
-                let bulkDirectory = root + "/com.example.grocery/Documents/bulk"
-                try FileManager.default.createDirectory(atPath: bulkDirectory, withIntermediateDirectories: false)
-                for i in 0..<bulk { #expect(FileManager.default.createFile(atPath: bulkDirectory + "/f_\(i)", contents: nil)) }
+                try Fresh.fillBulk(in: root + "/com.example.grocery/Documents", bulk)
                 let mine = root + "/com.example.mine"
                 #expect(FileManager.default.createFile(atPath: mine + "/Documents/Item_mine", contents: nil))
                 #expect(chown(mine, Self.otherUID, Self.otherUID) == 0 && chown(mine + "/Documents", Self.otherUID, Self.otherUID) == 0)

@@ -28,10 +28,16 @@ import UbiquityTesting
         let (_, saved) = try Saved.liveToken(first)
         #expect(first.stop() == 0)
         try Saved.changeWhileDown(first.documents())
-        let bulk = first.documents() + "/bulk"
+        try Self.fillBulk(in: first.documents(), count)
+        return saved
+    }
+
+    /// `documents/bulk` with `count` empty files: entries enough that loading or checking the
+    /// saved index outlasts a client's request.
+    static func fillBulk(in documents: String, _ count: Int) throws {
+        let bulk = documents + "/bulk"
         try FileManager.default.createDirectory(atPath: bulk, withIntermediateDirectories: false)
         for i in 0..<count { #expect(FileManager.default.createFile(atPath: bulk + "/f_\(i)", contents: nil)) }
-        return saved
     }
 
     /// The new entries of each try: that the check outlasts the first request is this test's
@@ -164,9 +170,7 @@ import UbiquityTesting
             try Saved.seed(first)
             _ = try first.place("Item_4", contents: "dddd")
             // Entries enough that loading the index outlasts a client's first request.
-            let bulkDirectory = first.documents() + "/bulk"
-            try FileManager.default.createDirectory(atPath: bulkDirectory, withIntermediateDirectories: false)
-            for i in 0..<bulk { #expect(FileManager.default.createFile(atPath: bulkDirectory + "/f_\(i)", contents: nil)) }
+            try Self.fillBulk(in: first.documents(), bulk)
             let watching = try RawClient(socket: first.socket)
             _ = try watching.request(Since.hello)
             try Self.start(watching, freshness: "saved")
