@@ -76,10 +76,11 @@ extension Session {
         }
     }
 
-    /// Starts downloading an evicted item (``ItemDownload``): its exact ignore line removed, a
-    /// scan of its path and a priority pull. An item that is here already: its state, and a
-    /// priority pull when a newer version is elsewhere (`force` asks nothing more: Syncthing
-    /// has no way to fetch again a copy that is current).
+    /// Starts downloading an evicted item (``ItemDownload``): its exact ignore line removed (which
+    /// makes Syncthing scan the folder) and a priority pull; the answer never waits for a pull in
+    /// progress (``SyncthingFolderRequests/writeIgnores(_:)``). An item that is here already: its
+    /// state, and a priority pull when a newer version is elsewhere (`force` asks nothing more:
+    /// Syncthing has no way to fetch again a copy that is current).
     func download(_ path: String, force: Bool) async throws -> ItemSyncState {
         let found = try await locate(path, needing: .read)
         guard let link = context.syncEngineLink else {
@@ -91,8 +92,8 @@ extension Session {
         if found.evictedOnDisk || standing?.evicted == true {
             let lines = try await engine.ignores()
             let kept = SyncthingIgnorePatterns.downloading(found.relative, in: lines)
-            if kept != lines { try await engine.setIgnores(kept) }
-            try await engine.scan(found.relative)
+            // Unchanged lines: asked before, or removed by hand; Syncthing reads them at every scan.
+            if kept != lines { try await engine.writeIgnores(kept) }
             try? await engine.bringToFront(found.relative)
             context.logger.info("downloading an evicted item", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: true)

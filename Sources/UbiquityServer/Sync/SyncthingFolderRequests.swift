@@ -37,6 +37,27 @@ struct SyncthingFolderRequests: Sendable {
         _ = try await send(post: true, "/rest/db/ignores?\(folderQuery)", body: Array(body.utf8))
     }
 
+    /// Writes the folder's ignore lines and returns once Syncthing has them: its answer, or the
+    /// lines read back as written, whichever comes first. Syncthing writes `.stignore` at once but
+    /// answers only after scanning the whole folder, and a folder does one job at a time: behind a
+    /// pull in progress (another item's download) that answer waits for the pull. Reading back
+    /// (`GET`, which reads the file, not the folder's queue) ends the wait; Syncthing's scan goes on.
+    func writeIgnores(_ lines: [String]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await setIgnores(lines) }
+            group.addTask {
+                var pause = Duration.milliseconds(5)
+                // Bounded: the write's own request ends the group within `timeout`.
+                while try await ignores() != lines {
+                    try await Task.sleep(for: pause)
+                    pause = min(pause * 2, .milliseconds(250))
+                }
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
     /// Scans one path (`sub`); Syncthing answers once the scan is done.
     func scan(_ relative: String) async throws {
         _ = try await send(post: true, "/rest/db/scan?\(folderQuery)&sub=\(SyncEngineService.queryEscaped(relative))", body: nil)
