@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import UbiquityServer
 import UbiquityTesting
 
 /// A stand-in for Syncthing's REST API on a Unix socket, for what a real instance cannot be made
@@ -7,7 +8,9 @@ import UbiquityTesting
 /// again) and drop more events than its 1,000-event buffer keeps. It answers what the daemon asks
 /// (`/rest/system/status`, `/rest/config/folders` with one folder shared with one other device,
 /// `/rest/system/connections`, `/rest/db/need`, `/rest/db/remoteneed`, `/rest/folder/errors`,
-/// `/rest/db/file` (its `global.numBlocks` only), `/rest/events`), one connection per request, each on a thread of its own. A poll of
+/// `/rest/db/file` (its `global.numBlocks` only), `/rest/events`; `GET`/`POST /rest/db/ignores`,
+/// `POST /rest/db/scan`, which can be made to fail, and `POST /rest/db/prio` for files on demand),
+/// one connection per request, each on a thread of its own. A poll of
 /// `/rest/events?since=N` answers at once the events past N, or waits for one (on a condition,
 /// at most `quietSeconds`) and answers an empty list, as Syncthing does after its timeout.
 final class FakeSyncthing: @unchecked Sendable {
@@ -26,6 +29,13 @@ final class FakeSyncthing: @unchecked Sendable {
         var eventData: [Int64: [String: Any]] = [:]
         /// Each file's block count (`/rest/db/file`: `global.numBlocks`); a file not named: 404.
         var numBlocks: [String: Int] = [:]
+        /// The folder's ignore lines (`/rest/db/ignores`).
+        var ignoreLines: [String] = []
+        /// When set, `POST /rest/db/scan` answers HTTP 500 with this text, as Syncthing does when a
+        /// scan fails.
+        var scanFailure: String?
+        /// Every `POST`, as `path?query`, in the order they came.
+        var posts: [String] = []
     }
 
     static let device = "AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA-AAAAAAA"
@@ -63,6 +73,27 @@ final class FakeSyncthing: @unchecked Sendable {
         }.start()
     }
 
+    /// Runs `body` with a daemon following a stand-in that shares a temporary container
+    /// `com.example.grocery` holding `items` in `Documents` (each file holds its name); `prepare`
+    /// sets what the stand-in says before the daemon starts. Everything is stopped and removed after.
+    static func withFollower<T>(holding items: [String], prepare: (inout State) -> Void,
+                                _ body: (_ container: String, FakeSyncthing, InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
+        var template = Array("/tmp/ubqs-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: made)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let container = directory + "/com.example.grocery"
+        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+        for name in items { try name.write(toFile: container + "/Documents/" + name, atomically: true, encoding: .utf8) }
+        let engine = try FakeSyncthing(folderPath: container)
+        defer { engine.stop() }
+        engine.change(prepare)
+        return try await SyncEngineConnectionTests.withFollower(container: container, alsoServing: [],
+                                                                sync: "address = \"\(engine.path)\"\napi_key = \"k\"") { daemon, monitor in
+            try await body(container, engine, daemon, monitor)
+        }
+    }
+
     /// Changes what the engine says, and wakes the polls waiting for an event.
     func change(_ body: (inout State) -> Void) {
         condition.lock()
@@ -86,18 +117,40 @@ final class FakeSyncthing: @unchecked Sendable {
         defer { close(connection) }
         var request: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while request.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
-            let n = read(connection, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            request += chunk[..<n]
+        /// Appends what comes next to `bytes`; false at the end of the connection.
+        func readMore(into bytes: inout [UInt8]) -> Bool {
+            while true {
+                let n = read(connection, &chunk, chunk.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                bytes += chunk[..<n]
+                return true
+            }
         }
-        let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
-        let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
-        let (status, body) = answer(target)
-        let bytes = Array((try? JSONSerialization.data(withJSONObject: body)) ?? Data())
-        let head = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Not Found")\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
-        let whole = Array(head.utf8) + bytes
+        while request.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
+            guard readMore(into: &request) else { return }
+        }
+        let end = request.firstRange(of: Array("\r\n\r\n".utf8))!.upperBound
+        let head = String(decoding: request[..<end], as: UTF8.self)
+        let line = head.prefix { $0 != "\r" }
+        let words = line.split(separator: " ")
+        let method = words.first.map(String.init) ?? "GET"
+        let target = words.dropFirst().first.map(String.init) ?? "/"
+        let length = head.split(separator: "\r\n").lazy
+            .compactMap { field -> Int? in
+                let pair = field.split(separator: ":", maxSplits: 1)
+                guard pair.count == 2, pair[0].lowercased() == "content-length" else { return nil }
+                return Int(pair[1].trimmingCharacters(in: .whitespaces))
+            }.first ?? 0
+        var body = Array(request[end...])
+        while body.count < length {
+            guard readMore(into: &body) else { return }
+        }
+        let (status, answer) = answer(method, target, body: body)
+        let bytes = Array((try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+        let reason = [200: "OK", 404: "Not Found"][status] ?? "Internal Server Error"
+        let answerHead = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        let whole = Array(answerHead.utf8) + bytes
         var offset = 0
         while offset < whole.count {
             let n = whole[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -118,7 +171,7 @@ final class FakeSyncthing: @unchecked Sendable {
         }
     }
 
-    private func answer(_ target: String) -> (Int, Any) {
+    private func answer(_ method: String, _ target: String, body: [UInt8]) -> (Int, Any) {
         let parts = target.split(separator: "?", maxSplits: 1)
         let path = parts.first.map(String.init) ?? "/"
         var query: [String: String] = [:]
@@ -128,6 +181,23 @@ final class FakeSyncthing: @unchecked Sendable {
         }
         condition.lock()
         defer { condition.unlock() }
+        if method == "POST" { state.posts.append(target) }
+        switch (method, path) {
+        case ("GET", "/rest/db/ignores"):
+            return (200, ["ignore": state.ignoreLines])
+        case ("POST", "/rest/db/ignores"):
+            guard let sent = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+                  let lines = sent["ignore"] as? [String] else { return (500, ["error": "not an ignore list"]) }
+            state.ignoreLines = lines
+            return (200, ["ignore": lines])
+        case ("POST", "/rest/db/scan"):
+            if let failure = state.scanFailure { return (500, ["error": failure]) }
+            return (200, [String: Any]())
+        case ("POST", "/rest/db/prio"):
+            return (200, [String: Any]())
+        default:
+            break
+        }
         switch path {
         case "/rest/system/status":
             return (200, ["myID": Self.device, "startTime": state.startTime])

@@ -13,9 +13,10 @@ import UbiquityTesting
 @Suite("Files on demand with real Syncthing", .ownThreads)
 struct FilesOnDemandSyncthingTests {
     /// A daemon serving device B's container, following B's Syncthing.
-    static func withFollowerOnB<T>(_ devices: TwoDevices, _ body: (InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
+    static func withFollowerOnB<T>(_ devices: TwoDevices, sync more: String = "",
+                                   _ body: (InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
         try await SyncEngineConnectionTests.withFollower(container: devices.b.container,
-                                                         sync: "config_xml = \"\(devices.syncthingHome(of: devices.b))/config.xml\"", body)
+                                                         sync: "config_xml = \"\(devices.syncthingHome(of: devices.b))/config.xml\"\n" + more, body)
     }
 
     static let status = SyncEngineConnectionTests.downloadingStatus
@@ -132,23 +133,26 @@ struct FilesOnDemandSyncthingTests {
         }
     }
 
-    @Test("Downloading a 16 MiB evicted file: isDownloading while Syncthing needs it, then current with the same bytes; a second download asked meanwhile is answered before the first ends")
+    @Test("Downloading a 16 MiB evicted file: isDownloading while Syncthing needs it, then current with the same bytes; meanwhile a second download is answered at once, and an eviction the pull holds past the timeout takes its ignore line back")
     func downloadIsSeenDownloading() async throws {
         let devices = try await TwoDevices.start()
         defer { devices.stop() }
         let contents = String(repeating: "0123456789abcdef", count: 1 << 20)
         let onA = try devices.a.place("Item_big", contents: contents)
         try devices.a.place("Item_small", contents: "a second item")
+        let keptOnA = try devices.a.place("Item_kept", contents: "a third item")
         try devices.waitUntilInSync(within: 120)
         let onB = devices.b.documents + "/Item_big", smallOnB = devices.b.documents + "/Item_small"
-        try await Self.withFollowerOnB(devices) { daemon, monitor in
+        let keptOnB = devices.b.documents + "/Item_kept"
+        try await Self.withFollowerOnB(devices, sync: "folder_request_timeout_s = 3") { daemon, monitor in
             _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected } } ?? nil, "\(monitor.status)")
             let client = try RawClient(socket: daemon.socket)
             _ = try client.request(#"{"id":0,"op":"hello","version":1}"#)
             _ = try client.request(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","batchingInterval":0,"attributes":["name","isUploaded","downloadingStatus","isDownloading"]}"#)
             let liveB = SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
             let names = ["Item_big", "Item_small"]
-            #expect(try liveB.wait(within: 60) { items in names.allSatisfy { items[$0]?[Self.uploaded] == .bool(true) } }, "\(liveB.attributes)")
+            #expect(try liveB.wait(within: 60) { items in (names + ["Item_kept"]).allSatisfy { items[$0]?[Self.uploaded] == .bool(true) } },
+                    "\(liveB.attributes)")
             let requests = try RawClient(socket: daemon.socket)
             _ = try requests.request(#"{"id":0,"op":"hello","version":1}"#)
             for (id, path) in [onB, smallOnB].enumerated() {
@@ -156,9 +160,9 @@ struct FilesOnDemandSyncthingTests {
                 #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
             }
             #expect(try liveB.wait(within: 30) { items in names.allSatisfy { items[$0]?[Self.status]?.stringValue == "notDownloaded" } }, "\(liveB.attributes)")
-            // B receives at 2 MB/s (loopback counts as LAN: limited only when asked): the download
-            // lasts seconds, long enough for the need list to be read while it runs.
-            try devices.b.syncthing.call("PATCH", "/rest/config/options", json: #"{"maxRecvKbps":2000,"limitBandwidthInLan":true}"#)
+            // B receives at 1 MB/s (loopback counts as LAN: limited only when asked): the download
+            // lasts about 16 s, long enough for the need list to be read and two requests made while it runs.
+            try devices.b.syncthing.call("PATCH", "/rest/config/options", json: #"{"maxRecvKbps":1000,"limitBandwidthInLan":true}"#)
             _ = try requests.request(#"{"id":3,"op":"item.download","path":"\#(onB)"}"#)
             let downloading = try liveB.wait(within: 60) {
                 $0["Item_big"]?["NSMetadataUbiquitousItemIsDownloadingKey"] == .bool(true) || $0["Item_big"]?[Self.status]?.stringValue == "current"
@@ -171,11 +175,24 @@ struct FilesOnDemandSyncthingTests {
             #expect(second["result"]?["isDownloading"] == .bool(true), "\(second)")
             #expect(!FileManager.default.fileExists(atPath: onB), "the second download was answered only after the first had ended")
             #expect(!(try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)).contains("/Documents/Item_small"))
+            // An eviction must wait for its scan, which the pull holds past the 3 s allowed: refused,
+            // and its ignore line taken back, so that the item's edits still reach A.
+            let held = try requests.request(#"{"id":5,"op":"item.evict","path":"\#(keptOnB)"}"#, within: 30).response
+            #expect(held["error"]?["code"]?.stringValue == "sync.engineUnavailable", "\(held)")
+            let why = held["error"]?["message"]?.stringValue ?? ""
+            #expect(why.contains("folder_request_timeout_s") && why.contains("its ignore line was taken back: nothing changed"), "\(why)")
+            #expect(!FileManager.default.fileExists(atPath: onB), "the pull had ended: the eviction was not held by it")
+            #expect(!(try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)).contains("/Documents/Item_kept"))
+            #expect(try String(contentsOfFile: keptOnB, encoding: .utf8) == "a third item")
             #expect(try liveB.wait(within: 120) { items in names.allSatisfy { items[$0]?[Self.status]?.stringValue == "current" } }, "\(liveB.attributes)")
             try devices.waitUntilInSync(within: 120)
             #expect(try String(contentsOfFile: onB, encoding: .utf8) == contents)
             #expect(try String(contentsOfFile: onA, encoding: .utf8) == contents)
             #expect(try String(contentsOfFile: smallOnB, encoding: .utf8) == "a second item")
+            try devices.b.place("Item_kept", contents: "a third item, edited on B")
+            try devices.waitUntilInSync(within: 120)
+            #expect(try String(contentsOfFile: keptOnA, encoding: .utf8) == "a third item, edited on B")
+            #expect(liveB.attributes["Item_kept"]?[Self.status]?.stringValue == "current", "\(liveB.attributes)")
         }
     }
 }

@@ -11,18 +11,7 @@ import UbiquityTesting
 struct SyncEngineRestartTests {
     @Test("Restarted between two polls, with fewer events than the daemon read: the quiet poll's start time tells, everything is read again and no attribute turns unknown; events lost past the buffer: read again, still connected")
     func restartBetweenPollsAndLostEvents() async throws {
-        var template = Array("/tmp/ubqr-XXXXXX".utf8CString)
-        let directory = String(cString: try #require(mkdtemp(&template)))
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let container = directory + "/com.example.grocery"
-        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
-        for name in ["Item_1", "Item_2"] { try name.write(toFile: container + "/Documents/" + name, atomically: true, encoding: .utf8) }
-        let engine = try FakeSyncthing(folderPath: container)
-        defer { engine.stop() }
-        engine.change { $0.events = (1...57).map { ($0, "Ping") } }
-
-        try await SyncEngineConnectionTests.withFollower(container: container, alsoServing: [],
-                                                         sync: "address = \"\(engine.path)\"\napi_key = \"k\"") { daemon, monitor in
+        try await FakeSyncthing.withFollower(holding: ["Item_1", "Item_2"], prepare: { $0.events = (1...57).map { ($0, "Ping") } }) { _, engine, daemon, monitor in
             _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 57 } } ?? nil,
                              "\(monitor.status)")
             let client = try RawClient.greeted(socket: daemon.socket)

@@ -107,7 +107,11 @@ struct SyncEngineRulesTests {
         #expect(diagnostics("[sync]\nengine = \"syncthing\"\nconfg_xml = \"/c.xml\"\n").contains { $0.message.contains("did you mean 'config_xml'") })
         #expect(try Self.parse("").summary().contains("sync engine                   none (a single machine"))
         #expect(try Self.parse("[sync]\nengine = \"syncthing\"\nconfig_xml = \"/c.xml\"\n").summary()
-                .contains("sync engine                   syncthing at the GUI address in /c.xml, its API key read from /c.xml\n"))
+                .contains("sync engine                   syncthing at the GUI address in /c.xml, its API key read from /c.xml; files on demand wait 20 s at most for an answer about a folder\n"))
+        let waiting = try Self.parse("[sync]\nengine = \"syncthing\"\nconfig_xml = \"/c.xml\"\nfolder_request_timeout_s = 300\n").sync
+        #expect(waiting?.folderRequestTimeoutSeconds == 300)
+        let zero = diagnostics("[sync]\nengine = \"syncthing\"\nconfig_xml = \"/c.xml\"\nfolder_request_timeout_s = 0\n")
+        #expect(zero.map(\.code) == [.outOfRange] && zero.first?.line == 4 && zero.first?.message.contains("folder_request_timeout_s") == true, "\(zero)")
     }
 
     @Test("The status it adds survives the wire; a connection that is not well is a degraded sentence")

@@ -16,23 +16,12 @@ struct TransferProgressStandInTests {
 
     @Test("Progress of another device's fetch and of a download here reaches live queries, and is forgotten on restart, on disconnect and once current")
     func progressIsForgotten() async throws {
-        var template = Array("/tmp/ubqp-XXXXXX".utf8CString)
-        let directory = String(cString: try #require(mkdtemp(&template)))
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let container = directory + "/com.example.grocery"
-        try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
-        for name in ["Item_1", "Item_2"] { try name.write(toFile: container + "/Documents/" + name, atomically: true, encoding: .utf8) }
-        let engine = try FakeSyncthing(folderPath: container)
-        defer { engine.stop() }
         let folder = FakeSyncthing.folder, other = FakeSyncthing.other
-        engine.change {
+        try await FakeSyncthing.withFollower(holding: ["Item_1", "Item_2"], prepare: {
             $0.events = [(1, "Starting"), (2, "StartupComplete"), (3, "Ping")]
             $0.remoteNeed = ["Documents/Item_1"]
             $0.numBlocks = ["Documents/Item_1": 10]
-        }
-
-        try await SyncEngineConnectionTests.withFollower(container: container, alsoServing: [],
-                                                         sync: "address = \"\(engine.path)\"\napi_key = \"k\"") { daemon, monitor in
+        }) { _, engine, daemon, monitor in
             _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 3 } } ?? nil,
                              "\(monitor.status)")
             let client = try RawClient.greeted(socket: daemon.socket)

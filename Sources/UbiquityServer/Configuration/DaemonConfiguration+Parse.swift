@@ -39,6 +39,7 @@ extension DaemonConfiguration {
         /// One minute to ten years.
         static let storeSilentAfterSeconds: ClosedRange<Int64> = 60...315_360_000
         static let storeFloorAfterSeconds: ClosedRange<Int64> = 0...315_360_000
+        static let syncFolderRequestTimeoutSeconds: ClosedRange<Int64> = 1...3600
     }
 
     static let topLevelKeys = [
@@ -46,7 +47,7 @@ extension DaemonConfiguration {
         "save_index", "index_save_interval_s", "log_level",
         "limits", "key_value", "stores", "roots", "containers", "publish", "sync",
     ]
-    static let syncKeys = ["engine", "address", "api_key", "config_xml"]
+    static let syncKeys = ["engine", "address", "api_key", "config_xml", "folder_request_timeout_s"]
     static let keyValueKeys = ["max_keys", "max_bytes", "max_key_bytes"]
     static let storeKeys = ["snapshot_every", "silent_after_s", "floor_after_s"]
     static let publishKeys = ["listen", "allow_non_loopback", "default_expiry_s", "max_expiry_s", "max_items_per_peer", "max_bytes_per_peer"]
@@ -288,6 +289,9 @@ private struct SchemaReader {
                 report(.invalidValue, filePosition, "'config_xml' in [sync] must be an absolute path, found '\(file)'")
                 valid = false
             }
+        }
+        if let seconds = integer(table, "folder_request_timeout_s", DaemonConfiguration.Range.syncFolderRequestTimeoutSeconds, unit: "seconds") {
+            settings.folderRequestTimeoutSeconds = seconds
         }
         if valid && settings.configXML == nil && (settings.address == nil || settings.apiKey == nil) {
             report(.missingKey, position,

@@ -29,6 +29,7 @@ extension DaemonConfiguration {
         out.row("sync engine", sync.map { sync in
             "\(sync.engine) at " + (sync.address?.description ?? "the GUI address in \(sync.configXML ?? "?")")
                 + (sync.apiKey == nil ? ", its API key read from \(sync.configXML ?? "?")" : "")
+                + "; files on demand wait \(sync.folderRequestTimeoutSeconds) s at most for an answer about a folder"
         } ?? "none (a single machine: sync attributes say current, not uploaded)")
         out.section("limits")
         out.row("max_line_bytes", "\(limits.maxLineBytes) bytes per request line", indent: 1)

@@ -57,8 +57,12 @@ extension Session {
         }
         let engine = try await SyncthingFolderRequests.open(link, folder: folder)
         let lines = try await engine.ignores()
-        try await engine.setIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: lines))
-        try await engine.scan(found.relative)
+        do {
+            try await engine.setIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: lines))
+            try await engine.scan(found.relative)
+        } catch let failure as SyncError {
+            throw await Self.ignoreLinesTakenBack(after: failure, lines, engine, found)
+        }
         let registry = context.registry, peer = self.peer
         let outcome = try await NIOThreadPool.singleton.runIfActive {
             let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
@@ -102,6 +106,28 @@ extension Session {
         if status == .downloaded { try? await engine.bringToFront(found.relative) }
         return ItemSyncState(path: found.path, downloadingStatus: (status ?? .current).rawValue,
                              isDownloading: standing?.values.isDownloading ?? false)
+    }
+
+    /// An eviction whose ignore lines or scan failed (refused, or a pull in progress held the
+    /// folder past the timeout): Syncthing writes the lines before the scan it answers after, so
+    /// the item may be ignored while its file stays here, and edits of it would no longer reach
+    /// the other devices. The lines are written back as they were read; the error says whether
+    /// anything was left changed.
+    private static func ignoreLinesTakenBack(after failure: SyncError, _ lines: [String],
+                                             _ engine: SyncthingFolderRequests, _ found: FoundItem) async -> SyncError {
+        var answer = failure
+        if let now = try? await engine.ignores(), now == lines {
+            answer.message += "; nothing changed"
+            return answer
+        }
+        do {
+            try await engine.writeIgnores(lines)
+            answer.message += "; its ignore line was taken back: nothing changed"
+        } catch {
+            answer.message += "; taking its ignore line back failed too (\(error)): Syncthing may ignore '\(found.path)' "
+                + "until it is evicted or downloaded again"
+        }
+        return answer
     }
 
     /// Finds the item (or its placeholder) and judges the peer's `right` on it. Path walks and

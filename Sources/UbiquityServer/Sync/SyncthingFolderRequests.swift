@@ -8,15 +8,16 @@ struct SyncthingFolderRequests: Sendable {
     let key: String
     let folder: String
     let engine: String
-
-    /// How long one request may take; a scan of one path is quick, but waits for a scan of the
-    /// folder already running.
-    static let timeout: Duration = .seconds(60)
+    /// How long one request may take (`[sync] folder_request_timeout_s`). A Syncthing folder does
+    /// one job at a time: a scan, and the scan behind an ignore write, wait for a pull or a scan
+    /// in progress.
+    let timeout: Duration
 
     static func open(_ link: SyncEngineLink, folder: String) async throws -> SyncthingFolderRequests {
         do {
             let (client, key) = try await SyncEngineService.endpoint(link.settings)
-            return SyncthingFolderRequests(client: client, key: key, folder: folder, engine: link.settings.engine)
+            return SyncthingFolderRequests(client: client, key: key, folder: folder, engine: link.settings.engine,
+                                           timeout: .seconds(link.settings.folderRequestTimeoutSeconds))
         } catch let stop as SyncEngineService.Stop {
             throw SyncError(.engineUnavailable, "the sync engine cannot be reached: \(stop)", details: ["folder": .string(folder)])
         }
@@ -72,8 +73,11 @@ struct SyncthingFolderRequests: Sendable {
         let request = "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))"
         let response: EngineHTTPClient.Response
         do {
-            response = post ? try await client.post(target, json: body, apiKey: key, timeout: Self.timeout)
-                : try await client.get(target, apiKey: key, timeout: Self.timeout)
+            response = post ? try await client.post(target, json: body, apiKey: key, timeout: timeout)
+                : try await client.get(target, apiKey: key, timeout: timeout)
+        } catch EngineHTTPError.timedOut(let reason) {
+            throw failed(request, reason + " (the folder does one job at a time, and a pull or a scan in progress holds it; "
+                         + "[sync] folder_request_timeout_s sets how long to wait)")
         } catch let error as EngineHTTPError {
             throw failed(request, error.reason)
         }

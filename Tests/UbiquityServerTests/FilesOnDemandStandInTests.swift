@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import UbiquityJSON
+@testable import UbiquityServer
+import UbiquityTesting
+
+/// Files on demand through the real daemon with a stand-in for Syncthing (``FakeSyncthing``), for
+/// what a real instance cannot be made to do on cue: a scan that fails after the ignore lines were
+/// written. The eviction must then take its line back, or the item would stay here ignored, and
+/// edits of it would never reach the other devices.
+@Suite("Files on demand with a stand-in for Syncthing", .ownThreads)
+struct FilesOnDemandStandInTests {
+    @Test("An eviction whose scan fails takes its ignore line back and says so; once the scan works, it evicts; a download writes the lines and asks no scan")
+    func aFailedEvictionTakesItsIgnoreLineBack() async throws {
+        let userLines = ["// the user's own", "*.tmp"]
+        try await FakeSyncthing.withFollower(holding: ["Item_1"], prepare: {
+            $0.events = [(1, "Starting"), (2, "StartupComplete"), (3, "Ping")]
+            $0.ignoreLines = userLines
+            $0.scanFailure = "scanning: folder marker missing"
+        }) { container, engine, daemon, monitor in
+            let item = container + "/Documents/Item_1"
+            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 3 } } ?? nil,
+                             "\(monitor.status)")
+            let client = try RawClient.greeted(socket: daemon.socket)
+            try client.send(#"{"id":1,"op":"query.start","predicate":"name == 'Item_1'","batchingInterval":0,"attributes":["name","isUploaded","downloadingStatus"]}"#)
+            let items = SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
+            #expect(try items.wait(within: 30) { $0["Item_1"]?[SyncEngineConnectionTests.isUploaded] == .bool(true) }, "\(items.attributes)")
+
+            // The scan fails after the lines were written: refused, the lines as they were, the file here.
+            let requests = try RawClient.greeted(socket: daemon.socket)
+            let refused = try requests.request(#"{"id":2,"op":"item.evict","path":"\#(item)"}"#).response
+            #expect(refused["error"]?["code"]?.stringValue == "sync.engineUnavailable", "\(refused)")
+            let message = refused["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("folder marker missing") && message.contains("ignore line was taken back: nothing changed"), "\(message)")
+            var state = FakeSyncthing.State()
+            engine.change { state = $0 }
+            #expect(state.ignoreLines == userLines)
+            #expect(state.posts.filter { $0.hasPrefix("/rest/db/ignores") }.count == 2, "\(state.posts)")
+            #expect(try String(contentsOfFile: item, encoding: .utf8) == "Item_1")
+            #expect(!FileManager.default.fileExists(atPath: container + "/Documents/.Item_1.ubiquity-evicted"))
+
+            // The scan works: evicted, the item's line on top of the user's.
+            engine.change { $0.scanFailure = nil; $0.posts = [] }
+            let evicted = try requests.request(#"{"id":3,"op":"item.evict","path":"\#(item)"}"#).response
+            #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
+            engine.change { state = $0 }
+            #expect(state.ignoreLines == [SyncthingIgnorePatterns.placeholderLine, "/Documents/Item_1"] + userLines)
+            #expect(!FileManager.default.fileExists(atPath: item))
+
+            // A download writes the lines without the item's and asks a priority pull, no scan:
+            // writing them makes Syncthing scan the folder itself.
+            engine.change { $0.posts = [] }
+            let download = try requests.request(#"{"id":4,"op":"item.download","path":"\#(item)"}"#).response
+            #expect(download["result"]?["isDownloading"] == .bool(true), "\(download)")
+            engine.change { state = $0 }
+            #expect(state.ignoreLines == [SyncthingIgnorePatterns.placeholderLine] + userLines)
+            #expect(state.posts.map { $0.split(separator: "?").first.map(String.init) ?? "" } == ["/rest/db/ignores", "/rest/db/prio"],
+                    "\(state.posts)")
+        }
+    }
+}
