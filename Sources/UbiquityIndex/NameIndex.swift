@@ -44,6 +44,11 @@ final class NameIndex {
         }
     }
 
+    /// `sorted`, ids of bucket `key` already in (name, id) order, put in in one sweep.
+    func insert(sorted: [ItemID], inBucket key: String, names: NameColumn) {
+        buckets[key, default: SortedIDs()].insert(sorted: sorted, names: names)
+    }
+
     /// The buckets as they are now, for a snapshot (``IndexSnapshot/View``): a copy that shares
     /// their chunks until the index next changes one.
     var bucketsForSnapshot: [String: SortedIDs] { buckets }

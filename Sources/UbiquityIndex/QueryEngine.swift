@@ -311,9 +311,12 @@ public actor QueryEngine {
         let encoder = snapshotEncoder
         savingRecords = 0
         savingBytes = 0
-        let size: Int
+        let size: Int, filed: [String: FiledNameBucket]
         do {
-            size = try await persistence.runBlocking {
+            (size, filed) = try await persistence.runBlocking {
+                // A first crawl's waiting names are sorted here, off the engine, which takes them below.
+                var view = view
+                let filed = view.fileWaitingNames()
                 var readBack: SnapshotReadBack?
                 if persistence.readsSnapshotBack {
                     readBack = { offset, destination in persistence.readSnapshot(at: offset, into: destination) }
@@ -331,7 +334,7 @@ public actor QueryEngine {
                 // The written file holds the pieces' bytes now: the encoder lets go of its copy.
                 encoder.state.withLock { $0.written() }
                 if final && !answers.isEmpty { persistence.remember(answers: RememberedAnswers.encode(answers, snapshotID: snapshotID)) }
-                return bytes.count
+                return (bytes.count, filed)
             }
         } catch {
             isJournaling = false
@@ -339,6 +342,7 @@ public actor QueryEngine {
         }
         // The new journal holds every record since the snapshot was taken (even one the old
         // journal failed to take).
+        index.takeFiledNames(filed, since: view.namesFiledBefore)
         isJournaling = true
         journalSnapshotID = snapshotID
         journalRecords = savingRecords

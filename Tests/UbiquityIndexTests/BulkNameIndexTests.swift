@@ -170,8 +170,9 @@ struct BulkNameIndexTests {
 
     /// A first crawl's names wait past its last part: a lookup files only the buckets it reads
     /// and finds what the listing applied whole finds, between two parts as after the last; the
-    /// rest stay waiting until a snapshot is taken, which files them, so that it saves the whole
-    /// order and a restore takes it rather than sorting.
+    /// rest stay waiting until a snapshot is taken, which files them off the engine, so that it
+    /// saves the whole order and a restore takes it rather than sorting; the engine then takes
+    /// that filing, unless it filed names itself since.
     @Test func namesWaitUntilALookupReadsTheirBucketOrASnapshotIsTaken() throws {
         var tree = TreeBuilder()
         let count = 3_000
@@ -220,18 +221,54 @@ struct BulkNameIndexTests {
         #expect(moved.candidates(for: NameHint([.prefix("zzz")])) == [item])
         #expect(moved.candidates(for: NameHint([.prefix("Item_")])).count == count - 1)
 
-        // A snapshot of a crawl that no lookup read files its names first.
-        let unread = ListingPartsTests.index(tree.descriptor)
-        for batch in batches { unread.apply(batch, record: false) }
-        #expect(unread.pendingNames.values.reduce(0) { $0 + $1.count } == 2 * count + 1, "the files and Documents")
-        let view = IndexSnapshot.View(unread, history: ChangeHistory(epoch: 1))
-        #expect(unread.pendingNames.isEmpty)
-        #expect(unread.nameIndex.contents.mapValues { $0.map(unread.name) } == whole.nameIndex.contents.mapValues { $0.map(whole.name) })
+        // A snapshot of a crawl that no lookup read: taking it files nothing on the engine; the
+        // view files the names, and its restore takes the saved order; the engine takes the same.
+        func named(_ index: MetadataIndex) -> [String: [String]] { index.nameIndex.contents.mapValues { $0.map(index.name) } }
+        let unread = crawled()
+        let waiting = unread.pendingNames
+        #expect(waiting.values.reduce(0) { $0 + $1.count } == 2 * count + 1, "the files and Documents")
+        var view = IndexSnapshot.View(unread, history: ChangeHistory(epoch: 1))
+        #expect(unread.pendingNames == waiting && unread.nameIndex.isEmpty, "taking a snapshot sorts nothing on the engine")
+        let filedOff = view.fileWaitingNames()
         let bytes = IndexSnapshot.encode(view, snapshotID: 1, savedAt: 0, bootID: "b", final: true, continues: nil)
         let restored = try RestoredIndex.restore(snapshot: bytes, journal: nil, containers: [tree.descriptor],
                                                  retention: .init(), now: 0, bootID: "b")
         #expect(restored.nameIndexSource == .saved)
-        #expect(restored.index.nameIndex.contents == unread.nameIndex.contents)
+        #expect(named(restored.index) == named(whole))
+        unread.takeFiledNames(filedOff, since: view.namesFiledBefore)
+        #expect(unread.pendingNames.isEmpty)
+        #expect(unread.nameIndex.contents == restored.index.nameIndex.contents)
+
+        // A filing on the engine after the view was taken (a lookup, a rename): the view's filing
+        // is not taken, what waits stays waiting, and lookups find what they should.
+        let renamedAfter = crawled(), lookedUpAfter = crawled()
+        for index in [renamedAfter, lookedUpAfter] {
+            var late = IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))
+            let filed = late.fileWaitingNames()
+            let documents = try #require(index.childEntries(of: index.rootID(ofContainer: 0)!)?.first { $0.name == "Documents" }?.id)
+            if index === renamedAfter {
+                let file = try #require(index.childEntries(of: documents)?.first { $0.name == "file_9" }?.id)
+                index.rename(file, to: "Item_x9", parent: documents)
+            } else {
+                _ = index.candidates(for: NameHint([.prefix("file_")]))
+            }
+            index.takeFiledNames(filed, since: late.namesFiledBefore)
+            #expect(Set(index.pendingNames.keys) == ["doc", "ite"], "nothing taken after a filing here")
+            #expect(Set(index.candidates(for: NameHint([.prefix("Item_x")])).map { index.name($0) }) == (index === renamedAfter ? ["Item_x9"] : []))
+            #expect(index.candidates(for: NameHint([.prefix("file_")])).count == (index === renamedAfter ? count - 1 : count))
+        }
+        // Names given to a bucket after the view (a part placed since) leave that bucket waiting.
+        let grown = ListingPartsTests.index(tree.descriptor)
+        for batch in batches.dropLast() { grown.apply(batch, record: false) }
+        var early = IndexSnapshot.View(grown, history: ChangeHistory(epoch: 1))
+        let filedEarly = early.fileWaitingNames()
+        grown.apply(batches.last!, record: false)
+        let grew = Set(waiting.keys.filter { grown.pendingNames[$0] != filedEarly[$0]?.waiting })
+        #expect(!grew.isEmpty)
+        grown.takeFiledNames(filedEarly, since: early.namesFiledBefore)
+        #expect(Set(grown.pendingNames.keys) == grew)
+        grown.flushPendingNames()
+        #expect(named(grown) == named(whole))
     }
 
     /// A saved index restored puts its names in the name index the same way: the order the live

@@ -94,6 +94,8 @@ struct IncrementalSnapshotEncoder {
     ///   keeps the pieces' bytes in memory.
     mutating func encode(_ view: IndexSnapshot.View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                          continues: IndexSnapshot.Continuation?, readBack: SnapshotReadBack? = nil) -> [UInt8] {
+        var view = view
+        _ = view.fileWaitingNames()    // none left when the caller filed them (to hand them back)
         if let file = encodeOnce(view, snapshotID: snapshotID, savedAt: savedAt, bootID: bootID, final: final,
                                  continues: continues, readBack: readBack) {
             return file

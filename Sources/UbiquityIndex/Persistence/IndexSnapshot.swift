@@ -72,16 +72,36 @@ public enum IndexSnapshot {
         var history: ChangeHistory
         /// The name index's buckets (their chunks shared until the engine changes one).
         var nameBuckets: [String: SortedIDs]
+        /// A first crawl's names the index still had waiting (``MetadataIndex/pendingNames``),
+        /// filed into ``nameBuckets`` before the view is encoded (``fileWaitingNames()``).
+        var waitingNames: [String: [ItemID]]
+        /// Which filing of waiting names the index had done when the view was taken
+        /// (``MetadataIndex/namesFiled``): the engine takes this view's filing only if none since.
+        package let namesFiledBefore: UInt64
 
         package init(_ index: MetadataIndex, history: ChangeHistory) {
-            // A first crawl's names still waiting are filed first (``MetadataIndex/pendingNames``):
-            // the saved order is then whole, and a restore takes it rather than sorting.
-            index.flushPendingNames()
             columns = index.slotColumns
             free = index.free
             containers = index.containers
             self.history = history
             nameBuckets = index.nameIndex.bucketsForSnapshot
+            waitingNames = index.pendingNames
+            namesFiledBefore = index.namesFiled
+        }
+
+        /// Files ``waitingNames`` into ``nameBuckets``, on the thread that encodes the view rather
+        /// than the engine (at a million long names, sorting them all held the engine for 0.45 s):
+        /// the saved order is then whole, and a restore takes it rather than sorting. Returns what
+        /// it filed, for the engine to take (``MetadataIndex/takeFiledNames(_:since:)``).
+        package mutating func fileWaitingNames() -> [String: FiledNameBucket] {
+            var filed: [String: FiledNameBucket] = [:]
+            for (key, ids) in waitingNames {
+                let sorted = NameIndex.sortedByName(ids, names: columns.names)
+                nameBuckets[key, default: SortedIDs()].insert(sorted: sorted, names: columns.names)
+                filed[key] = FiledNameBucket(waiting: ids, sorted: sorted)
+            }
+            waitingNames = [:]
+            return filed
         }
     }
 
@@ -93,6 +113,8 @@ public enum IndexSnapshot {
     ///     this snapshot's own journal exists; nil when there is none.
     package static func encode(_ view: View, snapshotID: UInt64, savedAt: Int64, bootID: String, final: Bool,
                        continues: Continuation?) -> [UInt8] {
+        var view = view
+        _ = view.fileWaitingNames()
         let count = view.columns.names.count, split = splitSlot(count)
         var slots = ByteWriter(capacity: count * 48)
         writeSlots(&slots, view.columns, 0..<split)

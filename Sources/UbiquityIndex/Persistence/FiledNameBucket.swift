@@ -1,0 +1,7 @@
+/// One name index bucket's waiting names as a snapshot filed them off the engine
+/// (``IndexSnapshot/View/fileWaitingNames()``): the ids that waited, and the same ids in (name, id)
+/// order, for the engine to take (``MetadataIndex/takeFiledNames(_:since:)``) rather than sort.
+package struct FiledNameBucket: Sendable {
+    var waiting: [ItemID]
+    var sorted: [ItemID]
+}
