@@ -761,6 +761,8 @@ public actor QueryEngine {
 
     public var queryCount: Int { runningQueries.values.filter { $0.lifecycle.isActive }.count }
     public var itemCount: Int { index.itemCount }
+    /// How many names of a first crawl still wait to be filed (``MetadataIndex/pendingNames``).
+    var waitingNameCount: Int { index.pendingNames.values.reduce(0) { $0 + $1.count } }
 
     // MARK: - Delivery
 

@@ -194,6 +194,27 @@ struct SavedIndexTests {
 
     static func names(_ items: [ResultItem]) -> [String] { items.map { String($0.path.split(separator: "/").last ?? "") } }
 
+    /// A first crawl's names still waiting when the first snapshot is taken are sorted off the
+    /// engine, saved whole, and handed back: none waits after the save, a restore takes the saved
+    /// order, and lookups find every name.
+    @Test func theFirstSnapshotHandsAFirstCrawlsWaitingNamesBack() async throws {
+        var tree = TreeBuilder()
+        let persistence = MemoryPersistence()
+        let engine = QueryEngine(containers: [tree.descriptor], source: ScriptedSource(), clock: ManualClock(),
+                                 wallClock: { 1_800_000_000 }, persistence: persistence)
+        let listing = tree.listing((0..<2_000).flatMap { ["Documents/file_\($0)", "Documents/Item_\($0)"] })
+        for batch in ListingPartsTests.batches(listing, size: 300) { await engine.apply(ChangeBatch(sequence: 0, changes: batch)) }
+        #expect(await engine.waitingNameCount == 4_001, "the files and Documents wait")
+        try await engine.saveIndex()
+        #expect(await engine.waitingNameCount == 0, "the snapshot's filing was taken")
+        let restored = try RestoredIndex.restore(snapshot: try #require(persistence.snapshot), journal: persistence.journal,
+                                                 containers: [tree.descriptor], retention: ChangeHistory.Retention(),
+                                                 now: 1_800_000_000, bootID: "boot-1")
+        #expect(restored.nameIndexSource == .saved)
+        #expect(try await Self.gather(engine).results.count == 2_000)
+        #expect(try await Self.gather(engine, "name LIKE 'file_1*'").results.count == 1_111)
+    }
+
     /// Random creations, edits, renames and deletions; snapshots at random moments, tokens at
     /// random moments; then "a crash": an engine restored from the last snapshot and the journal
     /// answers every token exactly as the engine that handed it out, and both go on alike.

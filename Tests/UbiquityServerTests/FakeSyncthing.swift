@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 @testable import UbiquityServer
 import UbiquityTesting
 
@@ -34,6 +35,8 @@ final class FakeSyncthing: @unchecked Sendable {
         /// When set, `POST /rest/db/scan` answers HTTP 500 with this text, as Syncthing does when a
         /// scan fails.
         var scanFailure: String?
+        /// While set, `POST /rest/db/scan` waits (as Syncthing's does behind a pull in progress).
+        var scanHeld = false
         /// Every `POST`, as `path?query`, in the order they came.
         var posts: [String] = []
     }
@@ -94,12 +97,35 @@ final class FakeSyncthing: @unchecked Sendable {
         }
     }
 
+    /// Once the daemon follows the stand-in up to event `lastEvent`: a live query of every
+    /// `Item_*`'s name and `isUploaded`.
+    static func liveItems(_ daemon: InProcessDaemon, _ monitor: SyncEngineMonitor,
+                          afterEvent lastEvent: Int64) async throws -> SyncEngineConnectionTests.LiveItems {
+        _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == lastEvent } } ?? nil,
+                         "\(monitor.status)")
+        let client = try RawClient.greeted(socket: daemon.socket)
+        try client.send(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","batchingInterval":0,"attributes":["name","isUploaded"]}"#)
+        return SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
+    }
+
     /// Changes what the engine says, and wakes the polls waiting for an event.
     func change(_ body: (inout State) -> Void) {
         condition.lock()
         body(&state)
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Waits until `condition` holds for what the engine says (it is checked at each change and
+    /// each request that changes it), at most `seconds`; whether it holds.
+    func wait(within seconds: Double, until condition: (State) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        self.condition.lock()
+        defer { self.condition.unlock() }
+        while !condition(state) {
+            guard self.condition.wait(until: deadline) else { return condition(state) }
+        }
+        return true
     }
 
     /// Stops listening and answers every waiting poll; the socket's directory is removed.
@@ -181,7 +207,10 @@ final class FakeSyncthing: @unchecked Sendable {
         }
         condition.lock()
         defer { condition.unlock() }
-        if method == "POST" { state.posts.append(target) }
+        if method == "POST" {
+            state.posts.append(target)
+            condition.broadcast()
+        }
         switch (method, path) {
         case ("GET", "/rest/db/ignores"):
             return (200, ["ignore": state.ignoreLines])
@@ -189,8 +218,10 @@ final class FakeSyncthing: @unchecked Sendable {
             guard let sent = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
                   let lines = sent["ignore"] as? [String] else { return (500, ["error": "not an ignore list"]) }
             state.ignoreLines = lines
+            condition.broadcast()
             return (200, ["ignore": lines])
         case ("POST", "/rest/db/scan"):
+            while state.scanHeld && !stopped { condition.wait() }
             if let failure = state.scanFailure { return (500, ["error": failure]) }
             return (200, [String: Any]())
         case ("POST", "/rest/db/prio"):

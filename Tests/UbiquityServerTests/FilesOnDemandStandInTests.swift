@@ -10,6 +10,14 @@ import UbiquityTesting
 /// edits of it would never reach the other devices.
 @Suite("Files on demand with a stand-in for Syncthing", .ownThreads)
 struct FilesOnDemandStandInTests {
+    /// Waits until the daemon follows the stand-in (its event 3 read) and a live query shows each
+    /// of `names` held by the other device: what evicting needs.
+    static func waitUntilUploaded(_ names: [String], _ daemon: InProcessDaemon, _ monitor: SyncEngineMonitor) async throws {
+        let items = try await FakeSyncthing.liveItems(daemon, monitor, afterEvent: 3)
+        #expect(try items.wait(within: 30) { items in names.allSatisfy { items[$0]?[SyncEngineConnectionTests.isUploaded] == .bool(true) } },
+                "\(items.attributes)")
+    }
+
     @Test("An eviction whose scan fails takes its ignore line back and says so; once the scan works, it evicts; a download writes the lines and asks no scan")
     func aFailedEvictionTakesItsIgnoreLineBack() async throws {
         let userLines = ["// the user's own", "*.tmp"]
@@ -19,22 +27,17 @@ struct FilesOnDemandStandInTests {
             $0.scanFailure = "scanning: folder marker missing"
         }) { container, engine, daemon, monitor in
             let item = container + "/Documents/Item_1"
-            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 3 } } ?? nil,
-                             "\(monitor.status)")
-            let client = try RawClient.greeted(socket: daemon.socket)
-            try client.send(#"{"id":1,"op":"query.start","predicate":"name == 'Item_1'","batchingInterval":0,"attributes":["name","isUploaded","downloadingStatus"]}"#)
-            let items = SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
-            #expect(try items.wait(within: 30) { $0["Item_1"]?[SyncEngineConnectionTests.isUploaded] == .bool(true) }, "\(items.attributes)")
+            try await Self.waitUntilUploaded(["Item_1"], daemon, monitor)
 
             // The scan fails after the lines were written: refused, the lines as they were, the file here.
             let requests = try RawClient.greeted(socket: daemon.socket)
             let refused = try requests.request(#"{"id":2,"op":"item.evict","path":"\#(item)"}"#).response
             #expect(refused["error"]?["code"]?.stringValue == "sync.engineUnavailable", "\(refused)")
             let message = refused["error"]?["message"]?.stringValue ?? ""
-            #expect(message.contains("folder marker missing") && message.contains("ignore line was taken back: nothing changed"), "\(message)")
+            #expect(message.contains("folder marker missing") && message.contains("its ignore line was taken back"), "\(message)")
             var state = FakeSyncthing.State()
             engine.change { state = $0 }
-            #expect(state.ignoreLines == userLines)
+            #expect(state.ignoreLines == [SyncthingIgnorePatterns.placeholderLine] + userLines, "only the item's own line is taken back")
             #expect(state.posts.filter { $0.hasPrefix("/rest/db/ignores") }.count == 2, "\(state.posts)")
             #expect(try String(contentsOfFile: item, encoding: .utf8) == "Item_1")
             #expect(!FileManager.default.fileExists(atPath: container + "/Documents/.Item_1.ubiquity-evicted"))
@@ -56,6 +59,37 @@ struct FilesOnDemandStandInTests {
             #expect(state.ignoreLines == [SyncthingIgnorePatterns.placeholderLine] + userLines)
             #expect(state.posts.map { $0.split(separator: "?").first.map(String.init) ?? "" } == ["/rest/db/ignores", "/rest/db/prio"],
                     "\(state.posts)")
+        }
+    }
+
+    @Test("A take-back removes only its own line: a download answered while the eviction's scan waited keeps its line removed")
+    func aTakeBackKeepsWhatOthersChanged() async throws {
+        let userLines = ["*.tmp"]
+        try await FakeSyncthing.withFollower(holding: ["Item_1", "Item_2"], prepare: {
+            $0.events = [(1, "Starting"), (2, "StartupComplete"), (3, "Ping")]
+            $0.ignoreLines = userLines
+        }) { container, engine, daemon, monitor in
+            try await Self.waitUntilUploaded(["Item_1", "Item_2"], daemon, monitor)
+            let first = container + "/Documents/Item_1", second = container + "/Documents/Item_2"
+            let requests = try RawClient.greeted(socket: daemon.socket)
+            let evicted = try requests.request(#"{"id":2,"op":"item.evict","path":"\#(second)"}"#).response
+            #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
+
+            // Item_1's eviction writes its line, then its scan waits; meanwhile Item_2 is downloaded.
+            engine.change { $0.scanHeld = true; $0.scanFailure = "scanning: interrupted" }
+            let evicting = try RawClient.greeted(socket: daemon.socket)
+            try evicting.send(#"{"id":3,"op":"item.evict","path":"\#(first)"}"#)
+            #expect(engine.wait(within: 30) { $0.ignoreLines.contains("/Documents/Item_1") }, "the eviction never wrote its line")
+            let download = try requests.request(#"{"id":4,"op":"item.download","path":"\#(second)"}"#).response
+            #expect(download["result"]?["isDownloading"] == .bool(true), "\(download)")
+            engine.change { $0.scanHeld = false }
+            let refused = try evicting.readJSON(within: 30)
+            #expect(refused["error"]?["code"]?.stringValue == "sync.engineUnavailable", "\(refused)")
+            var state = FakeSyncthing.State()
+            engine.change { state = $0 }
+            #expect(state.ignoreLines == [SyncthingIgnorePatterns.placeholderLine] + userLines,
+                    "Item_1's line taken back, Item_2's left out as its download wrote: \(state.ignoreLines)")
+            #expect(FileManager.default.fileExists(atPath: first))
         }
     }
 }

@@ -160,9 +160,10 @@ struct FilesOnDemandSyncthingTests {
                 #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
             }
             #expect(try liveB.wait(within: 30) { items in names.allSatisfy { items[$0]?[Self.status]?.stringValue == "notDownloaded" } }, "\(liveB.attributes)")
-            // B receives at 1 MB/s (loopback counts as LAN: limited only when asked): the download
-            // lasts about 16 s, long enough for the need list to be read and two requests made while it runs.
-            try devices.b.syncthing.call("PATCH", "/rest/config/options", json: #"{"maxRecvKbps":1000,"limitBandwidthInLan":true}"#)
+            // B receives at 700 KB/s (loopback counts as LAN: limited only when asked): the download
+            // lasts about 24 s, long enough for the need list to be read and two requests made while
+            // it runs (the eviction waits out its 3 s), with room for a loaded machine.
+            try devices.b.syncthing.call("PATCH", "/rest/config/options", json: #"{"maxRecvKbps":700,"limitBandwidthInLan":true}"#)
             _ = try requests.request(#"{"id":3,"op":"item.download","path":"\#(onB)"}"#)
             let downloading = try liveB.wait(within: 60) {
                 $0["Item_big"]?["NSMetadataUbiquitousItemIsDownloadingKey"] == .bool(true) || $0["Item_big"]?[Self.status]?.stringValue == "current"
@@ -180,7 +181,7 @@ struct FilesOnDemandSyncthingTests {
             let held = try requests.request(#"{"id":5,"op":"item.evict","path":"\#(keptOnB)"}"#, within: 30).response
             #expect(held["error"]?["code"]?.stringValue == "sync.engineUnavailable", "\(held)")
             let why = held["error"]?["message"]?.stringValue ?? ""
-            #expect(why.contains("folder_request_timeout_s") && why.contains("its ignore line was taken back: nothing changed"), "\(why)")
+            #expect(why.contains("folder_request_timeout_s") && why.contains("its ignore line was taken back"), "\(why)")
             #expect(!FileManager.default.fileExists(atPath: onB), "the pull had ended: the eviction was not held by it")
             #expect(!(try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)).contains("/Documents/Item_kept"))
             #expect(try String(contentsOfFile: keptOnB, encoding: .utf8) == "a third item")
@@ -192,7 +193,7 @@ struct FilesOnDemandSyncthingTests {
             try devices.b.place("Item_kept", contents: "a third item, edited on B")
             try devices.waitUntilInSync(within: 120)
             #expect(try String(contentsOfFile: keptOnA, encoding: .utf8) == "a third item, edited on B")
-            #expect(liveB.attributes["Item_kept"]?[Self.status]?.stringValue == "current", "\(liveB.attributes)")
+            #expect(try liveB.wait(within: 30) { $0["Item_kept"]?[Self.status]?.stringValue == "current" }, "\(liveB.attributes)")
         }
     }
 }

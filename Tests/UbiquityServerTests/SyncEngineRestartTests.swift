@@ -12,11 +12,7 @@ struct SyncEngineRestartTests {
     @Test("Restarted between two polls, with fewer events than the daemon read: the quiet poll's start time tells, everything is read again and no attribute turns unknown; events lost past the buffer: read again, still connected")
     func restartBetweenPollsAndLostEvents() async throws {
         try await FakeSyncthing.withFollower(holding: ["Item_1", "Item_2"], prepare: { $0.events = (1...57).map { ($0, "Ping") } }) { _, engine, daemon, monitor in
-            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected && $0.lastEvent == 57 } } ?? nil,
-                             "\(monitor.status)")
-            let client = try RawClient.greeted(socket: daemon.socket)
-            try client.send(#"{"id":1,"op":"query.start","predicate":"name LIKE 'Item_*'","batchingInterval":0,"attributes":["name","isUploaded"]}"#)
-            let items = SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
+            let items = try await FakeSyncthing.liveItems(daemon, monitor, afterEvent: 57)
             let key = SyncEngineConnectionTests.isUploaded
             var unknownSeen = false
             func uploaded(_ expected: [String: Bool]) -> ([String: JSONValue]) -> Bool {

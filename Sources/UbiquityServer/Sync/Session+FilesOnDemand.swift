@@ -23,7 +23,9 @@ extension Session {
     }
 
     /// Evicts the local copy (``ItemEvict``): refused unless a connected device holds the current
-    /// version; then the item's exact ignore line, a scan of its path, and its placeholder.
+    /// version; then the item's exact ignore line, a scan of its path (awaited: Syncthing must
+    /// record the item as ignored before its file goes), and its placeholder. A failure after the
+    /// line was written takes it back (``ignoreLineTakenBack(after:_:_:_:)``).
     func evict(_ path: String) async throws -> ItemSyncState {
         let found = try await locate(path, needing: .write)
         guard let link = context.syncEngineLink else { throw Self.noEngine(found, doing: "evicting a local copy") }
@@ -56,12 +58,14 @@ extension Session {
                             details: ["path": .string(found.path), "container": .string(found.container.rawValue)])
         }
         let engine = try await SyncthingFolderRequests.open(link, folder: folder)
-        let lines = try await engine.ignores()
         do {
-            try await engine.setIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: lines))
+            try await link.ignoreLines.changing(folder) {
+                try await engine.writeIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: try await engine.ignores()))
+            }
+            // The scan reads the lines from the file first, so it records the item as ignored.
             try await engine.scan(found.relative)
         } catch let failure as SyncError {
-            throw await Self.ignoreLinesTakenBack(after: failure, lines, engine, found)
+            throw await Self.ignoreLineTakenBack(after: failure, link, engine, found)
         }
         let registry = context.registry, peer = self.peer
         let outcome = try await NIOThreadPool.singleton.runIfActive {
@@ -74,9 +78,10 @@ extension Session {
             context.logger.info("evicted a local copy", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: false)
         case .failed(let why):
-            // The engine ignores the item now but it is still here: downloading it again undoes that.
-            throw SyncError(.engineUnavailable, "evicting '\(found.path)' failed after the engine was told to leave it: \(why)",
-                            details: ["path": .string(found.path)])
+            // The engine ignores the item now, but it is still here.
+            throw await Self.ignoreLineTakenBack(
+                after: SyncError(.engineUnavailable, "evicting '\(found.path)' failed after the engine was told to leave it: \(why)",
+                                 details: ["path": .string(found.path)]), link, engine, found)
         }
     }
 
@@ -94,10 +99,12 @@ extension Session {
         let standing = await context.engine.syncStanding(of: found.container, found.components)
         let engine = try await SyncthingFolderRequests.open(link, folder: folder)
         if found.evictedOnDisk || standing?.evicted == true {
-            let lines = try await engine.ignores()
-            let kept = SyncthingIgnorePatterns.downloading(found.relative, in: lines)
-            // Unchanged lines: asked before, or removed by hand; Syncthing reads them at every scan.
-            if kept != lines { try await engine.writeIgnores(kept) }
+            try await link.ignoreLines.changing(folder) {
+                let lines = try await engine.ignores()
+                let kept = SyncthingIgnorePatterns.downloading(found.relative, in: lines)
+                // Unchanged lines: asked before, or removed by hand; Syncthing reads them at every scan.
+                if kept != lines { try await engine.writeIgnores(kept) }
+            }
             try? await engine.bringToFront(found.relative)
             context.logger.info("downloading an evicted item", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: true)
@@ -108,21 +115,24 @@ extension Session {
                              isDownloading: standing?.values.isDownloading ?? false)
     }
 
-    /// An eviction whose ignore lines or scan failed (refused, or a pull in progress held the
-    /// folder past the timeout): Syncthing writes the lines before the scan it answers after, so
-    /// the item may be ignored while its file stays here, and edits of it would no longer reach
-    /// the other devices. The lines are written back as they were read; the error says whether
-    /// anything was left changed.
-    private static func ignoreLinesTakenBack(after failure: SyncError, _ lines: [String],
-                                             _ engine: SyncthingFolderRequests, _ found: FoundItem) async -> SyncError {
+    /// An eviction that failed after its ignore line may have been written (the write or the
+    /// scan refused or not answered in time — a pull in progress holds the folder — or the
+    /// placeholder not made): the item would stay here ignored, and edits of it would never
+    /// reach the other devices. Its exact line is taken out of the lines as they are now (other
+    /// evictions' and downloads' changes since stay; so does the line that ignores placeholders,
+    /// which names only this device's own files); the error says what became of it.
+    private static func ignoreLineTakenBack(after failure: SyncError, _ link: SyncEngineLink,
+                                            _ engine: SyncthingFolderRequests, _ found: FoundItem) async -> SyncError {
         var answer = failure
-        if let now = try? await engine.ignores(), now == lines {
-            answer.message += "; nothing changed"
-            return answer
-        }
         do {
-            try await engine.writeIgnores(lines)
-            answer.message += "; its ignore line was taken back: nothing changed"
+            let wasWritten = try await link.ignoreLines.changing(engine.folder) {
+                let now = try await engine.ignores()
+                let without = SyncthingIgnorePatterns.downloading(found.relative, in: now)
+                guard without != now else { return false }
+                try await engine.writeIgnores(without)
+                return true
+            }
+            answer.message += wasWritten ? "; its ignore line was taken back" : "; its ignore line was not written: nothing changed"
         } catch {
             answer.message += "; taking its ignore line back failed too (\(error)): Syncthing may ignore '\(found.path)' "
                 + "until it is evicted or downloaded again"

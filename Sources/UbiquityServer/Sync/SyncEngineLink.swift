@@ -4,4 +4,6 @@
 struct SyncEngineLink: Sendable {
     let settings: SyncEngineSettings
     let monitor: SyncEngineMonitor
+    /// Shared by every session: one change of a folder's ignore lines at a time.
+    let ignoreLines = FolderIgnoreLock()
 }

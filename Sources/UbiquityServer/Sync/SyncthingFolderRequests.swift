@@ -43,20 +43,30 @@ struct SyncthingFolderRequests: Sendable {
     /// answers only after scanning the whole folder, and a folder does one job at a time: behind a
     /// pull in progress (another item's download) that answer waits for the pull. Reading back
     /// (`GET`, which reads the file, not the folder's queue) ends the wait; Syncthing's scan goes on.
+    /// A write whose request failed (refused, or its scan failed or timed out) counts all the
+    /// same when the lines read back as written: Syncthing wrote them before it scanned.
     func writeIgnores(_ lines: [String]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await setIgnores(lines) }
+        let answer: Result<Void, any Error>? = await withTaskGroup(of: Result<Void, any Error>?.self) { group in
             group.addTask {
+                do { return .success(try await setIgnores(lines)) } catch { return .failure(error) }
+            }
+            group.addTask {
+                // A read that fails is tried again: the write's own request ends the group
+                // within `timeout`, and with it this loop.
                 var pause = Duration.milliseconds(5)
-                // Bounded: the write's own request ends the group within `timeout`.
-                while try await ignores() != lines {
-                    try await Task.sleep(for: pause)
+                while !Task.isCancelled {
+                    if let now = try? await ignores(), now == lines { return nil }
+                    try? await Task.sleep(for: pause)
                     pause = min(pause * 2, .milliseconds(250))
                 }
+                return nil
             }
             defer { group.cancelAll() }
-            try await group.next()
+            return await group.next() ?? nil
         }
+        guard case .failure(let error)? = answer else { return }
+        if let now = try? await ignores(), now == lines { return }
+        throw error
     }
 
     /// Scans one path (`sub`); Syncthing answers once the scan is done.
@@ -75,7 +85,7 @@ struct SyncthingFolderRequests: Sendable {
         do {
             response = post ? try await client.post(target, json: body, apiKey: key, timeout: timeout)
                 : try await client.get(target, apiKey: key, timeout: timeout)
-        } catch EngineHTTPError.timedOut(let reason) {
+        } catch EngineHTTPError.timedOut(let reason) where post && !target.hasPrefix("/rest/db/prio") {
             throw failed(request, reason + " (the folder does one job at a time, and a pull or a scan in progress holds it; "
                          + "[sync] folder_request_timeout_s sets how long to wait)")
         } catch let error as EngineHTTPError {
