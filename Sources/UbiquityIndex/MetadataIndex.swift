@@ -89,13 +89,14 @@ public final class MetadataIndex {
     /// by name index bucket. They wait past the crawl: a lookup files the buckets it reads
     /// (``fileWaitingNames(reachedBy:)``), each sorted once, a rename or removal the bucket of the
     /// name it takes out, and the rest are filed by a snapshot (after the crawl's tag pass), off the
-    /// engine, and taken back (``takeFiledNames(_:since:)``). Why: filing them part by part, sorted and merged
+    /// engine, and taken back (``takeFiledNames(_:)``). Why: filing them part by part, sorted and merged
     /// into their buckets, was a tenth of the daemon's CPU in a crawl of long names, spent while
     /// the walk needed both cores, where the first answer reads a bucket or two.
     var pendingNames: [String: [ItemID]] = [:]
-    /// How many times waiting names were filed here: a snapshot's filing off the engine is taken
-    /// only if none was since it was taken (its ids' names are then still the ones it sorted).
-    private(set) var namesFiled: UInt64 = 0
+    /// How many times each bucket's waiting names were filed here: a snapshot's filing of a bucket
+    /// off the engine is taken only if none was since it was taken (its ids' names are then still
+    /// the ones it sorted). One entry per bucket ever filed (a few, to tens of thousands).
+    private(set) var bucketFilings: [String: UInt64] = [:]
     /// While a part is placed: new names wait in ``pendingNames`` rather than go in one by one.
     var deferringNames = false
     /// How often a listing's diff looked a directory up anew after a rename (a directory listing
@@ -534,14 +535,13 @@ public final class MetadataIndex {
         fileWaitingNames { _ in true }
     }
 
-    /// Takes the waiting names a snapshot filed off the engine (``IndexSnapshot/View/fileWaitingNames()``)
-    /// when nothing was filed here since that view was taken (`since`, its ``namesFiled``): then
-    /// no waiting id was renamed or removed (each would have filed its bucket first), so each
-    /// bucket whose ids still wait exactly as filed takes their order as it is. A bucket given
-    /// more names since is left waiting, as is everything after a filing here.
-    func takeFiledNames(_ filed: [String: FiledNameBucket], since: UInt64) {
-        guard since == namesFiled else { return }
-        for (key, bucket) in filed where pendingNames[key] == bucket.waiting {
+    /// Takes the waiting names a snapshot filed off the engine (``IndexSnapshot/View/fileWaitingNames()``),
+    /// each bucket that was not filed here since the view was taken (``bucketFilings``: then none
+    /// of its waiting ids was renamed or removed, each of which files its bucket first, so their
+    /// names are the ones sorted) and whose ids still wait exactly as filed. A bucket filed here
+    /// since, or given more names, is left as it is.
+    func takeFiledNames(_ filed: [String: FiledNameBucket]) {
+        for (key, bucket) in filed where bucketFilings[key] ?? 0 == bucket.filingsBefore && pendingNames[key] == bucket.waiting {
             pendingNames[key] = nil
             nameIndex.insert(sorted: bucket.sorted, inBucket: key, names: names)
         }
@@ -560,8 +560,10 @@ public final class MetadataIndex {
         guard !pendingNames.isEmpty else { return }
         let due = pendingNames.filter { chosen($0.key) }
         guard !due.isEmpty else { return }
-        namesFiled &+= 1
-        for key in due.keys { pendingNames[key] = nil }
+        for key in due.keys {
+            pendingNames[key] = nil
+            bucketFilings[key, default: 0] &+= 1
+        }
         nameIndex.insert(due, names: names)
     }
 
@@ -572,7 +574,7 @@ public final class MetadataIndex {
         guard !pendingNames.isEmpty else { return }
         let key = NameIndex.bucket(name)
         guard let ids = pendingNames.removeValue(forKey: key) else { return }
-        namesFiled &+= 1
+        bucketFilings[key, default: 0] &+= 1
         nameIndex.insert([key: ids], names: names)
     }
 

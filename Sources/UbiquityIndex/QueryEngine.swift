@@ -342,7 +342,7 @@ public actor QueryEngine {
         }
         // The new journal holds every record since the snapshot was taken (even one the old
         // journal failed to take).
-        index.takeFiledNames(filed, since: view.namesFiledBefore)
+        index.takeFiledNames(filed)
         isJournaling = true
         journalSnapshotID = snapshotID
         journalRecords = savingRecords

@@ -235,12 +235,12 @@ struct BulkNameIndexTests {
                                                  retention: .init(), now: 0, bootID: "b")
         #expect(restored.nameIndexSource == .saved)
         #expect(named(restored.index) == named(whole))
-        unread.takeFiledNames(filedOff, since: view.namesFiledBefore)
+        unread.takeFiledNames(filedOff)
         #expect(unread.pendingNames.isEmpty)
         #expect(unread.nameIndex.contents == restored.index.nameIndex.contents)
 
-        // A filing on the engine after the view was taken (a lookup, a rename): the view's filing
-        // is not taken, what waits stays waiting, and lookups find what they should.
+        // A bucket filed on the engine after the view was taken (by a lookup, by a rename): the
+        // others are taken, it is not, and lookups find what they should.
         let renamedAfter = crawled(), lookedUpAfter = crawled()
         for index in [renamedAfter, lookedUpAfter] {
             var late = IndexSnapshot.View(index, history: ChangeHistory(epoch: 1))
@@ -252,11 +252,23 @@ struct BulkNameIndexTests {
             } else {
                 _ = index.candidates(for: NameHint([.prefix("file_")]))
             }
-            index.takeFiledNames(filed, since: late.namesFiledBefore)
-            #expect(Set(index.pendingNames.keys) == ["doc", "ite"], "nothing taken after a filing here")
+            let fileBucket = index.nameIndex.contents["fil"]
+            index.takeFiledNames(filed)
+            #expect(index.pendingNames.isEmpty)
+            #expect(index.nameIndex.contents["fil"] == fileBucket, "the bucket filed here since is left as it is")
             #expect(Set(index.candidates(for: NameHint([.prefix("Item_x")])).map { index.name($0) }) == (index === renamedAfter ? ["Item_x9"] : []))
             #expect(index.candidates(for: NameHint([.prefix("file_")])).count == (index === renamedAfter ? count - 1 : count))
+            #expect(index.candidates(for: NameHint([.prefix("Item_")])).count == (index === renamedAfter ? count + 1 : count))
         }
+        // The same ids waiting again in a bucket filed since (ids freed and placed again by a
+        // later crawl would be): not taken, whatever names they have now.
+        let refilled = crawled()
+        var before = IndexSnapshot.View(refilled, history: ChangeHistory(epoch: 1))
+        let filedBefore = before.fileWaitingNames()
+        refilled.flushPendingNames()
+        refilled.pendingNames["fil"] = filedBefore["fil"]?.waiting
+        refilled.takeFiledNames(filedBefore)
+        #expect(refilled.pendingNames["fil"] == filedBefore["fil"]?.waiting, "a bucket filed since is never taken")
         // Names given to a bucket after the view (a part placed since) leave that bucket waiting.
         let grown = ListingPartsTests.index(tree.descriptor)
         for batch in batches.dropLast() { grown.apply(batch, record: false) }
@@ -265,7 +277,7 @@ struct BulkNameIndexTests {
         grown.apply(batches.last!, record: false)
         let grew = Set(waiting.keys.filter { grown.pendingNames[$0] != filedEarly[$0]?.waiting })
         #expect(!grew.isEmpty)
-        grown.takeFiledNames(filedEarly, since: early.namesFiledBefore)
+        grown.takeFiledNames(filedEarly)
         #expect(Set(grown.pendingNames.keys) == grew)
         grown.flushPendingNames()
         #expect(named(grown) == named(whole))

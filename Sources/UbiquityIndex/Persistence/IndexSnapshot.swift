@@ -75,9 +75,9 @@ public enum IndexSnapshot {
         /// A first crawl's names the index still had waiting (``MetadataIndex/pendingNames``),
         /// filed into ``nameBuckets`` before the view is encoded (``fileWaitingNames()``).
         var waitingNames: [String: [ItemID]]
-        /// Which filing of waiting names the index had done when the view was taken
-        /// (``MetadataIndex/namesFiled``): the engine takes this view's filing only if none since.
-        package let namesFiledBefore: UInt64
+        /// How many times the index had filed each waiting bucket when the view was taken
+        /// (``MetadataIndex/bucketFilings``): the engine takes a bucket's filing only if none since.
+        var filingsBefore: [String: UInt64]
 
         package init(_ index: MetadataIndex, history: ChangeHistory) {
             columns = index.slotColumns
@@ -86,19 +86,19 @@ public enum IndexSnapshot {
             self.history = history
             nameBuckets = index.nameIndex.bucketsForSnapshot
             waitingNames = index.pendingNames
-            namesFiledBefore = index.namesFiled
+            filingsBefore = index.pendingNames.keys.reduce(into: [:]) { $0[$1] = index.bucketFilings[$1] ?? 0 }
         }
 
         /// Files ``waitingNames`` into ``nameBuckets``, on the thread that encodes the view rather
         /// than the engine (at a million long names, sorting them all held the engine for 0.45 s):
         /// the saved order is then whole, and a restore takes it rather than sorting. Returns what
-        /// it filed, for the engine to take (``MetadataIndex/takeFiledNames(_:since:)``).
+        /// it filed, for the engine to take (``MetadataIndex/takeFiledNames(_:)``).
         package mutating func fileWaitingNames() -> [String: FiledNameBucket] {
             var filed: [String: FiledNameBucket] = [:]
             for (key, ids) in waitingNames {
                 let sorted = NameIndex.sortedByName(ids, names: columns.names)
                 nameBuckets[key, default: SortedIDs()].insert(sorted: sorted, names: columns.names)
-                filed[key] = FiledNameBucket(waiting: ids, sorted: sorted)
+                filed[key] = FiledNameBucket(waiting: ids, sorted: sorted, filingsBefore: filingsBefore[key] ?? 0)
             }
             waitingNames = [:]
             return filed
