@@ -99,12 +99,8 @@ extension Session {
         let standing = await context.engine.syncStanding(of: found.container, found.components)
         let engine = try await SyncthingFolderRequests.open(link, folder: folder)
         if found.evictedOnDisk || standing?.evicted == true {
-            try await link.ignoreLines.changing(folder) {
-                let lines = try await engine.ignores()
-                let kept = SyncthingIgnorePatterns.downloading(found.relative, in: lines)
-                // Unchanged lines: asked before, or removed by hand; Syncthing reads them at every scan.
-                if kept != lines { try await engine.writeIgnores(kept) }
-            }
+            // No line to remove: asked before, or removed by hand; Syncthing reads them at every scan.
+            _ = try await Self.removeIgnoreLine(of: found, link, engine)
             try? await engine.bringToFront(found.relative)
             context.logger.info("downloading an evicted item", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: true)
@@ -125,19 +121,27 @@ extension Session {
                                             _ engine: SyncthingFolderRequests, _ found: FoundItem) async -> SyncError {
         var answer = failure
         do {
-            let wasWritten = try await link.ignoreLines.changing(engine.folder) {
-                let now = try await engine.ignores()
-                let without = SyncthingIgnorePatterns.downloading(found.relative, in: now)
-                guard without != now else { return false }
-                try await engine.writeIgnores(without)
-                return true
-            }
+            let wasWritten = try await removeIgnoreLine(of: found, link, engine)
             answer.message += wasWritten ? "; its ignore line was taken back" : "; its ignore line was not written: nothing changed"
         } catch {
             answer.message += "; taking its ignore line back failed too (\(error)): Syncthing may ignore '\(found.path)' "
                 + "until it is evicted or downloaded again"
         }
         return answer
+    }
+
+    /// Takes the item's exact line out of its folder's ignore lines as they are now (other lines,
+    /// the placeholders' among them, stay), one change of the folder's lines at a time; false
+    /// when the line was not there, and nothing was written.
+    private static func removeIgnoreLine(of found: FoundItem, _ link: SyncEngineLink,
+                                         _ engine: SyncthingFolderRequests) async throws -> Bool {
+        try await link.ignoreLines.changing(engine.folder) {
+            let now = try await engine.ignores()
+            let without = SyncthingIgnorePatterns.downloading(found.relative, in: now)
+            guard without != now else { return false }
+            try await engine.writeIgnores(without)
+            return true
+        }
     }
 
     /// Finds the item (or its placeholder) and judges the peer's `right` on it. Path walks and

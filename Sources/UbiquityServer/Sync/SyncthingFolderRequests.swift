@@ -33,7 +33,8 @@ struct SyncthingFolderRequests: Sendable {
         return lines.compactMap { if case .string(let line) = $0 { line } else { nil } }
     }
 
-    func setIgnores(_ lines: [String]) async throws {
+    /// The write alone, answered after Syncthing's scan of the folder: ``writeIgnores(_:)`` says why not to wait for it.
+    private func setIgnores(_ lines: [String]) async throws {
         let body = JSONLine.encode(.object(["ignore": .array(lines.map(JSONValue.string))]))
         _ = try await send(post: true, "/rest/db/ignores?\(folderQuery)", body: Array(body.utf8))
     }
