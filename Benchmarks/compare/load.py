@@ -3,9 +3,10 @@
 
     load.py [--size 100k] [--samples 500] [--runs 3] [--fanout-samples 20] [--out docs/benchmarks.md]
 
-  * latency: single files created one at a time; each sample is open(O_CREAT) -> the event naming
-    it, on a quiet machine and again with both cores busy (two spinning processes at normal
-    priority, started and stopped by PID around the run);
+  * latency: single files created one at a time; each sample is the file's creation (open(O_CREAT)
+    returned: compare.measure_latency says why) -> the event naming it, on a quiet machine and
+    again with both cores busy (two spinning processes at normal priority, started and stopped by
+    PID around the run);
   * fan-out: 1,000 live queries (10 on each of 100 connections) on one container, all matching one
     new file; each sample is the file's creation -> each subscriber's first notification of it (the
     harness reads all 100 connections in one thread, for both daemons alike, and stamps lines as
@@ -333,7 +334,7 @@ def save_report(results, samples, load):
         "",
         f"`make bench-load` (Benchmarks/compare/load.py), release build, compare.py's trees. {samples:,} files created one "
         f"at a time under a live query (while saving, more until {MIN_SAVES} snapshots were written meanwhile, for at "
-        "most a minute), open(O_CREAT) → the update naming it, from the first answer on: once with the "
+        "most a minute), the file's creation (`open(O_CREAT)` returned) → the update naming it, from the first answer on: once with the "
         "saved index written back to back (`index_save_interval_s = 0`: a new snapshot as soon as the last one is "
         "written, while the index changes, so every sample falls on a save), once with `save_index = false`, the "
         "reference, in the same run. A snapshot is taken on the engine (the index's columns and history shared, in "
@@ -377,7 +378,7 @@ def report(size, results, args):
         "",
         f"`make bench-load` (Benchmarks/compare/load.py), release build, {human(size)}-entry tree. "
         f"{args.runs} rounds, each of ubiquityd then Watchman: latency quiet, latency loaded, fan-out, each on a "
-        f"daemon of its own. Latency: {args.samples} files created one at a time, open(O_CREAT) → the event naming it. "
+        f"daemon of its own. Latency: {args.samples} files created one at a time, the file's creation (`open(O_CREAT)` returned) → the event naming it. "
         "For each measurement the table shows the round with the median p99 (every round's p99 below it); each daemon is measured from its first answer on, "
         "while ubiquityd's tag pass (the tags a crawl leaves out, read afterwards) may still be running; "
         f"\"loaded\": {os.cpu_count()} processes spinning at normal priority on the {os.cpu_count()} cores meanwhile. "
