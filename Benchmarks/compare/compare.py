@@ -669,15 +669,18 @@ def run_daemon(daemon, tree, args, cold, dropped, live):
                 f"selective median {statistics.median(out['query_one_s']) * 1000:.2f} ms")
             if live:
                 creates = []
+                ticks = cpu_ticks()
                 lat, failures = measure_latency(daemon, c, tree, args.latency_samples, creates=creates)
+                out["latency_steal"] = steal_share(ticks, cpu_ticks())
                 lat.sort()
                 out["latency_ms"] = lat
                 out["create_ms"] = sorted(creates)
                 out["latency_failures"] = failures
+                steal = "?" if out["latency_steal"] is None else f"{100 * out['latency_steal']:.0f}%"
                 log(f"    latency over {len(lat)} creations: p50 {percentile(lat, 50):.2f} ms, "
                     f"p99 {percentile(lat, 99):.2f} ms, max {lat[-1]:.2f} ms, {failures} timed out "
                     f"(the creates themselves: p50 {percentile(out['create_ms'], 50):.2f} ms, "
-                    f"p99 {percentile(out['create_ms'], 99):.2f} ms)")
+                    f"p99 {percentile(out['create_ms'], 99):.2f} ms; steal {steal})")
                 if args.burst:  # 0: latency only (scale.py)
                     c.close()
                     c = daemon.connect()
@@ -789,6 +792,25 @@ def read_int(path):
         return None
 
 
+def cpu_ticks():
+    """The machine's CPU time so far, by kind (the first line of /proc/stat), or None."""
+    try:
+        with open("/proc/stat") as f:
+            return [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def steal_share(before, after):
+    """The share of the machine's CPU time between two `cpu_ticks()` that the hypervisor gave to
+    others (steal, the eighth field), or None: on a virtual machine shared with others, what
+    neither daemon can do anything about, and what makes a run's tail slower than another's."""
+    if not before or not after or len(before) < 8 or len(after) < 8:
+        return None
+    spent = [b - a for a, b in zip(before, after)]
+    return spent[7] / sum(spent) if sum(spent) > 0 else None
+
+
 # The repository this script belongs to (Benchmarks/compare/compare.py).
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -845,6 +867,7 @@ def summarise(results, sizes, live_size):
                 e["lat_max"] = [x["warm"]["latency_ms"][-1] for x in runs]
                 e["lat_fail"] = [x["warm"]["latency_failures"] for x in runs]
                 e["lat_n"] = [len(x["warm"]["latency_ms"]) for x in runs]
+                e["lat_steal"] = [x["warm"]["latency_steal"] for x in runs if x["warm"].get("latency_steal") is not None]
                 e["create_p50"] = [percentile(x["warm"]["create_ms"], 50) for x in runs if x["warm"].get("create_ms")]
                 e["create_p99"] = [percentile(x["warm"]["create_ms"], 99) for x in runs if x["warm"].get("create_ms")]
                 e["bursts"] = [x["warm"]["burst"] for x in runs]
@@ -1178,6 +1201,8 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
     w("| | |")
     w("|---|---|")
     w(f"| CPU | {machine['cpu']}, {machine['cores']} cores (shared with other workers) |")
+    if machine.get("steal") is not None:
+        w(f"| CPU time the hypervisor gave to others during the run (steal, `/proc/stat`) | {100 * machine['steal']:.1f}% |")
     w(f"| RAM | {machine['memory']} |")
     w(f"| OS, kernel | {machine['os']}, Linux {machine['kernel']} |")
     w(f"| file system of the trees | {machine['fs']} |")
@@ -1304,6 +1329,11 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
             w(f"| {label} | {mmm(d['lat_p50'], fmt='{:.2f}')} | {mmm(d['lat_p99'], fmt='{:.2f}')} | "
               f"{mmm(d['lat_max'], fmt='{:.2f}')} | {sum(d['lat_fail'])} of {sum(d['lat_n']) + sum(d['lat_fail'])} | "
               f"{versus} | {creates} |")
+        if u.get("lat_steal") and wm.get("lat_steal"):
+            w("")
+            w("CPU time the hypervisor gave to others while the samples ran (steal, `/proc/stat`), run by run: "
+              f"ubiquityd {', '.join(f'{100 * x:.0f}%' for x in u['lat_steal'])}; "
+              f"Watchman {', '.join(f'{100 * x:.0f}%' for x in wm['lat_steal'])}.")
         w("")
         w("## Burst")
         w("")
@@ -1591,6 +1621,7 @@ def main():
     # On tmpfs there is no page cache to drop: a "cold" start reads the same memory as a warm one.
     in_memory = machine["fstype"] in ("tmpfs", "ramfs")
     wall = time.monotonic()
+    ticks = cpu_ticks()
     dropped = False
     results = {shape: {} for shape in shapes}
     status = 0
@@ -1620,6 +1651,7 @@ def main():
                 if not args.keep_trees:
                     remove_tree(workdir, size, shape)
         wall_s = time.monotonic() - wall
+        machine["steal"] = steal_share(ticks, cpu_ticks())
         if args.smoke:
             log(f"smoke run passed in {wall_s:.1f} s: ubiquityd and watchman report the same files")
         if args.out:
