@@ -34,8 +34,8 @@ import sys
 import tempfile
 import time
 
-from compare import (CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, ensure_tree, goal_table, human, log,
-                     measure_latency, med, parse_size, percentile, remove_live_files, write_section)
+from compare import (CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, cpu_ticks, ensure_tree, goal_table, human,
+                     log, measure_latency, med, parse_size, percentile, remove_live_files, steal_share, write_section)
 
 CONNECTIONS = 100
 QUERIES_PER_CONNECTION = 10
@@ -63,7 +63,9 @@ def latency(daemon, tree, samples, loaded):
         c, _ = daemon.first_answer(["match", "Item_*"] if isinstance(daemon, Watchman) else "kMDItemFSName LIKE 'Item_*'")
         if loaded:
             spinners = Spinners(os.cpu_count() or 2)
+        ticks = cpu_ticks()
         values, failures = measure_latency(daemon, c, tree, samples)
+        steal = steal_share(ticks, cpu_ticks())
         c.close()
     finally:
         if spinners:
@@ -72,7 +74,7 @@ def latency(daemon, tree, samples, loaded):
         remove_live_files(tree)
     values.sort()
     return {"p50": percentile(values, 50), "p99": percentile(values, 99), "max": values[-1] if values else None,
-            "failures": failures, "n": len(values)}
+            "failures": failures, "n": len(values), "steal": steal}
 
 
 def fanout_ours(daemon, tree, samples):
@@ -367,6 +369,7 @@ def median_round(runs):
     ordered = sorted(runs, key=lambda r: r["p99"])
     chosen = dict(ordered[(len(ordered) - 1) // 2])
     chosen["rounds_p99"] = [r["p99"] for r in runs]
+    chosen["rounds_steal"] = [r.get("steal") for r in runs]
     return chosen
 
 
@@ -405,6 +408,10 @@ def report(size, results, args):
             wins = sum(1 for a, b in zip(o["rounds_p99"], w["rounds_p99"]) if a <= b)
             lines.append(f"| ↳ p99 of each round (ms) | | {ours} | | | {theirs} | | ubiquityd ≤ Watchman in "
                          f"{wins} of {len(o['rounds_p99'])} |")
+            if all(x is not None for x in o.get("rounds_steal", [None]) + w.get("rounds_steal", [None])):
+                lines.append(f"| ↳ steal in each round (CPU time the hypervisor gave to others, `/proc/stat`) | | "
+                             f"{', '.join(f'{100 * x:.0f}%' for x in o['rounds_steal'])} | | | "
+                             f"{', '.join(f'{100 * x:.0f}%' for x in w['rounds_steal'])} | | |")
     f = results["floor"]
     lines.append(f"| fan-out harness floor (no daemon) | {ms(f['p50'])} | {ms(f['p99'])} | {ms(f['max'])} | – | – | – | – |")
     o, w = results["ubiquityd"], results["watchman"]
@@ -438,7 +445,6 @@ def load(args, size, workdir, scratch):
         f"max {results['floor']['max']:.2f} ms")
     daemons = (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
                ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1)))
-    rounds = {label: {"quiet": [], "loaded": []} for label, _ in daemons}
     rounds = {label: {"quiet": [], "loaded": [], "fanout": []} for label, _ in daemons}
     for round_number in range(1, args.runs + 1):
         for label, make in daemons:
@@ -446,8 +452,9 @@ def load(args, size, workdir, scratch):
                 key = "loaded" if loaded else "quiet"
                 r = latency(make(), tree, args.samples, loaded)
                 rounds[label][key].append(r)
+                steal = "?" if r["steal"] is None else f"{100 * r['steal']:.0f}%"
                 log(f"round {round_number}: {label} latency {key}: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
-                    f"max {r['max']:.2f} ms, {r['failures']} timed out")
+                    f"max {r['max']:.2f} ms, {r['failures']} timed out, steal {steal}")
             fan = fanout_ours if label == "ubiquityd" else fanout_watchman
             r = fan(make(), tree, args.fanout_samples)
             rounds[label]["fanout"].append(r)
