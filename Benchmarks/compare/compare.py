@@ -676,11 +676,10 @@ def run_daemon(daemon, tree, args, cold, dropped, live):
                 out["latency_ms"] = lat
                 out["create_ms"] = sorted(creates)
                 out["latency_failures"] = failures
-                steal = "?" if out["latency_steal"] is None else f"{100 * out['latency_steal']:.0f}%"
                 log(f"    latency over {len(lat)} creations: p50 {percentile(lat, 50):.2f} ms, "
                     f"p99 {percentile(lat, 99):.2f} ms, max {lat[-1]:.2f} ms, {failures} timed out "
                     f"(the creates themselves: p50 {percentile(out['create_ms'], 50):.2f} ms, "
-                    f"p99 {percentile(out['create_ms'], 99):.2f} ms; steal {steal})")
+                    f"p99 {percentile(out['create_ms'], 99):.2f} ms; steal {percent(out['latency_steal'])})")
                 if args.burst:  # 0: latency only (scale.py)
                     c.close()
                     c = daemon.connect()
@@ -809,6 +808,11 @@ def steal_share(before, after):
         return None
     spent = [b - a for a, b in zip(before, after)]
     return spent[7] / sum(spent) if sum(spent) > 0 else None
+
+
+def percent(share):
+    """A share (0-1, such as `steal_share`'s) as a whole percent; "?" when unknown."""
+    return "?" if share is None else f"{100 * share:.0f}%"
 
 
 # The repository this script belongs to (Benchmarks/compare/compare.py).
@@ -1332,8 +1336,7 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
         if u.get("lat_steal") and wm.get("lat_steal"):
             w("")
             w("CPU time the hypervisor gave to others while the samples ran (steal, `/proc/stat`), run by run: "
-              f"ubiquityd {', '.join(f'{100 * x:.0f}%' for x in u['lat_steal'])}; "
-              f"Watchman {', '.join(f'{100 * x:.0f}%' for x in wm['lat_steal'])}.")
+              f"ubiquityd {', '.join(map(percent, u['lat_steal']))}; Watchman {', '.join(map(percent, wm['lat_steal']))}.")
         w("")
         w("## Burst")
         w("")

@@ -35,7 +35,8 @@ import tempfile
 import time
 
 from compare import (CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, cpu_ticks, ensure_tree, goal_table, human,
-                     log, measure_latency, med, parse_size, percentile, remove_live_files, steal_share, write_section)
+                     log, measure_latency, med, parse_size, percent, percentile, remove_live_files, steal_share,
+                     write_section)
 
 CONNECTIONS = 100
 QUERIES_PER_CONNECTION = 10
@@ -410,8 +411,7 @@ def report(size, results, args):
                          f"{wins} of {len(o['rounds_p99'])} |")
             if all(x is not None for x in o.get("rounds_steal", [None]) + w.get("rounds_steal", [None])):
                 lines.append(f"| ↳ steal in each round (CPU time the hypervisor gave to others, `/proc/stat`) | | "
-                             f"{', '.join(f'{100 * x:.0f}%' for x in o['rounds_steal'])} | | | "
-                             f"{', '.join(f'{100 * x:.0f}%' for x in w['rounds_steal'])} | | |")
+                             f"{', '.join(map(percent, o['rounds_steal']))} | | | {', '.join(map(percent, w['rounds_steal']))} | | |")
     f = results["floor"]
     lines.append(f"| fan-out harness floor (no daemon) | {ms(f['p50'])} | {ms(f['p99'])} | {ms(f['max'])} | – | – | – | – |")
     o, w = results["ubiquityd"], results["watchman"]
@@ -452,9 +452,8 @@ def load(args, size, workdir, scratch):
                 key = "loaded" if loaded else "quiet"
                 r = latency(make(), tree, args.samples, loaded)
                 rounds[label][key].append(r)
-                steal = "?" if r["steal"] is None else f"{100 * r['steal']:.0f}%"
                 log(f"round {round_number}: {label} latency {key}: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
-                    f"max {r['max']:.2f} ms, {r['failures']} timed out, steal {steal}")
+                    f"max {r['max']:.2f} ms, {r['failures']} timed out, steal {percent(r['steal'])}")
             fan = fanout_ours if label == "ubiquityd" else fanout_watchman
             r = fan(make(), tree, args.fanout_samples)
             rounds[label]["fanout"].append(r)
