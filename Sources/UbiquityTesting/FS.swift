@@ -33,6 +33,15 @@ public enum FS {
         }
     }
 
+    /// `directories` directories `d0`, `d1`, … in `root`, each holding `files` files `f0`, `f1`, …
+    /// of one byte.
+    public static func directoriesOfFiles(in root: String, directories: Int, files: Int) throws {
+        for d in 0..<directories {
+            try mkdir(root + "/d\(d)")
+            for f in 0..<files { try write(root + "/d\(d)/f\(f)", "x") }
+        }
+    }
+
     /// Writes (or appends) bytes with open/write/close.
     public static func write(_ path: String, _ text: String, append: Bool = false) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0o644)

@@ -281,7 +281,7 @@ public struct Crawler: Sendable {
                     let fill = top.batch.fill(from: top.stream)
                     stack[stack.count - 1].fill = fill
                     stack[stack.count - 1].cursor = 0
-                    if let statHelper, top.batch.count >= Self.statHelperMinimum, subtreeHelper?.wantsWork ?? true {
+                    if let statHelper, top.batch.count >= Self.statHelperMinimum, subtreeHelper?.isIdle ?? true {
                         statHelper.stat(directory: top.fd, top.batch)
                     } else {
                         top.batch.statAll(in: top.fd)

@@ -62,11 +62,14 @@ final class SubtreeHelper: Sendable {
     }
 
     private struct State: ~Copyable {
-        var offered: Job?
+        /// Jobs handed out and not started, in the order offered (the thread takes the first).
+        var offered: [Job] = []
         var working: Int?
         var finished: [Int: Walked] = [:]
         /// Subtrees walked: by this thread, or (``back``) by the crawl's thread while it waited (tests).
         var walked = 0
+        /// Subtrees walked after which the next one was already offered (tests).
+        var followedAtOnce = 0
         var stopped = false
         /// Whether jobs are taken at all: always for a thread; for ``back``, only while the
         /// crawl's thread waits for the helper (it then walks them).
@@ -74,8 +77,14 @@ final class SubtreeHelper: Sendable {
     }
 
     private let state: Mutex<State>
-    /// Whether the helper has nothing to do: the crawl's cheap look, once per entry. Set under
+    /// Jobs the helper holds at most, offered and under way together: two for a thread (the
+    /// next one waits while it walks, so it never sleeps until the crawl notices it is done),
+    /// one for ``back`` (the crawl's thread walks its pieces one at a time).
+    private let jobsInHand: Int
+    /// Whether another job may be offered: the crawl's cheap look, once per entry. Set under
     /// the lock, from the state.
+    private let room: Atomic<Bool>
+    /// Whether the helper has nothing offered and nothing under way. Set with ``room``.
     private let idle: Atomic<Bool>
     /// Posted when a job is offered (and to stop): this thread's; for ``back``, its owner's
     /// `done`, on which the crawl's thread waits.
@@ -89,6 +98,8 @@ final class SubtreeHelper: Sendable {
 
     private init(wake: ThreadSemaphore, done: ThreadSemaphore, back: SubtreeHelper?) {
         state = Mutex(State(open: back != nil))
+        jobsInHand = back != nil ? 2 : 1
+        room = Atomic(back != nil)
         idle = Atomic(back != nil)
         self.wake = wake
         self.done = done
@@ -122,16 +133,24 @@ final class SubtreeHelper: Sendable {
         return helper
     }
 
-    /// Whether a subtree may be handed out now (nothing offered, nothing being walked; for
-    /// ``back``, the crawl's thread waiting).
-    var wantsWork: Bool { idle.load(ordering: .relaxed) }
+    /// Whether a subtree may be handed out now (fewer than ``jobsInHand`` offered and being
+    /// walked; for ``back``, the crawl's thread waiting).
+    var wantsWork: Bool { room.load(ordering: .relaxed) }
+
+    /// Whether the helper has nothing to do (nothing offered, nothing being walked): the crawl
+    /// then has a ``StatHelper`` take part of a long stretch's statuses on the other core.
+    var isIdle: Bool { idle.load(ordering: .relaxed) }
 
     /// Subtrees walked so far: by this thread, or for ``back`` by the crawl's thread (tests).
     var subtreesWalked: Int { state.withLock { $0.walked } }
 
+    /// Subtrees this thread walked with the next one already waiting when it was done (tests): a
+    /// helper that holds one job at a time never has one.
+    var subtreesFollowedAtOnce: Int { state.withLock { $0.followedAtOnce } }
+
     /// Hands out a subtree (only when ``wantsWork``).
     func offer(_ job: Job) {
-        change { $0.offered = job }
+        change { $0.offered.append(job) }
         wake.post()
     }
 
@@ -143,8 +162,8 @@ final class SubtreeHelper: Sendable {
         enum Look { case takenBack, walked(Walked), underWay }
         while true {
             let look = change { state -> Look in
-                if state.offered?.id == id {
-                    state.offered = nil
+                if let index = state.offered.firstIndex(where: { $0.id == id }) {
+                    state.offered.remove(at: index)
                     return .takenBack
                 }
                 if let walked = state.finished.removeValue(forKey: id) { return .walked(walked) }
@@ -154,15 +173,17 @@ final class SubtreeHelper: Sendable {
             case .takenBack:
                 return nil
             case .walked(let walked):
-                // The helper's walk is over: every piece of it was taken (none is offered or under way).
+                // The helper's walk of it is over: every piece of it was taken. A piece of the
+                // next job the helper is on may be offered: it waits for the crawl's next wait
+                // here, or its own walk takes it back.
                 back?.change { $0.open = false }
                 return walked
             case .underWay:
                 if let back, let piece = back.change({ state -> Job? in
                     // Open while this thread waits: the helper's walk hands it pieces.
                     state.open = true
-                    guard let piece = state.offered else { return nil }
-                    state.offered = nil
+                    guard !state.offered.isEmpty else { return nil }
+                    let piece = state.offered.removeFirst()
                     state.working = piece.id
                     return piece
                 }) {
@@ -191,7 +212,9 @@ final class SubtreeHelper: Sendable {
     private func change<Value>(_ body: (inout State) -> Value) -> Value {
         state.withLock { state in
             let value = body(&state)
-            idle.store(state.open && state.offered == nil && state.working == nil, ordering: .relaxed)
+            let inHand = state.offered.count + (state.working == nil ? 0 : 1)
+            room.store(state.open && inHand < jobsInHand, ordering: .relaxed)
+            idle.store(state.open && inHand == 0, ordering: .relaxed)
             return value
         }
     }
@@ -202,8 +225,8 @@ final class SubtreeHelper: Sendable {
         while true {
             wake.wait()
             let job = change { state -> Job? in
-                guard !state.stopped, let job = state.offered else { return nil }
-                state.offered = nil
+                guard !state.stopped, !state.offered.isEmpty else { return nil }
+                let job = state.offered.removeFirst()
                 state.working = job.id
                 return job
             }
@@ -213,6 +236,7 @@ final class SubtreeHelper: Sendable {
                     $0.finished[job.id] = walked
                     $0.working = nil
                     $0.walked += 1
+                    if !$0.offered.isEmpty { $0.followedAtOnce += 1 }
                 }
                 done.post()
             }

@@ -31,10 +31,7 @@ struct FileWatcherEventTests {
         var configuration = FileWatcher.Configuration(rescanInterval: .milliseconds(100))
         configuration.crawlPartEntries = 4
         try await WatchHarness.with(configuration: configuration, populate: { root in
-            for d in 0..<5 {
-                try FS.mkdir(root + "/d\(d)")
-                for f in 0..<6 { try FS.write(root + "/d\(d)/f\(f)", "x") }
-            }
+            try FS.directoriesOfFiles(in: root, directories: 5, files: 6)
         }) { h in
             let batches = h.recorder.recorded.batches
             let parts = batches.flatMap { batch in

@@ -108,10 +108,7 @@ struct StatHelperCrawlTests {
         defer { try? FS.removeTree(base) }
         let root = base + "/root"
         try FS.mkdir(root)
-        for d in 0..<20 {
-            try FS.mkdir(root + "/d\(d)")
-            for f in 0..<200 { try FS.write(root + "/d\(d)/f\(f)", "x") }
-        }
+        try FS.directoriesOfFiles(in: root, directories: 20, files: 200)
         let stop = Churn()
         try ReaderThread.start {
             var round = 0

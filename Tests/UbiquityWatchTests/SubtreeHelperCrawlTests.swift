@@ -219,24 +219,34 @@ struct SubtreeHelperCrawlTests {
         }
     }
 
-    /// Walks with a helper of the test's own until the crawl's thread walked a piece of a
-    /// subtree the helper was walking (waited for with a deadline), checking every walk against
-    /// one alone.
-    private func withPiecesWalkedBack(_ root: String, watches: Int, partSize: Int = 0,
-                                      _ check: (_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording)) throws -> Void) throws {
+    /// Walks with a helper of the test's own until `count` of it is above 0 (waited for with a
+    /// deadline), checking every walk against one alone; the rounds it took, and the count.
+    private func withOwnHelper(_ root: String, watches: Int, partSize: Int = 0, until count: (SubtreeHelper) throws -> Int,
+                               _ check: (_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording)) throws -> Void,
+                               afterEach: (_ count: Int, _ helped: (Crawler.Result, Recording)) -> Void = { _, _ in }) throws -> (rounds: Int, count: Int) {
         let alone = try walk(root, split: false, watches: watches, partSize: partSize)
         let deadline = System.monotonicNanoseconds() + 20_000_000_000
         var rounds = 0
-        var pieces = 0
+        var counted = 0
         repeat {
             let helper = try #require(SubtreeHelper.start())
             defer { helper.stop() }
             let helped = try walk(root, split: true, watches: watches, partSize: partSize, helper: helper)
             try check(alone, helped)
-            pieces = try #require(helper.back).subtreesWalked
-            if pieces > 0 { #expect(helped.1.adopted > 0) }
+            counted = try count(helper)
+            afterEach(counted, helped)
             rounds += 1
-        } while pieces == 0 && System.monotonicNanoseconds() < deadline
+        } while counted == 0 && System.monotonicNanoseconds() < deadline
+        return (rounds, counted)
+    }
+
+    /// Walks with a helper of the test's own until the crawl's thread walked a piece of a
+    /// subtree the helper was walking (waited for with a deadline), checking every walk against
+    /// one alone.
+    private func withPiecesWalkedBack(_ root: String, watches: Int, partSize: Int = 0,
+                                      _ check: (_ alone: (Crawler.Result, Recording), _ helped: (Crawler.Result, Recording)) throws -> Void) throws {
+        let (rounds, pieces) = try withOwnHelper(root, watches: watches, partSize: partSize, until: { try #require($0.back).subtreesWalked },
+                                                 check, afterEach: { pieces, helped in if pieces > 0 { #expect(helped.1.adopted > 0) } })
         #expect(pieces > 0, "the crawl walked no piece of the helper's subtree in \(rounds) rounds")
     }
 
@@ -271,6 +281,22 @@ struct SubtreeHelperCrawlTests {
             Self.expectWatchesWithin(300, alone, helped)
             #expect(helped.0.skipped == alone.0.skipped)
         }
+    }
+
+    /// The helper holds a second subtree while it walks one, so that it goes on to it without
+    /// waiting for the crawl to notice it is done: on a directory of 300 small subdirectories,
+    /// some subtree it finished had the next one waiting (waited for with a deadline), and the
+    /// walk lists as one alone.
+    @Test func holdsTheNextSubtreeWhileItWalksOne() throws {
+        let base = try FS.temporaryDirectory()
+        defer { try? FS.removeTree(base) }
+        let root = base + "/root"
+        try FS.mkdir(root)
+        try FS.directoriesOfFiles(in: root, directories: 300, files: 3)
+        let (rounds, followed) = try withOwnHelper(root, watches: 100_000, until: \.subtreesFollowedAtOnce) { alone, helped in
+            Self.expectAsAlone(alone, helped, parts: 0)
+        }
+        #expect(followed > 0, "the helper never had a subtree waiting when it finished one, in \(rounds) rounds")
     }
 
     @Test func anAllowanceGivesEachWatchOnce() {
