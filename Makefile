@@ -37,7 +37,7 @@ PACKAGED_LINK_FLAGS := $(shell sed -n 's/^SWIFT_LINK_FLAGS := //p' debian/rules)
 PACKAGED_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-packaged $(PACKAGED_LINK_FLAGS)
 PACKAGED_DAEMON = $$($(PACKAGED_BUILD) --show-bin-path)/ubiquityd
 
-.PHONY: all deps build run demo-sync test fuzz test-asan bench bench-compare bench-5m bench-restart bench-load bench-clients bench-sync bench-store bench-store-sync bench-attacks docs clean install
+.PHONY: all deps build run demo-sync test fuzz test-asan bench bench-compare bench-5m bench-restart bench-load bench-clients bench-sync bench-store bench-store-sync bench-attacks bench-uring docs clean install
 
 all: build
 
@@ -229,6 +229,13 @@ bench-store-sync: deps
 	$(SWIFT) build -c release --product ubiquityd
 	python3 Benchmarks/compare/store_sync_delay.py --out docs/benchmarks.md \
 	  --demo-sync $$($(SWIFT) build -c release --show-bin-path)/demo-sync
+
+# Whether io_uring (IORING_OP_STATX, in batches) takes a crawl's statuses for less than statx or
+# fstatat in a loop, on compare.py's long and wide trees at 100k, warm; prints a table (quoted in
+# docs/architecture.md, the crawl). Not part of `make bench`: it decides a design, not a goal.
+bench-uring: deps
+	@scripts/ensure-system-packages gcc liburing-dev
+	python3 Benchmarks/uring/uring.py $(if $(WORKDIR),--workdir $(WORKDIR))
 
 # What each attack of docs/threat_model.md costs the daemon (memory, time, exit status, leaks).
 bench-attacks: deps

@@ -29,8 +29,8 @@ import sys
 import tempfile
 import time
 
-from compare import (REPO, BenchError, SplitMix64, Ubiquityd, command_output, ensure_tree, goal_table, human, log,
-                     make_uuid, mmm, med, parse_size, portable_path, write_section)
+from compare import (DEFAULT_SEED, REPO, BenchError, SplitMix64, Ubiquityd, command_output, ensure_tree, goal_table,
+                     human, log, make_uuid, mmm, med, parse_size, portable_path, write_section)
 
 GROCERY_CONTAINER = "com.example.grocery"
 EVERYTHING = "kMDItemFSName LIKE '*'"
@@ -254,7 +254,7 @@ def main():
     p.add_argument("--runs", type=int, default=7, help="timed runs of each command per round (default 7)")
     p.add_argument("--items", type=int, default=10_000, help="items in the grocery list (default 10000)")
     p.add_argument("--size", default="100k", help="the ubiq tree's size in entries (default 100k)")
-    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed (compare.py's)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="tree generator seed (compare.py's)")
     p.add_argument("--workdir", default=None, help="where trees go; trees with a matching manifest are reused")
     p.add_argument("--out", default=None, help="write the section 'clients' of this report")
     args = p.parse_args()

@@ -51,6 +51,10 @@ class BenchError(Exception):
 # Trees
 
 
+# The trees' generator seed unless --seed says otherwise (other scripts reuse the same trees).
+DEFAULT_SEED = 20260611
+
+
 def tree_name(entries, shape="default"):
     """The tree's directory under the work directory: tree-<N> for the default shape (the name
     restart.py, load.py and clients.py reuse), tree-<shape>-<N> for the others."""
@@ -1555,7 +1559,7 @@ def main():
     p.add_argument("--ubiquityd", default=None, help="the ubiquityd binary (default: the release build)")
     p.add_argument("--watchman", default="watchman", help="the watchman binary (default: watchman on PATH)")
     p.add_argument("--settle", type=int, default=1, help="watchman settle in ms (default 1, its usable minimum)")
-    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="tree generator seed")
     p.add_argument("--live-size", default=None, help="tree size of the latency and burst runs (default 100k, smoke 10k); "
                                                      "they run on the default shape (or the first one measured)")
     p.add_argument("--no-live", action="store_true", help="no latency or burst runs (e.g. a run of other sizes "

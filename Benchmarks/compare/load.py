@@ -34,9 +34,9 @@ import sys
 import tempfile
 import time
 
-from compare import (CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, cpu_ticks, ensure_tree, goal_table, human,
-                     log, measure_latency, med, parse_size, percent, percentile, remove_live_files, steal_share,
-                     write_section)
+from compare import (DEFAULT_SEED, CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, cpu_ticks, ensure_tree,
+                     goal_table, human, log, measure_latency, med, parse_size, percent, percentile, remove_live_files,
+                     steal_share, write_section)
 
 CONNECTIONS = 100
 QUERIES_PER_CONNECTION = 10
@@ -474,7 +474,7 @@ def main():
     p.add_argument("--out", default=None, help="write the section 'load' of this report")
     p.add_argument("--ubiquityd", required=True, help="the ubiquityd binary (release build)")
     p.add_argument("--watchman", default="watchman", help="the watchman binary")
-    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed (compare.py's)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="tree generator seed (compare.py's)")
     p.add_argument("--workdir", default=None, help="where trees go; trees with a matching manifest are reused")
     p.add_argument("--save-sizes", default="100k,1M", help="tree sizes of the save stall (default 100k,1M)")
     p.add_argument("--save-samples", type=int, default=2000, help="latency samples of each save-stall run (default 2000)")

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from compare import (BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, human, log, make_uuid,
+from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, human, log, make_uuid,
                      parse_size, portable_path, time_find, write_section)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -419,7 +419,7 @@ def main():
     p.add_argument("--out", default=None, help="write the section 'restart' of this report")
     p.add_argument("--ubiquityd", required=True, help="the ubiquityd binary (release build)")
     p.add_argument("--watchman", default="watchman", help="the watchman binary")
-    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed (compare.py's, so trees are shared)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="tree generator seed (compare.py's, so trees are shared)")
     p.add_argument("--workdir", default=None, help="where trees go; trees with a matching manifest are reused")
     p.add_argument("--runs", type=int, default=3, help="runs per size, each daemon afresh (default 3)")
     args = p.parse_args()

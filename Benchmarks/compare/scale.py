@@ -26,8 +26,8 @@ import tempfile
 import time
 from types import SimpleNamespace
 
-from compare import (REPO, BenchError, drop_caches, ensure_tree, human, log, machine_facts, measure_tree, med,
-                     parse_size, percentile, portable_path, remove_tree, write_section)
+from compare import (DEFAULT_SEED, REPO, BenchError, drop_caches, ensure_tree, human, log, machine_facts,
+                     measure_tree, med, parse_size, percentile, portable_path, remove_tree, write_section)
 from restart import measure_restart
 
 # How much faster than the tree a cost may grow, from the second-largest size to the largest, before
@@ -299,7 +299,7 @@ def main():
                         "connection closes, and a user may hold 4,000,000: at 5M, about 490,000 each, so at most 7)")
     p.add_argument("--changes", type=int, default=1000, help="changes while the daemons are down (default 1000)")
     p.add_argument("--settle", type=int, default=1, help="watchman settle in ms (default 1, as compare.py)")
-    p.add_argument("--seed", type=int, default=20260611, help="tree generator seed (compare.py's)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="tree generator seed (compare.py's)")
     p.add_argument("--workdir", default=None, help="where trees go (default: a new directory under $TMPDIR); "
                                                    "trees with a matching manifest there are reused")
     p.add_argument("--keep-trees", action="store_true", help="leave the trees in place")

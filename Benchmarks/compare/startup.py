@@ -18,7 +18,7 @@ import statistics
 import tempfile
 import time
 
-from compare import Ubiquityd
+from compare import DEFAULT_SEED, Ubiquityd
 from clients import ensure_grocery, run_client
 
 
@@ -41,7 +41,7 @@ def main():
     p.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "ubiquity-startup"))
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    tree = ensure_grocery(args.workdir, 10_000, 20260611)
+    tree = ensure_grocery(args.workdir, 10_000, DEFAULT_SEED)
     builds = [("before", args.before), ("after", args.after)]
 
     memory = {label: [] for label, _ in builds}
