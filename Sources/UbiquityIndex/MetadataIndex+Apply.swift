@@ -1,3 +1,4 @@
+import Glibc
 
 extension MetadataIndex {
     /// Applies a batch and returns, for every item it touched, what happened to it.
@@ -241,8 +242,9 @@ extension MetadataIndex {
     /// made of it, for the names no rule of their own looks at: their parent's inherited flags.
     /// Nil for any name a `String` must decide: a name starting with `.`, `~` or `#` or ending with
     /// `~` (hidden, a sync engine's, an evicted item's placeholder), one holding `conflict` (a
-    /// conflict copy), a child of a container's root (`Documents`), a directory where packages are
-    /// known (its extension).
+    /// conflict copy), a child of a container's root (`Documents`), a directory with a `.` after
+    /// its first byte where packages are known (its extension may name one: without a `.`,
+    /// ``ContentTypes/pathExtension(_:)`` finds none, so it is plain — every directory of most trees).
     /// Why: on the long shape (names of 60–200 bytes, most of them not ASCII) making each name a
     /// `String` — a second validation of its bytes and a heap block — was a fifth of the engine's
     /// time placing a crawl, and a third of restoring a saved index's flags.
@@ -252,8 +254,14 @@ extension MetadataIndex {
               first != UInt8(ascii: "."), first != UInt8(ascii: "~"), first != UInt8(ascii: "#"), last != UInt8(ascii: "~"),
               !ConflictCopyName.mentionsConflict(utf8: name) else { return nil }
         let p = flags(parent)
-        guard !p.contains(.containerRoot), kind != .directory || containers[container].packageTypes.isEmpty else { return nil }
+        guard !p.contains(.containerRoot),
+              kind != .directory || containers[container].packageTypes.isEmpty || !Self.hasDotAfterFirstByte(name) else { return nil }
         return Self.inheritedFlags(from: p)
+    }
+
+    /// Whether a `.` follows a name's first byte: what a path extension needs.
+    @inline(__always) static func hasDotAfterFirstByte(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.count > 1 && memchr(name.baseAddress! + 1, Int32(UInt8(ascii: ".")), name.count - 1) != nil
     }
 
     /// A crawl's new entry placed from its name's bytes (valid UTF-8: the walk checked them), with

@@ -86,8 +86,8 @@ struct ListingPartsTests {
 
     /// A part's new entries are placed from their names' bytes, except names only a `String`
     /// tells (hidden, temporary, a sync engine's, an evicted item's placeholder, conflict copies,
-    /// the container root's children, directories where packages are known): both ways give the
-    /// flags, statuses and children the listing applied whole gives.
+    /// the container root's children, directories with a `.` where packages are known): both ways
+    /// give the flags, statuses and children the listing applied whole gives.
     @Test(arguments: [1, 3, 1000], [true, false])
     func namesPlacedFromTheirBytesEndAsTheListingWholeLeavesThem(size: Int, packages: Bool) {
         let paths = [
@@ -96,6 +96,7 @@ struct ListingPartsTests {
             "Documents/notes (conflicted copy 2026-11-20).txt", "Documents/notes.txt", "Documents/.stfolder/inside/file",
             "Documents/.hidden/deep/file", "Documents/List.gro/a/b", "Documents/List.gro/Info", "Documents/x.conflict",
             "Documents/dir.gro.d/file", "Documents/sub/", "top-level-file", "Documents/e\u{301}", "Documents/\u{E9}",
+            "Documents/Upper.GRO/x", "Documents/trailing./x", "Documents/ünï.gro/x", "Documents/no-dot-dir/x", "Documents/.gro/x",
         ]
         var tree = TreeBuilder()
         let listing = tree.listing(paths)
