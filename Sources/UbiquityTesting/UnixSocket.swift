@@ -7,7 +7,7 @@ public enum UnixSocket {
     /// A new socket of `type`, connected to `path`.
     public static func connected(to path: String, type: __socket_type = SOCK_STREAM) throws -> Int32 {
         let fd = try make(type)
-        let result = try withAddress(path) { Glibc.connect(fd, $0, $1) }
+        let result = try withAddress(Array(path.utf8), naming: path) { Glibc.connect(fd, $0, $1) }
         guard result == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
@@ -18,20 +18,59 @@ public enum UnixSocket {
 
     /// Whether a socket bound to `path` is listening (`/proc/net/unix`: the `__SO_ACCEPTCON`
     /// flag, 0x10000): a bound path alone still refuses connections.
+    ///
+    /// The table is read as bytes: any process may bind a name that is not UTF-8 (an abstract
+    /// `@\xff` is enough), and the table must still be read. The kernel prints it a page at a time
+    /// with no lock across pages, so a socket closed elsewhere meanwhile can shift a line out of
+    /// one reading: a miss is read again, three readings in all.
     public static func isListening(_ path: String) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return false }
+        let wanted = Array(path.utf8)
+        for _ in 0..<3 where listeningPaths().contains(wanted) { return true }
+        return false
+    }
+
+    /// The paths of the listening sockets in `/proc/net/unix`, as bytes.
+    private static func listeningPaths() -> Set<[UInt8]> {
+        let space = UInt8(ascii: " ")
+        var paths = Set<[UInt8]>()
         // Num RefCount Protocol Flags Type St Inode Path
-        return table.split(separator: "\n").dropFirst().contains { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 8, let flags = UInt32(fields[3], radix: 16) else { return false }
-            return flags & 0x10000 != 0 && fields[7...].joined(separator: " ") == path
+        for line in readWhole("/proc/net/unix").split(separator: UInt8(ascii: "\n")).dropFirst() {
+            let fields = line.split(separator: space, omittingEmptySubsequences: true)
+            guard fields.count >= 8, let flags = UInt32(String(decoding: fields[3], as: UTF8.self), radix: 16),
+                  flags & 0x10000 != 0 else { continue }
+            paths.insert(Array(fields[7...].joined(separator: [space])))
+        }
+        return paths
+    }
+
+    /// A file's bytes read to its end (a `/proc` file says it has size 0); none when it cannot be opened.
+    private static func readWhole(_ path: String) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return bytes }
+            bytes += chunk[..<count]
         }
     }
 
     /// A new socket of `type`, bound to `path` (and listening, when asked).
     public static func bound(to path: String, type: __socket_type = SOCK_STREAM, listening: Bool) throws -> Int32 {
+        try bound(address: Array(path.utf8), naming: path, type: type, listening: listening)
+    }
+
+    /// A new listening socket bound to the abstract `name` (no file; `/proc/net/unix` shows it as
+    /// `@name`), which may be any bytes.
+    public static func listening(abstract name: [UInt8]) throws -> Int32 {
+        try bound(address: [0] + name, naming: "@" + String(decoding: name, as: UTF8.self), type: SOCK_STREAM, listening: true)
+    }
+
+    private static func bound(address: [UInt8], naming path: String, type: __socket_type, listening: Bool) throws -> Int32 {
         let fd = try make(type)
-        let result = try withAddress(path) { bind(fd, $0, $1) }
+        let result = try withAddress(address, naming: path) { bind(fd, $0, $1) }
         guard result == 0, !listening || listen(fd, 8) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
@@ -46,16 +85,20 @@ public enum UnixSocket {
         return fd
     }
 
-    private static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws -> T {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw TestDaemonError("socket path too long (\(bytes.count) bytes; 107 at most): \(path)")
+    /// `address` is `sun_path`'s bytes: a path, or a 0 then an abstract name, whose length the
+    /// address's length says (an abstract name's trailing zeros would be part of it).
+    private static func withAddress<T>(_ address: [UInt8], naming path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws -> T {
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        guard address.count < MemoryLayout.size(ofValue: socketAddress.sun_path) else {
+            throw TestDaemonError("socket path too long (\(address.count) bytes; 107 at most): \(path)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, byte) in bytes.enumerated() { raw[i] = byte } }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in for (i, byte) in address.enumerated() { raw[i] = byte } }
+        let length = address.first == 0
+            ? (MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2) + address.count
+            : MemoryLayout<sockaddr_un>.size
+        return withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
         }
     }
 }

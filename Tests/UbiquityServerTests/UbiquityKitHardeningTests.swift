@@ -147,11 +147,14 @@ import UbiquityTesting
         }
     }
 
-    /// The wait above tells a bound socket from a listening one (a bound one refuses clients).
+    /// The wait above tells a bound socket from a listening one (a bound one refuses clients),
+    /// while some socket on the machine has a name that is not UTF-8 (CI once had one).
     @Test func aBoundSocketIsNotListeningUntilItListens() throws {
         var template = Array("/tmp/ubql-XXXXXX".utf8CString)
         let directory = String(cString: try #require(mkdtemp(&template)))
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let undecodable = try UnixSocket.listening(abstract: Array("ubql-".utf8) + [0xFF, 0xFE] + Array(String(getpid()).utf8))
+        defer { close(undecodable) }
         let bound = try UnixSocket.bound(to: directory + "/bound.sock", listening: false)
         defer { close(bound) }
         let listening = try UnixSocket.bound(to: directory + "/listening.sock", listening: true)
