@@ -469,7 +469,7 @@ public struct Crawler: Sendable {
     static let statHelperMinimum = 2 * StatHelper.chunkEntries
 
     /// Directories of a crawl after which a disk that had to read none is taken for warm.
-    static let directoriesLookedAtForCold = 64
+    static let directoriesLookedAtForCold = 16
 
     /// Blocks this thread had the disk read for it so far (`getrusage`): a warm crawl reads none.
     static func blocksRead() -> Int {
