@@ -76,10 +76,13 @@ struct ResultLineTests {
             let encoder = ResultEncoderPropertyTests.encoder(attributes)
             var items = Self.items(&random, attributes: attributes, namesFromPaths: namesFromPaths)
             if random.chance(0.3) {
-                // Paths with nothing to escape (most real ones), written without a look at each byte.
+                // Paths with nothing to escape (most real ones), written without a look at each byte;
+                // names and directories of a few bytes to over a hundred.
                 items = items.enumerated().map { i, item in
                     var plain = item
-                    plain.path = "/home/alice/Documents/Item_\(i)_\u{E9}\u{1F600}" + String(repeating: "x", count: i % 11)
+                    let directory = "/home/alice/Documents" + String(repeating: "/sub", count: (i * 3) % 20)
+                    let name = i % 4 == 0 ? "N\(i % 10)" : "Item_\(i)_\u{E9}\u{1F600}" + String(repeating: "x", count: (i * 7) % 80)
+                    plain.path = directory + "/" + name
                     if namesFromPaths && attributes.contains(.name) { plain.values[.name] = .string(String(plain.path.split(separator: "/").last!)) }
                     return plain
                 }
