@@ -34,27 +34,14 @@ public enum UnixSocket {
         let space = UInt8(ascii: " ")
         var paths = Set<[UInt8]>()
         // Num RefCount Protocol Flags Type St Inode Path
-        for line in readWhole("/proc/net/unix").split(separator: UInt8(ascii: "\n")).dropFirst() {
+        let table = FileManager.default.contents(atPath: "/proc/net/unix") ?? Data()
+        for line in table.split(separator: UInt8(ascii: "\n")).dropFirst() {
             let fields = line.split(separator: space, omittingEmptySubsequences: true)
             guard fields.count >= 8, let flags = UInt32(String(decoding: fields[3], as: UTF8.self), radix: 16),
                   flags & 0x10000 != 0 else { continue }
             paths.insert(Array(fields[7...].joined(separator: [space])))
         }
         return paths
-    }
-
-    /// A file's bytes read to its end (a `/proc` file says it has size 0); none when it cannot be opened.
-    private static func readWhole(_ path: String) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return bytes }
-            bytes += chunk[..<count]
-        }
     }
 
     /// A new socket of `type`, bound to `path` (and listening, when asked).
