@@ -267,14 +267,21 @@ extension MetadataIndex {
     /// A crawl's new entry placed from its name's bytes (valid UTF-8: the walk checked them), with
     /// no `String` made of the name (``plainFlags(forChild:of:kind:container:)``). Nil, and nothing
     /// done, for a name that needs a `String` to tell its flags, or where an entry is there already.
+    ///
+    /// `table` is where `parent`'s child table is (``childTable(_:)``). A new directory gets a
+    /// table of its own, so after one the caller looks it up again.
     func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>? = nil, in parent: ItemID,
-                   _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
+                   table: ChildTableIndex, _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
         guard let flags = plainFlags(forChild: name, of: parent, kind: listedStat.kind, container: container) else { return nil }
         let hash = ChildTable.hash(name)
-        guard child(parent, name, hash: hash) == nil else { return nil }
+        guard child(in: table, name, hash: hash) == nil else { return nil }
         let id = allocate(utf8: name, encoded: encoded, parent: parent, container: UInt16(container), flags: flags,
                           stat: listedStat)
-        addChild(parent, id, hash: hash)
+        if listedStat.kind == .directory {
+            addChild(parent, id, hash: hash)        // its table went in: `table` may have moved
+        } else {
+            addChild(in: table, id, hash: hash)
+        }
         indexName(utf8: name, id)
         noteInsert(id, &recorder)
         countConflictCopy(id, 1, &recorder)

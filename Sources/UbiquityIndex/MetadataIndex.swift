@@ -62,6 +62,8 @@ public final class MetadataIndex {
     /// Directories only: the children, found by name. A dictionary, not a column: about 2% of
     /// entries are directories, and a column would cost every file 8 bytes.
     private(set) var childrenOf: [ItemID: ChildTable] = [:]
+    /// Where one directory's table is in ``childrenOf`` (``childTable(_:)``).
+    typealias ChildTableIndex = Dictionary<ItemID, ChildTable>.Index
     /// Packages only: total size and newest modification of their contents.
     private var packageTotals: [ItemID: (size: Int64, modified: Int64)] = [:]
     /// Conflict copies present, by the directory they are in and the name of the item they are
@@ -419,21 +421,32 @@ public final class MetadataIndex {
     func addChild(_ parent: ItemID, _ child: ItemID) { childrenOf[parent]?.insert(child, names: names) }
     /// ``addChild(_:_:)`` for a child whose name's ``ChildTable`` hash the caller has.
     func addChild(_ parent: ItemID, _ child: ItemID, hash: Int) {
+        guard let table = childTable(parent) else { return }
+        addChild(in: table, child, hash: hash)
+    }
+    /// ``addChild(_:_:hash:)`` into the table at `table` (``childTable(_:)``).
+    func addChild(in table: ChildTableIndex, _ child: ItemID, hash: Int) {
         // Through the dictionary's values, read with the names' reader: no copy of the table or
         // of the name column (a retain of each of their buffers) per child.
-        guard let table = childrenOf.index(forKey: parent) else { return }
         names.withReaderInPlace { childrenOf.values[table].insert(child, hash: hash, names: $0) }
     }
-    /// Makes room in `parent`'s children for `more` more (``ChildTable/reserve(_:names:)``).
-    func reserveChildren(_ parent: ItemID, _ more: Int) {
-        guard let table = childrenOf.index(forKey: parent) else { return }
+    /// Makes room in the children of the table at `table` for `more` more (``ChildTable/reserve(_:names:)``).
+    func reserveChildren(in table: ChildTableIndex, _ more: Int) {
         names.withReaderInPlace { childrenOf.values[table].reserve(more, names: $0) }
     }
     /// The child of `parent` whose name is `bytes`, hashed to `hash` (``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``).
     func child(_ parent: ItemID, _ bytes: UnsafeBufferPointer<UInt8>, hash: Int) -> ItemID? {
-        guard let table = childrenOf.index(forKey: parent) else { return nil }
-        return names.withReaderInPlace { childrenOf.values[table].findInPlace(bytes, hash: hash, names: $0) }
+        guard let table = childTable(parent) else { return nil }
+        return child(in: table, bytes, hash: hash)
     }
+    /// ``child(_:_:hash:)`` in the table at `table` (``childTable(_:)``).
+    func child(in table: ChildTableIndex, _ bytes: UnsafeBufferPointer<UInt8>, hash: Int) -> ItemID? {
+        names.withReaderInPlace { childrenOf.values[table].findInPlace(bytes, hash: hash, names: $0) }
+    }
+    /// Where `parent`'s ``ChildTable`` is, nil when it has none: for many children of one parent
+    /// in a row, one lookup (a hash of the id) instead of one per child and step. Good until a
+    /// table is added or removed (a directory allocated or released), which may move them all.
+    @inline(__always) func childTable(_ parent: ItemID) -> ChildTableIndex? { childrenOf.index(forKey: parent) }
     /// Whether `id` is a directory (or a container root): it has children, or may have. Reads no
     /// copy of its ``ChildTable``.
     @inline(__always) func hasChildTable(_ id: ItemID) -> Bool { childrenOf.index(forKey: id) != nil }

@@ -260,54 +260,63 @@ public struct Crawler: Sendable {
         if stack[0].visiting, let fresh = Crawler.restat(fd, like: rootStat) { rootStatus = fresh }
 
         var sent = 0
-        while let top = stack.last {
+        // The top frame's stretch, held here: reading it through a copy of the frame cost a
+        // retain and a release of each of the frame's references per entry.
+        var batch = stack[0].batch
+        while !stack.isEmpty {
+            let top = stack.count - 1
             // Here every entry read so far is final (a directory's status was taken again above).
             if visitor.partSize > 0, entries.count - sent >= visitor.partSize, let root = rootStatus {
                 visitor.sendAhead(CrawlListing.Part(root: root, first: sent, entries: entries.part(from: sent)))
                 sent = entries.count
             }
-            if mayOffer, let subtreeHelper, let subtreeWatching, subtreeHelper.wantsWork, readAhead == nil, looksForCold == 0 {
+            // The cheap tests first, the helper's flag next, and the watching (a copy of a few
+            // references) only for an offer: this runs once per entry.
+            if mayOffer, readAhead == nil, looksForCold == 0, let subtreeHelper, subtreeHelper.wantsWork, let subtreeWatching {
                 mayOffer = offerSubtree(to: subtreeHelper, subtreeWatching, id: nextJob, path: path, stack: &stack)
                 nextJob += 1
             }
-            if top.cursor == top.batch.count {
+            if stack[top].cursor == batch.count {
                 // This stretch is gone through: the next one, or the directory's end.
-                if top.fill == .more {
+                if stack[top].fill == .more {
                     if let subtreeHelper {
-                        Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
+                        Self.takeBack(stack[top].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
                     }
-                    stack[stack.count - 1].handedOut = []
+                    stack[top].handedOut = []
                     visitor.pause?.waitWhileHeld()
-                    let fill = top.batch.fill(from: top.stream)
-                    stack[stack.count - 1].fill = fill
-                    stack[stack.count - 1].cursor = 0
-                    if let statHelper, top.batch.count >= Self.statHelperMinimum, subtreeHelper?.isIdle ?? true {
-                        statHelper.stat(directory: top.fd, top.batch)
+                    stack[top].fill = batch.fill(from: stack[top].stream)
+                    stack[top].cursor = 0
+                    if let statHelper, batch.count >= Self.statHelperMinimum, subtreeHelper?.isIdle ?? true {
+                        statHelper.stat(directory: stack[top].fd, batch)
                     } else {
-                        top.batch.statAll(in: top.fd)
+                        batch.statAll(in: stack[top].fd)
                     }
-                    stack[stack.count - 1].offerBelow = top.batch.count
+                    stack[top].offerBelow = batch.count
                     mayOffer = subtreeHelper != nil
                     continue
                 }
-                if case .failed(let error) = top.fill {
+                if case .failed(let error) = stack[top].fill {
                     skip(path, WatchError(SystemCallError("readdir", errno: error, path: System.join(containerRoot, path))))
                 }
                 if let subtreeHelper {
-                    Self.takeBack(stack[stack.count - 1].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
+                    Self.takeBack(stack[top].handedOut, from: subtreeHelper, spareBatches: &spareBatches)
                 }
-                closedir(top.stream)
-                readAhead?.crawlFinished(top.inode)
-                spareBatches.append(top.batch)
+                closedir(stack[top].stream)
+                readAhead?.crawlFinished(stack[top].inode)
+                spareBatches.append(batch)
                 stack.removeLast()
-                if !stack.isEmpty { path.removeLast() }
+                if let below = stack.last {
+                    batch = below.batch
+                    path.removeLast()
+                }
                 continue
             }
-            let index = top.cursor
-            stack[stack.count - 1].cursor += 1
+            let index = stack[top].cursor
+            stack[top].cursor += 1
+            let fd = stack[top].fd, visiting = stack[top].visiting
             // The name stays bytes (copied into the listing's buffer); a `String` is made only for a
             // directory (its path below) and for what is skipped.
-            let namePointer = top.batch.name(index)
+            let namePointer = batch.name(index)
             let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self),
                                                 count: strlen(namePointer))
             var name: String { String(decoding: nameBytes, as: UTF8.self) }
@@ -315,17 +324,17 @@ public struct Crawler: Sendable {
                 skipped.append(Skipped(path: path + [name], call: "name", errno: EILSEQ, reason: "the name is not valid UTF-8"))
                 continue
             }
-            let (raw, statError) = top.batch.status(index)
+            let (raw, statError) = batch.status(index)
             if statError == ENOENT || statError == ENOTDIR { continue }   // removed since readdir: its event will follow
             guard statError == 0 else {
                 skip(path + [name], WatchError(SystemCallError("statx", errno: statError, path: System.join(containerRoot, path + [name]))))
                 continue
             }
-            let stat = System.entry(FileStat(raw), at: top.fd, namePointer, deferringTags: top.visiting)
-            entries.append(parent: top.position, name: nameBytes, stat: stat)
+            let stat = System.entry(FileStat(raw), at: fd, namePointer, deferringTags: visiting)
+            entries.append(parent: stack[top].position, name: nameBytes, stat: stat)
             guard stat.kind == .directory else { continue }
-            if let handed = stack[stack.count - 1].handedOut.last, handed.index == index, let subtreeHelper {
-                stack[stack.count - 1].handedOut.removeLast()
+            if let handed = stack[top].handedOut.last, handed.index == index, let subtreeHelper {
+                stack[top].handedOut.removeLast()
                 if let walked = subtreeHelper.take(handed.job, spareBatches: &spareBatches) {
                     Self.takeIn(walked, at: entries.count - 1, parentPath: path[...], depthAbove: depthAbove,
                                 entries: &entries, skipped: &skipped, visitor: &visitor)
@@ -338,7 +347,7 @@ public struct Crawler: Sendable {
             let childFD: Int32
             do {
                 childFD = try System.call("openat", path: System.join(containerRoot, path + [directoryName]), as: WatchError.self) {
-                    openat(top.fd, namePointer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    openat(fd, namePointer, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 }
             } catch where error.errno == ENOENT || error.errno == ENOTDIR || error.errno == ELOOP {
                 continue            // replaced since statx: its events will follow
@@ -352,10 +361,11 @@ public struct Crawler: Sendable {
                 continue
             }
             path.append(directoryName)
-            let visiting = top.visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
-            if visiting, let fresh = Crawler.restat(childFD, like: stat) { entries.setStat(entries.count - 1, fresh) }
-            stack.append(Frame(stream: stream, fd: childFD, batch: spareBatches.popLast()?.reset() ?? DirectoryBatch(),
-                               position: Int32(entries.count - 1), visiting: visiting, inode: stat.inode))
+            let childVisiting = visiting && visitor.willRead(directory: childFD, path: path, inode: stat.inode)
+            if childVisiting, let fresh = Crawler.restat(childFD, like: stat) { entries.setStat(entries.count - 1, fresh) }
+            batch = spareBatches.popLast()?.reset() ?? DirectoryBatch()
+            stack.append(Frame(stream: stream, fd: childFD, batch: batch,
+                               position: Int32(entries.count - 1), visiting: childVisiting, inode: stat.inode))
             if looksForCold > 0 {
                 looksForCold -= 1
                 if Self.blocksRead() > blocksBefore {
