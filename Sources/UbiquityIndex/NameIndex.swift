@@ -20,9 +20,11 @@ final class NameIndex {
     /// ``bucket(_:)`` of a name given as its UTF-8 bytes.
     static func bucket(utf8 name: UnsafeBufferPointer<UInt8>) -> String {
         // ASCII fast path: no Unicode case mapping needed, and the key written in one go (built
-        // a scalar at a time, it cost about 7 ms of CPU on a crawl of 100k entries).
+        // a scalar at a time, it cost about 7 ms of CPU on a crawl of 100k entries). The byte
+        // after the key is looked at too: a combining mark there belongs to the key's last
+        // character (`abc` + U+0301 is bucket `abć`).
         let count = min(name.count, bucketLength)
-        for byte in name.prefix(count) where byte >= 0x80 {
+        for byte in name.prefix(bucketLength + 1) where byte >= 0x80 {
             return String(String(decoding: name, as: UTF8.self).lowercased().prefix(bucketLength))
         }
         return String(unsafeUninitializedCapacity: count) { key in
