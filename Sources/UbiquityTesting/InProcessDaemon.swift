@@ -49,9 +49,13 @@ public final class InProcessDaemon: Sendable {
     ///   - prepare: Called with ``root`` before the daemon starts (files its first crawl finds).
     ///   - adjust: Changes the settings built from the configuration before the daemon is made
     ///     (what no configuration key sets, such as the watcher's tag pass timing).
+    ///   - executor: Where the daemon's tasks run; Swift's shared pool, as in `ubiquityd`, unless
+    ///     a test orders them itself.
+    ///   - started: Called once `run()` has begun, before waiting for `ready`.
     public init(containers: [String] = ["com.example.grocery"], arguments: [String]? = nil,
                 environment: [String: String] = [:], prepare: ((_ root: String) throws -> Void)? = nil,
-                adjust: ((inout DaemonSettings) -> Void)? = nil) async throws {
+                adjust: ((inout DaemonSettings) -> Void)? = nil, executor: any TaskExecutor = globalConcurrentExecutor,
+                started: ((InProcessDaemon) async throws -> Void)? = nil) async throws {
         var template = Array("/tmp/ubqi-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp failed: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -100,11 +104,15 @@ public final class InProcessDaemon: Sendable {
         settings.trapsSignals = false
         adjust?(&settings)
         daemon = try Daemon(settings: settings, logger: logger)
-        // On the shared pool, as in `ubiquityd`: a task inherits the test's executor, and under
+        // On the shared pool unless told otherwise, as in `ubiquityd`: a task inherits the test's executor, and under
         // `.ownThreads` every job of the daemon would otherwise get a new thread of its own.
-        running = Task(executorPreference: globalConcurrentExecutor) { [daemon, captured] in
+        running = Task(executorPreference: executor) { [daemon, captured] in
             defer { captured.finish() }
             try await daemon.run()
+        }
+        do { try await started?(self) } catch {
+            try? await stop()
+            throw error
         }
         // The deadline only bounds a daemon that never gets ready: in the first minute of a
         // fresh clone's `make test` every suite starts at once, and a daemon on the shared pool

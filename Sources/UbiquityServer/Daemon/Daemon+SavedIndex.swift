@@ -79,13 +79,8 @@ extension Daemon {
     /// watcher's first batch is applied, so that a journal follows it before any later clock is
     /// handed out.
     func loadSavedIndex() async throws {
-        guard savedIndexFound, let store = indexStore else {
-            // Nothing to load (the engine was not made to wait for an index). Started before any
-            // suspension, as before there was a load: readiness asks the watcher to synchronise
-            // as soon as the socket is bound, and a watcher not yet started refuses (watch.stopped).
-            try watcher.start()
-            return
-        }
+        // Nothing to load: the engine was not made to wait for an index, and `run()` started the watcher.
+        guard savedIndexFound, let store = indexStore else { return }
         let loaded = Mutex<RestoredIndex?>(nil)
         let containers = settings.containers.map(\.descriptor), retention = settings.history, logger = self.logger
         do {
