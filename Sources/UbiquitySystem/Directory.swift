@@ -117,11 +117,20 @@ public final class Directory: Sendable {
     /// A regular file's bytes, at most `limit`; nil when it does not exist.
     ///
     /// Never opens a FIFO, a device or a link: `fstatat(AT_SYMLINK_NOFOLLOW)` must say "regular
-    /// file" before the `openat(O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)`, and the descriptor's `fstat`
-    /// must then name the same inode, still regular (the name may be swapped between). A file
-    /// larger than `limit` is refused from its size, without reading it, or when it grew past
-    /// `limit` meanwhile; with `singleLink`, a file with more than one hard link is refused too.
+    /// file" before the `openat(O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)`. What is read is what is
+    /// checked: the name may be swapped between the two (a sync engine renames every download into
+    /// place), so the descriptor's own `fstat` must say regular file too (else ``ReadRefusal/replaced``)
+    /// and passes the same checks again; a regular file renamed over the name meanwhile is read
+    /// as the newer file it is. A file larger than `limit` is refused from its size, without
+    /// reading it, or when it grew past `limit` meanwhile; with `singleLink`, a file with more than
+    /// one hard link is refused too.
     public func read(_ name: [UInt8], limit: Int, singleLink: Bool = false) -> Result<[UInt8], ReadRefusal>? {
+        read(name, limit: limit, singleLink: singleLink, betweenStatusAndOpen: nil)
+    }
+
+    /// ``read(_:limit:singleLink:)``, with `betweenStatusAndOpen` run where the name may be
+    /// swapped (what the tests swap it in).
+    func read(_ name: [UInt8], limit: Int, singleLink: Bool, betweenStatusAndOpen: (() -> Void)?) -> Result<[UInt8], ReadRefusal>? {
         let named: stat
         do {
             guard let found = try status(of: name) else { return nil }
@@ -130,10 +139,8 @@ public final class Directory: Sendable {
             return .failure(.system(error))
         }
         guard named.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(mode: UInt32(named.st_mode))) }
-        // A second name elsewhere (another container's file, linked in where
-        // fs.protected_hardlinks is off) is not this folder's file to read.
-        guard !singleLink || named.st_nlink <= 1 else { return .failure(.hardLinks(Int(clamping: named.st_nlink))) }
-        if Int(clamping: named.st_size) > limit { return .failure(.tooLarge(size: Int(clamping: named.st_size), limit: limit)) }
+        if let refusal = Self.refusal(of: named, limit: limit, singleLink: singleLink) { return .failure(refusal) }
+        betweenStatusAndOpen?()
         let fd: Int32
         do {
             fd = try System.call("openat", path: path(of: name)) {
@@ -146,9 +153,8 @@ public final class Directory: Sendable {
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_dev == named.st_dev, info.st_ino == named.st_ino else {
-            return .failure(.replaced)
-        }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .failure(.replaced) }
+        if let refusal = Self.refusal(of: info, limit: limit, singleLink: singleLink) { return .failure(refusal) }
         do {
             let bytes = try Self.readAll(fd, limit: limit, sizeHint: Int(clamping: info.st_size), path: path(of: name))
             guard bytes.count <= limit else { return .failure(.tooLarge(size: bytes.count, limit: limit)) }
@@ -156,6 +162,15 @@ public final class Directory: Sendable {
         } catch {
             return .failure(.system(error))
         }
+    }
+
+    /// Why a regular file's status makes it one not to read: larger than `limit`, or (with
+    /// `singleLink`) a second name elsewhere — another container's file, linked in where
+    /// `fs.protected_hardlinks` is off, is not this folder's file to read.
+    private static func refusal(of status: stat, limit: Int, singleLink: Bool) -> ReadRefusal? {
+        if singleLink && status.st_nlink > 1 { return .hardLinks(Int(clamping: status.st_nlink)) }
+        if Int(clamping: status.st_size) > limit { return .tooLarge(size: Int(clamping: status.st_size), limit: limit) }
+        return nil
     }
 
     /// Reads `fd` to its end, at most `limit` + 1 bytes (so that a file larger than `limit` is

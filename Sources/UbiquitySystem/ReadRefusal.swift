@@ -11,7 +11,8 @@ public enum ReadRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     case hardLinks(Int)
     /// Larger than the limit (from its size, or read past it).
     case tooLarge(size: Int, limit: Int)
-    /// The name was swapped between the status and the open.
+    /// The name was swapped between the status and the open, for something that is not a
+    /// regular file (a regular file swapped in is read).
     case replaced
 
     public var description: String {

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-import UbiquitySystem
+@testable import UbiquitySystem
 import UbiquityTesting
 
 /// The door's directory against the real kernel: the durable replace, bounded reads, listing and
@@ -120,6 +120,38 @@ struct DirectoryTests {
         #expect(try Directory.readAll(fd, limit: 4, sizeHint: .max) == Array("01234".utf8))
         #expect(try Directory.readAll(fd, limit: -1, sizeHint: -5) == Array("5".utf8))
         #expect(try Directory.readAll(fd, limit: .max) == Array("6789".utf8))
+    }
+
+    /// A sync engine renames each download over the file it replaces: one renamed in between
+    /// the status and the open is read as the newer file it is, once its own status passes the
+    /// same checks; what is not a regular file is refused. (Refused as replaced, another
+    /// device's newer acknowledgement held a store's compaction back, in CI.)
+    @Test func aFileRenamedOverTheNameBetweenTheStatusAndTheOpenIsCheckedByItsOwnStatus() throws {
+        let fixture = try Fixture()
+        defer { try? FS.removeTree(fixture.base) }
+        let name = Array("ack".utf8), path = fixture.base + "/inside/ack", staged = fixture.base + "/inside/.ack.new"
+        /// `path` holds "old"; `make` makes `staged`, renamed over `path` between the status and the open.
+        func read(limit: Int, singleLink: Bool, swappingIn make: @escaping (String) throws -> Void) throws -> Result<[UInt8], ReadRefusal>? {
+            unlink(path)
+            try FS.write(path, "old")
+            return fixture.inside.read(name, limit: limit, singleLink: singleLink) {
+                do {
+                    try make(staged)
+                    #expect(rename(staged, path) == 0)
+                } catch {
+                    Issue.record("\(error)")
+                }
+            }
+        }
+        let newer = try read(limit: 99, singleLink: true) { try FS.write($0, #"{"b":52}"#) }
+        #expect(try newer?.get() == Array(#"{"b":52}"#.utf8))
+        let larger = try read(limit: 9, singleLink: false) { try FS.write($0, "0123456789") }
+        #expect(larger == .failure(.tooLarge(size: 10, limit: 9)))
+        let linked = try read(limit: 99, singleLink: true) { try FS.link(fixture.base + "/outside/secret", $0) }
+        #expect(linked == .failure(.hardLinks(2)))
+        let fifo = try read(limit: 99, singleLink: false) { try FS.check(mkfifo($0, 0o600), "mkfifo \($0)") }
+        #expect(fifo == .failure(.replaced))
+        #expect(fixture.text(fixture.base + "/outside/secret") == "secret")
     }
 
     @Test func readAllReadsTheWholeFileWhateverItsSizeHint() throws {
