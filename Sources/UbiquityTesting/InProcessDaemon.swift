@@ -51,7 +51,8 @@ public final class InProcessDaemon: Sendable {
     ///     (what no configuration key sets, such as the watcher's tag pass timing).
     ///   - executor: Where the daemon's tasks run; Swift's shared pool, as in `ubiquityd`, unless
     ///     a test orders them itself.
-    ///   - started: Called once `run()` has begun, before waiting for `ready`.
+    ///   - started: Called once the daemon's task is made (its `run()` may not have begun yet),
+    ///     before waiting for `ready`; when it throws, the daemon's task is cancelled and awaited.
     public init(containers: [String] = ["com.example.grocery"], arguments: [String]? = nil,
                 environment: [String: String] = [:], prepare: ((_ root: String) throws -> Void)? = nil,
                 adjust: ((inout DaemonSettings) -> Void)? = nil, executor: any TaskExecutor = globalConcurrentExecutor,
@@ -111,7 +112,12 @@ public final class InProcessDaemon: Sendable {
             try await daemon.run()
         }
         do { try await started?(self) } catch {
-            try? await stop()
+            // Cancelled, not only shut down: before `run()` has made its service group, a
+            // graceful shutdown has nothing to reach, and the daemon would run on.
+            await daemon.shutDownGracefully()
+            running.cancel()
+            _ = await running.result
+            try? FileManager.default.removeItem(atPath: directory)
             throw error
         }
         // The deadline only bounds a daemon that never gets ready: in the first minute of a

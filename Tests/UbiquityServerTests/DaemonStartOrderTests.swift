@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import UbiquityJSON
 import UbiquityTesting
@@ -25,5 +26,21 @@ import UbiquityTesting
         let gathered = try SinceQueryDaemonTests.next(client, "query.gatheringFinished")
         #expect(gathered["results"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [path], "\(gathered)")
         try await daemon.stop()
+    }
+
+    struct Refused: Error {}
+
+    /// A test that gives up on the daemon while it starts (its `started` throws) ends it: the
+    /// daemon's task is cancelled and awaited, its files removed, the error passed on.
+    @Test func aStartGivenUpOnEndsTheDaemon() async throws {
+        let directory = Mutex<String?>(nil)
+        await #expect(throws: Refused.self) {
+            _ = try await InProcessDaemon(started: { daemon in
+                directory.withLock { $0 = daemon.directory }
+                throw Refused()
+            })
+        }
+        let made = try #require(directory.withLock { $0 })
+        #expect(!FileManager.default.fileExists(atPath: made), "\(made) is left")
     }
 }
