@@ -1,5 +1,6 @@
 /// The long names of a crawl's part compressed ahead of placing them (``NameCodec``), half of
 /// them on a second thread (``SideThread``), so that placing the part only copies their bytes.
+/// Each half is encoded four names at a time (``NameCodec/encode(count:lendingName:encoded:)``).
 ///
 /// Why: on a crawl of names of 60–200 bytes, encoding was about a fifth of the engine's time,
 /// and the engine, placing parts one after another on one thread, is what the crawl waits for
@@ -51,25 +52,17 @@ struct EncodedNames {
 
         init(first: Int) { self.first = first }
 
+        /// Encodes the long names of `entries[range]` several at a time (``NameCodec/encode(count:lendingName:encoded:)``),
+        /// in the order they finish: each span says where its bytes are.
         mutating func encode(_ entries: CrawlEntries, _ range: Range<Int>, _ codec: NameCodec, reserving byteCount: Int) {
-            spans.reserveCapacity(range.count)
+            spans = Array(repeating: (0, 0), count: range.count)
             bytes.reserveCapacity(byteCount)
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: NameCodec.encodeCapacity) { buffer in
-                for i in range {
-                    entries.withName(i) { name in
-                        guard NameColumn.isCompressible(count: name.count) else {
-                            spans.append((0, 0))
-                            return
-                        }
-                        let count = codec.encode(name, into: buffer.baseAddress!)
-                        guard count < name.count else {
-                            spans.append((0, 0))
-                            return
-                        }
-                        spans.append((Int32(truncatingIfNeeded: bytes.count), Int32(truncatingIfNeeded: count)))
-                        bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: count))
-                    }
-                }
+            let long = range.filter { NameColumn.isCompressible(count: entries.nameCount($0)) }
+            codec.encode(count: long.count, lendingName: { k, use in entries.withName(long[k], use) }) { k, encoded in
+                // Kept only when that saves bytes.
+                guard encoded.count < entries.nameCount(long[k]) else { return }
+                spans[long[k] - first] = (Int32(truncatingIfNeeded: bytes.count), Int32(truncatingIfNeeded: encoded.count))
+                bytes.append(contentsOf: encoded)
             }
         }
 

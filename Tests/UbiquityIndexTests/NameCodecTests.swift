@@ -111,6 +111,45 @@ struct NameCodecTests {
         }
     }
 
+    /// Four names stepped in turn give each the bytes it gets alone, every name handed back once,
+    /// whatever the lengths (under 8 bytes, a name taken and finished at once, included) and
+    /// however many (fewer than four, not a multiple of four).
+    @Test(arguments: [0, 1, 3, 4, 5, 257, 1000])
+    func namesEncodedFourAtATimeAreEncodedAsAlone(count: Int) {
+        var random = SplitMix64(seed: 41)
+        let codec = Self.trained(Self.longNames(600, seed: 40))
+        let names = (0..<count).map { _ in Array(Self.randomName(length: Int(random.next() % 256), &random).utf8) }
+        var got = [[UInt8]?](repeating: nil, count: count)
+        var handedBack = 0
+        codec.encode(count: count, lendingName: { k, use in names[k].withUnsafeBufferPointer(use) }) { k, bytes in
+            #expect(got[k] == nil, "name \(k) handed back twice")
+            got[k] = Array(bytes)
+            handedBack += 1
+        }
+        #expect(handedBack == count)
+        for (k, name) in names.enumerated() {
+            #expect(got[k] == Self.roundTrip(codec, name).encoded, "name \(k) of \(name.count) bytes")
+        }
+    }
+
+    /// At each position the longest of three: the one symbol of 3–8 bytes kept for its first
+    /// three bytes (the first in the table's order), the 2-byte symbol, the 1-byte one; a symbol
+    /// is never taken past the name's end.
+    @Test func eachPositionTakesTheLongestOfItsThreeCandidates() {
+        let codec = NameCodec(symbols: [Array("abcdefgh".utf8), Array("abcd".utf8), Array("ab".utf8), Array("a".utf8),
+                                        Array("c".utf8), Array("d".utf8), Array("xyz".utf8), Array("x".utf8)])
+        func encoded(_ name: String) -> [UInt8] { Self.roundTrip(codec, Array(name.utf8)).encoded }
+        #expect(encoded("abcdefghabcdefgh") == [0, 0])
+        // "abcd" shares "abc" with "abcdefgh", which keeps the slot: "ab", then "c", "d".
+        #expect(encoded("abcdxxxxxxxx") == [2, 4, 5, 7, 7, 7, 7, 7, 7, 7, 7])
+        #expect(encoded("xyzxy") == [6, 7, NameCodec.escape, UInt8(ascii: "y")])
+        #expect(encoded("abcdefg") == [2, 4, 5, NameCodec.escape, UInt8(ascii: "e"), NameCodec.escape, UInt8(ascii: "f"),
+                                       NameCodec.escape, UInt8(ascii: "g")])
+        for name in ["abcdefghabcdefgh", "abcdxxxxxxxx", "xyzxy", "abcdefg", "xy", "x", ""] {
+            #expect(Self.roundTrip(codec, Array(name.utf8)).decoded == Array(name.utf8))
+        }
+    }
+
     /// A column stores names as they are until it has seen 64 KiB of names over the threshold,
     /// then compresses names over it that come out shorter; every name reads back the same, by
     /// subscript, bytes, a reader and appended, before and after a compaction.
