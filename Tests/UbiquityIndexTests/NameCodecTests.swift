@@ -150,6 +150,26 @@ struct NameCodecTests {
         }
     }
 
+    /// A symbol ending in zero bytes would match the zeros after a name's end: it is never taken
+    /// there, neither as a symbol of 3 bytes or more nor as a 2-byte one, one name at a time or
+    /// four. (Names have no zero byte, so a trained table has none; a table is checked anyway.)
+    @Test func aSymbolIsNeverTakenPastTheNamesEnd() {
+        let codec = NameCodec(symbols: [Array("ab\0".utf8), Array("a\0".utf8), Array("a".utf8), Array("b".utf8)])
+        let a = Array("a".utf8), ab = Array("ab".utf8), aba = Array("aba".utf8)
+        #expect(Self.roundTrip(codec, ab) == ([2, 3], ab))
+        #expect(Self.roundTrip(codec, a) == ([2], a))
+        #expect(Self.roundTrip(codec, aba) == ([2, 3, 2], aba))
+        let inside = Array("ab\0a\0xab".utf8)
+        #expect(Self.roundTrip(codec, inside) == ([0, 1, NameCodec.escape, UInt8(ascii: "x"), 2, 3], inside))
+        let names = [a, ab, aba, inside, Array(repeating: UInt8(ascii: "a"), count: 9) + [0], ab + ab + ab + ab]
+        var got = [[UInt8]?](repeating: nil, count: names.count)
+        codec.encode(count: names.count, lendingName: { k, use in names[k].withUnsafeBufferPointer(use) }) { k, bytes in got[k] = Array(bytes) }
+        for (k, name) in names.enumerated() {
+            #expect(got[k] == Self.roundTrip(codec, name).encoded)
+            #expect(Self.roundTrip(codec, name).decoded == name)
+        }
+    }
+
     /// A column stores names as they are until it has seen 64 KiB of names over the threshold,
     /// then compresses names over it that come out shorter; every name reads back the same, by
     /// subscript, bytes, a reader and appended, before and after a compaction.
