@@ -164,14 +164,17 @@ final class NameCodec {
             func lane(_ k: Int) -> Lane { Lane(padded: base + k * stride, out: base + k * stride + Self.decodeCapacity) }
             var lanes = (lane(0), lane(1), lane(2), lane(3))
             var next = 0
+            /// Finishes the lane's name, if it holds one, and hands its encoding back.
+            func handBack(_ lane: inout Lane) {
+                guard lane.index >= 0 else { return }
+                encoded(lane.index, UnsafeBufferPointer(start: lane.out, count: finish(&lane)))
+                lane.index = -1
+            }
             /// Finishes a lane whose name has fewer than 8 bytes left, and loads the next name:
             /// false when there is none.
             func refill(_ lane: inout Lane) -> Bool {
                 while lane.i &+ Self.maxSymbolLength > lane.n {
-                    if lane.index >= 0 {
-                        encoded(lane.index, UnsafeBufferPointer(start: lane.out, count: finish(&lane)))
-                        lane.index = -1
-                    }
+                    handBack(&lane)
                     guard next < count else { return false }
                     lendingName(next) { lane.load($0, index: next) }
                     next &+= 1
@@ -185,16 +188,10 @@ final class NameCodec {
                 step(&lanes.3)
             }
             // No name left to load: what the lanes hold is finished one by one.
-            for k in 0..<4 {
-                var lane: Lane
-                switch k {
-                case 0: lane = lanes.0
-                case 1: lane = lanes.1
-                case 2: lane = lanes.2
-                default: lane = lanes.3
-                }
-                if lane.index >= 0 { encoded(lane.index, UnsafeBufferPointer(start: lane.out, count: finish(&lane))) }
-            }
+            handBack(&lanes.0)
+            handBack(&lanes.1)
+            handBack(&lanes.2)
+            handBack(&lanes.3)
         }
     }
 

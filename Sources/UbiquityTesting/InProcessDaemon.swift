@@ -114,10 +114,8 @@ public final class InProcessDaemon: Sendable {
         do { try await started?(self) } catch {
             // Cancelled, not only shut down: before `run()` has made its service group, a
             // graceful shutdown has nothing to reach, and the daemon would run on.
-            await daemon.shutDownGracefully()
             running.cancel()
-            _ = await running.result
-            try? FileManager.default.removeItem(atPath: directory)
+            try? await stop()
             throw error
         }
         // The deadline only bounds a daemon that never gets ready: in the first minute of a
