@@ -12,8 +12,8 @@ import Glibc
 ///
 /// Linear probing with backward-shift deletion (no tombstones), at most 7/8 full. Each slot's tag
 /// holds 7 bits of its name's hash, so a probe reads a name from the index (a likely cache miss)
-/// only when the tags agree: about once per lookup. Hashes are the standard library's seeded
-/// `Hasher` over the bytes, so names chosen to collide cannot be prepared in advance.
+/// only when the tags agree: about once per lookup. Hashes are SipHash under a key drawn at each
+/// start (``NameHash``), so names chosen to collide cannot be prepared in advance.
 struct ChildTable {
     private static let minimumSlots = 8
     /// Tag of an empty slot; a used slot's tag has the high bit set.
@@ -47,11 +47,7 @@ struct ChildTable {
     }
 
     @inline(__always)
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-        return hasher.finalize()
-    }
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int { NameHash.hash(bytes) }
 
     /// The hash of the name in slot `id` of `names`.
     @inline(__always)
