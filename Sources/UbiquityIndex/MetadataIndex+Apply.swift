@@ -269,11 +269,12 @@ extension MetadataIndex {
     /// done, for a name that needs a `String` to tell its flags, or where an entry is there already.
     ///
     /// `table` is where `parent`'s child table is (``childTable(_:)``). A new directory gets a
-    /// table of its own, so after one the caller looks it up again.
-    func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>? = nil, in parent: ItemID,
+    /// table of its own, so after one the caller looks it up again. `encoded` is the name
+    /// compressed ahead (nil: stored as it is), `hash` its ``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``
+    /// (both worked out ahead by ``PreparedNames``).
+    func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>?, hash: Int, in parent: ItemID,
                    table: ChildTableIndex, _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
         guard let flags = plainFlags(forChild: name, of: parent, kind: listedStat.kind, container: container) else { return nil }
-        let hash = ChildTable.hash(name)
         guard child(in: table, name, hash: hash) == nil else { return nil }
         let id = allocate(utf8: name, encoded: encoded, parent: parent, container: UInt16(container), flags: flags,
                           stat: listedStat)

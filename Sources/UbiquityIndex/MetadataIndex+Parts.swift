@@ -56,61 +56,64 @@ extension MetadataIndex {
     /// holds most of a flat directory's names, every name read a likely cache miss.
     ///
     /// A new entry is placed from its name's bytes in the listing (``CrawlEntries``,
-    /// ``MetadataIndex/insertNew(utf8:encoded:in:table:_:container:_:)``); only a name that needs a `String`
+    /// ``MetadataIndex/insertNew(utf8:encoded:hash:in:table:_:container:_:)``); only a name that needs a `String`
     /// to tell what it is, or that is there already, is made one, on the engine's thread.
     ///
     /// A directory's children come one after another in a listing (in runs of up to a batch): at
     /// the first of a run its child table makes room for the whole run (``reserveChildren(in:_:)``),
     /// so that they are not hashed again by the table's doublings.
     ///
-    /// Once the name codec is trained, the part's long names are compressed first, on two
-    /// threads (``EncodedNames``).
+    /// The names' hashes and, once the name codec is trained, the long names' compressed bytes
+    /// are worked out by a second thread as the entries are placed (``PreparedNames``).
     private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count - start)
-        let encoded = names.codec.flatMap { EncodedNames.encode(entries, start..<entries.count, codec: $0) }
         deferringNames = true
         defer { deferringNames = false }
-        var runEnd = start, runToReserve = 0
-        // The parent's child table, looked up once for its run of children (and again after a
-        // new directory, whose own table may move it).
-        var table: ChildTableIndex? = nil
-        var tableOf: ItemID? = nil
-        for i in start..<entries.count {
-            if i >= runEnd {
-                let first = entries.parent(i)
-                runEnd = i + 1
-                while runEnd < entries.count && entries.parent(runEnd) == first { runEnd += 1 }
-                runToReserve = runEnd - i
+        PreparedNames.preparing(entries, start..<entries.count, codec: names.codec) { prepared in
+            var runEnd = start, runToReserve = 0
+            // The parent's child table, looked up once for its run of children (and again after a
+            // new directory, whose own table may move it).
+            var table: ChildTableIndex? = nil
+            var tableOf: ItemID? = nil
+            for i in start..<entries.count {
+                if i >= runEnd {
+                    let first = entries.parent(i)
+                    runEnd = i + 1
+                    while runEnd < entries.count && entries.parent(runEnd) == first { runEnd += 1 }
+                    runToReserve = runEnd - i
+                }
+                let position = Int(entries.parent(i))
+                let parent = position == -1 ? parts.root : position >= 0 && position < parts.ids.count ? parts.ids[position] : nil
+                guard let parent else {
+                    parts.ids.append(nil)
+                    continue
+                }
+                if tableOf != parent {
+                    table = childTable(parent)
+                    tableOf = parent
+                }
+                guard let table else {
+                    parts.ids.append(nil)
+                    continue
+                }
+                if runToReserve > 1 { reserveChildren(in: table, runToReserve) }
+                runToReserve = 0
+                let stat = entries.stat(i)
+                if stat.kind == .directory { tableOf = nil }
+                let hash = prepared.hash(i)
+                let inserted = entries.withName(i) { name in
+                    prepared.withEncoded(i) {
+                        insertNew(utf8: name, encoded: $0, hash: hash, in: parent, table: table, stat, container: parts.container, &recorder)
+                    }
+                }
+                if let id = inserted {
+                    parts.ids.append(id)
+                    continue
+                }
+                let name = entries.withName(i) { String(decoding: $0, as: UTF8.self) }
+                parts.ids.append(upsert(name: name, in: parent, stat, container: parts.container, &recorder))
+                tableOf = nil
             }
-            let position = Int(entries.parent(i))
-            let parent = position == -1 ? parts.root : position >= 0 && position < parts.ids.count ? parts.ids[position] : nil
-            guard let parent else {
-                parts.ids.append(nil)
-                continue
-            }
-            if tableOf != parent {
-                table = childTable(parent)
-                tableOf = parent
-            }
-            guard let table else {
-                parts.ids.append(nil)
-                continue
-            }
-            if runToReserve > 1 { reserveChildren(in: table, runToReserve) }
-            runToReserve = 0
-            let stat = entries.stat(i)
-            if stat.kind == .directory { tableOf = nil }
-            let inserted = entries.withName(i) { name in
-                guard let encoded else { return insertNew(utf8: name, in: parent, table: table, stat, container: parts.container, &recorder) }
-                return encoded.withEncoded(i) { insertNew(utf8: name, encoded: $0, in: parent, table: table, stat, container: parts.container, &recorder) }
-            }
-            if let id = inserted {
-                parts.ids.append(id)
-                continue
-            }
-            let name = entries.withName(i) { String(decoding: $0, as: UTF8.self) }
-            parts.ids.append(upsert(name: name, in: parent, stat, container: parts.container, &recorder))
-            tableOf = nil
         }
     }
 }

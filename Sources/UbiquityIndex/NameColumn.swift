@@ -77,7 +77,7 @@ struct NameColumn {
     }
 
     /// ``append(utf8:)`` of a name whose compressed bytes were worked out ahead with this
-    /// column's codec (``EncodedNames``): `encoded`, nil for a name stored as it is.
+    /// column's codec (``PreparedNames``): `encoded`, nil for a name stored as it is.
     mutating func append(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>?) {
         guard let encoded, codec != nil else { return append(utf8: name) }
         slots.append(bytes.append(encoded, decodedCount: name.count))

@@ -69,7 +69,7 @@ struct ListingPartsTests {
     }
 
     /// Long names of parts placed once the name codec is trained are compressed ahead, on two
-    /// threads (``EncodedNames``): every name reads back as it was listed, and nearly all are
+    /// threads (``PreparedNames``): every name reads back as it was listed, and nearly all are
     /// compressed (those before the codec's training are not, here or in the listing applied whole).
     @Test(arguments: [700, 3000])
     func longNamesCompressedAheadReadBackAsListed(size: Int) {
