@@ -270,8 +270,8 @@ extension MetadataIndex {
     ///
     /// `table` is where `parent`'s child table is (``childTable(_:)``). A new directory gets a
     /// table of its own, so after one the caller looks it up again. `encoded` is the name
-    /// compressed ahead (nil: stored as it is), `hash` its ``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)``
-    /// (both worked out ahead by ``PreparedNames``).
+    /// compressed ahead (nil: stored as it is, or compressed by the name column), `hash` its
+    /// ``ChildTable/hash(_:)-(UnsafeBufferPointer<UInt8>)`` (both as ``PreparedNames`` gives them).
     func insertNew(utf8 name: UnsafeBufferPointer<UInt8>, encoded: UnsafeBufferPointer<UInt8>?, hash: Int, in parent: ItemID,
                    table: ChildTableIndex, _ listedStat: FileStat, container: Int, _ recorder: inout Recorder) -> ItemID? {
         guard let flags = plainFlags(forChild: name, of: parent, kind: listedStat.kind, container: container) else { return nil }

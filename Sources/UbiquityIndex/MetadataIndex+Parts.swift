@@ -63,8 +63,9 @@ extension MetadataIndex {
     /// the first of a run its child table makes room for the whole run (``reserveChildren(in:_:)``),
     /// so that they are not hashed again by the table's doublings.
     ///
-    /// The names' hashes and, once the name codec is trained, the long names' compressed bytes
-    /// are worked out by a second thread as the entries are placed (``PreparedNames``).
+    /// Once the name codec is trained, a part with enough long names has its names' hashes and its
+    /// long names' compressed bytes worked out by a second thread as well as this one, while the
+    /// entries are placed (``PreparedNames``); any other part's names are hashed as they are read.
     private func place(_ entries: CrawlEntries, from start: Int, _ parts: inout ListingInParts, _ recorder: inout Recorder) {
         reserve(entries.count - start)
         deferringNames = true

@@ -2,8 +2,10 @@ import Glibc
 import Synchronization
 
 /// A crawl part's names made ready to place, by a second thread while the engine places them:
-/// each name's ``ChildTable`` hash (``NameHash``) and, once the name codec is trained, each long
-/// name's compressed bytes (``NameCodec``), in chunks of ``chunkEntries`` entries.
+/// each name's ``ChildTable`` hash (``NameHash``) and each long name's compressed bytes
+/// (``NameCodec``), in chunks of ``chunkEntries`` entries. Only once the name codec is trained and
+/// for a part with enough long names (``minimumLongNamesForThread``); any other part is read as
+/// before, each name hashed as it is asked for and compressed by the name column.
 ///
 /// The engine takes the chunks in order as it places their entries (``Cursor``). A chunk no thread
 /// has claimed yet the engine prepares itself; for one the second thread is on, it prepares the
@@ -204,7 +206,7 @@ final class PreparedNames: @unchecked Sendable {
             if index != chunkIndex {
                 precondition(index > chunkIndex, "PreparedNames: entries taken out of order")
                 // A chunk skipped (none of its entries placed) is claimed, unprepared if it was
-                // not claimed yet: ``ready(_:in:)`` counts on every chunk before its own being claimed.
+                // not claimed yet: ``ready(_:)`` counts on every chunk before its own being claimed.
                 for skipped in chunkIndex + 1..<index where !preparedAhead[skipped] { _ = prepared.claim(skipped) }
                 ready(index)
                 let chunk = prepared.chunks[index]
