@@ -12,4 +12,17 @@ public struct Acknowledgement: Sendable, Hashable {
         self.imported = imported
         self.modifiedMilliseconds = modifiedMilliseconds
     }
+
+    /// What each device is known to have acknowledged: the files as `read` now, over what they
+    /// said before (`held`, since the store opened). A device's watermarks only grow, so each is
+    /// the larger of the two, and so is the file's time. A file missing from `read`, or empty
+    /// there (it could not be read), keeps what it said before: Syncthing replaces a file by
+    /// removing the old one and then renaming the new one in, and a pass that looks in between
+    /// must not take the device for one that acknowledged nothing.
+    public static func joining(_ read: [DeviceID: Acknowledgement], over held: [DeviceID: Acknowledgement]) -> [DeviceID: Acknowledgement] {
+        read.merging(held) { now, before in
+            Acknowledgement(imported: now.imported.merging(before.imported, uniquingKeysWith: max),
+                            modifiedMilliseconds: max(now.modifiedMilliseconds, before.modifiedMilliseconds))
+        }
+    }
 }

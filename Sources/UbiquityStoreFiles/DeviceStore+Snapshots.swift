@@ -36,7 +36,7 @@ extension DeviceStore {
     /// acknowledgement file (0: none).
     public func knownDevices() async throws -> [DeviceID: Int64] {
         try await Self.run(on: io) {
-            let acknowledgements = self.folder.acknowledgements()
+            let acknowledgements = self.acknowledgementsBlocking()
             var known: [DeviceID: Int64] = [:]
             for device in self.knownBlocking(acknowledgements) { known[device] = acknowledgements[device]?.modifiedMilliseconds ?? 0 }
             return known
@@ -96,7 +96,7 @@ extension DeviceStore {
         // (each commit moves this device's); a delete too recent at one pass is looked at again
         // at the first pass a spacing later.
         if let last, now &- last < min(compaction.floorAfterMilliseconds, Self.floorPassSpacingMilliseconds) { return }
-        let acknowledgements = folder.acknowledgements()
+        let acknowledgements = acknowledgementsBlocking()
         guard QuietPoint.holds(device: device, imported: imported, acknowledgements: acknowledgements,
                                known: knownBlocking(acknowledgements).subtracting(planBlocking().forgotten)) else { return }
         var (state, _) = takeState()
@@ -125,10 +125,21 @@ extension DeviceStore {
     public var tombstoneCounts: (floored: Int, repairs: Int) { memory.withLock { ($0.floored, $0.repairsWritten) } }
 
     func planBlocking() -> CompactionPlan {
-        let acknowledgements = folder.acknowledgements()
+        let acknowledgements = acknowledgementsBlocking()
         return CompactionPlan(device: device, segments: folder.segmentSequences(of: device), snapshots: folder.snapshotSequences(of: device),
                               acknowledgements: acknowledgements, known: knownBlocking(acknowledgements), now: wall(),
                               silentAfterMilliseconds: compaction.silentAfterMilliseconds, forgotten: memory.withLock { $0.forgotten })
+    }
+
+    /// Every device's acknowledgement file as read now, joined over what each said before
+    /// (``Acknowledgement/joining(_:over:)``): one being replaced by the sync engine as it is
+    /// read keeps what it said.
+    func acknowledgementsBlocking() -> [DeviceID: Acknowledgement] {
+        let read = folder.acknowledgements()
+        return memory.withLock { m in
+            m.acknowledgements = Acknowledgement.joining(read, over: m.acknowledgements)
+            return m.acknowledgements
+        }
     }
 
     func knownBlocking(_ acknowledgements: [DeviceID: Acknowledgement]) -> Set<DeviceID> {

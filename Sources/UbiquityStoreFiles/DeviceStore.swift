@@ -55,6 +55,8 @@ public final class DeviceStore: Sendable {
         var forgotten: [DeviceID: Int64] = [:]
         /// The watermarks this device's acknowledgement file holds (as read at open, then as written).
         var acknowledged: [DeviceID: UInt64] = [:]
+        /// Every device's acknowledgement as last known (``acknowledgementsBlocking()``).
+        var acknowledgements: [DeviceID: Acknowledgement] = [:]
         /// The wall clock of the last floor pass, at a quiet point (nil: none since open).
         var flooredAt: Int64?
         /// How many rows were shrunk to floors, and how many repairs written, since the store opened.

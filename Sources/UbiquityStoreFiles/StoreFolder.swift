@@ -102,7 +102,8 @@ public struct StoreFolder: Sendable {
 
     /// Every acknowledgement file in `acks/`: per device, how far it imported each device, and
     /// when the file last changed (milliseconds since 1970, as the sync engine kept it). A file
-    /// that cannot be read or parsed acknowledges nothing (so it holds compaction back).
+    /// that cannot be read or parsed acknowledges nothing here; the store joins what this reads
+    /// over what the files said before (``Acknowledgement/joining(_:over:)``).
     @available(*, noasync, message: "reads files: run it on a thread of its own")
     public func acknowledgements() -> [DeviceID: Acknowledgement] {
         guard let acks = try? directory.openDirectory(StoreLayout.acks) else { return [:] }

@@ -24,6 +24,24 @@ struct CompactionPlanTests {
         #expect(plan.silent.isEmpty)
     }
 
+    /// What each device is known to have acknowledged: the larger watermark and time of what its
+    /// file says now and said before; a file missing now, or unreadable (empty), keeps what it said.
+    @Test func acknowledgementsReadAreJoinedOverWhatTheySaidBefore() {
+        let held = [Self.b: Self.ack([Self.a: 5, Self.b: 3], at: 200), Self.c: Self.ack([Self.a: 4], at: 100)]
+        let read = [Self.b: Self.ack([Self.a: 6, Self.c: 1], at: 300),       // newer, with a device it had not named
+                    Self.c: Self.ack([:], at: 0),                            // there, but could not be read
+                    Self.a: Self.ack([Self.a: 9], at: 50)]                   // not held before
+        let joined = Acknowledgement.joining(read, over: held)
+        #expect(joined == [Self.b: Self.ack([Self.a: 6, Self.b: 3, Self.c: 1], at: 300),
+                           Self.c: Self.ack([Self.a: 4], at: 100),
+                           Self.a: Self.ack([Self.a: 9], at: 50)])
+        // Missing now (the sync engine removed it and has not renamed the newer one in yet).
+        #expect(Acknowledgement.joining([:], over: held) == held)
+        // An older file (a smaller watermark, an earlier time) takes nothing back.
+        #expect(Acknowledgement.joining([Self.b: Self.ack([Self.a: 2], at: 10)], over: held)[Self.b] == held[Self.b])
+        #expect(Acknowledgement.joining(read, over: [:]) == read)
+    }
+
     @Test func aKnownDeviceWithoutAnAcknowledgementHoldsEverythingAndASilentOneIsReported() {
         let now = 100 * Self.day
         let plan = CompactionPlan(device: Self.a, segments: Array(1...12), snapshots: [10],

@@ -112,6 +112,29 @@ struct CompactionTests {
         #expect(Self.floored(try await b.currentState()) == after)
     }
 
+    /// Syncthing replaces a file by removing the old one, then renaming the newer one in: a
+    /// compaction that looks in between still counts what that acknowledgement said, rather than
+    /// waiting for a device that had acknowledged everything.
+    @Test func anAcknowledgementBeingReplacedStillCounts() async throws {
+        let shared = try Shared()
+        let a = try await shared.open("A"), b = try await shared.open("B")
+        _ = try await b.commit([Self.item(Self.bread, "bread")])                 // B is known by its log too
+        for index in 1...5 { _ = try await a.commit([Self.item(RowID(high: 0, low: UInt64(index)), "item \(index)")]) }
+        #expect(try shared.segments(of: "A") == ["1", "2", "3", "4", "5"], "B has acknowledged none")
+        #expect(try await b.importAvailable().count == 5)
+        #expect(try await a.compactionStatus().waitingFor.isEmpty, "A read B's acknowledgement of its 5")
+        // B's acknowledgement is being replaced: the old one is gone, the new one not there yet.
+        let acknowledgement = shared.folder + "/acks/B"
+        #expect(Glibc.rename(acknowledgement, shared.folder + "/acks/.syncthing.B.tmp") == 0)
+        #expect(try await a.compactionStatus().waitingFor.isEmpty)
+        _ = try await a.importAvailable()
+        #expect(try shared.segments(of: "A").isEmpty, "what B acknowledged is removed")
+        // Renamed in unreadable, it still counts too.
+        try FS.write(acknowledgement, "{half")
+        #expect(try await a.compactionStatus().waitingFor.isEmpty)
+        #expect(try await a.knownDevices().keys.contains(DeviceID("B")!))
+    }
+
     /// A device whose cache is deleted after its first segments were compacted starts from its
     /// own snapshot plus its later segments, and numbers its next segment after them.
     @Test func aLostCacheStartsFromTheOwnSnapshotAndTheLaterSegments() async throws {
