@@ -87,6 +87,9 @@ enum KeyValueFiles {
         let names = Self.names(in: entries)
         reading.present = Set(names)
         var used = Cost(), files = 0
+        /// Files counted in `files` this pass: one gone or unreadable now, and kept from before,
+        /// is not counted a second time.
+        var looked = Set<String>()
         func keep(_ name: String, _ cost: Cost) {
             used.bytes = used.bytes.addingReportingOverflow(cost.bytes).overflow ? .max : used.bytes + cost.bytes
             used.values = used.values.addingReportingOverflow(cost.values).overflow ? .max : used.values + cost.values
@@ -100,6 +103,7 @@ enum KeyValueFiles {
                 continue
             }
             files += 1      // every file looked at counts, read well or not: each may cost a read
+            looked.insert(name)
             switch DurableFiles.read(name, in: fd, limit: limits.fileBytes) {
             case nil:
                 reading.present.remove(name)
@@ -127,11 +131,12 @@ enum KeyValueFiles {
         // unreadable this time): their last content stays while it fits the bounds.
         for (name, cost) in retained.sorted(by: { $0.key < $1.key })
         where reading.costs[name] == nil && !(skippingOwn && name == own) {
-            let fits = files < limits.files && cost.bytes <= limits.storeBytes && used.bytes <= limits.storeBytes - cost.bytes
+            let counted = looked.contains(name)
+            let fits = (counted || files < limits.files) && cost.bytes <= limits.storeBytes && used.bytes <= limits.storeBytes - cost.bytes
                 && cost.values <= limits.storeValues && used.values <= limits.storeValues - cost.values
             if fits {
                 keep(name, cost)
-                files += 1
+                if !counted { files += 1 }
             } else {
                 reading.changes[name] = .some(nil)
             }
