@@ -123,6 +123,15 @@ void ubq_prefer_huge_pages(void *start, size_t length) {
     if (end > first) (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
 }
 
+void ubq_populate_for_writing(void *start, size_t length) {
+    const uintptr_t page = 4096;
+    uintptr_t address = (uintptr_t)start;
+    if (start == NULL || length < page || address > UINTPTR_MAX - length) return;
+    uintptr_t first = (address + page - 1) & ~(page - 1);
+    uintptr_t end = (address + length) & ~(page - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+}
+
 int ubq_malloc_arena_max(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
 
 int ubq_malloc_top_pad(int bytes) { return mallopt(M_TOP_PAD, bytes); }

@@ -1,3 +1,5 @@
+import CUbiquitySystem
+
 /// The entries of a ``CrawlListing`` (or of one of its parts): each entry's parent position and
 /// status, and every name's UTF-8 bytes one after another, in fixed-size segments
 /// (``segmentSize`` entries each, every segment with its own records and its own names' bytes).
@@ -133,7 +135,7 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
 
     /// Opens a segment after the last, full one: its records reserved whole, its names' bytes
     /// as many as the last full segment's and an eighth (names of one tree are alike), so neither
-    /// grows by copying in the common case.
+    /// grows by copying in the common case; both mapped at once (`MADV_POPULATE_WRITE`).
     ///
     /// Not so the first segment: it starts at ``firstSegmentRecords`` and grows as an array does: most
     /// listings are small (a second walker's subtree, a rescan of one directory), and a whole
@@ -145,6 +147,13 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
         var segment = Segment()
         segment.records.reserveCapacity(segments.isEmpty ? Self.firstSegmentRecords : Self.segmentSize)
         if let previous = segments.last { segment.names.reserveCapacity(previous.names.count + previous.names.count / 8) }
+        if !segments.isEmpty {
+            // Filled next, whole: mapped in one call rather than one page fault per 4 KiB as the
+            // walk writes it (a listing of 100k long names is about 27 MB of fresh pages).
+            let records = segment.records.capacity * MemoryLayout<Record>.stride, names = segment.names.capacity
+            segment.records.withUnsafeMutableBufferPointer { ubq_populate_for_writing(UnsafeMutableRawPointer($0.baseAddress), records) }
+            segment.names.withUnsafeMutableBufferPointer { ubq_populate_for_writing($0.baseAddress, names) }
+        }
         segments.append(segment)
     }
 

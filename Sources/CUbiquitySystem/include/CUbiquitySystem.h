@@ -103,6 +103,11 @@ static inline void ubq_prefetch(const void *address) { __builtin_prefetch(addres
 /// hint: does nothing when no whole huge page fits, THP is off, or the call fails.
 void ubq_prefer_huge_pages(void *start, size_t length);
 
+/// Asks the kernel to map every whole page of `[start, start + length)` writable now, in one call
+/// (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14), rather than one fault per 4 KiB page as it is
+/// first written. Only a hint: does nothing when the call fails (an older kernel).
+void ubq_populate_for_writing(void *start, size_t length);
+
 /// The daemon's fixed glibc mmap threshold (`mallopt(M_MMAP_THRESHOLD)`, set at its start): a
 /// block of this many bytes or more gets a mapping of its own, returned to the system when freed.
 /// What sizes buffers that are made often (a crawl's small listings) to stay below it.
