@@ -23,7 +23,8 @@ import UbiquitySystem
 /// Cancel the task that calls ``run(_:)`` to stop: it returns normally and closes the connection.
 public struct GroceryLiveList: Sendable {
     public enum Event: Sendable, Hashable {
-        /// The list when watching began.
+        /// The list when watching began; when the package could not be read then, a ``notice(_:)``
+        /// says why and this follows at the first update that brings a list that reads.
         case gathered([GroceryItem])
         /// What one update changed (never empty).
         case changed([GroceryChange])
@@ -119,12 +120,24 @@ public struct GroceryLiveList: Sendable {
         // nothing until the daemon has checked every file.
         query.freshness = .saved
         var current = known ?? [:]
+        /// The list could not be read at the gathering (or reset): the next update reads it whole.
+        var gatherAgain = false
         let stream = try await query.start(resumingFrom: regathering && known != nil ? resume : nil)
         defer { if let point = query.resumePoint { resume = point } }
         for try await notification in stream {
             switch notification {
             case .didFinishGathering(let results), .didReset(let results):
-                let items = try await list.items(for: results)
+                let items: [GroceryItem]
+                do {
+                    items = try await list.items(for: results)
+                } catch let error as GroceryError {
+                    // The package caught without its items.json (a sync engine removes the old
+                    // one before renaming the new one in) or damaged: say why and keep the list
+                    // as it was; the update that follows reads the list whole (`gatherAgain`).
+                    await emit(.notice("\(error)"))
+                    gatherAgain = true
+                    continue
+                }
                 let next = [GroceryItemID: GroceryItem](items: items)
                 let changes = GroceryChange.between(current, next)
                 if known == nil {
@@ -136,9 +149,16 @@ public struct GroceryLiveList: Sendable {
                 }
                 current = next
                 known = next
+                gatherAgain = false
                 backoff.reset()
             case .didResume(let added, let changed, let removed):
-                let next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                let next: [GroceryItemID: GroceryItem]
+                do {
+                    next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                } catch let error as GroceryError {
+                    await emit(.notice("\(error)"))
+                    continue
+                }
                 let changes = GroceryChange.between(current, next)
                 current = next
                 known = next
@@ -148,6 +168,28 @@ public struct GroceryLiveList: Sendable {
                 // The full list follows as didFinishGathering: `regathered` says so.
                 break
             case .didUpdate(let added, let changed, let removed):
+                if gatherAgain {
+                    // The list could not be read when it was gathered: read it whole now.
+                    let items: [GroceryItem]
+                    do {
+                        items = try await list.items(for: query.results)
+                    } catch let error as GroceryError {
+                        await emit(.notice("\(error)"))
+                        continue
+                    }
+                    let next = [GroceryItemID: GroceryItem](items: items)
+                    if known == nil {
+                        await emit(.gathered(items))
+                    } else {
+                        let changes = GroceryChange.between(current, next)
+                        if !changes.isEmpty { await emit(.changed(changes)) }
+                    }
+                    current = next
+                    known = next
+                    gatherAgain = false
+                    backoff.reset()
+                    continue
+                }
                 let next: [GroceryItemID: GroceryItem]
                 do {
                     next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)

@@ -1,6 +1,7 @@
 import Foundation
 import GroceryStore
 import Testing
+import UbiquityKit
 import UbiquityTesting
 
 /// GroceryList and GroceryLiveList in-process, against the real daemon.
@@ -46,6 +47,32 @@ import UbiquityTesting
 
             watching.cancel()
             try await watching.value  // cancelling ends the watch normally
+        }
+    }
+
+    /// Package mode, a package without its items.json when watching begins (as while Syncthing
+    /// replaces it: the old one removed, the newer one not yet renamed in): a notice says why and
+    /// the watch goes on; the list is gathered at the update that brings items.json back.
+    @Test func aPackageCaughtWithoutItsListIsGatheredWhenTheListIsBack() async throws {
+        try await withDaemon { daemon in
+            let package = GroceryPackage(documentsDirectory: daemon.documents("com.example.grocery"))
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            let milk = try await package.update(connection: connection) { try $0.add(name: "milk") }
+            await connection.close()
+            let items = package.path + "/items.json", aside = package.path + "/.items.json.aside"
+            try FS.rename(items, aside)
+            let live = GroceryLiveList(socketPath: daemon.socket, container: "com.example.grocery", format: .package,
+                                       batchingInterval: 0)
+            let inbox = Inbox()
+            let watching = Task(executorPreference: ThreadPerJobExecutor.shared) { try await live.run { await inbox.put($0) } }
+            defer { watching.cancel() }
+            guard case .notice(let why)? = await inbox.next() else { Issue.record("no notice first"); return }
+            #expect(why.contains("items.json is missing"), "\(why)")
+            try FS.rename(aside, items)
+            guard case .gathered(let gathered)? = await inbox.next() else { Issue.record("not gathered"); return }
+            #expect(gathered.map(\.id) == [milk.id] && gathered.map(\.name) == ["milk"])
+            watching.cancel()
+            try await watching.value
         }
     }
 }
