@@ -127,14 +127,8 @@ public struct GroceryLiveList: Sendable {
         for try await notification in stream {
             switch notification {
             case .didFinishGathering(let results), .didReset(let results):
-                let items: [GroceryItem]
-                do {
-                    items = try await list.items(for: results)
-                } catch let error as GroceryError {
-                    // The package caught without its items.json (a sync engine removes the old
-                    // one before renaming the new one in) or damaged: say why and keep the list
-                    // as it was; the update that follows reads the list whole (`gatherAgain`).
-                    await emit(.notice("\(error)"))
+                // Not read (the update that follows reads the list whole): the list kept as it was.
+                guard let items = try await Self.readOrNotice(emit, { try await list.items(for: results) }) else {
                     gatherAgain = true
                     continue
                 }
@@ -152,13 +146,9 @@ public struct GroceryLiveList: Sendable {
                 gatherAgain = false
                 backoff.reset()
             case .didResume(let added, let changed, let removed):
-                let next: [GroceryItemID: GroceryItem]
-                do {
-                    next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
-                } catch let error as GroceryError {
-                    await emit(.notice("\(error)"))
-                    continue
-                }
+                guard let next = try await Self.readOrNotice(emit, {
+                    try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                }) else { continue }
                 let changes = GroceryChange.between(current, next)
                 current = next
                 known = next
@@ -170,13 +160,7 @@ public struct GroceryLiveList: Sendable {
             case .didUpdate(let added, let changed, let removed):
                 if gatherAgain {
                     // The list could not be read when it was gathered: read it whole now.
-                    let items: [GroceryItem]
-                    do {
-                        items = try await list.items(for: query.results)
-                    } catch let error as GroceryError {
-                        await emit(.notice("\(error)"))
-                        continue
-                    }
+                    guard let items = try await Self.readOrNotice(emit, { try await list.items(for: query.results) }) else { continue }
                     let next = [GroceryItemID: GroceryItem](items: items)
                     if known == nil {
                         await emit(.gathered(items))
@@ -190,15 +174,9 @@ public struct GroceryLiveList: Sendable {
                     backoff.reset()
                     continue
                 }
-                let next: [GroceryItemID: GroceryItem]
-                do {
-                    next = try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
-                } catch let error as GroceryError {
-                    // A package caught mid-write by a non-grocery writer, an unreadable file:
-                    // keep the list as it was, say why, and take the next update.
-                    await emit(.notice("\(error)"))
-                    continue
-                }
+                guard let next = try await Self.readOrNotice(emit, {
+                    try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
+                }) else { continue }
                 let changes = GroceryChange.between(current, next)
                 current = next
                 known = next
@@ -216,6 +194,19 @@ public struct GroceryLiveList: Sendable {
             case .didStartGathering, .gatheringProgress, .resync, .unwatched:
                 break
             }
+        }
+    }
+
+    /// What `read` reads, or nil after a notice saying why it could not: the package caught
+    /// without its items.json (a sync engine removes the old one before renaming the newer one
+    /// in), mid-write by a non-grocery writer, or damaged. The caller keeps the list as it was and
+    /// takes the next update. Any other error is thrown.
+    private static func readOrNotice<T>(_ emit: (Event) async -> Void, _ read: () async throws -> T) async throws -> T? {
+        do {
+            return try await read()
+        } catch let error as GroceryError {
+            await emit(.notice("\(error)"))
+            return nil
         }
     }
 
