@@ -132,12 +132,17 @@ extension DeviceStore {
     }
 
     /// Every device's acknowledgement file as read now, joined over what each said before
-    /// (``Acknowledgement/joining(_:over:)``): one being replaced by the sync engine as it is
-    /// read keeps what it said.
+    /// (``Acknowledgement/joining(_:over:stillKnown:)``): one being replaced by the sync engine
+    /// as it is read keeps what it said, while the device has a log or a snapshot folder here or
+    /// a watermark in the cache.
     func acknowledgementsBlocking() -> [DeviceID: Acknowledgement] {
         let read = folder.acknowledgements()
+        let withFiles = Set(folder.devices()).union(folder.snapshotDevices())
         return memory.withLock { m in
-            m.acknowledgements = Acknowledgement.joining(read, over: m.acknowledgements)
+            let imported = m.imported
+            m.acknowledgements = Acknowledgement.joining(read, over: m.acknowledgements) {
+                withFiles.contains($0) || imported[$0] != nil
+            }
             return m.acknowledgements
         }
     }

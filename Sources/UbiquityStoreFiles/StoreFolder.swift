@@ -103,7 +103,7 @@ public struct StoreFolder: Sendable {
     /// Every acknowledgement file in `acks/`: per device, how far it imported each device, and
     /// when the file last changed (milliseconds since 1970, as the sync engine kept it). A file
     /// that cannot be read or parsed acknowledges nothing here; the store joins what this reads
-    /// over what the files said before (``Acknowledgement/joining(_:over:)``).
+    /// over what the files said before (``Acknowledgement/joining(_:over:stillKnown:)``).
     @available(*, noasync, message: "reads files: run it on a thread of its own")
     public func acknowledgements() -> [DeviceID: Acknowledgement] {
         guard let acks = try? directory.openDirectory(StoreLayout.acks) else { return [:] }
@@ -111,15 +111,17 @@ public struct StoreFolder: Sendable {
         for name in acks.textNames() {
             guard let device = DeviceID(name) else { continue }
             var imported: [DeviceID: UInt64] = [:]
+            var readable = false
             if case .success(let bytes)? = acks.read(name, limit: Self.maxAcknowledgementBytes),
                case .object(let object)? = try? JSONLine.parse(bytes) {
+                readable = true
                 for (key, value) in object {
                     if let other = DeviceID(key), case .integer(let sequence) = value, sequence > 0 { imported[other] = UInt64(sequence) }
                 }
             }
             let status = (try? acks.status(of: Array(name.utf8))) ?? nil
             let modified = status.map { Int64($0.st_mtim.tv_sec) &* 1_000 &+ Int64($0.st_mtim.tv_nsec / 1_000_000) } ?? 0
-            found[device] = Acknowledgement(imported: imported, modifiedMilliseconds: modified)
+            found[device] = Acknowledgement(imported: imported, modifiedMilliseconds: modified, readable: readable)
         }
         return found
     }

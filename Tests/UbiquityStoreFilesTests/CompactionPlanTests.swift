@@ -24,22 +24,35 @@ struct CompactionPlanTests {
         #expect(plan.silent.isEmpty)
     }
 
-    /// What each device is known to have acknowledged: the larger watermark and time of what its
-    /// file says now and said before; a file missing now, or unreadable (empty), keeps what it said.
+    /// What each device is known to have acknowledged: a file read now gives its watermarks, none
+    /// lower than before, and the later time; a file missing now, or unreadable (empty), keeps
+    /// what it said while the device is known otherwise; what is held never outgrows the files.
     @Test func acknowledgementsReadAreJoinedOverWhatTheySaidBefore() {
         let held = [Self.b: Self.ack([Self.a: 5, Self.b: 3], at: 200), Self.c: Self.ack([Self.a: 4], at: 100)]
-        let read = [Self.b: Self.ack([Self.a: 6, Self.c: 1], at: 300),       // newer, with a device it had not named
-                    Self.c: Self.ack([:], at: 0),                            // there, but could not be read
+        let read = [Self.b: Self.ack([Self.a: 6, Self.c: 1], at: 300),       // newer, naming other devices
+                    Self.c: Acknowledgement(imported: [:], modifiedMilliseconds: 500, readable: false),   // there, not readable
                     Self.a: Self.ack([Self.a: 9], at: 50)]                   // not held before
-        let joined = Acknowledgement.joining(read, over: held)
-        #expect(joined == [Self.b: Self.ack([Self.a: 6, Self.b: 3, Self.c: 1], at: 300),
-                           Self.c: Self.ack([Self.a: 4], at: 100),
-                           Self.a: Self.ack([Self.a: 9], at: 50)])
-        // Missing now (the sync engine removed it and has not renamed the newer one in yet).
-        #expect(Acknowledgement.joining([:], over: held) == held)
+        let everyone: (DeviceID) -> Bool = { _ in true }
+        #expect(Acknowledgement.joining(read, over: held, stillKnown: everyone)
+                == [Self.b: Self.ack([Self.a: 6, Self.c: 1], at: 300),     // only what the file names now
+                    Self.c: Self.ack([Self.a: 4], at: 100),
+                    Self.a: Self.ack([Self.a: 9], at: 50)])
+        // Missing now (the sync engine removed it and has not renamed the newer one in yet): kept
+        // while the device is known otherwise (a log or snapshot folder, a watermark), else let go.
+        #expect(Acknowledgement.joining([:], over: held, stillKnown: everyone) == held)
+        #expect(Acknowledgement.joining([:], over: held, stillKnown: { $0 == Self.c }) == [Self.c: held[Self.c]!])
         // An older file (a smaller watermark, an earlier time) takes nothing back.
-        #expect(Acknowledgement.joining([Self.b: Self.ack([Self.a: 2], at: 10)], over: held)[Self.b] == held[Self.b])
-        #expect(Acknowledgement.joining(read, over: [:]) == read)
+        #expect(Acknowledgement.joining([Self.b: Self.ack([Self.a: 2], at: 10)], over: held, stillKnown: everyone)[Self.b]
+                == Self.ack([Self.a: 5], at: 200))
+        #expect(Acknowledgement.joining(read, over: [:], stillKnown: everyone) == read)
+        // A file that names new devices at every read is held as it is now, not as all of them.
+        var many = held
+        for round in 0..<100 {
+            let names = (0..<10).map { DeviceID("d\(round)-\($0)")! }
+            many = Acknowledgement.joining([Self.b: Self.ack(Dictionary(uniqueKeysWithValues: names.map { ($0, UInt64(1)) }), at: 400)],
+                                           over: many, stillKnown: everyone)
+        }
+        #expect(many[Self.b]?.imported.count == 10)
     }
 
     @Test func aKnownDeviceWithoutAnAcknowledgementHoldsEverythingAndASilentOneIsReported() {
