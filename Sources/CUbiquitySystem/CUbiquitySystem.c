@@ -124,7 +124,8 @@ void ubq_prefer_huge_pages(void *start, size_t length) {
 }
 
 void ubq_populate_for_writing(void *start, size_t length) {
-    const uintptr_t page = 4096;
+    const long size = sysconf(_SC_PAGESIZE);
+    const uintptr_t page = size > 0 ? (uintptr_t)size : 4096;
     uintptr_t address = (uintptr_t)start;
     if (start == NULL || length < page || address > UINTPTR_MAX - length) return;
     uintptr_t first = (address + page - 1) & ~(page - 1);

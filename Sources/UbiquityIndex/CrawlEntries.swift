@@ -149,7 +149,7 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
         if let previous = segments.last { segment.names.reserveCapacity(previous.names.count + previous.names.count / 8) }
         if !segments.isEmpty {
             // Filled next, whole: mapped in one call rather than one page fault per 4 KiB as the
-            // walk writes it (a listing of 100k long names is about 27 MB of fresh pages).
+            // walk writes it (a listing of 100k long names is about 21 MB of fresh pages).
             let records = segment.records.capacity * MemoryLayout<Record>.stride, names = segment.names.capacity
             segment.records.withUnsafeMutableBufferPointer { ubq_populate_for_writing(UnsafeMutableRawPointer($0.baseAddress), records) }
             segment.names.withUnsafeMutableBufferPointer { ubq_populate_for_writing($0.baseAddress, names) }

@@ -54,8 +54,7 @@ struct CrawlEntriesTests {
     /// This thread's page faults so far (minor: a page mapped on first write).
     static func minorFaults() -> Int? {
         var usage = rusage()
-        // RUSAGE_THREAD (1, Linux), which Glibc does not import.
-        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return nil }
+        guard getrusage(__rusage_who_t(UBQ_RUSAGE_THREAD), &usage) == 0 else { return nil }
         return usage.ru_minflt
     }
 
@@ -79,9 +78,9 @@ struct CrawlEntriesTests {
     }
 
     /// Nothing to map and nothing to trap on: no address, no length, a region too short for a
-    /// whole page, lengths that would wrap; a whole region is mapped (`mincore` says resident).
+    /// whole page, a length that would wrap; a whole region is mapped (`mincore` says resident).
     @Test func populatingForWritingIsSafeOnAnyRegion() throws {
-        let page = 4096, length = 8 * page
+        let page = sysconf(Int32(_SC_PAGESIZE)), length = 8 * page
         let region = try #require(mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
         #expect(region != MAP_FAILED)
         defer { munmap(region, length) }
@@ -93,7 +92,6 @@ struct CrawlEntriesTests {
         ubq_populate_for_writing(nil, length)
         ubq_populate_for_writing(region, 0)
         ubq_populate_for_writing(region + 1, page)
-        ubq_populate_for_writing(region, Int.max)
         ubq_populate_for_writing(UnsafeMutableRawPointer(bitPattern: UInt.max - 4096), 2 * page)
     }
 

@@ -105,7 +105,8 @@ void ubq_prefer_huge_pages(void *start, size_t length);
 
 /// Asks the kernel to map every whole page of `[start, start + length)` writable now, in one call
 /// (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14), rather than one fault per 4 KiB page as it is
-/// first written. Only a hint: does nothing when the call fails (an older kernel).
+/// first written (whole pages only, of the system's page size). Only a hint: does nothing when
+/// the call fails (an older kernel).
 void ubq_populate_for_writing(void *start, size_t length);
 
 /// The daemon's fixed glibc mmap threshold (`mallopt(M_MMAP_THRESHOLD)`, set at its start): a
