@@ -34,7 +34,8 @@ struct WatchCommand: AsyncParsableCommand {
             Then one per change, of kind added, renamed, removed, imageSet or imageRemoved:
               {"kind":"renamed","id":…,"shortID":…,"name":…,"oldName":…,"image":…,"at":…}
             Besides, the kinds reconnecting, resumed, regathered and notice say what happened to the \
-            connection.
+            connection. In package mode, a package that cannot be read when the watch begins gives \
+            a notice first, and the list follows at the first change that makes it readable.
 
             Example:
               $ grocery watch --json | jq -c 'select(.kind == "renamed")'

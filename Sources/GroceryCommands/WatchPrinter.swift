@@ -11,6 +11,9 @@ final class WatchPrinter {
     let format: GroceryStorageFormat
     let container: String
     private var items: [GroceryItemID: GroceryItem] = [:]
+    /// False until the first list arrives (a package that cannot be read when the watch begins
+    /// gives a notice first): the screen then says so rather than showing no items.
+    private var gathered = false
     /// The latest change lines, shown under the redrawn list.
     private var recent: [String] = []
     private static let recentLimit = 10
@@ -27,6 +30,7 @@ final class WatchPrinter {
         switch event {
         case .gathered(let list):
             items = .init(items: list)
+            gathered = true
             switch style {
             case .json: emit(kind: "gathered", at: now, list: list)
             case .append: Output.line(listing())
@@ -153,11 +157,11 @@ final class WatchPrinter {
 
     /// Clears the terminal and prints the list, then the latest changes.
     private func redraw(at now: Date) {
-        let count = items.count
         var screen = "\u{1B}[H\u{1B}[2J"
-        screen += Output.styled("\(container): \(counted(count, "item")) at \(Output.clock(now))", .bold)
+        let count = gathered ? counted(items.count, "item") : "the list not read yet"
+        screen += Output.styled("\(container): \(count) at \(Output.clock(now))", .bold)
             + Output.styled("  (watching; Ctrl-C to stop)", .dim) + "\n\n"
-        screen += listing() + "\n"
+        screen += (gathered ? listing() : "(waiting for a list that reads)") + "\n"
         if !recent.isEmpty { screen += "\n" + Output.styled("Latest changes", .bold) + "\n" + recent.joined(separator: "\n") + "\n" }
         Output.write(screen, to: 1)
     }

@@ -120,35 +120,42 @@ public struct GroceryLiveList: Sendable {
         // nothing until the daemon has checked every file.
         query.freshness = .saved
         var current = known ?? [:]
-        /// The list could not be read at the gathering (or reset): the next update reads it whole.
-        var gatherAgain = false
+        /// A whole list the package could not give at a gathering, reset or resume: the next
+        /// update reads it whole and tells it as that event would have.
+        var owed: Owed?
+        /// Package mode keeps watching when the package cannot be read there (a sync engine
+        /// removes items.json before renaming the newer one in); a file mode list has no such
+        /// moment (an item file missing is skipped), so what fails there ends the watch.
+        let keepWatching = format == .package
         let stream = try await query.start(resumingFrom: regathering && known != nil ? resume : nil)
         defer { if let point = query.resumePoint { resume = point } }
         for try await notification in stream {
             switch notification {
             case .didFinishGathering(let results), .didReset(let results):
-                // Not read (the update that follows reads the list whole): the list kept as it was.
-                guard let items = try await Self.readOrNotice(emit, { try await list.items(for: results) }) else {
-                    gatherAgain = true
+                let answer: Owed
+                if known == nil {
+                    answer = .gathered
+                } else if case .didFinishGathering = notification, regathering {
+                    answer = .regathered
+                } else {
+                    answer = .changed
+                }
+                guard let items = try await Self.readOrNotice(emit, keepWatching, { try await list.items(for: results) }) else {
+                    owed = answer
                     continue
                 }
-                let next = [GroceryItemID: GroceryItem](items: items)
-                let changes = GroceryChange.between(current, next)
-                if known == nil {
-                    await emit(.gathered(items))
-                } else if case .didFinishGathering = notification, regathering {
-                    await emit(.regathered(items, changes: changes))
-                } else if !changes.isEmpty {
-                    await emit(.changed(changes))
-                }
-                current = next
-                known = next
-                gatherAgain = false
+                await Self.announce(answer, items, after: current, emit)
+                current = [GroceryItemID: GroceryItem](items: items)
+                known = current
+                owed = nil
                 backoff.reset()
             case .didResume(let added, let changed, let removed):
-                guard let next = try await Self.readOrNotice(emit, {
+                guard let next = try await Self.readOrNotice(emit, keepWatching, {
                     try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
-                }) else { continue }
+                }) else {
+                    owed = owed ?? .resumed
+                    continue
+                }
                 let changes = GroceryChange.between(current, next)
                 current = next
                 known = next
@@ -158,23 +165,17 @@ public struct GroceryLiveList: Sendable {
                 // The full list follows as didFinishGathering: `regathered` says so.
                 break
             case .didUpdate(let added, let changed, let removed):
-                if gatherAgain {
-                    // The list could not be read when it was gathered: read it whole now.
-                    guard let items = try await Self.readOrNotice(emit, { try await list.items(for: query.results) }) else { continue }
-                    let next = [GroceryItemID: GroceryItem](items: items)
-                    if known == nil {
-                        await emit(.gathered(items))
-                    } else {
-                        let changes = GroceryChange.between(current, next)
-                        if !changes.isEmpty { await emit(.changed(changes)) }
-                    }
-                    current = next
-                    known = next
-                    gatherAgain = false
+                if let answer = owed {
+                    // The whole list, owed since the package could not be read.
+                    guard let items = try await Self.readOrNotice(emit, true, { try await list.items(for: query.results) }) else { continue }
+                    await Self.announce(known == nil ? .gathered : answer, items, after: current, emit)
+                    current = [GroceryItemID: GroceryItem](items: items)
+                    known = current
+                    owed = nil
                     backoff.reset()
                     continue
                 }
-                guard let next = try await Self.readOrNotice(emit, {
+                guard let next = try await Self.readOrNotice(emit, true, {
                     try await updated(current, list: list, query: query, added: added, changed: changed, removed: removed)
                 }) else { continue }
                 let changes = GroceryChange.between(current, next)
@@ -197,14 +198,33 @@ public struct GroceryLiveList: Sendable {
         }
     }
 
-    /// What `read` reads, or nil after a notice saying why it could not: the package caught
-    /// without its items.json (a sync engine removes the old one before renaming the newer one
-    /// in), mid-write by a non-grocery writer, or damaged. The caller keeps the list as it was and
-    /// takes the next update. Any other error is thrown.
-    private static func readOrNotice<T>(_ emit: (Event) async -> Void, _ read: () async throws -> T) async throws -> T? {
+    /// Which event a whole list read answers.
+    private enum Owed {
+        case gathered, regathered, resumed, changed
+    }
+
+    /// Tells the whole list `items`, read for `answer`, against the list as it was (`current`).
+    private static func announce(_ answer: Owed, _ items: [GroceryItem], after current: [GroceryItemID: GroceryItem],
+                                 _ emit: (Event) async -> Void) async {
+        let changes = GroceryChange.between(current, [GroceryItemID: GroceryItem](items: items))
+        switch answer {
+        case .gathered: await emit(.gathered(items))
+        case .regathered: await emit(.regathered(items, changes: changes))
+        case .resumed: await emit(.resumed(changes: changes))
+        case .changed: if !changes.isEmpty { await emit(.changed(changes)) }
+        }
+    }
+
+    /// What `read` reads; when `keepWatching`, nil after a notice saying why it could not: the
+    /// package caught without its items.json (a sync engine removes the old one before renaming
+    /// the newer one in), mid-write by a non-grocery writer, or damaged. The caller keeps the list
+    /// as it was and takes the next update. Any other error, and any error without
+    /// `keepWatching`, is thrown.
+    private static func readOrNotice<T>(_ emit: (Event) async -> Void, _ keepWatching: Bool,
+                                        _ read: () async throws -> T) async throws -> T? {
         do {
             return try await read()
-        } catch let error as GroceryError {
+        } catch let error as GroceryError where keepWatching {
             await emit(.notice("\(error)"))
             return nil
         }

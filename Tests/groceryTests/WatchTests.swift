@@ -163,6 +163,48 @@ import UbiquityTesting
         #expect(watcher.interrupt() == 0)
     }
 
+    /// Package mode, the daemon restarted while the package has no items.json (as while Syncthing
+    /// replaces it): the watch says why and goes on, and once the list is back it is told as the
+    /// re-gathering it is, with what changed meanwhile.
+    @Test func packageModeRegathersOnceTheListIsBack() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.stop(); daemon.cleanUp() }
+        let store = ["--store", "package", "--socket", daemon.socket]
+        let add = try grocery.run(["add", "milk"] + store)
+        #expect(add.status == 0, "\(add.stderr)")
+        let watcher = try Watcher(store)
+        #expect(try #require(watcher.next())["count"] as? Int == 1)
+
+        #expect(daemon.stop() == 0)
+        #expect(watcher.next()?["kind"] as? String == "reconnecting")
+        let package = daemon.documents() + "/grocery.gro"
+        // The list with eggs added, kept aside while the daemon starts and the watch gathers.
+        let items = package + "/items.json", aside = daemon.directory + "/items.json"
+        var list = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: items))) as? [String: Any])
+        var entries = try #require(list["items"] as? [[String: Any]])
+        var eggs = try #require(entries.first)
+        let eggsID = GroceryItemID()
+        eggs["id"] = eggsID.uuidString
+        eggs["name"] = "eggs"
+        entries.append(eggs)
+        list["items"] = entries
+        try JSONSerialization.data(withJSONObject: list).write(to: URL(fileURLWithPath: aside))
+        try FileManager.default.removeItem(atPath: items)
+
+        let restarted = try TestDaemon(arguments: ["--root", daemon.root, "--socket", daemon.socket], waitForSocket: false)
+        defer { restarted.stop(); restarted.cleanUp() }
+        var line = watcher.next(within: 30)
+        while line?["kind"] as? String == "reconnecting" { line = watcher.next(within: 30) }
+        let notice = try #require(line, "nothing after reconnecting\n\(restarted.log)")
+        #expect(notice["kind"] as? String == "notice" && (notice["message"] as? String)?.contains("items.json is missing") == true, "\(notice)")
+        #expect(rename(aside, items) == 0)
+        let regathered = try #require(watcher.next(within: 30), "\(restarted.log)")
+        #expect(regathered["kind"] as? String == "regathered" && regathered["count"] as? Int == 2, "\(regathered)")
+        let added = try #require(watcher.next())
+        #expect(added["kind"] as? String == "added" && added["id"] as? String == eggsID.uuidString, "\(added)")
+        #expect(watcher.interrupt() == 0)
+    }
+
     /// The daemon killed and restarted on the same state directory (its saved index): the watch
     /// resumes and says what changed while it was away — and only that — then is live again.
     @Test func watchSaysWhatChangedWhileTheDaemonWasDown() throws {
