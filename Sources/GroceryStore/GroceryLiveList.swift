@@ -138,7 +138,7 @@ public struct GroceryLiveList: Sendable {
                 } else if case .didFinishGathering = notification, regathering {
                     answer = .regathered
                 } else {
-                    answer = .changed
+                    answer = owed ?? .changed          // a re-gathering or resumption still owed is told as such
                 }
                 guard let items = try await Self.readOrNotice(emit, keepWatching, { try await list.items(for: results) }) else {
                     owed = answer

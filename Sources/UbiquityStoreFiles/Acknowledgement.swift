@@ -21,11 +21,11 @@ public struct Acknowledgement: Sendable, Hashable {
     /// no lower than the same device's before, and the later of the two times: a device's
     /// watermarks do not go back while the store is open (one whose cache was rebuilt writes
     /// lower ones, and is then treated as the late device it is: it joins the snapshots). A file
-    /// missing from `read`, or not ``readable`` there, keeps what it said before, if
-    /// `stillKnown` says the device is: Syncthing replaces a file by removing the old one and then
-    /// renaming the new one in, and a pass that looks in between must not take the device for one
-    /// that acknowledged nothing. What is held is bounded by what the files hold now and the
-    /// devices known otherwise.
+    /// not ``readable`` now keeps what it said before, with the later time; a file missing from
+    /// `read` keeps what it said while `stillKnown` says the device is known otherwise: Syncthing
+    /// replaces a file by removing the old one and then renaming the new one in, and a pass that
+    /// looks in between must not take the device for one that acknowledged nothing. What is held
+    /// is bounded by what the files hold now and the devices known otherwise.
     public static func joining(_ read: [DeviceID: Acknowledgement], over held: [DeviceID: Acknowledgement],
                                stillKnown: (DeviceID) -> Bool) -> [DeviceID: Acknowledgement] {
         var joined: [DeviceID: Acknowledgement] = [:]
@@ -36,7 +36,11 @@ public struct Acknowledgement: Sendable, Hashable {
                 continue
             }
             guard now.readable else {
-                joined[device] = before                          // there, but not readable now
+                // There, but not readable now: what it said before, and the later time (the
+                // device is writing it: not silent, and back if it was forgotten).
+                joined[device] = Acknowledgement(imported: before.imported,
+                                                 modifiedMilliseconds: max(now.modifiedMilliseconds, before.modifiedMilliseconds),
+                                                 readable: before.readable)
                 continue
             }
             var imported = now.imported

@@ -35,7 +35,7 @@ struct CompactionPlanTests {
         let everyone: (DeviceID) -> Bool = { _ in true }
         #expect(Acknowledgement.joining(read, over: held, stillKnown: everyone)
                 == [Self.b: Self.ack([Self.a: 6, Self.c: 1], at: 300),     // only what the file names now
-                    Self.c: Self.ack([Self.a: 4], at: 100),
+                    Self.c: Self.ack([Self.a: 4], at: 500),                 // what it said, the newer time
                     Self.a: Self.ack([Self.a: 9], at: 50)])
         // Missing now (the sync engine removed it and has not renamed the newer one in yet): kept
         // while the device is known otherwise (a log or snapshot folder, a watermark), else let go.
