@@ -263,16 +263,15 @@ public final class MetadataIndex {
             if flagsOf[Int(current)].contains(.containerRoot) { break }
             current = parents[Int(current)]
         }
-        for (position, entry) in chain.reversed().enumerated() {
-            if position > 0 { out.append(UInt8(ascii: "/")) }
-            appendName(entry, to: &out)
+        // The names read in place: a call on the column would copy it first (a retain and a
+        // release of each of its buffers, per component), which was most of the time a live
+        // query took to place each new member of a burst (its binary search builds a path per step).
+        names.withReaderInPlace { names in
+            for (position, entry) in chain.reversed().enumerated() {
+                if position > 0 { out.append(UInt8(ascii: "/")) }
+                names.appendUTF8(Int(entry), to: &out)
+            }
         }
-    }
-
-    /// Appends an entry's name (for a container root, its absolute path) as UTF-8: how paths
-    /// are put together in bulk (``PathTable``) without a `String` each.
-    func appendName(_ id: ItemID, to out: inout [UInt8]) {
-        names.withUTF8(Int(id)) { out.append(contentsOf: $0) }
     }
 
     /// Components below the container root.
