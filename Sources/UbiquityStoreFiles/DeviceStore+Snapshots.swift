@@ -137,20 +137,22 @@ extension DeviceStore {
     /// a watermark in the cache.
     func acknowledgementsBlocking() -> [DeviceID: Acknowledgement] {
         let read = folder.acknowledgements()
-        let withFiles = Set(folder.devices()).union(folder.snapshotDevices())
+        let knownOtherwise = knownWithoutAcknowledgementsBlocking()
         return memory.withLock { m in
-            let imported = m.imported
-            m.acknowledgements = Acknowledgement.joining(read, over: m.acknowledgements) {
-                withFiles.contains($0) || imported[$0] != nil
-            }
+            m.acknowledgements = Acknowledgement.joining(read, over: m.acknowledgements) { knownOtherwise.contains($0) }
             return m.acknowledgements
         }
     }
 
-    func knownBlocking(_ acknowledgements: [DeviceID: Acknowledgement]) -> Set<DeviceID> {
-        var known = Set(folder.devices()).union(folder.snapshotDevices()).union(acknowledgements.keys)
+    /// Every device known by a log or snapshot folder here, or a watermark in the cache.
+    private func knownWithoutAcknowledgementsBlocking() -> Set<DeviceID> {
+        var known = Set(folder.devices()).union(folder.snapshotDevices())
         known.formUnion(memory.withLock { $0.imported.keys })
         return known
+    }
+
+    func knownBlocking(_ acknowledgements: [DeviceID: Acknowledgement]) -> Set<DeviceID> {
+        knownWithoutAcknowledgementsBlocking().union(acknowledgements.keys)
     }
 
     // MARK: - Joining (on io)
