@@ -20,7 +20,8 @@ public enum FileSystemChange: Sendable {
     /// The tags of the entries of the directory at the path, read by the watcher's tag pass after
     /// a crawl that deferred them (``FileStat/tagsDeferred``): entries not listed have none.
     /// Ignored unless the directory there is still the one read (same inode).
-    case tags(ContainerID, [String], directoryInode: UInt64, [String: [String]])
+    /// Keyed by the names' bytes (``ExactName``): two canonically equivalent names are two entries.
+    case tags(ContainerID, [String], directoryInode: UInt64, [ExactName: [String]])
 
     /// Whether this is a ``listingPart(_:_:)``: the journal leaves those out (the listing after
     /// them holds their entries).

@@ -301,7 +301,7 @@ extension MetadataIndex {
 
     /// The tag pass's answer for one directory: each regular file and directory in it has the
     /// tags listed for its name, or none.
-    private func applyTags(_ directory: ItemID, _ tags: [String: [String]], _ recorder: inout Recorder) {
+    private func applyTags(_ directory: ItemID, _ tags: [ExactName: [String]], _ recorder: inout Recorder) {
         guard let children = children(directory) else { return }
         for child in children.ids {
             var stat = self.stat(child)
@@ -313,7 +313,7 @@ extension MetadataIndex {
                 now = []
             } else {
                 let listed = stat.evicted ? EvictedPlaceholderName.placeholder(for: name(child)) ?? name(child) : name(child)
-                now = tags[listed] ?? []
+                now = tags[ExactName(listed)] ?? []
             }
             guard stat.tags != now else { continue }
             noteUpdate(child, recorder: &recorder)

@@ -22,28 +22,29 @@ public struct EntrySummary: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(kind) size=\(size) mtime=\(modified) mode=\(String(mode, radix: 8)) ino=\(inode)" }
 }
 
-/// Relative path → summary, for every entry of a crawl.
-public func crawlSnapshot(root: String) throws -> [String: EntrySummary] {
+/// Relative path (its bytes: two canonically equivalent paths are two entries, ``ExactName``) →
+/// summary, for every entry of a crawl.
+public func crawlSnapshot(root: String) throws -> [ExactName: EntrySummary] {
     let listing = try Crawler().crawl(root: root).listing
     var paths: [String] = []
-    var result: [String: EntrySummary] = [:]
+    var result: [ExactName: EntrySummary] = [:]
     for entry in listing.entries {
         let path = entry.parent < 0 ? entry.name : paths[Int(entry.parent)] + "/" + entry.name
         paths.append(path)
-        result[path] = EntrySummary(entry.stat)
+        result[ExactName(path)] = EntrySummary(entry.stat)
     }
     return result
 }
 
 /// Relative path → summary, for every entry the index holds below a container root.
-public func indexSnapshot(_ index: MetadataIndex, container: Int) -> [String: EntrySummary] {
+public func indexSnapshot(_ index: MetadataIndex, container: Int) -> [ExactName: EntrySummary] {
     guard let root = index.lookup(container: container, []) else { return [:] }
-    var result: [String: EntrySummary] = [:]
+    var result: [ExactName: EntrySummary] = [:]
     var stack: [(ItemID, String)] = [(root, "")]
     while let (id, prefix) = stack.popLast() {
         for (name, child) in index.childEntries(of: id) ?? [] {
             let path = prefix.isEmpty ? name : prefix + "/" + name
-            result[path] = EntrySummary(index.fileStat(of: child))
+            result[ExactName(path)] = EntrySummary(index.fileStat(of: child))
             stack.append((child, path))
         }
     }
@@ -51,9 +52,9 @@ public func indexSnapshot(_ index: MetadataIndex, container: Int) -> [String: En
 }
 
 /// Lines describing how two snapshots differ; empty when equal.
-public func difference(index: [String: EntrySummary], crawl: [String: EntrySummary]) -> [String] {
+public func difference(index: [ExactName: EntrySummary], crawl: [ExactName: EntrySummary]) -> [String] {
     var lines: [String] = []
-    for path in Set(index.keys).union(crawl.keys).sorted() {
+    for path in Set(index.keys).union(crawl.keys).sorted(by: { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }) {
         switch (index[path], crawl[path]) {
         case (nil, let disk?): lines.append("missing from index: \(path) (\(disk))")
         case (let indexed?, nil): lines.append("stale in index: \(path) (\(indexed))")

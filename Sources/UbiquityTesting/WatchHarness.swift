@@ -82,7 +82,7 @@ public final class WatchHarness: Sendable {
         case .listing(_, let path, let listing):
             return cookie(path) || listing.entries.contains { $0.name.hasPrefix(Crawler.cookiePrefix) }
         case .tags(_, let path, _, let tags):
-            return cookie(path) || tags.keys.contains { $0.hasPrefix(Crawler.cookiePrefix) }
+            return cookie(path) || tags.keys.contains { $0.string.hasPrefix(Crawler.cookiePrefix) }
         case .listingPart(_, let part):
             return part.entries.contains { $0.name.hasPrefix(Crawler.cookiePrefix) }
         }

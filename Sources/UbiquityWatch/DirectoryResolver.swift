@@ -16,7 +16,9 @@ struct DirectoryResolver {
     static let maxOpen = 64
 
     let root: Int32
-    private var open: [[String]: Int32] = [:]
+    /// Keyed by the components' bytes: two canonically equivalent names are two directories
+    /// (``ExactName``), and a change in one must not be read in the other.
+    private var open: [[ExactName]: Int32] = [:]
 
     init(root: Int32) { self.root = root }
 
@@ -24,17 +26,18 @@ struct DirectoryResolver {
     /// when it is gone, is not a directory, or is a symlink.
     mutating func directory(_ path: [String]) -> Int32? {
         if path.isEmpty { return root }
-        if let fd = open[path] { return fd }
+        let key = path.map { ExactName($0) }
+        if let fd = open[key] { return fd }
         if open.count + path.count > Self.maxOpen { close() }
         // Start from the deepest ancestor already open.
         var depth = path.count - 1
-        while depth > 0 && open[Array(path[..<depth])] == nil { depth -= 1 }
-        var fd = depth == 0 ? root : open[Array(path[..<depth])]!
+        while depth > 0 && open[Array(key[..<depth])] == nil { depth -= 1 }
+        var fd = depth == 0 ? root : open[Array(key[..<depth])]!
         while depth < path.count {
             let next = openat(fd, path[depth], UBQ_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard next >= 0 else { return nil }
             depth += 1
-            open[Array(path[..<depth])] = next
+            open[Array(key[..<depth])] = next
             fd = next
         }
         return fd

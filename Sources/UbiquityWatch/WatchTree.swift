@@ -1,3 +1,5 @@
+import UbiquityIndex
+
 /// Which directory each inotify watch descriptor stands for, as a tree.
 ///
 /// A renamed directory keeps its watch descriptor, so paths are not stored: each node names its
@@ -12,7 +14,9 @@ struct WatchTree {
         var name: String
         /// The directory's inode when watched: the tag pass checks it is reading this directory.
         var inode: UInt64 = 0
-        var children: [String: Int32] = [:]
+        /// Keyed by the names' bytes: two names equal as `String`s (canonically equivalent) are
+        /// two directories here, as they are to the kernel (``ExactName``).
+        var children: [ExactName: Int32] = [:]
     }
 
     private(set) var directories: [Int32: Directory] = [:]
@@ -39,13 +43,13 @@ struct WatchTree {
     func lookup(container: Int, _ path: [String]) -> Int32? {
         guard var wd = roots[container] else { return nil }
         for name in path {
-            guard let next = directories[wd]?.children[name] else { return nil }
+            guard let next = directories[wd]?.children[ExactName(name)] else { return nil }
             wd = next
         }
         return wd
     }
 
-    func child(of wd: Int32, named name: String) -> Int32? { directories[wd]?.children[name] }
+    func child(of wd: Int32, named name: String) -> Int32? { directories[wd]?.children[ExactName(name)] }
 
     /// Places `wd` at a position (a new watch, a watch seen again by a rescan, or a directory found
     /// at a new place). A node seen again forgets its children: the rescan links the ones still there.
@@ -61,8 +65,9 @@ struct WatchTree {
             displaced.append(contentsOf: old.children.values)
         }
         if let parent {
-            if let previous = directories[parent]?.children[name], previous != wd { displaced.append(previous) }
-            directories[parent]?.children[name] = wd
+            let key = ExactName(name)
+            if let previous = directories[parent]?.children[key], previous != wd { displaced.append(previous) }
+            directories[parent]?.children[key] = wd
         } else {
             if let previous = roots[container], previous != wd { displaced.append(previous) }
             roots[container] = wd
@@ -76,8 +81,9 @@ struct WatchTree {
         guard let old = directories[wd] else { return [] }
         detachFromParent(wd, old)
         var displaced: [Int32] = []
-        if let previous = directories[parent]?.children[name], previous != wd { displaced.append(previous) }
-        directories[parent]?.children[name] = wd
+        let key = ExactName(name)
+        if let previous = directories[parent]?.children[key], previous != wd { displaced.append(previous) }
+        directories[parent]?.children[key] = wd
         directories[wd]?.parent = parent
         directories[wd]?.name = name
         return displaced
@@ -119,7 +125,8 @@ struct WatchTree {
 
     private mutating func detachFromParent(_ wd: Int32, _ node: Directory) {
         if let parent = node.parent {
-            if directories[parent]?.children[node.name] == wd { directories[parent]?.children[node.name] = nil }
+            let key = ExactName(node.name)
+            if directories[parent]?.children[key] == wd { directories[parent]?.children[key] = nil }
         } else if roots[node.container] == wd {
             roots[node.container] = nil
         }

@@ -110,7 +110,7 @@ extension WatcherCore {
             return true
         }
         defer { closedir(stream) }
-        var tags: [String: [String]] = [:]
+        var tags: [ExactName: [String]] = [:]
         let interruptible = mayStop && !tagPass.isAwaited && job.interruptions < TagPass.maxInterruptions
         var sinceLook = 0
         while let entry = readdir(stream) {
@@ -127,7 +127,7 @@ extension WatcherCore {
             let name = ubq_dirent_name(entry)!
             if Crawler.isDotOrDotDot(name) || Crawler.isCookie(name) { continue }
             let found = TagReader.tags(in: fd, named: name)
-            if !found.isEmpty, let text = String(validatingCString: name) { tags[text] = found }
+            if !found.isEmpty, let text = String(validatingCString: name) { tags[ExactName(text)] = found }
         }
         operations.append(.ready(.tags(container.descriptor.id, path, directoryInode: UInt64(info.st_ino), tags)))
         tagPass.done(job)

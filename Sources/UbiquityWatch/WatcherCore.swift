@@ -34,9 +34,16 @@ final class WatcherCore {
         case gone(Int, [String])
     }
 
+    /// A status queued for a path, once per pass. The path is compared byte for byte
+    /// (``ExactName``): a change in `café` must not stand for one in its canonically equal sibling.
     struct StatKey: Hashable {
         var container: Int
-        var path: [String]
+        var path: [ExactName]
+
+        init(container: Int, path: [String]) {
+            self.container = container
+            self.path = path.map { ExactName($0) }
+        }
     }
 
     /// The first inotify instance: containers share it when they cannot have their own.

@@ -437,7 +437,9 @@ struct SavedIndexTests {
         let deferred = FileStat(kind: .regular, size: 3, modified: 5, inode: 9, tagsDeferred: true)
         let changes: [FileSystemChange] = [
             .stat(c, ["a"], deferred),
-            .tags(c, ["d"], directoryInode: 7, ["a": ["x", "y"], "b": ["z"]]),
+            // Two names equal as strings, different bytes (a precomposed é, an e and a combining
+            // accent): two files, each with its own tags.
+            .tags(c, ["d"], directoryInode: 7, ["a": ["x", "y"], "b": ["z"], "caf\u{E9}": ["p"], "cafe\u{301}": ["q"]]),
         ]
         let bytes = IndexJournal.header(snapshotID: 5, bootID: "boot-1") + IndexJournal.encode(.batch(changes, time: 1, tracking: true))
         let decoded = try #require(try IndexJournal.decode(bytes, snapshotID: 5))
@@ -447,7 +449,8 @@ struct SavedIndexTests {
             return
         }
         #expect(stat == deferred)
-        #expect(path == ["d"] && inode == 7 && tags == ["a": ["x", "y"], "b": ["z"]])
+        #expect(path == ["d"] && inode == 7 && tags == ["a": ["x", "y"], "b": ["z"], "caf\u{E9}": ["p"], "cafe\u{301}": ["q"]])
+        #expect(tags.count == 4)
     }
 
     /// The index keeps permission bits only (`StatColumn`): a saved status with a file type in

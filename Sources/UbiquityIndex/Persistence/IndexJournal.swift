@@ -207,8 +207,8 @@ extension ByteWriter {
             self.path(path)
             varint(inode)
             varint(tags.count)
-            for (name, list) in tags.sorted(by: { $0.key < $1.key }) {
-                string(name)
+            for (name, list) in tags.sorted(by: { $0.key.string.utf8.lexicographicallyPrecedes($1.key.string.utf8) }) {
+                string(name.string)
                 varint(list.count)
                 for tag in list { string(tag) }
             }
@@ -258,14 +258,14 @@ extension BinaryReader {
         case 4:
             let inode = try varint()
             let count = try count(minimumSize: 2)
-            var tags: [String: [String]] = [:]
+            var tags: [ExactName: [String]] = [:]
             tags.reserveCapacity(count)
             for _ in 0..<count {
                 let name = try string(maxBytes: Self.maxNameBytes)
                 let tagCount = try self.count()
                 var list: [String] = []
                 for _ in 0..<tagCount { list.append(try string()) }
-                tags[name] = list
+                tags[ExactName(name)] = list
             }
             return .tags(container, path, directoryInode: inode, tags)
         case let other:

@@ -1,0 +1,99 @@
+import Testing
+import UbiquityTesting
+@testable import UbiquityIndex
+@testable import UbiquityWatch
+
+/// Two names equal as Swift strings but not byte for byte — a precomposed `é` (`C3 A9`) and an
+/// `e` followed by a combining acute accent (`65 CC 81`) — are two entries on Linux, side by side
+/// in one directory. The watcher keeps them apart (``ExactName``); before, the second directory
+/// took the first one's place in the watch tree, so moving one away dropped the other's watch, and
+/// a change in one could be read in the other. Real inotify, real directories.
+@Suite("Canonically equivalent names", .ownThreads)
+struct CanonicallyEquivalentNameTests {
+    static let composed = "caf\u{E9}"
+    static let decomposed = "cafe\u{301}"
+
+    @Test func equalAsStringsTwoNamesAsExactNames() {
+        #expect(Self.composed == Self.decomposed)
+        #expect(Array(Self.composed.utf8) != Array(Self.decomposed.utf8))
+        #expect(ExactName(Self.composed) != ExactName(Self.decomposed))
+        #expect(Set([ExactName(Self.composed), ExactName(Self.decomposed), ExactName("caf\u{E9}")]).count == 2)
+        #expect(ExactName.sameBytes(Self.composed, "caf\u{E9}"))
+        #expect(!ExactName.sameBytes(Self.composed, Self.decomposed))
+    }
+
+    @Test func theWatchTreeHoldsBothDirectories() {
+        var tree = WatchTree()
+        _ = tree.link(1, container: 0, parent: nil, name: "")
+        #expect(tree.link(2, container: 0, parent: 1, name: Self.composed).isEmpty)
+        #expect(tree.link(3, container: 0, parent: 1, name: Self.decomposed).isEmpty, "nothing displaced")
+        #expect(tree.child(of: 1, named: Self.composed) == 2)
+        #expect(tree.child(of: 1, named: Self.decomposed) == 3)
+        #expect(tree.lookup(container: 0, [Self.composed]) == 2)
+        #expect(tree.remove(subtree: 3) == [3])
+        #expect(tree.child(of: 1, named: Self.composed) == 2, "the other one stays")
+        #expect(tree.child(of: 1, named: Self.decomposed) == nil)
+        #expect(tree.move(2, to: 1, name: Self.decomposed).isEmpty)
+        #expect(tree.child(of: 1, named: Self.decomposed) == 2)
+        #expect(tree.child(of: 1, named: Self.composed) == nil)
+    }
+
+    /// The failure this was found by: directories `café` made one way, then the other; the first
+    /// moved out of the container; a file written in the second was never seen.
+    @Test func movingOneAwayKeepsWatchingTheOther() async throws {
+        try await WatchHarness.with { h in
+            let watches = h.watcher.status.watchesUsed
+            try FS.mkdir(h.path(Self.decomposed))
+            try await h.recorder.wait(for: "listing of the decomposed name") { $0.hasListing(Self.decomposed) }
+            try FS.mkdir(h.path(Self.composed))
+            try await h.recorder.wait(for: "listing of the composed name") { $0.hasListing(Self.composed) }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches + 2)
+
+            try FS.rename(h.path(Self.decomposed), h.outside + "/away")
+            try await h.recorder.wait(for: "remove of the decomposed name") { $0.hasRemove(Self.decomposed) }
+            try FS.write(h.path(Self.composed + "/after.txt"), "x")
+            try await h.recorder.wait(for: "stat of after.txt in the composed name") { $0.hasStat(Self.composed + "/after.txt") }
+            try await h.converge()
+            #expect(h.watcher.status.watchesUsed == watches + 1)
+        }
+    }
+
+    /// Changes in both, read in one pass: each file's status is taken in its own directory.
+    @Test func aChangeInEachIsReadInItsOwnDirectory() async throws {
+        try await WatchHarness.with(populate: { root in
+            try FS.mkdir(root + "/" + Self.composed)
+            try FS.mkdir(root + "/" + Self.decomposed)
+        }) { h in
+            for round in 1...3 {
+                try FS.write(h.path(Self.composed + "/f"), String(repeating: "c", count: round))
+                try FS.write(h.path(Self.decomposed + "/f"), String(repeating: "d", count: 10 * round))
+                try await h.recorder.wait(for: "both files' sizes, round \(round)") {
+                    $0.hasStat(Self.composed + "/f") { $0.size == round } && $0.hasStat(Self.decomposed + "/f") { $0.size == 10 * round }
+                }
+            }
+            #expect(!h.recorder.recorded.hasStat(Self.decomposed + "/f") { $0.size < 10 }, "a status read in the other directory")
+            try await h.converge()
+        }
+    }
+
+    /// Two files so named in one directory, each with its own tags.
+    @Test func eachFileKeepsItsOwnTags() async throws {
+        try await WatchHarness.with(populate: { root in
+            try FS.write(root + "/" + Self.composed, "a")
+            try FS.write(root + "/" + Self.decomposed, "b")
+            try TagReader.setTags(["Red"], atPath: root + "/" + Self.composed)
+            try TagReader.setTags(["Blue"], atPath: root + "/" + Self.decomposed)
+        }) { h in
+            let sequence = try await h.watcher.sync(includingTags: true)
+            try await h.recorder.wait(for: "batch \(sequence) to be applied") { $0.applied >= sequence }
+            let tags = h.recorder.withIndex { index in
+                [Self.composed, Self.decomposed].map { name in
+                    index.lookup(container: 0, [name]).map { IndexedItem(index, $0).tags } ?? []
+                }
+            }
+            #expect(tags == [["Red"], ["Blue"]])
+            try await h.converge()
+        }
+    }
+}
