@@ -68,28 +68,60 @@ extension NameIndex {
     /// compressed: ``NameColumn/Reader/copyPrefix(_:to:)``) and compared
     /// (``NameOrder/orderOfPrefixes(_:isWhole:_:isWhole:)``); names are read whole only where
     /// their first bytes do not decide.
-    static func sortedByPrefixes(_ ids: [ItemID], _ names: NameColumn.Reader) -> [ItemID] {
+    static func sortedByPrefixes(_ ids: [ItemID], _ names: NameColumn.Reader, onTwoThreads: Bool = false) -> [ItemID] {
         let stride = NameColumn.Reader.prefixCapacity
         let prefixes = UnsafeMutablePointer<UInt8>.allocate(capacity: ids.count * stride)
         defer { prefixes.deallocate() }
         // Each position's prefix length, and 0x80 when it is the whole name.
-        var lengths = [UInt8](repeating: 0, count: ids.count)
-        for (k, id) in ids.enumerated() {
-            let (count, isWhole) = names.copyPrefix(Int(id), to: prefixes + k * stride)
-            lengths[k] = UInt8(truncatingIfNeeded: count) | (isWhole ? 0x80 : 0)
-        }
-        var order = Array(0..<ids.count)
-        lengths.withUnsafeBufferPointer { lengths in
-            order.sort { x, y in
+        let lengths = UnsafeMutablePointer<UInt8>.allocate(capacity: ids.count)
+        defer { lengths.deallocate() }
+        let order = UnsafeMutablePointer<Int>.allocate(capacity: ids.count)
+        defer { order.deallocate() }
+        return ids.withUnsafeBufferPointer { ids in
+            @inline(__always) func precedes(_ x: Int, _ y: Int) -> Bool {
                 let a = UnsafeBufferPointer(start: prefixes + x * stride, count: Int(lengths[x] & 0x7F))
                 let b = UnsafeBufferPointer(start: prefixes + y * stride, count: Int(lengths[y] & 0x7F))
                 let c = NameOrder.orderOfPrefixes(a, isWhole: lengths[x] & 0x80 != 0, b, isWhole: lengths[y] & 0x80 != 0)
                     ?? names.compare(Int(ids[x]), Int(ids[y]))
                 return c != 0 ? c < 0 : ids[x] < ids[y]
             }
+            /// Reads the prefixes of positions `range` and sorts them there.
+            func sortRange(_ range: Range<Int>) {
+                for k in range {
+                    let (count, isWhole) = names.copyPrefix(Int(ids[k]), to: prefixes + k * stride)
+                    lengths[k] = UInt8(truncatingIfNeeded: count) | (isWhole ? 0x80 : 0)
+                    order[k] = k
+                }
+                var slice = UnsafeMutableBufferPointer(start: order + range.lowerBound, count: range.count)
+                slice.sort(by: precedes)
+            }
+            guard onTwoThreads && ids.count >= minimumForTwoThreads else {
+                sortRange(0..<ids.count)
+                return (0..<ids.count).map { ids[order[$0]] }
+            }
+            // Each half on a core (they write disjoint positions and read only the names),
+            // then merged.
+            let middle = ids.count / 2
+            SideThread.run({ sortRange(middle..<ids.count) }) { sortRange(0..<middle) }
+            var sorted: [ItemID] = []
+            sorted.reserveCapacity(ids.count)
+            var i = 0, j = middle
+            while i < middle && j < ids.count {
+                if precedes(order[j], order[i]) {
+                    sorted.append(ids[order[j]]); j += 1
+                } else {
+                    sorted.append(ids[order[i]]); i += 1
+                }
+            }
+            while i < middle { sorted.append(ids[order[i]]); i += 1 }
+            while j < ids.count { sorted.append(ids[order[j]]); j += 1 }
+            return sorted
         }
-        return order.map { ids[$0] }
     }
+
+    /// Names from which a sort asked for on two threads takes them: below, a thread costs more
+    /// than half the sort.
+    static let minimumForTwoThreads = 4_096
 
     /// `ids` in (name, id) order: ``SortedIDs``' order.
     ///
@@ -97,10 +129,10 @@ extension NameIndex {
     /// end to end: laying them out meant decoding each whole, checking each scalar of it and
     /// copying it into fresh pages, which on a crawl of 100k names of 60–200 bytes took more of
     /// the engine's time than the sort, and their first bytes almost always decide.
-    static func sortedByName(_ ids: [ItemID], names: NameColumn) -> [ItemID] {
+    static func sortedByName(_ ids: [ItemID], names: NameColumn, onTwoThreads: Bool = false) -> [ItemID] {
         let anyCompressed = names.withReader { reader in ids.contains { reader.isCompressed(Int($0)) } }
         if anyCompressed {
-            return names.withReader { Self.sortedByPrefixes(ids, $0) }
+            return names.withReader { Self.sortedByPrefixes(ids, $0, onTwoThreads: onTwoThreads) }
         }
         var bytes: [UInt8] = [], ends: [Int] = []
         ends.reserveCapacity(ids.count)
@@ -118,7 +150,7 @@ extension NameIndex {
             ends.append(bytes.count)
         }
         guard simple else {
-            return names.withReader { Self.sortedByPrefixes(ids, $0) }
+            return names.withReader { Self.sortedByPrefixes(ids, $0, onTwoThreads: onTwoThreads) }
         }
         // Equal names (one name in many directories) go by id: each run of them, found comparing
         // the laid-out bytes of neighbours, is sorted by id.

@@ -39,10 +39,11 @@ final class NameIndex {
 
     /// Many names at once, each id with its bucket (``bucket(_:)``): each bucket's ids sorted, then
     /// put in in one sweep (``SortedIDs/insert(sorted:names:)``). The index is as the ids inserted
-    /// one by one leave it.
+    /// one by one leave it. A large bucket is sorted on both cores: this is what a query waits for
+    /// at the end of a first crawl (the names it reads filed then), with the other core idle.
     func insert(_ grouped: [String: [ItemID]], names: NameColumn) {
         for (key, ids) in grouped {
-            buckets[key, default: SortedIDs()].insert(sorted: Self.sortedByName(ids, names: names), names: names)
+            buckets[key, default: SortedIDs()].insert(sorted: Self.sortedByName(ids, names: names, onTwoThreads: true), names: names)
         }
     }
 

@@ -152,6 +152,9 @@ final class PreparedNames: @unchecked Sendable {
         let first = range.lowerBound + chunk * Self.chunkEntries
         let span = first..<Swift.min(first + Self.chunkEntries, range.upperBound)
         let out = chunks[chunk]
+        // The chunk's results built in locals and handed over at the end: written into `out` (a
+        // class) name by name, each write was an exclusivity check of its arrays.
+        let entries = self.entries
         let key = NameHash.key
         out.hashes = span.map { i in entries.withName(i) { NameHash.hash($0, key: key) } }
         guard let codec else { return }
@@ -160,15 +163,18 @@ final class PreparedNames: @unchecked Sendable {
             long.append(i)
             byteCount += entries.nameCount(i)
         }
-        out.spans = Array(repeating: (0, 0), count: span.count)
+        var spans = [(start: Int32, count: Int32)](repeating: (0, 0), count: span.count)
+        defer { out.spans = spans }
         guard !long.isEmpty else { return }
-        out.bytes.reserveCapacity(byteCount)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(byteCount)
         codec.encode(count: long.count, lendingName: { k, use in entries.withName(long[k], use) }) { k, encoded in
             // Kept only when that saves bytes.
             guard encoded.count < entries.nameCount(long[k]) else { return }
-            out.spans[long[k] - first] = (Int32(truncatingIfNeeded: out.bytes.count), Int32(truncatingIfNeeded: encoded.count))
-            out.bytes.append(contentsOf: encoded)
+            spans[long[k] - first] = (Int32(truncatingIfNeeded: bytes.count), Int32(truncatingIfNeeded: encoded.count))
+            bytes.append(contentsOf: encoded)
         }
+        out.bytes = bytes
     }
 
     /// What the engine reads entries' prepared names through, in increasing order of entry.

@@ -286,6 +286,31 @@ struct NameCodecTests {
         #expect(column.withReader { NameIndex.sortedByPrefixes(ids, $0) } == expected)
     }
 
+    /// A bucket large enough to be sorted on two threads (its halves sorted apart, then merged)
+    /// sorts as one thread does: equal names by id, canonically equal spellings as `NameOrder`
+    /// has them, names whose first bytes do not decide by their whole.
+    @Test func aSortOnTwoThreadsIsTheSortOnOne() throws {
+        var random = SplitMix64(seed: 31)
+        var names = Self.longNames(NameIndex.minimumForTwoThreads + 1_000, seed: 31).map { "Item_" + $0 }
+        for k in 0..<300 {
+            names.append(names[k])      // equal names
+            names.append("Item_caf" + (k % 2 == 0 ? "\u{E9}" : "e\u{301}") + Self.randomName(length: 60, &random))
+        }
+        let column = NameColumn(names)
+        #expect(column.codec != nil)
+        let ids = (0..<names.count).map { ItemID($0) }.shuffled(using: &random)
+        let one = column.withReader { NameIndex.sortedByPrefixes(ids, $0) }
+        let two = column.withReader { NameIndex.sortedByPrefixes(ids, $0, onTwoThreads: true) }
+        #expect(two == one)
+        #expect(two.count == ids.count && Set(two).count == ids.count)
+        let expected = column.withReader { reader in ids.sorted { SortedIDs.precedes($0, $1, reader) } }
+        #expect(two == expected)
+        // Below the threshold the caller's thread sorts alone, the same order.
+        let few = Array(ids.prefix(NameIndex.minimumForTwoThreads - 1))
+        #expect(column.withReader { NameIndex.sortedByPrefixes(few, $0, onTwoThreads: true) }
+                == column.withReader { NameIndex.sortedByPrefixes(few, $0) })
+    }
+
     /// Compressed names put in the name index many at once (a crawl's part: sorted by their
     /// prefixes, merged into a bucket reading each name's first bytes once) end in the order
     /// inserting them one by one gives, with names sharing long prefixes and decomposed spellings.
