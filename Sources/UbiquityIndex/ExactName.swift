@@ -30,10 +30,23 @@ public struct ExactName: Hashable, Sendable, ExpressibleByStringLiteral, CustomS
         name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
+    /// A path's components as keys.
+    public static func path(_ components: [String]) -> [ExactName] { components.map { ExactName($0) } }
+
+    /// Byte order, for a stable order of keys that may be canonically equal.
+    public static func precedes(_ a: [ExactName], _ b: [ExactName]) -> Bool {
+        a.lexicographicallyPrecedes(b) { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }
+    }
+
     /// Whether two strings hold the same UTF-8 bytes (not merely canonically equal text).
     public static func sameBytes(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         var a = a, b = b
         return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
+}
+
+extension Array where Element == ExactName {
+    /// The components as strings again.
+    public var strings: [String] { map(\.string) }
 }

@@ -190,7 +190,7 @@ extension MetadataIndex {
         if flags(id).contains(.insidePackage), let package = owningPackage(id) {
             return (ConflictKey(parent: package, original: ""), package)
         }
-        return (ConflictKey(parent: parent(id), original: copy.original), child(parent(id), copy.original))
+        return (ConflictKey(parent: parent(id), original: ExactName(copy.original)), child(parent(id), copy.original))
     }
 
     /// Creates or updates the entry at `path`; a missing parent means the change is ignored

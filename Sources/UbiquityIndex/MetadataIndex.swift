@@ -70,9 +70,11 @@ public final class MetadataIndex {
     /// versions of (sparse: only names that have any).
     private(set) var conflictCopies: [ConflictKey: Int] = [:]
 
+    /// The original's name is compared byte for byte (``ExactName``): copies of `café` (one
+    /// form) are not versions of its canonically equal sibling.
     struct ConflictKey: Hashable {
         var parent: ItemID
-        var original: String
+        var original: ExactName
     }
 
     /// Slots to reuse, the next one last; in chunks, as the columns (a snapshot shares it).
@@ -461,7 +463,7 @@ public final class MetadataIndex {
     func hasUnresolvedConflicts(_ id: ItemID) -> Bool {
         guard !conflictCopies.isEmpty else { return false }
         // Copies inside a package are counted under the package itself, with no name.
-        return conflictCopies[ConflictKey(parent: parent(id), original: name(id))] != nil
+        return conflictCopies[ConflictKey(parent: parent(id), original: ExactName(name(id)))] != nil
             || (flags(id).contains(.package) && conflictCopies[ConflictKey(parent: id, original: "")] != nil)
     }
 

@@ -28,16 +28,17 @@ public enum ContainerData {
         query.searchScopes = .data
         query.isLive = false
         let root = location.path
-        let names = Mutex<Set<String>>([])
+        // The names' bytes: two canonically equal names (`café` in both forms) are two entries.
+        let names = Mutex<Set<[UInt8]>>([])
         _ = try await query.gather { batch in
             let found = batch.compactMap { item in
                 PathBytes.relative(Array(item.path.utf8), below: Array(root.utf8))
                     .flatMap { $0.split(separator: PathBytes.separator, omittingEmptySubsequences: false).first }
-                    .map { String(decoding: $0, as: UTF8.self) }
+                    .map { Array($0) }
             }
-            names.withLock { $0.formUnion(found.filter { $0 != "Documents" && !$0.isEmpty }) }
+            names.withLock { $0.formUnion(found.filter { $0 != Array("Documents".utf8) && !$0.isEmpty }) }
         }
-        let entries = names.withLock { $0 }.sorted()
+        let entries = names.withLock { $0 }.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
         guard !entries.isEmpty else { return [] }
         // The index may still name an entry removed a moment ago: only what is there is removed and said.
         let removed = try await NIOThreadPool.singleton.runIfActive { () throws -> [String] in

@@ -640,19 +640,24 @@ extension MetadataQuery.State {
     /// - Complexity: O(n) for the removal pass plus O(k log n + k·n) for k insertions; a large
     ///   batch is appended and sorted instead, O((n + k) log(n + k)).
     private mutating func merge(added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem]) {
-        var leaving = Set<String>()
-        for item in removed { leaving.insert(item.path) }
+        // Each path with its spellings: one leaves only spelt with the same bytes, as a
+        // canonically equal path (`café` in the other form) is another item.
+        var leaving: [String: [String]] = [:]
+        func leave(_ path: String) { leaving[path, default: []].append(path) }
+        for item in removed { leave(item.path) }
         for item in changed {
-            leaving.insert(item.path)
-            if let old = item.oldPath { leaving.insert(old) }
+            leave(item.path)
+            if let old = item.oldPath { leave(old) }
         }
         // An added path already present would be a daemon bug; never show an item twice.
-        for item in added { leaving.insert(item.path) }
+        for item in added { leave(item.path) }
         if !leaving.isEmpty {
             var keptItems: [MetadataItem] = [], keptKeys: [[Value?]] = []
             keptItems.reserveCapacity(items.count)
             keptKeys.reserveCapacity(items.count)
-            for i in items.indices where !leaving.contains(items[i].path) {
+            for i in items.indices {
+                let path = items[i].path
+                if leaving[path]?.contains(where: { $0.utf8.elementsEqual(path.utf8) }) == true { continue }
                 keptItems.append(items[i])
                 keptKeys.append(keys[i])
             }

@@ -47,7 +47,8 @@ enum EngineReplace {
         for (index, event) in events.enumerated() where event.mask.contains(.movedFrom) && !event.mask.contains(.isDirectory) {
             guard let name = event.name,
                   let partner = events[(index + 1)...].first(where: { $0.mask.contains(.movedTo) && $0.cookie == event.cookie }),
-                  partner.wd == event.wd, let copy = partner.name, ConflictCopyName.parse(copy)?.original == name,
+                  partner.wd == event.wd, let copy = partner.name,
+                  let original = ConflictCopyName.parse(copy)?.original, ExactName.sameBytes(original, name),
                   engineRenames(to: name, wd: event.wd, in: events) else { continue }
             copies.insert(index)
         }
@@ -55,12 +56,13 @@ enum EngineReplace {
     }
 
     /// Whether `events` hold the engine's rename of its temporary file for `name` to `name`.
+    /// Names are compared byte for byte: a canonically equal sibling is another file.
     private static func engineRenames(to name: String, wd: Int32, in events: [InotifyEvent]) -> Bool {
         let temporary = SyncEngineFiles.temporaryNames(for: name)
         return events.contains { arrival in
-            guard arrival.wd == wd, arrival.name == name, arrival.mask.contains(.movedTo) else { return false }
-            return events.contains { $0.mask.contains(.movedFrom) && $0.cookie == arrival.cookie && $0.wd == wd
-                && $0.name.map(temporary.contains) == true }
+            guard arrival.wd == wd, arrival.name.map({ ExactName.sameBytes($0, name) }) == true, arrival.mask.contains(.movedTo) else { return false }
+            return events.contains { event in event.mask.contains(.movedFrom) && event.cookie == arrival.cookie && event.wd == wd
+                && event.name.map { name in temporary.contains { ExactName.sameBytes($0, name) } } == true }
         }
     }
 
@@ -98,7 +100,9 @@ enum EngineReplace {
               let name = events[index].name,
               let item = events[index].mask.contains(.delete) ? name : ConflictCopyName.parse(name)?.original else { return nil }
         let wd = events[index].wd
-        let back = events[(index + 1)...].contains { $0.wd == wd && $0.name == item && ($0.mask.contains(.create) || $0.mask.contains(.movedTo)) }
+        let back = events[(index + 1)...].contains {
+            $0.wd == wd && $0.name.map { ExactName.sameBytes($0, item) } == true && ($0.mask.contains(.create) || $0.mask.contains(.movedTo))
+        }
         return back ? nil : Pending(wd: wd, item: item, temporaryNames: SyncEngineFiles.temporaryNames(for: item), renameUnderway: false)
     }
 
@@ -106,7 +110,9 @@ enum EngineReplace {
     private static func isRenameToOwnConflictCopy(_ event: InotifyEvent, in events: [InotifyEvent]) -> Bool {
         guard event.mask.contains(.movedTo), !event.mask.contains(.isDirectory), let name = event.name,
               let original = ConflictCopyName.parse(name)?.original else { return false }
-        return events.contains { $0.mask.contains(.movedFrom) && $0.cookie == event.cookie && $0.wd == event.wd && $0.name == original }
+        return events.contains {
+            $0.mask.contains(.movedFrom) && $0.cookie == event.cookie && $0.wd == event.wd && $0.name.map { ExactName.sameBytes($0, original) } == true
+        }
     }
 
     private static func isFileDelete(_ event: InotifyEvent) -> Bool {

@@ -97,7 +97,7 @@ extension WatcherCore {
                 reasons[id] = container.unavailableReason
             }
             for (path, reason) in container.unwatched {
-                unwatched.append(UnwatchedSubtree(container: id, path: path, reason: reason))
+                unwatched.append(UnwatchedSubtree(container: id, path: path.strings, reason: reason))
             }
         }
         unwatched.sort { ($0.container, $0.path.joined(separator: "/")) < ($1.container, $1.path.joined(separator: "/")) }

@@ -72,7 +72,8 @@ extension WatcherCore {
         var candidates: [Int32] = []
         let channel = channel(slot)
         if let wd = channel.tree.lookup(container: slot, path) { candidates = channel.tree.subtree(wd) }
-        let previouslyUnwatched = container.unwatched.filter { $0.key.starts(with: path) }
+        let key = ExactName.path(path)
+        let previouslyUnwatched = container.unwatched.filter { $0.key.starts(with: key) }
         for key in previouslyUnwatched.keys { containers[slot]?.unwatched[key] = nil }
 
         // A whole container's entries go out in parts while the walk goes on, for the consumer
@@ -105,19 +106,19 @@ extension WatcherCore {
         // A directory the walk could not open (permissions, out of descriptors) has no watch
         // either: periodic rescans retry it.
         for skipped in result.skipped where ["open", "openat", "fdopendir"].contains(skipped.call) {
-            if containers[slot]?.unwatched[skipped.path] == nil { markUnwatched(slot, skipped.path, reason: "\(skipped.call) failed: \(skipped.reason)") }
+            if containers[slot]?.unwatched[ExactName.path(skipped.path)] == nil { markUnwatched(slot, skipped.path, reason: "\(skipped.call) failed: \(skipped.reason)") }
         }
-        let unwatchedNow = containers[slot]?.unwatched.filter { $0.key.starts(with: path) } ?? [:]
-        for (subtree, reason) in unwatchedNow.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) })
+        let unwatchedNow = containers[slot]?.unwatched.filter { $0.key.starts(with: key) } ?? [:]
+        for (subtree, reason) in unwatchedNow.sorted(by: { ExactName.precedes($0.key, $1.key) })
         where previouslyUnwatched[subtree] == nil {
-            notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: subtree, reason: reason)))
+            notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: subtree.strings, reason: reason)))
         }
-        for subtree in previouslyUnwatched.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+        for subtree in previouslyUnwatched.keys.sorted(by: ExactName.precedes)
         where unwatchedNow[subtree] == nil {
-            let watched = channel.tree.lookup(container: slot, subtree) != nil
-            notices.append(watched ? .subtreeWatched(id, subtree) : .subtreeGone(id, subtree))
+            let watched = channel.tree.lookup(container: slot, subtree.strings) != nil
+            notices.append(watched ? .subtreeWatched(id, subtree.strings) : .subtreeGone(id, subtree.strings))
         }
-        for skipped in result.skipped where previouslyUnwatched[skipped.path] == nil {
+        for skipped in result.skipped where previouslyUnwatched[ExactName.path(skipped.path)] == nil {
             recordSkipped(id, skipped.path, reason: "\(skipped.call): \(skipped.reason)")
         }
         return result.listing
@@ -136,12 +137,12 @@ extension WatcherCore {
         guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
         // Outermost first; a rescan of a subtree covers the records below it.
         for path in unwatched.keys.sorted(by: { $0.count < $1.count }) where containers[slot]?.unwatched[path] != nil {
-            attach(slot, path)
+            attach(slot, path.strings)
         }
     }
 
     func markUnwatched(_ slot: Int, _ path: [String], reason: String) {
-        containers[slot]?.unwatched[path] = reason
+        containers[slot]?.unwatched[ExactName.path(path)] = reason
     }
 
     // MARK: - Overflow and sync

@@ -139,7 +139,7 @@ extension WatcherCore {
         if source.mask.contains(.isDirectory) {
             if let moved {
                 dropWatches(channel.tree.move(moved, to: destination.wd, name: destinationName), in: channel)
-            } else if containers[slot]?.unwatched[to] == nil {
+            } else if containers[slot]?.unwatched[ExactName.path(to)] == nil {
                 needsCrawl = true                   // a directory we held no watch for
             }
         }
@@ -183,12 +183,12 @@ extension WatcherCore {
     func forget(_ slot: Int, parent: Int32, name: String) {
         let channel = channel(slot)
         if let child = channel.tree.child(of: parent, named: name) { dropWatches(channel.tree.remove(subtree: child), in: channel) }
-        let path = channel.tree.path(of: parent) + [name]
+        let path = ExactName.path(channel.tree.path(of: parent) + [name])
         guard let container = containers[slot], !container.unwatched.isEmpty else { return }
         let gone = container.unwatched.keys.filter { $0.starts(with: path) }
-        for subtree in gone.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        for subtree in gone.sorted(by: ExactName.precedes) {
             containers[slot]?.unwatched[subtree] = nil
-            notices.append(.subtreeGone(container.descriptor.id, subtree))
+            notices.append(.subtreeGone(container.descriptor.id, subtree.strings))
         }
     }
 
@@ -198,15 +198,16 @@ extension WatcherCore {
 
     func renameUnwatched(_ slot: Int, from: [String], to: [String]) {
         guard let unwatched = containers[slot]?.unwatched, !unwatched.isEmpty else { return }
-        var renamed: [[String]: String] = [:]
+        let from = ExactName.path(from), to = ExactName.path(to)
+        var renamed: [[ExactName]: String] = [:]
         for (path, reason) in unwatched {
             guard path.starts(with: from) else { renamed[path] = reason; continue }
             let newPath = to + path.dropFirst(from.count)
             renamed[newPath] = reason
             // Told as gone and unwatched anew, so consumers that track the list keep no stale path.
             if let id = containers[slot]?.descriptor.id {
-                notices.append(.subtreeGone(id, path))
-                notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: newPath, reason: reason)))
+                notices.append(.subtreeGone(id, path.strings))
+                notices.append(.subtreeUnwatched(UnwatchedSubtree(container: id, path: newPath.strings, reason: reason)))
             }
         }
         containers[slot]?.unwatched = renamed

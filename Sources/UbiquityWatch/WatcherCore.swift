@@ -19,8 +19,9 @@ final class WatcherCore {
         var available = false
         /// Whether a first availability notice was sent.
         var announced = false
-        /// Unwatched subtree roots → why.
-        var unwatched: [[String]: String] = [:]
+        /// Unwatched subtree roots → why. Keyed by the components' bytes (``ExactName``): two
+        /// canonically equal directories are two records, each rescanned and forgotten alone.
+        var unwatched: [[ExactName]: String] = [:]
     }
 
     /// One change of the batch being built. Stats are taken when the batch is emitted (or before a

@@ -94,6 +94,27 @@ struct ConflictCopyTests {
         #expect(index.conflictCopies.isEmpty)
     }
 
+    /// `café.txt` precomposed and decomposed are two files on Linux, side by side: a copy of
+    /// one marks that one only, and the other's subscribers hear nothing.
+    @Test func aCopyMarksOnlyTheItemNamedWithItsOriginalsBytes() throws {
+        let composed = "caf\u{E9}.txt", decomposed = "cafe\u{301}.txt"
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        index.apply([tree.listing(["Documents/" + composed, "Documents/" + decomposed])])
+        let conflicted = LiveQuery(try Self.spec("hasUnresolvedConflicts == YES"), index: index, context: EvaluationContext())
+        #expect(conflicted.gather().isEmpty)
+        let copy = ["Documents", "caf\u{E9}.sync-conflict-20261122-034428-NOFER4Z.txt"]
+        let delta = conflicted.apply(index.apply([.stat(tree.container, copy, tree.file(5))], record: true))
+        func named(_ name: String) -> (String) -> Bool { { ExactName.sameBytes(String($0.split(separator: "/").last ?? ""), name) } }
+        #expect(delta.added.map(\.path).map(named(composed)) == [true], "\(delta)")
+        let one = try #require(index.lookup(container: 0, ["Documents", composed]))
+        let other = try #require(index.lookup(container: 0, ["Documents", decomposed]))
+        #expect(one != other)
+        #expect(IndexedItem(index, one).hasUnresolvedConflicts)
+        #expect(!IndexedItem(index, other).hasUnresolvedConflicts)
+    }
+
     /// A "(Case Conflict)" file or directory is an item of its own: indexed with what it holds,
     /// reported by queries, and no conflict of the item whose name differs only by case.
     @Test func aCaseConflictFileOrDirectoryIsAnOrdinaryItem() throws {

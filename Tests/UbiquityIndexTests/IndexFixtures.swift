@@ -34,16 +34,16 @@ struct TreeBuilder {
     /// A listing of the container root from "a/b/c" style paths; names ending in "/" are directories.
     mutating func listing(_ paths: [String]) -> FileSystemChange {
         var entries: [CrawlListing.Entry] = []
-        var positions: [String: Int32] = ["": -1]
+        var positions: [ExactName: Int32] = ["": -1]     // bytes: `café` in both forms is two entries
         for path in paths {
             let isDirectory = path.hasSuffix("/")
             let parts = path.split(separator: "/").map(String.init)
             for depth in 0..<parts.count {
-                let key = parts[0...depth].joined(separator: "/")
+                let key = ExactName(parts[0...depth].joined(separator: "/"))
                 if positions[key] != nil { continue }
-                let parentKey = parts[0..<depth].joined(separator: "/")
+                let parentKey = ExactName(parts[0..<depth].joined(separator: "/"))
                 let last = depth == parts.count - 1
-                let stat = last && !isDirectory ? file(Int64(key.count)) : directory()
+                let stat = last && !isDirectory ? file(Int64(key.string.count)) : directory()
                 entries.append(CrawlListing.Entry(parent: positions[parentKey]!, name: parts[depth], stat: stat))
                 positions[key] = Int32(entries.count - 1)
             }

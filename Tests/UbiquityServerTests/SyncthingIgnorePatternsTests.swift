@@ -1,4 +1,5 @@
 import Testing
+import UbiquityIndex
 @testable import UbiquityServer
 
 /// The ignore lines files on demand write (pure): exact, escaped, on top, the user's lines kept.
@@ -22,5 +23,18 @@ struct SyncthingIgnorePatternsTests {
         let back = SyncthingIgnorePatterns.downloading("Documents/Item_1", in: twice)
         #expect(back == [SyncthingIgnorePatterns.placeholderLine, "/Documents/Item_2"] + user)
         #expect(SyncthingIgnorePatterns.placeholderLine == "(?d).*.ubiquity-evicted")
+    }
+
+    /// `café` precomposed and decomposed are two items side by side: evicting or downloading one
+    /// keeps the other's line. Taken away, the other's absence would read as its deletion.
+    @Test("Each of two canonically equal names keeps its own line")
+    func canonicallyEqualNames() {
+        let composed = "Documents/caf\u{E9}", decomposed = "Documents/cafe\u{301}"
+        let one = SyncthingIgnorePatterns.evicting(composed, in: [])
+        let both = SyncthingIgnorePatterns.evicting(decomposed, in: one)
+        #expect(both.count == 3)
+        #expect(both.map { Array($0.utf8) } == [SyncthingIgnorePatterns.placeholderLine, "/" + decomposed, "/" + composed].map { Array($0.utf8) })
+        let back = SyncthingIgnorePatterns.downloading(decomposed, in: both)
+        #expect(back.map { Array($0.utf8) } == one.map { Array($0.utf8) })
     }
 }

@@ -76,6 +76,28 @@ import UbiquityProtocol
         }
     }
 
+    /// `café.txt` precomposed and decomposed are two items side by side (equal as strings): when
+    /// one goes, the other stays in the live results.
+    @Test func aRemovedItemTakesNoCanonicallyEqualSiblingOutOfTheResults() async throws {
+        try await withDaemon { daemon in
+            let composed = try daemon.place("caf\u{E9}.txt", in: Self.grocery, contents: "one")
+            let decomposed = try daemon.place("cafe\u{301}.txt", in: Self.grocery, contents: "two")
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            let query = MetadataQuery(connection: connection, predicateFormat: "name LIKE '*.txt'")
+            query.searchScopes = .documents
+            query.notificationBatchingInterval = 0
+            let recorder = NotificationRecorder.recording(try await query.start())
+            #expect(try await recorder.next() == .didStartGathering)
+            #expect(try await recorder.gathered().count == 2)
+            #expect(unlink(composed) == 0)
+            let removed = try await recorder.nextUpdate()
+            #expect(removed.removed.map { Array($0.path.utf8) } == [Array(composed.utf8)])
+            #expect(query.results.map { Array($0.path.utf8) } == [Array(decomposed.utf8)])
+            await query.stop()
+            await connection.close()
+        }
+    }
+
     @Test func changesWhileDisabledArriveAsOneUpdateAfterEnable() async throws {
         try await withDaemon { daemon in
             let connection = try await UbiquityConnection.connect(to: daemon.socket)

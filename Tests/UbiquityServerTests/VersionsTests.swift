@@ -156,6 +156,23 @@ import UbiquityTesting
         }
     }
 
+    /// `café.txt` precomposed and decomposed are two items side by side (equal as strings): a
+    /// copy of one is no version of the other, so resolving the other's conflicts leaves it.
+    @Test func aCopyOfACanonicallyEqualSiblingIsNotAVersionOfTheItem() async throws {
+        try await withDaemon { daemon in
+            let composed = try daemon.place("caf\u{E9}.txt", contents: "one")
+            let decomposed = try daemon.place("cafe\u{301}.txt", contents: "two")
+            let copy = "caf\u{E9}.sync-conflict-20261122-103000-AAAAAAA.txt"
+            let copyPath = try daemon.place(copy, contents: "one, elsewhere")
+            let connection = try await UbiquityConnection.connect(to: daemon.socket)
+            #expect(try await FileVersion.otherVersionsOfItem(at: decomposed, connection: connection).isEmpty)
+            #expect(try await FileVersion.otherVersionsOfItem(at: composed, connection: connection).map { Array($0.id.utf8) }
+                    == [Array(copy.utf8)])
+            try await FileVersion.removeOtherVersionsOfItem(at: decomposed, connection: connection)
+            #expect(Self.inode(copyPath) != nil, "the other item's copy stays")
+        }
+    }
+
     @Test func aVersionThatChangedSinceItWasListedIsRefusedAndNothingIsTouched() async throws {
         try await withDaemon { daemon in
             let documents = daemon.documents()

@@ -59,6 +59,33 @@ struct CanonicallyEquivalentNameTests {
         }
     }
 
+    /// No watch to spare (the budget is the root's): both directories are unwatched, each its own
+    /// record, each rescanned; moving one away forgets only its record. Before, the second was no
+    /// record of its own, so a file written in it was never seen.
+    @Test func bothUnwatchedDirectoriesAreRescannedAndForgottenApart() async throws {
+        let configuration = FileWatcher.Configuration(maxWatches: 1, rescanInterval: .milliseconds(100))
+        try await WatchHarness.with(configuration: configuration, populate: { root in
+            try FS.mkdir(root + "/" + Self.composed)
+            try FS.mkdir(root + "/" + Self.decomposed)
+        }) { h in
+            #expect(h.watcher.status.unwatchedSubtrees.count == 2)
+            try FS.write(h.path(Self.composed + "/c.txt"), "c")
+            try FS.write(h.path(Self.decomposed + "/d.txt"), "d")
+            try await h.recorder.wait(for: "rescans of both directories with their new files") {
+                $0.hasListing(Self.composed, containing: "c.txt") && $0.hasListing(Self.decomposed, containing: "d.txt")
+            }
+            try FS.rename(h.path(Self.composed), h.outside + "/away")
+            try await h.recorder.wait(for: "remove of the composed name") { $0.hasRemove(Self.composed) }
+            try FS.write(h.path(Self.decomposed + "/after.txt"), "x")
+            try await h.recorder.wait(for: "a rescan of the decomposed name with after.txt") {
+                $0.hasListing(Self.decomposed, containing: "after.txt")
+            }
+            let left = h.watcher.status.unwatchedSubtrees.map(\.path)
+            #expect(left.count == 1 && left.first.map { $0.count == 1 && ExactName.sameBytes($0[0], Self.decomposed) } == true, "\(left)")
+            try await h.converge()
+        }
+    }
+
     /// Changes in both, read in one pass: each file's status is taken in its own directory.
     @Test func aChangeInEachIsReadInItsOwnDirectory() async throws {
         try await WatchHarness.with(populate: { root in

@@ -1,4 +1,5 @@
 import Testing
+import UbiquityIndex
 @testable import UbiquityWatch
 
 /// The watcher's decisions without a kernel: rename pairing and what each event means, from
@@ -55,6 +56,24 @@ struct WatcherDecisionTests {
         #expect(EngineReplace.pending(in: Array(events.prefix(2)))?.temporaryNames == [".syncthing.Item_1.tmp", "~syncthing~Item_1.tmp"])
         // A rename to another item's copy name is not this.
         #expect(EngineReplace.conflictCopies(in: [Self.event(.movedFrom, "Item_2", cookie: 3)] + events.dropFirst()).isEmpty)
+    }
+
+    /// `café` precomposed and decomposed are two files side by side, equal as strings: the
+    /// delete of one is no step of the engine's replace of the other, nor is a rename of one to
+    /// the other's conflict copy that copy appearing. Read so, the file deleted or moved away
+    /// stayed in the index.
+    @Test func theEnginesReplaceOfANameIsNotOneOfItsCanonicallyEqualSibling() {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let replace = [Self.event(.delete, decomposed), Self.event(.movedFrom, ".syncthing.\(composed).tmp", cookie: 4),
+                       Self.event(.movedTo, composed, cookie: 4)]
+        #expect(EngineReplace.firstSteps(in: replace).isEmpty)
+        let afterDelete = EngineReplace.pending(in: [Self.event(.delete, decomposed), Self.event(.create, composed)])
+        #expect(afterDelete.map { ExactName.sameBytes($0.item, decomposed) } == true, "the name is not back")
+        let copy = composed + ".sync-conflict-20261122-103000-ABCDEFG"
+        let moved = [Self.event(.movedFrom, decomposed, cookie: 3), Self.event(.movedTo, copy, cookie: 3),
+                     Self.event(.movedFrom, ".syncthing.\(composed).tmp", cookie: 4), Self.event(.movedTo, composed, cookie: 4)]
+        #expect(EngineReplace.conflictCopies(in: moved).isEmpty)
+        #expect(EngineReplace.pending(in: Array(moved.prefix(2))) == nil, "no rename of a file to its own copy")
     }
 
     @Test func aReadEndingInADeleteAsksForTheEnginesTemporaryNames() {

@@ -64,6 +64,22 @@ import UbiquityTesting
         #expect(again.status == 0 && again.stdout.isEmpty && again.stderr.contains("the data scope is empty"), "\(again.stdout)\(again.stderr)")
     }
 
+    /// `café` precomposed and decomposed are two entries side by side (equal as strings): both go.
+    @Test func removesBothOfTwoCanonicallyEqualDataEntries() throws {
+        let names = ["caf\u{E9}", "cafe\u{301}"]
+        let daemon = try TestDaemon(prepare: { root in
+            let container = root + "/com.example.grocery"
+            try FileManager.default.createDirectory(atPath: container + "/Documents", withIntermediateDirectories: true)
+            for name in names { try Data(name.utf8).write(to: URL(fileURLWithPath: container + "/" + name)) }
+        })
+        defer { daemon.stop(); daemon.cleanUp() }
+        let s = ["--socket", daemon.socket], container = daemon.root + "/com.example.grocery"
+        let removed = try ubiq.run(["rm", "--everywhere", "--data", "--container", "com.example.grocery"] + s)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.split(separator: "\n").count == 2, "\(removed.stdout)")
+        for name in names { #expect(access(container + "/" + name, F_OK) != 0, "\(Array(name.utf8)) is left") }
+    }
+
     @Test func anotherUserMovesOutAndRemovesTheDataScopeOnlyWithItsOwnRights() throws {
         let daemon = try TestDaemon.sharedWithGroup(Self.otherUID)
         defer { daemon.stop(); daemon.cleanUp() }

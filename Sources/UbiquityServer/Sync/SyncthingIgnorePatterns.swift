@@ -30,14 +30,15 @@ enum SyncthingIgnorePatterns {
     /// `lines` with the placeholder line and the item's exact line on top (each once).
     static func evicting(_ relative: String, in lines: [String]) -> [String] {
         let exact = exactLine(for: relative)
-        let rest = lines.filter { $0 != placeholderLine && $0 != exact }
+        let rest = lines.filter { $0 != placeholderLine && !ExactName.sameBytes($0, exact) }
         return [placeholderLine, exact] + rest
     }
 
     /// `lines` without the item's exact line (the placeholder line stays: the placeholder file
-    /// may still be there until the item arrives).
+    /// may still be there until the item arrives). Lines are compared byte for byte: the line of
+    /// a canonically equal sibling (`café` in the other form) is another item's, and stays.
     static func downloading(_ relative: String, in lines: [String]) -> [String] {
         let exact = exactLine(for: relative)
-        return lines.filter { $0 != exact }
+        return lines.filter { !ExactName.sameBytes($0, exact) }
     }
 }

@@ -34,7 +34,8 @@ enum VersionCatalog {
         }
         var others: [ItemVersion] = []
         for name in DirectoryEntries.textNames(in: location.directory) {
-            guard let copy = ConflictCopyName.parse(name), copy.original == location.name,
+            // The original's bytes: a copy of the item's canonically equal sibling is not its version.
+            guard let copy = ConflictCopyName.parse(name), ExactName.sameBytes(copy.original, location.name),
                   let found = try? FileStatus.of(name, in: location.directory).get() else { continue }
             others.append(version(id: name, directoryPath: directoryPath, replaces: location.name, copy: copy, status: found))
         }
