@@ -28,6 +28,10 @@ public struct ExactName: Hashable, Sendable, ExpressibleByStringLiteral, CustomS
     public func hash(into hasher: inout Hasher) {
         var name = string
         name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        // An end no UTF-8 byte can be: without it the paths `ab/c` and `a/bc`, as arrays of
+        // names, feed the hasher the same bytes, and anyone who can make directories could fill a
+        // dictionary of paths with keys that all collide.
+        hasher.combine(0xFF as UInt8)
     }
 
     /// A path's components as keys.

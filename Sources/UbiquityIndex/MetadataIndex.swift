@@ -58,8 +58,9 @@ public final class MetadataIndex {
     // (`@exclusivity(unchecked)`): in `perf` of a first crawl of a million entries, the engine
     // placing the walk's last parts alone on one core spent a fifth of that time in the checks
     // (`swift_beginAccess`, `swift_endAccess`, the thread's access set). Safe because the index
-    // is owned by one engine (it is not `Sendable`: the unavailable conformance below), so two
-    // threads never reach it at once, and its methods take these properties only for the length
+    // is owned by one engine (it is not `Sendable`: the unavailable conformance below), so only
+    // that engine writes it (other threads only read it, while it waits: a listing's lookup, a
+    // restore), and its methods take these properties only for the length
     // of one call on them (a read, an append, a `withReader` that reads): none is held across a
     // call that could reach the same property again. The static checks still apply.
     @exclusivity(unchecked) private(set) var names = NameColumn()

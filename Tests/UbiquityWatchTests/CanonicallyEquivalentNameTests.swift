@@ -20,6 +20,9 @@ struct CanonicallyEquivalentNameTests {
         #expect(Set([ExactName(Self.composed), ExactName(Self.decomposed), ExactName("caf\u{E9}")]).count == 2)
         #expect(ExactName.sameBytes(Self.composed, "caf\u{E9}"))
         #expect(!ExactName.sameBytes(Self.composed, Self.decomposed))
+        // Paths as arrays of names: where one name ends is part of the hash.
+        #expect(ExactName.path(["ab", "c"]).hashValue != ExactName.path(["a", "bc"]).hashValue)
+        #expect(ExactName.path(["ab", "c"]) != ExactName.path(["a", "bc"]))
     }
 
     @Test func theWatchTreeHoldsBothDirectories() {
