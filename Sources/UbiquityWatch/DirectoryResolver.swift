@@ -26,7 +26,7 @@ struct DirectoryResolver {
     /// when it is gone, is not a directory, or is a symlink.
     mutating func directory(_ path: [String]) -> Int32? {
         if path.isEmpty { return root }
-        let key = path.map { ExactName($0) }
+        let key = ExactName.path(path)
         if let fd = open[key] { return fd }
         if open.count + path.count > Self.maxOpen { close() }
         // Start from the deepest ancestor already open.

@@ -43,7 +43,7 @@ final class WatcherCore {
 
         init(container: Int, path: [String]) {
             self.container = container
-            self.path = path.map { ExactName($0) }
+            self.path = ExactName.path(path)
         }
     }
 
