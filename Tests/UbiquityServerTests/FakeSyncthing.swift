@@ -9,7 +9,8 @@ import UbiquityTesting
 /// again) and drop more events than its 1,000-event buffer keeps. It answers what the daemon asks
 /// (`/rest/system/status`, `/rest/config/folders` with one folder shared with one other device,
 /// `/rest/system/connections`, `/rest/db/need`, `/rest/db/remoteneed`, `/rest/folder/errors`,
-/// `/rest/db/file` (its `global.numBlocks` only), `/rest/events`; `GET`/`POST /rest/db/ignores`,
+/// `/rest/db/file` (a file of the folder's directory as Syncthing 1.19 records a file it holds
+/// in sync with the other device), `/rest/events`; `GET`/`POST /rest/db/ignores`,
 /// `POST /rest/db/scan`, which can be made to fail, and `POST /rest/db/prio` for files on demand),
 /// one connection per request, each on a thread of its own. A poll of
 /// `/rest/events?since=N` answers at once the events past N, or waits for one (on a condition,
@@ -28,7 +29,7 @@ final class FakeSyncthing: @unchecked Sendable {
         var remoteNeed: [String] = []
         /// The `data` of an event, by id (none: an empty object).
         var eventData: [Int64: [String: Any]] = [:]
-        /// Each file's block count (`/rest/db/file`: `global.numBlocks`); a file not named: 404.
+        /// Each file's block count (`/rest/db/file`: `global.numBlocks`); a file not named: 1.
         var numBlocks: [String: Int] = [:]
         /// The folder's ignore lines (`/rest/db/ignores`).
         var ignoreLines: [String] = []
@@ -173,9 +174,11 @@ final class FakeSyncthing: @unchecked Sendable {
             guard readMore(into: &body) else { return }
         }
         let (status, answer) = answer(method, target, body: body)
-        let bytes = Array((try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
+        // A string is answered as text, as Syncthing answers some errors.
+        let bytes = (answer as? String).map { Array($0.utf8) } ?? Array((try? JSONSerialization.data(withJSONObject: answer)) ?? Data())
         let reason = [200: "OK", 404: "Not Found"][status] ?? "Internal Server Error"
-        let answerHead = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        let type = answer is String ? "text/plain; charset=utf-8" : "application/json"
+        let answerHead = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
         let whole = Array(answerHead.utf8) + bytes
         var offset = 0
         while offset < whole.count {
@@ -243,10 +246,20 @@ final class FakeSyncthing: @unchecked Sendable {
         case "/rest/folder/errors":
             return (200, ["errors": [Any]()])
         case "/rest/db/file":
-            guard let file = query["file"]?.removingPercentEncoding, let blocks = state.numBlocks[file] else {
-                return (404, ["error": "no such file"])
+            // As Syncthing answers for a file in sync: this device's record is the current
+            // version, which the other device holds; a file it does not hold: 404.
+            var status = stat()
+            guard let file = query["file"]?.removingPercentEncoding,
+                  stat(folderPath + "/" + file, &status) == 0 || state.numBlocks[file] != nil else {
+                return (404, "No such object in the index")
             }
-            return (200, ["global": ["name": file, "numBlocks": blocks], "local": ["name": file, "numBlocks": blocks]])
+            var seconds = status.st_mtim.tv_sec, parts = tm()
+            gmtime_r(&seconds, &parts)
+            let modified = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                                  parts.tm_hour, parts.tm_min, parts.tm_sec, status.st_mtim.tv_nsec)
+            let record: [String: Any] = ["name": file, "numBlocks": state.numBlocks[file] ?? 1, "size": status.st_size, "modified": modified,
+                                         "deleted": false, "ignored": false, "invalid": false, "version": ["AAAAAAA:1"]]
+            return (200, ["availability": [["id": Self.other, "fromTemporary": false]], "global": record, "local": record])
         case "/rest/events":
             let since = Int64(query["since"] ?? "0") ?? 0
             var past = state.events.filter { $0.id > since }

@@ -133,6 +133,66 @@ struct FilesOnDemandSyncthingTests {
         }
     }
 
+    /// The file at `path` as bytes, read with `open`, the path's bytes as given (Foundation may
+    /// rewrite a path's spelling); nil when it cannot be read.
+    static func exactContents(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return n == 0 ? String(decoding: bytes, as: UTF8.self) : nil }
+            bytes += chunk[..<n]
+        }
+    }
+
+    @Test("Evict is refused for a file Syncthing holds nowhere else though no need list names it: one the user's own .stignore line ignores, and a decomposed 'café' beside the precomposed one (Syncthing skips it); the precomposed one is evicted")
+    func evictRefusedForWhatTheEngineDoesNotHold() async throws {
+        let devices = try await TwoDevices.start()
+        defer { devices.stop() }
+        let composed = "Item_caf\u{E9}", decomposed = "Item_cafe\u{301}"
+        try FS.write(devices.b.container + "/.stignore", "/Documents/Item_ignored\n", append: true)
+        let ignored = try devices.b.place("Item_ignored", contents: "ignored by the user")
+        let composedOnB = try devices.b.place(composed, contents: "precomposed")
+        let decomposedOnB = try devices.b.place(decomposed, contents: "decomposed")
+        try devices.waitUntilInSync()
+        #expect(Self.exactContents(devices.a.documents + "/" + composed) == "precomposed")
+        #expect(Self.exactContents(devices.a.documents + "/" + decomposed) == nil, "Syncthing synced the decomposed spelling")
+        #expect(Self.exactContents(devices.a.documents + "/Item_ignored") == nil)
+
+        try await Self.withFollowerOnB(devices) { daemon, monitor in
+            _ = try #require(try await firstWithin(30) { await monitor.first { $0.state == .connected } } ?? nil, "\(monitor.status)")
+            let client = try RawClient.greeted(socket: daemon.socket)
+            try client.send(#"{"id":1,"op":"query.start","predicate":"name == 'Item_ignored'","batchingInterval":0,"attributes":["name","isUploaded"]}"#)
+            let live = SyncEngineConnectionTests.LiveItems(client, gathered: try TwoDevicesTests.next(client, "query.gatheringFinished"))
+            // The facts are known; no need list names the file, so by them alone A holds it.
+            #expect(try live.wait(within: 60) { $0["Item_ignored"]?[Self.uploaded] == .bool(true) }, "\(live.attributes)")
+
+            let requests = try RawClient.greeted(socket: daemon.socket)
+            // Syncthing has no record of the ignored file (HTTP 404), and answers the precomposed
+            // file's record when asked for the decomposed spelling.
+            for (id, (path, why)) in [(ignored, "has no record of it"), (decomposedOnB, "another spelling")].enumerated() {
+                let refused = try requests.request(#"{"id":\#(id + 2),"op":"item.evict","path":"\#(path)"}"#).response
+                #expect(refused["error"]?["code"]?.stringValue == "sync.notHeldElsewhere", "\(refused)")
+                let message = refused["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains(why) && message.contains("the only copy stays here"), "\(refused)")
+            }
+            #expect(Self.exactContents(ignored) == "ignored by the user")
+            #expect(Self.exactContents(decomposedOnB) == "decomposed")
+            let stignore = try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)
+            #expect(stignore == TwoDevices.ignoredNames.joined(separator: "\n") + "\n/Documents/Item_ignored\n", "\(stignore)")
+
+            // The precomposed spelling is held by A: evicted; its sibling keeps its bytes.
+            let evicted = try requests.request(#"{"id":4,"op":"item.evict","path":"\#(composedOnB)"}"#).response
+            #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
+            #expect(Self.exactContents(composedOnB) == nil)
+            #expect(Self.exactContents(decomposedOnB) == "decomposed")
+            #expect(Self.exactContents(devices.a.documents + "/" + composed) == "precomposed")
+        }
+    }
+
     @Test("Downloading a 16 MiB evicted file: isDownloading while Syncthing needs it, then current with the same bytes; meanwhile a second download is answered at once, and an eviction the pull holds past the timeout takes its ignore line back")
     func downloadIsSeenDownloading() async throws {
         let devices = try await TwoDevices.start()

@@ -20,12 +20,16 @@ extension Session {
         var relative: String { components.joined(separator: "/") }
         var evictedOnDisk: Bool
         var isRegular: Bool
+        /// Its file's size and modification time (nanoseconds since 1970), as `fstatat` read them.
+        var size: Int64
+        var modified: Int64
     }
 
     /// Evicts the local copy (``ItemEvict``): refused unless a connected device holds the current
-    /// version; then the item's exact ignore line, a scan of its path (awaited: Syncthing must
-    /// record the item as ignored before its file goes), and its placeholder. A failure after the
-    /// line was written takes it back (``ignoreLineTakenBack(after:_:_:_:)``).
+    /// version, as the index's sync facts say and then as the engine says of this exact file
+    /// (``heldElsewhere(_:_:_:)``); then the item's exact ignore line, a scan of its path (awaited:
+    /// Syncthing must record the item as ignored before its file goes), and its placeholder. A
+    /// failure after the line was written takes it back (``ignoreLineTakenBack(after:_:_:_:)``).
     func evict(_ path: String) async throws -> ItemSyncState {
         let found = try await locate(path, needing: .write)
         guard let link = context.syncEngineLink else { throw Self.noEngine(found, doing: "evicting a local copy") }
@@ -58,6 +62,7 @@ extension Session {
                             details: ["path": .string(found.path), "container": .string(found.container.rawValue)])
         }
         let engine = try await SyncthingFolderRequests.open(link, folder: folder)
+        try await Self.heldElsewhere(found, engine, ownDevice: link.monitor.status.device)
         do {
             try await link.ignoreLines.changing(folder) {
                 try await engine.writeIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: try await engine.ignores()))
@@ -109,6 +114,28 @@ extension Session {
         if status == .downloaded { try? await engine.bringToFront(found.relative) }
         return ItemSyncState(path: found.path, downloadingStatus: (status ?? .current).rawValue,
                              isDownloading: standing?.values.isDownloading ?? false)
+    }
+
+    /// Refuses the eviction unless the engine, asked about this exact file now, records this copy
+    /// as the current version and a connected device holds that version
+    /// (``SyncthingFileRecord/whyNotHeldElsewhere(_:size:modified:ownDevice:)``). The facts alone
+    /// cannot tell: a file the engine never indexed — ignored by the folder's patterns, or a name
+    /// it does not sync — is in no need list, and would count as held by every device. An engine
+    /// that does not answer refuses too.
+    private static func heldElsewhere(_ found: FoundItem, _ engine: SyncthingFolderRequests, ownDevice: String?) async throws {
+        let record: SyncthingFileRecord?
+        do {
+            record = try await engine.file(found.relative)
+        } catch var failure as SyncError {
+            failure.message += "; evicting '\(found.path)' is refused: the only copy may be here, and it stays"
+            failure.details["path"] = .string(found.path)
+            throw failure
+        }
+        let why = record.map { $0.whyNotHeldElsewhere(found.relative, size: found.size, modified: found.modified, ownDevice: ownDevice) }
+            ?? "the sync engine has no record of it (its ignore patterns leave it out, or it does not sync this name)"
+        guard let why else { return }
+        throw SyncError(.notHeldElsewhere, "evicting '\(found.path)' is refused: \(why); the only copy stays here",
+                        details: ["path": .string(found.path), "container": .string(found.container.rawValue)])
     }
 
     /// An eviction that failed after its ignore line may have been written (the write or the
@@ -181,7 +208,8 @@ extension Session {
             }
             return FoundItem(path: location.path, container: location.container.descriptor.id,
                              components: location.relative.components.map { String(decoding: $0, as: UTF8.self) },
-                             evictedOnDisk: evicted, isRegular: status.st_mode & S_IFMT == S_IFREG)
+                             evictedOnDisk: evicted, isRegular: status.st_mode & S_IFMT == S_IFREG, size: Int64(status.st_size),
+                             modified: Int64(status.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(status.st_mtim.tv_nsec))
         }
     }
 

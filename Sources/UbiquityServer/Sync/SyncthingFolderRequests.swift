@@ -80,11 +80,29 @@ struct SyncthingFolderRequests: Sendable {
         _ = try await send(post: true, "/rest/db/prio?\(folderQuery)&file=\(SyncEngineService.queryEscaped(relative))", body: nil)
     }
 
+    /// What the engine records of the file at `relative` (`GET /rest/db/file`, the path
+    /// percent-encoded from its bytes); nil when it has no record (HTTP 404: a file it never
+    /// indexed — ignored by the folder's patterns, or a name it does not sync).
+    func file(_ relative: String) async throws -> SyncthingFileRecord? {
+        let target = "/rest/db/file?\(folderQuery)&file=\(SyncEngineService.queryEscaped(relative))"
+        let request = "GET \(EngineHTTPClient.pathOnly(target))"
+        let response = try await exchange(post: false, target, body: nil)
+        if response.status == 404 { return nil }
+        guard let record = try answer(response, to: request).flatMap(SyncthingFileRecord.init(json:)) else {
+            throw failed(request, "the answer is not a JSON object")
+        }
+        return record
+    }
+
     private func send(post: Bool, _ target: String, body: [UInt8]?) async throws -> JSONValue? {
+        try answer(try await exchange(post: post, target, body: body), to: "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))")
+    }
+
+    /// One request and its response, whatever its status.
+    private func exchange(post: Bool, _ target: String, body: [UInt8]?) async throws -> EngineHTTPClient.Response {
         let request = "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))"
-        let response: EngineHTTPClient.Response
         do {
-            response = post ? try await client.post(target, json: body, apiKey: key, timeout: timeout)
+            return post ? try await client.post(target, json: body, apiKey: key, timeout: timeout)
                 : try await client.get(target, apiKey: key, timeout: timeout)
         } catch EngineHTTPError.timedOut(let reason) where post && !target.hasPrefix("/rest/db/prio") {
             throw failed(request, reason + " (the folder does one job at a time, and a pull or a scan in progress holds it; "
@@ -92,6 +110,10 @@ struct SyncthingFolderRequests: Sendable {
         } catch let error as EngineHTTPError {
             throw failed(request, error.reason)
         }
+    }
+
+    /// The JSON of a `200` answer (nil when empty); any other status is a failure of `request`.
+    private func answer(_ response: EngineHTTPClient.Response, to request: String) throws -> JSONValue? {
         guard response.status == 200 else {
             let text = String(decoding: response.body.prefix(200), as: UTF8.self)
             throw failed(request, "HTTP \(response.status)\(text.isEmpty ? "" : ": \(text)")")
