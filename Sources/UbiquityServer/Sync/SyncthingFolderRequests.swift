@@ -82,11 +82,13 @@ struct SyncthingFolderRequests: Sendable {
 
     /// What the engine records of the file at `relative` (`GET /rest/db/file`, the path
     /// percent-encoded from its bytes); nil when it has no record (HTTP 404: a file it never
-    /// indexed — ignored by the folder's patterns, or a name it does not sync).
+    /// indexed — ignored by the folder's patterns, or a name it does not sync). A read of the
+    /// engine's database, which no folder job holds: it may take ``fileReadTimeout`` when the
+    /// folder's own timeout is shorter.
     func file(_ relative: String) async throws -> SyncthingFileRecord? {
         let target = "/rest/db/file?\(folderQuery)&file=\(SyncEngineService.queryEscaped(relative))"
         let request = "GET \(EngineHTTPClient.pathOnly(target))"
-        let response = try await exchange(post: false, target, body: nil)
+        let response = try await exchange(post: false, target, body: nil, timeout: max(timeout, Self.fileReadTimeout))
         if response.status == 404 { return nil }
         guard let record = try answer(response, to: request).flatMap(SyncthingFileRecord.init(json:)) else {
             throw failed(request, "the answer is not a JSON object")
@@ -98,9 +100,13 @@ struct SyncthingFolderRequests: Sendable {
         try answer(try await exchange(post: post, target, body: body), to: "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))")
     }
 
-    /// One request and its response, whatever its status.
-    private func exchange(post: Bool, _ target: String, body: [UInt8]?) async throws -> EngineHTTPClient.Response {
+    /// How long ``file(_:)`` may take at least (as the daemon's other reads of `/rest/db/file`).
+    static let fileReadTimeout: Duration = .seconds(10)
+
+    /// One request and its response, whatever its status; `timeout` instead of the folder's.
+    private func exchange(post: Bool, _ target: String, body: [UInt8]?, timeout: Duration? = nil) async throws -> EngineHTTPClient.Response {
         let request = "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))"
+        let timeout = timeout ?? self.timeout
         do {
             return post ? try await client.post(target, json: body, apiKey: key, timeout: timeout)
                 : try await client.get(target, apiKey: key, timeout: timeout)
