@@ -1,6 +1,8 @@
 /// What a sync engine says about one container's items, as sets (the engine's "need" lists are
 /// short: only what is not in sync), from which every item's ``SyncAttributeValues`` follows.
-/// Paths are relative to the container's root, `/`-separated, as Syncthing names them. Pure.
+/// Paths are relative to the container's root, `/`-separated, as Syncthing names them, and keyed
+/// by their bytes (``ExactName``): a precomposed and a decomposed `café` are two files on Linux,
+/// and each has only its own facts. Pure.
 public struct ContainerSyncFacts: Sendable, Hashable {
     /// False: the engine is configured for this container but not reached; every value unknown.
     public var known: Bool
@@ -9,33 +11,33 @@ public struct ContainerSyncFacts: Sendable, Hashable {
     /// Those of them connected now.
     public var connected: Set<String>
     /// Paths this device needs: a newer version is elsewhere (`/rest/db/need`).
-    public var localNeed: Set<String>
+    public var localNeed: Set<ExactName>
     /// Per other device, the paths it needs from the others (`/rest/db/remoteneed`).
-    public var remoteNeed: [String: Set<String>]
+    public var remoteNeed: [String: Set<ExactName>]
     /// Paths the engine failed to fetch, with why (`/rest/folder/errors`).
-    public var pullErrors: [String: String]
+    public var pullErrors: [ExactName: String]
     /// When the engine's state was last read whole (nanoseconds since 1970). An item modified
     /// since may not be known to the engine yet: it counts as held by no other device until
     /// ``indexedAt`` says the engine indexed it after its change.
     public var readAt: Int64
     /// Paths the engine indexed after ``readAt``, with when (its `LocalIndexUpdated` events);
     /// a directory or package holds the latest time of anything inside.
-    public private(set) var indexedAt: [String: Int64]
+    public private(set) var indexedAt: [ExactName: Int64]
     /// Paths being downloaded here with how much is here, 0–100 (the engine's byte progress:
     /// Syncthing's `DownloadProgress`, only for files of 10 blocks or more).
-    public var downloadPercents: [String: Int64] = [:]
+    public var downloadPercents: [ExactName: Int64] = [:]
     /// Paths other devices are fetching from here, with how much each holds, 0–100 (Syncthing's
     /// `RemoteDownloadProgress`, only for files of 10 blocks or more).
-    public var uploadPercents: [String: [String: Int64]] = [:]
+    public var uploadPercents: [ExactName: [String: Int64]] = [:]
 
     /// Every ancestor directory of a path in ``localNeed`` / any ``remoteNeed`` set (a package or
     /// folder is out of sync when anything inside is).
-    private var localNeedDirectories: Set<String> = []
-    private var remoteNeedDirectories: [String: Set<String>] = [:]
+    private var localNeedDirectories: Set<ExactName> = []
+    private var remoteNeedDirectories: [String: Set<ExactName>] = [:]
 
-    public init(known: Bool, devices: [String] = [], connected: Set<String> = [], localNeed: Set<String> = [],
-                remoteNeed: [String: Set<String>] = [:], pullErrors: [String: String] = [:], readAt: Int64 = 0,
-                indexedAt: [String: Int64] = [:]) {
+    public init(known: Bool, devices: [String] = [], connected: Set<String> = [], localNeed: Set<ExactName> = [],
+                remoteNeed: [String: Set<ExactName>] = [:], pullErrors: [ExactName: String] = [:], readAt: Int64 = 0,
+                indexedAt: [ExactName: Int64] = [:]) {
         self.known = known
         self.devices = devices.sorted()
         self.connected = connected
@@ -54,22 +56,25 @@ public struct ContainerSyncFacts: Sendable, Hashable {
 
     public static let unknown = ContainerSyncFacts(known: false)
 
-    static func ancestors(of paths: Set<String>) -> Set<String> {
-        var out: Set<String> = []
+    static func ancestors(of paths: Set<ExactName>) -> Set<ExactName> {
+        var out: Set<ExactName> = []
         for path in paths {
-            var bytes = Array(path.utf8)
+            var bytes = Array(path.string.utf8)
             while let slash = bytes.lastIndex(of: UInt8(ascii: "/")) {
                 bytes.removeSubrange(slash...)
-                let directory = String(decoding: bytes, as: UTF8.self)
+                let directory = ExactName(String(decoding: bytes, as: UTF8.self))
                 if !out.insert(directory).inserted { break }
             }
         }
         return out
     }
 
-    /// The sync attributes of the item at `relative`, last modified at `modified` (nanoseconds
-    /// since 1970); a directory or package counts as needed when anything inside it is.
-    public func values(for relative: String, modified: Int64) -> SyncAttributeValues {
+    /// The sync attributes of the item at `relative` (below the container's root, compared by
+    /// its bytes), last modified at `modified` (nanoseconds since 1970); a directory or package
+    /// counts as needed when anything inside it is.
+    ///
+    /// - Complexity: a few hash lookups of `relative`'s bytes, two per other device.
+    public func values(for relative: ExactName, modified: Int64) -> SyncAttributeValues {
         guard known else { return .unknown }
         if modified >= readAt, (indexedAt[relative] ?? .min) < modified {
             // Changed after the engine was read whole and not indexed since: whatever its lists
@@ -114,7 +119,7 @@ public struct ContainerSyncFacts: Sendable, Hashable {
     /// Paths whose values may differ between `self` and `other`, besides items modified since the
     /// older of the two was read; nil when every item's may (devices, connections or whether the
     /// facts are known changed).
-    public func changedPaths(comparedTo other: ContainerSyncFacts) -> Set<String>? {
+    public func changedPaths(comparedTo other: ContainerSyncFacts) -> Set<ExactName>? {
         guard known == other.known, devices == other.devices, connected == other.connected else { return nil }
         var paths = localNeed.symmetricDifference(other.localNeed)
         for device in Set(remoteNeed.keys).union(other.remoteNeed.keys) {

@@ -5,7 +5,7 @@ extension MetadataIndex {
     func syncValues(_ id: ItemID) -> SyncAttributeValues {
         var values: SyncAttributeValues
         if let facts = syncFacts[container(of: id)] {
-            values = facts.known ? facts.values(for: relativePath(of: id), modified: modified(id)) : .unknown
+            values = facts.known ? facts.values(for: ExactName(relativePath(of: id)), modified: modified(id)) : .unknown
         } else {
             values = .singleMachine
         }
@@ -64,7 +64,7 @@ extension MetadataIndex {
         }
         for path in paths {
             // Split as bytes: a grapheme cluster may swallow a '/' when split as characters.
-            var components = Array(path.utf8).split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+            var components = Array(path.string.utf8).split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
             while !components.isEmpty {
                 if let id = lookup(container: index, components) { ids.insert(id) }
                 components.removeLast()

@@ -83,6 +83,34 @@ struct SyncFactsTests {
         #expect(ContainerSyncFacts.unknown.changedPaths(comparedTo: f) == nil)
     }
 
+    @Test("Two spellings of one name (precomposed and decomposed 'é', two files on Linux) each get their own facts, and a change of one is a change of that path only")
+    func canonicallyEqualPathsKeepTheirOwnFacts() {
+        let composed: ExactName = "Documents/caf\u{E9}", decomposed: ExactName = "Documents/cafe\u{301}"
+        let f = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], localNeed: [composed],
+                                   remoteNeed: ["B": [decomposed]], pullErrors: [decomposed: "normalizing path: item has UTF8 encoding conflict"],
+                                   readAt: 1_000, indexedAt: [composed: 1_600])
+        let one = f.values(for: composed, modified: 1_500), other = f.values(for: decomposed, modified: 1_500)
+        #expect(one.downloadingStatus == .downloaded && one.isDownloading == true && one.downloadingError == nil, "\(one)")
+        #expect(one.isUploaded == true && one.currentVersionDevices == ["B"], "\(one)")
+        // Changed at 1,500, after the read, and only its sibling indexed since: held by no one.
+        #expect(other.downloadingStatus == .current && other.downloadingError == nil, "\(other)")
+        #expect(other.isUploaded == false && other.currentVersionDevices == [], "\(other)")
+        #expect(f.values(for: decomposed, modified: 10).downloadingError == "normalizing path: item has UTF8 encoding conflict")
+        var progress = f
+        progress.downloadPercents = [composed: 40]
+        progress.uploadPercents = [decomposed: ["B": 30]]
+        #expect(progress.values(for: composed, modified: 10).percentDownloaded == 40)
+        #expect(progress.values(for: decomposed, modified: 10).percentDownloaded == 100)
+        #expect(progress.values(for: decomposed, modified: 10).percentUploaded == 30)
+        #expect(progress.values(for: composed, modified: 10).percentUploaded == 100)
+        // Facts that differ only in which spelling they name are not the same facts.
+        let swapped = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], localNeed: [decomposed],
+                                         remoteNeed: ["B": [decomposed]], pullErrors: [decomposed: "normalizing path: item has UTF8 encoding conflict"],
+                                         readAt: 1_000, indexedAt: [composed: 1_600])
+        #expect(swapped != f)
+        #expect(swapped.changedPaths(comparedTo: f)?.count == 2)
+    }
+
     func names(_ items: some Collection<ResultItem>) -> [String] { items.map { $0.path.split(separator: "/").last.map(String.init) ?? "" } }
 
     @Test("A live query of what is not uploaded hears each change of the facts as an update")

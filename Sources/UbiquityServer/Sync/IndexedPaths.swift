@@ -1,3 +1,5 @@
+import UbiquityIndex
+
 /// The paths the engine has indexed since the daemon's last full read, per folder, and when (the
 /// engine's own time of the `LocalIndexUpdated` that named them). Pure.
 ///
@@ -11,7 +13,8 @@ struct IndexedPaths: Sendable {
     /// the last full read count as held by no other device until indexed again — the safe side.
     static let maxPaths = 100_000
 
-    private(set) var byFolder: [String: [String: Int64]] = [:]
+    /// Per folder, the paths by their bytes (``ExactName``), with when.
+    private(set) var byFolder: [String: [ExactName: Int64]] = [:]
 
     /// Records the paths the `LocalIndexUpdated` events of `batch` name. An event without a
     /// time of its own counts from `receivedAt`, when the daemon read it (later: still safe).
@@ -20,10 +23,13 @@ struct IndexedPaths: Sendable {
             guard let folder = event.folder, !event.filenames.isEmpty else { continue }
             let time = event.time ?? receivedAt
             var paths = byFolder[folder, default: [:]]
-            for name in event.filenames { paths[name] = max(paths[name] ?? .min, time) }
+            for name in event.filenames {
+                let path = ExactName(name)
+                paths[path] = max(paths[path] ?? .min, time)
+            }
             byFolder[folder] = paths.count > Self.maxPaths ? [:] : paths
         }
     }
 
-    func paths(of folder: String) -> [String: Int64] { byFolder[folder] ?? [:] }
+    func paths(of folder: String) -> [ExactName: Int64] { byFolder[folder] ?? [:] }
 }

@@ -262,19 +262,19 @@ struct SyncEngineService: Service {
         for folder in shared {
             let encoded = Self.queryEscaped(folder.folder)
             let need = try await object(client, key, "/rest/db/need?folder=\(encoded)&perpage=\(Self.maxNeedPaths)", timeout: .seconds(30))
-            var localNeed: Set<String> = []
+            var localNeed: Set<ExactName> = []
             for list in ["progress", "queued", "rest"] { localNeed.formUnion(Self.names(need[list])) }
-            var remoteNeed: [String: Set<String>] = [:]
+            var remoteNeed: [String: Set<ExactName>] = [:]
             for other in folder.devices {
                 let answer = try await object(client, key, "/rest/db/remoteneed?folder=\(encoded)&device=\(Self.queryEscaped(other))&perpage=\(Self.maxNeedPaths)",
                                               timeout: .seconds(30))
                 remoteNeed[other] = Self.names(answer["files"])
             }
-            var pullErrors: [String: String] = [:]
+            var pullErrors: [ExactName: String] = [:]
             if let errors = try? await object(client, key, "/rest/folder/errors?folder=\(encoded)", timeout: .seconds(10)),
                case .array(let entries)? = errors["errors"] {
                 for case .object(let entry) in entries {
-                    if let path = Self.text(entry["path"]) { pullErrors[path] = Self.text(entry["error"]) ?? "error" }
+                    if let path = Self.text(entry["path"]) { pullErrors[ExactName(path)] = Self.text(entry["error"]) ?? "error" }
                 }
             }
             var facts = ContainerSyncFacts(known: true, devices: folder.devices, connected: connected.intersection(folder.devices),
@@ -324,7 +324,7 @@ struct SyncEngineService: Service {
     private func askTotalBlocks(_ client: EngineHTTPClient, _ key: String, _ progress: inout TransferProgress) async {
         for (folder, path) in progress.missingTotals() {
             var blocks: Int64 = 0
-            if let answer = try? await object(client, key, "/rest/db/file?folder=\(Self.queryEscaped(folder))&file=\(Self.queryEscaped(path))",
+            if let answer = try? await object(client, key, "/rest/db/file?folder=\(Self.queryEscaped(folder))&file=\(Self.queryEscaped(path.string))",
                                               timeout: .seconds(10)),
                case .object(let global)? = answer["global"], case .integer(let count)? = global["numBlocks"] {
                 blocks = count
@@ -378,12 +378,12 @@ struct SyncEngineService: Service {
         }
     }
 
-    /// The `name` of every file in a need list (`[{"name": …}, …]`).
-    static func names(_ list: JSONValue?) -> Set<String> {
+    /// The `name` of every file in a need list (`[{"name": …}, …]`), by its bytes.
+    static func names(_ list: JSONValue?) -> Set<ExactName> {
         guard case .array(let entries)? = list else { return [] }
-        var out: Set<String> = []
+        var out: Set<ExactName> = []
         for case .object(let entry) in entries {
-            if let name = text(entry["name"]) { out.insert(name) }
+            if let name = text(entry["name"]) { out.insert(ExactName(name)) }
         }
         return out
     }

@@ -1,7 +1,10 @@
+import UbiquityIndex
+
 /// The transfers in flight as the engine's progress events tell them, per folder: this device's
 /// downloads (Syncthing's `DownloadProgress`: bytes done of the file's size) and the other
 /// devices' downloads of files from here (`RemoteDownloadProgress`: blocks each holds, measured
-/// against the file's block count, asked once per file). Pure: events in, per-path percentages out.
+/// against the file's block count, asked once per file). Pure: events in, per-path percentages out,
+/// paths keyed by their bytes (``ExactName``), as ``ContainerSyncFacts`` keys them.
 ///
 /// Syncthing reports both about every `progressUpdateIntervalS` (5 s by default) and only for
 /// files of at least `tempIndexMinBlocks` (10) blocks; each event holds the whole state it speaks
@@ -25,11 +28,11 @@ struct TransferProgress: Sendable, Hashable {
     static let maxTotalsPerBatch = 16
 
     /// Per folder, per path: bytes done of bytes total.
-    private(set) var downloads: [String: [String: BlockProgress]] = [:]
+    private(set) var downloads: [String: [ExactName: BlockProgress]] = [:]
     /// Per folder, per device, per path: the blocks that device holds.
-    private(set) var remoteBlocks: [String: [String: [String: Int64]]] = [:]
+    private(set) var remoteBlocks: [String: [String: [ExactName: Int64]]] = [:]
     /// Per folder, per path: the file's block count (0: asked, not known).
-    private(set) var totalBlocks: [String: [String: Int64]] = [:]
+    private(set) var totalBlocks: [String: [ExactName: Int64]] = [:]
 
     /// Takes one batch of events in order; returns whether any percentage may have changed.
     ///
@@ -45,7 +48,7 @@ struct TransferProgress: Sendable, Hashable {
                 byDevice[device] = blocks.isEmpty ? nil : Self.capped(blocks)
                 remoteBlocks[folder] = byDevice.isEmpty ? nil : byDevice
             } else if event.type == "ItemFinished", let folder = event.folder, let item = event.finishedItem {
-                downloads[folder]?[item] = nil
+                downloads[folder]?[ExactName(item)] = nil
                 if downloads[folder]?.isEmpty == true { downloads[folder] = nil }
             } else if let (device, connected) = DeviceConnectionEvents.effect(type: event.type, device: event.device), !connected {
                 forget(device: device)
@@ -56,12 +59,12 @@ struct TransferProgress: Sendable, Hashable {
     }
 
     /// The files other devices are fetching whose block count is not asked yet, at most `limit`.
-    func missingTotals(limit: Int = maxTotalsPerBatch) -> [(folder: String, path: String)] {
-        var out: [(folder: String, path: String)] = []
+    func missingTotals(limit: Int = maxTotalsPerBatch) -> [(folder: String, path: ExactName)] {
+        var out: [(folder: String, path: ExactName)] = []
         for (folder, byDevice) in remoteBlocks.sorted(by: { $0.key < $1.key }) {
-            var paths: Set<String> = []
+            var paths: Set<ExactName> = []
             for files in byDevice.values { paths.formUnion(files.keys) }
-            for path in paths.sorted() where totalBlocks[folder]?[path] == nil {
+            for path in paths.sorted(by: Self.byteOrder) where totalBlocks[folder]?[path] == nil {
                 guard out.count < limit else { return out }
                 out.append((folder, path))
             }
@@ -71,21 +74,21 @@ struct TransferProgress: Sendable, Hashable {
 
     /// Records the block count of `path` in `folder` (0 or less: asked, not known — its upload
     /// shows 0 % until the file is current).
-    mutating func setTotalBlocks(_ blocks: Int64, folder: String, path: String) {
+    mutating func setTotalBlocks(_ blocks: Int64, folder: String, path: ExactName) {
         totalBlocks[folder, default: [:]][path] = max(blocks, 0)
     }
 
     /// Keeps only the transfers the need lists read after the events still show: a download of a
     /// path this device no longer needs is over, as is a device's fetch of a path it no longer
     /// needs. Returns whether anything was forgotten.
-    mutating func retain(folder: String, localNeed: Set<String>, remoteNeed: [String: Set<String>]) -> Bool {
+    mutating func retain(folder: String, localNeed: Set<ExactName>, remoteNeed: [String: Set<ExactName>]) -> Bool {
         let before = self
         if let files = downloads[folder] {
             let kept = files.filter { localNeed.contains($0.key) }
             downloads[folder] = kept.isEmpty ? nil : kept
         }
         if let byDevice = remoteBlocks[folder] {
-            var kept: [String: [String: Int64]] = [:]
+            var kept: [String: [ExactName: Int64]] = [:]
             for (device, files) in byDevice {
                 let needed = remoteNeed[device] ?? []
                 let still = files.filter { needed.contains($0.key) }
@@ -98,14 +101,14 @@ struct TransferProgress: Sendable, Hashable {
     }
 
     /// Per path of `folder` downloading here: how much is here, 0–100.
-    func downloadPercents(folder: String) -> [String: Int64] {
+    func downloadPercents(folder: String) -> [ExactName: Int64] {
         downloads[folder]?.mapValues(\.percent) ?? [:]
     }
 
     /// Per path of `folder` another device is fetching from here: per device, how much it holds,
     /// 0–100 (0 while the file's block count is not known).
-    func uploadPercents(folder: String) -> [String: [String: Int64]] {
-        var out: [String: [String: Int64]] = [:]
+    func uploadPercents(folder: String) -> [ExactName: [String: Int64]] {
+        var out: [ExactName: [String: Int64]] = [:]
         for (device, files) in remoteBlocks[folder] ?? [:] {
             for (path, blocks) in files {
                 let total = totalBlocks[folder]?[path] ?? 0
@@ -125,15 +128,20 @@ struct TransferProgress: Sendable, Hashable {
     /// Block counts of files no device is fetching any more go.
     private mutating func pruneTotals() {
         for (folder, totals) in totalBlocks {
-            var inFlight: Set<String> = []
+            var inFlight: Set<ExactName> = []
             for files in (remoteBlocks[folder] ?? [:]).values { inFlight.formUnion(files.keys) }
             let kept = totals.filter { inFlight.contains($0.key) }
             totalBlocks[folder] = kept.isEmpty ? nil : kept
         }
     }
 
-    private static func capped<Value>(_ files: [String: Value]) -> [String: Value] {
-        guard files.count > maxFiles else { return files }
-        return Dictionary(uniqueKeysWithValues: files.sorted { $0.key < $1.key }.prefix(maxFiles).map { ($0.key, $0.value) })
+    /// An event's files keyed by their bytes, at most ``maxFiles`` (the first in byte order).
+    private static func capped<Value>(_ files: [String: Value]) -> [ExactName: Value] {
+        // Keys equal as strings were one key already: as bytes they stay apart.
+        let exact = Dictionary(files.map { (ExactName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        guard exact.count > maxFiles else { return exact }
+        return Dictionary(uniqueKeysWithValues: exact.sorted { byteOrder($0.key, $1.key) }.prefix(maxFiles).map { ($0.key, $0.value) })
     }
+
+    private static func byteOrder(_ a: ExactName, _ b: ExactName) -> Bool { a.string.utf8.lexicographicallyPrecedes(b.string.utf8) }
 }
