@@ -93,7 +93,7 @@ let package = Package(
         /// Pure: it is fed FileSystemChange batches and never touches the file system itself.
         .target(
             name: "UbiquityIndex",
-            dependencies: ["UbiquityPredicate", "UbiquityBinary", "CUbiquitySystem"],
+            dependencies: ["UbiquityPredicate", "UbiquityBinary", "CUbiquitySystem", "CUbiquityBytes"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,3 +1,4 @@
+import CUbiquityBytes
 import UbiquityPredicate
 
 /// The index's names, one per slot (``MetadataIndex``'s `names` column): a 16-byte ``NameSlot``
@@ -190,6 +191,23 @@ struct NameColumn {
         private func withLongUTF8<R>(_ slot: NameSlot, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
             if slot.isCompressed, let decoder { return try decoder.withDecoded(NameBytes.bytes(slot, in: bases), body) }
             return try body(NameBytes.bytes(slot, in: bases))
+        }
+
+        /// Writes name `position`'s UTF-8 at `out`, where `room` bytes are free; returns how
+        /// many bytes the name has, or nil when there is not room (a short name needs 16 bytes:
+        /// its slot is stored whole, ``NameSlot/storeShort(at:)``).
+        @inline(__always)
+        func writeUTF8(_ position: Int, to out: UnsafeMutablePointer<UInt8>, room: Int) -> Int? {
+            let slot = slots[position]
+            if slot.isShort {
+                guard room >= MemoryLayout<NameSlot>.size else { return nil }
+                return slot.storeShort(at: UnsafeMutableRawPointer(out))
+            }
+            return withLongUTF8(slot) { name in
+                guard name.count <= room else { return nil }
+                if let source = name.baseAddress { ubq_copy(out, source, name.count) }
+                return name.count
+            }
         }
 
         /// Appends name `position`'s UTF-8 to `out`.

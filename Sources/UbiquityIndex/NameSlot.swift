@@ -83,6 +83,20 @@ struct NameSlot: Sendable, Equatable {
         return unsafeBitCast((low, high), to: String.self)
     }
 
+    /// Stores a short slot's 16 bytes at `out`, which must have room for all 16, and returns its
+    /// name's length: the name is the first bytes, and whatever is written next goes over the
+    /// rest. Two stores, where going through a `String` copied the slot and called `memmove`.
+    /// The length is the low four bits of the second word's top byte, as in a small `String`
+    /// (checked against the `String`'s own count in debug builds).
+    @inline(__always) func storeShort(at out: UnsafeMutableRawPointer) -> Int {
+        assert(isShort, "a long name's slot stored as a short name")
+        out.storeBytes(of: low, as: UInt64.self)
+        out.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+        let count = Int(truncatingIfNeeded: (high >> 56) & 0x0F)
+        assert(count == shortName.utf8.count, "a small string's length where it was not")
+        return count
+    }
+
     /// A short slot's name's UTF-8 bytes (the slot must be short).
     @inline(__always) func withShortUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         var name = shortName

@@ -51,10 +51,9 @@ struct PathTable {
     init(_ ids: [ItemID], index: MetadataIndex) {
         // Room for long names up front: growing a buffer of megabytes copies it and touches
         // twice its pages, while room never written costs nothing; advised for huge pages, one
-        // fault per 2 MiB rather than per 4 KiB.
-        names.reserveCapacity(ids.count * 48)
-        let capacity = names.capacity
-        names.withUnsafeMutableBufferPointer { ubq_prefer_huge_pages($0.baseAddress, capacity) }
+        // fault per 2 MiB rather than per 4 KiB. Names are written straight into it (a short
+        // one as its whole 16-byte slot, two stores); should they outgrow it, the rest are
+        // appended as the array grows.
         nameEnds.reserveCapacity(ids.count)
         entryDirectories.reserveCapacity(ids.count)
         // The index's columns held open for the whole build: no exclusivity check, bounds check
@@ -63,7 +62,9 @@ struct PathTable {
             index.parents.withReader { parents in
                 index.flagsOf.withReader { flags in
                     var directories = DirectoryPaths(names: names, parents: parents, flags: flags)
-                    for (k, id) in ids.enumerated() {
+                    var k = 0
+                    /// Entry `k`'s directory, with the slots of the entries ahead asked for.
+                    func placeDirectory() -> Int {
                         // The ids are scattered over columns of megabytes: every slot read
                         // would be a cache miss, one after another, without asking ahead.
                         if k + Self.prefetchDistance < ids.count {
@@ -77,14 +78,34 @@ struct PathTable {
                         if k + Self.prefetchDistance / 2 < ids.count {
                             ubq_prefetch(names.bytesAddress(Int(ids[k + Self.prefetchDistance / 2])))
                         }
-                        let i = Int(id)
+                        let i = Int(ids[k])
                         if flags[i].contains(.containerRoot) {
                             entryDirectories.append(-1)
                         } else {
                             entryDirectories.append(Int32(truncatingIfNeeded: directories.directory(parents[i])))
                         }
+                        return i
+                    }
+                    self.names = [UInt8](unsafeUninitializedCapacity: ids.count * 48 + MemoryLayout<NameSlot>.size) { room, written in
+                        written = 0
+                        guard let base = room.baseAddress else { return }
+                        ubq_prefer_huge_pages(base, room.count)
+                        while k < ids.count {
+                            let i = placeDirectory()
+                            guard let count = names.writeUTF8(i, to: base + written, room: room.count - written) else {
+                                entryDirectories.removeLast()
+                                return
+                            }
+                            written += count
+                            nameEnds.append(written)
+                            k += 1
+                        }
+                    }
+                    while k < ids.count {
+                        let i = placeDirectory()
                         names.appendUTF8(i, to: &self.names)
                         nameEnds.append(self.names.count)
+                        k += 1
                     }
                     directoryBytes = directories.bytes
                     directoryEnds = directories.ranges.map(\.upperBound)

@@ -9,4 +9,5 @@
 // Must not: touch the file system or the kernel — it is fed numbered batches of FileSystemChange
 //   by a change source (UbiquityWatch in the daemon, a scripted source in tests) — nor know
 //   about sockets or the wire.
-// Depends on: UbiquityPredicate; UbiquityBinary (the byte writer and CRC-32 of the saved index).
+// Depends on: UbiquityPredicate; UbiquityBinary (the byte writer and CRC-32 of the saved index);
+//   CUbiquitySystem (prefetch, huge pages); CUbiquityBytes (short copies of names).

@@ -1,3 +1,4 @@
+import CUbiquityBytes
 import UbiquityJSON
 
 /// One line that carries a whole result set (`query.gatheringFinished`, `query.reset`, the
@@ -35,6 +36,12 @@ public struct ResultLine<Rows: ResultRows> {
     /// `"kMDItemFSName":` when the name is the one attribute of a copied row; empty when the
     /// query asked for no attribute.
     private let nameKey: [UInt8]
+    /// What a copied row starts with: `,{"attributes":{`, then ``nameKey`` and `"` when the name
+    /// is asked for (the first row leaves out the comma).
+    private let lead: [UInt8]
+    /// What comes between a copied row's attributes and its directory's path: `"},"path":"`
+    /// (`},"path":"` when no attribute is asked for).
+    private let middleOpening: [UInt8]
     /// The next row to write; `rows.count` once every row is written.
     private var next = 0
     private var headWritten = false
@@ -53,6 +60,8 @@ public struct ResultLine<Rows: ResultRows> {
         let nameOnly = keys.count == 1 && keys[0].attribute == .name && rows.namesFromPaths
         rowsAreCopied = plain && (keys.isEmpty || nameOnly)
         nameKey = nameOnly ? keys[0].bytes : []
+        lead = Array(#",{"attributes":{"#.utf8) + (nameOnly ? nameKey + [UInt8(ascii: "\"")] : [])
+        middleOpening = Array((nameOnly ? #""},"path":""# : #"},"path":""#).utf8)
     }
 
     /// Appends the line's next bytes to `out` until `out` holds at least `atLeast` bytes (the
@@ -88,7 +97,7 @@ public struct ResultLine<Rows: ResultRows> {
         var at = 0
         @inline(__always) func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
             guard let source = bytes.baseAddress else { return }
-            (base + at).update(from: source, count: bytes.count)
+            ubq_copy(base + at, source, bytes.count)
             at += bytes.count
         }
         @inline(__always) func copy(_ byte: UInt8) {
@@ -103,24 +112,28 @@ public struct ResultLine<Rows: ResultRows> {
         let count = columns.count
         columns.withView { view in
             if rowsAreCopied {
-                let opening: StaticString = #"{"attributes":{"#
+                // A row is four copies and two bytes: the lead (`,` and `{"attributes":{`, with
+                // the name's key and quote when it is asked for), the name, the middle (the
+                // quote and brace that close the attributes, `,"path":"` and the directory's
+                // path, made once per directory), the name again, and `"}`.
                 let withName = !nameKey.isEmpty
-                let between: StaticString = withName ? #""},"path":""# : #"},"path":""#
-                let fixed = opening.utf8CodeUnitCount + (withName ? nameKey.count + 1 : 0) + between.utf8CodeUnitCount + 2
-                nameKey.withUnsafeBufferPointer { key in
+                var middle: [UInt8] = []
+                var middleDirectory: Int32?
+                lead.withUnsafeBufferPointer { lead in
                     while next < count {
-                        let name = view.name(next), directory = view.directory(of: next)
-                        let size = fixed + (withName ? name.count : 0) + directory.count + name.count + (next > 0 ? 1 : 0)
-                        guard at + size <= capacity else { break }
-                        if next > 0 { copy(UInt8(ascii: ",")) }
-                        opening.withUTF8Buffer { copy($0) }
-                        if withName {
-                            copy(key)
-                            copy(UInt8(ascii: "\""))
-                            copy(name)
+                        let name = view.name(next), directory = view.rowDirectories[next]
+                        if directory != middleDirectory {
+                            middle.removeAll(keepingCapacity: true)
+                            middle.append(contentsOf: middleOpening)
+                            middle.append(contentsOf: view.directory(of: next))
+                            middleDirectory = directory
                         }
-                        between.withUTF8Buffer { copy($0) }
-                        copy(directory)
+                        let leadBytes = next > 0 ? lead : UnsafeBufferPointer(rebasing: lead.dropFirst())
+                        let size = leadBytes.count + (withName ? name.count : 0) + middle.count + name.count + 2
+                        guard at + size <= capacity else { break }
+                        copy(leadBytes)
+                        if withName { copy(name) }
+                        middle.withUnsafeBufferPointer { copy($0) }
                         copy(name)
                         copy(UInt8(ascii: "\""))
                         copy(UInt8(ascii: "}"))

@@ -161,6 +161,25 @@ struct ResultSetTests {
         #expect(sorted == ids.map { index.path(of: $0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
+    /// A table's names are written into room for 48 bytes each (a short name as its whole
+    /// 16-byte slot); names longer on average outgrow it, and the rest are appended: every path
+    /// reads back whole either way, short, long and compressed names among them.
+    @Test(arguments: [0, 1, 30, 255])
+    func namesLongerThanTheRoomForThemReadBackWhole(longNames: Int) throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        var paths = (0..<longNames).map { "Documents/" + String(repeating: "\u{E9}long", count: 1 + $0 % 40) + "_\($0)" }
+        paths += (0..<40).map { "Documents/s\($0)" } + ["Documents/fifteen_bytes_a", "Documents/sixteen_bytes_ab"]
+        _ = index.apply([tree.listing(paths)])
+        let ids = index.allItems(inContainers: nil)
+        let table = PathTable(ids, index: index)
+        #expect(table.count == ids.count)
+        for (i, id) in ids.enumerated() { #expect(table.path(i) == index.path(of: id)) }
+        let sorted = table.sortedPositions().map { table.path($0) }
+        #expect(sorted == ids.map { index.path(of: $0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
     @Test(arguments: [[Attribute.name], [.name, .size, .contentType, .path], [.size], [.displayName, .name, .isDirectory]])
     func itemsReadBackAsBuiltOneByOne(_ attributes: [Attribute]) throws {
         for seed in UInt64(1)...6 {

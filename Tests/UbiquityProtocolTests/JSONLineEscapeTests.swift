@@ -2,6 +2,7 @@ import Testing
 @testable import UbiquityProtocol
 import UbiquityTesting
 import UbiquityJSON
+import CUbiquityBytes
 
 /// The sixteen-bytes-at-a-time scan (`ubq_plain_run`) the string writer and the readers share:
 /// it may not pass over a byte that needs a look, wherever it sits and whatever its neighbours are.
@@ -19,6 +20,26 @@ struct JSONLineEscapeTests {
                     #expect(text.withUnsafeBufferPointer(JSONLine.mayNeedEscaping) == expected,
                             "byte \(byte) at \(position) of \(length) among \(neighbour)")
                 }
+            }
+        }
+    }
+
+    /// The copy of an answer's short runs (`ubq_copy`): every length from 0 to past its longest
+    /// run of 16-byte steps, from and to every alignment, writes exactly those bytes and none
+    /// around them.
+    @Test func theShortCopyWritesExactlyItsBytes() {
+        let source = (0..<400).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for count in 0...300 {
+            for (from, to) in [(0, 0), (1, 3), (7, 0), (15, 9), (3, 16)] {
+                var destination = [UInt8](repeating: 0xEE, count: count + 40)
+                source.withUnsafeBufferPointer { source in
+                    destination.withUnsafeMutableBufferPointer { destination in
+                        ubq_copy(destination.baseAddress! + to, source.baseAddress! + from, count)
+                    }
+                }
+                let expected = [UInt8](repeating: 0xEE, count: to) + source[from..<(from + count)]
+                    + [UInt8](repeating: 0xEE, count: 40 - to)
+                #expect(destination == expected, "\(count) bytes from \(from) to \(to)")
             }
         }
     }

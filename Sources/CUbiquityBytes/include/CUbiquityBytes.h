@@ -3,7 +3,7 @@
 // words), so the readers' hottest loop is written with SSE2, which every x86-64 has.
 //
 // Owns: ubq_plain_run, the run of JSON string text that needs no closer look, and its test for
-//   one byte (ubq_needs_look). Both are static inline here, not compiled in a file of their own,
+//   one byte (ubq_needs_look); ubq_copy, a copy of the short runs an answer is made of. Both are static inline here, not compiled in a file of their own,
 //   so that Swift inlines them: called once per string (a 100k-item answer has 200k), the call
 //   and the flag passed back through memory were a tenth of checking the items.
 // Must not: know JSON beyond which bytes end a plain run; hold state.
@@ -59,6 +59,45 @@ static inline size_t ubq_plain_run(const uint8_t *bytes, size_t count, uint8_t *
     }
     *seen |= high;
     return index;
+}
+
+/// Copies `count` bytes from `source` to `destination` (apart, not overlapping) with a few loads
+/// and stores in place, where a `memmove` is a call: an answer's row is a few copies of 2 to 100
+/// bytes (its names, its directory's path), and at 10k rows those calls were a third of writing
+/// them. Runs of 16 bytes or more go 16 at a time, the last 16 overlapping the ones before;
+/// shorter runs as two overlapping words; long runs (over 256 bytes) by `memcpy`.
+static inline void ubq_copy(uint8_t *destination, const uint8_t *source, size_t count) {
+    if (count >= 16) {
+#if defined(__SSE2__)
+        if (count <= 256) {
+            for (size_t at = 0; at + 16 < count; at += 16) {
+                _mm_storeu_si128((__m128i *)(destination + at), _mm_loadu_si128((const __m128i *)(source + at)));
+            }
+            _mm_storeu_si128((__m128i *)(destination + count - 16), _mm_loadu_si128((const __m128i *)(source + count - 16)));
+            return;
+        }
+#endif
+        __builtin_memcpy(destination, source, count);
+        return;
+    }
+    if (count >= 8) {
+        uint64_t first, last;
+        __builtin_memcpy(&first, source, 8);
+        __builtin_memcpy(&last, source + count - 8, 8);
+        __builtin_memcpy(destination, &first, 8);
+        __builtin_memcpy(destination + count - 8, &last, 8);
+    } else if (count >= 4) {
+        uint32_t first, last;
+        __builtin_memcpy(&first, source, 4);
+        __builtin_memcpy(&last, source + count - 4, 4);
+        __builtin_memcpy(destination, &first, 4);
+        __builtin_memcpy(destination + count - 4, &last, 4);
+    } else if (count > 0) {
+        // 1 to 3 bytes: the first, the middle and the last cover them.
+        destination[0] = source[0];
+        destination[count / 2] = source[count / 2];
+        destination[count - 1] = source[count - 1];
+    }
 }
 
 #endif
