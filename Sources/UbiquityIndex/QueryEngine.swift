@@ -38,9 +38,17 @@ public actor QueryEngine {
     public private(set) var isVerified: Bool
     /// The containers the source last called unavailable.
     private var unavailableContainers: Set<ContainerID> = []
-    /// Subtrees unwatched right now: an entry leaves when its subtree is watched again, is gone,
-    /// or its container goes away, so the list never outgrows the watcher's own.
-    public private(set) var unwatched: [UnwatchedSubtree] = []
+    /// Subtrees unwatched right now, by container, then by path in byte order: an entry leaves
+    /// when its subtree is watched again, is gone, or its container goes away, so the list never
+    /// outgrows the watcher's own.
+    public var unwatched: [UnwatchedSubtree] {
+        unwatchedSubtrees.sorted { $0.key < $1.key }.flatMap { _, subtrees in
+            subtrees.sorted { ExactName.precedes($0.key, $1.key) }.map(\.value)
+        }
+    }
+    /// The unwatched subtrees keyed by their path's bytes, as the watcher keys them: two
+    /// canonically equal directories (`café` precomposed and decomposed) are two records.
+    private var unwatchedSubtrees: [ContainerID: [[ExactName]: UnwatchedSubtree]] = [:]
     /// The index's clock and recent history: what `since` queries are answered from.
     public private(set) var history: ChangeHistory
     /// Wall-clock seconds, for the history's age limit.
@@ -561,12 +569,12 @@ public actor QueryEngine {
     private func trackUnwatched(_ notice: ChangeNotice) {
         switch notice {
         case .subtreeUnwatched(let subtree):
-            unwatched.removeAll { $0.container == subtree.container && $0.path == subtree.path }
-            unwatched.append(subtree)
+            unwatchedSubtrees[subtree.container, default: [:]][ExactName.path(subtree.path)] = subtree
         case .subtreeWatched(let c, let path), .subtreeGone(let c, let path):
-            unwatched.removeAll { $0.container == c && $0.path.starts(with: path) }
+            let prefix = ExactName.path(path)
+            unwatchedSubtrees[c] = unwatchedSubtrees[c]?.filter { !$0.key.starts(with: prefix) }
         case .containerUnavailable(let c):
-            unwatched.removeAll { $0.container == c }
+            unwatchedSubtrees[c] = nil
         case .containerAvailable, .resync, .skipped, .accessChanged:
             break
         }

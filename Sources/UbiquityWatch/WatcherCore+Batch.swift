@@ -100,7 +100,11 @@ extension WatcherCore {
                 unwatched.append(UnwatchedSubtree(container: id, path: path.strings, reason: reason))
             }
         }
-        unwatched.sort { ($0.container, $0.path.joined(separator: "/")) < ($1.container, $1.path.joined(separator: "/")) }
+        // Byte order, as the engine lists them: two canonically equal paths are no tie left to
+        // the dictionary's order, which differs from run to run.
+        unwatched.sort {
+            $0.container != $1.container ? $0.container < $1.container : ExactName.precedes(ExactName.path($0.path), ExactName.path($1.path))
+        }
         let status = WatchStatus(
             watchesUsed: watchesUsed, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
             overflowCount: overflowCount, resyncCount: resyncCount, availableContainers: available.sorted(),

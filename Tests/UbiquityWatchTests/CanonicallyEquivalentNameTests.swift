@@ -89,6 +89,23 @@ struct CanonicallyEquivalentNameTests {
         }
     }
 
+    /// `status` lists unwatched directories in byte order, as the engine does: compared as
+    /// strings joined by `/`, `café0` and `café1` made both ways came as pairs in whatever order
+    /// the watcher's dictionary held them, which differs from one run of the daemon to the next.
+    @Test func statusListsUnwatchedDirectoriesInByteOrder() async throws {
+        let names = ["0", "1"].flatMap { [Self.composed + $0, Self.decomposed + $0] }
+        let configuration = FileWatcher.Configuration(maxWatches: 1, rescanInterval: .seconds(60))
+        try await WatchHarness.with(configuration: configuration, populate: { root in
+            for name in names { try FS.mkdir(root + "/" + name) }
+        }) { h in
+            let listed = h.watcher.status.unwatchedSubtrees.map { ExactName.path($0.path) }
+            // `65` (e) before `C3` (the first byte of precomposed é): both decomposed names first.
+            let byteOrder = [Self.decomposed + "0", Self.decomposed + "1", Self.composed + "0", Self.composed + "1"]
+            #expect(listed == byteOrder.map { ExactName.path([$0]) })
+            try await h.converge()
+        }
+    }
+
     /// Changes in both, read in one pass: each file's status is taken in its own directory.
     @Test func aChangeInEachIsReadInItsOwnDirectory() async throws {
         try await WatchHarness.with(populate: { root in
