@@ -25,6 +25,20 @@ struct CanonicallyEquivalentNameTests {
         #expect(ExactName.path(["ab", "c"]) != ExactName.path(["a", "bc"]))
     }
 
+    /// Two skipped entries (what `status` lists and counts as skipped) at paths equal only as
+    /// strings are two entries; the same path read again is one. Root reads every directory, so
+    /// a real unreadable one cannot be made here: the entry's own equality is what decides.
+    @Test func twoSkippedDirectoriesSpeltAlikeAreTwoEntries() throws {
+        let container = try ContainerID("com.example.x")
+        let denied = "openat: Permission denied"
+        let composed = SkippedEntry(container: container, path: ["Documents", Self.composed], reason: denied)
+        let decomposed = SkippedEntry(container: container, path: ["Documents", Self.decomposed], reason: denied)
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed, SkippedEntry(container: container, path: ["Documents", "caf\u{E9}"], reason: denied)]).count == 2)
+        #expect(composed == SkippedEntry(container: container, path: ["Documents", "caf\u{E9}"], reason: denied))
+        #expect(composed != SkippedEntry(container: container, path: ["Documents", Self.composed], reason: "other"))
+    }
+
     @Test func theWatchTreeHoldsBothDirectories() {
         var tree = WatchTree()
         _ = tree.link(1, container: 0, parent: nil, name: "")
