@@ -63,8 +63,9 @@ struct PathTable {
                 index.flagsOf.withReader { flags in
                     var directories = DirectoryPaths(names: names, parents: parents, flags: flags)
                     var k = 0
-                    /// Entry `k`'s directory, with the slots of the entries ahead asked for.
-                    func placeDirectory() -> Int {
+                    /// Files entry `k`'s directory (with the slots of the entries ahead asked
+                    /// for) and returns its id, whose name goes next.
+                    func fileDirectory() -> Int {
                         // The ids are scattered over columns of megabytes: every slot read
                         // would be a cache miss, one after another, without asking ahead.
                         if k + Self.prefetchDistance < ids.count {
@@ -91,7 +92,7 @@ struct PathTable {
                         guard let base = room.baseAddress else { return }
                         ubq_prefer_huge_pages(base, room.count)
                         while k < ids.count {
-                            let i = placeDirectory()
+                            let i = fileDirectory()
                             guard let count = names.writeUTF8(i, to: base + written, room: room.count - written) else {
                                 entryDirectories.removeLast()
                                 return
@@ -102,7 +103,7 @@ struct PathTable {
                         }
                     }
                     while k < ids.count {
-                        let i = placeDirectory()
+                        let i = fileDirectory()
                         names.appendUTF8(i, to: &self.names)
                         nameEnds.append(self.names.count)
                         k += 1

@@ -1,11 +1,12 @@
-// CUbiquityBytes — byte scans that Swift 6.3 does not vectorise: its SIMD16<UInt8> compares
-// compile to a loop over single bytes here (a test took ninety times longer than eight-byte
-// words), so the readers' hottest loop is written with SSE2, which every x86-64 has.
+// CUbiquityBytes — byte work that Swift 6.3 does not vectorise or inline: its SIMD16<UInt8>
+// compares compile to a loop over single bytes here (a test took ninety times longer than
+// eight-byte words), so the readers' hottest loop is written with SSE2, which every x86-64 has.
 //
 // Owns: ubq_plain_run, the run of JSON string text that needs no closer look, and its test for
-//   one byte (ubq_needs_look); ubq_copy, a copy of the short runs an answer is made of. Both are static inline here, not compiled in a file of their own,
-//   so that Swift inlines them: called once per string (a 100k-item answer has 200k), the call
-//   and the flag passed back through memory were a tenth of checking the items.
+//   one byte (ubq_needs_look); ubq_copy, the copy of the short runs an answer's rows and the
+//   path table's names are made of. All are static inline here, not compiled in a file of their
+//   own, so that Swift inlines them: called once per string (a 100k-item answer has 200k), the
+//   call and the flag passed back through memory were a tenth of checking the items.
 // Must not: know JSON beyond which bytes end a plain run; hold state.
 // Depends on: the C compiler's intrinsics only.
 #ifndef C_UBIQUITY_BYTES_H
