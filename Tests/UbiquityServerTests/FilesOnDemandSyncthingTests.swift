@@ -184,11 +184,14 @@ struct FilesOnDemandSyncthingTests {
             let stignore = try String(contentsOfFile: devices.b.container + "/.stignore", encoding: .utf8)
             #expect(stignore == TwoDevices.ignoredNames.joined(separator: "\n") + "\n/Documents/Item_ignored\n", "\(stignore)")
 
-            // The precomposed spelling is held by A: evicted; its sibling keeps its bytes.
+            // The precomposed spelling is held by A: evicted; its sibling keeps its bytes. Once
+            // the precomposed file is gone, Syncthing's next scan may rename the decomposed one to
+            // the precomposed spelling (it normalizes a name no canonically equal sibling holds
+            // any more): its bytes stay on B under one spelling or the other, never lost.
             let evicted = try requests.request(#"{"id":4,"op":"item.evict","path":"\#(composedOnB)"}"#).response
             #expect(evicted["result"]?["downloadingStatus"]?.stringValue == "notDownloaded", "\(evicted)")
-            #expect(Self.exactContents(composedOnB) == nil)
-            #expect(Self.exactContents(decomposedOnB) == "decomposed")
+            let onB = [composedOnB, decomposedOnB].map { Self.exactContents($0) }
+            #expect(onB == [nil, "decomposed"] || onB == ["decomposed", nil], "\(onB)")
             #expect(Self.exactContents(devices.a.documents + "/" + composed) == "precomposed")
         }
     }
