@@ -62,6 +62,32 @@ struct FilesOnDemandStandInTests {
         }
     }
 
+    @Test("A file written while its eviction waits on the engine is not emptied: it stays whole, and its ignore line is taken back")
+    func aFileChangedDuringItsEvictionStaysWhole() async throws {
+        try await FakeSyncthing.withFollower(holding: ["Item_1"], prepare: {
+            $0.events = [(1, "Starting"), (2, "StartupComplete"), (3, "Ping")]
+        }) { container, engine, daemon, monitor in
+            try await Self.waitUntilUploaded(["Item_1"], daemon, monitor)
+            let item = container + "/Documents/Item_1"
+            // The eviction asks the engine, writes its line, then its scan waits: the file is
+            // written meanwhile, after the engine said another device holds it.
+            engine.change { $0.scanHeld = true }
+            let evicting = try RawClient.greeted(socket: daemon.socket)
+            try evicting.send(#"{"id":2,"op":"item.evict","path":"\#(item)"}"#)
+            #expect(engine.wait(within: 30) { $0.ignoreLines.contains("/Documents/Item_1") }, "the eviction never wrote its line")
+            let edited = Data("written while the eviction waited, known only here".utf8)
+            try edited.write(to: URL(fileURLWithPath: item))
+            engine.change { $0.scanHeld = false }
+            let refused = try evicting.readJSON(within: 30)
+            #expect(refused["error"]?["code"]?.stringValue == "sync.notHeldElsewhere", "\(refused)")
+            #expect(refused["error"]?["message"]?.stringValue?.contains("changed while it was being evicted") == true, "\(refused)")
+            #expect(FileManager.default.contents(atPath: item) == edited, "the edit was emptied")
+            var state = FakeSyncthing.State()
+            engine.change { state = $0 }
+            #expect(!state.ignoreLines.contains("/Documents/Item_1"), "its line stayed: \(state.ignoreLines)")
+        }
+    }
+
     @Test("A take-back removes only its own line: a download answered while the eviction's scan waited keeps its line removed")
     func aTakeBackKeepsWhatOthersChanged() async throws {
         let userLines = ["*.tmp"]

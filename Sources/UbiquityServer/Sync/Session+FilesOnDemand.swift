@@ -27,7 +27,7 @@ extension Session {
 
     /// Evicts the local copy (``ItemEvict``): refused unless a connected device holds the current
     /// version, as the index's sync facts say and then as the engine says of this exact file
-    /// (``heldElsewhere(_:_:_:)``); then the item's exact ignore line, a scan of its path (awaited:
+    /// (``heldElsewhere(_:_:ownDevice:)``); then the item's exact ignore line, a scan of its path (awaited:
     /// Syncthing must record the item as ignored before its file goes), and its placeholder. A
     /// failure after the line was written takes it back (``ignoreLineTakenBack(after:_:_:_:)``).
     func evict(_ path: String) async throws -> ItemSyncState {
@@ -72,13 +72,19 @@ extension Session {
         } catch let failure as SyncError {
             throw await Self.ignoreLineTakenBack(after: failure, link, engine, found)
         }
-        let registry = context.registry, peer = self.peer
+        let registry = context.registry, peer = self.peer, judged = (size: found.size, modified: found.modified)
         let outcome = try await NIOThreadPool.singleton.runIfActive {
             let location = try ItemLocation.resolve(path, registry: registry, peer: peer)
             let directory = Directory(borrowing: location.directory, path: PathBytes.directory(of: location.path))
-            return PlaceholderFile.evict(location.relative.name, in: directory)
+            return PlaceholderFile.evict(location.relative.name, in: directory, judged: judged)
         }
         switch outcome {
+        case .changed:
+            throw await Self.ignoreLineTakenBack(
+                after: SyncError(.notHeldElsewhere, "evicting '\(found.path)' is refused: it changed while it was being evicted, "
+                                 + "and its new content is known only here; it stays here whole",
+                                 details: ["path": .string(found.path), "container": .string(found.container.rawValue)]),
+                link, engine, found)
         case .evicted, .missing:
             context.logger.info("evicted a local copy", metadata: ["path": "\(found.path)", "container": "\(found.container)"])
             return ItemSyncState(path: found.path, downloadingStatus: DownloadingStatus.notDownloaded.rawValue, isDownloading: false)
@@ -152,7 +158,7 @@ extension Session {
             answer.message += wasWritten ? "; its ignore line was taken back" : "; its ignore line was not written: nothing changed"
         } catch {
             answer.message += "; taking its ignore line back failed too (\(error)): Syncthing may ignore '\(found.path)' "
-                + "until it is evicted or downloaded again"
+                + "until it is downloaded again (which takes the line back)"
         }
         return answer
     }

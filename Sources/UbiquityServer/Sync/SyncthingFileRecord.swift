@@ -78,16 +78,19 @@ struct SyncthingFileRecord: Sendable, Equatable {
     /// file as it is on disk now (`size`, `modified` in nanoseconds); otherwise why not, for
     /// the refusal's message.
     func whyNotHeldElsewhere(_ relative: String, size: Int64, modified: Int64, ownDevice: String?) -> String? {
-        guard let local, let global else { return "the sync engine has no record of it" }
+        guard let global else { return "the sync engine has no record of it" }
+        guard let local else { return "the sync engine has no record of this device's copy" }
         guard ExactName.sameBytes(local.name, relative), ExactName.sameBytes(global.name, relative) else {
             return "the sync engine knows only another spelling of its name, '\(global.name)' (equal as text, not byte for byte): it does not sync this one"
         }
-        if local.ignored { return "the sync engine ignores it here (the folder's ignore patterns)" }
+        // Also what an eviction that stopped after writing its own ignore line leaves (a crash):
+        // downloading the item takes that line back.
+        if local.ignored { return "the sync engine ignores it here (the folder's ignore patterns, or an eviction of it that did not finish: downloading it takes that line back)" }
         if local.invalid || global.invalid { return "the sync engine does not sync it (its record is invalid)" }
         if local.deleted || global.deleted { return "the sync engine records it as deleted" }
         guard local.version == global.version else { return "this copy is not the sync engine's current version" }
         guard local.size == size, local.modified == modified else {
-            return "it changed since the sync engine last scanned it"
+            return "its size or modification time differs from the sync engine's record (changed since its last scan)"
         }
         guard holders.contains(where: { $0 != ownDevice }) else { return "no connected device holds its current version (the sync engine's availability)" }
         return nil
