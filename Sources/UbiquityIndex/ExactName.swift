@@ -14,7 +14,7 @@
 /// composed == decomposed                               // true
 /// ExactName(composed) == ExactName(decomposed)         // false
 /// ```
-public struct ExactName: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct ExactName: Hashable, Comparable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The name, its bytes as the file system gave them.
     public let string: String
 
@@ -38,9 +38,10 @@ public struct ExactName: Hashable, Sendable, ExpressibleByStringLiteral, CustomS
     public static func path(_ components: [String]) -> [ExactName] { components.map { ExactName($0) } }
 
     /// Byte order, for a stable order of keys that may be canonically equal.
-    public static func precedes(_ a: [ExactName], _ b: [ExactName]) -> Bool {
-        a.lexicographicallyPrecedes(b) { $0.string.utf8.lexicographicallyPrecedes($1.string.utf8) }
-    }
+    public static func < (a: ExactName, b: ExactName) -> Bool { a.string.utf8.lexicographicallyPrecedes(b.string.utf8) }
+
+    /// Paths in byte order, name by name.
+    public static func precedes(_ a: [ExactName], _ b: [ExactName]) -> Bool { a.lexicographicallyPrecedes(b) }
 
     /// Whether two strings hold the same UTF-8 bytes (not merely canonically equal text).
     public static func sameBytes(_ a: String, _ b: String) -> Bool {

@@ -64,7 +64,7 @@ struct TransferProgress: Sendable, Hashable {
         for (folder, byDevice) in remoteBlocks.sorted(by: { $0.key < $1.key }) {
             var paths: Set<ExactName> = []
             for files in byDevice.values { paths.formUnion(files.keys) }
-            for path in paths.sorted(by: Self.byteOrder) where totalBlocks[folder]?[path] == nil {
+            for path in paths.sorted() where totalBlocks[folder]?[path] == nil {
                 guard out.count < limit else { return out }
                 out.append((folder, path))
             }
@@ -140,8 +140,6 @@ struct TransferProgress: Sendable, Hashable {
         // Keys equal as strings were one key already: as bytes they stay apart.
         let exact = Dictionary(files.map { (ExactName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         guard exact.count > maxFiles else { return exact }
-        return Dictionary(uniqueKeysWithValues: exact.sorted { byteOrder($0.key, $1.key) }.prefix(maxFiles).map { ($0.key, $0.value) })
+        return Dictionary(uniqueKeysWithValues: exact.sorted { $0.key < $1.key }.prefix(maxFiles).map { ($0.key, $0.value) })
     }
-
-    private static func byteOrder(_ a: ExactName, _ b: ExactName) -> Bool { a.string.utf8.lexicographicallyPrecedes(b.string.utf8) }
 }
