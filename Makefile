@@ -36,6 +36,8 @@ SCALE_ARGS ?= --sizes 100k,1M,5M --runs 3
 PACKAGED_LINK_FLAGS := $(shell sed -n 's/^SWIFT_LINK_FLAGS := //p' debian/rules)
 PACKAGED_BUILD = $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-packaged $(PACKAGED_LINK_FLAGS)
 PACKAGED_DAEMON = $$($(PACKAGED_BUILD) --show-bin-path)/ubiquityd
+# The charts of the benchmarks' reports (docs/benchmarks/*.svg) are drawn with matplotlib.
+ENSURE_MATPLOTLIB = python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
 
 .PHONY: all deps build run demo-sync test fuzz test-asan bench bench-compare bench-5m bench-restart bench-load bench-clients bench-sync bench-store bench-store-sync bench-attacks bench-uring docs clean install
 
@@ -153,7 +155,7 @@ bench: deps
 # flat, long); writes docs/benchmarks.md and its charts (matplotlib, installed with pip when missing).
 bench-compare: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
-	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
+	@$(ENSURE_MATPLOTLIB)
 	$(PACKAGED_BUILD) --product ubiquityd
 	python3 Benchmarks/compare/compare.py $(COMPARE_ARGS) --out docs/benchmarks.md --ubiquityd $(PACKAGED_DAEMON)
 
@@ -164,30 +166,36 @@ bench-compare: deps
 # root). Writes its section of docs/benchmarks.md.
 bench-5m: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
-	@python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install --quiet matplotlib
+	@$(ENSURE_MATPLOTLIB)
 	$(PACKAGED_BUILD) --product ubiquityd
 	python3 Benchmarks/compare/scale.py $(SCALE_ARGS) --out docs/benchmarks.md --ubiquityd $(PACKAGED_DAEMON)
 
 # A clock from before a restart: ubiquityd's exact difference against Watchman's fresh instance, on
-# compare.py's 100k and 1M trees, and what the saved index costs. Writes its section of docs/benchmarks.md.
+# compare.py's 100k and 1M trees, and what the saved index costs. Writes its section of docs/benchmarks.md
+# and its chart (docs/benchmarks/restart.svg).
 bench-restart: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
+	@$(ENSURE_MATPLOTLIB)
 	$(PACKAGED_BUILD) --product ubiquityd
 	python3 Benchmarks/compare/restart.py $(RESTART_ARGS) --out docs/benchmarks.md --ubiquityd $(PACKAGED_DAEMON)
 
 # Latency with both cores busy, and one change fanned out to 1,000 live queries: ubiquityd against
 # Watchman on compare.py's 100k tree; and a live query's latency while the index is saved back to
-# back, at 100k and 1M entries, against save_index = false. Writes its sections of docs/benchmarks.md.
+# back, at 100k and 1M entries, against save_index = false. Writes its sections of docs/benchmarks.md
+# and the latency goals' chart (docs/benchmarks/load.svg).
 bench-load: deps
 	@scripts/ensure-system-packages $(COMPARE_PACKAGES)
+	@$(ENSURE_MATPLOTLIB)
 	$(PACKAGED_BUILD) --product ubiquityd
 	python3 Benchmarks/compare/load.py $(LOAD_ARGS) --out docs/benchmarks.md --ubiquityd $(PACKAGED_DAEMON)
 
 # grocery list of 10,000 items and ubiq query --json of the 100k tree's entries against the daemon's
 # own answer time (issue 14 item 6); BEFORE=DIR runs DIR/grocery and DIR/ubiq interleaved. Writes
-# its section of docs/benchmarks.md. The binaries as the Debian package ships them, like the daemon
-# above: a short command's start is mostly loading the shared Swift libraries otherwise (about 6 ms).
+# its section of docs/benchmarks.md and its chart (docs/benchmarks/clients.svg). The binaries as the
+# Debian package ships them, like the daemon above: a short command's start is mostly loading the
+# shared Swift libraries otherwise (about 6 ms).
 bench-clients: deps
+	@$(ENSURE_MATPLOTLIB)
 	$(PACKAGED_BUILD) --product ubiquityd
 	$(PACKAGED_BUILD) --product grocery
 	$(PACKAGED_BUILD) --product ubiq

@@ -31,6 +31,7 @@ import time
 
 from compare import (DEFAULT_SEED, REPO, BenchError, SplitMix64, Ubiquityd, command_output, ensure_tree, goal_table,
                      human, log, make_uuid, mmm, med, parse_size, portable_path, write_section)
+from goal_charts import Bar, Panel, draw
 
 GROCERY_CONTAINER = "com.example.grocery"
 EVERYTHING = "kMDItemFSName LIKE '*'"
@@ -176,7 +177,24 @@ def merged(rounds):
     return out
 
 
-def report(args, grocery_rounds, ubiq_rounds):
+def round_figures(grocery_rounds, ubiq_rounds):
+    """Per round, what its goals judge: the median `grocery list` in ms, and the median
+    `ubiq query --json` over the median raw answer."""
+    return ([med(r["wall"]["new"]) * 1000 for r in grocery_rounds],
+            [med(r["wall"]["new"]) / med(r["raw"]) for r in ubiq_rounds])
+
+
+def chart(args, grocery_rounds, ubiq_rounds):
+    """The two goals, each round's figure; the chart's file name, or None."""
+    grocery_ms, ratios = round_figures(grocery_rounds, ubiq_rounds)
+    return draw(args.out, "clients.svg", "Clients, the median run of each round", [
+        Panel(f"grocery list, {args.items:,} items", "wall, fork → exit (ms)", GROCERY_GOAL_MS,
+              f"goal ≤ {GROCERY_GOAL_MS} ms", [Bar("grocery list", grocery_ms)]),
+        Panel("ubiq query --json, every entry", "÷ the daemon's own answer (×)", UBIQ_GOAL_RATIO,
+              f"goal ≤ {UBIQ_GOAL_RATIO}×", [Bar("ubiq query --json", ratios)])])
+
+
+def report(args, grocery_rounds, ubiq_rounds, chart_file=None):
     def ms(values):
         return mmm(values, 1000, "{:.0f}")
 
@@ -216,9 +234,7 @@ def report(args, grocery_rounds, ubiq_rounds):
     lines.append(f"| the daemon's answer of {q['count']:,} results (this harness's client) | {ms(q['raw'])} | – |"
                  + (" | |" if before else ""))
     lines.append(row(f"`ubiq query --json`, {q['count']:,} results", q))
-    # Per round: its median `grocery list`, and its median `ubiq query` over its median raw answer.
-    grocery_ms = [med(r["wall"]["new"]) * 1000 for r in grocery_rounds]
-    ratios = [med(r["wall"]["new"]) / med(r["raw"]) for r in ubiq_rounds]
+    grocery_ms, ratios = round_figures(grocery_rounds, ubiq_rounds)
     middle = sorted(range(len(ratios)), key=lambda i: ratios[i])[(len(ratios) - 1) // 2]
     worst = max(range(len(ratios)), key=lambda i: ratios[i])
 
@@ -241,6 +257,8 @@ def report(args, grocery_rounds, ubiq_rounds):
              "—", True)], args.rounds, "round"),
         "",
     ]
+    if chart_file:
+        lines += [f"![clients against their goals, each round](benchmarks/{chart_file})", ""]
     return "\n".join(lines)
 
 
@@ -278,7 +296,7 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
         if not workdir_given:
             shutil.rmtree(args.workdir, ignore_errors=True)
-    text = report(args, grocery_rounds, ubiq_rounds)
+    text = report(args, grocery_rounds, ubiq_rounds, chart(args, grocery_rounds, ubiq_rounds))
     print(text)
     if args.out:
         write_section(args.out, "clients", text)

@@ -1401,6 +1401,11 @@ def kept_sections(path):
     return "".join(kept)
 
 
+def chart_dir(out):
+    """Where a report's charts (and the figures they are drawn from) go: benchmarks/ beside it."""
+    return os.path.join(os.path.dirname(os.path.abspath(out)), "benchmarks")
+
+
 def write_section(path, name, body):
     """Puts `body` (Markdown ending in a newline) into the report at `path` as section `name`:
     in place of its previous version, or at the end."""
@@ -1673,11 +1678,10 @@ def main():
                     "commands": [{"argv": args.argv, "wall_s": wall_s, "fs": machine["fs"]}],
                     "failures": failures,
                     "options": {k: getattr(args, k) for k in REPORT_OPTIONS}}
-            chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
             if charts_wanted:
                 # The raw figures first: a report can be written again from them (--report-from).
-                os.makedirs(chart_dir, exist_ok=True)
-                with open(os.path.join(chart_dir, "results.json"), "w") as f:
+                os.makedirs(chart_dir(args.out), exist_ok=True)
+                with open(os.path.join(chart_dir(args.out), "results.json"), "w") as f:
                     json.dump({"meta": meta,
                                "results": {shape: {str(k): v for k, v in by_size.items()}
                                            for shape, by_size in results.items()}}, f)
@@ -1714,12 +1718,11 @@ def render(args, results, meta, charts_wanted):
     shapes, sizes, main_shape, live_size = meta["shapes"], meta["sizes"], meta["main_shape"], meta["live_size"]
     summaries = {shape: summarise(results[shape], sizes, live_size if shape == main_shape else None)
                  for shape in shapes}
-    chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
     chart_files, shape_chart_files = [], []
     if charts_wanted:
         chart_files = charts(summaries[main_shape], [n for n in sizes if n in results[main_shape]], live_size,
-                             chart_dir)
-        shape_chart_files = shape_charts(results, shapes, sizes, chart_dir)
+                             chart_dir(args.out))
+        shape_chart_files = shape_charts(results, shapes, sizes, chart_dir(args.out))
     write_report(args, results, summaries, shapes, main_shape, sizes, live_size, meta["machine"], meta["versions"],
                  meta["dropped"], meta["in_memory"], meta["wall_s"], chart_files, shape_chart_files, args.out)
 
@@ -1770,10 +1773,9 @@ def report_again(args):
     for k, v in merged["options"].items():
         setattr(args, k, v)
     charts_wanted = not args.no_charts
-    chart_dir = os.path.join(os.path.dirname(os.path.abspath(args.out)), "benchmarks")
     render(args, results, merged, charts_wanted)
     if charts_wanted:
-        with open(os.path.join(chart_dir, "results.json"), "w") as f:
+        with open(os.path.join(chart_dir(args.out), "results.json"), "w") as f:
             json.dump({"meta": dict(merged, commands=args.commands),
                        "results": {shape: {str(k): v for k, v in by_size.items()} for shape, by_size in results.items()}}, f)
     return 0

@@ -37,6 +37,7 @@ import time
 from compare import (DEFAULT_SEED, CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, cpu_ticks, ensure_tree,
                      goal_table, human, log, measure_latency, med, parse_size, percent, percentile, remove_live_files,
                      steal_share, write_section)
+from goal_charts import Bar, Panel, draw
 
 CONNECTIONS = 100
 QUERIES_PER_CONNECTION = 10
@@ -374,7 +375,22 @@ def median_round(runs):
     return chosen
 
 
-def report(size, results, args):
+def chart(results, out):
+    """Issue 37 item 7's latency and fan-out goals: each round's p99, ubiquityd's beside Watchman's;
+    the chart's file name, or None."""
+    def bars(key):
+        return [Bar("ubiquityd", results["ubiquityd"][key]["rounds_p99"]),
+                Bar("Watchman", results["watchman"][key]["rounds_p99"], reference=True)]
+    loaded_limit = results["watchman"]["loaded"]["p99"]
+    return draw(out, "load.svg", "Latency and fan-out, p99 of each round", [
+        Panel("latency, quiet machine", "p99 (ms)", 1.0, "goal ≤ 1 ms", bars("quiet")),
+        Panel("latency, both cores busy", "p99 (ms)", loaded_limit,
+              f"goal ≤ Watchman's ({loaded_limit:.2f} ms, its median round)", bars("loaded")),
+        Panel(f"fan-out to {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries", "p99 (ms)", 20.0, "goal ≤ 20 ms",
+              bars("fanout"))])
+
+
+def report(size, results, args, chart_file=None):
     def ms(v):
         return f"{v:.2f} ms" if v is not None else "–"
     lines = [
@@ -433,6 +449,8 @@ def report(size, results, args):
               f"Daemon CPU time (user + system) per fan-out file, 1,000 notifications, median of the rounds: ubiquityd "
               f"{o['fanout']['cpu_per_file']:.1f} ms, Watchman {w['fanout']['cpu_per_file']:.1f} ms.",
               ""]
+    if chart_file:
+        lines += [f"![latency and fan-out, p99 of each round](benchmarks/{chart_file})", ""]
     return "\n".join(lines)
 
 
@@ -508,7 +526,7 @@ def main():
         write_section(args.out, "save", save_text)
     if args.only_save:
         return 0
-    text = report(size, results, args)
+    text = report(size, results, args, chart(results, args.out))
     print(text)
     if args.out:
         write_section(args.out, "load", text)

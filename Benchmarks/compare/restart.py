@@ -34,6 +34,7 @@ import time
 
 from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, human, log, make_uuid,
                      parse_size, portable_path, time_find, write_section)
+from goal_charts import Bar, Panel, draw
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PREDICATE = "kMDItemFSName LIKE 'Item_*'"
@@ -329,8 +330,25 @@ def measure_restart(args, tree, scratch):
     return {"entries": tree["entries"], "ubiquityd": ours, "watchman": theirs}
 
 
-def report(results, args):
-    """`results`: per size, the runs of measure_restart."""
+def restart_ratios(runs, key):
+    """Each run's `key` over that run's cold crawl → first answer."""
+    return [r["ubiquityd"][key] / r["ubiquityd"]["cold_first_answer_s"] for r in runs]
+
+
+def chart(results, out):
+    """The two goals of issue 37 item 5 (at 1M), each size's runs beside each other; the chart's
+    file name, or None."""
+    first = [Bar(f"{human(size)}\nremembered", restart_ratios(runs, "saved_first_s")) for size, runs in results.items()]
+    first += [Bar(f"{human(size)}\nnot asked\nbefore", restart_ratios(runs, "loaded_first_s"), reference=True)
+              for size, runs in results.items()]
+    verified = [Bar(human(size), restart_ratios(runs, "saved_verified_s")) for size, runs in results.items()]
+    return draw(out, "restart.svg", "Restart with the saved index, against a cold crawl without one", [
+        Panel("restart → first answer (unverified)", "÷ cold crawl → first answer (×)", 0.1, "goal at 1M ≤ 0.1×", first),
+        Panel("restart → query.verified", "÷ cold crawl → first answer (×)", 1.0, "goal at 1M ≤ 1×", verified)])
+
+
+def report(results, args, chart_file=None):
+    """`results`: per size, the runs of measure_restart; `chart_file`: restart.svg when drawn."""
     def med(runs, key):
         # The log's figures (save_ms, restore_ms) are text; one missing from a log is left out.
         values = [float(r["ubiquityd"][key]) for r in runs if r["ubiquityd"][key] is not None]
@@ -340,7 +358,7 @@ def report(results, args):
         return "–" if value != value else f"{value:.0f} ms"     # NaN: in no run's log
 
     def ratios(runs, key):
-        values = [r["ubiquityd"][key] / r["ubiquityd"]["cold_first_answer_s"] for r in runs]
+        values = restart_ratios(runs, key)
         return statistics.median(values), max(values)
 
     lines = [
@@ -409,6 +427,8 @@ def report(results, args):
                      f"{first:.2f}× ({first_worst:.2f}×) | {med(runs, 'loaded_first_s'):.2f} s | {loaded:.2f}× ({loaded_worst:.2f}×) | "
                      f"{med(runs, 'saved_verified_s'):.2f} s | {verified:.2f}× ({verified_worst:.2f}×) | {verdict} |")
     lines.append("")
+    if chart_file:
+        lines += [f"![restart with the saved index against a cold crawl](benchmarks/{chart_file})", ""]
     return "\n".join(lines)
 
 
@@ -447,7 +467,7 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
-    text = report(results, args)
+    text = report(results, args, chart(results, args.out))
     print(text)
     if args.out:
         write_section(args.out, "restart", text)

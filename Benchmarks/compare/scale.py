@@ -26,7 +26,7 @@ import tempfile
 import time
 from types import SimpleNamespace
 
-from compare import (DEFAULT_SEED, REPO, BenchError, drop_caches, ensure_tree, human, log, machine_facts,
+from compare import (DEFAULT_SEED, REPO, BenchError, chart_dir, drop_caches, ensure_tree, human, log, machine_facts,
                      measure_tree, med, parse_size, percentile, portable_path, remove_tree, write_section)
 from restart import measure_restart
 
@@ -360,10 +360,6 @@ def main():
         with open(os.path.join(chart_dir(args.out), "scale.json"), "w") as f:
             json.dump({"run": run, "results": {str(n): r for n, r in results.items()}}, f)
     return render(args, run, results, charts_wanted)
-
-
-def chart_dir(out):
-    return os.path.join(os.path.dirname(os.path.abspath(out)), "benchmarks")
 
 
 def render(args, run, results, charts_wanted):
