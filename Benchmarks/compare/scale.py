@@ -386,7 +386,12 @@ def report_again(args, p):
     except (OSError, ValueError, KeyError) as e:
         p.error(f"cannot read the figures of an earlier run from {args.report_from}: {e} "
                 "(the scale.json scale.py writes beside --out's charts)")
-    return render(args, run, results, not args.no_charts)
+    try:
+        return render(args, run, results, not args.no_charts)
+    except KeyError as e:
+        # A run of an older scale.py: it did not measure what this version reports.
+        p.error(f"the figures in {args.report_from} have no {e}: they are from an older scale.py, which did "
+                "not measure it; run make bench-5m again")
 
 
 if __name__ == "__main__":
