@@ -29,8 +29,8 @@ import sys
 import tempfile
 import time
 
-from compare import (DEFAULT_SEED, REPO, BenchError, SplitMix64, Ubiquityd, command_output, ensure_tree, goal_table,
-                     human, log, make_uuid, mmm, med, parse_size, portable_path, write_section)
+from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, ensure_tree, goal_table, head_commit, human, log,
+                     make_uuid, mmm, med, parse_size, portable_path, write_section)
 from goal_charts import Bar, Panel, draw
 
 GROCERY_CONTAINER = "com.example.grocery"
@@ -206,7 +206,7 @@ def report(args, grocery_rounds, ubiq_rounds, chart_file=None):
         "",
         f"`make bench-clients` (Benchmarks/compare/clients.py), release builds as the Debian package ships them "
         f"(the Swift runtime linked statically) of git commit "
-        f"{command_output(['git', '-C', REPO, 'rev-parse', '--short', 'HEAD'])}, {args.rounds} rounds of {args.runs} runs "
+        f"{head_commit()}, {args.rounds} rounds of {args.runs} runs "
         "(each round both measurements, each on a daemon of its own), the daemon running and warm; "
         f"load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
         f"({os.cpu_count()} cores, shared with other work). `grocery list`: a container of "

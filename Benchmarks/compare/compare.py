@@ -834,8 +834,13 @@ def portable_path(argument):
     return relative if not relative.startswith("..") else os.path.basename(argument)
 
 
+def head_commit():
+    """The repository's commit, short: what a report says it measured (each harness's own section)."""
+    return command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+
+
 def versions(args):
-    commit = command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    commit = head_commit()
     # The report and charts this run is writing do not make the measured code "uncommitted".
     dirty = command_output(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--",
                             ".", ":!docs/benchmarks.md", ":!docs/benchmarks"])

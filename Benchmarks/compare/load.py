@@ -35,8 +35,8 @@ import tempfile
 import time
 
 from compare import (DEFAULT_SEED, CONTAINER, BenchError, JsonLines, Ubiquityd, Watchman, cpu_ticks, ensure_tree,
-                     goal_table, human, log, measure_latency, med, parse_size, percent, percentile, remove_live_files,
-                     steal_share, write_section)
+                     goal_table, head_commit, human, log, measure_latency, med, parse_size, percent, percentile,
+                     remove_live_files, steal_share, write_section)
 from goal_charts import Bar, Panel, draw
 
 CONNECTIONS = 100
@@ -336,7 +336,7 @@ def save_report(results, samples, load):
     lines = [
         "## Live queries while the index is saved",
         "",
-        f"`make bench-load` (Benchmarks/compare/load.py), release build, compare.py's trees. {samples:,} files created one "
+        f"`make bench-load` (Benchmarks/compare/load.py), release build of git commit {head_commit()}, compare.py's trees. {samples:,} files created one "
         f"at a time under a live query (while saving, more until {MIN_SAVES} snapshots were written meanwhile, for at "
         "most a minute), the file's creation (`open(O_CREAT)` returned) → the update naming it, from the first answer on: once with the "
         "saved index written back to back (`index_save_interval_s = 0`: a new snapshot as soon as the last one is "
@@ -396,7 +396,7 @@ def report(size, results, args, chart_file=None):
     lines = [
         "## Latency under load, and fan-out",
         "",
-        f"`make bench-load` (Benchmarks/compare/load.py), release build, {human(size)}-entry tree. "
+        f"`make bench-load` (Benchmarks/compare/load.py), release build of git commit {head_commit()}, {human(size)}-entry tree. "
         f"{args.runs} rounds, each of ubiquityd then Watchman: latency quiet, latency loaded, fan-out, each on a "
         f"daemon of its own. Latency: {args.samples} files created one at a time, the file's creation (`open(O_CREAT)` returned) → the event naming it. "
         "For each measurement the table shows the round with the median p99 (every round's p99 below it); each daemon is measured from its first answer on, "

@@ -32,8 +32,8 @@ import sys
 import tempfile
 import time
 
-from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, human, log, make_uuid,
-                     parse_size, portable_path, time_find, write_section)
+from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, head_commit, human, log,
+                     make_uuid, parse_size, portable_path, time_find, write_section)
 from goal_charts import Bar, Panel, draw
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -364,7 +364,7 @@ def report(results, args, chart_file=None):
     lines = [
         "## Restarts: a clock from before the restart",
         "",
-        f"`make bench-restart` (Benchmarks/compare/restart.py), release build, {args.runs} run{'s' if args.runs != 1 else ''} "
+        f"`make bench-restart` (Benchmarks/compare/restart.py), release build of git commit {head_commit()}, {args.runs} run{'s' if args.runs != 1 else ''} "
         "per size (each figure the median of the runs; the goals' ratios the median of each run's ratio, the worst run's beside it), "
         "warm caches (`find` stats every entry first). "
         f"Each daemon is started on the tree, a clock is taken from a complete answer of the `Item_*` files, "

@@ -26,8 +26,8 @@ import tempfile
 import time
 from types import SimpleNamespace
 
-from compare import (DEFAULT_SEED, REPO, BenchError, chart_dir, drop_caches, ensure_tree, human, log, machine_facts,
-                     measure_tree, med, parse_size, percentile, portable_path, remove_tree, write_section)
+from compare import (DEFAULT_SEED, REPO, BenchError, chart_dir, drop_caches, ensure_tree, head_commit, human, log,
+                     machine_facts, measure_tree, med, parse_size, percentile, portable_path, remove_tree, write_section)
 from restart import measure_restart
 
 # How much faster than the tree a cost may grow, from the second-largest size to the largest, before
@@ -138,7 +138,8 @@ def report(args, results, sizes, machine, wall_s, charted):
     lines = [
         f"## Scale: {human(sizes[0])} to {human(big)} entries",
         "",
-        f"`make bench-5m` (Benchmarks/compare/scale.py), the release build as the Debian package ships it, "
+        f"`make bench-5m` (Benchmarks/compare/scale.py), the release build as the Debian package ships it"
+        + (f" of git commit {args.commit}" if args.commit else "") + ", "
         f"the default shape of compare.py at {', '.join(human(n) for n in sizes)} entries on {machine['fs']}, "
         f"runs per size: {args.runs}; wall time **{wall_s / 60:.1f} min**, tree generation included "
         f"(`{' '.join(['scale.py'] + args.argv)}`). Per size and run: compare.py's measurements "
@@ -353,7 +354,7 @@ def main():
                 shutil.rmtree(workdir, ignore_errors=True)
     run = {"argv": args.argv, "runs": args.runs, "cold": args.cold, "query_repeats": args.query_repeats,
            "latency_samples": args.latency_samples, "changes": args.changes, "machine": machine,
-           "wall_s": time.monotonic() - started}
+           "wall_s": time.monotonic() - started, "commit": head_commit()}
     if args.out:
         # The raw figures first: the section can be written again from them (--report-from).
         os.makedirs(chart_dir(args.out), exist_ok=True)
@@ -367,6 +368,7 @@ def render(args, run, results, charts_wanted):
     sizes = sorted(results)
     for key in ("argv", "runs", "cold", "query_repeats", "latency_samples", "changes"):
         setattr(args, key, run[key])
+    args.commit = run.get("commit")     # not in the figures of a scale.py before it named the commit
     if charts_wanted:
         chart(results, sizes, chart_dir(args.out))
     text = report(args, results, sizes, run["machine"], run["wall_s"], charts_wanted)

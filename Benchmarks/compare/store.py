@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from compare import REPO, BenchError, Ubiquityd, command_output, log, write_section
+from compare import BenchError, Ubiquityd, head_commit, log, write_section
 
 IMPORT_GOAL_RATIO = 3.0
 SEGMENT_ROWS = 1000
@@ -272,7 +272,7 @@ def report(args, runs, load_before, load_after):
     worst = lambda k: max(r[k] for r in runs)
     ms = lambda k, d=1: f"{med(k):.{d}f} ms | {worst(k):.{d}f} ms"
     rows = args.rows
-    commit = command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    commit = head_commit()
     ratio_ok = med("ratio") <= IMPORT_GOAL_RATIO
     lines = [
         "## Relational stores",

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from compare import BenchError, JsonLines, command_output, log, percentile, portable_path, stop_process, write_section, REPO
+from compare import BenchError, JsonLines, head_commit, log, percentile, portable_path, stop_process, write_section
 from store import SCHEMA
 from sync_delay import CONTAINER, GOAL_MS, Arrivals, event_time, rest, start_rig
 
@@ -169,7 +169,7 @@ def stats_ms(values):
 
 def write_report(out, args, results, wall_s):
     sync, added = stats_ms([r["syncthing_s"] for r in results]), stats_ms([r["added_s"] for r in results])
-    commit = command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    commit = head_commit()
     fmt = lambda s: " | ".join(f"{s[k]:.2f}" for k in (50, 90, 99, "max"))
     lines = [
         "## Sync delay: a relational store on two devices",

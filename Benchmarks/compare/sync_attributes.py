@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 
-from compare import BenchError, JsonLines, log, percentile, portable_path, rss_kib, stop_process, write_section, REPO, command_output
+from compare import BenchError, JsonLines, head_commit, log, percentile, portable_path, rss_kib, stop_process, write_section
 from sync_delay import CONTAINER, Arrivals, event_time, follow_updates, rest, rig_parser, start_rig, stats_ms
 
 SECTION = "sync-attributes"
@@ -238,7 +238,7 @@ def measure_cost(devices, ubiquityd, entries, samples):
 
 
 def write_report(out, args, delays, cost, wall_s):
-    commit = command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    commit = head_commit()
     fmt = lambda s: " | ".join(f"{s[k]:.2f}" for k in (50, 90, 99, "max"))
     current = stats_ms([r["current_s"] for r in delays])
     uploaded_values = [r["uploaded_s"] for r in delays if r["uploaded_s"] is not None]

@@ -29,8 +29,8 @@ import threading
 import time
 from datetime import datetime
 
-from compare import (BenchError, JsonLines, command_output, log, percentile, portable_path, stop_process,
-                     write_section, REPO)
+from compare import (BenchError, JsonLines, command_output, head_commit, log, percentile, portable_path,
+                     stop_process, write_section)
 
 CONTAINER = "com.example.grocery"
 SECTION = "sync-delay"
@@ -222,7 +222,7 @@ def stats_ms(values):
 
 def write_report(out, args, results, wall_s):
     sync, added = stats_ms([r["syncthing_s"] for r in results]), stats_ms([r["added_s"] for r in results])
-    commit = command_output(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])
+    commit = head_commit()
     syncthing = command_output(["syncthing", "--version"]).split(" ")[1:2] or ["?"]
     cpu = command_output(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).strip()
     fmt = lambda s: " | ".join(f"{s[k]:.2f}" for k in (50, 90, 99, "max"))
