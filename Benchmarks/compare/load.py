@@ -40,6 +40,9 @@ from compare import (DEFAULT_SEED, CONTAINER, BenchError, JsonLines, Ubiquityd, 
 from goal_charts import Bar, Panel, draw
 
 CONNECTIONS = 100
+# Issue 37 item 7's fixed bounds (the loaded latency's is Watchman's own p99): the report and the chart judge by these.
+QUIET_P99_GOAL_MS = 1
+FANOUT_P99_GOAL_MS = 20
 QUERIES_PER_CONNECTION = 10
 # Who a notification is for, read from the raw line: a query's number, a subscription's name.
 OURS_SUBSCRIBER = re.compile(rb'"query": ?(\d+)')
@@ -383,10 +386,11 @@ def chart(results, out):
                 Bar("Watchman", results["watchman"][key]["rounds_p99"], reference=True)]
     loaded_limit = results["watchman"]["loaded"]["p99"]
     return draw(out, "load.svg", "Latency and fan-out, p99 of each round", [
-        Panel("latency, quiet machine", "p99 (ms)", 1.0, "goal ≤ 1 ms", bars("quiet")),
+        Panel("latency, quiet machine", "p99 (ms)", QUIET_P99_GOAL_MS, f"goal ≤ {QUIET_P99_GOAL_MS} ms", bars("quiet")),
         Panel("latency, both cores busy", "p99 (ms)", loaded_limit,
               f"goal ≤ Watchman's ({loaded_limit:.2f} ms, its median round)", bars("loaded")),
-        Panel(f"fan-out to {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries", "p99 (ms)", 20.0, "goal ≤ 20 ms",
+        Panel(f"fan-out to {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries", "p99 (ms)", FANOUT_P99_GOAL_MS,
+              f"goal ≤ {FANOUT_P99_GOAL_MS} ms",
               bars("fanout"))])
 
 
@@ -438,13 +442,13 @@ def report(size, results, args, chart_file=None):
               "beside it (each round its own daemons and its own p99):",
               "",
               *goal_table([
-                  ("latency p99, quiet machine, ≤ 1 ms", ms(o["quiet"]["p99"]), ms(max(o["quiet"]["rounds_p99"])),
-                   o["quiet"]["p99"] <= 1.0),
+                  (f"latency p99, quiet machine, ≤ {QUIET_P99_GOAL_MS} ms", ms(o["quiet"]["p99"]),
+                   ms(max(o["quiet"]["rounds_p99"])), o["quiet"]["p99"] <= QUIET_P99_GOAL_MS),
                   ("latency p99, both cores busy, ≤ Watchman's", f"{ms(o['loaded']['p99'])} against {ms(w['loaded']['p99'])}",
                    f"{ms(ours_loaded[worst])} against Watchman's {ms(theirs_loaded[worst])} in that round (round {worst + 1})",
                    o["loaded"]["p99"] <= w["loaded"]["p99"]),
-                  (f"fan-out to {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries, p99 ≤ 20 ms", ms(o["fanout"]["p99"]),
-                   ms(max(o["fanout"]["rounds_p99"])), o["fanout"]["p99"] <= 20)], args.runs, "round"),
+                  (f"fan-out to {CONNECTIONS * QUERIES_PER_CONNECTION:,} live queries, p99 ≤ {FANOUT_P99_GOAL_MS} ms",
+                   ms(o["fanout"]["p99"]), ms(max(o["fanout"]["rounds_p99"])), o["fanout"]["p99"] <= FANOUT_P99_GOAL_MS)], args.runs, "round"),
               "",
               f"Daemon CPU time (user + system) per fan-out file, 1,000 notifications, median of the rounds: ubiquityd "
               f"{o['fanout']['cpu_per_file']:.1f} ms, Watchman {w['fanout']['cpu_per_file']:.1f} ms.",
