@@ -215,8 +215,9 @@ final class LiveQuery {
         return 0
     }
 
-    /// Applies one change set; returns what this query's subscribers must be told.
-    func apply(_ changes: ChangeSet) -> QueryDelta {
+    /// Applies one change set; returns what this query's subscribers must be told. `shared`:
+    /// the items the other queries of the same delivery made, to take rather than make again.
+    func apply(_ changes: ChangeSet, sharing shared: SharedResultItems = SharedResultItems(forQueries: 1)) -> QueryDelta {
         assert(membersBuilt, "a query's members are built before the index changes")
         if let containerFilter, changes.containers.isDisjoint(with: containerFilter) { return QueryDelta() }
         var delta = QueryDelta()
@@ -236,11 +237,13 @@ final class LiveQuery {
                 continue
             case (false, true):
                 entering.append(id)
-                delta.added.append(result(id))
+                delta.added.append(shared.current(id, attributes: specification.attributes) { result(id) })
             case (true, false):
                 leaving.insert(id)
                 if let before = change.before {
-                    delta.removed.append(ResultItem(before, identity: before.identity, attributes: specification.attributes))
+                    delta.removed.append(shared.before(id, attributes: specification.attributes) {
+                        ResultItem(before, identity: before.identity, attributes: specification.attributes)
+                    })
                     members.remove(before.identity)
                 }
             case (true, true):
@@ -249,8 +252,9 @@ final class LiveQuery {
                 let visibleChange = change.oldPath != nil
                     || visibleAttributes.contains { before.value(of: $0) != now.value(of: $0) }
                 if visibleChange {
-                    delta.changed.append(ResultItem(now, identity: now.identity, attributes: specification.attributes,
-                                                    oldPath: change.oldPath))
+                    delta.changed.append(shared.current(id, attributes: specification.attributes, oldPath: change.oldPath) {
+                        ResultItem(now, identity: now.identity, attributes: specification.attributes, oldPath: change.oldPath)
+                    })
                     // Its sort position may have moved.
                     leaving.insert(id)
                     entering.append(id)
@@ -273,28 +277,36 @@ final class LiveQuery {
     }
 
     /// Finds the new member's place by binary search, reading the keys of the members it
-    /// passes from the index.
+    /// passes from the index. A member in the new one's directory is placed by the two names
+    /// alone (as a burst's new files usually are); a path is built only for the others.
     private func insertSorted(_ id: ItemID) {
         let newValues = specification.sort.isEmpty ? [] : sortValues(id)
-        var newPath: [UInt8] = []
-        index.appendPath(of: id, to: &newPath)
+        var newPath: [UInt8]? = nil
         var memberPath: [UInt8] = []
         var low = 0, high = order.count
         while low < high {
             let mid = (low + high) / 2
-            if precedes(order[mid], newValues: newValues, newPath: newPath, scratch: &memberPath) { low = mid + 1 } else { high = mid }
+            if precedes(order[mid], id, newValues: newValues, newPath: &newPath, scratch: &memberPath) { low = mid + 1 } else { high = mid }
         }
         order.insert(id, at: low)
     }
 
-    /// Whether member `id` sorts before the item whose keys are given.
-    private func precedes(_ id: ItemID, newValues: [Value?], newPath: [UInt8], scratch memberPath: inout [UInt8]) -> Bool {
+    /// Whether member `member` sorts before the new item `id` (its sort values given, its path
+    /// built on first need).
+    private func precedes(_ member: ItemID, _ id: ItemID, newValues: [Value?], newPath: inout [UInt8]?,
+                          scratch memberPath: inout [UInt8]) -> Bool {
         if !specification.sort.isEmpty {
-            let c = compareSortValues(sortValues(id), newValues)
+            let c = compareSortValues(sortValues(member), newValues)
             if c != 0 { return c < 0 }
         }
+        if let c = index.comparePathsOfSiblings(member, id) { return c < 0 }
+        if newPath == nil {
+            var path: [UInt8] = []
+            index.appendPath(of: id, to: &path)
+            newPath = path
+        }
         memberPath.removeAll(keepingCapacity: true)
-        index.appendPath(of: id, to: &memberPath)
-        return memberPath.withUnsafeBufferPointer { member in newPath.withUnsafeBufferPointer { ByteOrder.compare(member, $0) < 0 } }
+        index.appendPath(of: member, to: &memberPath)
+        return memberPath.withUnsafeBufferPointer { member in newPath!.withUnsafeBufferPointer { ByteOrder.compare(member, $0) < 0 } }
     }
 }

@@ -286,6 +286,17 @@ public final class MetadataIndex {
         }
     }
 
+    /// Negative, zero or positive as `a`'s path sorts before, with or after `b`'s, when both are
+    /// entries of one directory: everything before their names is the same, so the names alone
+    /// decide, with no path built. nil when they are not siblings (or either is a container root).
+    func comparePathsOfSiblings(_ a: ItemID, _ b: ItemID) -> Int? {
+        guard parents[Int(a)] == parents[Int(b)],
+              !flagsOf[Int(a)].contains(.containerRoot), !flagsOf[Int(b)].contains(.containerRoot) else { return nil }
+        return names.withReaderInPlace { names in
+            names.withUTF8(Int(a)) { x in names.withUTF8(Int(b)) { y in ByteOrder.compare(x, y) } }
+        }
+    }
+
     /// Components below the container root.
     public func relativeComponents(of id: ItemID) -> [String] {
         var parts: [String] = []

@@ -513,6 +513,7 @@ public actor QueryEngine {
     /// Hands what the index did to every live query (folded into those still gathering).
     private func deliver(_ changes: ChangeSet) {
         guard !changes.isEmpty else { return }
+        let shared = SharedResultItems(forQueries: runningQueries.count)
         for running in runningQueries.values where running.lifecycle.isActive && running.rememberedResults == nil {
             if running.gathering != nil {
                 running.query.noteDuringGathering(&running.gathering!, changes)
@@ -520,7 +521,7 @@ public actor QueryEngine {
                 continue
             }
             guard running.query.specification.live else { continue }
-            let delta = running.query.apply(changes)
+            let delta = running.query.apply(changes, sharing: shared)
             perform(running.lifecycle.changesArrived(delta, now: clock.now()), running)
         }
     }

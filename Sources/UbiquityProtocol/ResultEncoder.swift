@@ -167,9 +167,12 @@ public struct ResultEncoder<Item>: Sendable {
         line.key(name)
         line.withBytes { out in
             out.append(UInt8(ascii: "["))
-            for (i, item) in list.enumerated() {
+            // A plain count, not `enumerated()` or `indices`: this generic code runs unspecialised
+            // (its callers are in other modules), and each of those looked up type metadata at run
+            // time, which cost a fan-out more than the writing itself.
+            for i in 0..<list.count {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                write(fields(item), to: &out)
+                write(fields(list[i]), to: &out)
             }
             out.append(UInt8(ascii: "]"))
         }

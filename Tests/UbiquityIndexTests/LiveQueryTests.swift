@@ -141,6 +141,35 @@ struct LiveQueryTests {
         #expect(rename.changed.map(\.path) == ["/containers/com.example.test/Documents/Item_one"])
     }
 
+    /// New members take their place in path order whether they are placed by their names alone
+    /// (a sibling of the member they meet) or by whole paths (a member elsewhere): long names
+    /// (kept compressed), non-ASCII names, and names that are prefixes of each other, arriving
+    /// one at a time in a scrambled order, in two directories and a subdirectory.
+    @Test func newMembersArePlacedInPathOrderByNameOrByPath() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(["Documents/", "Documents/a/", "Documents/a/b/", "Documents/z/"])])
+        let q = try query("TRUEPREDICATE", index, scopes: [.documents])
+        let before = q.gather().count
+        let stems = ["Item_", "Item", "Itém_", "日本語の名前_", String(repeating: "long_name_", count: 18) + "é_"]
+        var names: [String] = []
+        for (i, stem) in stems.enumerated() {
+            for n in [7, 70, 700] { names.append(stem + String(n * (i + 1))) }
+        }
+        var rng = SplitMix64(seed: 5)
+        let directories = [["Documents"], ["Documents", "a"], ["Documents", "a", "b"], ["Documents", "z"]]
+        let c = tree.container
+        for name in names.shuffled(using: &rng) {
+            let directory = directories[Int(rng.next() % UInt64(directories.count))]
+            _ = q.apply(index.apply([.stat(c, directory + [name], tree.file(1))]))
+            let fresh = try query("TRUEPREDICATE", index, scopes: [.documents])
+            _ = fresh.gather()
+            #expect(q.order == fresh.order, "after \(directory + [name])")
+        }
+        #expect(q.count == before + names.count)
+    }
+
     @Test func anInvisibleChangeIsNotReported() throws {
         var tree = TreeBuilder()
         let index = MetadataIndex()
@@ -207,10 +236,13 @@ struct LiveQueryTests {
         let texts = ["name LIKE 'Item_*'", "size > 50", "name BEGINSWITH[c] 'item' AND size < 30", "TRUEPREDICATE",
                      "name ENDSWITH '.png' OR isHidden == YES"]
         let sorts: [[String]] = [["name"], ["-size"], [], ["name:desc"], ["modified"]]
+        // Two queries ask for fewer attributes: the items the others make are not theirs to share.
+        let attributes: [[Attribute]] = [[.name, .size], [.name, .size], [.name], [.name, .size], [.size]]
         var queries: [LiveQuery] = []
         var views: [ClientView] = []
-        for (text, sort) in zip(texts, sorts) {
-            let q = try query(text, index, sort: sort, scopes: text == "size > 50" ? [.documents] : Set(Scope.allCases))
+        for i in texts.indices {
+            let q = try query(texts[i], index, sort: sorts[i], scopes: texts[i] == "size > 50" ? [.documents] : Set(Scope.allCases),
+                              attributes: attributes[i])
             views.append(ClientView(q.gather()))
             queries.append(q)
         }
@@ -218,11 +250,14 @@ struct LiveQueryTests {
             var batch: [FileSystemChange] = []
             for _ in 0..<(1 + Int(model.rng.next() % 6)) { batch += model.step() }
             let changes = index.apply(batch)
+            // As the engine delivers: the queries of one change set share the items they make.
+            let shared = SharedResultItems(forQueries: queries.count)
             for i in queries.indices {
-                let delta = queries[i].apply(changes)
+                let delta = queries[i].apply(changes, sharing: shared)
                 let problem = views[i].apply(delta)
                 #expect(problem == nil, "seed \(seed) round \(round) query \(texts[i]): \(problem ?? "")")
-                let fresh = try query(texts[i], index, sort: sorts[i], scopes: queries[i].specification.scopes)
+                let fresh = try query(texts[i], index, sort: sorts[i], scopes: queries[i].specification.scopes,
+                                      attributes: attributes[i])
                 let expected = fresh.gather()
                 #expect(views[i].summary == summaryOf(expected), "seed \(seed) round \(round) query \(texts[i])")
                 #expect(queries[i].order == fresh.order, "seed \(seed) round \(round): sorted order drifted for \(texts[i])")

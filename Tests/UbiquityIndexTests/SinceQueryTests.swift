@@ -37,6 +37,14 @@ struct SinceQueryTests {
         #expect(clock.token == "c1-3f2a9c0d5e7b1a44-17")
         #expect(HistoryClock(token: clock.token) == clock)
         #expect(HistoryClock(token: "c1-0000000000000001-0") == HistoryClock(epoch: 1, sequence: 0))
+        // Every digit of both numbers, at their ends: the token is the epoch in 16 hex digits and the sequence in decimal.
+        for (epoch, sequence) in [(UInt64(0), UInt64(0)), (.max, .max), (0xf, 10), (1 << 63, 9), (0x0123_4567_89ab_cdef, 1_000_000)] {
+            let expected = "c1-" + String(repeating: "0", count: 16 - String(epoch, radix: 16).count) + String(epoch, radix: 16)
+                + "-" + String(sequence)
+            let clock = HistoryClock(epoch: epoch, sequence: sequence)
+            #expect(clock.token == expected)
+            #expect(HistoryClock(token: clock.token) == clock)
+        }
         for bad in ["", "c1-", "c1-3f2a9c0d5e7b1a44", "c1-3f2a9c0d5e7b1a44-", "c1-3F2A9C0D5E7B1A44-1", "c2-3f2a9c0d5e7b1a44-1",
                     "c1-3f2a9c0d5e7b1a4-1", "c1-3f2a9c0d5e7b1a44-1-2", "c1-3f2a9c0d5e7b1a44--1", "c1-3f2a9c0d5e7b1a44-+1",
                     "c1-3f2a9c0d5e7b1a44-18446744073709551616", "c1-3f2a9c0d5e7b1a44-1 ", String(repeating: "9", count: 100)] {
