@@ -10,8 +10,9 @@ import UbiquityTesting
 /// (`/rest/system/status`, `/rest/config/folders` with one folder shared with one other device,
 /// `/rest/system/connections`, `/rest/db/need`, `/rest/db/remoteneed`, `/rest/folder/errors`,
 /// `/rest/db/file` (a file of the folder's directory as Syncthing 1.19 records a file it holds
-/// in sync with the other device), `/rest/events`; `GET`/`POST /rest/db/ignores`,
-/// `POST /rest/db/scan`, which can be made to fail, and `POST /rest/db/prio` for files on demand),
+/// in sync with the other device), `/rest/events`; `GET`/`POST /rest/db/ignores` (a read can be
+/// held), `POST /rest/db/scan`, which can be made to fail or wait, and `POST /rest/db/prio` for
+/// files on demand),
 /// one connection per request, each on a thread of its own. A poll of
 /// `/rest/events?since=N` answers at once the events past N, or waits for one (on a condition,
 /// at most `quietSeconds`) and answers an empty list, as Syncthing does after its timeout.
@@ -38,6 +39,9 @@ final class FakeSyncthing: @unchecked Sendable {
         var scanFailure: String?
         /// While set, `POST /rest/db/scan` waits (as Syncthing's does behind a pull in progress).
         var scanHeld = false
+        /// How many of the next `GET /rest/db/ignores` get no answer until ``stop()`` (a Syncthing
+        /// starved of CPU); each one held takes one.
+        var ignoreReadsToHold = 0
         /// Every `POST`, as `path?query`, in the order they came.
         var posts: [String] = []
     }
@@ -78,9 +82,10 @@ final class FakeSyncthing: @unchecked Sendable {
     }
 
     /// Runs `body` with a daemon following a stand-in that shares a temporary container
-    /// `com.example.grocery` holding `items` in `Documents` (each file holds its name); `prepare`
-    /// sets what the stand-in says before the daemon starts. Everything is stopped and removed after.
-    static func withFollower<T>(holding items: [String], prepare: (inout State) -> Void,
+    /// `com.example.grocery` holding `items` in `Documents` (each file holds its name), configured
+    /// with the `[sync]` lines `more` besides the stand-in's address and key; `prepare` sets what
+    /// the stand-in says before the daemon starts. Everything is stopped and removed after.
+    static func withFollower<T>(holding items: [String], sync more: String = "", prepare: (inout State) -> Void,
                                 _ body: (_ container: String, FakeSyncthing, InProcessDaemon, SyncEngineMonitor) async throws -> T) async throws -> T {
         var template = Array("/tmp/ubqs-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestDaemonError("mkdtemp: \(String(cString: strerror(errno)))") }
@@ -93,7 +98,7 @@ final class FakeSyncthing: @unchecked Sendable {
         defer { engine.stop() }
         engine.change(prepare)
         return try await SyncEngineConnectionTests.withFollower(container: container, alsoServing: [],
-                                                                sync: "address = \"\(engine.path)\"\napi_key = \"k\"") { daemon, monitor in
+                                                                sync: "address = \"\(engine.path)\"\napi_key = \"k\"\n" + more) { daemon, monitor in
             try await body(container, engine, daemon, monitor)
         }
     }
@@ -216,6 +221,11 @@ final class FakeSyncthing: @unchecked Sendable {
         }
         switch (method, path) {
         case ("GET", "/rest/db/ignores"):
+            if state.ignoreReadsToHold > 0 {
+                state.ignoreReadsToHold -= 1
+                condition.broadcast()
+                while !stopped { condition.wait() }
+            }
             return (200, ["ignore": state.ignoreLines])
         case ("POST", "/rest/db/ignores"):
             guard let sent = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],

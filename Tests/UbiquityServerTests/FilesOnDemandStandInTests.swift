@@ -6,8 +6,8 @@ import UbiquityTesting
 
 /// Files on demand through the real daemon with a stand-in for Syncthing (``FakeSyncthing``), for
 /// what a real instance cannot be made to do on cue: a scan that fails after the ignore lines were
-/// written. The eviction must then take its line back, or the item would stay here ignored, and
-/// edits of it would never reach the other devices.
+/// written, a read of them never answered. The eviction must then take its line back, or the item
+/// would stay here ignored, and edits of it would never reach the other devices.
 @Suite("Files on demand with a stand-in for Syncthing", .ownThreads)
 struct FilesOnDemandStandInTests {
     /// Waits until the daemon follows the stand-in (its event 3 read) and a live query shows each
@@ -85,6 +85,33 @@ struct FilesOnDemandStandInTests {
             var state = FakeSyncthing.State()
             engine.change { state = $0 }
             #expect(!state.ignoreLines.contains("/Documents/Item_1"), "its line stayed: \(state.ignoreLines)")
+        }
+    }
+
+    @Test("An eviction whose read of the ignore lines is never answered is refused, naming what bounds the wait; nothing is written, or read again")
+    func anUnansweredReadNamesItsTimeout() async throws {
+        // A folder timeout of 1 s: the read must wait the reads' floor all the same (a starved
+        // Syncthing, not a folder job, is what delays it), and its message name both. Two reads
+        // held: a second one (a take-back of a line never written) would be cut too, and the
+        // message would claim that Syncthing may ignore the item.
+        try await FakeSyncthing.withFollower(holding: ["Item_1"], sync: "folder_request_timeout_s = 1", prepare: {
+            $0.events = [(1, "Starting"), (2, "StartupComplete"), (3, "Ping")]
+            $0.ignoreReadsToHold = 2
+        }) { container, engine, daemon, monitor in
+            try await Self.waitUntilUploaded(["Item_1"], daemon, monitor)
+            let item = container + "/Documents/Item_1"
+            let floor = "\(SyncthingFolderRequests.readFloor)"
+            let requests = try RawClient.greeted(socket: daemon.socket)
+            let refused = try requests.request(#"{"id":2,"op":"item.evict","path":"\#(item)"}"#, within: 30).response
+            #expect(refused["error"]?["code"]?.stringValue == "sync.engineUnavailable", "\(refused)")
+            let message = refused["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("GET /rest/db/ignores") && message.contains("within \(floor)")
+                    && message.contains("[sync] folder_request_timeout_s") && message.contains("\(floor) at least")
+                    && message.contains("its ignore line was not written: nothing changed"), "\(message)")
+            var state = FakeSyncthing.State()
+            engine.change { state = $0 }
+            #expect(state.posts.isEmpty && state.ignoreReadsToHold == 1, "\(state.posts), \(state.ignoreReadsToHold) reads still to hold")
+            #expect(try String(contentsOfFile: item, encoding: .utf8) == "Item_1")
         }
     }
 

@@ -78,16 +78,18 @@ struct EngineHTTPClient: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                try? await channel.channel.close()
                 throw EngineHTTPError.timedOut("no answer to \(method) \(Self.pathOnly(target)) within \(timeout)")
             }
             defer { group.cancelAll() }
             do {
                 guard let first = try await group.next() else { throw EngineHTTPError.timedOut("no answer") }
                 return first
-            } catch let error as EngineHTTPError {
-                throw error
             } catch {
+                // Closed only once the first outcome is taken: closed by the timer, the request's
+                // own "closed the connection without an answer" could come first, and a timeout
+                // would not read as one. The request then ends, and the group with it.
+                try? await channel.channel.close()
+                if let error = error as? EngineHTTPError { throw error }
                 throw EngineHTTPError.unreachable("\(method) \(Self.pathOnly(target)) at \(address) failed (\(Self.describe(error)))")
             }
         }

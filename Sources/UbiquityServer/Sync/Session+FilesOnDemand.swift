@@ -63,13 +63,23 @@ extension Session {
         }
         let engine = try await SyncthingFolderRequests.open(link, folder: folder)
         try await Self.heldElsewhere(found, engine, ownDevice: link.monitor.status.device)
+        // Set once the write is asked: from then on Syncthing may have the line, whatever the answer.
+        var writing = false
         do {
             try await link.ignoreLines.changing(folder) {
-                try await engine.writeIgnores(SyncthingIgnorePatterns.evicting(found.relative, in: try await engine.ignores()))
+                let lines = SyncthingIgnorePatterns.evicting(found.relative, in: try await engine.ignores())
+                writing = true
+                try await engine.writeIgnores(lines)
             }
             // The scan reads the lines from the file first, so it records the item as ignored.
             try await engine.scan(found.relative)
-        } catch let failure as SyncError {
+        } catch var failure as SyncError {
+            // A read that failed before the write left nothing to take back; reading again could
+            // only fail too, and then claim Syncthing may ignore the item.
+            guard writing else {
+                failure.message += Self.lineNotWritten
+                throw failure
+            }
             throw await Self.ignoreLineTakenBack(after: failure, link, engine, found)
         }
         let registry = context.registry, peer = self.peer, judged = (size: found.size, modified: found.modified)
@@ -155,13 +165,16 @@ extension Session {
         var answer = failure
         do {
             let wasWritten = try await removeIgnoreLine(of: found, link, engine)
-            answer.message += wasWritten ? "; its ignore line was taken back" : "; its ignore line was not written: nothing changed"
+            answer.message += wasWritten ? "; its ignore line was taken back" : Self.lineNotWritten
         } catch {
             answer.message += "; taking its ignore line back failed too (\(error)): Syncthing may ignore '\(found.path)' "
                 + "until it is downloaded again (which takes the line back)"
         }
         return answer
     }
+
+    /// What an eviction's refusal adds when Syncthing never had the item's ignore line.
+    private static let lineNotWritten = "; its ignore line was not written: nothing changed"
 
     /// Takes the item's exact line out of its folder's ignore lines as they are now (other lines,
     /// the placeholders' among them, stay), one change of the folder's lines at a time; false

@@ -12,7 +12,8 @@ public struct SyncEngineSettings: Sendable, Hashable {
     public var apiKey: String?
     /// Syncthing's `config.xml`, for whatever of the address and the key is not given.
     public var configXML: String?
-    /// How long files on demand wait for one answer about a folder (`folder_request_timeout_s`).
+    /// How long files on demand wait for one answer about a folder (`folder_request_timeout_s`; a
+    /// read, at least ``SyncthingFolderRequests/readFloor``).
     public var folderRequestTimeoutSeconds: Int64 = SyncEngineSettings.defaultFolderRequestTimeoutSeconds
     /// Below `ubiq`'s own 30 s, so that a user is told why rather than given up on.
     public static let defaultFolderRequestTimeoutSeconds: Int64 = 20

@@ -10,8 +10,17 @@ struct SyncthingFolderRequests: Sendable {
     let engine: String
     /// How long one request may take (`[sync] folder_request_timeout_s`). A Syncthing folder does
     /// one job at a time: a scan, and the scan behind an ignore write, wait for a pull or a scan
-    /// in progress.
+    /// in progress. A read waits at least ``readFloor``.
     let timeout: Duration
+
+    /// How long a read that no folder job holds (a file's record, the ignore lines) may take at
+    /// least, as the daemon's other reads of the engine do: only a starved engine delays one, and
+    /// a short folder timeout, meant for the folder's queue, would refuse an eviction for nothing
+    /// or leave its ignore line in place.
+    static let readFloor: Duration = .seconds(10)
+
+    /// How long a read may take: the folder's timeout, never below ``readFloor``.
+    private var readTimeout: Duration { max(timeout, Self.readFloor) }
 
     static func open(_ link: SyncEngineLink, folder: String) async throws -> SyncthingFolderRequests {
         do {
@@ -27,7 +36,7 @@ struct SyncthingFolderRequests: Sendable {
 
     /// The folder's ignore lines as written (`/rest/db/ignores`: `ignore`, null when none).
     func ignores() async throws -> [String] {
-        let answer = try await send(post: false, "/rest/db/ignores?\(folderQuery)", body: nil)
+        let answer = try await send(post: false, "/rest/db/ignores?\(folderQuery)", body: nil, timeout: readTimeout)
         guard case .object(let fields) = answer else { throw failed("GET /rest/db/ignores", "the answer is not an object") }
         guard case .array(let lines)? = fields["ignore"] else { return [] }
         return lines.compactMap { if case .string(let line) = $0 { line } else { nil } }
@@ -83,12 +92,11 @@ struct SyncthingFolderRequests: Sendable {
     /// What the engine records of the file at `relative` (`GET /rest/db/file`, the path
     /// percent-encoded from its bytes); nil when it has no record (HTTP 404: a file it never
     /// indexed — ignored by the folder's patterns, or a name it does not sync). A read of the
-    /// engine's database, which no folder job holds: it may take ``fileReadTimeout`` when the
-    /// folder's own timeout is shorter.
+    /// engine's database, which no folder job holds (``readFloor``).
     func file(_ relative: String) async throws -> SyncthingFileRecord? {
         let target = "/rest/db/file?\(folderQuery)&file=\(SyncEngineService.queryEscaped(relative))"
         let request = "GET \(EngineHTTPClient.pathOnly(target))"
-        let response = try await exchange(post: false, target, body: nil, timeout: max(timeout, Self.fileReadTimeout))
+        let response = try await exchange(post: false, target, body: nil, timeout: readTimeout)
         if response.status == 404 { return nil }
         guard let record = try answer(response, to: request).flatMap(SyncthingFileRecord.init(json:)) else {
             throw failed(request, "the answer is not a JSON object")
@@ -96,23 +104,28 @@ struct SyncthingFolderRequests: Sendable {
         return record
     }
 
-    private func send(post: Bool, _ target: String, body: [UInt8]?) async throws -> JSONValue? {
-        try answer(try await exchange(post: post, target, body: body), to: "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))")
+    private func send(post: Bool, _ target: String, body: [UInt8]?, timeout: Duration? = nil) async throws -> JSONValue? {
+        try answer(try await exchange(post: post, target, body: body, timeout: timeout),
+                   to: "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))")
     }
 
-    /// How long ``file(_:)`` may take at least (as the daemon's other reads of `/rest/db/file`).
-    static let fileReadTimeout: Duration = .seconds(10)
-
-    /// One request and its response, whatever its status; `timeout` instead of the folder's.
+    /// One request and its response, whatever its status; `timeout` instead of the folder's. A
+    /// timeout's error names the setting that bounds the wait (and the floor, when that bound
+    /// it), so that a user knows what to raise; a refusal or an HTTP error names none: no wait
+    /// would have changed it.
     private func exchange(post: Bool, _ target: String, body: [UInt8]?, timeout: Duration? = nil) async throws -> EngineHTTPClient.Response {
         let request = "\(post ? "POST" : "GET") \(EngineHTTPClient.pathOnly(target))"
-        let timeout = timeout ?? self.timeout
+        let limit = timeout ?? self.timeout
         do {
-            return post ? try await client.post(target, json: body, apiKey: key, timeout: timeout)
-                : try await client.get(target, apiKey: key, timeout: timeout)
-        } catch EngineHTTPError.timedOut(let reason) where post && !target.hasPrefix("/rest/db/prio") {
-            throw failed(request, reason + " (the folder does one job at a time, and a pull or a scan in progress holds it; "
-                         + "[sync] folder_request_timeout_s sets how long to wait)")
+            return post ? try await client.post(target, json: body, apiKey: key, timeout: limit)
+                : try await client.get(target, apiKey: key, timeout: limit)
+        } catch EngineHTTPError.timedOut(let reason) {
+            let setting = "[sync] folder_request_timeout_s sets how long to wait"
+                + (limit == self.timeout ? "" : ", \(limit) at least for a read")
+            // A write or a scan waits in the folder's queue; a priority pull and a read do not.
+            let queued = post && !target.hasPrefix("/rest/db/prio")
+            throw failed(request, reason + (queued ? " (the folder does one job at a time, and a pull or a scan in progress holds it; \(setting))"
+                                                   : " (\(setting))"))
         } catch let error as EngineHTTPError {
             throw failed(request, error.reason)
         }
