@@ -42,9 +42,7 @@ public actor QueryEngine {
     /// when its subtree is watched again, is gone, or its container goes away, so the list never
     /// outgrows the watcher's own.
     public var unwatched: [UnwatchedSubtree] {
-        unwatchedSubtrees.sorted { $0.key < $1.key }.flatMap { _, subtrees in
-            subtrees.sorted { ExactName.precedes($0.key, $1.key) }.map(\.value)
-        }
+        unwatchedSubtrees.values.flatMap(\.values).sorted(by: UnwatchedSubtree.precedes)
     }
     /// The unwatched subtrees keyed by their path's bytes, as the watcher keys them: two
     /// canonically equal directories (`café` precomposed and decomposed) are two records.

@@ -100,11 +100,7 @@ extension WatcherCore {
                 unwatched.append(UnwatchedSubtree(container: id, path: path.strings, reason: reason))
             }
         }
-        // Byte order, as the engine lists them: two canonically equal paths are no tie left to
-        // the dictionary's order, which differs from run to run.
-        unwatched.sort {
-            $0.container != $1.container ? $0.container < $1.container : ExactName.precedes(ExactName.path($0.path), ExactName.path($1.path))
-        }
+        unwatched.sort(by: UnwatchedSubtree.precedes)
         let status = WatchStatus(
             watchesUsed: watchesUsed, watchBudget: budget, kernelWatchLimit: kernelLimit, unwatchedSubtrees: unwatched,
             overflowCount: overflowCount, resyncCount: resyncCount, availableContainers: available.sorted(),
