@@ -19,7 +19,8 @@ public struct HistoryClock: Sendable, Hashable, CustomStringConvertible {
                 at += 1
             }
             for shift in stride(from: 60, through: 0, by: -4) {
-                out[at] = Self.hexDigits[Int((epoch >> UInt64(shift)) & 0xF)]
+                let nibble = UInt8((epoch >> UInt64(shift)) & 0xF)
+                out[at] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
                 at += 1
             }
             out[at] = UInt8(ascii: "-")
@@ -35,8 +36,6 @@ public struct HistoryClock: Sendable, Hashable, CustomStringConvertible {
             return at
         }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     public var description: String { token }
 }

@@ -307,6 +307,6 @@ final class LiveQuery {
         }
         memberPath.removeAll(keepingCapacity: true)
         index.appendPath(of: member, to: &memberPath)
-        return memberPath.withUnsafeBufferPointer { member in newPath!.withUnsafeBufferPointer { ByteOrder.compare(member, $0) < 0 } }
+        return memberPath.withUnsafeBufferPointer { memberBytes in newPath!.withUnsafeBufferPointer { ByteOrder.compare(memberBytes, $0) < 0 } }
     }
 }

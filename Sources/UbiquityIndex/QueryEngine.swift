@@ -511,7 +511,12 @@ public actor QueryEngine {
     /// Hands what the index did to every live query (folded into those still gathering).
     private func deliver(_ changes: ChangeSet) {
         guard !changes.isEmpty else { return }
-        let shared = SharedResultItems(forQueries: runningQueries.count)
+        // Shared only among the queries that will apply it (live, active, gathered): with one, a
+        // delivery keeps nothing.
+        let applying = runningQueries.values.count {
+            $0.lifecycle.isActive && $0.rememberedResults == nil && $0.gathering == nil && $0.query.specification.live
+        }
+        let shared = SharedResultItems(forQueries: applying)
         for running in runningQueries.values where running.lifecycle.isActive && running.rememberedResults == nil {
             if running.gathering != nil {
                 running.query.noteDuringGathering(&running.gathering!, changes)

@@ -10,7 +10,8 @@ public struct ClientView: Sendable {
     }
 
     /// Applies an update; returns a description of anything impossible in it (an unknown
-    /// removal, a second `added`, an `oldPath` the subscriber never saw), else nil.
+    /// removal, a second `added`, an `oldPath` the subscriber never saw, a move without its
+    /// `oldPath`, an `added` item with one), else nil.
     public mutating func apply(_ delta: QueryDelta) -> String? {
         for item in delta.removed {
             guard items.removeValue(forKey: item.identity) != nil else { return "removed unknown \(item.path)" }
@@ -18,10 +19,12 @@ public struct ClientView: Sendable {
         for item in delta.changed {
             guard let old = items[item.identity] else { return "changed unknown \(item.path)" }
             if let oldPath = item.oldPath, oldPath != old.path { return "oldPath \(oldPath) but client had \(old.path)" }
+            if item.path != old.path && item.oldPath == nil { return "moved \(old.path) to \(item.path) without its oldPath" }
             items[item.identity] = item
         }
         for item in delta.added {
             guard items[item.identity] == nil else { return "added twice \(item.path)" }
+            if let oldPath = item.oldPath { return "added \(item.path) with an oldPath \(oldPath)" }
             items[item.identity] = item
         }
         return nil
