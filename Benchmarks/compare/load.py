@@ -402,7 +402,7 @@ def report(size, results, args, chart_file=None):
         "",
         f"`make bench-load` (Benchmarks/compare/load.py), release build of git commit {head_commit()}, {human(size)}-entry tree. "
         f"{args.runs} rounds, each of ubiquityd then Watchman: latency quiet, latency loaded, fan-out, each on a "
-        f"daemon of its own. Latency: {args.samples} files created one at a time, the file's creation (`open(O_CREAT)` returned) → the event naming it. "
+        f"daemon of its own. Latency: {args.samples:,} files created one at a time, the file's creation (`open(O_CREAT)` returned) → the event naming it. "
         "For each measurement the table shows the round with the median p99 (every round's p99 below it); each daemon is measured from its first answer on, "
         "while ubiquityd's tag pass (the tags a crawl leaves out, read afterwards) may still be running; "
         f"\"loaded\": {os.cpu_count()} processes spinning at normal priority on the {os.cpu_count()} cores meanwhile. "
