@@ -715,8 +715,9 @@ public actor QueryEngine {
         for _ in 0..<count { source.releaseCrawl() }
     }
 
-    /// A result set began (`true`) or finished (`false`) being written to a client: the source's
-    /// background work waits meanwhile, as while ``start(_:since:)`` gathers an answer.
+    /// A result set, or live queries' notifications, began (`true`) or finished (`false`) being
+    /// written to a client: the source's background work waits meanwhile, as while
+    /// ``start(_:since:)`` gathers an answer.
     public nonisolated func answering(_ busy: Bool) { source.answering(busy) }
 
     /// Tells query `id`, answered unverified, that the index is checked, once the source has

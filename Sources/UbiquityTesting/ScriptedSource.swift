@@ -8,6 +8,7 @@ public final class ScriptedSource: ChangeSource {
     private let stream: AsyncStream<ChangeBatch>
     private let continuation: AsyncStream<ChangeBatch>.Continuation
     private let sent = Mutex<UInt64>(0)
+    private let answeringCalls = Mutex<[Bool]>([])
 
     public init() {
         (stream, continuation) = AsyncStream.makeStream(of: ChangeBatch.self)
@@ -22,6 +23,11 @@ public final class ScriptedSource: ChangeSource {
             continuation.yield(ChangeBatch(sequence: sequence, changes: changes, notices: notices))
         }
     }
+
+    /// What the consumer said of its answering (``ChangeSource/answering(_:)``), in order.
+    public var answeringHistory: [Bool] { answeringCalls.withLock { $0 } }
+
+    public func answering(_ busy: Bool) { answeringCalls.withLock { $0.append(busy) } }
 
     /// Ends the stream, so the engine's `run()` returns.
     public func finish() { continuation.finish() }

@@ -19,13 +19,16 @@ import UbiquityTesting
     struct Connection {
         let channel: NIOAsyncTestingChannel
         let served: Task<Void, Never>
+        let source = ScriptedSource()
+        let engine: QueryEngine
 
         init(withContainer: Bool = false) async throws {
             var limits = ServerLimits()
             limits.maxLineBytes = ConnectionFramingTests.maxLine
             let descriptors = withContainer
                 ? [ContainerDescriptor(id: try ContainerID("com.example.grocery"), root: "/nonexistent/com.example.grocery")] : []
-            let engine = QueryEngine(containers: descriptors, source: ScriptedSource())
+            let engine = QueryEngine(containers: descriptors, source: source)
+            self.engine = engine
             let registry = ContainerRegistry(descriptors.map { ResolvedContainer(descriptor: $0, ownerUID: 0, groupGID: nil, available: true) })
             let context = ServerContext(engine: engine, registry: registry, limits: limits,
                                         logger: Logger(label: "framing") { _ in SwiftLogNoOpLogHandler() },
@@ -97,6 +100,43 @@ import UbiquityTesting
         #expect(try await connection.eventsOfOneWrite() == ["query.stopped"])
         try await connection.channel.close()
         await connection.served.value
+    }
+
+    /// A live query's notifications, like a result set, are written as an answer: the engine's
+    /// source is told when their write begins and ends (the watcher's tag pass waits meanwhile).
+    @Test func aLiveQuerysNotificationsCountAsAnswering() async throws {
+        let connection = try await Connection(withContainer: true)
+        // The engine applies what the source sends (the other tests send nothing).
+        let engine = connection.engine
+        let applying = Task(executorPreference: ThreadPerJobExecutor.shared) { await engine.run() }
+        defer { connection.source.finish() }
+        let container = try ContainerID("com.example.grocery")
+        let directory = FileStat(kind: .directory, size: 4096, modified: 1_000_000_000, created: 1_000_000_000,
+                                 changed: 1_000_000_000, mode: 0o755)
+        connection.source.send([.stat(container, [], directory), .stat(container, ["Documents"], directory)])
+        try await connection.send(Self.hello + "\n")
+        _ = try await connection.line()
+        try await connection.send(#"{"id":2,"op":"query.start","predicate":"name LIKE 'Item_*'","live":true,"batchingInterval":0}"# + "\n")
+        _ = try await connection.line()
+        while !(try await connection.eventsOfOneWrite()).contains("query.gatheringFinished") {}
+        // The gathering and its answer's write each said so once; each update's write says so once more.
+        for n in 1...2 {
+            let stat = FileStat(kind: .regular, size: Int64(n), modified: 2_000_000_000, created: 2_000_000_000, changed: 2_000_000_000)
+            connection.source.send([.stat(container, ["Documents", "Item_\(n)"], stat)])
+            while !(try await connection.eventsOfOneWrite()).contains("query.update") {}
+            let source = connection.source
+            let settled = try await firstWithin(10) {
+                while source.answeringHistory.count < 4 + 2 * n && !Task.isCancelled { await Task.yield() }
+                return source.answeringHistory
+            }
+            let history = try #require(settled, "update \(n): \(source.answeringHistory)")
+            #expect(history.count == 4 + 2 * n && history.filter { $0 }.count == 2 + n, "update \(n): \(history)")
+            #expect(history.suffix(2) == [true, false], "update \(n): \(history)")
+        }
+        try await connection.channel.close()
+        await connection.served.value
+        connection.source.finish()
+        await applying.value
     }
 
     @Test(arguments: [true, false])

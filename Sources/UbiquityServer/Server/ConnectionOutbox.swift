@@ -137,6 +137,7 @@ final class ConnectionOutbox: Sendable {
             // Written together, a whole result set a piece at a time (``LineWriter``).
             var unverified = 0
             var lines: [OutgoingLine] = delivery.pullQueries ? await queryLines(unverified: &unverified) : []
+            let notifying = !lines.isEmpty
             for event in delivery.documents { lines.append(.bytes(JSONLine.encodeLine(event.json))) }
             for change in delivery.keyValue { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
             for change in delivery.stores { lines.append(.bytes(JSONLine.encodeLine(change.json))) }
@@ -147,7 +148,7 @@ final class ConnectionOutbox: Sendable {
             // No `malloc_trim` after big lines: their buffers (and every block of 128 KiB or more,
             // see `Daemon`'s mmap threshold) go back to the system when freed; what glibc keeps
             // of the small ones is about 5% of the daemon's private memory, bounded (issue 14).
-            do { try await writer.write(lines: lines) } catch { return }     // the peer is gone; the session releases the rest
+            do { try await writer.write(lines: lines, notifying: notifying) } catch { return }     // the peer is gone; the session releases the rest
             // Answers from the saved index are out: the crawl they held goes on (a write that
             // failed leaves it to their bound).
             if unverified > 0 { engine.unverifiedAnswersWritten(unverified) }

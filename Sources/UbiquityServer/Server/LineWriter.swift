@@ -12,8 +12,9 @@ import UbiquityProtocol
 /// watermarks) stops the encoding while the client does not read.
 struct LineWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    /// Told when a result set begins (`true`) and ends (`false`) being written: the daemon's
-    /// background work (the watcher's tag pass) waits meanwhile (``QueryEngine/answering(_:)``).
+    /// Told when a result set, or a query's notifications, begin (`true`) and end (`false`) being
+    /// written: the daemon's background work (the watcher's tag pass) waits meanwhile
+    /// (``QueryEngine/answering(_:)``).
     private let answering: @Sendable (Bool) -> Void
     private let turn = WriteTurn()
 
@@ -46,8 +47,12 @@ struct LineWriter: Sendable {
     }
 
     /// Writes lines in this order, none of another task's between them.
-    func write(lines: [OutgoingLine]) async throws {
-        let answers = lines.contains { if case .results = $0 { true } else { false } }
+    /// - Parameter notifying: Whether they carry live queries' notifications: like a result set,
+    ///   the tag pass leaves the processor to them (with a thousand queries, a change's
+    ///   notifications take several milliseconds, and the pass took half the daemon's processor
+    ///   from a fan-out right after a start).
+    func write(lines: [OutgoingLine], notifying: Bool = false) async throws {
+        let answers = notifying || lines.contains { if case .results = $0 { true } else { false } }
         if answers { answering(true) }
         defer { if answers { answering(false) } }
         try await turn.run {
