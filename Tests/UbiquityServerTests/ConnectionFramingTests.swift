@@ -125,10 +125,7 @@ import UbiquityTesting
             connection.source.send([.stat(container, ["Documents", "Item_\(n)"], stat)])
             while !(try await connection.eventsOfOneWrite()).contains("query.update") {}
             let source = connection.source
-            let settled = try await firstWithin(10) {
-                while source.answeringHistory.count < 4 + 2 * n && !Task.isCancelled { await Task.yield() }
-                return source.answeringHistory
-            }
+            let settled = try await firstWithin(10) { await source.answeringHistory(reaching: 4 + 2 * n) }
             let history = try #require(settled, "update \(n): \(source.answeringHistory)")
             #expect(history.count == 4 + 2 * n && history.filter { $0 }.count == 2 + n, "update \(n): \(history)")
             #expect(history.suffix(2) == [true, false], "update \(n): \(history)")
