@@ -235,4 +235,38 @@ struct ResultSetTests {
         let literal: ResultSet = [item]
         #expect(literal == set)
     }
+
+    /// The same answer, compared on the buffers (a restart's remembered answer against the query
+    /// gathered again): a set is its own answer and that of its items rebuilt one by one (other
+    /// directory tables, names as values); one name, one directory, one value or one identity
+    /// changed is another answer, and so is a name given as a value that is not the path's.
+    @Test func theSameAnswerIsComparedOnItsBuffers() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(Self.awkward)])
+        let gathered = try Self.query("TRUEPREDICATE", index, attributes: [.name, .size]).gather()
+        let items = Array(gathered)
+        let rebuilt = ResultSet(items, attributes: gathered.attributes)
+        #expect(gathered.namesFromPaths && !rebuilt.namesFromPaths && gathered.count > 10)
+        #expect(gathered.isSameAnswer(as: gathered) && gathered.isSameAnswer(as: rebuilt) && rebuilt.isSameAnswer(as: gathered))
+        for k in items.indices {
+            let item = items[k], slash = item.path.lastIndex(of: "/")!
+            let directory = String(item.path[...slash]), name = String(item.path[item.path.index(after: slash)...])
+            let changes: [(String, ResultItem)] = [
+                ("name", ResultItem(identity: item.identity, path: directory + name + "x", values: item.values.merging([.name: .string(name + "x")]) { $1 })),
+                ("directory", ResultItem(identity: item.identity, path: directory + "y/" + name, values: item.values)),
+                ("value", ResultItem(identity: item.identity, path: item.path, values: item.values.merging([.size: .integer(-7)]) { $1 })),
+                ("identity", ResultItem(identity: ItemIdentity(id: item.identity.id, generation: item.identity.generation &+ 1),
+                                        path: item.path, values: item.values)),
+                ("name as a value", ResultItem(identity: item.identity, path: item.path, values: item.values.merging([.name: .string("z")]) { $1 })),
+            ]
+            for (what, changed) in changes {
+                var other = items
+                other[k] = changed
+                let set = ResultSet(other, attributes: gathered.attributes)
+                #expect(!gathered.isSameAnswer(as: set) && !set.isSameAnswer(as: gathered), "item \(k): its \(what)")
+            }
+        }
+    }
 }
