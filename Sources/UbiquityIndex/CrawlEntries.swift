@@ -98,6 +98,13 @@ public struct CrawlEntries: RandomAccessCollection, Sendable {
         return segments[s].records[i].stat
     }
 
+    /// Entry `position`'s kind alone (its status holds an array: retain, release).
+    @inline(__always)
+    public func kind(_ position: Int) -> FileStat.Kind {
+        let (s, i) = locate(position)
+        return segments[s].records[i].stat.kind
+    }
+
     /// Replaces entry `position`'s status (the crawler's status of a directory taken again after its watch).
     public mutating func setStat(_ position: Int, _ stat: FileStat) {
         let (s, i) = locate(position)

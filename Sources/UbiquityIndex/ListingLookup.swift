@@ -7,6 +7,11 @@
 /// the lookups only read the index. A name that may be an evicted item's placeholder is looked
 /// up afterwards, on the caller's thread, as a `String` (``EvictedPlaceholderName``).
 ///
+/// Beside what each entry was found as: whether that item's status in the index is already the
+/// listed one (``StatColumn/holds(_:at:)``), decided on the same two threads. A restart's check
+/// finds almost every entry unchanged, and deciding it one entry after another on the diff's
+/// thread, with the other core idle, was most of the diff (`perf`, 1M entries).
+///
 /// Valid while the index is as it was looked up in: the diff uses it for a directory only while
 /// that directory is still the one it was looked up under. A rename the listing reveals moves an
 /// item to a name where the lookup found nothing; that entry is then noted as found
@@ -21,6 +26,8 @@ struct ListingLookup {
     /// What each position was found as; ``none`` where it is not in the index (or its directory
     /// was not looked up).
     private var found: [ItemID]
+    /// Whether each position was found as an item whose indexed status is the listed one.
+    private(set) var unchanged: [Bool]
     /// For each listed directory position, the indexed directory its entries were looked up in
     /// (``none``: not looked up).
     private var lookedUpIn: [ItemID]
@@ -41,7 +48,11 @@ struct ListingLookup {
 
     /// Entry `position` is now `id`, as a lookup made now would find it: a rename the listing
     /// revealed moved the item there (``MetadataIndex/pairRenames``), where nothing was before.
-    mutating func noteFound(_ position: Int32, _ id: ItemID) { found[Int(position)] = id }
+    /// Its status is not known to be the listed one.
+    mutating func noteFound(_ position: Int32, _ id: ItemID) {
+        found[Int(position)] = id
+        unchanged[Int(position)] = false
+    }
 
     /// The entries of directory `position` are to be looked up anew: a move changed what some
     /// of them are filed as.
@@ -56,6 +67,7 @@ struct ListingLookup {
 
     init(_ index: MetadataIndex, root: ItemID, _ entries: CrawlEntries, _ children: ListingChildren) {
         found = [ItemID](repeating: Self.none, count: entries.count)
+        unchanged = [Bool](repeating: false, count: entries.count)
         lookedUpIn = [ItemID](repeating: Self.none, count: entries.count)
         // Directories, from the root down: a directory is looked into where it is one in the index too.
         var stack: [(ItemID, Int32)] = [(root, -1)]
@@ -64,34 +76,37 @@ struct ListingLookup {
             directories.append((directory, position))
             if position >= 0 { lookedUpIn[Int(position)] = directory }
             var placeholder = false
-            for i in children[position] where entries.stat(Int(i)).kind == .directory {
+            for i in children[position] where entries.kind(Int(i)) == .directory {
                 guard let child = index.filedChild(directory, entries, Int(i), placeholder: &placeholder) else { continue }
                 found[Int(i)] = child
+                unchanged[Int(i)] = index.stats.holds(entries.stat(Int(i)), at: Int(child))
                 if index.kind(child) == .directory { stack.append((child, i)) }
             }
         }
         // The other entries, by directory; the directories split in two halves of about as many entries.
         var deferred: [[Int32]] = [[], []]
         let directories = self.directories
-        found.withUnsafeMutableBufferPointer { buffer in
-            let found = buffer
-            let all = directories.indices
-            if entries.count < Self.twoThreadsEntries {
-                deferred[0] = Self.lookUpFiles(index, directories[all], entries, children, into: found)
-                return
+        found.withUnsafeMutableBufferPointer { foundBuffer in
+            unchanged.withUnsafeMutableBufferPointer { unchangedBuffer in
+                let found = foundBuffer, unchanged = unchangedBuffer
+                let all = directories.indices
+                if entries.count < Self.twoThreadsEntries {
+                    deferred[0] = Self.lookUpFiles(index, directories[all], entries, children, into: found, unchanged)
+                    return
+                }
+                var half = 0, counted = 0
+                while half < directories.count && counted * 2 < entries.count {
+                    counted += children[directories[half].position].count
+                    half += 1
+                }
+                var second: [Int32] = []
+                deferred[0] = SideThread.run({
+                    second = Self.lookUpFiles(index, directories[half...], entries, children, into: found, unchanged)
+                }) {
+                    Self.lookUpFiles(index, directories[..<half], entries, children, into: found, unchanged)
+                }
+                deferred[1] = second
             }
-            var half = 0, counted = 0
-            while half < directories.count && counted * 2 < entries.count {
-                counted += children[directories[half].position].count
-                half += 1
-            }
-            var second: [Int32] = []
-            deferred[0] = SideThread.run({
-                second = Self.lookUpFiles(index, directories[half...], entries, children, into: found)
-            }) {
-                Self.lookUpFiles(index, directories[..<half], entries, children, into: found)
-            }
-            deferred[1] = second
         }
         // Names that may be placeholders: as a `String`, here.
         for i in deferred.joined() {
@@ -103,15 +118,17 @@ struct ListingLookup {
         }
     }
 
-    /// Looks up the entries other than directories of `directories` into `found` (each position
-    /// written by one thread only); returns those whose name may be a placeholder's, not looked up.
-    /// Reads the index only: its tables and names are read through copies, as another thread
-    /// may be reading them too.
+    /// Looks up the entries other than directories of `directories` into `found`, and whether
+    /// each found one's status is the listed one into `unchanged` (each position written by one
+    /// thread only); returns those whose name may be a placeholder's, not looked up.
+    /// Reads the index only: its tables, names and statuses are read through copies, as another
+    /// thread may be reading them too.
     private static func lookUpFiles(_ index: MetadataIndex, _ directories: ArraySlice<(id: ItemID, position: Int32)>,
                                     _ entries: CrawlEntries, _ children: ListingChildren,
-                                    into found: UnsafeMutableBufferPointer<ItemID>) -> [Int32] {
+                                    into found: UnsafeMutableBufferPointer<ItemID>,
+                                    _ unchanged: UnsafeMutableBufferPointer<Bool>) -> [Int32] {
         var deferred: [Int32] = []
-        let names = index.names
+        let names = index.names, stats = index.stats
         names.withReader { reader in
             for (directory, position) in directories {
                 guard let table = index.children(directory) else { continue }
@@ -123,6 +140,7 @@ struct ListingLookup {
                             deferred.append(i)
                         } else if let child = table.find(name, hash: ChildTable.hash(name), names: reader) {
                             found[Int(i)] = child
+                            unchanged[Int(i)] = stats.holds(stat, at: Int(child))
                         }
                     }
                 }

@@ -469,6 +469,8 @@ extension MetadataIndex {
             lookup = nil
             listingLookupsDropped += 1
         }
+        // Taken once: read in the loop through the optional lookup, it was copied per entry.
+        let unchanged = lookup?.unchanged ?? []
         var stack: [(ItemID, Int32)] = [(rootID, -1)]
         var found: [ItemID?] = []
         while let (directory, position) = stack.popLast() {
@@ -478,9 +480,10 @@ extension MetadataIndex {
             // What the listing still shows, by id, each looked up once by its name's bytes: as the
             // lookup found it where this directory is the one it looked in.
             found.removeAll(keepingCapacity: true)
-            var anyPlaceholder = false
+            var anyPlaceholder = false, fromLookup = false
             if let lookup, lookup.lookedUp(position, in: directory) {
                 anyPlaceholder = lookup.withPlaceholder.contains(position)
+                fromLookup = true
                 for i in listed { found.append(lookup[i]) }
             } else {
                 for i in listed {
@@ -496,24 +499,27 @@ extension MetadataIndex {
                 }
             }
             for (k, i) in listed.enumerated() {
-                let stat = entries.stat(Int(i))
+                let listedKind = entries.kind(Int(i))
                 let id: ItemID
-                if !anyPlaceholder, let same = found[k], kind(same) == stat.kind {
+                if !anyPlaceholder, let same = found[k], kind(same) == listedKind {
                     // The check's common case: the item is there, of the same kind (what
-                    // ``upsert(name:in:_:container:_:)`` does then, with no `String` of its name).
-                    // Where a placeholder is listed, its item's entry may change under the
-                    // others: the whole directory goes through `upsert`.
-                    let old = self.stat(same), new = Self.keepingTags(stat, of: old)
-                    if old != new {
-                        noteUpdate(same, recorder: &recorder)
-                        setStat(same, new)
+                    // ``upsert(name:in:_:container:_:)`` does then, with no `String` of its name),
+                    // and the lookup found its status unchanged. Where a placeholder is listed,
+                    // its item's entry may change under the others: the whole directory goes
+                    // through `upsert`.
+                    if !(fromLookup && unchanged[Int(i)]) {
+                        let stat = entries.stat(Int(i))
+                        if !stats.holds(stat, at: Int(same)) {
+                            noteUpdate(same, recorder: &recorder)
+                            setStat(same, Self.keepingTags(stat, of: self.stat(same)))
+                        }
                     }
                     id = same
                 } else {
-                    id = upsert(name: entries.withName(Int(i)) { String(decoding: $0, as: UTF8.self) }, in: directory, stat,
-                                container: container, &recorder)
+                    id = upsert(name: entries.withName(Int(i)) { String(decoding: $0, as: UTF8.self) }, in: directory,
+                                entries.stat(Int(i)), container: container, &recorder)
                 }
-                if stat.kind == .directory { stack.append((id, i)) }
+                if listedKind == .directory { stack.append((id, i)) }
             }
         }
     }

@@ -88,6 +88,24 @@ struct StatColumn {
         }
     }
 
+    /// Whether slot `position` holds `stat` as the index would store it over this slot: with the
+    /// slot's own tags when `stat` deferred its tags (``MetadataIndex/keepingTags(_:of:)``, then
+    /// ``MetadataIndex/stored(_:)``). The same answer as comparing the two statuses, without
+    /// building the slot's: a restart's check asks it of every entry it finds in the index, and
+    /// a `FileStat` built and compared per entry was most of the check's serial part (`perf`, 1M).
+    /// Never inlined: inlined into the check's loop, the column was copied for every entry (its
+    /// arrays and dictionaries retained and released); called, it is borrowed where it lies.
+    @inline(never) func holds(_ stat: FileStat, at position: Int) -> Bool {
+        let p = packed[position]
+        guard p.modified == stat.modified, p.created == stat.created, p.changed == stat.changed, p.inode == stat.inode,
+              UInt32(p.modeAndFlags & Self.modeMask) == stat.mode, Self.kind(of: p) == stat.kind,
+              (p.modeAndFlags & Self.evictedFlag != 0) == stat.evicted,
+              (p.size == Self.largeSize ? largeSizes[position] ?? Int64(p.size) : Int64(p.size)) == stat.size,
+              owners[Int(ownerPlace(p, at: position))] == UInt64(stat.uid) << 32 | UInt64(stat.gid) else { return false }
+        guard !stat.tagsDeferred else { return true }
+        return (p.modeAndFlags & Self.taggedFlag != 0 ? tags[position] ?? [] : []) == stat.tags
+    }
+
     /// Slot `position`'s kind alone: one field of its 40 bytes, where the whole status looks up
     /// its owner and builds a `FileStat` (a restore asks this of every slot).
     func kind(_ position: Int) -> FileStat.Kind { Self.kind(of: packed[position]) }

@@ -88,4 +88,50 @@ struct StatColumnTests {
         column[0] = FileStat(kind: .directory, uid: 7, gid: 8)
         #expect(taken[0] == tagged && column[0].uid == 7 && column[0].gid == 8 && column[0].kind == .directory)
     }
+
+    /// `holds` (a restart's check: is this listed status what the slot has?) answers as building
+    /// the slot's status and comparing does, for statuses the same but for one field, tags
+    /// deferred or read, large sizes and owners beyond two bytes of places among them.
+    @Test func holdsAnswersAsComparingTheBuiltStatus() {
+        var random = SplitMix64(seed: 11)
+        var column = StatColumn()
+        var slots: [FileStat] = []
+        for k in 0..<(StatColumn.chunkSize + 70_000) {
+            var stat = Self.stat(&random)
+            // Past the first chunk, each slot a new owner: places beyond two bytes.
+            if k >= StatColumn.chunkSize { stat.uid = UInt32(k); stat.gid = UInt32(k) }
+            if random.next() % 7 == 0 { stat.size = Int64(UInt32.max) + Int64(random.next() % 3) - 1 }
+            column.append(stat)
+            slots.append(stat)
+        }
+        var agreed = 0, held = 0
+        for _ in 0..<60_000 {
+            let i = Int(random.next() % UInt64(slots.count))
+            var listed = column[i]
+            let other = Self.stat(&random)
+            // Half the time one field differs, half the time none.
+            switch random.next() % 22 {
+            case 0: listed.size = other.size
+            case 1: listed.modified = other.modified
+            case 2: listed.created = other.created
+            case 3: listed.changed = other.changed
+            case 4: listed.inode = other.inode
+            case 5: listed.mode = other.mode
+            case 6: listed.uid = other.uid
+            case 7: listed.gid = other.gid
+            case 8: listed.kind = other.kind
+            case 9: listed.evicted.toggle()
+            case 10: listed.tags = other.tags
+            default: break
+            }
+            listed.tagsDeferred = random.next() % 2 == 0
+            let slot = column[i]
+            let compared = slot == MetadataIndex.stored(MetadataIndex.keepingTags(listed, of: slot))
+            #expect(column.holds(listed, at: i) == compared, "slot \(i): \(slot) against \(listed)")
+            if column.holds(listed, at: i) == compared { agreed += 1 }
+            if compared { held += 1 }
+        }
+        // Both answers came up often enough for the comparison to mean something.
+        #expect(agreed == 60_000 && held > 20_000 && held < 50_000)
+    }
 }
