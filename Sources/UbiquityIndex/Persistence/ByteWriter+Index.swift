@@ -6,17 +6,21 @@ extension ByteWriter {
     /// Times other than `modified` are written as differences from it: usually 0, one byte.
     /// The kind's byte carries ``FileStat/tagsDeferred`` in its high bit (only a journaled
     /// crawl has it; the index never stores it), and ``FileStat/evicted`` in the next (0x40).
+    /// The fixed fields (at most 74 bytes) go through one ``scratch(_:)``: a snapshot and a
+    /// crawl's journal record write one per entry.
     mutating func fileStat(_ stat: FileStat) {
-        byte(stat.kind.rawValue | (stat.tagsDeferred ? 0x80 : 0) | (stat.evicted ? 0x40 : 0))
-        varint(UInt64(bitPattern: stat.size))
-        int64(stat.modified)
-        zigzag(stat.created &- stat.modified)
-        zigzag(stat.changed &- stat.modified)
-        varint(stat.inode)
-        varint(stat.mode)
-        varint(stat.uid)
-        varint(stat.gid)
-        varint(stat.tags.count)
+        scratch { fields in
+            fields.byte(stat.kind.rawValue | (stat.tagsDeferred ? 0x80 : 0) | (stat.evicted ? 0x40 : 0))
+            fields.varint(UInt64(bitPattern: stat.size))
+            fields.int64(stat.modified)
+            fields.zigzag(stat.created &- stat.modified)
+            fields.zigzag(stat.changed &- stat.modified)
+            fields.varint(stat.inode)
+            fields.varint(stat.mode)
+            fields.varint(stat.uid)
+            fields.varint(stat.gid)
+            fields.varint(stat.tags.count)
+        }
         for tag in stat.tags { string(tag) }
     }
 

@@ -195,8 +195,13 @@ extension ByteWriter {
             varint(entries.count)
             // Names as the listing holds them, bytes: no `String` made per entry.
             for position in entries.indices {
-                zigzag(Int64(entries.parent(position)))
-                entries.withName(position) { lengthPrefixed($0) }
+                entries.withName(position) { name in
+                    scratch { fields in
+                        fields.zigzag(Int64(entries.parent(position)))
+                        fields.varint(name.count)
+                    }
+                    append(contentsOf: name)
+                }
                 fileStat(entries.stat(position))
             }
         case .listingPart:
