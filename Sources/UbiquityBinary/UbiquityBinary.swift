@@ -1,6 +1,7 @@
 // UbiquityBinary — the byte-level encodings the daemon's binary files share: fixed-width
-// little-endian integers, LEB128 varints, zigzag varints and length-prefixed bytes (`ByteWriter`),
-// and the CRC-32 that closes each record (`CRC32`).
+// little-endian integers, LEB128 varints, zigzag varints and length-prefixed bytes (`ByteWriter`,
+// and `ByteScratch` for a record's many small fields in one copy), and the CRC-32 that closes
+// each record (`CRC32`).
 //
 // Owns: writing those encodings, for the saved index and its journal (UbiquityIndex) and for a
 //   relational store's log segments and merge registers (UbiquityStore), so that both write their

@@ -108,6 +108,14 @@ public actor QueryEngine {
         /// What the query's subscriber holds now.
         var results: ResultSet { rememberedResults ?? query.results }
 
+        /// Whether what the index did reaches the query: active, and no longer answered from
+        /// memory (batches pass a remembered answer by).
+        var hearsChanges: Bool { lifecycle.isActive && rememberedResults == nil }
+
+        /// Whether what the index did is applied to the query's results now: it hears changes,
+        /// has gathered (a gathering folds them in instead), and is live.
+        var appliesChanges: Bool { hearsChanges && gathering == nil && query.specification.live }
+
         init(id: QueryID, query: LiveQuery, lifecycle: QueryLifecycle) {
             self.id = id
             self.query = query
@@ -511,19 +519,15 @@ public actor QueryEngine {
     /// Hands what the index did to every live query (folded into those still gathering).
     private func deliver(_ changes: ChangeSet) {
         guard !changes.isEmpty else { return }
-        // Shared only among the queries that will apply it (live, active, gathered): with one, a
-        // delivery keeps nothing.
-        let applying = runningQueries.values.count {
-            $0.lifecycle.isActive && $0.rememberedResults == nil && $0.gathering == nil && $0.query.specification.live
-        }
-        let shared = SharedResultItems(forQueries: applying)
-        for running in runningQueries.values where running.lifecycle.isActive && running.rememberedResults == nil {
+        // Shared only among the queries that will apply it: with one, a delivery keeps nothing.
+        let shared = SharedResultItems(forQueries: runningQueries.values.count(where: \.appliesChanges))
+        for running in runningQueries.values where running.hearsChanges {
             if running.gathering != nil {
                 running.query.noteDuringGathering(&running.gathering!, changes)
                 changesFoldedIntoGatherings += 1
                 continue
             }
-            guard running.query.specification.live else { continue }
+            guard running.appliesChanges else { continue }
             let delta = running.query.apply(changes, sharing: shared)
             perform(running.lifecycle.changesArrived(delta, now: clock.now()), running)
         }
