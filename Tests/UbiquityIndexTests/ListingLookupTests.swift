@@ -121,4 +121,48 @@ struct ListingLookupTests {
         #expect(kinds.contains(.updated))
         #expect(id(index, "Documents/dir-9/file-4/inside") != nil)
     }
+
+    /// The lookup's threads decide which found entries are unchanged (``ListingLookup/unchanged``)
+    /// and the diff updates only the others: a second listing of a large tree, every status
+    /// with its tags deferred (as a crawl lists them), is an update exactly where a status
+    /// differs (a size, read tags that differ, a mode, an owner, a directory's times) and not
+    /// where an item's tags were only deferred.
+    @Test func onlyTheStatusesThatDifferAreUpdates() throws {
+        var before = Self.listings(renames: false, dotNames: false).before
+        #expect(before.count >= 2 * ListingLookup.twoThreadsEntries, "large enough to be looked up on two threads")
+        for k in before.indices where before[k].stat.kind == .regular && k % 7 == 0 { before[k].stat.tags = ["Red"] }
+        let tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([.listing(tree.container, [], CrawlListing(root: Self.root, entries: before))])
+
+        var after = before, differs: [Int] = []
+        for k in after.indices {
+            after[k].stat.tags = []
+            after[k].stat.tagsDeferred = true
+            let regular = after[k].stat.kind == .regular
+            switch k % 13 {
+            case 1 where regular: after[k].stat.size += 1
+            case 2 where regular:
+                after[k].stat.tags = ["Blue"]
+                after[k].stat.tagsDeferred = false
+            case 3: after[k].stat.mode = 0o600
+            case 4: after[k].stat.uid = 501
+            case 5 where !regular && k > 0: after[k].stat.modified += 1
+            default: continue
+            }
+            differs.append(k)
+        }
+        #expect(differs.count > 1_000)
+        var paths: [String] = []
+        for entry in before { paths.append(entry.parent == -1 ? entry.name : paths[Int(entry.parent)] + "/" + entry.name) }
+        let ids = try paths.map { try #require(id(index, $0)) }
+        let changes = index.apply([.listing(tree.container, [], CrawlListing(root: Self.root, entries: after))])
+        #expect(changes.changes.values.allSatisfy { $0.kind == .updated })
+        #expect(Set(changes.changes.keys) == Set(differs.map { ids[$0] }))
+        // Tags deferred kept what the index had; tags read replaced it.
+        for k in before.indices where k % 7 == 0 && before[k].stat.kind == .regular {
+            #expect(index.stat(ids[k]).tags == (k % 13 == 2 ? ["Blue"] : ["Red"]), "\(paths[k])")
+        }
+    }
 }

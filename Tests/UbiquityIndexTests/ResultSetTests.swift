@@ -269,4 +269,37 @@ struct ResultSetTests {
             }
         }
     }
+
+    /// The fast paths of the same answer: a copy sharing the gathered set's directory tables and
+    /// names read from paths (as a remembered answer read back is) is the same answer, and one
+    /// name byte, one item's directory or one value changed in it is not.
+    @Test func theSameAnswerOnSharedTablesStillComparesEveryItem() throws {
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        _ = index.apply([tree.listing(Self.awkward)])
+        let gathered = try Self.query("TRUEPREDICATE", index, attributes: [.name, .size]).gather()
+        func copy(_ edit: (inout [UInt8], inout [Int32], inout [Value?]) -> Void) -> ResultSet {
+            var names = gathered.nameBytes, directories = gathered.itemDirectories
+            var values = gathered.indices.flatMap { i in gathered.attributes.indices.map { gathered.storedValue(i, column: $0) } }
+            edit(&names, &directories, &values)
+            return .parts(attributes: gathered.attributes, identities: gathered.indices.map(gathered.identity),
+                          directoryBytes: gathered.directoryBytes, directoryEnds: gathered.directoryEnds, nameBytes: names,
+                          nameStarts: gathered.nameStarts, nameEnds: gathered.nameEnds, itemDirectories: directories,
+                          values: values, namesFromPaths: gathered.namesFromPaths)
+        }
+        #expect(gathered.namesFromPaths && gathered.directoryEnds.count > 2)
+        #expect(copy { _, _, _ in }.isSameAnswer(as: gathered))
+        let size = try #require(gathered.attributes.firstIndex(of: .size))
+        for k in gathered.indices {
+            let name = copy { names, _, _ in names[gathered.nameStarts[k]] ^= 0x01 }
+            #expect(!name.isSameAnswer(as: gathered) && !gathered.isSameAnswer(as: name), "item \(k)'s name")
+            let directory = copy { _, directories, _ in
+                directories[k] = (directories[k] + 1) % Int32(gathered.directoryEnds.count)
+            }
+            #expect(!directory.isSameAnswer(as: gathered), "item \(k)'s directory")
+            let value = copy { _, _, values in values[k * gathered.attributes.count + size] = .integer(-9) }
+            #expect(!value.isSameAnswer(as: gathered), "item \(k)'s size")
+        }
+    }
 }
