@@ -65,7 +65,8 @@ struct DaemonProcessTests {
             #expect(!lines.isEmpty)
             for line in lines { #expect(line.range(of: #"^<[0-7]>"#, options: .regularExpression) != nil, "\(line)") }
             #expect(lines.contains { $0.hasPrefix("<6>listening socket=\(daemon.socket)") })
-            #expect(lines.contains { $0.hasPrefix("<6>ready status=\"serving 1 containers") })
+            #expect(lines.contains { $0.hasPrefix("<6>ready status=\"serving 1 containers")
+                && $0.range(of: #" uptime_ms=[0-9]+$"#, options: .regularExpression) != nil })
             #expect(lines.contains { $0.hasPrefix("<6>query started ") && $0.contains("peer_uid=\(geteuid())") && $0.contains("query=") })
         }
     }

@@ -269,7 +269,10 @@ public final class Daemon: Sendable {
         malloc_trim(0)
         let line = await statusLine()
         send { n throws(SystemdError) in try n.ready(status: line) }
-        logger.info("ready", metadata: ["status": "\(line)"])
+        // uptime_ms: from the daemon's start to here, the first crawl (or a restart's check of
+        // its saved index) applied: the daemon's own time, for whoever measures a start without
+        // a client's timing in it.
+        logger.info("ready", metadata: ["status": "\(line)", "uptime_ms": "\(Self.milliseconds(since: started))"])
         // After the crawl's tag pass: the snapshot then holds the tags (the journal does not start
         // with the whole pass). Without hurrying the pass: it reads when the file
         // system is quiet (or a second after it last read), so notifications come first.
