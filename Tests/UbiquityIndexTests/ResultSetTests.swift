@@ -18,11 +18,17 @@ struct ResultSetTests {
                           "Documents/\u{E9}/x", "Documents/e\u{301}x", "Documents/\u{E9}", "Documents/d/e/f/g",
                           "Documents/d/e.txt", "Documents/d-e", "Documents/\u{1F600}", "Documents/\u{FB01}le"]
 
-    @Test func pathsSortByteByByte() throws {
+    /// An index of one container holding the ``awkward`` paths.
+    static func awkwardIndex() -> MetadataIndex {
         var tree = TreeBuilder()
         let index = MetadataIndex()
         index.addContainer(tree.descriptor)
-        _ = index.apply([tree.listing(Self.awkward)])
+        _ = index.apply([tree.listing(awkward)])
+        return index
+    }
+
+    @Test func pathsSortByteByByte() throws {
+        let index = Self.awkwardIndex()
         let results = try Self.query("TRUEPREDICATE", index, attributes: [.name]).gather()
         let paths = results.map(\.path)
         #expect(paths.count == Set(paths).count)
@@ -241,10 +247,7 @@ struct ResultSetTests {
     /// directory tables, names as values); one name, one directory, one value or one identity
     /// changed is another answer, and so is a name given as a value that is not the path's.
     @Test func theSameAnswerIsComparedOnItsBuffers() throws {
-        var tree = TreeBuilder()
-        let index = MetadataIndex()
-        index.addContainer(tree.descriptor)
-        _ = index.apply([tree.listing(Self.awkward)])
+        let index = Self.awkwardIndex()
         let gathered = try Self.query("TRUEPREDICATE", index, attributes: [.name, .size]).gather()
         let items = Array(gathered)
         let rebuilt = ResultSet(items, attributes: gathered.attributes)
@@ -274,10 +277,7 @@ struct ResultSetTests {
     /// names read from paths (as a remembered answer read back is) is the same answer, and one
     /// name byte, one item's directory or one value changed in it is not.
     @Test func theSameAnswerOnSharedTablesStillComparesEveryItem() throws {
-        var tree = TreeBuilder()
-        let index = MetadataIndex()
-        index.addContainer(tree.descriptor)
-        _ = index.apply([tree.listing(Self.awkward)])
+        let index = Self.awkwardIndex()
         let gathered = try Self.query("TRUEPREDICATE", index, attributes: [.name, .size]).gather()
         func copy(_ edit: (inout [UInt8], inout [Int32], inout [Value?]) -> Void) -> ResultSet {
             var names = gathered.nameBytes, directories = gathered.itemDirectories
