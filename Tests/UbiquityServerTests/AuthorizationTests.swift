@@ -11,34 +11,66 @@ import UbiquityTesting
 struct AuthorizationTests {
     static let otherUID: UInt32 = 54321
 
-    /// Sends `lines` as uid 54321 and returns every line the daemon answered.
-    static func exchange(as uid: UInt32, groups: [UInt32] = [], socket: String, _ lines: [String]) throws -> [JSONValue] {
-        try startExchange(as: uid, groups: groups, socket: socket, lines)()
+    /// Sends `lines` as `uid` and returns every line the daemon answered, once it answered them all
+    /// (see ``unanswered(_:_:)``); throws when it has not within `seconds`.
+    static func exchange(as uid: UInt32, groups: [UInt32] = [], socket: String, _ lines: [String],
+                         within seconds: Double = 60) throws -> [JSONValue] {
+        try startExchange(as: uid, groups: groups, socket: socket, lines, within: seconds)()
     }
 
-    /// ``exchange(as:groups:socket:_:)`` begun: the lines are on their way when this returns;
-    /// the function it returns waits for the answers.
-    static func startExchange(as uid: UInt32, groups: [UInt32] = [], socket: String,
-                              _ lines: [String]) throws -> () throws -> [JSONValue] {
+    /// ``exchange(as:groups:socket:_:within:)`` begun: the lines are on their way when this returns;
+    /// the function it returns waits for the answers, then ends the connection.
+    static func startExchange(as uid: UInt32, groups: [UInt32] = [], socket: String, _ lines: [String],
+                              within seconds: Double = 60) throws -> () throws -> [JSONValue] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
+        // socat keeps the connection open `-t` seconds after its input ends: past the deadline.
         process.arguments = ["--reuid=\(uid)", "--regid=\(uid)"] + groupArguments
-            + ["socat", "-t", "2", "-", "UNIX-CONNECT:" + socket]
+            + ["socat", "-t", String(Int(seconds) + 5), "-", "UNIX-CONNECT:" + socket]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        let exit = ProcessExit.of(process)
         try process.run()
+        let answers = LineReader(output.fileHandleForReading)
         input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
         try input.fileHandleForWriting.close()
         return {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let deadline = Date().addingTimeInterval(seconds)
+            var replies: [JSONValue] = []
+            while let missing = unanswered(lines, replies) {
+                guard let line = answers.next(within: max(0, deadline.timeIntervalSinceNow)) else {
+                    if answers.isAtEnd { break }    // the daemon or socat ended the connection: what came is the answer
+                    kill(process.processIdentifier, SIGKILL)
+                    throw TestDaemonError("as uid \(uid), still waiting after \(seconds) s for \(missing); got \(replies.map(JSONLine.encode))")
+                }
+                replies.append(try JSONLine.decode(Array(line.utf8)))
+            }
+            let finished = answers.isAtEnd
+            // SIGKILL: socat may be blocking SIGTERM while it waits out `-t`.
+            if !finished { kill(process.processIdentifier, SIGKILL) }
+            guard exit.wait(within: 10) else { throw TestDaemonError("socat as uid \(uid) did not exit") }
             let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            guard process.terminationStatus == 0 else { throw TestDaemonError("socat as uid \(uid) failed: \(problems)") }
-            return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { try JSONLine.decode(Array($0.utf8)) }
+            guard !finished || process.terminationStatus == 0 else { throw TestDaemonError("socat as uid \(uid) failed: \(problems)") }
+            return replies
         }
+    }
+
+    /// What `replies` still lack for `requests`: a response to every request with an id, and for
+    /// every query it started, the `query.gatheringFinished` that completes its first answer. Nil
+    /// when nothing is missing.
+    static func unanswered(_ requests: [String], _ replies: [JSONValue]) -> String? {
+        let asked = requests.compactMap { try? JSONLine.decode(Array($0.utf8))["id"] }
+        let responses = replies.filter { $0["event"] == nil }
+        let unanswered = asked.filter { id in !responses.contains { $0["id"] == id } }
+        if !unanswered.isEmpty { return "the responses to ids \(unanswered.map(JSONLine.encode))" }
+        let started = responses.compactMap { $0["result"]?["query"]?.intValue }
+        let gathering = started.filter { query in
+            !replies.contains { $0["event"]?.stringValue == "query.gatheringFinished" && $0["query"]?.intValue == query }
+        }
+        return gathering.isEmpty ? nil : "query.gatheringFinished of queries \(gathering)"
     }
 
     @Test("A forbidden container is refused and its items never appear (needs root to switch uid)")
@@ -153,10 +185,9 @@ struct AuthorizationTests {
             #expect(response(3)?["error"]?["code"]?.stringValue == "container.forbidden", "\(otherReplies)")
             #expect(response(4)?["error"] == nil, "\(otherReplies)")
             #expect(!otherReplies.contains { JSONLine.encode($0).contains("Item_secret") }, "\(otherReplies)")
-            // Its own query's answer, when it came within socat's wait, is its container's alone.
-            if let own = otherReplies.first(where: { $0["event"]?.stringValue == "query.gatheringFinished" }) {
-                #expect(Array(Since.sizes(own["results"]).keys) == ["Item_mine"], "\(own)")
-            }
+            // Its own query's answer is its container's alone.
+            let own = try #require(otherReplies.first { $0["event"]?.stringValue == "query.gatheringFinished" }, "\(otherReplies)")
+            #expect(Array(Since.sizes(own["results"]).keys) == ["Item_mine"], "\(own)")
             return
         }
     }
