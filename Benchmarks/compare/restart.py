@@ -34,7 +34,7 @@ import tempfile
 import time
 
 from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, head_commit, human, log,
-                     make_uuid, parse_size, portable_path, time_find, write_section)
+                     make_uuid, parse_size, portable_path, time_find, warm_caches, write_section)
 from goal_charts import Bar, Panel, draw
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -264,6 +264,7 @@ def run_ours(binary, tree, changes, scratch):
     changes.apply()
     undone = False
     try:
+        warm_caches(tree)
         d.start(keep_state=True)
         t = time.monotonic()
         c = d.connect(1200)
@@ -308,6 +309,7 @@ def saved_restart(d, tree, expect_remembered):
     the start to the first answer and to query.verified, and whether the answer was unverified; the
     answer with its updates must be the disk. The client closes before the daemon stops."""
     logged = os.path.getsize(d.log_path) if os.path.exists(d.log_path) else 0
+    warm_caches(tree)
     d.start(keep_state=True)
     t = time.monotonic()
     c = d.connect(1200)
@@ -336,6 +338,7 @@ def run_watchman(binary, tree, changes, scratch):
     w.stop()
     changes.apply()
     try:
+        warm_caches(tree)
         w.start()
         t = time.monotonic()
         c = w.connect(1200)
@@ -406,7 +409,8 @@ def report(results, args, chart_file=None):
         "",
         f"`make bench-restart` (Benchmarks/compare/restart.py), release build of git commit {head_commit()}, {args.runs} run{'s' if args.runs != 1 else ''} "
         "per size (each figure the median of the runs; the goals' ratios the median of each run's ratio, the worst run's beside it), "
-        "warm caches (`find` stats every entry first). "
+        "warm caches: `find` stats every entry right before each timed start, as this machine's kernel pages out "
+        "what was idle for a minute (Benchmarks/README.md, \"Warm caches\"). "
         f"Each daemon is started on the tree, a clock is taken from a complete answer of the `Item_*` files, "
         f"the daemon is stopped (SIGTERM), {args.changes:,} changes are made to `Item_*` files (a quarter each: "
         "created, appended to, deleted, renamed), the daemon is started again and asked what changed since the "
@@ -451,8 +455,7 @@ def report(results, args, chart_file=None):
               "checked against the file system, each time). The harness reads a long unverified answer as it arrives "
               "but parses it only after `query.verified`, as it parses the cold crawl's answer after that clock stops: "
               "parsing the 1M tree's 97,707 results takes this Python client about 0.4 s of a core, which on two cores "
-              "it took from the check being timed (5 alternated pairs at 1M on one build: restart → `query.verified` "
-              "2.09–2.48 s, median 2.21, parsed after; 2.25–2.69 s, median 2.40, parsed at once):", "",
+              "it took from the check being timed (Benchmarks/README.md, \"restarts\"):", "",
               "| entries | cold crawl → first answer | restart → first answer, remembered | ratio (goal ≤ 0.1×), median (worst run) | "
               "restart → first answer, a query not asked before the stop | ratio, median (worst run) | "
               "restart → `query.verified` | ratio to the cold crawl (goal ≤ 1×), median (worst run) | |",

@@ -147,7 +147,8 @@ def report(args, results, sizes, machine, wall_s, charted):
         f"`Item_*` files, RssAnon right after it, {args.query_repeats} full and one-match answers, "
         f"{args.latency_samples:,} single-file creations under a live query), then restart.py's "
         f"({args.changes:,} changes while each daemon is down, a clock from before the restart; ubiquityd's saved "
-        "index). Each cell is the figure per entry of the tree (per result for the full answer, whose results are "
+        "index); each timed warm start and each restart right after a `find` of the tree (Benchmarks/README.md, "
+        "\"Warm caches\": this machine pages out what was idle for a minute). Each cell is the figure per entry of the tree (per result for the full answer, whose results are "
         "the tree's `Item_*` files; as it is for one answer or one change): the median of the runs, the worst "
         "run after it.",
         "",
