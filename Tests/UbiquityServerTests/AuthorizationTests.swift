@@ -49,7 +49,7 @@ struct AuthorizationTests {
                 replies.append(try JSONLine.decode(Array(line.utf8)))
             }
             let finished = answers.isAtEnd
-            // SIGKILL: socat may be blocking SIGTERM while it waits out `-t`.
+            // SIGKILL: with SIGTERM (`Process.terminate()`) socat had not exited 10 s later, in every test.
             if !finished { kill(process.processIdentifier, SIGKILL) }
             guard exit.wait(within: 10) else { throw TestDaemonError("socat as uid \(uid) did not exit") }
             let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
