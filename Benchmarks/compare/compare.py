@@ -652,10 +652,8 @@ def time_find(base):
 
 def warm_caches(tree):
     """Reads every entry's status, as `find` does, so that a timed warm start begins from the cache
-    a `find` leaves, as `find`'s own warm time does. Needed where the kernel pages out what was
-    idle for a while (the machine table's proactive reclaim): at 5M entries a restart that came 90 s
-    after a `find` read 38-63 MiB of the tree's blocks back from the disk and took 24 s, one right
-    after it 16 s."""
+    a `find` leaves, as `find`'s own warm time does: the kernel may page out what was idle for a
+    while (the machine table's proactive reclaim; Benchmarks/README.md, "Warm caches", measured it)."""
     time_find(tree["base"])
 
 
