@@ -165,13 +165,14 @@ final class LiveQuery {
     ///
     /// - Parameter buildingMembers: false leaves ``members`` for ``buildMembers()``.
     func finishGathering(_ gathering: Gathering, buildingMembers: Bool = true) -> ResultSet {
-        // As the name index listed them when that is all there is: a directory's names then come
-        // in name order, which for most names is their byte order, and the path sort finds each
-        // directory already in order (a million-entry tree's 100k `Item_*` answer took 12-17 ms
-        // of daemon CPU this way, 17-19 ms in id order). Otherwise in id order, not the set's:
-        // entries listed together (one directory's) have neighbouring ids, so the paths are built
-        // reading the index in order, one directory after another.
-        let found = gathering.foundAsListed ?? gathering.foundInIDOrder(below: index.names.count)
+        // As the name index listed them when that is all there is and the listing keeps each
+        // directory's entries together: a directory's names then come in name order, which for
+        // most names is their byte order, and the path sort finds each directory already in
+        // order. Otherwise in id order, not the set's: entries listed together (one directory's)
+        // have neighbouring ids, so the paths are built reading the index in order, one directory
+        // after another (``PathTable/keepsDirectoriesTogether(_:index:)``).
+        let found = gathering.foundAsListed.flatMap { PathTable.keepsDirectoriesTogether($0, index: index) ? $0 : nil }
+            ?? gathering.foundInIDOrder(below: index.names.count)
         let table = PathTable(found, index: index)
         let positions = sortedPositions(found, table)
         order = positions.map { found[$0] }

@@ -125,6 +125,30 @@ struct PathTable {
         }
     }
 
+    /// Neighbouring pairs that ``keepsDirectoriesTogether(_:index:)`` looks at.
+    static let directorySamplePairs = 64
+
+    /// Whether `ids`, in the order given, keep each directory's entries together: at least half
+    /// of ``directorySamplePairs`` neighbouring pairs, spread over the list, share a directory.
+    /// Then the paths are cheapest to build in that order (a directory is looked up once per run
+    /// of its entries). Names that scatter a directory's entries over a name index's listing
+    /// (random ones, such as UUIDs) make every entry look its directory up in a table as large as
+    /// the answer's directories, a cache miss each once they pass a hundred thousand; id order,
+    /// in which the crawl added the entries one directory at a time, is cheaper then (at 5M
+    /// entries, almost half the answer's time: docs/architecture.md, "The data flow").
+    static func keepsDirectoriesTogether(_ ids: [ItemID], index: MetadataIndex) -> Bool {
+        guard ids.count > 2 else { return true }
+        let pairs = min(ids.count - 1, directorySamplePairs)
+        let step = (ids.count - 1) / pairs
+        var together = 0
+        index.parents.withReader { parents in
+            for pair in 0..<pairs where parents[Int(ids[pair * step])] == parents[Int(ids[pair * step + 1])] {
+                together += 1
+            }
+        }
+        return together * 2 >= pairs
+    }
+
     func nameStart(_ i: Int) -> Int { i == 0 ? 0 : nameEnds[i - 1] }
 
     func directoryStart(_ n: Int) -> Int { n == 0 ? 0 : directoryEnds[n - 1] }

@@ -59,6 +59,32 @@ struct ResultSetTests {
         #expect(results == results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
+    /// A name hint's listing is built into paths as listed when it keeps each directory's
+    /// entries together (names numbered directory by directory), in id order when its names
+    /// scatter them (random names over many directories); the answer is in path order either way.
+    @Test(arguments: [false, true])
+    func aListingThatScattersDirectoriesIsBuiltInIDOrder(scattered: Bool) throws {
+        var random = SplitMix64(seed: 7)
+        var tree = TreeBuilder()
+        let index = MetadataIndex()
+        index.addContainer(tree.descriptor)
+        var paths: [String] = []
+        for directory in 0..<40 {
+            for file in 0..<5 {
+                let stem = scattered ? String(random.int(0...0xFFFFFF), radix: 16) : "\(10_000 + directory * 5 + file)"
+                paths.append("Documents/dir\(directory)/Item_\(stem)_\(directory)_\(file)")
+            }
+        }
+        _ = index.apply([tree.listing(paths)])
+        let query = try Self.query("name LIKE 'Item_*'", index, attributes: [.name])
+        let listed = try #require(query.beginGathering().foundAsListed)
+        #expect(listed.count == paths.count)
+        #expect(PathTable.keepsDirectoriesTogether(listed, index: index) == !scattered)
+        let results = query.gather().map(\.path)
+        #expect(results.count == paths.count)
+        #expect(results == results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
     /// With a sort descriptor, ties on its key (one name in many directories, names equal when
     /// folded) go in path order, byte by byte.
     @Test(arguments: [["name"], ["-name"], ["displayName"]])
