@@ -318,9 +318,10 @@ class Ubiquityd:
                 raise BenchError(f"ubiquityd: no answer to {predicate!r} within {timeout} s")
             m = json.loads(line)
             if "error" in m:
-                if retry_sync and "syncTimedOut" in m["error"].get("message", ""):
-                    # A query sent during a long initial crawl can fail instead of waiting for it
-                    # (reported as a daemon bug in docs/benchmarks.md); a client can only retry.
+                if retry_sync and m["error"].get("code") == "index.syncTimedOut":
+                    # The daemon could not confirm in time that it had read every change made
+                    # before the query (its watcher behind on a loaded machine): the error asks
+                    # for a retry, and the report says how many there were.
                     self.sync_retries += 1
                     log(f"    ubiquityd answered {m['error']['code']}: {m['error']['message']}; retrying")
                     self.next_id += 1
@@ -1321,10 +1322,9 @@ def write_report(args, results, summaries, shapes, main_shape, sizes, live_size,
     retries = [(human(n), k, x[k]["sync_retries"]) for n in sizes for r in results_by_size[n]
                for k in ("cold", "warm") for x in [r["ubiquityd"]] if k in x and x[k].get("sync_retries")]
     if retries:
-        w("**ubiquityd bug seen:** a `query.start` sent while the initial crawl was still running was")
-        w("answered `internal` — *the query could not be started: watch.syncTimedOut: the reader did not")
-        w("see the sync cookie in time* — instead of waiting for the crawl. The harness then re-sent it")
-        w("(as a client must), and the time above includes that. Retries: " +
+        w("**ubiquityd asked for a retry:** a first `query.start` was answered `index.syncTimedOut` (the")
+        w("daemon could not confirm within its sync timeout that it had read every change made before the")
+        w("query). The harness re-sent it, as the error asks, and the time above includes that. Retries: " +
           ", ".join(f"{n} {k} start: {c}" for n, k, c in retries) + ".")
         w("")
     w("## Memory per entry")

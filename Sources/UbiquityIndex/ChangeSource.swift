@@ -5,7 +5,8 @@ public protocol ChangeSource: Sendable {
     func batches() -> AsyncStream<ChangeBatch>
     /// Returns the sequence number of a batch that reflects every change made before the call
     /// (the watcher writes a cookie file and waits for its event). A consumer that has applied
-    /// that batch is up to date.
+    /// that batch is up to date. Throws ``EngineError/Code/syncTimedOut`` when it cannot say so
+    /// in time.
     func sync() async throws -> UInt64
     /// ``sync()``, and with `includingTags` also every entry's tags: a source may deliver an
     /// entry's tags in a later batch than its status (the watcher's tag pass after a crawl).

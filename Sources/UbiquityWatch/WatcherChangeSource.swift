@@ -11,9 +11,17 @@ public struct WatcherChangeSource: ChangeSource {
     /// The watcher's one stream of batches (one consumer).
     public func batches() -> AsyncStream<ChangeBatch> { watcher.batches }
 
-    public func sync() async throws -> UInt64 { try await watcher.sync() }
+    public func sync() async throws -> UInt64 { try await sync(includingTags: false) }
 
-    public func sync(includingTags: Bool) async throws -> UInt64 { try await watcher.sync(includingTags: includingTags) }
+    /// The watcher's sync; its timeout becomes the engine's ``EngineError/Code/syncTimedOut``,
+    /// which a client may see (a ``WatchError`` may name paths, so it reaches none).
+    public func sync(includingTags: Bool) async throws -> UInt64 {
+        do {
+            return try await watcher.sync(includingTags: includingTags)
+        } catch where error.code == .syncTimedOut {
+            throw EngineError.syncTimedOut(after: watcher.configuration.syncTimeout)
+        }
+    }
 
     public func applied(through sequence: UInt64) { watcher.consumed(through: sequence) }
 

@@ -225,6 +225,23 @@ struct FileWatcherRecoveryTests {
         }
     }
 
+    /// The engine's view of the same timeout: the change source turns it into the engine's own
+    /// `index.syncTimedOut`, which a client may see (a watcher's error may name paths).
+    @Test func theChangeSourceReportsATimedOutSyncAsTheEnginesError() async throws {
+        var configuration = FileWatcher.Configuration()
+        configuration.syncTimeout = .milliseconds(200)
+        try await WatchHarness.with(configuration: configuration) { h in
+            await h.watcher.holdReader()
+            await #expect {
+                _ = try await WatcherChangeSource(h.watcher).sync()
+            } throws: { error in
+                (error as? EngineError)?.code == .syncTimedOut && "\(error)".contains("within 200 ms")
+            }
+            h.watcher.releaseReader()
+            try await h.converge()
+        }
+    }
+
     /// A query sent during a long initial crawl waits for the crawl: only the wait for the cookie
     /// itself counts against the timeout (once seen in the 1M-file benchmark as `syncTimedOut`).
     @Test func syncWaitingBehindALongCrawlDoesNotCountTheCrawlAgainstItsTimeout() async throws {

@@ -4,4 +4,7 @@ public enum EngineErrorCode: String, StableErrorCode {
     case unknownQuery = "query.unknown"
     /// A container the engine does not serve.
     case unknownContainer = "container.unknown"
+    /// The change source could not confirm in time that every change made before the request
+    /// is in the index (the file watcher is behind: a large crawl or rescan): nothing was started.
+    case syncTimedOut = "index.syncTimedOut"
 }
