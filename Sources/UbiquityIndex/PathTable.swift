@@ -133,7 +133,7 @@ struct PathTable {
     /// Then the paths are cheapest to build in that order (a directory is looked up once per run
     /// of its entries). Names that scatter a directory's entries over a name index's listing
     /// (random ones, such as UUIDs) make every entry look its directory up in a table as large as
-    /// the answer's directories, a cache miss each once they pass a hundred thousand; id order,
+    /// the answer's directories, more often a cache miss the more directories there are; id order,
     /// in which the crawl added the entries one directory at a time, is cheaper then (at 5M
     /// entries, almost half the answer's time: docs/architecture.md, "The data flow").
     static func keepsDirectoriesTogether(_ ids: [ItemID], index: MetadataIndex) -> Bool {
