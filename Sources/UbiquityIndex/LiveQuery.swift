@@ -165,14 +165,7 @@ final class LiveQuery {
     ///
     /// - Parameter buildingMembers: false leaves ``members`` for ``buildMembers()``.
     func finishGathering(_ gathering: Gathering, buildingMembers: Bool = true) -> ResultSet {
-        // As the name index listed them when that is all there is and the listing keeps each
-        // directory's entries together: a directory's names then come in name order, which for
-        // most names is their byte order, and the path sort finds each directory already in
-        // order. Otherwise in id order, not the set's: entries listed together (one directory's)
-        // have neighbouring ids, so the paths are built reading the index in order, one directory
-        // after another (``PathTable/keepsDirectoriesTogether(_:index:)``).
-        let found = gathering.foundAsListed.flatMap { PathTable.keepsDirectoriesTogether($0, index: index) ? $0 : nil }
-            ?? gathering.foundInIDOrder(below: index.names.count)
+        let found = buildOrder(gathering)
         let table = PathTable(found, index: index)
         let positions = sortedPositions(found, table)
         order = positions.map { found[$0] }
@@ -180,6 +173,18 @@ final class LiveQuery {
         membersBuilt = false
         if buildingMembers { buildMembers() }
         return ResultSet(found, table: table, positions: positions, attributes: specification.attributes, index: index)
+    }
+
+    /// The order a gathering's found items are built into paths in. As the name index listed
+    /// them when that is all there is and the listing keeps each directory's entries together:
+    /// a directory's names then come in name order, which for most names is their byte order,
+    /// and the path sort finds each directory already in order. Otherwise in id order, not the
+    /// set's: entries listed together (one directory's) have neighbouring ids, so the paths are
+    /// built reading the index in order, one directory after another
+    /// (``PathTable/keepsDirectoriesTogether(_:index:)``).
+    func buildOrder(_ gathering: Gathering) -> [ItemID] {
+        gathering.foundAsListed.flatMap { PathTable.keepsDirectoriesTogether($0, index: index) ? $0 : nil }
+            ?? gathering.foundInIDOrder(below: index.names.count)
     }
 
     /// The current result set, in result order.

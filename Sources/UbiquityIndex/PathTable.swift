@@ -135,15 +135,16 @@ struct PathTable {
     /// (random ones, such as UUIDs) make every entry look its directory up in a table as large as
     /// the answer's directories, more often a cache miss the more directories there are; id order,
     /// in which the crawl added the entries one directory at a time, is cheaper then (at 5M
-    /// entries, almost half the answer's time: docs/architecture.md, "The data flow").
+    /// entries, a third to nearly half of the answer's time: docs/architecture.md, "The data flow").
     static func keepsDirectoriesTogether(_ ids: [ItemID], index: MetadataIndex) -> Bool {
         guard ids.count > 2 else { return true }
         let pairs = min(ids.count - 1, directorySamplePairs)
-        let step = (ids.count - 1) / pairs
         var together = 0
         index.parents.withReader { parents in
-            for pair in 0..<pairs where parents[Int(ids[pair * step])] == parents[Int(ids[pair * step + 1])] {
-                together += 1
+            // Pair p starts at p·(count − 1)/pairs: spread from the first id to the last.
+            for pair in 0..<pairs {
+                let k = pair * (ids.count - 1) / pairs
+                if parents[Int(ids[k])] == parents[Int(ids[k + 1])] { together += 1 }
             }
         }
         return together * 2 >= pairs

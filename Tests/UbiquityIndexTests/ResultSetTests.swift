@@ -77,9 +77,13 @@ struct ResultSetTests {
         }
         _ = index.apply([tree.listing(paths)])
         let query = try Self.query("name LIKE 'Item_*'", index, attributes: [.name])
-        let listed = try #require(query.beginGathering().foundAsListed)
+        let gathering = query.beginGathering()
+        let listed = try #require(gathering.foundAsListed)
+        let inIDOrder = gathering.foundInIDOrder(below: index.names.count)
         #expect(listed.count == paths.count)
+        if scattered { try #require(listed != inIDOrder, "the two orders must differ for the choice to show") }
         #expect(PathTable.keepsDirectoriesTogether(listed, index: index) == !scattered)
+        #expect(query.buildOrder(gathering) == (scattered ? inIDOrder : listed))
         let results = query.gather().map(\.path)
         #expect(results.count == paths.count)
         #expect(results == results.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })

@@ -5,6 +5,6 @@ public enum EngineErrorCode: String, StableErrorCode {
     /// A container the engine does not serve.
     case unknownContainer = "container.unknown"
     /// The change source could not confirm in time that every change made before the request
-    /// is in the index (the file watcher is behind: a large crawl or rescan): nothing was started.
+    /// is in the index (the file watcher is behind, as on a machine too busy for it): nothing was started.
     case syncTimedOut = "index.syncTimedOut"
 }
