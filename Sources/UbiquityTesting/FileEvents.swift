@@ -6,14 +6,18 @@ final class FileEvents {
     private let fd: Int32
 
     /// Watches `path` for the events in `mask` (`IN_MODIFY`, `IN_CREATE`, …).
+    /// The descriptor is stored only once the watch is in place: a class whose stored properties
+    /// are all set runs its `deinit` even when its `init` then throws, so closing it here and
+    /// storing it too would close the number twice — by then perhaps another thread's socket.
     init(watching path: String, mask: UInt32) throws {
-        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { throw TestDaemonError("inotify_init1: \(String(cString: strerror(errno)))") }
-        guard inotify_add_watch(fd, path, mask) >= 0 else {
+        let made = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard made >= 0 else { throw TestDaemonError("inotify_init1: \(String(cString: strerror(errno)))") }
+        guard inotify_add_watch(made, path, mask) >= 0 else {
             let message = String(cString: strerror(errno))
-            close(fd)
+            close(made)
             throw TestDaemonError("inotify_add_watch \(path): \(message)")
         }
+        fd = made
     }
 
     deinit { close(fd) }
