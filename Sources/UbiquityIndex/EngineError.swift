@@ -15,8 +15,6 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         EngineError(code: .unknownContainer, message: "no container '\(id)'")
     }
     public static func syncTimedOut(after timeout: Duration) -> EngineError {
-        let (seconds, attoseconds) = timeout.components
-        let within = seconds >= 1 ? "\(seconds) s" : "\(attoseconds / 1_000_000_000_000_000) ms"
-        return EngineError(code: .syncTimedOut, message: "the daemon could not confirm within \(within) that it has taken in every change made before this request: its file watcher is behind (the machine may be too busy for it to read); nothing was started, try again")
+        EngineError(code: .syncTimedOut, message: "the daemon could not confirm within \(timeout.readable) that it has taken in every change made before this request: its file watcher is behind (the machine may be too busy for it to read); nothing was started, try again")
     }
 }

@@ -10,22 +10,22 @@ extension DaemonConfiguration {
         out.row("configuration", source)
         out.row("socket", socketPath)
         out.row("log level", logLevel)
-        out.row("batching", Self.describe(batchingInterval) + (batchingInterval == .zero ? " (as soon as possible)" : "")
+        out.row("batching", batchingInterval.readable + (batchingInterval == .zero ? " (as soon as possible)" : "")
             + " for queries that name no interval")
         out.row("watch budget", watchBudget.map { "\($0) inotify watches" } ?? "90% of /proc/sys/fs/inotify/max_user_watches")
-        out.row("rescan", "every " + Self.describe(rescanInterval) + " (unwatched subtrees, missing containers)")
-        out.row("history", "\(history.maxChanges) changes, at most " + Self.describe(history.maxAge) + " old (for since queries)")
+        out.row("rescan", "every " + rescanInterval.readable + " (unwatched subtrees, missing containers)")
+        out.row("history", "\(history.maxChanges) changes, at most " + history.maxAge.readable + " old (for since queries)")
         out.row("saved index", savesIndex
-                ? "in the state directory: after the first crawl, every " + Self.describe(indexSaveInterval) + " when changed, at shutdown"
+                ? "in the state directory: after the first crawl, every " + indexSaveInterval.readable + " when changed, at shutdown"
                 : "not saved (save_index = false): since tokens do not survive a restart")
         out.row("publish", publish.listen.map {
-            "HTTP listener on \($0): links of at most " + Self.describe(publish.maxExpiry) + " (default " + Self.describe(publish.defaultExpiry)
+            "HTTP listener on \($0): links of at most " + publish.maxExpiry.readable + " (default " + publish.defaultExpiry.readable
                 + "), \(publish.maxItemsPerPeer) links and \(publish.maxBytesPerPeer) bytes per user"
         } ?? "off (no [publish] listen)")
         out.row("stores", (storeCompaction.snapshotEvery == 0 ? "no snapshots (segments are never removed)"
                            : "a snapshot every \(storeCompaction.snapshotEvery) own segments")
-                + "; a device silent after " + Self.describe(.milliseconds(storeCompaction.silentAfterMilliseconds)) + " is reported"
-                + "; deleted rows shrink to floors " + Self.describe(.milliseconds(storeCompaction.floorAfterMilliseconds)) + " after the delete")
+                + "; a device silent after " + Duration.milliseconds(storeCompaction.silentAfterMilliseconds).readable + " is reported"
+                + "; deleted rows shrink to floors " + Duration.milliseconds(storeCompaction.floorAfterMilliseconds).readable + " after the delete")
         out.row("sync engine", sync.map { sync in
             "\(sync.engine) at " + (sync.address?.description ?? "the GUI address in \(sync.configXML ?? "?")")
                 + (sync.apiKey == nil ? ", its API key read from \(sync.configXML ?? "?")" : "")
@@ -59,12 +59,6 @@ extension DaemonConfiguration {
                 ? "yes, with Documents/ (mode \(container.group == nil ? "0700" : "0750"))" : "no", indent: 2)
         }
         return out.text
-    }
-
-    static func describe(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        if attoseconds == 0 && seconds > 0 { return "\(seconds) s" }
-        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
     }
 
     static func describe(_ packages: [String: String]) -> String {
