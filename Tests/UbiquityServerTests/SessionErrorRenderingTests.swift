@@ -19,6 +19,12 @@ struct SessionErrorRenderingTests {
         func sync() async throws -> UInt64 { throw Failure() }
     }
 
+    /// Times out every sync, as a watcher that has fallen behind does (WatcherChangeSource).
+    struct TimingOutSource: ChangeSource {
+        func batches() -> AsyncStream<ChangeBatch> { AsyncStream { $0.finish() } }
+        func sync() async throws -> UInt64 { throw EngineError.syncTimedOut(after: .seconds(10)) }
+    }
+
     /// Keeps every log message with its metadata.
     struct RecordingLogHandler: LogHandler {
         let records: Records
@@ -37,9 +43,9 @@ struct SessionErrorRenderingTests {
 
     final class Records: Sendable { let lines = Mutex<[String]>([]) }
 
-    func session(records: Records) throws -> Session {
+    func session(records: Records, source: some ChangeSource = FailingSource()) throws -> Session {
         let descriptor = ContainerDescriptor(id: try ContainerID("com.example.grocery"), root: "/nonexistent/com.example.grocery")
-        let engine = QueryEngine(containers: [descriptor], source: FailingSource())
+        let engine = QueryEngine(containers: [descriptor], source: source)
         let logger = Logger(label: "test") { _ in RecordingLogHandler(records: records) }
         let context = ServerContext(
             engine: engine, registry: ContainerRegistry([ResolvedContainer(descriptor: descriptor, ownerUID: geteuid(), groupGID: nil, available: true)]),
@@ -64,6 +70,21 @@ struct SessionErrorRenderingTests {
         #expect(logged.first?.contains("/secret/path") == true)
         #expect(logged.first?.contains("request=") == true && logged.first?.contains("r7") == true)
         #expect(logged.first?.contains("peer_uid=\(geteuid())") == true)
+    }
+
+    @Test("A sync that timed out is answered index.syncTimedOut, and the journal gets a warning with its sentence; other refusals stay info")
+    func aTimedOutSyncIsAWarning() async throws {
+        let records = Records()
+        let session = try session(records: records, source: TimingOutSource())
+        _ = await answer(session, #"{"id":1,"op":"hello","version":1}"#)
+        let wire = await answer(session, #"{"id":2,"op":"query.start","predicate":"TRUEPREDICATE"}"#)
+        #expect(wire.hasPrefix(#"{"error":{"code":"index.syncTimedOut","message":"the daemon could not confirm within 10 s that"#))
+        _ = await answer(session, #"{"id":3,"op":"query.stop","query":5}"#)
+        let refusals = records.lines.withLock { $0 }.filter { $0.contains("request refused") }
+        #expect(refusals.count == 2)
+        #expect(refusals.first?.hasPrefix("warning request refused code=index.syncTimedOut peer_uid=\(geteuid()) reason=the daemon could not confirm within 10 s") == true)
+        #expect(refusals.last?.hasPrefix("info request refused code=query.unknown peer_uid=") == true)
+        #expect(refusals.last?.contains("reason=") == false)
     }
 
     @Test("Client-facing errors of every layer render as themselves, byte for byte")

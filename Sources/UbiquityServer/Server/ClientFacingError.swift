@@ -17,8 +17,12 @@ public protocol ClientFacingError: Error, Sendable {
     var clientMessage: String { get }
     /// Structured context (`offset`, `field`, `limit`...) merged into the error object.
     var clientDetails: [String: JSONValue] { get }
+    /// Whether the refusal tells of the daemon's own trouble (its file watcher behind), not of the
+    /// request: the journal gets it as a warning with its sentence, where an operator looks.
+    var isDaemonTrouble: Bool { get }
 }
 
 extension ClientFacingError {
     public var clientDetails: [String: JSONValue] { [:] }
+    public var isDaemonTrouble: Bool { false }
 }

@@ -5,4 +5,6 @@ import UbiquityProtocol
 extension EngineError: ClientFacingError {
     public var clientCode: String { code.rawValue }
     public var clientMessage: String { message }
+    /// A sync that timed out: the watcher is behind, which no client can mend.
+    public var isDaemonTrouble: Bool { code == .syncTimedOut }
 }

@@ -85,10 +85,13 @@ final class Session {
             return try await handle(request)
         } catch let error as any ClientFacingError {
             let refusal = ProtocolError(rendering: error)
-            // Who was refused and why, one journal line each (journald's rate limit bounds a flood).
-            context.logger.info("request refused", metadata: [
+            // Who was refused and why, one journal line each (journald's rate limit bounds a flood);
+            // a warning with its sentence when the trouble is the daemon's own.
+            var metadata: Logger.Metadata = [
                 "code": "\(refusal.code)", "request": "\(requestID.map { "\($0)" } ?? "-")", "peer_uid": "\(peer.uid)",
-            ])
+            ]
+            if error.isDaemonTrouble { metadata["reason"] = "\(error.clientMessage)" }
+            context.logger.log(level: error.isDaemonTrouble ? .warning : .info, "request refused", metadata: metadata)
             return Outcome(response: Response(id: requestID, error: refusal))
         } catch {
             // Not meant for clients: it may name paths or internals. The journal gets the details.
