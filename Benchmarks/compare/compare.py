@@ -1522,16 +1522,23 @@ def goal_rows(summary, sizes, live_size, args):
         uc = [b["converged_s"] for b in ub if b["converged_s"]]
         wc = [b["converged_s"] for b in wb if b["converged_s"]]
         if uc and wc:
+            # Each daemon converges on its own writer's pace (file creation on this file system), so
+            # its own part is what it took after that writer's last file.
+            ulag = [b["converged_s"] - b["written_s"] for b in ub if b["converged_s"]]
+            wlag = [b["converged_s"] - b["written_s"] for b in wb if b["converged_s"]]
             rows.append(("burst: converges no slower than watchman",
-                         f"{med(uc):.2f} s vs {med(wc):.2f} s", complete and med(uc) <= med(wc)))
+                         f"{med(uc):.2f} s vs {med(wc):.2f} s (after the writer's last file: "
+                         f"{med(ulag):.2f} s vs {med(wlag):.2f} s; the writers took {med([b['written_s'] for b in ub]):.2f} "
+                         f"and {med([b['written_s'] for b in wb]):.2f} s)", complete and med(uc) <= med(wc)))
         else:
             rows.append(("burst: converges no slower than watchman", "a daemon did not converge", bool(uc) and not wc))
     big = max(sizes)
     q1 = med(summary[big]["ubiquityd"]["query_one"]) * 1000
     qf = med(summary[big]["ubiquityd"]["query_full"]) * 1000
     rows.append((f"query at {human(big)} entries ≤ 5 ms (one match)", f"{q1:.2f} ms", q1 <= 5))
+    wf = med(summary[big]["watchman"]["query_full"]) * 1000
     rows.append((f"query at {human(big)} entries ≤ 5 ms (full LIKE 'Item_*', ≈10% of entries, "
-                 "socket + JSON)", f"{qf:.1f} ms", qf <= 5))
+                 "socket + JSON)", f"{qf:.1f} ms (Watchman {wf:.1f} ms)", qf <= 5))
     return rows
 
 
