@@ -29,6 +29,10 @@ final class LiveQuery {
     /// live one builds them once its answer is on its way (at 1M entries, 97,000 identities to
     /// hash): always before the index changes again, since they are read from it.
     private var membersBuilt = true
+    /// How many running queries hold this one, counted by the engine that lets queries asking
+    /// the same thing share it (``SharedQueryKey``): more than one, and a delivery applies a change
+    /// set to it once for them all.
+    var sharers = 0
 
     /// Builds ``members`` from ``order`` if the gathering left them out. Call before the index
     /// changes again.

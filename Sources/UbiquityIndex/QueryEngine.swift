@@ -22,6 +22,9 @@ public actor QueryEngine {
     private let clock: EngineClock
     private let limits: EngineLimits
     private var runningQueries: [QueryID: RunningQuery] = [:]
+    /// The ``LiveQuery`` of the running queries that ask the same thing, by what they ask
+    /// (``share(_:)``); an entry leaves with its last query.
+    private var sharedQueries: [SharedQueryKey: LiveQuery] = [:]
     private var nextQueryID: QueryID = 1
     private var groups: [QueryGroupID: Group] = [:]
     private var nextGroupID: UInt64 = 1
@@ -104,9 +107,18 @@ public actor QueryEngine {
         /// Answered from a remembered answer and not yet gathered on the loaded index: what it
         /// was answered (its results until then; batches pass it by).
         var rememberedResults: ResultSet?
+        /// What it asks, when its ``query`` is the one every running query asking the same holds
+        /// (``QueryEngine/share(_:)``).
+        var sharingKey: SharedQueryKey?
+
+        /// A query that no longer follows the index (stopped, or not live): its results as they
+        /// were then. Read from the index instead, an item removed since would be read from a
+        /// slot that may hold another item now, of any container.
+        var lastResults: ResultSet?
 
         /// What the query's subscriber holds now.
-        var results: ResultSet { rememberedResults ?? query.results }
+        var results: ResultSet { rememberedResults ?? lastResults ?? query.results }
+        var resultCount: Int { rememberedResults?.count ?? lastResults?.count ?? query.count }
 
         /// Whether what the index did reaches the query: active, and no longer answered from
         /// memory (batches pass a remembered answer by).
@@ -521,6 +533,8 @@ public actor QueryEngine {
         guard !changes.isEmpty else { return }
         // Shared only among the queries that will apply it: with one, a delivery keeps nothing.
         let shared = SharedResultItems(forQueries: runningQueries.values.count(where: \.appliesChanges))
+        // A LiveQuery that several running queries share is applied once; each of them takes its delta.
+        var sharedDeltas: [ObjectIdentifier: QueryDelta] = [:]
         for running in runningQueries.values where running.hearsChanges {
             if running.gathering != nil {
                 running.query.noteDuringGathering(&running.gathering!, changes)
@@ -528,9 +542,48 @@ public actor QueryEngine {
                 continue
             }
             guard running.appliesChanges else { continue }
-            let delta = running.query.apply(changes, sharing: shared)
+            let delta: QueryDelta
+            if running.query.sharers > 1 {
+                let key = ObjectIdentifier(running.query)
+                if let made = sharedDeltas[key] {
+                    delta = made
+                } else {
+                    delta = running.query.apply(changes, sharing: shared)
+                    sharedDeltas[key] = delta
+                }
+            } else {
+                delta = running.query.apply(changes, sharing: shared)
+            }
             perform(running.lifecycle.changesArrived(delta, now: clock.now()), running)
         }
+    }
+
+    /// Gives a live query that has just gathered the ``LiveQuery`` of the running queries that
+    /// ask the same thing (``SharedQueryKey``), if there are any: both are exact against the index
+    /// as it is now, so they hold the same results. Otherwise its own becomes the one later ones
+    /// share, its members built (call before the index changes again).
+    private func share(_ running: RunningQuery) {
+        guard let key = SharedQueryKey(running.query) else {
+            running.query.buildMembers()
+            return
+        }
+        if let query = sharedQueries[key] {
+            running.query = query
+        } else {
+            running.query.buildMembers()
+            sharedQueries[key] = running.query
+        }
+        running.query.sharers += 1
+        running.sharingKey = key
+        sharedQueriesJoined += running.query.sharers > 1 ? 1 : 0
+    }
+
+    /// A query leaves the ``LiveQuery`` it shared (stopped or released): the others go on with it.
+    private func unshare(_ running: RunningQuery) {
+        guard let key = running.sharingKey else { return }
+        running.sharingKey = nil
+        running.query.sharers -= 1
+        if running.query.sharers == 0 { sharedQueries[key] = nil }
     }
 
     /// Takes what the sync engine now says of a container's items (nil: a single machine again).
@@ -670,6 +723,7 @@ public actor QueryEngine {
         }
         let results = query.finishGathering(running.gathering!, buildingMembers: false)
         running.gathering = nil
+        if !specification.live { running.lastResults = results }
         let answer: SinceAnswer? = since.map { since in
             switch history.states(since: since) {
             case .success(let then): .changes(query.changes(since: then), since: since)
@@ -683,8 +737,9 @@ public actor QueryEngine {
             Task { await self.verify(id, includingTags: specification.readsTags) }
         }
         // A live query's members, once its answer is on its way (written meanwhile on another
-        // thread) and before the next batch; a one-shot query never needs them.
-        if specification.live { query.buildMembers() }
+        // thread) and before the next batch, or those of the running queries asking the same; a
+        // one-shot query never needs them.
+        if specification.live { share(running) }
         return id
     }
 
@@ -737,6 +792,10 @@ public actor QueryEngine {
     /// How often gatherings paused for others, and how many batches were folded into a
     /// gathering in progress: what the tests of sliced gathering check happened.
     private(set) var gatheringPauses = 0
+    /// How many live queries took the results of running ones that ask the same (``share(_:)``),
+    /// and how many different live results are kept now: what the tests of sharing check.
+    private(set) var sharedQueriesJoined = 0
+    var sharedLiveQueryCount: Int { sharedQueries.count }
     private(set) var changesFoldedIntoGatherings = 0
 
     /// The events of a query, as an async sequence; it ends when the query stops.
@@ -751,7 +810,7 @@ public actor QueryEngine {
     /// How many results a query has now, without building them.
     public func resultCount(_ id: QueryID) throws(EngineError) -> Int {
         guard let running = runningQueries[id] else { throw .unknownQuery(id) }
-        return running.rememberedResults?.count ?? running.query.count
+        return running.resultCount
     }
 
     public func disableUpdates(_ id: QueryID) throws(EngineError) {
@@ -768,11 +827,14 @@ public actor QueryEngine {
     /// Stops a query: no more events; its last results stay readable until ``release(_:)``.
     public func stop(_ id: QueryID) throws(EngineError) {
         guard let running = runningQueries[id] else { throw .unknownQuery(id) }
+        if running.lifecycle.isActive { running.lastResults = running.results }
+        unshare(running)
         perform(running.lifecycle.stop(now: clock.now()), running)
     }
 
     public func release(_ id: QueryID) {
         if let running = runningQueries.removeValue(forKey: id) {
+            unshare(running)
             perform(running.lifecycle.release(), running)
         }
     }

@@ -1,7 +1,8 @@
 // UbiquityIndex — the item model, the in-memory metadata index and the live-query engine.
 //
 // Owns: items and their facts (FileStat, IndexedItem, FrozenItem), MetadataIndex with its name
-//   index, LiveQuery (membership and sorted results), and the QueryEngine actor: per-query deltas,
+//   index, LiveQuery (membership and sorted results, one for the live queries that ask the same:
+//   SharedQueryKey), and the QueryEngine actor: per-query deltas,
 //   batching, backpressure, and synchronising with its change source before gathering; telling
 //   who asks which containers' folder a batch changed (FolderChanges); clocks
 //   and change history (since queries); the saved index's formats (Persistence/: snapshot and
