@@ -375,6 +375,7 @@ def median_round(runs):
     chosen = dict(ordered[(len(ordered) - 1) // 2])
     chosen["rounds_p99"] = [r["p99"] for r in runs]
     chosen["rounds_steal"] = [r.get("steal") for r in runs]
+    chosen["rounds_p50"] = [r["p50"] for r in runs]
     return chosen
 
 
@@ -412,7 +413,9 @@ def report(size, results, args, chart_file=None):
         "is one subscriber's first notification of the file after its creation. One harness thread reads every "
         "connection (epoll) for both daemons alike and stamps each line at the read that completed it, parsing only "
         "after the sample; \"harness floor\" is that reader alone with the 1,000 lines already waiting (before this "
-        "reader, parsing in the loop and 1 MiB reads cost it a p50 of about 3 ms and a last line at about 7 ms).",
+        "reader, parsing in the loop and 1 MiB reads cost it a p50 of about 3 ms and a last line at about 7 ms), "
+        "measured before each round: it is the machine's speed at Python's reads, no daemon involved, and moves with it "
+        "(p50 0.88 ms in one whole run, 2.07 ms in a slower spell of another, Watchman's figures moving alike).",
         "",
         "| measurement | ubiquityd p50 | p99 | max | watchman p50 | p99 | max | p99 ratio |",
         "|---|---|---|---|---|---|---|---|",
@@ -434,6 +437,9 @@ def report(size, results, args, chart_file=None):
                              f"{', '.join(map(percent, o['rounds_steal']))} | | | {', '.join(map(percent, w['rounds_steal']))} | | |")
     f = results["floor"]
     lines.append(f"| fan-out harness floor (no daemon) | {ms(f['p50'])} | {ms(f['p99'])} | {ms(f['max'])} | – | – | – | – |")
+    if "rounds_p99" in f:
+        lines.append(f"| ↳ p50 and p99 of each round (ms) | {', '.join(f'{v:.2f}' for v in f['rounds_p50'])} | "
+                     f"{', '.join(f'{v:.2f}' for v in f['rounds_p99'])} | | | | | |")
     o, w = results["ubiquityd"], results["watchman"]
     ours_loaded, theirs_loaded = o["loaded"]["rounds_p99"], w["loaded"]["rounds_p99"]
     worst = max(range(len(ours_loaded)), key=lambda i: ours_loaded[i])
@@ -462,13 +468,16 @@ def load(args, size, workdir, scratch):
     """The latency rounds of both daemons, quiet and loaded, and their fan-out."""
     results = {}
     tree = ensure_tree(workdir, size, args.seed)
-    results["floor"] = harness_floor(args.fanout_samples)
-    log(f"fan-out harness floor: p50 {results['floor']['p50']:.2f} ms, p99 {results['floor']['p99']:.2f} ms, "
-        f"max {results['floor']['max']:.2f} ms")
     daemons = (("ubiquityd", lambda: Ubiquityd(args.ubiquityd, tree, scratch)),
                ("watchman", lambda: Watchman(args.watchman, tree, scratch, 1)))
     rounds = {label: {"quiet": [], "loaded": [], "fanout": []} for label, _ in daemons}
+    floors = []
     for round_number in range(1, args.runs + 1):
+        # Before each round: the harness's own cost moves with the machine (2.4-2.6x in a slow
+        # spell of one run, with both daemons' figures), and a round's floor dates its spell.
+        floors.append(harness_floor(args.fanout_samples))
+        log(f"round {round_number}: fan-out harness floor: p50 {floors[-1]['p50']:.2f} ms, p99 {floors[-1]['p99']:.2f} ms, "
+            f"max {floors[-1]['max']:.2f} ms")
         for label, make in daemons:
             for loaded in (False, True):
                 key = "loaded" if loaded else "quiet"
@@ -481,6 +490,7 @@ def load(args, size, workdir, scratch):
             rounds[label]["fanout"].append(r)
             log(f"round {round_number}: {label} fan-out: p50 {r['p50']:.2f} ms, p99 {r['p99']:.2f} ms, "
                 f"max {r['max']:.2f} ms over {r['n']:,} notifications, {r['cpu_per_file']:.1f} ms of daemon CPU per file")
+    results["floor"] = median_round(floors)
     for label, _ in daemons:
         results[label] = {key: median_round(rounds[label][key]) for key in ("quiet", "loaded", "fanout")}
         results[label]["fanout"]["cpu_per_file"] = med([r["cpu_per_file"] for r in rounds[label]["fanout"]])
