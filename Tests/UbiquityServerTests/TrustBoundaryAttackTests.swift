@@ -257,6 +257,74 @@ struct TrustBoundaryAttackTests {
         }
     }
 
+    @Test("Attack 4: query.results of a stopped query, once its items are gone and their index slots hold files of a container the attacker may not read, gives what the query found, not those files")
+    func stoppedResultsAfterTheirSlotsAreReused() async throws {
+        try await Self.withMalloryDaemon { daemon, mine in
+            for name in ["Mine_1", "Mine_2", "Mine_3"] { try daemon.place(name, in: Self.container, contents: "mine") }
+            let mallory = try Self.MalloryConnection(socket: daemon.socket)
+            defer { mallory.close() }
+            mallory.send(#"{"id":0,"op":"hello","version":1}"#)
+            mallory.send(Self.request(1, "query.start", ["predicate": .string("kMDItemFSName LIKE 'Mine_*'"), "scope": .string("documents"),
+                                                         "live": .bool(false)]))
+            let answer = try mallory.next { $0["event"]?.stringValue == "query.gatheringFinished" }
+            let query = try #require(answer["query"]?.intValue)
+            let paths = { (value: JSONValue?) in (value?.arrayValue ?? []).compactMap { $0["path"]?.stringValue }.sorted() }
+            #expect(paths(answer["results"]) == ["Mine_1", "Mine_2", "Mine_3"].map { mine + "/Documents/" + $0 })
+
+            // Her files go; the grocery container, which she may not read, gets as many new ones:
+            // the index gives them the slots hers had.
+            let root = try RawClient.greeted(socket: daemon.socket)
+            let barrier = #"{"id":9,"op":"query.start","predicate":"FALSEPREDICATE","live":false}"#
+            for name in ["Mine_1", "Mine_2", "Mine_3"] { try FileManager.default.removeItem(atPath: mine + "/Documents/" + name) }
+            _ = try root.request(barrier)
+            let marker = "SECRET-\(UInt64.random(in: 1...UInt64.max))"
+            for i in 1...3 { try daemon.place("\(marker)_\(i)", contents: "root only") }
+            _ = try root.request(barrier)
+
+            mallory.send(Self.request(2, "query.results", ["query": .integer(Int64(query))]))
+            let later = try mallory.next { $0["id"]?.intValue == 2 }
+            #expect(paths(later["result"]?["results"]) == paths(answer["results"]), "\(JSONLine.encode(later))")
+            #expect(!JSONLine.encode(later).contains(marker))
+        }
+    }
+
+    /// A connection of uid 54321 (`setpriv socat`) written and read line by line, for attacks
+    /// whose next request depends on what happened meanwhile.
+    final class MalloryConnection {
+        let process = Process()
+        let input = Pipe(), output = Pipe()
+        let lines: LineReader
+
+        init(socket: String) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(TrustBoundaryAttackTests.mallory)", "--regid=\(TrustBoundaryAttackTests.mallory)",
+                                 "--clear-groups", "socat", "-", "UNIX-CONNECT:" + socket]
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            lines = LineReader(output.fileHandleForReading)
+        }
+
+        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+        /// The next line that `wanted` accepts, within 30 s.
+        func next(_ wanted: (JSONValue) -> Bool) throws -> JSONValue {
+            let deadline = Date().addingTimeInterval(30)
+            while let line = lines.next(within: max(0, deadline.timeIntervalSinceNow)) {
+                let message = try JSONLine.decode(Array(line.utf8))
+                if wanted(message) { return message }
+            }
+            throw TestDaemonError("as uid \(TrustBoundaryAttackTests.mallory), no awaited line within 30 s")
+        }
+
+        func close() {
+            try? input.fileHandleForWriting.close()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     /// `VmRSS` of a process, in bytes.
     static func residentBytes(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
