@@ -25,6 +25,9 @@ public actor QueryEngine {
     /// The ``LiveQuery`` of the running queries that ask the same thing, by what they ask
     /// (``share(_:)``); an entry leaves with its last query.
     private var sharedQueries: [SharedQueryKey: LiveQuery] = [:]
+    /// Counts the containers added, configured anew (a reload) or removed while running: a query
+    /// started after such a change shares with none started before it (``SharedQueryKey``).
+    private var containerReconfigurations = 0
     private var nextQueryID: QueryID = 1
     private var groups: [QueryGroupID: Group] = [:]
     private var nextGroupID: UInt64 = 1
@@ -88,6 +91,8 @@ public actor QueryEngine {
     private var indexBeforeRestore: MetadataIndex?
     /// Queries whose answers the next final save remembers (``rememberAtShutdown(_:)``), by key.
     private var toRemember: [(key: String, specification: QuerySpecification)] = []
+    /// What the final save will remember (tests).
+    var specificationsToRemember: [QuerySpecification] { toRemember.map(\.specification) }
     /// How many answers from memory the loaded index did not give again (each was replaced by a
     /// reset): what the tests check.
     private(set) var rememberedAnswersReplaced = 0
@@ -95,6 +100,9 @@ public actor QueryEngine {
     /// A query and what its lifecycle asks the engine to hold: the reader's continuation and the timer.
     final class RunningQuery {
         let id: QueryID
+        /// What this query asked: its ``query`` may be one it shares with queries asking the same
+        /// results with another batching interval or freshness (``SharedQueryKey``).
+        let specification: QuerySpecification
         /// Made anew on the loaded index for a query answered from memory (``adopt(_:)``).
         var query: LiveQuery
         var lifecycle: QueryLifecycle
@@ -126,10 +134,11 @@ public actor QueryEngine {
 
         /// Whether what the index did is applied to the query's results now: it hears changes,
         /// has gathered (a gathering folds them in instead), and is live.
-        var appliesChanges: Bool { hearsChanges && gathering == nil && query.specification.live }
+        var appliesChanges: Bool { hearsChanges && gathering == nil && specification.live }
 
         init(id: QueryID, query: LiveQuery, lifecycle: QueryLifecycle) {
             self.id = id
+            specification = query.specification
             self.query = query
             self.lifecycle = lifecycle
         }
@@ -262,11 +271,11 @@ public actor QueryEngine {
         restoreWaiterWatchers.removeAll()
         rememberedAnswers = [:]
         for running in runningQueries.values.sorted(by: { $0.id < $1.id }) where running.rememberedResults != nil {
-            running.query = LiveQuery(running.query.specification, index: index, context: EvaluationContext())
+            running.query = LiveQuery(running.specification, index: index, context: EvaluationContext())
             // A one-shot answer, or a query stopped meanwhile: its results stay what it was answered.
             guard running.lifecycle.isActive else { continue }
             if restored != nil { gatherRemembered(running, replacing: !sameSnapshot) }
-            let includingTags = running.query.specification.readsTags
+            let includingTags = running.specification.readsTags
             Task { await self.verify(running.id, includingTags: includingTags) }
         }
         for waiter in waiters { waiter.resume() }
@@ -290,6 +299,7 @@ public actor QueryEngine {
         await untilRestored()
         journal(.containerAdded(descriptor))
         index.addContainer(descriptor)
+        containerReconfigurations += 1
     }
 
     /// A container leaves the configuration (a reload): call before its items' removal arrives
@@ -299,6 +309,7 @@ public actor QueryEngine {
         await untilRestored()
         journal(.containerRemoved)
         history.noteContainerRemoved()
+        containerReconfigurations += 1
     }
 
     // MARK: - Saving the index
@@ -384,7 +395,7 @@ public actor QueryEngine {
     public func rememberAtShutdown(_ ids: [QueryID]) {
         for id in ids.sorted() {
             guard let running = runningQueries[id], running.lifecycle.isActive else { continue }
-            let specification = running.query.specification
+            let specification = running.specification
             guard specification.live, specification.freshness == .saved else { continue }
             let key = RememberedAnswer.key(for: specification, containers: index.containers)
             guard toRemember.count < RememberedAnswers.maxAnswers, !toRemember.contains(where: { $0.key == key }) else { continue }
@@ -563,7 +574,7 @@ public actor QueryEngine {
     /// as it is now, so they hold the same results. Otherwise its own becomes the one later ones
     /// share, its members built (call before the index changes again).
     private func share(_ running: RunningQuery) {
-        guard let key = SharedQueryKey(running.query) else {
+        guard let key = SharedQueryKey(running.query, containerReconfigurations: containerReconfigurations) else {
             running.query.buildMembers()
             return
         }
@@ -621,7 +632,7 @@ public actor QueryEngine {
         let event = QueryEvent.notice(notice, changes: changes)
         let container = notice.container
         for running in runningQueries.values where running.lifecycle.isActive {
-            let wanted = running.query.specification.containers
+            let wanted = running.specification.containers
             guard wanted.isEmpty || wanted.contains(container) else { continue }
             perform(running.lifecycle.noticeArrived(event, now: clock.now()), running)
         }

@@ -11,19 +11,23 @@ import UbiquityPredicate
 /// match other items.
 struct SharedQueryKey: Hashable {
     let predicate: MetadataPredicate
-    /// The containers as the index numbers them (nil: all): a container configured anew between
-    /// two starts is another number.
+    /// The containers as the index numbers them (nil: all).
     let containers: Set<Int>?
+    /// How many times the engine's containers were added, configured anew or removed before the
+    /// query started: a container configured anew (other package types, say) keeps its number, and
+    /// a query started before it may no longer hold what a gathering gives now.
+    let containerReconfigurations: Int
     let scopes: Set<Scope>
     let sort: [MetadataSortDescriptor]
     let attributes: [Attribute]
     let changes: ChangeReporting
 
-    init?(_ query: LiveQuery) {
+    init?(_ query: LiveQuery, containerReconfigurations: Int) {
         let specification = query.specification
         guard specification.live, !specification.predicate.readsTheClock else { return nil }
         predicate = specification.predicate
         containers = query.containerFilter
+        self.containerReconfigurations = containerReconfigurations
         scopes = specification.scopes
         sort = specification.sort
         attributes = specification.attributes

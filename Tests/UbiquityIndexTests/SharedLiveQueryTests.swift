@@ -130,4 +130,35 @@ struct SharedLiveQueryTests {
             #expect(try await h.engine.resultCount(id) == 2)
         }
     }
+
+    /// Sharing a LiveQuery shares results, not what each query asked: a query asking for freshness
+    /// "saved" that took the LiveQuery of one asking for exact answers is still remembered at
+    /// shutdown, and the exact one is not.
+    @Test func eachQueryKeepsWhatItAskedForItsRememberedAnswer() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let exact = try h.spec("name LIKE 'Item_*'")
+        var saved = exact
+        saved.freshness = .saved
+        let (first, _) = try await started(h, exact)
+        let (second, _) = try await started(h, saved)
+        #expect(await h.engine.sharedQueriesJoined == 1)
+        await h.engine.rememberAtShutdown([first, second])
+        #expect(await h.engine.specificationsToRemember.map(\.freshness) == [.saved])
+    }
+
+    /// A container configured anew keeps its number in the index: a query started after that
+    /// shares with none started before it.
+    @Test func aQueryStartedAfterAReconfigurationSharesWithNoneBefore() async throws {
+        var h = Harness(paths: ["Documents/Item_1"])
+        defer { h.finish() }
+        let same = try h.spec("name LIKE 'Item_*'")
+        _ = try await started(h, same)
+        await h.engine.addContainer(h.tree.descriptor)
+        _ = try await started(h, same)
+        #expect(await h.engine.sharedQueriesJoined == 0)
+        #expect(await h.engine.sharedLiveQueryCount == 2)
+        _ = try await started(h, same)
+        #expect(await h.engine.sharedQueriesJoined == 1)
+    }
 }
