@@ -4,10 +4,18 @@ public import FoundationEssentials
 public struct GroceryItemID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The canonical uppercase form, e.g. `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`.
     public let uuidString: String
+    /// The UUID's 128 bits: equality, hashing and order use them, not the string (`grocery list`
+    /// sorts, hashes and abbreviates 10,000 ids). Two ids are equal exactly when their canonical
+    /// strings are, and, the string being 32 hex digits (`0-9` before `A-F`) with hyphens at
+    /// fixed places, ordered as the strings are.
+    private let bits: UInt128
 
     public static let fileNamePrefix = "Item_"
 
-    public init(_ uuid: UUID = UUID()) { uuidString = uuid.uuidString.uppercased() }
+    public init(_ uuid: UUID = UUID()) {
+        uuidString = uuid.uuidString.uppercased()
+        bits = withUnsafeBytes(of: uuid.uuid) { $0.reduce(UInt128(0)) { $0 << 8 | UInt128($1) } }
+    }
 
     /// Accepts a UUID in any case; nil when it is not one.
     public init?(uuidString: String) {
@@ -22,20 +30,27 @@ public struct GroceryItemID: Hashable, Comparable, Sendable, Codable, CustomStri
         guard fileName.hasPrefix(Self.fileNamePrefix) else { return nil }
         let tail = fileName.utf8.dropFirst(Self.fileNamePrefix.utf8.count)
         guard tail.count == 36 else { return nil }
+        var bits: UInt128 = 0
         for (offset, byte) in tail.enumerated() {
             switch offset {
             case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return nil }
             default:
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-                else { return nil }
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): bits = bits << 4 | UInt128(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): bits = bits << 4 | UInt128(byte - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
             }
         }
         uuidString = String(fileName.dropFirst(Self.fileNamePrefix.count))
+        self.bits = bits
     }
 
     public var fileName: String { Self.fileNamePrefix + uuidString }
     public var description: String { uuidString }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.uuidString < rhs.uuidString }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.bits < rhs.bits }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.bits == rhs.bits }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bits) }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
@@ -63,9 +78,10 @@ extension GroceryItemID {
         // In sorted order an id shares its longest common prefix with one of its two neighbours.
         for (index, id) in sorted.enumerated() {
             var needed = minimumLength
-            if index > 0 { needed = max(needed, commonPrefixLength(id.uuidString, sorted[index - 1].uuidString) + 1) }
-            if index + 1 < sorted.count { needed = max(needed, commonPrefixLength(id.uuidString, sorted[index + 1].uuidString) + 1) }
-            result[id] = String(id.uuidString.prefix(needed))
+            if index > 0 { needed = max(needed, commonPrefixLength(id, sorted[index - 1]) + 1) }
+            if index + 1 < sorted.count { needed = max(needed, commonPrefixLength(id, sorted[index + 1]) + 1) }
+            // The canonical string is ASCII: characters are bytes.
+            result[id] = String(decoding: id.uuidString.utf8.prefix(needed), as: UTF8.self)
         }
         return result
     }
@@ -89,12 +105,11 @@ extension GroceryItemID {
         }
     }
 
-    private static func commonPrefixLength(_ a: String, _ b: String) -> Int {
-        var count = 0
-        for (x, y) in zip(a.utf8, b.utf8) {
-            guard x == y else { break }
-            count += 1
-        }
-        return count
+    /// How many leading characters the canonical strings of `a` and `b` share: the hex digits
+    /// their bits share, and the hyphens among them.
+    static func commonPrefixLength(_ a: GroceryItemID, _ b: GroceryItemID) -> Int {
+        let digits = (a.bits ^ b.bits).leadingZeroBitCount / 4     // 32 when equal
+        let hyphens = digits >= 20 ? 4 : digits >= 8 ? (digits - 4) / 4 : 0     // before digits 8, 12, 16, 20
+        return digits + hyphens
     }
 }

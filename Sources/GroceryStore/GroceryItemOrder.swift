@@ -10,10 +10,13 @@ public enum GroceryItemOrder: String, Sendable, CaseIterable {
     public func sorted(_ items: some Sequence<GroceryItem>) -> [GroceryItem] {
         switch self {
         case .name:
-            // Keys computed once: comparing lowercased strings inside the sort would allocate n log n times.
-            return items.map { ($0.displayName.lowercased(), $0) }
-                .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.id < $1.1.id }
-                .map(\.1)
+            // Keys computed once (``GroceryNameSortKey``), and positions sorted rather than the
+            // items, which are large to move.
+            let items = Array(items)
+            let keys = items.map { GroceryNameSortKey($0.displayName) }
+            return items.indices
+                .sorted { keys[$0] < keys[$1] || (!(keys[$1] < keys[$0]) && items[$0].id < items[$1].id) }
+                .map { items[$0] }
         case .created:
             return items.sorted { a, b in
                 switch (a.created, b.created) {

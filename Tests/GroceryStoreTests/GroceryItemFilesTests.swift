@@ -3,6 +3,7 @@ import Glibc
 import GroceryStore
 import Testing
 import UbiquityKit
+import UbiquityTesting
 
 /// File mode storage on a real temporary directory, without a daemon (a rename needs one:
 /// GroceryItemFilesSavingTests).
@@ -136,6 +137,36 @@ import UbiquityKit
     @Test func byNameIgnoresCaseAndShowsUnnamedAsItsDisplayName() {
         let items = ["milk", "Bread", "", "apples"].map { GroceryItem(id: GroceryItemID(), name: $0) }
         #expect(GroceryItemOrder.name.sorted(items).map(\.displayName) == ["apples", "Bread", "milk", "Unnamed item"])
+    }
+
+    /// By name is the order of the lowercased display names' scalars in composed form (NFC, by
+    /// Foundation's own normalization here), canonically equivalent spellings equal, then the ids.
+    /// That is how `String`'s `<` is defined, and what it gives, except that it is inconsistent
+    /// where a decomposed spelling is a prefix: `"e\u{301}clair" < "\u{E9}clair "` is false
+    /// although `"e\u{301}clair" == "\u{E9}clair"` and `"\u{E9}clair" < "\u{E9}clair "` (Swift 6.3).
+    @Test func byNameIsTheOrderOfTheComposedLowercasedNamesThenTheIDs() {
+        let pieces = ["milk", "Milk", "MILK", "e\u{301}clair", "\u{E9}clair", "\u{C9}CLAIR", "Käse", "Ka\u{308}se", "🍎 pommes",
+                      "straße", "STRASSE", "İstanbul", "ǅemal", "Ωmega", "ωmega", "tea", "", " ", "a\u{0}b", "ﬁsh", "zz", "Z"]
+        var random = SplitMix64(seed: 20_261_130)
+        var items: [GroceryItem] = []
+        for _ in 0..<600 {
+            let name = (0..<random.int(1...3)).map { _ in random.pick(pieces) }.joined(separator: random.pick(["", " ", "-"]))
+            items.append(GroceryItem(id: GroceryItemID(), name: name))
+        }
+        func composed(_ item: GroceryItem) -> [UInt32] {
+            item.displayName.lowercased().precomposedStringWithCanonicalMapping.unicodeScalars.map(\.value)
+        }
+        let reference = items.sorted {
+            let (a, b) = (composed($0), composed($1))
+            return a != b ? a.lexicographicallyPrecedes(b) : $0.id.uuidString < $1.id.uuidString
+        }
+        let sorted = GroceryItemOrder.name.sorted(items)
+        for (got, expected) in zip(sorted, reference) where got.id != expected.id {
+            Issue.record("\(got.displayName.unicodeScalars.map(\.value)) where \(expected.displayName.unicodeScalars.map(\.value)) belongs")
+            break
+        }
+        #expect(sorted.count == items.count)
+        #expect(Set(items.map(composed)).count < 400, "names repeat, so ids break ties")
     }
 
     @Test func byCreatedOldestFirstUndatedLast() {

@@ -60,6 +60,35 @@ import UbiquityTesting
         for (id, prefix) in short { #expect(try GroceryItemID.resolve(prefix, among: [a, b, c]) == id) }
     }
 
+    /// Ids compare, hash and abbreviate by their bits: the same as by their strings, the
+    /// definitions they replaced. Ids drawn near each other share long prefixes.
+    @Test func idsOrderAndAbbreviateAsTheirStringsDo() throws {
+        var random = SplitMix64(seed: 20_261_130)
+        let hex = Array("0123456789ABCDEF")
+        var strings: [String] = []
+        for _ in 0..<400 {
+            var characters = Array(strings.isEmpty || random.int(0...3) == 0 ? GroceryItemID().uuidString : random.pick(strings))
+            let at = random.int(0...35)
+            if characters[at] != "-" { characters[at] = random.pick(hex) }
+            strings.append(String(characters))
+        }
+        let ids = strings.map { GroceryItemID(uuidString: $0)! }
+        #expect(ids.sorted().map(\.uuidString) == strings.sorted())
+        #expect(Set(ids).count == Set(strings).count)
+        for (x, y) in zip(ids, ids.shuffled(using: &random)) {
+            #expect((x == y) == (x.uuidString == y.uuidString))
+            #expect((x < y) == (x.uuidString < y.uuidString))
+            #expect(GroceryItemID(fileName: x.fileName) == x)
+        }
+        let unique = Array(Set(strings))
+        let short = GroceryItemID.shortIDs(for: unique.map { GroceryItemID(uuidString: $0)! })
+        func common(_ a: String, _ b: String) -> Int { zip(a, b).prefix { $0 == $1 }.count }
+        for string in unique {
+            let needed = unique.filter { $0 != string }.map { common($0, string) + 1 }.max() ?? 0
+            #expect(short[GroceryItemID(uuidString: string)!] == String(string.prefix(max(needed, GroceryLimits.minimumShortIDLength))))
+        }
+    }
+
     @Test func resolveAcceptsAnyCaseAndTheFileName() throws {
         #expect(try GroceryItemID.resolve("7b", among: [a, b, c]) == c)
         #expect(try GroceryItemID.resolve(c.fileName, among: [a, b, c]) == c)
