@@ -807,6 +807,8 @@ public actor QueryEngine {
     /// and how many different live results are kept now: what the tests of sharing check.
     private(set) var sharedQueriesJoined = 0
     var sharedLiveQueryCount: Int { sharedQueries.count }
+    /// How many members the query's ``LiveQuery`` holds (tests: none once it is stopped).
+    func heldMemberCount(_ id: QueryID) -> Int? { runningQueries[id]?.query.count }
     private(set) var changesFoldedIntoGatherings = 0
 
     /// The events of a query, as an async sequence; it ends when the query stops.
@@ -836,10 +838,15 @@ public actor QueryEngine {
     }
 
     /// Stops a query: no more events; its last results stay readable until ``release(_:)``.
+    /// What it followed the index with (its ``LiveQuery``: members and order) is let go at once:
+    /// a stopped query held until its release would otherwise keep both.
     public func stop(_ id: QueryID) throws(EngineError) {
         guard let running = runningQueries[id] else { throw .unknownQuery(id) }
-        if running.lifecycle.isActive { running.lastResults = running.results }
         unshare(running)
+        if running.lifecycle.isActive {
+            running.lastResults = running.results
+            running.query = LiveQuery(running.specification, index: index, context: EvaluationContext())
+        }
         perform(running.lifecycle.stop(now: clock.now()), running)
     }
 

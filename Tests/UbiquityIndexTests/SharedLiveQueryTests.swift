@@ -94,7 +94,7 @@ struct SharedLiveQueryTests {
     }
 
     @Test func queriesThatReadTheClockAreNotShared() async throws {
-        var h = Harness(paths: ["Documents/Item_1"])
+        let h = Harness(paths: ["Documents/Item_1"])
         defer { h.finish() }
         let recent = try h.spec("kMDItemFSContentChangeDate >= $time.today(-1)")
         #expect(recent.predicate.readsTheClock)
@@ -131,11 +131,31 @@ struct SharedLiveQueryTests {
         }
     }
 
+    /// A stopped live query keeps its results until it is released, not what it followed the
+    /// index with: its members are let go at the stop, also when others share them.
+    @Test func aStoppedQueryLetsGoOfItsMembers() async throws {
+        let h = Harness(paths: ["Documents/Item_1", "Documents/Item_2"])
+        defer { h.finish() }
+        let (alone, _) = try await started(h, try h.spec("name LIKE 'Item_*'"))
+        let (sharing, _) = try await started(h, try h.spec("name LIKE 'Item_*'"))
+        #expect(await h.engine.heldMemberCount(alone) == 2)
+        try await h.engine.stop(alone)
+        #expect(await h.engine.heldMemberCount(alone) == 0)
+        #expect(await h.engine.heldMemberCount(sharing) == 2)
+        #expect(names(try await h.engine.results(alone)) == ["Item_1", "Item_2"])
+        try await h.engine.stop(alone)      // a second stop changes nothing
+        #expect(names(try await h.engine.results(alone)) == ["Item_1", "Item_2"])
+        h.source.send([.remove(h.tree.container, ["Documents", "Item_1"])])
+        try await h.engine.synchronize()
+        #expect(names(try await h.engine.results(sharing)) == ["Item_2"])
+        #expect(names(try await h.engine.results(alone)) == ["Item_1", "Item_2"])
+    }
+
     /// Sharing a LiveQuery shares results, not what each query asked: a query asking for freshness
     /// "saved" that took the LiveQuery of one asking for exact answers is still remembered at
     /// shutdown, and the exact one is not.
     @Test func eachQueryKeepsWhatItAskedForItsRememberedAnswer() async throws {
-        var h = Harness(paths: ["Documents/Item_1"])
+        let h = Harness(paths: ["Documents/Item_1"])
         defer { h.finish() }
         let exact = try h.spec("name LIKE 'Item_*'")
         var saved = exact
@@ -150,7 +170,7 @@ struct SharedLiveQueryTests {
     /// A container configured anew keeps its number in the index: a query started after that
     /// shares with none started before it.
     @Test func aQueryStartedAfterAReconfigurationSharesWithNoneBefore() async throws {
-        var h = Harness(paths: ["Documents/Item_1"])
+        let h = Harness(paths: ["Documents/Item_1"])
         defer { h.finish() }
         let same = try h.spec("name LIKE 'Item_*'")
         _ = try await started(h, same)
