@@ -15,7 +15,10 @@ public enum GroceryItemOrder: String, Sendable, CaseIterable {
             let items = Array(items)
             let keys = items.map { GroceryNameSortKey($0.displayName) }
             return items.indices
-                .sorted { keys[$0] < keys[$1] || (!(keys[$1] < keys[$0]) && items[$0].id < items[$1].id) }
+                .sorted {
+                    let order = GroceryNameSortKey.compare(keys[$0], keys[$1])
+                    return order != 0 ? order < 0 : items[$0].id < items[$1].id
+                }
                 .map { items[$0] }
         case .created:
             return items.sorted { a, b in

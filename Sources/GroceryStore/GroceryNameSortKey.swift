@@ -19,12 +19,16 @@ struct GroceryNameSortKey: Comparable {
         bytes = lowered.utf8.allSatisfy { $0 < 0x80 } ? Array(lowered.utf8) : lowered._nfcCodeUnits
     }
 
-    static func < (lhs: Self, rhs: Self) -> Bool {
+    static func < (lhs: Self, rhs: Self) -> Bool { compare(lhs, rhs) < 0 }
+
+    /// Negative, zero or positive as `lhs` sorts before, with or after `rhs`: one comparison of
+    /// the bytes where `<` and `==` would take two.
+    static func compare(_ lhs: Self, _ rhs: Self) -> Int {
         lhs.bytes.withUnsafeBufferPointer { a in
             rhs.bytes.withUnsafeBufferPointer { b in
                 let common = min(a.count, b.count)
                 let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                return order != 0 ? order < 0 : a.count < b.count
+                return order != 0 ? Int(order) : a.count - b.count
             }
         }
     }
