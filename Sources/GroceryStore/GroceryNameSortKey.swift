@@ -15,7 +15,8 @@ struct GroceryNameSortKey: Comparable {
     init(_ name: String) {
         let lowered = name.lowercased()
         // ASCII is already NFC. `_nfcCodeUnits` is the standard library's own normalization, the
-        // one its comparisons use (public, if underscored: `GroceryNameSortKeyTests` holds it to `<`).
+        // one its comparisons use (public, if underscored); `GroceryItemOrderTests` holds the order
+        // to Foundation's NFC.
         bytes = lowered.utf8.allSatisfy { $0 < 0x80 } ? Array(lowered.utf8) : lowered._nfcCodeUnits
     }
 

@@ -793,11 +793,30 @@ public actor QueryEngine {
     /// Tells query `id`, answered unverified, that the index is checked, once the source has
     /// synchronised (its updates come first). A source that ends first ends the query anyway.
     private func verify(_ id: QueryID, includingTags: Bool) async {
+        defer { verificationEnded() }
         guard (try? await synchronize(includingTags: includingTags)) != nil, let running = runningQueries[id] else { return }
         // Answered from memory when no saved index could be loaded: gathered now, on the crawl's
         // index, and replaced whatever it holds (the answer's clock is of the refused index's epoch).
-        gatherRemembered(running, replacing: true)
+        // Not when it was stopped meanwhile: its results stay what they were at the stop.
+        if running.lifecycle.isActive { gatherRemembered(running, replacing: true) }
         perform(running.lifecycle.verificationFinished(now: clock.now()), running)
+    }
+
+    /// How many checks of unverified answers (``verify(_:includingTags:)``) have ended, and who
+    /// waits for a count of them: what the tests wait for, rather than look again and again.
+    private(set) var verificationsEnded = 0
+    private var verificationWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    func untilVerificationsEnded(_ count: Int) async {
+        guard verificationsEnded < count else { return }
+        await withCheckedContinuation { verificationWatchers.append((count, $0)) }
+    }
+
+    private func verificationEnded() {
+        verificationsEnded += 1
+        let due = verificationWatchers.filter { $0.count <= verificationsEnded }
+        verificationWatchers.removeAll { $0.count <= verificationsEnded }
+        for watcher in due { watcher.continuation.resume() }
     }
 
     /// How often gatherings paused for others, and how many batches were folded into a

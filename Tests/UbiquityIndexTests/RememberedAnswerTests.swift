@@ -284,6 +284,64 @@ struct RememberedAnswerTests {
         #expect(try await engine.resultCount(id) == 0)
     }
 
+    /// With no index to load, a query stopped while the crawl's check is under way keeps what it
+    /// was answered, and is not gathered again on the crawl's index when the check ends.
+    @Test func aQueryStoppedDuringTheCheckIsNotGatheredAgain() async throws {
+        let (descriptor, index, _) = Self.saved(8)
+        let remembered = Self.answer(try Self.spec(), index, descriptor)
+        let source = GatedSource()
+        let engine = QueryEngine(containers: [descriptor], source: source, restoring: true, remembered: [remembered])
+        let id = try await engine.start(Self.spec())
+        await engine.adopt(nil)
+        try #require(try await firstWithin(10) { () async -> Bool in await source.untilSyncWaits(); return true } == true,
+                     "the check never asked the source")
+        try await engine.stop(id)
+        source.open()
+        let ended = try await firstWithin(10) { () async -> Bool in await engine.untilVerificationsEnded(1); return true }
+        try #require(ended == true, "the check never ended")
+        #expect(await engine.rememberedAnswersReplaced == 0)
+        #expect(await engine.heldMemberCount(id) == 0)
+        #expect(try await engine.resultCount(id) == 8)
+    }
+
+    /// A source whose `sync` waits until ``open()``: the crawl's check held at its start.
+    final class GatedSource: ChangeSource, Sendable {
+        private let state = Mutex((open: false, syncs: [CheckedContinuation<Void, Never>](), watchers: [CheckedContinuation<Void, Never>]()))
+        func batches() -> AsyncStream<ChangeBatch> { AsyncStream { _ in } }
+        func sync() async throws -> UInt64 {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (resumeNow, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if state.open { return (true, []) }
+                    state.syncs.append(continuation)
+                    defer { state.watchers.removeAll() }
+                    return (false, state.watchers)
+                }
+                if resumeNow { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
+            }
+            return 0
+        }
+        /// Returns once a `sync` waits.
+        func untilSyncWaits() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waiting = state.withLock { state -> Bool in
+                    if !state.syncs.isEmpty { return true }
+                    state.watchers.append(continuation)
+                    return false
+                }
+                if waiting { continuation.resume() }
+            }
+        }
+        func open() {
+            let syncs = state.withLock { state in
+                state.open = true
+                defer { state.syncs.removeAll() }
+                return state.syncs
+            }
+            for sync in syncs { sync.resume() }
+        }
+    }
+
     @Test func onlyASavedFreshnessQueryOfTheSameKeyIsAnsweredFromMemory() throws {
         let (descriptor, _, _) = Self.saved(1)
         let base = try Self.spec()
