@@ -222,13 +222,13 @@ public actor QueryEngine {
     }
 
     /// Who waits until so many callers wait for the saved index to load (``untilWaitingForRestore(_:)``).
-    private var restoreWaiterWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var restoreWaiterWatchers = CountWatchers()
 
     /// Returns once `count` callers wait for the saved index to load (or it is loaded): what the
     /// tests wait for, rather than look again and again.
     func untilWaitingForRestore(_ count: Int) async {
         guard let waiters = restoreWaiters, waiters.count < count else { return }
-        await withCheckedContinuation { restoreWaiterWatchers.append((count, $0)) }
+        await withCheckedContinuation { restoreWaiterWatchers.add(until: count, $0) }
     }
 
     /// Returns once the saved index is loaded (``adopt(_:)``), at once when none was being loaded.
@@ -237,10 +237,7 @@ public actor QueryEngine {
         await withCheckedContinuation { continuation in
             guard restoreWaiters != nil else { return continuation.resume() }
             restoreWaiters!.append(continuation)
-            let waiting = restoreWaiters!.count
-            let due = restoreWaiterWatchers.filter { $0.count <= waiting }
-            restoreWaiterWatchers.removeAll { $0.count <= waiting }
-            for watcher in due { watcher.continuation.resume() }
+            restoreWaiterWatchers.reached(restoreWaiters!.count)
         }
     }
 
@@ -267,8 +264,7 @@ public actor QueryEngine {
         }
         indexBeforeRestore = placeholder
         restoreWaiters = nil
-        for watcher in restoreWaiterWatchers { watcher.continuation.resume() }
-        restoreWaiterWatchers.removeAll()
+        restoreWaiterWatchers.resumeAll()
         rememberedAnswers = [:]
         for running in runningQueries.values.sorted(by: { $0.id < $1.id }) where running.rememberedResults != nil {
             running.query = LiveQuery(running.specification, index: index, context: EvaluationContext())
@@ -805,18 +801,16 @@ public actor QueryEngine {
     /// How many checks of unverified answers (``verify(_:includingTags:)``) have ended, and who
     /// waits for a count of them: what the tests wait for, rather than look again and again.
     private(set) var verificationsEnded = 0
-    private var verificationWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var verificationWatchers = CountWatchers()
 
     func untilVerificationsEnded(_ count: Int) async {
         guard verificationsEnded < count else { return }
-        await withCheckedContinuation { verificationWatchers.append((count, $0)) }
+        await withCheckedContinuation { verificationWatchers.add(until: count, $0) }
     }
 
     private func verificationEnded() {
         verificationsEnded += 1
-        let due = verificationWatchers.filter { $0.count <= verificationsEnded }
-        verificationWatchers.removeAll { $0.count <= verificationsEnded }
-        for watcher in due { watcher.continuation.resume() }
+        verificationWatchers.reached(verificationsEnded)
     }
 
     /// How often gatherings paused for others, and how many batches were folded into a
