@@ -47,12 +47,15 @@ enum Output {
         // 10,000 names was a tenth of `grocery list`).
         var widths = Array(repeating: 0, count: columns)
         var bytes = 0
-        for row in (header.map { [$0] } ?? []) + rows {
+        // The header and the rows each where they are (one array of both copied every row).
+        func measure(_ row: [String]) {
             for (column, cell) in row.enumerated() {
                 if column < columns - 1 { widths[column] = max(widths[column], cell.count) }
                 bytes += cell.utf8.count + 2
             }
         }
+        if let header { measure(header) }
+        for row in rows { measure(row) }
         // One string, appended to, rather than a string per padded cell and per row, then joined:
         // `grocery list` prints 10,000 rows.
         var table = ""

@@ -1,5 +1,6 @@
 import FoundationEssentials
 public import UbiquityKit
+import UbiquityPredicate
 import Glibc
 
 /// File mode storage: one file `Documents/Item_<UUID>` per item, whose content is the name in UTF-8.
@@ -15,8 +16,13 @@ import Glibc
 public struct GroceryItemFiles: Sendable {
     /// The container's `Documents/` directory.
     public let documents: String
+    /// `documents` as bytes, compared with each item's path (``open(_:in:)``).
+    private let documentsUTF8: [UInt8]
 
-    public init(documents: String) { self.documents = documents }
+    public init(documents: String) {
+        self.documents = documents
+        documentsUTF8 = Array(documents.utf8)
+    }
 
     public func path(of id: GroceryItemID) -> String { documents + "/" + id.fileName }
 
@@ -36,12 +42,19 @@ public struct GroceryItemFiles: Sendable {
         guard let id = GroceryItemID(fileName: result.name) else { return nil }
         guard let (name, truncated) = try readName(at: result.path, in: directory) else { return nil }
         let modified = result.modificationDate
+        // Looked up by canonical name in the item's own dictionary (a retain, no copy):
+        // `value(forAttribute:)` resolves a spelling first, twice the hashing for each of 10,000 items.
+        let attributes = result.attributes
         return GroceryItem(id: id, name: name, created: result.creationDate ?? modified,
                            modified: modified, isTruncated: truncated,
-                           inConflict: result.value(forAttribute: "hasUnresolvedConflicts") == .bool(true),
-                           sync: GrocerySyncMark.of(isUploaded: result.value(forAttribute: "isUploaded"),
-                                                    downloadingStatus: result.value(forAttribute: "downloadingStatus")))
+                           inConflict: attributes[Self.conflictsKey] == .bool(true),
+                           sync: GrocerySyncMark.of(isUploaded: attributes[Self.uploadedKey],
+                                                    downloadingStatus: attributes[Self.downloadingKey]))
     }
+
+    private static let conflictsKey = Attribute.hasUnresolvedConflicts.canonicalName
+    private static let uploadedKey = Attribute.isUploaded.canonicalName
+    private static let downloadingKey = Attribute.downloadingStatus.canonicalName
 
     /// The items among query results, in the results' order; see ``item(for:)``. The files are
     /// read by four threads at once: with 10,000 items, reading them one after another was most
@@ -109,12 +122,16 @@ public struct GroceryItemFiles: Sendable {
     /// when that is open and the path lies below `Documents/`, else by the full path.
     private func open(_ path: String, in directory: Int32) -> Int32 {
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
-        let prefix = documents.utf8.count
-        let utf8 = path.utf8
-        guard directory >= 0, utf8.count > prefix + 1, utf8.starts(with: documents.utf8),
-              utf8[utf8.index(utf8.startIndex, offsetBy: prefix)] == UInt8(ascii: "/")
-        else { return Glibc.open(path, flags) }
-        return path.withCString { Glibc.openat(directory, $0 + prefix + 1, flags) }
+        let prefix = documentsUTF8.count
+        let count = path.utf8.count
+        // One memcmp on the C string: `starts(with:)` on the two UTF-8 views went byte by byte
+        // through the generic path, a tenth of the CPU the read of a small file costs.
+        return path.withCString { cPath in
+            guard directory >= 0, count > prefix + 1, cPath[prefix] == CChar(UInt8(ascii: "/")),
+                  memcmp(cPath, documentsUTF8, prefix) == 0
+            else { return Glibc.open(cPath, flags) }
+            return Glibc.openat(directory, cPath + prefix + 1, flags)
+        }
     }
 
     // MARK: Writing

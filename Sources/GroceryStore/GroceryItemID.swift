@@ -27,11 +27,20 @@ public struct GroceryItemID: Hashable, Comparable, Sendable, Codable, CustomStri
     /// canonical uppercase spelling is an item (`Item_e621…` is someone else's file), so the name
     /// is checked byte by byte, without parsing a UUID: `grocery list` checks every item's name.
     public init?(fileName: some StringProtocol) {
-        guard fileName.hasPrefix(Self.fileNamePrefix) else { return nil }
-        let tail = fileName.utf8.dropFirst(Self.fileNamePrefix.utf8.count)
-        guard tail.count == 36 else { return nil }
+        // On the name's bytes where they are (a String's are contiguous): walking a dropped-first
+        // UTF-8 view took most of the time `grocery list` spends on each item's name.
+        let parsed = fileName.utf8.withContiguousStorageIfAvailable(Self.parse) ?? Array(fileName.utf8).withUnsafeBufferPointer(Self.parse)
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// The id in `Item_<UUID>` (the UUID's canonical uppercase spelling); nil for anything else.
+    private static func parse(_ name: UnsafeBufferPointer<UInt8>) -> GroceryItemID? {
+        let prefix = fileNamePrefix.utf8.count
+        guard name.count == prefix + 36, name.starts(with: fileNamePrefix.utf8) else { return nil }
         var bits: UInt128 = 0
-        for (offset, byte) in tail.enumerated() {
+        for offset in 0..<36 {
+            let byte = name[prefix + offset]
             switch offset {
             case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return nil }
             default:
@@ -42,7 +51,11 @@ public struct GroceryItemID: Hashable, Comparable, Sendable, Codable, CustomStri
                 }
             }
         }
-        uuidString = String(fileName.dropFirst(Self.fileNamePrefix.count))
+        return GroceryItemID(uuidString: String(decoding: UnsafeBufferPointer(rebasing: name[prefix...]), as: UTF8.self), bits: bits)
+    }
+
+    private init(uuidString: String, bits: UInt128) {
+        self.uuidString = uuidString
         self.bits = bits
     }
 

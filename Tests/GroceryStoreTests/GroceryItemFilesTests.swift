@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import GroceryStore
+@testable import GroceryStore
 import Testing
 import UbiquityKit
 import UbiquityTesting
@@ -167,6 +167,44 @@ import UbiquityTesting
         }
         #expect(sorted.count == items.count)
         #expect(Set(items.map(composed)).count < 400, "names repeat, so ids break ties")
+    }
+
+    /// `sort(_:)` moves the items along each cycle of the sorted order: every permutation, from
+    /// none to one long cycle, gives what indexing by the order gives.
+    @Test func aPermutationIsAppliedCycleByCycle() {
+        var random = SplitMix64(seed: 20_261_130)
+        for count in [0, 1, 2, 3, 10, 257] {
+            let items = (0..<count).map { "item \($0)" }
+            var orders: [[Int]] = [Array(0..<count), Array((0..<count).reversed())]
+            if count > 1 { orders.append(Array(1..<count) + [0]) }      // one cycle through every position
+            for _ in 0..<20 {
+                var order = Array(0..<count)
+                for i in order.indices.reversed() where i > 0 { order.swapAt(i, random.int(0...i)) }
+                orders.append(order)
+            }
+            for order in orders {
+                var permuted = items
+                GroceryItemOrder.permute(&permuted, into: order)
+                #expect(permuted == order.map { items[$0] }, "\(order)")
+            }
+        }
+    }
+
+    /// Oldest first, undated last, the id between equal dates: against a plain sort of the items.
+    @Test func byCreatedIsTheOrderOfTheDatesThenTheIDs() {
+        var random = SplitMix64(seed: 20_261_130)
+        let items = (0..<500).map { index in
+            let created = random.int(0...4) == 0 ? nil : Date(timeIntervalSince1970: Double(random.int(0...40)))
+            return GroceryItem(id: GroceryItemID(), name: "item \(index)", created: created)
+        }
+        let reference = items.sorted { a, b in
+            let (x, y) = (a.created?.timeIntervalSince1970 ?? .infinity, b.created?.timeIntervalSince1970 ?? .infinity)
+            return x != y ? x < y : a.id.uuidString < b.id.uuidString
+        }
+        var sorted = items
+        GroceryItemOrder.created.sort(&sorted)
+        #expect(sorted.map(\.id) == reference.map(\.id))
+        #expect(GroceryItemOrder.created.sorted(items).map(\.id) == reference.map(\.id))
     }
 
     @Test func byCreatedOldestFirstUndatedLast() {
