@@ -101,6 +101,11 @@ test: deps
 docs: build
 	scripts/render-docs $$($(SWIFT) build --show-bin-path)/ubiq
 
+# The Benchmarks and Fuzz packages build this one as a path dependency, and SwiftPM keeps its plan
+# of that build while no manifest changes: a source file added here since (UbiquityIndex/CountWatchers.swift
+# on 2026-11-30) was left out, and the release build failed. Dropping the plan first makes it again (seconds).
+replan = rm -f $(1)/.build/release.yaml $(1)/.build/*/release/description.json
+
 # Coverage-guided fuzzing under AddressSanitizer (Fuzz/, docs/testing.md): every target for
 # FUZZ_SECONDS (default 300), FUZZ_JOBS at a time (default 1), with a per-input timeout and an RSS limit, then a table. Never part of
 # make test, which replays the committed inputs (UbiquityFuzzingTests) without the sanitizer.
@@ -111,6 +116,7 @@ docs: build
 FUZZ_BUILD = cd Fuzz && $(SWIFT) build -c release --sanitize=address \
   -Xswiftc -sanitize-coverage=edge,trace-cmp,pc-table,inline-8bit-counters -Xswiftc -use-ld=lld
 fuzz: deps
+	$(call replan,Fuzz)
 	$(FUZZ_BUILD)
 	scripts/fuzz $$($(FUZZ_BUILD) --show-bin-path)
 
@@ -144,6 +150,7 @@ test-asan: deps
 bench: deps
 	$(MAKE) bench-load
 	$(MAKE) bench-clients
+	$(call replan,Benchmarks)
 	cd Benchmarks && $(SWIFT) run -c release PredicateBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release IndexBenchmarks
 	cd Benchmarks && $(SWIFT) run -c release WatchBenchmarks
