@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import GroceryStore
+import Synchronization
 import Testing
 import UbiquityKit
 import UbiquityTesting
@@ -170,11 +171,17 @@ import UbiquityTesting
     }
 
     /// `sort(_:)` moves the items along each cycle of the sorted order: every permutation, from
-    /// none to one long cycle, gives what indexing by the order gives.
+    /// none to one long cycle, gives what indexing by the order gives, and moves each item exactly
+    /// once (objects that count themselves: none lost, none released twice, none left behind).
     @Test func aPermutationIsAppliedCycleByCycle() {
+        final class Counted {
+            static let alive = Atomic(0)
+            let value: Int
+            init(_ value: Int) { self.value = value; Counted.alive.add(1, ordering: .relaxed) }
+            deinit { Counted.alive.subtract(1, ordering: .relaxed) }
+        }
         var random = SplitMix64(seed: 20_261_130)
         for count in [0, 1, 2, 3, 10, 257] {
-            let items = (0..<count).map { "item \($0)" }
             var orders: [[Int]] = [Array(0..<count), Array((0..<count).reversed())]
             if count > 1 { orders.append(Array(1..<count) + [0]) }      // one cycle through every position
             for _ in 0..<20 {
@@ -183,9 +190,14 @@ import UbiquityTesting
                 orders.append(order)
             }
             for order in orders {
-                var permuted = items
-                GroceryItemOrder.permute(&permuted, into: order)
-                #expect(permuted == order.map { items[$0] }, "\(order)")
+                do {
+                    var permuted = (0..<count).map(Counted.init)
+                    GroceryItemOrder.permute(&permuted, into: order)
+                    #expect(permuted.map(\.value) == order, "\(order)")
+                    #expect(Counted.alive.load(ordering: .relaxed) == count)
+                    for index in permuted.indices { #expect(isKnownUniquelyReferenced(&permuted[index])) }
+                }
+                #expect(Counted.alive.load(ordering: .relaxed) == 0, "every item freed once the array goes")
             }
         }
     }
