@@ -132,7 +132,7 @@ extension Daemon {
                 "torn_bytes": "\(restored.journalBytesIgnored)", "journal": "\(continued)",
                 "removed_containers": "\(restored.removedContainers.map(\.rawValue).joined(separator: ","))",
                 "name_index": "\(restored.nameIndexSource.rawValue)",
-                "ms": "\(Self.milliseconds(since: started))"])
+                "ms": "\((ContinuousClock.now - started).milliseconds)"])
             return restored
         } catch {
             logger.warning("saved index discarded: crawling every container; since tokens from before get clock.otherEpoch",
@@ -149,7 +149,7 @@ extension Daemon {
         do {
             let bytes = try await engine.saveIndex(final: final)
             indexProblem.withLock { $0 = nil }
-            logger.info("index saved", metadata: ["reason": "\(reason)", "bytes": "\(bytes)", "ms": "\(Self.milliseconds(since: started))"])
+            logger.info("index saved", metadata: ["reason": "\(reason)", "bytes": "\(bytes)", "ms": "\((ContinuousClock.now - started).milliseconds)"])
         } catch {
             indexProblem.withLock { $0 = "\(error)" }
             logger.error("the index could not be saved: since tokens will not survive a restart until it can",
@@ -171,10 +171,5 @@ extension Daemon {
             await saveIndex(reason: due ? "interval" : "journal size")
             lastSave = ContinuousClock.now
         }
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = (ContinuousClock.now - start).components
-        return Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
     }
 }

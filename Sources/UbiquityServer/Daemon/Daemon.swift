@@ -272,7 +272,7 @@ public final class Daemon: Sendable {
         // uptime_ms: from the daemon's start to here, the first crawl (or a restart's check of
         // its saved index) applied: the daemon's own time, for whoever measures a start without
         // a client's timing in it.
-        logger.info("ready", metadata: ["status": "\(line)", "uptime_ms": "\(Self.milliseconds(since: started))"])
+        logger.info("ready", metadata: ["status": "\(line)", "uptime_ms": "\((ContinuousClock.now - started).milliseconds)"])
         // After the crawl's tag pass: the snapshot then holds the tags (the journal does not start
         // with the whole pass). Without hurrying the pass: it reads when the file
         // system is quiet (or a second after it last read), so notifications come first.
