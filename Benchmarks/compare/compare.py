@@ -73,6 +73,11 @@ def ensure_tree(workdir, entries, seed, shape="default"):
                 and manifest.get("layout", 1) == LAYOUTS[shape] and os.path.isdir(base)):
             log(f"reusing the {shape} tree of {entries:,} entries in {base}")
             manifest["base"] = base
+            # A run stopped midway leaves its files (a burst of 100,000, latency probes); every
+            # harness reuses the tree, and would measure them as part of it.
+            left = remove_live_files(manifest)
+            if left:
+                log(f"  removed {left:,} files a stopped run left in it")
             return manifest
     if os.path.exists(base):
         shutil.rmtree(base)
@@ -636,13 +641,18 @@ def measure_burst(daemon, c, tree, count, timeout):
 
 
 def remove_live_files(tree):
+    """Removes the files the live measurements create (`Lat_*`, `burst_*/`); how many there were."""
     docs = os.path.join(tree["base"], CONTAINER, "Documents")
+    removed = 0
     for name in os.listdir(docs):
         p = os.path.join(docs, name)
         if name.startswith("Lat_"):
             os.unlink(p)
+            removed += 1
         elif name.startswith("burst_"):
+            removed += sum(len(files) for _, _, files in os.walk(p)) + 1
             shutil.rmtree(p)
+    return removed
 
 
 def time_find(base):
