@@ -124,12 +124,13 @@ public final class Daemon: Sendable {
         // SIGHUP's default action ends the process: ignore it from the first moment, until the
         // reload handler (UnixSignals) takes it over, so an early `systemctl reload` is not fatal.
         if settings.trapsSignals { signal(SIGHUP, SIG_IGN) }
-        // With no saved index to load first, the watcher starts here, before any service runs:
-        // the services start in no fixed order, and the socket (bound by one) and readiness (another)
-        // ask the watcher to synchronise at once, which an unstarted watcher refuses (watch.stopped).
-        // Started from the index service, on a busy pool the socket was bound and readiness asked
-        // before that service's first step (an in-process daemon in CI, twice).
-        if !savedIndexFound { try watcher.start() }
+        // The watcher starts here, before any service runs: the services start in no fixed order,
+        // and the socket (bound by one) and readiness (another) ask the watcher to synchronise at
+        // once, which an unstarted watcher refuses (watch.stopped). Started from the index service,
+        // on a busy pool the socket was bound and readiness asked before that service's first step
+        // (an in-process daemon in CI, twice). With a saved index it crawls while the index loads
+        // (``loadSavedIndex()``): its batches wait in its stream until the engine runs.
+        try watcher.start()
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: IndexService(daemon: self)),

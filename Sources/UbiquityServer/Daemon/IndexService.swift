@@ -18,7 +18,7 @@ struct IndexService: Service {
     func run() async throws {
         // Before the engine takes any batch: a snapshot the load may owe (its journal could not be
         // continued) is written before the first batch is applied.
-        try await daemon.loadSavedIndex()
+        await daemon.loadSavedIndex()
         let watcher = daemon.watcher
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
