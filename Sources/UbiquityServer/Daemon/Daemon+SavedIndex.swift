@@ -74,8 +74,8 @@ extension Daemon {
 
     /// Loads the saved index found at start, on the index store's thread (``IndexStore/runBlocking(_:)``:
     /// scheduled as batch work, so that an answer from memory written meanwhile wins a contended
-    /// core), while the watcher, started by `run()`, crawls (the verification crawl's cost overlaps
-    /// the load's: 1M entries, 0.4 s of each); then hands the index to the engine (which everything
+    /// core), while the watcher, started by `run()`, crawls (the load overlaps the check's crawl:
+    /// at 1M entries 0.4 s alone, beside a crawl of about 1.7 s); then hands the index to the engine (which everything
     /// reading the index waited for); when its journal could not be continued, saves it before the
     /// watcher's first batch is applied (the engine takes batches only after this returns,
     /// ``IndexService``), so that a journal follows it before any later clock is handed out.
