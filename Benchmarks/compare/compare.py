@@ -4,8 +4,9 @@
     compare.py [--sizes 10k,100k,1M] [--runs N] [--out docs/benchmarks.md]   the full comparison
     compare.py --smoke                                                       seconds-long check for make test
 
-For each tree size and run it measures, for ubiquityd and for a private watchman (own socket,
-state file, log file; started in the foreground and stopped by PID):
+For each tree size and run (per size in rounds: run k of every shape, then run k+1) it measures,
+for ubiquityd and for a private watchman (own socket, state file, log file; started in the
+foreground and stopped by PID):
   * crawl: process start -> first complete answer of kMDItemFSName LIKE 'Item_*' / ["match","Item_*"]
     after dropping the page cache (cold) and again without (warm); the same for `find -printf`;
   * VmRSS after the warm crawl, per entry of the tree;
@@ -1568,8 +1569,9 @@ The comparison uses the smallest value that does not spin, **1 ms** (`--settle` 
 
 METHOD_TEXT = """
 * **Trees** (`--shapes`, `--sizes`, `--seed`): `tree-<N>/com.example.bench/Documents/…` (the
-  default shape) or `tree-<shape>-<N>/…` under a temporary directory (`--workdir`; each removed once
-  measured unless `--keep-trees`). The default shape is the layout of
+  default shape) or `tree-<shape>-<N>/…` under a temporary directory (`--workdir`; one size's trees
+  removed once measured unless `--keep-trees`, so every shape's tree of the largest size is on the
+  disk at once: about 4 GB each at 1M). The default shape is the layout of
   Benchmarks/Sources/WatchBenchmarks/Tree.swift: N entries (files and directories) below the
   container, directories filled breadth-first with 100 entries each; per entry 2% is a directory
   `dir_<k>`, 0.1% a package `List_<k>.gro` with 3 files, 10% of the plain files are named
@@ -1582,6 +1584,11 @@ METHOD_TEXT = """
   started, measured and stopped (SIGTERM to its PID) before the other starts; the order alternates
   between runs. Per run and size: `find` cold and warm, then per daemon a cold start (caches dropped
   just before) and a warm start, whose first answer, VmRSS and queries are recorded.
+* **Rounds**: per size, round k measures run k of every shape, each round starting one shape
+  further along, so the runs of one shape are minutes apart. A disturbance of the machine for a
+  minute or two then costs one run of a few shapes, which the medians absorb, not every run of one
+  shape (until November 30, 2026 a shape's runs came back to back, and in that day's whole run the
+  three runs of the default shape at 100k all answered 1.7-2x slower than the same tree did later).
 * **Live figures** (latency, burst) run on one size (`--live-size`), on the warm daemon, after the
   queries; the files they create are deleted after the daemon stops.
 * **Correctness**: every first answer and repeated full query must equal the generated set of
@@ -1646,7 +1653,8 @@ def main():
                                                    "trees with a matching manifest there are reused. On tmpfs "
                                                    "(/dev/shm) no cold crawl is measured")
     p.add_argument("--keep-trees", action="store_true", help="leave the generated trees in place "
-                                                             "(otherwise each is removed once measured)")
+                                                             "(otherwise each size's trees are removed once "
+                                                             "measured)")
     p.add_argument("--report-from", metavar="RESULTS_JSON", default=None,
                    help="measure nothing: write the report (--out) and its charts again from the results.json "
                         "of an earlier run")
@@ -1716,21 +1724,9 @@ def main():
         if args.smoke:
             check_shapes(workdir, args.seed)
         failures = {}
-        for shape in shapes:
-            for size in sizes:
-                try:
-                    results[shape][size] = measure_tree(args, workdir, scratch, shape, size, sizes,
-                                                        shape == main_shape and size == live_size,
-                                                        cold_runs, dropped, machine["fstype"])
-                except BenchError as e:
-                    # A full run goes on with the other trees and reports this one as failed (the
-                    # exit status is still 1); the smoke run stops.
-                    if args.smoke:
-                        raise
-                    failures[f"{shape} {size}"] = str(e).split("\n--- last lines")[0][:600]
-                    log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
-                if not args.keep_trees:
-                    remove_tree(workdir, size, shape)
+        for size in sizes:
+            measure_size(args, workdir, scratch, shapes, size, sizes, main_shape, live_size, cold_runs, dropped,
+                         machine["fstype"], results, failures)
         wall_s = time.monotonic() - wall
         machine["steal"] = steal_share(ticks, cpu_ticks())
         if args.smoke:
@@ -1863,48 +1859,98 @@ def check_shapes(workdir, seed):
     log(f"every shape's generator made what its manifest says ({SHAPE_CHECK_ENTRIES:,} entries each)")
 
 
-def measure_tree(args, workdir, scratch, shape, size, sizes, live, cold_runs, dropped, fstype):
-    """Every run on one tree: find, then each daemon cold (when `cold_runs`) and warm; the runs' figures."""
-    tree = ensure_tree(workdir, size, args.seed, shape)
-    runs = args.runs_largest if (args.runs_largest and size == max(sizes) and len(sizes) > 1) else args.runs
-    out = []
+def runs_of(args, size, sizes):
+    """How many runs a tree of `size` entries gets (`--runs`, or `--runs-largest` for the largest)."""
+    return args.runs_largest if (args.runs_largest and size == max(sizes) and len(sizes) > 1) else args.runs
+
+
+def measure_size(args, workdir, scratch, shapes, size, sizes, main_shape, live_size, cold_runs, dropped, fstype,
+                 results, failures):
+    """Every run on every shape's tree of one size, in rounds: round k measures run k of each shape,
+    the first shape of each round one further along. The runs of one shape are then spread over the
+    whole size's minutes rather than back to back: a minute of disturbance on the machine (another
+    build, writeback) costs one run of several shapes, which their medians absorb, instead of every
+    run of one shape, which its median cannot (a whole run of November 30, 2026: the three runs of
+    the default shape at 100k, back to back, all answered 2x slower than the same tree minutes
+    later). A shape whose run fails is reported failed and left out of the later rounds."""
+    trees = {}
+    for shape in shapes:
+        try:
+            trees[shape] = ensure_tree(workdir, size, args.seed, shape)
+        except BenchError as e:
+            if args.smoke:
+                raise
+            failures[f"{shape} {size}"] = str(e)[:600]
+            log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
+    runs = runs_of(args, size, sizes)
     for run in range(runs):
-        log(f"shape {shape}, size {human(size)}, run {run + 1}/{runs}")
-        r = {"entries": tree["entries"], "fs": fstype}
-        if dropped:
-            drop_caches()
-            r["find_cold"] = time_find(tree["base"])
-        time_find(tree["base"])
-        r["find_warm"] = time_find(tree["base"])
-        log(f"  find: " + (f"cold {r['find_cold']:.3f} s, " if "find_cold" in r else "") + f"warm {r['find_warm']:.3f} s")
-        daemons = [Ubiquityd(args.ubiquityd, tree, scratch),
-                   Watchman(args.watchman, tree, scratch, args.settle)]
-        if run % 2 == 1:
-            daemons.reverse()
-        answers = {}
-        for d in daemons:
-            r[d.label] = {}
-            if cold_runs:
-                if dropped:
-                    drop_caches()
-                r[d.label]["cold"] = run_daemon(d, tree, args, True, dropped, False)
-            warm_caches(tree)
-            r[d.label]["warm"] = run_daemon(d, tree, args, False, dropped, live)
-            answers[d.label] = set(r[d.label]["warm"]["paths"])
-            for k in ("cold", "warm"):
-                r[d.label].get(k, {}).pop("paths", None)
-        if answers["ubiquityd"] != answers["watchman"]:
-            raise BenchError("ubiquityd and watchman answered different sets of Item_* files")
-        log(f"  both daemons answered the same {len(answers['ubiquityd']):,} Item_* paths")
-        if live and args.burst:
-            for d in ("ubiquityd", "watchman"):
-                b = r[d]["warm"]["burst"]
-                if args.smoke and (b["converged_s"] is None or r[d]["warm"]["latency_failures"]):
-                    raise BenchError(f"{d}: the live subscription missed files "
-                                     f"(burst {b['reported']}/{b['count']}, "
-                                     f"{r[d]['warm']['latency_failures']} latency samples timed out)")
-        out.append(r)
-    return out
+        turn = run % len(shapes)
+        for shape in shapes[turn:] + shapes[:turn]:
+            if shape not in trees:
+                continue
+            try:
+                r = measure_run(args, trees[shape], scratch, shape, size, run, runs,
+                                shape == main_shape and size == live_size, cold_runs, dropped, fstype)
+                results[shape].setdefault(size, []).append(r)
+            except BenchError as e:
+                # A full run goes on with the other trees and reports this one as failed (the
+                # exit status is still 1); the smoke run stops.
+                if args.smoke:
+                    raise
+                failures[f"{shape} {size}"] = str(e).split("\n--- last lines")[0][:600]
+                log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
+                results[shape].pop(size, None)
+                del trees[shape]
+    if not args.keep_trees:
+        for shape in shapes:
+            remove_tree(workdir, size, shape)
+
+
+def measure_tree(args, workdir, scratch, shape, size, sizes, live, cold_runs, dropped, fstype):
+    """Every run on one tree, back to back (scale.py: one shape per size); the runs' figures."""
+    tree = ensure_tree(workdir, size, args.seed, shape)
+    runs = runs_of(args, size, sizes)
+    return [measure_run(args, tree, scratch, shape, size, run, runs, live, cold_runs, dropped, fstype)
+            for run in range(runs)]
+
+
+def measure_run(args, tree, scratch, shape, size, run, runs, live, cold_runs, dropped, fstype):
+    """One run on one tree: find, then each daemon cold (when `cold_runs`) and warm; its figures."""
+    log(f"shape {shape}, size {human(size)}, run {run + 1}/{runs}")
+    r = {"entries": tree["entries"], "fs": fstype}
+    if dropped:
+        drop_caches()
+        r["find_cold"] = time_find(tree["base"])
+    time_find(tree["base"])
+    r["find_warm"] = time_find(tree["base"])
+    log(f"  find: " + (f"cold {r['find_cold']:.3f} s, " if "find_cold" in r else "") + f"warm {r['find_warm']:.3f} s")
+    daemons = [Ubiquityd(args.ubiquityd, tree, scratch),
+               Watchman(args.watchman, tree, scratch, args.settle)]
+    if run % 2 == 1:
+        daemons.reverse()
+    answers = {}
+    for d in daemons:
+        r[d.label] = {}
+        if cold_runs:
+            if dropped:
+                drop_caches()
+            r[d.label]["cold"] = run_daemon(d, tree, args, True, dropped, False)
+        warm_caches(tree)
+        r[d.label]["warm"] = run_daemon(d, tree, args, False, dropped, live)
+        answers[d.label] = set(r[d.label]["warm"]["paths"])
+        for k in ("cold", "warm"):
+            r[d.label].get(k, {}).pop("paths", None)
+    if answers["ubiquityd"] != answers["watchman"]:
+        raise BenchError("ubiquityd and watchman answered different sets of Item_* files")
+    log(f"  both daemons answered the same {len(answers['ubiquityd']):,} Item_* paths")
+    if live and args.burst:
+        for d in ("ubiquityd", "watchman"):
+            b = r[d]["warm"]["burst"]
+            if args.smoke and (b["converged_s"] is None or r[d]["warm"]["latency_failures"]):
+                raise BenchError(f"{d}: the live subscription missed files "
+                                 f"(burst {b['reported']}/{b['count']}, "
+                                 f"{r[d]['warm']['latency_failures']} latency samples timed out)")
+    return r
 
 
 if __name__ == "__main__":
