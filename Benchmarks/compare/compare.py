@@ -1071,6 +1071,12 @@ def shape_goal_rows(results, shapes, sizes, goal):
     return rows
 
 
+def run_steals(runs):
+    """Each run's steal (`steal_share` from its first `find` to its last answer), as percents: a run
+    the hypervisor took a share of the processors from is slower for reasons neither daemon has."""
+    return ", ".join(percent(r.get("steal")) for r in runs)
+
+
 def judge_shape_goal(rows, limit):
     """(worst row, met count, judged count, every-run-within count) over the rows judged."""
     judged = [x for x in rows if x[1] >= JUDGED_FROM] or []
@@ -1111,6 +1117,9 @@ def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, cha
     w("ubiquityd, Watchman and `find` on the same tree minutes apart, so each run gives one ratio;")
     w("*median* and *worst run* are over those ratios (the worst is the largest). A row **meets** its")
     w(f"goal when the median ratio is within it; rows under {human(JUDGED_FROM)} entries are shown, not judged.")
+    w("*Steal, per run* is the share of the machine's processor time the hypervisor gave to other guests")
+    w("during each run (`/proc/stat`): a run with more than a few percent was slowed by something")
+    w("outside both daemons (\"?\": not recorded by the run that made these figures).")
     w("The shapes (`--shapes`; entries are every file and directory below the container):")
     w("")
     for shape in shapes:
@@ -1153,15 +1162,16 @@ def write_shape_section(w, args, results, shapes, sizes, in_memory, machine, cha
           (f"Met on {met} of {judged} shape × size judged (every run within the goal on {every_run})."
            if judged else f"Nothing judged: no size of {human(JUDGED_FROM)} or more."))
         w("")
-        w(f"| shape | entries | ubiquityd ({unit}, median) | {other} ({unit}, median) | ratio median | ratio worst run | runs | |")
-        w("|---|---|---|---|---|---|---|---|")
+        w(f"| shape | entries | ubiquityd ({unit}, median) | {other} ({unit}, median) | ratio median | ratio worst run | runs | "
+          "steal, per run | |")
+        w("|---|---|---|---|---|---|---|---|---|")
         for shape, size, ours, theirs, ratios in rows:
             if size < JUDGED_FROM:
                 mark = "not judged"
             else:
                 mark = "**met**" if med(ratios) <= limit else "**not met**"
             w(f"| {shape} | {human(size)} | {fmt.format(med(ours))} | {fmt.format(med(theirs))} | "
-              f"{med(ratios):.2f}× | {max(ratios):.2f}× | {len(ratios)} | {mark} |")
+              f"{med(ratios):.2f}× | {max(ratios):.2f}× | {len(ratios)} | {run_steals(results[shape][size])} | {mark} |")
         w("")
         chart = f"shapes-{key}.svg"
         if chart in chart_files:
@@ -1918,6 +1928,7 @@ def measure_run(args, tree, scratch, shape, size, run, runs, live, cold_runs, dr
     """One run on one tree: find, then each daemon cold (when `cold_runs`) and warm; its figures."""
     log(f"shape {shape}, size {human(size)}, run {run + 1}/{runs}")
     r = {"entries": tree["entries"], "fs": fstype}
+    ticks = cpu_ticks()
     if dropped:
         drop_caches()
         r["find_cold"] = time_find(tree["base"])
@@ -1942,7 +1953,9 @@ def measure_run(args, tree, scratch, shape, size, run, runs, live, cold_runs, dr
             r[d.label].get(k, {}).pop("paths", None)
     if answers["ubiquityd"] != answers["watchman"]:
         raise BenchError("ubiquityd and watchman answered different sets of Item_* files")
-    log(f"  both daemons answered the same {len(answers['ubiquityd']):,} Item_* paths")
+    r["steal"] = steal_share(ticks, cpu_ticks())
+    log(f"  both daemons answered the same {len(answers['ubiquityd']):,} Item_* paths "
+        f"(steal during the run: {percent(r['steal'])})")
     if live and args.burst:
         for d in ("ubiquityd", "watchman"):
             b = r[d]["warm"]["burst"]
