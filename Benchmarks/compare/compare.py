@@ -1874,24 +1874,26 @@ def runs_of(args, size, sizes):
     return args.runs_largest if (args.runs_largest and size == max(sizes) and len(sizes) > 1) else args.runs
 
 
+def note_failure(args, failures, shape, size, error):
+    """A full run goes on with the other trees and reports this one as failed (the exit status is
+    still 1); the smoke run stops (re-raises `error`, which must be the exception being handled)."""
+    if args.smoke:
+        raise error
+    failures[f"{shape} {size}"] = str(error).split("\n--- last lines")[0][:600]
+    log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
+
+
 def measure_size(args, workdir, scratch, shapes, size, sizes, main_shape, live_size, cold_runs, dropped, fstype,
                  results, failures):
     """Every run on every shape's tree of one size, in rounds: round k measures run k of each shape,
-    the first shape of each round one further along. The runs of one shape are then spread over the
-    whole size's minutes rather than back to back: a minute of disturbance on the machine (another
-    build, writeback) costs one run of several shapes, which their medians absorb, instead of every
-    run of one shape, which its median cannot (a whole run of November 30, 2026: the three runs of
-    the default shape at 100k, back to back, all answered 2x slower than the same tree minutes
-    later). A shape whose run fails is reported failed and left out of the later rounds."""
+    the first shape of each round one further along (why: METHOD_TEXT, "Rounds"). A shape whose tree
+    or run fails is reported failed and left out of the later rounds."""
     trees = {}
     for shape in shapes:
         try:
             trees[shape] = ensure_tree(workdir, size, args.seed, shape)
         except BenchError as e:
-            if args.smoke:
-                raise
-            failures[f"{shape} {size}"] = str(e)[:600]
-            log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
+            note_failure(args, failures, shape, size, e)
     runs = runs_of(args, size, sizes)
     for run in range(runs):
         turn = run % len(shapes)
@@ -1903,12 +1905,7 @@ def measure_size(args, workdir, scratch, shapes, size, sizes, main_shape, live_s
                                 shape == main_shape and size == live_size, cold_runs, dropped, fstype)
                 results[shape].setdefault(size, []).append(r)
             except BenchError as e:
-                # A full run goes on with the other trees and reports this one as failed (the
-                # exit status is still 1); the smoke run stops.
-                if args.smoke:
-                    raise
-                failures[f"{shape} {size}"] = str(e).split("\n--- last lines")[0][:600]
-                log(f"  FAILED on the {shape} tree of {human(size)}: {failures[f'{shape} {size}']}")
+                note_failure(args, failures, shape, size, e)
                 results[shape].pop(size, None)
                 del trees[shape]
     if not args.keep_trees:
