@@ -1874,6 +1874,13 @@ def runs_of(args, size, sizes):
     return args.runs_largest if (args.runs_largest and size == max(sizes) and len(sizes) > 1) else args.runs
 
 
+def in_rounds(kinds, run):
+    """The order in which round `run` measures `kinds` (shapes, or scale.py's sizes): each round one
+    further along, so that no kind is always measured first (METHOD_TEXT, "Rounds")."""
+    turn = run % len(kinds)
+    return kinds[turn:] + kinds[:turn]
+
+
 def note_failure(args, failures, shape, size, error):
     """A full run goes on with the other trees and reports this one as failed (the exit status is
     still 1); the smoke run stops (re-raises `error`, which must be the exception being handled)."""
@@ -1896,8 +1903,7 @@ def measure_size(args, workdir, scratch, shapes, size, sizes, main_shape, live_s
             note_failure(args, failures, shape, size, e)
     runs = runs_of(args, size, sizes)
     for run in range(runs):
-        turn = run % len(shapes)
-        for shape in shapes[turn:] + shapes[:turn]:
+        for shape in in_rounds(shapes, run):
             if shape not in trees:
                 continue
             try:
@@ -1911,14 +1917,6 @@ def measure_size(args, workdir, scratch, shapes, size, sizes, main_shape, live_s
     if not args.keep_trees:
         for shape in shapes:
             remove_tree(workdir, size, shape)
-
-
-def measure_tree(args, workdir, scratch, shape, size, sizes, live, cold_runs, dropped, fstype):
-    """Every run on one tree, back to back (scale.py: one shape per size); the runs' figures."""
-    tree = ensure_tree(workdir, size, args.seed, shape)
-    runs = runs_of(args, size, sizes)
-    return [measure_run(args, tree, scratch, shape, size, run, runs, live, cold_runs, dropped, fstype)
-            for run in range(runs)]
 
 
 def measure_run(args, tree, scratch, shape, size, run, runs, live, cold_runs, dropped, fstype):

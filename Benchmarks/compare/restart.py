@@ -33,8 +33,9 @@ import sys
 import tempfile
 import time
 
-from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, ensure_tree, head_commit, human, log,
-                     make_uuid, parse_size, portable_path, time_find, warm_caches, write_section)
+from compare import (DEFAULT_SEED, BenchError, SplitMix64, Ubiquityd, Watchman, cpu_ticks, ensure_tree, head_commit, human,
+                     in_rounds, log, make_uuid, parse_size, percent, portable_path, run_steals, steal_share, time_find,
+                     warm_caches, write_section)
 from goal_charts import Bar, Panel, draw
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -260,6 +261,7 @@ def run_ours(binary, tree, changes, scratch):
     d.stop()
     snapshot_bytes = os.path.getsize(os.path.join(d.state_path, "index.snapshot"))
     save_ms = log_value(d.log_path, "index saved", "ms")
+    write_floor_ms = durable_copy_ms(os.path.join(d.state_path, "index.snapshot"))
 
     changes.apply()
     undone = False
@@ -298,10 +300,32 @@ def run_ours(binary, tree, changes, scratch):
         if not undone:
             changes.undo()
     return {"cold_first_answer_s": cold, "restart_answer_s": restart, "counts": counts, "listed": sum(counts.values()),
-            "snapshot_bytes": snapshot_bytes, "save_ms": save_ms, "restore_ms": restore_ms,
+            "snapshot_bytes": snapshot_bytes, "save_ms": save_ms, "write_floor_ms": write_floor_ms, "restore_ms": restore_ms,
             "saved_first_s": remembered["first_s"], "saved_verified_s": remembered["verified_s"],
             "saved_unverified": remembered["unverified"],
             "loaded_first_s": loaded["first_s"], "loaded_verified_s": loaded["verified_s"], "loaded_unverified": loaded["unverified"]}
+
+
+def durable_copy_ms(path):
+    """Milliseconds to write `path`'s bytes to a new file beside it and `fsync` it (then removed):
+    the floor of writing the saved index, which the daemon also writes whole and syncs. The bytes
+    are read before the clock starts."""
+    with open(path, "rb") as f:
+        data = f.read()
+    copy = path + ".floor"
+    t = time.monotonic()
+    fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with memoryview(data) as view:
+            written = 0
+            while written < len(view):
+                written += os.write(fd, view[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    elapsed = time.monotonic() - t
+    os.unlink(copy)
+    return elapsed * 1e3
 
 
 def saved_restart(d, tree, expect_remembered):
@@ -356,6 +380,7 @@ def measure_restart(args, tree, scratch):
     """Both daemons' restart on `tree` with args.changes changes made while each is down (undone
     after, the tree checked restored): {"entries", "ubiquityd": run_ours's, "watchman": run_watchman's}."""
     size = human(tree["entries"])
+    ticks = cpu_ticks()
     changes = Changes(tree, args.changes, args.seed + tree["entries"])
     log(f"size {size}: ubiquityd")
     ours = run_ours(args.ubiquityd, tree, changes, scratch)
@@ -370,7 +395,9 @@ def measure_restart(args, tree, scratch):
         f"{theirs['listed']:,} files")
     if item_paths(tree) != set(tree["items"]):
         raise BenchError("the tree was not restored after the changes")
-    return {"entries": tree["entries"], "ubiquityd": ours, "watchman": theirs}
+    steal = steal_share(ticks, cpu_ticks())
+    log(f"  steal during the run: {percent(steal)}")
+    return {"entries": tree["entries"], "ubiquityd": ours, "watchman": theirs, "steal": steal}
 
 
 def restart_ratios(runs, key):
@@ -414,7 +441,10 @@ def report(results, args, chart_file=None):
         f"Each daemon is started on the tree, a clock is taken from a complete answer of the `Item_*` files, "
         f"the daemon is stopped (SIGTERM), {args.changes:,} changes are made to `Item_*` files (a quarter each: "
         "created, appended to, deleted, renamed), the daemon is started again and asked what changed since the "
-        "clock. ubiquityd's difference is checked against the file system; every change is undone afterwards.",
+        "clock. ubiquityd's difference is checked against the file system; every change is undone afterwards. "
+        "The sizes go in rounds (round k measures run k of every size, starting one size further along each "
+        "round), and each run records its steal: the share of the processors the hypervisor gave to other "
+        "guests while it went on, which slows both daemons for reasons neither has.",
         "",
         "| entries | daemon | restart → answer | the answer | files listed |",
         "|---|---|---|---|---|",
@@ -432,13 +462,15 @@ def report(results, args, chart_file=None):
                 "a difference" if not any(fresh) else f"a fresh instance in {sum(fresh)} of {len(fresh)} runs, a difference in the others")
         lines.append(f"| {human(size)} | watchman | {theirs:.2f} s | {what} | {', '.join(f'{n:,}' for n in listed)} |")
     lines += ["", "| entries | first answer, no saved index (cold crawl) | restart → first answer with the saved index "
-              "(loaded, then checked by a crawl) | saved index | per entry | written in | loaded in |",
-              "|---|---|---|---|---|---|---|"]
+              "(loaded, then checked by a crawl) | saved index | per entry | written in | its bytes written and synced "
+              "by the harness (the floor) | loaded in |",
+              "|---|---|---|---|---|---|---|---|"]
     for size, runs in results.items():
         snapshot = med(runs, "snapshot_bytes")
         lines.append(f"| {human(size)} | {med(runs, 'cold_first_answer_s'):.2f} s | {med(runs, 'restart_answer_s'):.2f} s | "
                      f"{snapshot / 1e6:.1f} MB | {snapshot / runs[0]['entries']:.1f} B | "
-                     f"{milliseconds(med(runs, 'save_ms'))} | {milliseconds(med(runs, 'restore_ms'))} |")
+                     f"{milliseconds(med(runs, 'save_ms'))} | {milliseconds(med(runs, 'write_floor_ms'))} | "
+                     f"{milliseconds(med(runs, 'restore_ms'))} |")
     # Said from the figures, not assumed: whether the checked restart beat the cold crawl here.
     sooner = all(med(runs, "restart_answer_s") < med(runs, "cold_first_answer_s") for runs in results.values())
     lines += ["", ("The exact first answer after a restart came sooner than a cold crawl's in these runs, and it" if sooner else
@@ -458,8 +490,8 @@ def report(results, args, chart_file=None):
               "it took from the check being timed (Benchmarks/README.md, \"restarts\"):", "",
               "| entries | cold crawl → first answer | restart → first answer, remembered | ratio (goal ≤ 0.1×), median (worst run) | "
               "restart → first answer, a query not asked before the stop | ratio, median (worst run) | "
-              "restart → `query.verified` | ratio to the cold crawl (goal ≤ 1×), median (worst run) | |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "restart → `query.verified` | ratio to the cold crawl (goal ≤ 1×), median (worst run) | | steal, per run |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for size, runs in results.items():
         unverified = all(r["ubiquityd"]["saved_unverified"] for r in runs)
         mark = "" if unverified else " (in some run after the check: exact, unmarked)"
@@ -472,7 +504,8 @@ def report(results, args, chart_file=None):
             verdict += f" (the first answer: for a query live at the stop; a query not asked before it: {loaded:.2f}×)"
         lines.append(f"| {human(size)} | {med(runs, 'cold_first_answer_s'):.2f} s | {med(runs, 'saved_first_s'):.2f} s{mark} | "
                      f"{first:.2f}× ({first_worst:.2f}×) | {med(runs, 'loaded_first_s'):.2f} s | {loaded:.2f}× ({loaded_worst:.2f}×) | "
-                     f"{med(runs, 'saved_verified_s'):.2f} s | {verified:.2f}× ({verified_worst:.2f}×) | {verdict} |")
+                     f"{med(runs, 'saved_verified_s'):.2f} s | {verified:.2f}× ({verified_worst:.2f}×) | {verdict} | "
+                     f"{run_steals(runs)} |")
     lines.append("")
     if chart_file:
         lines += [f"![restart with the saved index against a cold crawl](benchmarks/{chart_file})", ""]
@@ -499,14 +532,16 @@ def main():
     workdir = args.workdir or tempfile.mkdtemp(prefix="ubiquity-restart-")
     os.makedirs(workdir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="r-", dir="/tmp")
-    results = {}
+    sizes = sorted({parse_size(s) for s in args.sizes.split(",") if s.strip()})
+    results = {size: [] for size in sizes}
     try:
-        for size in sorted(parse_size(s) for s in args.sizes.split(",") if s.strip()):
-            tree = ensure_tree(workdir, size, args.seed)
-            results[size] = []
-            for run in range(args.runs):
+        trees = {size: ensure_tree(workdir, size, args.seed) for size in sizes}
+        # In rounds, as compare.py's shapes: a minute in which the machine is busy elsewhere costs
+        # one run of a size or two, not every run of one size.
+        for run in range(args.runs):
+            for size in in_rounds(sizes, run):
                 log(f"size {human(size)}, run {run + 1}/{args.runs}")
-                results[size].append(measure_restart(args, tree, scratch))
+                results[size].append(measure_restart(args, trees[size], scratch))
     except BenchError as e:
         log(f"error: {e}")
         return 1
