@@ -111,7 +111,7 @@ RESTART_MEASURES = [
 # syncing the same bytes.
 FLOORS = {WARM_CRAWL: (WARM_CRAWL, FIND), COLD_CRAWL: (COLD_CRAWL, FIND), RESTART_ANSWER: (WARM_CRAWL, FIND),
           RESTART_VERIFIED: (WARM_CRAWL, FIND), SAVE_WRITTEN: (SAVE_WRITTEN, WRITE_FLOOR)}
-FLOOR_ROWS = {FIND, WRITE_FLOOR}
+FLOOR_ROWS = {row for _, row in FLOORS.values()}
 
 
 def unit_count(per, facts):
@@ -138,7 +138,7 @@ def figures(results, sizes):
     return table
 
 
-def verdict(growth, tree_growth, floor_growth=None, floor=FIND):
+def verdict(growth, tree_growth, floor_growth=None, floor=None):
     """How a cost grew against the tree: flat, at most linear, or faster than the tree. A cost bound
     by the disk has a `floor_growth`, its floor's (``FLOORS``) on the same trees: a cost that grows
     faster than the tree, but no faster than its floor (within the tolerance), grows with the floor
