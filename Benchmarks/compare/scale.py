@@ -168,7 +168,7 @@ def report(args, results, sizes, machine, wall_s, charted):
         "size, the first size one further along each round, so that a few minutes in which the machine is busy "
         "elsewhere cost one run of a size or two, not every run of one size. Per size and run: compare.py's measurements "
         f"(find, then each daemon {'cold and ' if args.cold else ''}warm: start → first complete answer of the "
-        f"`Item_*` files, RssAnon right after it, {args.query_repeats} full and one-match answers, "
+        f"`Item_*` files, RssAnon right after it, {args.query_repeats} full answers (skimmed, each checked against a parsed one: the Method's \"Repeated full answers\") and as many one-match answers, "
         f"{args.latency_samples:,} single-file creations under a live query), then restart.py's "
         f"({args.changes:,} changes while each daemon is down, a clock from before the restart; ubiquityd's saved "
         "index); each timed warm start and each restart right after a `find` of the tree (Benchmarks/README.md, "
