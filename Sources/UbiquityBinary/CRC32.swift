@@ -11,6 +11,11 @@ public enum CRC32 {
 
     public static func checksum(_ bytes: [UInt8]) -> UInt32 { checksum(bytes[...]) }
 
+    /// The CRC of bytes whose CRC so far is `crc` followed by `bytes`: a long checksum in pieces.
+    public static func checksum(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32) -> UInt32 {
+        bytes.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32_z(UInt(crc), $0.baseAddress, $0.count)) }
+    }
+
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(truncatingIfNeeded: crc32_z(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
     }

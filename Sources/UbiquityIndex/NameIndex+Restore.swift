@@ -12,8 +12,10 @@ extension NameIndex {
     /// falls in, each bucket in (name, id) order, no key twice. Otherwise nothing is taken and the
     /// caller builds the index from the names: a saved order that does not hold (a snapshot taken
     /// while names were still being filed, or a damaged file) costs the sort, never a wrong index.
+    /// - Parameter stepAside: looked at between stretches of the check.
     /// - Returns: whether the saved order was taken. The index must be empty.
-    func restore(_ saved: [SavedNameBucket], named: [ItemID], slotCount: Int, names: NameColumn) -> Bool {
+    func restore(_ saved: [SavedNameBucket], named: [ItemID], slotCount: Int, names: NameColumn,
+                 stepAside: StepAside = .never) -> Bool {
         precondition(isEmpty, "restore into an empty name index")
         // Which slots are still to be met: each named one once.
         var expected = [Bool](repeating: false, count: slotCount)
@@ -28,6 +30,7 @@ extension NameIndex {
                 var previous: ItemID?
                 let ids = bucket.ids
                 for (k, id) in ids.enumerated() {
+                    stepAside.every(k)
                     // Ids in name order are all over the column: each name's slot is asked for
                     // 16 ids ahead, its bytes 8 ahead (reading the slot asked for before).
                     if k + 2 * Self.restorePrefetchDistance < ids.count {
@@ -56,6 +59,7 @@ extension NameIndex {
         var restored: [String: SortedIDs] = [:]
         restored.reserveCapacity(saved.count)
         for bucket in saved {
+            stepAside()
             var sorted = SortedIDs()
             sorted.insert(sorted: bucket.ids, names: names)
             guard restored.updateValue(sorted, forKey: bucket.key) == nil else { return false }

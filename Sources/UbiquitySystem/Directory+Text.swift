@@ -10,8 +10,9 @@ extension Directory {
         try makeDirectory(Array(name.utf8), mode: mode)
     }
 
-    public func read(_ name: String, limit: Int, singleLink: Bool = false) -> Result<[UInt8], ReadRefusal>? {
-        read(Array(name.utf8), limit: limit, singleLink: singleLink)
+    public func read(_ name: String, limit: Int, singleLink: Bool = false,
+                     betweenPieces: (() -> Void)? = nil) -> Result<[UInt8], ReadRefusal>? {
+        read(Array(name.utf8), limit: limit, singleLink: singleLink, betweenPieces: betweenPieces)
     }
 
     @available(*, noasync, message: "fsync waits for the disk: run it on an NIOThreadPool or a thread of its own")

@@ -123,14 +123,18 @@ public final class Directory: Sendable {
     /// and passes the same checks again; a regular file renamed over the name meanwhile is read
     /// as the newer file it is. A file larger than `limit` is refused from its size, without
     /// reading it, or when it grew past `limit` meanwhile; with `singleLink`, a file with more than
-    /// one hard link is refused too.
-    public func read(_ name: [UInt8], limit: Int, singleLink: Bool = false) -> Result<[UInt8], ReadRefusal>? {
-        read(name, limit: limit, singleLink: singleLink, betweenStatusAndOpen: nil)
+    /// one hard link is refused too. With `betweenPieces`, the file is read a piece
+    /// (``readPieceBytes``) at a time and `betweenPieces` is called before each: a long read
+    /// that should step aside for other work looks there.
+    public func read(_ name: [UInt8], limit: Int, singleLink: Bool = false,
+                     betweenPieces: (() -> Void)? = nil) -> Result<[UInt8], ReadRefusal>? {
+        read(name, limit: limit, singleLink: singleLink, betweenStatusAndOpen: nil, betweenPieces: betweenPieces)
     }
 
     /// ``read(_:limit:singleLink:)``, with `betweenStatusAndOpen` run where the name may be
     /// swapped (what the tests swap it in).
-    func read(_ name: [UInt8], limit: Int, singleLink: Bool, betweenStatusAndOpen: (() -> Void)?) -> Result<[UInt8], ReadRefusal>? {
+    func read(_ name: [UInt8], limit: Int, singleLink: Bool, betweenStatusAndOpen: (() -> Void)?,
+              betweenPieces: (() -> Void)? = nil) -> Result<[UInt8], ReadRefusal>? {
         let named: stat
         do {
             guard let found = try status(of: name) else { return nil }
@@ -156,7 +160,8 @@ public final class Directory: Sendable {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return .failure(.replaced) }
         if let refusal = Self.refusal(of: info, limit: limit, singleLink: singleLink) { return .failure(refusal) }
         do {
-            let bytes = try Self.readAll(fd, limit: limit, sizeHint: Int(clamping: info.st_size), path: path(of: name))
+            let bytes = try Self.readAll(fd, limit: limit, sizeHint: Int(clamping: info.st_size), path: path(of: name),
+                                         betweenPieces: betweenPieces)
             guard bytes.count <= limit else { return .failure(.tooLarge(size: bytes.count, limit: limit)) }
             return .success(bytes)
         } catch {
@@ -174,8 +179,11 @@ public final class Directory: Sendable {
     }
 
     /// Reads `fd` to its end, at most `limit` + 1 bytes (so that a file larger than `limit` is
-    /// seen as such); `sizeHint` (from `fstat`) sizes the first buffer.
-    public static func readAll(_ fd: Int32, limit: Int, sizeHint: Int = 0, path: String? = nil) throws(SystemCallError) -> [UInt8] {
+    /// seen as such); `sizeHint` (from `fstat`) sizes the first buffer. With `betweenPieces`, each
+    /// `read` asks for at most ``readPieceBytes`` and `betweenPieces` is called before it.
+    public static func readAll(_ fd: Int32, limit: Int, sizeHint: Int = 0, path: String? = nil,
+                               betweenPieces: (() -> Void)? = nil) throws(SystemCallError) -> [UInt8] {
+        let piece = betweenPieces == nil ? Int.max : readPieceBytes
         let limit = max(0, limit), cap = limit == .max ? limit : limit + 1
         // One more than the size, to see the end in the first read; a size from a file's status
         // is not trusted to be small (nothing here may trap on it).
@@ -189,7 +197,8 @@ public final class Directory: Sendable {
             ubq_prefer_huge_pages(base, buffer.count)
             do throws(SystemCallError) {
                 while initialized < buffer.count {
-                    let n = try System.call("read", path: path) { Glibc.read(fd, base + initialized, buffer.count - initialized) }
+                    betweenPieces?()
+                    let n = try System.call("read", path: path) { Glibc.read(fd, base + initialized, min(piece, buffer.count - initialized)) }
                     if n == 0 { break }
                     initialized += n
                 }
@@ -203,13 +212,18 @@ public final class Directory: Sendable {
         if count < min(cap, first) { return bytes }
         while count < cap {
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(cap - count, 64 << 10))) }
-            let n = try System.call("read", path: path) { bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) } }
+            betweenPieces?()
+            let n = try System.call("read", path: path) { bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, min(piece, $0.count - count)) } }
             if n == 0 { break }
             count += n
         }
         bytes.removeSubrange(count...)
         return bytes
     }
+
+    /// The most one `read` of ``readAll(_:limit:sizeHint:path:betweenPieces:)`` asks for when it
+    /// reads in pieces: about a millisecond of copying (and of faulting the buffer in).
+    public static let readPieceBytes = 4 << 20
 
     // MARK: - Writing (each waits for the disk)
 

@@ -1,7 +1,8 @@
 import Glibc
 import Synchronization
 
-/// Lets crawls step aside while the consumer answers from what it already has: after a restart,
+/// Lets crawls (and the saved index's restore, which looks here too) step aside while the consumer
+/// answers from what it already has: after a restart,
 /// an answer from the saved index (freshness "saved") is gathered and written while the crawl
 /// that checks the index has just begun, and on two cores the crawl's walkers took most of the
 /// processor from it. Each such answer holds the pause (``hold(for:)``) until it is written
@@ -61,8 +62,10 @@ public final class CrawlPause: Sendable {
     /// Walkers waiting at the pause now.
     public var waitingWalkers: Int { waiting.load(ordering: .relaxed) }
 
-    /// Returns once crawls need not step aside: at once when no hold is on.
-    func waitWhileHeld() {
+    /// Returns once crawls need not step aside: at once when no hold is on. Other background work
+    /// that should step aside when the crawl does calls it too (the daemon's restore of its saved
+    /// index, through `StepAside`).
+    public func waitWhileHeld() {
         guard held.load(ordering: .acquiring) else { return }
         waiting.add(1, ordering: .relaxed)
         defer { waiting.subtract(1, ordering: .relaxed) }

@@ -134,14 +134,14 @@ struct DirectoryTests {
         func read(limit: Int, singleLink: Bool, swappingIn make: @escaping (String) throws -> Void) throws -> Result<[UInt8], ReadRefusal>? {
             unlink(path)
             try FS.write(path, "old")
-            return fixture.inside.read(name, limit: limit, singleLink: singleLink) {
+            return fixture.inside.read(name, limit: limit, singleLink: singleLink, betweenStatusAndOpen: {
                 do {
                     try make(staged)
                     #expect(rename(staged, path) == 0)
                 } catch {
                     Issue.record("\(error)")
                 }
-            }
+            })
         }
         let newer = try read(limit: 99, singleLink: true) { try FS.write($0, #"{"b":52}"#) }
         #expect(try newer?.get() == Array(#"{"b":52}"#.utf8))
@@ -172,6 +172,33 @@ struct DirectoryTests {
         defer { close(fd) }
         // A hint of the whole size and a smaller limit: the limit's bytes and one more.
         #expect(try Directory.readAll(fd, limit: 1 << 20, sizeHint: big.count) == Array(big[..<((1 << 20) + 1)]))
+    }
+
+    /// A read that steps aside for other work (the daemon's saved index, while an answer is
+    /// written) reads a piece at a time and looks before each, and still reads the whole file.
+    @Test func aReadInPiecesLooksBeforeEachPieceAndReadsTheWholeFile() throws {
+        let fixture = try Fixture()
+        defer { try? FS.removeTree(fixture.base) }
+        let size = 2 * Directory.readPieceBytes + 7
+        let big = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12) }
+        let out = open(fixture.base + "/inside/big", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(out >= 0)
+        #expect(big.withUnsafeBytes { Glibc.write(out, $0.baseAddress, $0.count) } == big.count)
+        close(out)
+        var looks = 0
+        let read = fixture.inside.read("big", limit: 1 << 30, betweenPieces: { looks += 1 })
+        guard case .success(let bytes)? = read else { Issue.record("read: \(String(describing: read))"); return }
+        #expect(bytes == big)
+        // Three pieces, and the read that finds the end.
+        #expect(looks >= 3, "looked \(looks) times")
+        for hint in [100, 0] {
+            let fd = open(fixture.base + "/inside/big", O_RDONLY | O_CLOEXEC)
+            defer { close(fd) }
+            var pieces = 0
+            #expect(try Directory.readAll(fd, limit: 1 << 30, sizeHint: hint, betweenPieces: { pieces += 1 }) == big,
+                    "size hint \(hint)")
+            #expect(pieces >= 1, "size hint \(hint)")
+        }
     }
 
     @Test func removeTreeIsBoundedAndNeverFollowsALink() throws {

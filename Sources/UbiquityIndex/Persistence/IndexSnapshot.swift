@@ -249,7 +249,8 @@ public enum IndexSnapshot {
         var nameOrder: [SavedNameBucket]?
     }
 
-    static func decode(_ bytes: [UInt8]) throws(SavedIndexError) -> Contents {
+    /// - Parameter stepAside: looked at between stretches of the work, on each of its threads.
+    static func decode(_ bytes: [UInt8], stepAside: StepAside = .never) throws(SavedIndexError) -> Contents {
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .foreign }
         var header = BinaryReader(bytes, from: magic.count)
         let version = try header.fixed32()
@@ -262,12 +263,24 @@ public enum IndexSnapshot {
         // decoder made of the damaged bytes.
         let start = header.offset
         var matches = false
-        let decoded = SideThread.run({ matches = CRC32.checksum(bytes[start...]) == checksum }) {
-            Result { () throws(SavedIndexError) in try decodeBody(bytes, from: start, version: version) }
+        let decoded = SideThread.run({
+            var crc: UInt32 = 0, from = start
+            while from < bytes.count {
+                stepAside()
+                let to = from + min(bytes.count - from, checksumStretch)
+                crc = CRC32.checksum(bytes[from..<to], continuing: crc)
+                from = to
+            }
+            matches = crc == checksum
+        }) {
+            Result { () throws(SavedIndexError) in try decodeBody(bytes, from: start, version: version, stepAside: stepAside) }
         }
         guard matches else { throw .checksumMismatch }
         return try decoded.get()
     }
+
+    /// How many bytes the checksum reads between two looks at ``StepAside`` (about a millisecond).
+    static let checksumStretch = 4 << 20
 
     /// `count` slots from `reader`, checked as they are read.
     /// - Parameters:
@@ -276,7 +289,8 @@ public enum IndexSnapshot {
     ///     first half's codec (waiting for it), so that both halves compress alike.
     private static func decodeSlots(_ reader: inout BinaryReader, count slotCount: Int, containerCount: Int,
                                     givingCodecTo giving: CodecHandoff? = nil,
-                                    takingCodecFrom taking: CodecHandoff? = nil) throws(SavedIndexError) -> MetadataIndex.Columns {
+                                    takingCodecFrom taking: CodecHandoff? = nil,
+                                    stepAside: StepAside) throws(SavedIndexError) -> MetadataIndex.Columns {
         // Read through a local copy, put back at the end (through the `inout`, reads retained and
         // released the bytes).
         var body = reader
@@ -305,6 +319,7 @@ public enum IndexSnapshot {
         flagsOf.reserveCapacity(batchSize)
         stats.reserveCapacity(batchSize)
         func flush() {
+            stepAside()
             columns.generations.append(contentsOf: generations)
             columns.parents.append(contentsOf: parents)
             columns.containerOf.append(contentsOf: containerOf)
@@ -352,7 +367,8 @@ public enum IndexSnapshot {
     }
 
     /// The body of a snapshot of format `version`, from `start`; its checksum is checked apart.
-    private static func decodeBody(_ bytes: [UInt8], from start: Int, version: UInt32) throws(SavedIndexError) -> Contents {
+    private static func decodeBody(_ bytes: [UInt8], from start: Int, version: UInt32,
+                                   stepAside: StepAside) throws(SavedIndexError) -> Contents {
         var body = BinaryReader(bytes, from: start)
         let snapshotID = try body.fixed64()
         let savedAt = try body.int64()
@@ -409,7 +425,8 @@ public enum IndexSnapshot {
             let first = SideThread.run({
                 second = Result { () throws(SavedIndexError) in
                     var reader = BinaryReader(all, from: splitOffset)
-                    let columns = try decodeSlots(&reader, count: secondCount, containerCount: containerCount, takingCodecFrom: handoff)
+                    let columns = try decodeSlots(&reader, count: secondCount, containerCount: containerCount, takingCodecFrom: handoff,
+                                                    stepAside: stepAside)
                     return (columns, reader)
                 }
             }) {
@@ -417,7 +434,8 @@ public enum IndexSnapshot {
                     // Whatever happens here, the second half is not kept waiting for a codec.
                     defer { handoff.give(nil) }
                     var reader = BinaryReader(bytes, from: body.offset, to: splitOffset)
-                    let columns = try decodeSlots(&reader, count: split, containerCount: containerCount, givingCodecTo: handoff)
+                    let columns = try decodeSlots(&reader, count: split, containerCount: containerCount, givingCodecTo: handoff,
+                                                    stepAside: stepAside)
                     guard reader.isAtEnd else { throw .invalid("the slots' first half ends before their second half starts") }
                     return columns
                 }
@@ -427,7 +445,7 @@ public enum IndexSnapshot {
             (rest, body) = try second.get()
             columns.append(contentsOf: &rest)
         } else {
-            columns = try decodeSlots(&body, count: slotCount, containerCount: containerCount)
+            columns = try decodeSlots(&body, count: slotCount, containerCount: containerCount, stepAside: stepAside)
         }
 
         let freeCount = try body.count()

@@ -12,10 +12,11 @@ extension MetadataIndex {
     ///     says only which slots are live. A root names itself as its parent.
     ///   - free: the free list, in its order (the next id allocated is its last).
     ///   - nameOrder: the name index as saved (format 3), taken when it holds, else rebuilt.
+    ///   - stepAside: looked at between stretches of the work, on each of its threads.
     /// - Returns: whether the saved name order was taken.
     @discardableResult
     func restore(containers saved: [ContainerDescriptor], columns: Columns, free: [ItemID],
-                 nameOrder: [SavedNameBucket]? = nil) throws(SavedIndexError) -> Bool {
+                 nameOrder: [SavedNameBucket]? = nil, stepAside: StepAside = .never) throws(SavedIndexError) -> Bool {
         precondition(containers.isEmpty, "restore into an empty index")
         for descriptor in saved { addContainer(descriptor) }
         var columns = columns
@@ -32,6 +33,7 @@ extension MetadataIndex {
         var liveCount = 0
         var childCount = [UInt32](repeating: 0, count: count)
         for i in 0..<count where columns.flagsOf[i].contains(.live) {
+            stepAside.every(i)
             liveCount += 1
             let container = Int(columns.containerOf[i])
             guard container < saved.count else { throw .invalid("entry #\(i) is in container #\(container) of \(saved.count)") }
@@ -56,6 +58,7 @@ extension MetadataIndex {
         var tableIDs: [ItemID] = []
         var halves: [[ChildTable]] = [[], []]
         for i in 0..<count where columns.stats.kind(i) == .directory && columns.flagsOf[i].contains(.live) {
+            stepAside.every(tableIDs.count)
             tableOf[i] = UInt32(tableIDs.count)
             halves[tableIDs.count & 1].append(ChildTable(capacity: Int(childCount[i])))
             tableIDs.append(ItemID(i))
@@ -68,8 +71,8 @@ extension MetadataIndex {
             // copy each chunk it writes a flag to.
             let filled = columns, placement = tableOf
             var oddRefusal: (slot: Int, error: SavedIndexError)?
-            let evenRefusal = SideThread.run({ oddRefusal = Self.fillTables(&odd, half: 1, filled, placement) }) {
-                Self.fillTables(&halves[0], half: 0, filled, placement)
+            let evenRefusal = SideThread.run({ oddRefusal = Self.fillTables(&odd, half: 1, filled, placement, stepAside) }) {
+                Self.fillTables(&halves[0], half: 0, filled, placement, stepAside)
             }
             if let refusal = [evenRefusal, oddRefusal].compactMap({ $0 }).min(by: { $0.slot < $1.slot }) { throw refusal.error }
         }
@@ -87,12 +90,16 @@ extension MetadataIndex {
         // nothing below reads.
         var named: [ItemID] = []
         named.reserveCapacity(liveCount)
-        for i in 0..<count where columns.flagsOf[i] == .live { named.append(ItemID(i)) }
+        for i in 0..<count where columns.flagsOf[i] == .live {
+            stepAside.every(i)
+            named.append(ItemID(i))
+        }
         let nameIndex = self.nameIndex, indexedNames = columns.names, entries = named
         named = []
         var tookNameOrder = false
         try SideThread.run({
-            if let nameOrder, nameIndex.restore(nameOrder, named: entries, slotCount: count, names: indexedNames) {
+            if let nameOrder, nameIndex.restore(nameOrder, named: entries, slotCount: count, names: indexedNames,
+                                                     stepAside: stepAside) {
                 tookNameOrder = true
             } else {
                 nameIndex.build(entries, names: indexedNames)
@@ -100,7 +107,8 @@ extension MetadataIndex {
         }) { () throws(SavedIndexError) in
             // Free slots: each dead slot exactly once (a dead slot outside the list would never be reused).
             var isFree = [Bool](repeating: false, count: count)
-            for id in free {
+            for (k, id) in free.enumerated() {
+                stepAside.every(k)
                 guard Int(id) < count, !columns.flagsOf[Int(id)].contains(.live), !isFree[Int(id)] else {
                     throw .invalid("the free list names slot #\(id) twice, or a live or missing one")
                 }
@@ -142,6 +150,7 @@ extension MetadataIndex {
                                     ubq_prefetch(reader.address(ahead))
                                 }
                                 reached += 1
+                                stepAside.every(reached)
                                 let kind = self.kind(child), container = container(of: child)
                                 let plain = reader.withUTF8(Int(child)) { plainFlags(forChild: $0, of: entry, kind: kind, container: container) }
                                 setFlags(child, plain ?? flags(forChild: name(child), of: entry, kind: kind, container: container))
@@ -154,6 +163,7 @@ extension MetadataIndex {
             guard reached == liveCount else { throw .invalid("\(liveCount - reached) entries are not below any container root") }
 
             for i in 0..<count where flagsOf[i].contains(.live) {
+                stepAside.every(i)
                 let id = ItemID(i)
                 if let (key, _) = conflictCopyKey(id) { adjustConflictCopies(key, by: 1) }
                 if flagsOf[i].contains(.package) { refreshPackage(id) }
@@ -168,12 +178,13 @@ extension MetadataIndex {
     /// parent has no table is half 0's to refuse.
     /// - Returns: the first entry refused, by slot, and why; nil when none is.
     private static func fillTables(_ tables: inout [ChildTable], half: UInt32, _ columns: Columns,
-                                   _ tableOf: [UInt32]) -> (slot: Int, error: SavedIndexError)? {
+                                   _ tableOf: [UInt32], _ stepAside: StepAside) -> (slot: Int, error: SavedIndexError)? {
         let count = columns.names.count, noTable = UInt32.max
         // Names are checked and placed as bytes, through one reader: a `String` per entry (a heap
         // block for a name over 15 bytes) is made only to say what is wrong.
         return columns.names.withReader { names -> (slot: Int, error: SavedIndexError)? in
             for i in 0..<count where columns.flagsOf[i] == .live {
+                stepAside.every(i)
                 let parent = Int(columns.parents[i])
                 let table = parent < count ? tableOf[parent] : noTable
                 guard table == noTable ? half == 0 : table & 1 == half else { continue }

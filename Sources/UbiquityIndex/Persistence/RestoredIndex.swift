@@ -62,15 +62,18 @@ public struct RestoredIndex {
     ///   - bootID: the kernel's boot id now. A snapshot of another boot is used only when it was
     ///     the final one of a clean shutdown: otherwise journal records still in the page cache
     ///     may have been lost with the machine.
+    ///   - stepAside: looked at between stretches of the work, on each of its threads: the
+    ///     daemon's restore steps aside while an answer given meanwhile is written.
     /// - Throws: ``SavedIndexError``: the caller starts from nothing under a new epoch.
     public static func restore(snapshot: [UInt8], journal: [UInt8]?, containers: [ContainerDescriptor],
-                               retention: ChangeHistory.Retention, now: Int64, bootID: String) throws(SavedIndexError) -> RestoredIndex {
-        let contents = try IndexSnapshot.decode(snapshot)
+                               retention: ChangeHistory.Retention, now: Int64, bootID: String,
+                               stepAside: StepAside = .never) throws(SavedIndexError) -> RestoredIndex {
+        let contents = try IndexSnapshot.decode(snapshot, stepAside: stepAside)
         // Not a clean shutdown's: its journal was in the page cache of a boot that has ended.
         guard contents.final || contents.bootID == bootID else { throw .uncleanReboot }
         let index = MetadataIndex()
         let tookNameOrder = try index.restore(containers: contents.containers, columns: contents.columns, free: contents.free,
-                                              nameOrder: contents.nameOrder)
+                                              nameOrder: contents.nameOrder, stepAside: stepAside)
         let nameIndexSource: NameIndexSource = tookNameOrder ? .saved
             : contents.nameOrder == nil ? .sortedNoSavedOrder : .sortedSavedOrderRefused
         var history = ChangeHistory(epoch: contents.epoch, sequence: contents.sequence, horizon: contents.horizon,
@@ -95,6 +98,7 @@ public struct RestoredIndex {
         }
         if let decoded {
             for record in decoded.records {
+                stepAside()
                 switch record {
                 case .batch(let changes, let time, let tracking):
                     let changeSet = index.apply(changes, record: tracking)

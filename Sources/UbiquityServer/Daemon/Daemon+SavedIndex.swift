@@ -17,8 +17,8 @@ extension Daemon {
 
     /// The saved index's files; nil (and the files removed) when there are none or they cannot
     /// be read: the daemon then crawls from nothing under a new epoch.
-    static func readSavedIndex(from store: IndexStore, logger: Logger) -> SavedIndexFiles? {
-        let files = store.read()
+    static func readSavedIndex(from store: IndexStore, stepAside: StepAside = .never, logger: Logger) -> SavedIndexFiles? {
+        let files = store.read(betweenPieces: { stepAside() })
         let snapshot: [UInt8]
         switch files.snapshot {
         case nil:
@@ -84,12 +84,17 @@ extension Daemon {
         guard savedIndexFound, let store = indexStore else { return }
         let loaded = Mutex<RestoredIndex?>(nil)
         let containers = settings.containers.map(\.descriptor), retention = settings.history, logger = self.logger
+        // The restore steps aside while an answer given meanwhile (a remembered one) is written, as
+        // the crawl does: the answer holds both through the crawl's pause.
+        let pause = watcher.crawlPause
+        let stepAside = StepAside { pause.waitWhileHeld() }
         do {
             try await store.runBlocking {
-                guard let files = Daemon.readSavedIndex(from: store, logger: logger) else { return }
+                guard let files = Daemon.readSavedIndex(from: store, stepAside: stepAside, logger: logger) else { return }
                 // Made inside the lock (nothing else takes it before this returns): a value made
                 // outside could not be sent into it.
-                loaded.withLock { $0 = Daemon.restoreIndex(files, from: store, containers: containers, retention: retention, logger: logger) }
+                loaded.withLock { $0 = Daemon.restoreIndex(files, from: store, containers: containers, retention: retention,
+                                                                          stepAside: stepAside, logger: logger) }
             }
         } catch {
             logger.warning("saved index discarded: crawling every container", metadata: ["reason": "\(error)"])
@@ -105,12 +110,14 @@ extension Daemon {
     /// no snapshot is written before the first batch); nil (and the files removed) when it cannot
     /// be used: the daemon then crawls from nothing under a new epoch.
     static func restoreIndex(_ files: SavedIndexFiles, from store: IndexStore, containers: [ContainerDescriptor],
-                             retention: ChangeHistory.Retention, logger: Logger) -> sending RestoredIndex? {
+                             retention: ChangeHistory.Retention, stepAside: StepAside = .never,
+                             logger: Logger) -> sending RestoredIndex? {
         let snapshot = files.snapshot, journal = files.journal
         let started = ContinuousClock.now
         do {
             var restored = try RestoredIndex.restore(snapshot: snapshot, journal: journal, containers: containers,
-                                                     retention: retention, now: Int64(Glibc.time(nil)), bootID: store.bootID)
+                                                     retention: retention, now: Int64(Glibc.time(nil)), bootID: store.bootID,
+                                                     stepAside: stepAside)
             let continued: String
             do {
                 try restored.continueJournal(in: store)

@@ -20,8 +20,10 @@ enum DurableFiles {
     /// A regular file's bytes, at most `limit`; nil when it does not exist. Refused (never
     /// opened): a link, a FIFO, a device, a file with more than one hard link, a file larger than
     /// `limit` (``Directory/read(_:limit:singleLink:)``).
-    static func read(_ name: String, in directory: Directory, limit: Int) -> Result<[UInt8], FileProblem>? {
-        directory.read(name, limit: limit, singleLink: true).map { $0.mapError { FileProblem($0.description) } }
+    static func read(_ name: String, in directory: Directory, limit: Int,
+                     betweenPieces: (() -> Void)? = nil) -> Result<[UInt8], FileProblem>? {
+        directory.read(name, limit: limit, singleLink: true, betweenPieces: betweenPieces)
+            .map { $0.mapError { FileProblem($0.description) } }
     }
 
     /// `mkdir -p` with mode 0700 for the parts it makes; nil, or what failed.

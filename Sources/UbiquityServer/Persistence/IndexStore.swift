@@ -103,8 +103,10 @@ final class IndexStore: IndexPersistence, Sendable {
     }
 
     /// The saved snapshot and journal as they are on disk; nil for a file that does not exist.
-    func read() -> (snapshot: Result<[UInt8], FileProblem>?, journal: Result<[UInt8], FileProblem>?) {
-        (limited(Self.snapshotName, Self.maxSnapshotBytes), limited(Self.journalName, Self.maxJournalBytes))
+    /// - Parameter betweenPieces: called between pieces of the read (``Directory/readPieceBytes``).
+    func read(betweenPieces: (() -> Void)? = nil) -> (snapshot: Result<[UInt8], FileProblem>?, journal: Result<[UInt8], FileProblem>?) {
+        (limited(Self.snapshotName, Self.maxSnapshotBytes, betweenPieces: betweenPieces),
+         limited(Self.journalName, Self.maxJournalBytes, betweenPieces: betweenPieces))
     }
 
     /// Whether there is a snapshot to load (``read()`` reads it).
@@ -132,8 +134,8 @@ final class IndexStore: IndexPersistence, Sendable {
         try? directory.replace(Self.answersName, with: answers, mode: 0o600)
     }
 
-    private func limited(_ name: String, _ limit: Int) -> Result<[UInt8], FileProblem>? {
-        DurableFiles.read(name, in: directory, limit: limit).map { result in
+    private func limited(_ name: String, _ limit: Int, betweenPieces: (() -> Void)? = nil) -> Result<[UInt8], FileProblem>? {
+        DurableFiles.read(name, in: directory, limit: limit, betweenPieces: betweenPieces).map { result in
             result.flatMap { $0.count > limit ? .failure(FileProblem("it is larger than \(limit) bytes")) : .success($0) }
                 .mapError { FileProblem("\(path)/\(name): \($0.message)") }
         }
