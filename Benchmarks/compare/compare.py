@@ -145,8 +145,11 @@ def answer_size(head, tail, length):
 
 
 class JsonLines:
-    def __init__(self, path, deadline, process=None, name="daemon"):
-        """Connects to `path`, retrying until `deadline` (the daemon may not be listening yet)."""
+    def __init__(self, path, deadline, process=None, name="daemon", buffer=None):
+        """Connects to `path`, retrying until `deadline` (the daemon may not be listening yet).
+        `buffer`: the receive buffer to start with (default a new 1 MiB one): one made and written
+        before a timed window, as large as the answer awaited, keeps the buffer's growth (new memory
+        faulted in and copied into, more with each doubling) out of that window."""
         while True:
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
@@ -165,7 +168,7 @@ class JsonLines:
         # chunk straight into it. A fresh object per chunk, or a buffer that shrinks after every
         # line, makes the client fault in and copy every byte again, and for a 27 MB answer that
         # cost more CPU than the daemon under test spent (docs/benchmarks.md, Method, "The client").
-        self.buffer = bytearray(1 << 20)
+        self.buffer = buffer if buffer is not None else bytearray(1 << 20)
         self.start = 0  # first byte not yet returned
         self.end = 0  # one past the last byte received
 
@@ -342,8 +345,8 @@ class Ubiquityd:
                                         env=dict(os.environ, STATE_DIRECTORY=self.state_path))
         self.pid = self.process.pid
 
-    def connect(self, timeout=600):
-        c = JsonLines(self.sock_path, time.monotonic() + timeout, self.process, "ubiquityd")
+    def connect(self, timeout=600, buffer=None):
+        c = JsonLines(self.sock_path, time.monotonic() + timeout, self.process, "ubiquityd", buffer)
         c.send({"id": 1, "op": "hello", "version": 1, "client": "compare.py"})
         m, _ = c.recv(timeout)
         if m is None or "result" not in m:
@@ -511,8 +514,8 @@ class Watchman:
             stdin=subprocess.DEVNULL, stdout=self.logfile, stderr=self.logfile)
         self.pid = self.process.pid
 
-    def connect(self, timeout=600):
-        return JsonLines(self.sock_path, time.monotonic() + timeout, self.process, "watchman")
+    def connect(self, timeout=600, buffer=None):
+        return JsonLines(self.sock_path, time.monotonic() + timeout, self.process, "watchman", buffer)
 
     def stop(self):
         stop_process(self.process, "watchman")

@@ -250,9 +250,10 @@ def run_ours(binary, tree, changes, scratch):
     time_find(tree["base"])
     time_find(tree["base"])
     d = Ubiquityd(binary, tree, scratch)
+    buffer = receive_buffer(tree)
     d.start()
     t = time.monotonic()
-    c = d.connect(1200)
+    c = d.connect(1200, buffer)
     before, _ = ours_query(d, c)
     cold = time.monotonic() - t
     clock = before["clock"]
@@ -267,9 +268,10 @@ def run_ours(binary, tree, changes, scratch):
     undone = False
     try:
         warm_caches(tree)
+        buffer = receive_buffer(tree)
         d.start(keep_state=True)
         t = time.monotonic()
-        c = d.connect(1200)
+        c = d.connect(1200, buffer)
         answer, _ = ours_query(d, c, since=clock)
         restart = time.monotonic() - t
         restore_ms = log_value(d.log_path, "index restored", "ms")
@@ -306,6 +308,21 @@ def run_ours(binary, tree, changes, scratch):
             "loaded_first_s": loaded["first_s"], "loaded_verified_s": loaded["verified_s"], "loaded_unverified": loaded["unverified"]}
 
 
+# Room per `Item_*` result in a receive buffer made before a timed restart (`receive_buffer`): an
+# answer's result is about 300 bytes on the default shape's paths (both daemons'), so an answer
+# fits without the buffer growing while the clock runs.
+RECEIVE_BYTES_PER_RESULT = 512
+
+
+def receive_buffer(tree):
+    """A receive buffer for a timed restart's connection, made (and so written: zeroed) before the
+    daemon starts. A client that grew its buffer as the answer came made the first answer at 5M
+    pay for faulting in and copying 34 MB more than once: on two cores the harness's Python took
+    350 ms of processor in a 400 ms window (`perf`, November 30, 2026), and more per result than at
+    1M, as the daemon did not."""
+    return bytearray(len(tree["items"]) * RECEIVE_BYTES_PER_RESULT + (1 << 20))
+
+
 def durable_copy_ms(path):
     """Milliseconds to write `path`'s bytes to a new file beside it and `fsync` it (then removed):
     the floor of writing the saved index, which the daemon also writes whole and syncs. The bytes
@@ -334,9 +351,10 @@ def saved_restart(d, tree, expect_remembered):
     answer with its updates must be the disk. The client closes before the daemon stops."""
     logged = os.path.getsize(d.log_path) if os.path.exists(d.log_path) else 0
     warm_caches(tree)
+    buffer = receive_buffer(tree)
     d.start(keep_state=True)
     t = time.monotonic()
-    c = d.connect(1200)
+    c = d.connect(1200, buffer)
     connected = time.monotonic() - t
     first, view, first_s, verified_s = ours_saved_answer(d, c)
     c.close()
@@ -363,9 +381,10 @@ def run_watchman(binary, tree, changes, scratch):
     changes.apply()
     try:
         warm_caches(tree)
+        buffer = receive_buffer(tree)
         w.start()
         t = time.monotonic()
-        c = w.connect(1200)
+        c = w.connect(1200, buffer)
         w.call(c, ["watch", w.base], 1200)
         answer = w.call(c, ["query", w.base, {"since": clock, "expression": ["match", "Item_*"], "fields": ["name"]}], 1200)
         restart = time.monotonic() - t
@@ -487,7 +506,10 @@ def report(results, args, chart_file=None):
               "checked against the file system, each time). The harness reads a long unverified answer as it arrives "
               "but parses it only after `query.verified`, as it parses the cold crawl's answer after that clock stops: "
               "parsing the 1M tree's 97,707 results takes this Python client about 0.4 s of a core, which on two cores "
-              "it took from the check being timed (Benchmarks/README.md, \"restarts\"):", "",
+              "it took from the check being timed (Benchmarks/README.md, \"restarts\"). Each timed start's connection "
+              "(both daemons', the cold crawl's too) reads into a receive buffer made before the start, with room for "
+              "512 bytes per `Item_*` file: until November 30, 2026 the buffer grew as the answer came, and at 5M the "
+              "client's faulting and copying of the 34 MB answer took 350 ms of a 400 ms window (`perf`):", "",
               "| entries | cold crawl → first answer | restart → first answer, remembered | ratio (goal ≤ 0.1×), median (worst run) | "
               "restart → first answer, a query not asked before the stop | ratio, median (worst run) | "
               "restart → `query.verified` | ratio to the cold crawl (goal ≤ 1×), median (worst run) | | steal, per run |",
