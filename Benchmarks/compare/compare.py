@@ -144,6 +144,11 @@ def answer_size(head, tail, length):
     return length - len(tail) + last - first + 1
 
 
+def line_answer_size(line):
+    """`answer_size` of a whole line."""
+    return answer_size(line[:SKIM_KEPT], line[-SKIM_KEPT:], len(line))
+
+
 class JsonLines:
     def __init__(self, path, deadline, process=None, name="daemon", buffer=None):
         """Connects to `path`, retrying until `deadline` (the daemon may not be listening yet).
@@ -390,7 +395,7 @@ class Ubiquityd:
             event = m.get("event")
             if event == "query.gatheringFinished":
                 self.answered_at = at
-                self.answer_bytes = answer_size(line[:SKIM_KEPT], line[-SKIM_KEPT:], len(line))
+                self.answer_bytes = line_answer_size(line)
                 finished = (at - t, [self.relative(r["path"]) for r in m["results"]])
             elif event == "query.stopped":
                 return finished[1], finished[0]
@@ -415,8 +420,10 @@ class Ubiquityd:
                 if finished is None or query is None:
                     raise BenchError(f"ubiquityd: {predicate!r} stopped without an answer: {head[:300]!r}")
                 break
-            elif length <= SKIM_KEPT and json.loads(head).get("id") == self.next_id:
-                query = json.loads(head)["result"]["query"]
+            elif length <= SKIM_KEPT:
+                m = json.loads(head)
+                if m.get("id") == self.next_id:
+                    query = m["result"]["query"]
         # Released, untimed, as a client done with a one-shot answer does: the daemon keeps a
         # stopped query's results readable until then, and counts them against the user's limit.
         self.next_id += 1
@@ -425,8 +432,9 @@ class Ubiquityd:
             head, _, length, _ = c.skim(timeout)
             if head is None:
                 raise BenchError(f"ubiquityd: no answer to query.release within {timeout} s")
-            if length <= SKIM_KEPT and json.loads(head).get("id") == self.next_id:
-                if "result" not in json.loads(head):
+            m = json.loads(head) if length <= SKIM_KEPT else {}
+            if m.get("id") == self.next_id:
+                if "result" not in m:
                     raise BenchError(f"ubiquityd: query.release failed: {head!r}")
                 return finished
 
@@ -550,7 +558,7 @@ class Watchman:
             if "error" in m:
                 raise BenchError(f"watchman: query {expression} failed: {m['error']}")
             self.answered_at = at
-            self.answer_bytes = answer_size(line[:SKIM_KEPT], line[-SKIM_KEPT:], len(line))
+            self.answer_bytes = line_answer_size(line)
             return m["files"], at - t
 
     def skim_query(self, c, expression, timeout=600):

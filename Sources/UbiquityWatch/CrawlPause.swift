@@ -18,7 +18,7 @@ public final class CrawlPause: Sendable {
     private let state: Mutex<CrawlPauseState>
     /// Whether any hold is on: the walkers' one load.
     private let held = Atomic<Bool>(false)
-    /// Walkers waiting now (tests).
+    /// Threads waiting now (tests): walkers, and a saved index's restore stepping aside with them.
     private let waiting = Atomic<Int>(0)
     /// Told each time a walker begins to wait (tests wait for that rather than look again and again).
     private let walkerWaits: (@Sendable () -> Void)?
