@@ -316,10 +316,8 @@ RECEIVE_BYTES_PER_RESULT = 512
 
 def receive_buffer(tree):
     """A receive buffer for a timed restart's connection, made (and so written: zeroed) before the
-    daemon starts. A client that grew its buffer as the answer came made the first answer at 5M
-    pay for faulting in and copying 34 MB more than once: on two cores the harness's Python took
-    350 ms of processor in a 400 ms window (`perf`, November 30, 2026), and more per result than at
-    1M, as the daemon did not."""
+    daemon starts, so that it does not grow while the clock runs (why, measured: Benchmarks/README.md,
+    "restarts")."""
     return bytearray(len(tree["items"]) * RECEIVE_BYTES_PER_RESULT + (1 << 20))
 
 
