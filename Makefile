@@ -144,7 +144,7 @@ test-asan: deps
 
 # The latency sections (bench-load, bench-clients: milliseconds, the tails most moved by how busy the
 # machine's host is) run first, a few minutes after the run starts, with the machine's state beside
-# their figures (load.py: harness floor and steal per round; clients.py: load average); the long ones (bench-compare about 45 min,
+# their figures (load.py: harness floor and steal per round; clients.py: load average, and a floor in the same runs); the long ones (bench-compare about 45 min,
 # bench-5m about 70 min) follow. Every section writes its own part of docs/benchmarks.md, so the order
 # changes nothing in the report.
 bench: deps

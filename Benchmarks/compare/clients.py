@@ -7,7 +7,9 @@
 
   * grocery: a container of --items item files (Item_<UUID>, names of 3-40 bytes, some not ASCII;
     fixed seed) under the workdir; one ubiquityd on it, running and warm (one list first); each
-    sample is the wall time of `grocery list` from fork to exit, output to /dev/null;
+    sample is the wall time of `grocery list` from fork to exit, output to /dev/null; after each,
+    the floor: the same item files read by `find | xargs -0 -P <cores> cat` (no daemon, no sorting,
+    no table; every core), so that each round shows how fast the machine was while it ran;
   * ubiq: compare.py's tree of --size entries, one ubiquityd on it; each run times the raw answer
     first (this harness's own client on an open connection: query.start of
     `kMDItemFSName LIKE '*'` -> the complete gatheringFinished line, the time the daemon needs to
@@ -23,6 +25,7 @@ Writes the section "clients" of --out.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -113,6 +116,16 @@ def raw_answer(daemon, c):
             return at - t, answer["count"]
 
 
+def floor_argv(tree, items):
+    """Reading every item file on every core, and nothing else: what any `grocery list` must do
+    at least, measured beside it (a shell pipeline; its CPU counts every process of it)."""
+    documents = os.path.join(tree["base"], GROCERY_CONTAINER, "Documents")
+    cores = os.cpu_count() or 2
+    per = max(1, -(-items // cores))
+    return ["sh", "-c", f"find {shlex.quote(documents)} -name 'Item_*' -type f -print0 "
+                        f"| xargs -0 -P {cores} -n {per} cat"]
+
+
 def measure_grocery(args, scratch):
     tree = ensure_grocery(args.workdir, args.items, args.seed)
     daemon = Ubiquityd(args.ubiquityd, tree, scratch)
@@ -121,18 +134,25 @@ def measure_grocery(args, scratch):
         daemon.connect().close()     # answers once the first crawl is done
         builds = [("new", args.grocery)] + ([("old", os.path.join(args.before, "grocery"))] if args.before else [])
         argv = {label: [binary, "list", "--socket", daemon.sock_path] for label, binary in builds}
+        floor = floor_argv(tree, args.items)
         for label, _ in builds:      # warm: the daemon's index, the item files' pages, the binary
             run_client(argv[label])
+        run_client(floor)
         size = same_output("grocery list", argv["new"], argv["old"], scratch) if args.before else None
         wall = {label: [] for label, _ in builds}
         cpu = {label: [] for label, _ in builds}
+        floor_wall, floor_cpu = [], []
         for run in range(args.runs):
             for label, _ in (builds if run % 2 == 0 else builds[::-1]):
                 w, c = run_client(argv[label])
                 wall[label].append(w)
                 cpu[label].append(c)
-            log(f"grocery list run {run + 1}: " + ", ".join(f"{label} {wall[label][-1] * 1000:.0f} ms" for label, _ in builds))
-        return {"wall": wall, "cpu": cpu, "output_bytes": size}
+            w, c = run_client(floor)
+            floor_wall.append(w)
+            floor_cpu.append(c)
+            log(f"grocery list run {run + 1}: " + ", ".join(f"{label} {wall[label][-1] * 1000:.0f} ms" for label, _ in builds)
+                + f"; the floor (cat of its files) {floor_wall[-1] * 1000:.0f} ms")
+        return {"wall": wall, "cpu": cpu, "floor_wall": floor_wall, "floor_cpu": floor_cpu, "output_bytes": size}
     finally:
         daemon.stop()
 
@@ -172,8 +192,9 @@ def merged(rounds):
     out = dict(rounds[-1])
     for key in ("wall", "cpu"):
         out[key] = {label: [v for r in rounds for v in r[key][label]] for label in rounds[0][key]}
-    if "raw" in out:
-        out["raw"] = [v for r in rounds for v in r["raw"]]
+    for key in ("raw", "floor_wall", "floor_cpu"):
+        if key in out:
+            out[key] = [v for r in rounds for v in r[key]]
     return out
 
 
@@ -184,12 +205,18 @@ def round_figures(grocery_rounds, ubiq_rounds):
             [med(r["wall"]["new"]) / med(r["raw"]) for r in ubiq_rounds])
 
 
+def floor_figures(grocery_rounds):
+    """Per round, the median floor (cat of the item files) in ms."""
+    return [med(r["floor_wall"]) * 1000 for r in grocery_rounds]
+
+
 def chart(args, grocery_rounds, ubiq_rounds):
     """The two goals, each round's figure; the chart's file name, or None."""
     grocery_ms, ratios = round_figures(grocery_rounds, ubiq_rounds)
     return draw(args.out, "clients.svg", "Clients, the median run of each round", [
         Panel(f"grocery list, {args.items:,} items", "wall, fork → exit (ms)", GROCERY_GOAL_MS,
-              f"goal ≤ {GROCERY_GOAL_MS} ms", [Bar("grocery list", grocery_ms)]),
+              f"goal ≤ {GROCERY_GOAL_MS} ms", [Bar("grocery list", grocery_ms),
+                                               Bar("cat of its files (floor)", floor_figures(grocery_rounds), reference=True)]),
         Panel("ubiq query --json, every entry", "÷ the daemon's own answer (×)", UBIQ_GOAL_RATIO,
               f"goal ≤ {UBIQ_GOAL_RATIO}×", [Bar("ubiq query --json", ratios)])])
 
@@ -231,10 +258,15 @@ def report(args, grocery_rounds, ubiq_rounds, chart_file=None):
         return cells
 
     lines.append(row(f"`grocery list`, {args.items:,} items", g))
+    lines.append(f"| the floor: the same {args.items:,} files read by `find … -print0 \\| xargs -0 -P {os.cpu_count()} cat` "
+                 f"(no daemon, no sorting, no table), after each run of `grocery list` | {ms(g['floor_wall'])} | "
+                 f"{ms(g['floor_cpu'])} |" + (" | |" if before else ""))
     lines.append(f"| the daemon's answer of {q['count']:,} results (this harness's client) | {ms(q['raw'])} | – |"
                  + (" | |" if before else ""))
     lines.append(row(f"`ubiq query --json`, {q['count']:,} results", q))
     grocery_ms, ratios = round_figures(grocery_rounds, ubiq_rounds)
+    floors = floor_figures(grocery_rounds)
+    grocery_worst = max(range(len(grocery_ms)), key=lambda i: grocery_ms[i])
     middle = sorted(range(len(ratios)), key=lambda i: ratios[i])[(len(ratios) - 1) // 2]
     worst = max(range(len(ratios)), key=lambda i: ratios[i])
 
@@ -248,13 +280,19 @@ def report(args, grocery_rounds, ubiq_rounds, chart_file=None):
         "",
         *goal_table([
             (f"`grocery list` of {args.items:,} items ≤ {GROCERY_GOAL_MS} ms",
-             f"{med(grocery_ms):.0f} ms" + (f" (before: {med(g['wall']['old']) * 1000:.0f} ms)" if before else ""),
-             f"{max(grocery_ms):.0f} ms", med(grocery_ms) <= GROCERY_GOAL_MS),
+             f"{med(grocery_ms):.0f} ms ({med(grocery_ms) / med(floors):.2f}× the floor's {med(floors):.0f} ms)"
+             + (f" (before: {med(g['wall']['old']) * 1000:.0f} ms)" if before else ""),
+             f"{grocery_ms[grocery_worst]:.0f} ms (the floor {floors[grocery_worst]:.0f} ms in that round)",
+             med(grocery_ms) <= GROCERY_GOAL_MS),
             (f"`ubiq query --json` of {q['count']:,} results ≤ {UBIQ_GOAL_RATIO}× the daemon's answer",
              ubiq_round(middle) + (f"; before: {med(q['wall']['old']) / med(q['raw']):.2f}×" if before else ""),
              ubiq_round(worst), ratios[middle] <= UBIQ_GOAL_RATIO),
             ("answers decoded without Foundation's JSONDecoder", "UbiquityKit's Router reads every line with JSONScanner",
              "—", True)], args.rounds, "round"),
+        "",
+        "The goal is in milliseconds, on a virtual machine whose speed moves for minutes to hours at a time "
+        "(Benchmarks/README.md, \"load: latency with both cores busy, and fan-out\"): the floor, measured in the same runs, says how fast the "
+        "machine was while each round ran.",
         "",
     ]
     if chart_file:
