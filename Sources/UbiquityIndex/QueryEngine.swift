@@ -596,9 +596,13 @@ public actor QueryEngine {
     /// Takes what the sync engine now says of a container's items (nil: a single machine again).
     /// Every item whose sync attributes this changes is an update for the live queries that hold
     /// it and for `since` answers, like any other change of its metadata.
-    public func updateSyncFacts(_ facts: ContainerSyncFacts?, for container: ContainerID) async {
+    ///
+    /// - Returns: how many items it changed: a container's first facts change every one of them,
+    ///   and the change set held each one's state meanwhile (freed when this returns).
+    @discardableResult
+    public func updateSyncFacts(_ facts: ContainerSyncFacts?, for container: ContainerID) async -> Int {
         await untilRestored()
-        guard let position = index.containerIndex(container), index.syncFacts[position] != facts else { return }
+        guard let position = index.containerIndex(container), index.syncFacts[position] != facts else { return 0 }
         holdWakes()
         defer { releaseWakes() }
         let affected = index.itemsAffected(ofContainer: position, by: facts)
@@ -607,10 +611,11 @@ public actor QueryEngine {
             changes.changes[id] = ChangeSet.Change(id: id, kind: .updated, before: IndexedItem(index, id).frozen(), oldPath: nil)
         }
         index.syncFacts[position] = facts
-        guard !changes.isEmpty else { return }
+        guard !changes.isEmpty else { return 0 }
         changes.containers.insert(position)
         history.record(changes, now: wallClock())
         deliver(changes)
+        return changes.count
     }
 
     private func broadcast(_ notice: ChangeNotice, realChanges: Int) {

@@ -113,6 +113,23 @@ struct SyncFactsTests {
 
     func names(_ items: some Collection<ResultItem>) -> [String] { items.map { $0.path.split(separator: "/").last.map(String.init) ?? "" } }
 
+    @Test("An update of the facts says how many items it changed: the first facts every one, the same facts again none")
+    func updateCountsTheItemsItChanged() async throws {
+        let h = QueryEngineTests.Harness(paths: ["Documents/Item_1", "Documents/Item_2"])
+        defer { h.finish() }
+        let modified = Int64.max / 2
+        let facts = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], remoteNeed: ["B": ["Documents/Item_2"]], readAt: modified)
+        try await h.engine.synchronize()
+        let items = await h.engine.itemCount
+        #expect(items >= 3, "the tree is indexed: Documents and its two items at least")
+        #expect(await h.engine.updateSyncFacts(facts, for: h.tree.container) == items)
+        #expect(await h.engine.updateSyncFacts(facts, for: h.tree.container) == 0)
+        // Item_2 reaches B: it and the folder holding it are uploaded now, nothing else changes.
+        let held = ContainerSyncFacts(known: true, devices: ["B"], connected: ["B"], remoteNeed: ["B": []], readAt: modified)
+        #expect(await h.engine.updateSyncFacts(held, for: h.tree.container) == 2)
+        #expect(await h.engine.updateSyncFacts(nil, for: h.tree.container) == items)
+    }
+
     @Test("A live query of what is not uploaded hears each change of the facts as an update")
     func liveQueryFollowsTheFacts() async throws {
         let h = QueryEngineTests.Harness(paths: ["Documents/Item_1", "Documents/Item_2", "Documents/grocery.gro/items.json"])

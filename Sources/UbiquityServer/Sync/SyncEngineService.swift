@@ -1,3 +1,4 @@
+import CSystemd
 import Glibc
 import Logging
 import NIOPosix
@@ -35,6 +36,9 @@ struct SyncEngineService: Service {
         "DeviceDisconnected", "DevicePaused", "DeviceResumed", "FolderErrors", "StateChanged", "FolderSummary", "ConfigSaved",
     ]
     static let maxPause: Duration = .seconds(30)
+    /// Items whose sync attributes one update of the facts changed, from which the memory that
+    /// change took is given back to the system at once (``update(_:)``).
+    static let trimAfterChangedItems = 10_000
 
     /// The status before the first attempt.
     static func initialStatus(_ settings: SyncEngineSettings) -> SyncEngineStatus {
@@ -226,9 +230,7 @@ struct SyncEngineService: Service {
             $0.unshared = unshared
         }
         if announce && (before.unshared != unshared || before.folders != shared) { announceConnected(force: true) }
-        for container in unshared {
-            if let id = try? ContainerID(container) { await engine.updateSyncFacts(nil, for: id) }
-        }
+        await update(unshared.compactMap { container in (try? ContainerID(container)).map { ($0, nil) } })
         return found
     }
 
@@ -304,6 +306,7 @@ struct SyncEngineService: Service {
     /// When the need lists were read after the events taken, progress they show finished (no
     /// longer needed) is forgotten first; older lists cannot tell.
     private func publish(_ read: [FolderFacts], progress: inout TransferProgress, listsReadAfterEvents: Bool) async {
+        var updates: [(ContainerID, ContainerSyncFacts?)] = []
         for entry in read {
             var facts = entry.facts
             if facts.known {
@@ -313,8 +316,20 @@ struct SyncEngineService: Service {
                 facts.downloadPercents = progress.downloadPercents(folder: entry.folder)
                 facts.uploadPercents = progress.uploadPercents(folder: entry.folder)
             }
-            await engine.updateSyncFacts(facts, for: entry.container)
+            updates.append((entry.container, facts))
         }
+        await update(updates)
+    }
+
+    /// Hands the engine each container's new facts (nil: not shared, a single machine). A
+    /// container's first facts change every item, and the engine holds each one's state while it
+    /// tells the queries: at 100k items 18 MiB of small blocks, freed when it returns but kept by
+    /// glibc's arenas until the daemon next trimmed (RssAnon at the first answer 31 MiB; 15 MiB
+    /// with this trim; 12 MiB for the same daemon without `[sync]`). A large change gives them back now.
+    private func update(_ updates: [(ContainerID, ContainerSyncFacts?)]) async {
+        var changed = 0
+        for (container, facts) in updates { changed += await engine.updateSyncFacts(facts, for: container) }
+        if changed >= Self.trimAfterChangedItems { malloc_trim(0) }
     }
 
     /// Asks the engine the block count of each file another device has begun to fetch from here
@@ -373,9 +388,7 @@ struct SyncEngineService: Service {
 
     /// Shared containers become unknown while the engine cannot be asked.
     private func forgetFacts() async {
-        for folder in monitor.status.folders {
-            if let id = try? ContainerID(folder.container) { await engine.updateSyncFacts(.unknown, for: id) }
-        }
+        await update(monitor.status.folders.compactMap { folder in (try? ContainerID(folder.container)).map { ($0, .unknown) } })
     }
 
     /// The `name` of every file in a need list (`[{"name": …}, …]`), by its bytes.
